@@ -1,0 +1,157 @@
+"""The annotation protocol for one sample: what an annotation holds and when it is complete.
+
+An :class:`AnnotationContent` is what the annotator builds in the workbench (segmentation, an
+axis per segment, curve points, fitted or fine-tuned parameters, flags). Drafts may be
+incomplete; :func:`submission_problems` says what is missing before a submit, and a flagged
+annotation may be submitted unfinished (the protocol lets the annotator flag instead of finishing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+from annotation.axes import AXIS_NAMES, is_axis_name
+from annotation.flags import ANNOTATOR_FLAG_CODES, flag_needs_note
+from annotation.segmentation import Segmentation, SegmentationError
+
+#: Where a step number is stored: 0 segmentation, 1 axes, 2 curve.
+STEPS: tuple[str, ...] = ("Segmentation", "Axis labels", "Validity curve")
+MIN_POINTS, MAX_POINTS = 3, 5
+NOTE_MAX_CHARS = 2000
+
+
+class ContentError(ValueError):
+    """Malformed annotation content (message is user-facing)."""
+
+
+@dataclass(frozen=True)
+class AnnotationContent:
+    """The annotator's work on one sample, as stored (parameters in base-1.1 log minutes)."""
+
+    boundaries: tuple[int, ...] = (0,)
+    segment_axes: tuple[str | None, ...] = (None,)
+    points: tuple[tuple[float, float], ...] = ()
+    xi: float | None = None
+    omega: float | None = None
+    alpha: float | None = None
+    scale: float | None = None
+    rmse: float | None = None
+    params_source: str = "fit"  # "fit" or "manual" (fine-tuned by hand)
+    flags: tuple[str, ...] = ()
+    note: str = ""
+
+    def segmentation(self, n_tokens: int) -> Segmentation:
+        return Segmentation.from_boundaries(self.boundaries, n_tokens)
+
+    @property
+    def has_parameters(self) -> bool:
+        return None not in (self.xi, self.omega, self.alpha)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["boundaries"] = list(self.boundaries)
+        data["segment_axes"] = list(self.segment_axes)
+        data["points"] = [list(p) for p in self.points]
+        data["flags"] = list(self.flags)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "AnnotationContent":
+        """Build from untrusted JSON-like data, checking types; raises ContentError."""
+        try:
+            boundaries = tuple(_as_int(b) for b in data.get("boundaries") or (0,))
+            axes = tuple(a if a is None else str(a) for a in data.get("segment_axes") or (None,))
+            points = tuple((_as_float(p[0]), _as_float(p[1])) for p in data.get("points") or ())
+            params = {k: _opt_float(data.get(k)) for k in ("xi", "omega", "alpha", "scale", "rmse")}
+            flags = tuple(str(f) for f in data.get("flags") or ())
+            note = str(data.get("note") or "")
+            source = str(data.get("params_source") or "fit")
+        except (TypeError, ValueError, IndexError) as exc:
+            raise ContentError(f"the annotation data is malformed ({exc})") from exc
+        content = cls(boundaries, axes, points, params_source=source, flags=flags, note=note, **params)
+        content.check_shape()
+        return content
+
+    def check_shape(self) -> None:
+        """Checks that hold for drafts too: known axes and flags, sane sizes."""
+        if len(self.segment_axes) != len(self.boundaries):
+            raise ContentError("there must be exactly one axis slot per segment")
+        for a in self.segment_axes:
+            if a is not None and not is_axis_name(a):
+                raise ContentError(f"unknown axis {a!r}; expected one of {', '.join(AXIS_NAMES)}")
+        if len(self.points) > MAX_POINTS:
+            raise ContentError(f"at most {MAX_POINTS} curve points are allowed")
+        for code in self.flags:
+            if code not in ANNOTATOR_FLAG_CODES:
+                raise ContentError(f"unknown flag {code!r}")
+        if len(set(self.flags)) != len(self.flags):
+            raise ContentError("a flag is listed twice")
+        if len(self.note) > NOTE_MAX_CHARS:
+            raise ContentError(f"the note is longer than {NOTE_MAX_CHARS} characters")
+        if self.params_source not in ("fit", "manual"):
+            raise ContentError("unknown parameter source")
+        for name in ("xi", "omega", "alpha", "scale", "rmse"):
+            v = getattr(self, name)
+            if v is not None and not math.isfinite(v):
+                raise ContentError(f"{name} must be a finite number")
+        if self.omega is not None and self.omega <= 0:
+            raise ContentError("the scale ω must be positive")
+
+
+def submission_problems(content: AnnotationContent, n_tokens: int) -> list[str]:
+    """What stops ``content`` from being submitted for a text of ``n_tokens`` tokens.
+
+    An empty list means it may be submitted. A flagged annotation needs only a note when its
+    reason asks for one; an unflagged one needs a valid segmentation, an axis on every segment,
+    3–5 curve points and fitted parameters.
+    """
+    problems: list[str] = []
+    try:
+        content.check_shape()
+    except ContentError as exc:
+        return [str(exc)]
+    if content.flags:
+        if any(flag_needs_note(f) for f in content.flags) and not content.note.strip():
+            problems.append("Explain the flag 'Other' in the note.")
+        return problems
+    try:
+        content.segmentation(n_tokens)
+    except SegmentationError as exc:
+        problems.append(f"Segmentation: {exc}.")
+    missing = [i + 1 for i, a in enumerate(content.segment_axes) if a is None]
+    if missing:
+        problems.append(
+            "Axis labels: segment" + ("s " if len(missing) > 1 else " ")
+            + ", ".join(map(str, missing)) + " still need an axis."
+        )
+    if not MIN_POINTS <= len(content.points) <= MAX_POINTS:
+        problems.append(f"Curve: place {MIN_POINTS} to {MAX_POINTS} points (now {len(content.points)}).")
+    elif not content.has_parameters:
+        problems.append("Curve: the points do not define a curve yet.")
+    return problems
+
+
+def _as_int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer():
+        raise ValueError(f"{v!r} is not a whole number")
+    return int(v)
+
+
+def _as_float(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{v!r} is not a number")
+    f = float(v)
+    if not math.isfinite(f):
+        raise ValueError("numbers must be finite")
+    return f
+
+
+def _opt_float(v: Any) -> float | None:
+    return None if v is None else _as_float(v)
+
+
+def normalise_axes(axes: Sequence[str | None]) -> tuple[str | None, ...]:
+    """Axes as a tuple, empty strings read as 'not chosen yet'."""
+    return tuple(a or None for a in axes)

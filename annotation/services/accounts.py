@@ -1,0 +1,249 @@
+"""Accounts: first admin, login with rate limiting, user administration.
+
+Passwords are hashed with Argon2id (argon2-cffi defaults, RFC 9106). Failed logins are counted
+per username in the database over a sliding window, so the limit holds across app servers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from sqlalchemy import delete, func, select, text
+from sqlalchemy.exc import IntegrityError
+
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import (
+    AuthenticationFailed,
+    InvalidInput,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+)
+from db.engine import Database
+from db.models import ROLES, LoginAttempt, User, utcnow
+
+MIN_PASSWORD_LENGTH = 8
+MAX_FAILURES = 5
+FAILURE_WINDOW = timedelta(minutes=15)
+_USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{2,64}$")
+_hasher = PasswordHasher()
+# Verifying against a dummy hash when the user does not exist keeps the timing the same.
+_DUMMY_HASH = _hasher.hash("not-a-real-password")
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    id: int
+    username: str
+    display_name: str
+    role: str
+    is_active: bool
+    created_at: datetime
+
+
+def _info(u: User) -> UserInfo:
+    return UserInfo(u.id, u.username, u.display_name or u.username, u.role, u.is_active, u.created_at)
+
+
+def _check_username(username: str) -> str:
+    username = (username or "").strip()
+    if not _USERNAME_RE.match(username):
+        raise InvalidInput("A username is 2–64 letters, digits, dots, dashes or underscores.")
+    return username
+
+
+def _check_password(password: str) -> None:
+    if len(password or "") < MIN_PASSWORD_LENGTH:
+        raise InvalidInput(f"A password needs at least {MIN_PASSWORD_LENGTH} characters.")
+    if len(password) > 1024:
+        raise InvalidInput("That password is too long.")
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise InvalidInput(f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
+    return role
+
+
+def needs_first_admin(db: Database) -> bool:
+    """True while the database has no user at all (the first visitor creates the admin)."""
+    with db.read() as s:
+        return s.scalar(select(func.count()).select_from(User)) == 0
+
+
+def create_first_admin(db: Database, username: str, password: str, display_name: str = "") -> Actor:
+    """Create the first account, an admin; refused once any user exists."""
+    username = _check_username(username)
+    _check_password(password)
+    with db.write() as s:
+        if s.bind.dialect.name == "postgresql":
+            # two first visitors at once must not both become admin
+            s.execute(text("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE"))
+        if s.scalar(select(func.count()).select_from(User)):
+            raise PermissionDenied("An administrator already exists; sign in instead.")
+        user = User(username=username, display_name=display_name.strip() or username,
+                    password_hash=_hasher.hash(password), role="admin", is_active=True)
+        s.add(user)
+        s.flush()
+        audit.record(s, user.id, "create_first_admin", "user", user.id, username=username)
+        return Actor.of(user)
+
+
+def authenticate(db: Database, username: str, password: str) -> Actor:
+    """Check a username/password pair; returns the :class:`Actor` or raises.
+
+    After ``MAX_FAILURES`` failures within ``FAILURE_WINDOW`` the username is locked until the
+    oldest of those failures leaves the window (:class:`RateLimited`, even for the right password).
+    """
+    username = (username or "").strip()
+    now = utcnow()
+    with db.write() as s:
+        since = now - FAILURE_WINDOW
+        failures = list(s.scalars(
+            select(LoginAttempt.at).where(LoginAttempt.username == username,
+                                          LoginAttempt.succeeded.is_(False),
+                                          LoginAttempt.at > since)
+            .order_by(LoginAttempt.at)))
+        if len(failures) >= MAX_FAILURES:
+            wait = failures[-MAX_FAILURES] + FAILURE_WINDOW - now
+            minutes = max(1, int(wait.total_seconds() // 60) + 1)
+            raise RateLimited(f"Too many failed sign-ins. Try again in {minutes} minute"
+                              f"{'s' if minutes > 1 else ''}.")
+        user = s.scalar(select(User).where(User.username == username))
+        ok = False
+        try:
+            ok = _hasher.verify(user.password_hash if user else _DUMMY_HASH, password or "")
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            ok = False
+        ok = ok and user is not None and user.is_active
+        s.add(LoginAttempt(username=username[:64], at=now, succeeded=ok))
+        if not ok:
+            raise_after = AuthenticationFailed("Wrong username or password, or the account is inactive.")
+        else:
+            if _hasher.check_needs_rehash(user.password_hash):
+                user.password_hash = _hasher.hash(password)
+            # old attempts are no longer useful once a login succeeds
+            s.execute(delete(LoginAttempt).where(LoginAttempt.username == username,
+                                                 LoginAttempt.at < since))
+            return Actor.of(user)
+    raise raise_after
+
+
+def create_user(db: Database, actor: Actor, username: str, password: str, role: str,
+                display_name: str = "") -> UserInfo:
+    """Admin: create an account."""
+    username = _check_username(username)
+    _check_password(password)
+    _check_role(role)
+    try:
+        with db.write() as s:
+            require_role(s, actor, "admin")
+            user = User(username=username, display_name=display_name.strip() or username,
+                        password_hash=_hasher.hash(password), role=role, is_active=True)
+            s.add(user)
+            s.flush()
+            audit.record(s, actor.user_id, "create_user", "user", user.id, username=username, role=role)
+            return _info(user)
+    except IntegrityError:
+        raise InvalidInput(f"The username {username!r} is taken.") from None
+
+
+def create_user_from_cli(db: Database, username: str, password: str, role: str,
+                         display_name: str = "") -> UserInfo:
+    """Scripted deployments: whoever can run the CLI against the database is trusted."""
+    username = _check_username(username)
+    _check_password(password)
+    _check_role(role)
+    try:
+        with db.write() as s:
+            user = User(username=username, display_name=display_name.strip() or username,
+                        password_hash=_hasher.hash(password), role=role, is_active=True)
+            s.add(user)
+            s.flush()
+            audit.record(s, None, "create_user_cli", "user", user.id, username=username, role=role)
+            return _info(user)
+    except IntegrityError:
+        raise InvalidInput(f"The username {username!r} is taken.") from None
+
+
+def list_users(db: Database, actor: Actor) -> list[UserInfo]:
+    """Admin: every account, by username."""
+    with db.read() as s:
+        require_role(s, actor, "admin")
+        return [_info(u) for u in s.scalars(select(User).order_by(User.username))]
+
+
+def list_annotators(db: Database, actor: Actor) -> list[UserInfo]:
+    """Lead: active accounts that annotate (every role may annotate)."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        return [_info(u) for u in s.scalars(select(User).where(User.is_active.is_(True))
+                                            .order_by(User.username))]
+
+
+def _target(s, user_id: int) -> User:  # type: ignore[no-untyped-def]
+    user = s.get(User, user_id)
+    if user is None:
+        raise NotFound("No such user.")
+    return user
+
+
+def _active_admins(s) -> int:  # type: ignore[no-untyped-def]
+    return s.scalar(select(func.count()).select_from(User)
+                    .where(User.role == "admin", User.is_active.is_(True))) or 0
+
+
+def set_role(db: Database, actor: Actor, user_id: int, role: str) -> UserInfo:
+    """Admin: change a user's role; the last active admin cannot demote themself."""
+    _check_role(role)
+    with db.write() as s:
+        require_role(s, actor, "admin")
+        user = _target(s, user_id)
+        if user.role == "admin" and role != "admin" and user.is_active and _active_admins(s) <= 1:
+            raise InvalidInput("This is the last active administrator; make someone else admin first.")
+        old, user.role = user.role, role
+        audit.record(s, actor.user_id, "set_role", "user", user.id, old=old, new=role)
+        return _info(user)
+
+
+def set_active(db: Database, actor: Actor, user_id: int, active: bool) -> UserInfo:
+    """Admin: deactivate (or reactivate) an account. Their work stays; they cannot sign in."""
+    with db.write() as s:
+        require_role(s, actor, "admin")
+        user = _target(s, user_id)
+        if not active and user.role == "admin" and user.is_active and _active_admins(s) <= 1:
+            raise InvalidInput("This is the last active administrator and cannot be deactivated.")
+        user.is_active = active
+        audit.record(s, actor.user_id, "activate" if active else "deactivate", "user", user.id)
+        return _info(user)
+
+
+def reset_password(db: Database, actor: Actor, user_id: int, new_password: str) -> None:
+    """Admin: set a new password for someone (and clear their failed-login lock)."""
+    _check_password(new_password)
+    with db.write() as s:
+        require_role(s, actor, "admin")
+        user = _target(s, user_id)
+        user.password_hash = _hasher.hash(new_password)
+        user.password_changed_at = utcnow()
+        s.execute(delete(LoginAttempt).where(LoginAttempt.username == user.username))
+        audit.record(s, actor.user_id, "reset_password", "user", user.id)
+
+
+def change_own_password(db: Database, actor: Actor, old_password: str, new_password: str) -> None:
+    """Anyone: change their own password, proving the old one."""
+    _check_password(new_password)
+    with db.write() as s:
+        user = require_role(s, actor, "annotator")
+        try:
+            _hasher.verify(user.password_hash, old_password or "")
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            raise AuthenticationFailed("The current password is wrong.") from None
+        user.password_hash = _hasher.hash(new_password)
+        user.password_changed_at = utcnow()
+        audit.record(s, actor.user_id, "change_password", "user", user.id)

@@ -1,0 +1,44 @@
+"""Who is acting, and the role check every service call makes against the database.
+
+Roles are ordered annotator < lead < admin: a lead may do all an annotator may, an admin all a
+lead may. The check re-reads the user row, so a deactivated or demoted user loses access at their
+next action even if their browser session still holds an old :class:`Actor`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from annotation.services.errors import PermissionDenied
+from db.models import ROLES, User
+
+_RANK = {role: i for i, role in enumerate(ROLES)}
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The person calling a service (what a page keeps after login)."""
+
+    user_id: int
+    username: str
+    role: str
+    display_name: str = ""
+
+    def has_role(self, role: str) -> bool:
+        return _RANK.get(self.role, -1) >= _RANK[role]
+
+    @classmethod
+    def of(cls, user: User) -> "Actor":
+        return cls(user.id, user.username, user.role, user.display_name or user.username)
+
+
+def require_role(session: Session, actor: Actor, role: str) -> User:
+    """Return the actor's current user row if it is active and has at least ``role``."""
+    user = session.get(User, actor.user_id)
+    if user is None or not user.is_active:
+        raise PermissionDenied("Your account is not active. Ask an administrator.")
+    if _RANK.get(user.role, -1) < _RANK[role]:
+        raise PermissionDenied(f"This needs the {role} role; you are signed in as {user.role}.")
+    return user

@@ -1,0 +1,38 @@
+"""Errors services raise. Each carries a message fit to show a user as it is; pages catch
+:class:`ServiceError` and show it, so no traceback ever reaches the UI."""
+
+
+class ServiceError(Exception):
+    """Base of every expected failure of a service call."""
+
+
+class PermissionDenied(ServiceError):
+    """The acting user lacks the role, is deactivated, or the object is not theirs."""
+
+
+class NotFound(ServiceError):
+    """The object does not exist (or is not visible to the actor)."""
+
+
+class InvalidInput(ServiceError):
+    """The request is malformed or breaks a rule; nothing was changed."""
+
+
+class StaleVersion(ServiceError):
+    """Someone (often the same person in another tab) saved newer work first."""
+
+
+class AlreadySubmitted(ServiceError):
+    """The annotation was already submitted; a second submit changes nothing."""
+
+
+class QuotaReached(ServiceError):
+    """The annotator reached today's quota of submissions."""
+
+
+class AuthenticationFailed(ServiceError):
+    """Wrong username or password (deliberately not saying which)."""
+
+
+class RateLimited(ServiceError):
+    """Too many failed logins for this username recently."""

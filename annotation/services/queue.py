@@ -1,0 +1,385 @@
+"""The annotator's queue and workbench: next sample, drafts, submit.
+
+Blindness: every query here is filtered to the acting annotator's own rows; nothing in this
+module can return another person's annotation.
+
+Assignment is a pull queue (as Label Studio's and Potato's overlap settings): when an annotator
+asks for work they first get back any sample they have started and not submitted; otherwise the
+oldest active sample that has fewer than k annotators and is not theirs is handed to them. The
+hand-over is one conditional ``UPDATE samples SET n_assigned = n_assigned + 1 WHERE n_assigned < k``
+so two annotators racing for the last slot cannot both get it, on SQLite or PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from sqlalchemy import exists, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from annotation.curves import CurveFitError, fit_curve, fit_scale_for
+from annotation.protocol import (
+    MAX_POINTS,
+    MIN_POINTS,
+    AnnotationContent,
+    ContentError,
+    submission_problems,
+)
+from annotation.segmentation import Segmentation, SegmentationError
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import (
+    AlreadySubmitted,
+    InvalidInput,
+    NotFound,
+    QuotaReached,
+    StaleVersion,
+)
+from annotation.settings import ProjectSettings
+from db.engine import Database
+from db.models import Annotation, Assignment, Project, Sample, User, utcnow
+
+#: Time between two saves longer than this counts as this much: the annotator was away.
+IDLE_CAP_SECONDS = 300.0
+_CANDIDATES = 20
+
+
+@dataclass(frozen=True)
+class QueueStatus:
+    submitted_today: int
+    daily_quota: int
+    submitted_total: int
+    in_progress: int
+
+    @property
+    def quota_reached(self) -> bool:
+        return self.submitted_today >= self.daily_quota
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One annotation of the acting annotator, with its sample (the workbench's data)."""
+
+    annotation_id: int
+    version: int
+    status: str
+    step: int
+    content: AnnotationContent
+    seconds_spent: float
+    guidelines_version: str
+    updated_at: datetime
+    submitted_at: datetime | None
+    sample_id: int
+    project_id: int
+    external_id: str
+    benchmark: int
+    parent_text: str
+    n_tokens: int
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.status == "submitted"
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    annotation_id: int
+    external_id: str
+    benchmark: int
+    status: str
+    flags: tuple[str, ...]
+    seconds_spent: float
+    updated_at: datetime
+    submitted_at: datetime | None
+
+
+def _settings(s: Session, project_id: int) -> ProjectSettings:
+    p = s.get(Project, project_id)
+    if p is None:
+        raise NotFound("No such project.")
+    return ProjectSettings.from_dict(p.settings)
+
+
+def day_bounds(now: datetime, settings: ProjectSettings) -> tuple[datetime, datetime]:
+    """Start and end (UTC) of the quota's calendar day containing ``now``."""
+    local = now.astimezone(settings.timezone)
+    start = datetime.combine(local.date(), time(0), tzinfo=settings.timezone)
+    return start, start + timedelta(days=1)
+
+
+def _submitted_between(s: Session, user_id: int, project_id: int, start: datetime, end: datetime) -> int:
+    return s.scalar(
+        select(func.count()).select_from(Annotation)
+        .join(Sample, Sample.id == Annotation.sample_id)
+        .where(Annotation.annotator_id == user_id, Annotation.status == "submitted",
+               Annotation.submitted_at >= start, Annotation.submitted_at < end,
+               Sample.project_id == project_id)
+    ) or 0
+
+
+def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
+    """The annotator's counters for one project: today's submissions against the quota, etc."""
+    with db.read() as s:
+        require_role(s, actor, "annotator")
+        settings = _settings(s, project_id)
+        start, end = day_bounds(utcnow(), settings)
+        today = _submitted_between(s, actor.user_id, project_id, start, end)
+        rows = dict(s.execute(
+            select(Annotation.status, func.count()).join(Sample, Sample.id == Annotation.sample_id)
+            .where(Annotation.annotator_id == actor.user_id, Sample.project_id == project_id)
+            .group_by(Annotation.status)).all())
+        return QueueStatus(today, settings.daily_quota, rows.get("submitted", 0), rows.get("draft", 0))
+
+
+def pool_size(db: Database, actor: Actor, project_id: int) -> int:
+    """How many more annotations the project's pool still needs (open slots over active samples)."""
+    with db.read() as s:
+        require_role(s, actor, "annotator")
+        k = _settings(s, project_id).annotators_per_sample
+        return int(s.scalar(
+            select(func.coalesce(func.sum(k - Sample.n_assigned), 0))
+            .where(Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned < k)
+        ) or 0)
+
+
+def _item(a: Annotation, smp: Sample) -> WorkItem:
+    content = AnnotationContent(
+        boundaries=tuple(a.boundaries or (0,)),
+        segment_axes=tuple(a.segment_axes or (None,)),
+        points=tuple((float(x), float(y)) for x, y in (a.points or ())),
+        xi=a.xi, omega=a.omega, alpha=a.alpha, scale=a.scale, rmse=a.rmse,
+        params_source=a.params_source, flags=tuple(a.flags or ()), note=a.note or "",
+    )
+    return WorkItem(a.id, a.version, a.status, a.step, content, a.seconds_spent,
+                    a.guidelines_version, a.updated_at, a.submitted_at, smp.id, smp.project_id,
+                    smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens)
+
+
+def _open_draft(s: Session, user_id: int, project_id: int) -> tuple[Annotation, Sample] | None:
+    row = s.execute(
+        select(Annotation, Sample).join(Sample, Sample.id == Annotation.sample_id)
+        .where(Annotation.annotator_id == user_id, Annotation.status == "draft",
+               Sample.project_id == project_id, Sample.status == "active")
+        .order_by(Annotation.id).limit(1)
+    ).first()
+    return (row[0], row[1]) if row else None
+
+
+def _new_draft(s: Session, user_id: int, smp: Sample, settings: ProjectSettings) -> Annotation:
+    a = Annotation(sample_id=smp.id, annotator_id=user_id, status="draft", version=1, step=0,
+                   boundaries=[0], segment_axes=[None], points=[], flags=[], note="",
+                   guidelines_version=settings.guidelines_version, seconds_spent=0.0,
+                   created_at=utcnow(), updated_at=utcnow())
+    s.add(a)
+    s.flush()
+    return a
+
+
+def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
+    """The annotator's next sample: their oldest unfinished draft, else a newly assigned sample.
+
+    Returns None when the pool has nothing left for them. Does not check the quota (a draft may
+    be prepared; :func:`submit` enforces it) — pages show the quota from :func:`queue_status`.
+    """
+    for _attempt in range(3):
+        try:
+            with db.write() as s:
+                require_role(s, actor, "annotator")
+                settings = _settings(s, project_id)
+                found = _open_draft(s, actor.user_id, project_id)
+                if found:
+                    return _item(*found)
+                k = settings.annotators_per_sample
+                mine = exists().where(Assignment.sample_id == Sample.id,
+                                      Assignment.user_id == actor.user_id)
+                candidates = list(s.scalars(
+                    select(Sample).where(Sample.project_id == project_id, Sample.status == "active",
+                                         Sample.n_assigned < k, ~mine)
+                    .order_by(Sample.id).limit(_CANDIDATES)))
+                for smp in candidates:
+                    claimed = s.execute(
+                        update(Sample).where(Sample.id == smp.id, Sample.n_assigned < k)
+                        .values(n_assigned=Sample.n_assigned + 1)
+                        .returning(Sample.n_assigned)
+                    ).scalar()
+                    if claimed is None:
+                        continue  # someone took the last slot meanwhile
+                    s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed,
+                                     assigned_at=utcnow()))
+                    a = _new_draft(s, actor.user_id, smp, settings)
+                    s.refresh(smp)
+                    audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed)
+                    return _item(a, smp)
+                return None
+        except IntegrityError:
+            continue  # the same person asked twice at once (two tabs); the retry finds the draft
+    raise StaleVersion("Could not hand out a sample right now; please try again.")
+
+
+def _own(s: Session, actor: Actor, annotation_id: int, *, lock: bool = False) -> tuple[Annotation, Sample]:
+    stmt = (select(Annotation, Sample).join(Sample, Sample.id == Annotation.sample_id)
+            .where(Annotation.id == annotation_id, Annotation.annotator_id == actor.user_id))
+    if lock:
+        stmt = stmt.with_for_update(of=Annotation)
+    row = s.execute(stmt).first()
+    if row is None:
+        # Same message whether it does not exist or belongs to someone else (blindness).
+        raise NotFound("That annotation does not exist or is not yours.")
+    return row[0], row[1]
+
+
+def open_item(db: Database, actor: Actor, annotation_id: int) -> WorkItem:
+    """One of the actor's own annotations (draft or submitted)."""
+    with db.read() as s:
+        require_role(s, actor, "annotator")
+        return _item(*_own(s, actor, annotation_id))
+
+
+def _checked(content: AnnotationContent, smp: Sample) -> AnnotationContent:
+    try:
+        content.check_shape()
+        Segmentation.from_boundaries(content.boundaries, smp.n_tokens)
+    except (ContentError, SegmentationError) as exc:
+        raise InvalidInput(f"Not saved: {exc}") from None
+    return content
+
+
+def _write_content(a: Annotation, content: AnnotationContent) -> None:
+    a.boundaries = list(content.boundaries)
+    a.segment_axes = list(content.segment_axes)
+    a.points = [[float(x), float(y)] for x, y in content.points]
+    a.xi, a.omega, a.alpha = content.xi, content.omega, content.alpha
+    a.scale, a.rmse = content.scale, content.rmse
+    a.params_source = content.params_source
+    a.flags = list(content.flags)
+    a.note = content.note
+
+
+def _guard(a: Annotation, expected_version: int) -> None:
+    if a.status == "submitted":
+        when = a.submitted_at.strftime("%Y-%m-%d %H:%M UTC") if a.submitted_at else "earlier"
+        raise AlreadySubmitted(f"This annotation was already submitted ({when}); it can no longer be changed.")
+    if a.version != expected_version:
+        raise StaleVersion(
+            "This sample was saved from another tab or window after you opened it "
+            f"(version {a.version}, yours {expected_version}). Reload to continue with the newer work."
+        )
+
+
+def _bump(s: Session, a: Annotation, expected_version: int, **values: object) -> None:
+    """Write with the version check done by the database itself (safe across servers)."""
+    done = s.execute(
+        update(Annotation).where(Annotation.id == a.id, Annotation.version == expected_version,
+                                 Annotation.status == "draft")
+        .values(version=expected_version + 1, updated_at=utcnow(), **values)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if done != 1:
+        raise StaleVersion("This sample was saved from another tab or window; reload to continue.")
+
+
+def _content_values(content: AnnotationContent) -> dict[str, object]:
+    probe = Annotation()
+    _write_content(probe, content)
+    return {k: getattr(probe, k) for k in ("boundaries", "segment_axes", "points", "xi", "omega",
+                                           "alpha", "scale", "rmse", "params_source", "flags", "note")}
+
+
+def save_draft(db: Database, actor: Actor, annotation_id: int, expected_version: int,
+               content: AnnotationContent, *, step: int, seconds_delta: float = 0.0) -> WorkItem:
+    """Save the annotator's work in progress; returns the item with its new version.
+
+    Raises :class:`StaleVersion` if another tab saved since ``expected_version`` and
+    :class:`AlreadySubmitted` after a submit.
+    """
+    with db.write() as s:
+        require_role(s, actor, "annotator")
+        a, smp = _own(s, actor, annotation_id, lock=True)
+        _guard(a, expected_version)
+        content = _checked(content, smp)
+        spent = a.seconds_spent + _clamp_seconds(seconds_delta)
+        _bump(s, a, expected_version, step=max(0, min(2, int(step))), seconds_spent=spent,
+              **_content_values(content))
+        s.refresh(a)
+        return _item(a, smp)
+
+
+def _refit(content: AnnotationContent) -> AnnotationContent:
+    """Recompute the stored parameters from the points, so what is stored is what the points say."""
+    from dataclasses import replace
+
+    if content.params_source == "manual" and content.has_parameters:
+        scale, rmse = fit_scale_for(content.points, content.xi, content.omega, content.alpha)
+        return replace(content, scale=scale, rmse=rmse)
+    fit = fit_curve(content.points)
+    return replace(content, xi=fit.xi, omega=fit.omega, alpha=fit.alpha, scale=fit.scale,
+                   rmse=fit.rmse, params_source="fit")
+
+
+def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int,
+           content: AnnotationContent, *, seconds_delta: float = 0.0) -> WorkItem:
+    """Submit an annotation: validated, counted against today's quota, then immutable.
+
+    A flagged annotation may be incomplete. Raises :class:`InvalidInput` listing what is missing,
+    :class:`QuotaReached`, :class:`StaleVersion` or :class:`AlreadySubmitted`; nothing changes then.
+    """
+    with db.write() as s:
+        user = require_role(s, actor, "annotator")
+        if s.bind.dialect.name == "postgresql":
+            # Serialise one person's submits so two tabs cannot both take the last quota slot.
+            s.execute(select(User.id).where(User.id == user.id).with_for_update())
+        a, smp = _own(s, actor, annotation_id, lock=True)
+        _guard(a, expected_version)
+        if smp.status != "active":
+            raise InvalidInput("This sample was withdrawn from annotation by a lead; it cannot be submitted.")
+        content = _checked(content, smp)
+        if MIN_POINTS <= len(content.points) <= MAX_POINTS:
+            try:
+                content = _refit(content)
+            except CurveFitError as exc:
+                if not content.flags:  # a flagged sample may carry an unfinished curve
+                    raise InvalidInput(f"Not submitted: {exc}") from None
+        problems = submission_problems(content, smp.n_tokens)
+        if problems:
+            raise InvalidInput("Not submitted yet: " + " ".join(problems))
+        settings = _settings(s, smp.project_id)
+        now = utcnow()
+        start, end = day_bounds(now, settings)
+        if _submitted_between(s, actor.user_id, smp.project_id, start, end) >= settings.daily_quota:
+            raise QuotaReached(
+                f"You reached today's quota of {settings.daily_quota} submissions. "
+                "Your draft is saved; submit it tomorrow.")
+        spent = a.seconds_spent + _clamp_seconds(seconds_delta)
+        _bump(s, a, expected_version, status="submitted", submitted_at=now, step=2,
+              seconds_spent=spent, **_content_values(content))
+        audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
+                     flags=list(content.flags))
+        s.refresh(a)
+        return _item(a, smp)
+
+
+def my_history(db: Database, actor: Actor, project_id: int, limit: int = 100) -> list[HistoryRow]:
+    """The actor's own annotations in a project, most recently touched first."""
+    with db.read() as s:
+        require_role(s, actor, "annotator")
+        rows = s.execute(
+            select(Annotation, Sample.external_id, Sample.benchmark)
+            .join(Sample, Sample.id == Annotation.sample_id)
+            .where(Annotation.annotator_id == actor.user_id, Sample.project_id == project_id)
+            .order_by(Annotation.updated_at.desc(), Annotation.id.desc()).limit(limit)
+        ).all()
+        return [HistoryRow(a.id, ext, bench, a.status, tuple(a.flags or ()), a.seconds_spent,
+                           a.updated_at, a.submitted_at) for a, ext, bench in rows]
+
+
+def _clamp_seconds(seconds: float) -> float:
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        return 0.0
+    if value != value or value < 0:
+        return 0.0
+    return min(value, IDLE_CAP_SECONDS)
+

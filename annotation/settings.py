@@ -1,0 +1,88 @@
+"""Project settings: thresholds, quota, k, log base, guidelines version — one object.
+
+Stored as JSON on the project row; every component reads its thresholds from here, never from a
+literal of its own. Unknown keys in stored JSON are ignored and missing keys take the defaults,
+so adding a setting needs no data migration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from annotation.timeaxis import DEFAULT_BASE
+
+
+class SettingsError(ValueError):
+    """A settings value out of its allowed range (message is user-facing)."""
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    """All tunable numbers of one project, with the defaults of SPEC sections 4–7."""
+
+    annotators_per_sample: int = 2  # k
+    daily_quota: int = 70
+    quota_timezone: str = "UTC"  # the "calendar day" of the quota
+    log_base: float = DEFAULT_BASE  # display/export base; stored values are always base 1.1
+    guidelines_version: str = "1.0"
+    # qualification against gold (issue 3 uses them)
+    qualify_icc_min: float = 0.90
+    qualify_jaccard_min: float = 0.75
+    qualify_pk_max: float = 0.15
+    warmup_size: int = 50
+    # automatic flags
+    flag_pk_max: float = 0.2
+    flag_sigma: float = 2.0
+    review_rate: float = 0.10
+    # de-duplication
+    dedup_threshold: float = 0.7
+
+    def __post_init__(self) -> None:
+        checks = [
+            (1 <= self.annotators_per_sample <= 10, "annotators per sample must be between 1 and 10"),
+            (1 <= self.daily_quota <= 10_000, "the daily quota must be between 1 and 10000"),
+            (self.log_base > 1.0, "the log base must be greater than 1"),
+            (bool(self.guidelines_version.strip()), "the guidelines version cannot be empty"),
+            (0 <= self.qualify_icc_min <= 1, "the ICC threshold must be between 0 and 1"),
+            (0 <= self.qualify_jaccard_min <= 1, "the Jaccard threshold must be between 0 and 1"),
+            (0 <= self.qualify_pk_max <= 1, "the Pk threshold must be between 0 and 1"),
+            (0 <= self.warmup_size <= 10_000, "the warm-up size must be between 0 and 10000"),
+            (0 <= self.flag_pk_max <= 1, "the Pk flag threshold must be between 0 and 1"),
+            (self.flag_sigma > 0, "the deviation flag must be a positive number of SDs"),
+            (0 <= self.review_rate <= 1, "the review rate must be between 0 and 1"),
+            (0 < self.dedup_threshold <= 1, "the de-duplication threshold must be in (0, 1]"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SettingsError(message)
+        try:
+            ZoneInfo(self.quota_timezone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise SettingsError(f"unknown time zone {self.quota_timezone!r}") from exc
+
+    @property
+    def timezone(self) -> ZoneInfo:
+        return ZoneInfo(self.quota_timezone)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "ProjectSettings":
+        """Build from stored JSON, ignoring unknown keys and coercing numbers to their type."""
+        if not data:
+            return cls()
+        kwargs: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in data and data[f.name] is not None:
+                kind = type(getattr(cls(), f.name))
+                try:
+                    kwargs[f.name] = kind(data[f.name])
+                except (TypeError, ValueError) as exc:
+                    raise SettingsError(f"setting {f.name!r} has an invalid value") from exc
+        return cls(**kwargs)
+
+    def updated(self, **changes: Any) -> "ProjectSettings":
+        return replace(self, **changes)

@@ -1,0 +1,147 @@
+"""Reading texts to annotate from JSON Lines, CSV or plain text — all or nothing.
+
+A file either parses completely or raises :class:`ImportFileError` naming the line and the
+problem; nothing is half-read. Records carry an optional id and benchmark; a missing benchmark is
+inferred (1 for a single sentence, 2 for a multi-sentence passage).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from annotation.segmentation import tokenize
+
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+MAX_TEXT_CHARS = 5000
+MAX_ID_CHARS = 64
+FORMATS = ("jsonl", "csv", "txt")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+[\"'(\[]?[A-Z0-9]")
+
+
+class ImportFileError(ValueError):
+    """The file cannot be imported; ``line`` is 1-based (0 for the whole file)."""
+
+    def __init__(self, line: int, reason: str):
+        self.line, self.reason = line, reason
+        super().__init__(f"line {line}: {reason}" if line else reason)
+
+
+@dataclass(frozen=True)
+class TextRecord:
+    text: str
+    benchmark: int
+    external_id: str | None
+    line: int
+
+
+def infer_benchmark(text: str) -> int:
+    """2 when the text has more than one sentence, else 1."""
+    return 2 if _SENTENCE_END.search(text.strip()) else 1
+
+
+def detect_format(filename: str) -> str:
+    """Format from the file extension (.jsonl/.json/.ndjson, .csv, .txt)."""
+    ext = PurePath(filename).suffix.lower().lstrip(".")
+    if ext in ("jsonl", "ndjson", "json"):
+        return "jsonl"
+    if ext in ("csv", "txt"):
+        return ext
+    raise ImportFileError(0, f"unsupported file type '.{ext}'; use .jsonl, .csv or .txt")
+
+
+def parse_texts(data: bytes, filename: str, *, default_benchmark: int | None = None) -> list[TextRecord]:
+    """Parse an uploaded file into records; raises :class:`ImportFileError` on the first problem."""
+    if len(data) > MAX_IMPORT_BYTES:
+        raise ImportFileError(0, f"the file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB")
+    fmt = detect_format(filename)
+    try:
+        content = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ImportFileError(line, "the file is not valid UTF-8 text") from None
+    if default_benchmark not in (None, 1, 2):
+        raise ImportFileError(0, "the benchmark must be 1 or 2")
+    rows = {"jsonl": _rows_jsonl, "csv": _rows_csv, "txt": _rows_txt}[fmt](content)
+    records: list[TextRecord] = []
+    seen_ids: dict[str, int] = {}
+    for line, text, bench, ext_id in rows:
+        records.append(_record(line, text, bench, ext_id, default_benchmark))
+        rid = records[-1].external_id
+        if rid is not None:
+            if rid in seen_ids:
+                raise ImportFileError(line, f"id {rid!r} also appears on line {seen_ids[rid]}")
+            seen_ids[rid] = line
+    if not records:
+        raise ImportFileError(0, "the file contains no texts")
+    return records
+
+
+def _record(line: int, text: object, bench: object, ext_id: object,
+            default_benchmark: int | None) -> TextRecord:
+    if not isinstance(text, str) or not text.strip():
+        raise ImportFileError(line, "the text is missing or empty")
+    text = text.strip()
+    if len(text) > MAX_TEXT_CHARS:
+        raise ImportFileError(line, f"the text is longer than {MAX_TEXT_CHARS} characters")
+    if not tokenize(text):
+        raise ImportFileError(line, "the text has no words")
+    if "\x00" in text:
+        raise ImportFileError(line, "the text contains a NUL character")
+    if bench in (None, ""):
+        benchmark = default_benchmark or infer_benchmark(text)
+    else:
+        try:
+            benchmark = int(str(bench).strip())
+        except ValueError:
+            benchmark = 0
+        if benchmark not in (1, 2):
+            raise ImportFileError(line, f"benchmark must be 1 or 2, not {bench!r}")
+    rid: str | None = None
+    if ext_id not in (None, ""):
+        rid = str(ext_id).strip()
+        if not rid or len(rid) > MAX_ID_CHARS or any(c.isspace() for c in rid):
+            raise ImportFileError(line, f"id {ext_id!r} must be 1–{MAX_ID_CHARS} characters without spaces")
+    return TextRecord(text, benchmark, rid, line)
+
+
+def _rows_jsonl(content: str):  # type: ignore[no-untyped-def]
+    for n, raw in enumerate(content.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ImportFileError(n, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise ImportFileError(n, "each line must be a JSON object")
+        text = obj.get("text", obj.get("parent_text"))
+        yield n, text, obj.get("benchmark"), obj.get("id", obj.get("_id"))
+
+
+def _rows_csv(content: str):  # type: ignore[no-untyped-def]
+    reader = csv.DictReader(io.StringIO(content))
+    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+    if "text" not in fields and "parent_text" not in fields:
+        raise ImportFileError(1, "the CSV header needs a 'text' column (optional: 'id', 'benchmark')")
+    reader.fieldnames = fields
+    try:
+        for row in reader:
+            n = reader.line_num
+            if None in row:
+                raise ImportFileError(n, "the row has more fields than the header")
+            if not any((v or "").strip() for v in row.values()):
+                continue
+            yield n, row.get("text", row.get("parent_text")), row.get("benchmark"), row.get("id")
+    except csv.Error as exc:
+        raise ImportFileError(reader.line_num, f"malformed CSV ({exc})") from None
+
+
+def _rows_txt(content: str):  # type: ignore[no-untyped-def]
+    for n, raw in enumerate(content.splitlines(), start=1):
+        if raw.strip():
+            yield n, raw, None, None

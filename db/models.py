@@ -1,0 +1,186 @@
+"""ORM models. Persistence only: no business rules here (those live in annotation/services).
+
+Every timestamp is stored as UTC and read back timezone-aware (:class:`UTCDateTime`), so SQLite
+and PostgreSQL behave the same.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    SmallInteger,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator):
+    """A timestamp stored as naive UTC and returned as an aware UTC datetime."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are not stored; pass an aware UTC datetime")
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=timezone.utc)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+ROLES = ("annotator", "lead", "admin")
+
+
+class User(Base):
+    __tablename__ = "users"
+    __table_args__ = (CheckConstraint("role in ('annotator', 'lead', 'admin')", name="ck_users_role"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(64), unique=True)
+    display_name: Mapped[str] = mapped_column(String(128), default="")
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16))
+    is_active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    password_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LoginAttempt(Base):
+    """One login attempt; the rate limit counts recent failures per username in the database,
+    so it holds across several app servers."""
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (Index("ix_login_attempts_username_at", "username", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(64))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    succeeded: Mapped[bool] = mapped_column(Boolean)
+
+
+class Project(Base):
+    __tablename__ = "projects"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+
+
+SAMPLE_STATUSES = ("active", "discarded")
+
+
+class Sample(Base):
+    """One text to annotate. ``n_assigned`` counts its assignments so that handing a sample to
+    its k-th annotator is one atomic conditional UPDATE, safe under concurrency."""
+
+    __tablename__ = "samples"
+    __table_args__ = (
+        UniqueConstraint("project_id", "external_id", name="uq_samples_project_external"),
+        CheckConstraint("benchmark in (1, 2)", name="ck_samples_benchmark"),
+        Index("ix_samples_pool", "project_id", "status", "n_assigned", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(64))
+    benchmark: Mapped[int] = mapped_column(SmallInteger)
+    parent_text: Mapped[str] = mapped_column(Text)
+    n_tokens: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    n_assigned: Mapped[int] = mapped_column(Integer, default=0)
+    source: Mapped[str] = mapped_column(String(255), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Assignment(Base):
+    """Sample handed to one annotator; ``slot`` is 1 for the first annotator, 2 for the second…"""
+
+    __tablename__ = "assignments"
+    __table_args__ = (
+        UniqueConstraint("sample_id", "user_id", name="uq_assignments_sample_user"),
+        Index("ix_assignments_user", "user_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    slot: Mapped[int] = mapped_column(Integer)
+    assigned_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Annotation(Base):
+    """One annotator's annotation of one sample: a draft until submitted, then immutable for
+    the annotator. ``version`` increases on every write (optimistic concurrency)."""
+
+    __tablename__ = "annotations"
+    __table_args__ = (
+        UniqueConstraint("sample_id", "annotator_id", name="uq_annotations_sample_annotator"),
+        CheckConstraint("status in ('draft', 'submitted')", name="ck_annotations_status"),
+        Index("ix_annotations_annotator_submitted", "annotator_id", "submitted_at"),
+        Index("ix_annotations_sample_status", "sample_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    status: Mapped[str] = mapped_column(String(16), default="draft")
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    step: Mapped[int] = mapped_column(SmallInteger, default=0)
+    boundaries: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    segment_axes: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    points: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
+    scale: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
+    params_source: Mapped[str] = mapped_column(String(16), default="fit")
+    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    note: Mapped[str] = mapped_column(Text, default="")
+    guidelines_version: Mapped[str] = mapped_column(String(32), default="")
+    seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class AuditEvent(Base):
+    """Who did what, when, to which entity — append-only."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_entity", "entity", "entity_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    action: Mapped[str] = mapped_column(String(64))
+    entity: Mapped[str] = mapped_column(String(32))
+    entity_id: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
