@@ -9,16 +9,16 @@ annotation may be submitted unfinished (the protocol lets the annotator flag ins
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from annotation.axes import AXIS_NAMES, is_axis_name
+from annotation.curves import MAX_POINTS, MIN_POINTS
 from annotation.flags import ANNOTATOR_FLAG_CODES, flag_needs_note
 from annotation.segmentation import Segmentation, SegmentationError
 
 #: Where a step number is stored: 0 segmentation, 1 axes, 2 curve.
 STEPS: tuple[str, ...] = ("Segmentation", "Axis labels", "Validity curve")
-MIN_POINTS, MAX_POINTS = 3, 5
 NOTE_MAX_CHARS = 2000
 
 
@@ -151,7 +151,3 @@ def _as_float(v: Any) -> float:
 def _opt_float(v: Any) -> float | None:
     return None if v is None else _as_float(v)
 
-
-def normalise_axes(axes: Sequence[str | None]) -> tuple[str | None, ...]:
-    """Axes as a tuple, empty strings read as 'not chosen yet'."""
-    return tuple(a or None for a in axes)

@@ -247,3 +247,19 @@ def change_own_password(db: Database, actor: Actor, old_password: str, new_passw
         user.password_hash = _hasher.hash(new_password)
         user.password_changed_at = utcnow()
         audit.record(s, actor.user_id, "change_password", "user", user.id)
+
+
+def actor_for_script(db: Database, username: str | None = None) -> Actor | None:
+    """The command line's acting user: ``username`` if active, else the first active admin.
+
+    Whoever can run the CLI against the database is trusted; acting as a real account keeps the
+    audit log honest about who did what.
+    """
+    with db.read() as s:
+        stmt = select(User).where(User.is_active.is_(True))
+        if username:
+            stmt = stmt.where(User.username == username)
+        else:
+            stmt = stmt.where(User.role == "admin").order_by(User.id)
+        user = s.scalars(stmt).first()
+        return Actor.of(user) if user else None

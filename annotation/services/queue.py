@@ -19,14 +19,8 @@ from sqlalchemy import exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from annotation.curves import CurveFitError, fit_curve, fit_scale_for
-from annotation.protocol import (
-    MAX_POINTS,
-    MIN_POINTS,
-    AnnotationContent,
-    ContentError,
-    submission_problems,
-)
+from annotation.curves import MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for
+from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role

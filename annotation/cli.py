@@ -1,0 +1,144 @@
+"""The ``chronocept`` command line (SPEC section 11).
+
+Acts on the database named by ``CHRONOCEPT_DATABASE_URL`` (default ``./data/chronocept.db``),
+exactly like the app. Exit status 0 on success; otherwise non-zero with a one-line reason on
+stderr. Commands that act as a lead run as ``--user`` (default: the first active admin), so
+the audit log names a real person.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from annotation.services import accounts, projects
+from annotation.services.authz import Actor
+from annotation.services.errors import ServiceError
+from db.backup import BackupError, backup_database
+from db.engine import Database
+from db.models import ROLES
+
+
+class CliError(Exception):
+    """A failure reported as one line on stderr with exit status 1."""
+
+
+def _read_password(args: argparse.Namespace) -> str:
+    if args.password_stdin or not sys.stdin.isatty():
+        line = sys.stdin.readline()
+        if not line:
+            raise CliError("no password on standard input")
+        return line.rstrip("\r\n")
+    first = getpass.getpass("Password: ")
+    if first != getpass.getpass("Repeat password: "):
+        raise CliError("the passwords do not match")
+    return first
+
+
+def _acting_user(db: Database, username: str | None) -> Actor:
+    actor = accounts.actor_for_script(db, username)
+    if actor is None:
+        raise CliError(f"no active user {username!r}" if username else
+                       "no active admin yet; create one with: chronocept create-user NAME --role admin")
+    return actor
+
+
+def _project_id(db: Database, actor: Actor, name: str | None, *, create: bool) -> int:
+    all_projects = projects.list_projects(db, actor)
+    if name:
+        for p in all_projects:
+            if p.name == name:
+                return p.id
+        if create:
+            return projects.create_project(db, actor, name).id
+        raise CliError(f"no project called {name!r}")
+    if len(all_projects) == 1:
+        return all_projects[0].id
+    if not all_projects and create:
+        return projects.create_project(db, actor, "Default project").id
+    raise CliError("several projects exist; name one with --project")
+
+
+def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
+    info = accounts.create_user_from_cli(db, args.name, _read_password(args), args.role,
+                                         args.display_name or "")
+    return f"created {info.role} {info.username} (id {info.id})"
+
+
+def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
+    path = Path(args.file)
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project, create=True)
+    summary = projects.import_text_file(db, actor, pid, path.read_bytes(), path.name,
+                                        default_benchmark=args.benchmark)
+    return (f"imported {summary.added} texts ({summary.benchmark_counts[1]} benchmark 1, "
+            f"{summary.benchmark_counts[2]} benchmark 2); {summary.already_present} already present")
+
+
+def cmd_demo(db: Database, args: argparse.Namespace) -> str:
+    info = projects.load_demo_project(db, _acting_user(db, args.user))
+    return f"{info.name}: {info.n_samples} texts"
+
+
+def cmd_backup(db: Database, args: argparse.Namespace) -> str:
+    try:
+        backup_database(db.engine, Path(args.file))
+    except BackupError as exc:
+        raise CliError(str(exc)) from None
+    return f"backup written to {args.file}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="chronocept", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("create-user", help="create a user (password from a prompt or stdin)")
+    p.add_argument("name")
+    p.add_argument("--role", choices=ROLES, required=True)
+    p.add_argument("--display-name")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    p.set_defaults(func=cmd_create_user)
+
+    p = sub.add_parser("import", help="import texts")
+    isub = p.add_subparsers(dest="what", required=True)
+    t = isub.add_parser("texts", help="import texts (JSON Lines, CSV or plain text)")
+    t.add_argument("file")
+    t.add_argument("--project", help="project name (created if missing)")
+    t.add_argument("--benchmark", type=int, choices=(1, 2), help="benchmark of records without one")
+    t.add_argument("--user", help="act as this user (default: the first admin)")
+    t.set_defaults(func=cmd_import_texts)
+
+    p = sub.add_parser("demo", help="load the demo project")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("backup", help="consistent copy of the database")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_backup)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        db = Database.connect()
+        try:
+            print(args.func(db, args))
+        finally:
+            db.dispose()
+    except (CliError, ServiceError) as exc:
+        print(f"chronocept: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("chronocept: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""The workbench's edits as pure functions: content in, content out.
+
+The page reads a widget or chart event and calls one of these; every rule of an edit (carry axes
+over a changed segmentation, refit on every point change, keep hand-tuned parameters apart from
+fitted ones) lives here and is unit-tested without Streamlit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from annotation.curve_points import apply_point_event
+from annotation.curves import MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for
+from annotation.flags import ANNOTATOR_FLAG_CODES
+from annotation.protocol import AnnotationContent
+from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
+from annotation.timeaxis import X_MAX
+
+
+def toggle_boundary(content: AnnotationContent, n_tokens: int, gap: int) -> AnnotationContent:
+    """Add or remove the boundary before token ``gap``; axes follow their tokens."""
+    old = Segmentation.from_boundaries(content.boundaries, n_tokens)
+    try:
+        new = old.toggle(gap)
+    except SegmentationError:
+        return content
+    axes = remap_segment_axes(old, content.segment_axes, new)
+    return replace(content, boundaries=new.boundaries, segment_axes=tuple(axes))
+
+
+def reset_segmentation(content: AnnotationContent) -> AnnotationContent:
+    """Back to one segment without an axis."""
+    return replace(content, boundaries=(0,), segment_axes=(None,))
+
+
+def set_segment_axis(content: AnnotationContent, index: int, axis: str | None) -> AnnotationContent:
+    """Label segment ``index`` with ``axis`` (None clears it)."""
+    if not 0 <= index < len(content.segment_axes):
+        return content
+    axes = list(content.segment_axes)
+    axes[index] = axis or None
+    return replace(content, segment_axes=tuple(axes))
+
+
+def refit(content: AnnotationContent) -> tuple[AnnotationContent, str | None]:
+    """Fit the skew-normal to the points; returns the new content and a message when the points
+    cannot define a curve (then the parameters are cleared, never left stale)."""
+    cleared = replace(content, xi=None, omega=None, alpha=None, scale=None, rmse=None,
+                      params_source="fit")
+    n = len(content.points)
+    if n < MIN_POINTS:
+        return cleared, f"Place {MIN_POINTS - n} more point{'s' if MIN_POINTS - n > 1 else ''} to see the curve."
+    try:
+        fit = fit_curve(content.points)
+    except CurveFitError as exc:
+        return cleared, str(exc)
+    return replace(cleared, xi=fit.xi, omega=fit.omega, alpha=fit.alpha, scale=fit.scale,
+                   rmse=fit.rmse), None
+
+
+def edit_points(content: AnnotationContent, event: Mapping[str, Any]) -> tuple[AnnotationContent, str | None]:
+    """Apply one chart event (add / move / remove a point) and refit."""
+    points = apply_point_event(content.points, event, x_max=X_MAX, max_points=MAX_POINTS)
+    return refit(replace(content, points=tuple(points)))
+
+
+def set_parameters(content: AnnotationContent, xi: float, omega: float,
+                   alpha: float) -> tuple[AnnotationContent, str | None]:
+    """Fine-tune ξ, ω, α by hand: the scale and RMSE are recomputed against the points."""
+    try:
+        scale, rmse = fit_scale_for(content.points, xi, omega, alpha)
+    except CurveFitError as exc:
+        return content, str(exc)
+    return replace(content, xi=float(xi), omega=float(omega), alpha=float(alpha), scale=scale,
+                   rmse=rmse, params_source="manual"), None
+
+
+def set_flags(content: AnnotationContent, flags: list[str], note: str) -> AnnotationContent:
+    """Set the annotator's flags (known codes only, in the canonical order) and note."""
+    chosen = tuple(code for code in ANNOTATOR_FLAG_CODES if code in flags)
+    return replace(content, flags=chosen, note=note.strip())

@@ -1,0 +1,41 @@
+"""Chronocept Studio — entry point: page config, sign-in, and the pages the user's role allows."""
+
+import streamlit as st
+
+st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
+
+from annotation.services import accounts  # noqa: E402
+from pages.session import current_actor, get_database, project_picker, sign_out  # noqa: E402
+
+
+def _navigation() -> st.navigation:
+    db = get_database()
+    actor = current_actor()
+    if actor is None:
+        if accounts.needs_first_admin(db):
+            return st.navigation([st.Page("pages/first_run.py", title="Welcome", icon=":material/waving_hand:")])
+        return st.navigation([st.Page("pages/login.py", title="Sign in", icon=":material/key:")])
+
+    work = [
+        st.Page("pages/queue.py", title="My queue", icon=":material/list_alt:", default=True),
+        st.Page("pages/workbench.py", title="Annotate", icon=":material/edit_note:"),
+        st.Page("pages/guidelines.py", title="Guidelines", icon=":material/menu_book:"),
+    ]
+    sections = {"Annotation": work}
+    if actor.has_role("lead"):
+        sections["Back office"] = [st.Page("pages/projects.py", title="Projects & texts", icon=":material/folder_open:")]
+    admin = [st.Page("pages/account.py", title="My account", icon=":material/person:")]
+    if actor.has_role("admin"):
+        admin.insert(0, st.Page("pages/users.py", title="Users", icon=":material/admin_panel_settings:"))
+    sections["Account"] = admin
+
+    with st.sidebar:
+        st.markdown(f"**{actor.display_name or actor.username}** · {actor.role}")
+        project_picker(actor)
+        if st.button("Sign out", icon=":material/logout:", key="auth.sign_out"):
+            sign_out()
+            st.rerun()
+    return st.navigation(sections)
+
+
+_navigation().run()

@@ -1,0 +1,21 @@
+"""My account: change my password."""
+
+import streamlit as st
+
+from annotation.services import accounts
+from pages.session import get_database, require_actor, service_errors
+
+actor = require_actor()
+st.title("My account")
+st.write(f"Signed in as **{actor.username}** ({actor.role}).")
+with st.form("account.password", clear_on_submit=True):
+    old = st.text_input("Current password", type="password", key="account.old")
+    new = st.text_input("New password (at least 8 characters)", type="password", key="account.new")
+    repeat = st.text_input("Repeat the new password", type="password", key="account.repeat")
+    if st.form_submit_button("Change password"):
+        if new != repeat:
+            st.error("The two new passwords differ.")
+        else:
+            with service_errors():
+                accounts.change_own_password(get_database(), actor, old, new)
+            st.success("Password changed.")

@@ -1,0 +1,11 @@
+"""The annotation guidelines, as their own page."""
+
+import streamlit as st
+
+from annotation.guidelines import current_guidelines
+from pages.session import require_actor
+
+require_actor()
+guide = current_guidelines()
+st.caption(f"Guidelines version {guide.version}")
+st.markdown(guide.text)

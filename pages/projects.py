@@ -1,0 +1,98 @@
+"""Lead: projects, importing texts into the annotation pool, and the project's settings."""
+
+import pandas as pd
+import streamlit as st
+
+from annotation.services import projects
+from annotation.text_import import MAX_IMPORT_BYTES, ImportFileError, parse_texts
+from pages.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
+
+actor = require_actor("lead")
+db = get_database()
+st.title("Projects & texts")
+
+with service_errors():
+    all_projects = projects.list_projects(db, actor)
+
+if all_projects:
+    st.dataframe(pd.DataFrame([{"project": p.name, "texts": p.n_samples,
+                                "k": p.settings.annotators_per_sample,
+                                "daily quota": p.settings.daily_quota,
+                                "created": p.created_at} for p in all_projects]),
+                 hide_index=True, width="stretch")
+
+left, right = st.columns(2)
+with left, st.form("projects.create", clear_on_submit=True):
+    st.markdown("**New project**")
+    name = st.text_input("Name", key="projects.new_name")
+    description = st.text_area("Description", key="projects.new_description", height=80)
+    if st.form_submit_button("Create project"):
+        with service_errors():
+            created = projects.create_project(db, actor, name, description)
+        st.session_state[PROJECT_KEY] = created.id
+        st.toast(f"Created {created.name}")
+        st.rerun()
+with right:
+    st.markdown("**Demo project**")
+    st.caption("50 short texts written for trying the workbench (benchmark 1 and 2).")
+    if st.button("Load the demo project", key="projects.demo"):
+        with service_errors():
+            demo = projects.load_demo_project(db, actor)
+        st.session_state[PROJECT_KEY] = demo.id
+        st.toast(f"{demo.name}: {demo.n_samples} texts")
+        st.rerun()
+
+project = current_project(actor)
+if project is None:
+    st.stop()
+
+st.divider()
+st.subheader(f"Import texts into “{project.name}”")
+st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
+           f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB. "
+           "A file with any bad line imports nothing; importing the same file again adds nothing.")
+upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv", "txt"], key="projects.upload")
+bench_choice = st.radio("Benchmark of texts that do not say", ["infer", "1", "2"], horizontal=True,
+                        key="projects.default_benchmark",
+                        help="'infer' makes single sentences benchmark 1 and passages benchmark 2.")
+default_benchmark = None if bench_choice == "infer" else int(bench_choice)
+if upload is not None:
+    data = upload.getvalue()
+    try:
+        records = parse_texts(data, upload.name, default_benchmark=default_benchmark)
+    except ImportFileError as exc:
+        st.error(f"{upload.name}: {exc}. Nothing will be imported.")
+    else:
+        st.markdown(f"**Preview** — {len(records)} texts")
+        st.dataframe(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
+                                    "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
+                     hide_index=True, width="stretch", height=240)
+        if st.button(f"Import {len(records)} texts", type="primary", key="projects.import"):
+            with service_errors():
+                summary = projects.import_texts(db, actor, project.id, records, source=upload.name)
+            st.success(f"Imported {summary.added} texts ({summary.benchmark_counts[1]} benchmark 1, "
+                       f"{summary.benchmark_counts[2]} benchmark 2); "
+                       f"{summary.already_present} were already in the project.")
+
+st.divider()
+st.subheader("Settings")
+s = project.settings
+with st.form("projects.settings"):
+    c1, c2, c3 = st.columns(3)
+    k = c1.number_input("Annotators per text (k)", 1, 10, s.annotators_per_sample, key="settings.k")
+    quota = c2.number_input("Daily quota per annotator", 1, 10_000, s.daily_quota, key="settings.quota")
+    tz = c3.text_input("Time zone of the quota's day", s.quota_timezone, key="settings.tz",
+                       help="An IANA name such as UTC, Europe/Berlin or America/New_York.")
+    c4, c5, c6 = st.columns(3)
+    base = c4.number_input("Log base for display and export", 1.01, 10.0, float(s.log_base), step=0.01,
+                           format="%.2f", key="settings.base",
+                           help="Stored parameters are always in base 1.1.")
+    version = c5.text_input("Guidelines version", s.guidelines_version, key="settings.guidelines")
+    c6.empty()
+    if st.form_submit_button("Save settings"):
+        with service_errors():
+            projects.update_settings(db, actor, project.id, annotators_per_sample=int(k),
+                                     daily_quota=int(quota), quota_timezone=tz.strip(),
+                                     log_base=float(base), guidelines_version=version.strip())
+        st.toast("Settings saved")
+        st.rerun()

@@ -1,0 +1,93 @@
+"""The signed-in browser session: database handle, acting user, chosen project, error display.
+
+Only identities live in ``st.session_state`` (who is signed in, which project is open); all work
+lives in the database, so several app servers can share one PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import streamlit as st
+
+from annotation.services import projects
+from annotation.services.authz import Actor
+from annotation.services.errors import ServiceError
+from db.engine import Database
+
+ACTOR_KEY = "auth.actor"
+PROJECT_KEY = "auth.project_id"
+
+
+@st.cache_resource(show_spinner="Opening the database…")
+def get_database() -> Database:
+    """One engine per server process, migrated to the newest schema on first use."""
+    return Database.connect()
+
+
+def current_actor() -> Actor | None:
+    return st.session_state.get(ACTOR_KEY)
+
+
+def sign_in(actor: Actor) -> None:
+    st.session_state[ACTOR_KEY] = actor
+
+
+def sign_out() -> None:
+    st.session_state.clear()
+
+
+def require_actor(role: str = "annotator") -> Actor:
+    """The signed-in actor, or stop the page with a message if they lack ``role``."""
+    actor = current_actor()
+    if actor is None:
+        st.warning("Please sign in.")
+        st.stop()
+    if not actor.has_role(role):
+        st.error(f"This page needs the {role} role.")
+        st.stop()
+    return actor
+
+
+def current_project(actor: Actor) -> projects.ProjectInfo | None:
+    """The project chosen in the sidebar (the only one when there is one), or None."""
+    db = get_database()
+    with service_errors():
+        available = projects.list_projects(db, actor)
+    if not available:
+        return None
+    chosen = st.session_state.get(PROJECT_KEY)
+    by_id = {p.id: p for p in available}
+    if chosen not in by_id:
+        chosen = available[0].id
+        st.session_state[PROJECT_KEY] = chosen
+    return by_id[chosen]
+
+
+def project_picker(actor: Actor) -> None:
+    """Sidebar selector of the current project (shown when there is more than one)."""
+    db = get_database()
+    try:
+        available = projects.list_projects(db, actor)
+    except ServiceError:
+        return
+    if len(available) > 1:
+        ids = [p.id for p in available]
+        names = {p.id: p.name for p in available}
+        current = st.session_state.get(PROJECT_KEY, ids[0])
+        st.sidebar.selectbox(
+            "Project", ids, index=ids.index(current) if current in ids else 0,
+            format_func=names.__getitem__, key="auth.project_picker",
+            on_change=lambda: st.session_state.__setitem__(PROJECT_KEY, st.session_state["auth.project_picker"]),
+        )
+
+
+@contextmanager
+def service_errors() -> Iterator[None]:
+    """Show a :class:`ServiceError` as a message and stop the page — never a traceback."""
+    try:
+        yield
+    except ServiceError as exc:
+        st.error(str(exc))
+        st.stop()
