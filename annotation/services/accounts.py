@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -32,8 +33,12 @@ MAX_FAILURES = 5
 FAILURE_WINDOW = timedelta(minutes=15)
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{2,64}$")
 _hasher = PasswordHasher()
-# Verifying against a dummy hash when the user does not exist keeps the timing the same.
-_DUMMY_HASH = _hasher.hash("not-a-real-password")
+
+
+@cache
+def _dummy_hash() -> str:
+    """Verifying against a dummy hash when the user does not exist keeps the timing the same."""
+    return _hasher.hash("not-a-real-password")
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,7 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
         user = s.scalar(select(User).where(User.username == username))
         ok = False
         try:
-            ok = _hasher.verify(user.password_hash if user else _DUMMY_HASH, password or "")
+            ok = _hasher.verify(user.password_hash if user else _dummy_hash(), password or "")
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             ok = False
         ok = ok and user is not None and user.is_active

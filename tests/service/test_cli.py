@@ -1,0 +1,109 @@
+"""The `chronocept` console script, run as a real process against SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from db.engine import Database
+from db.models import Sample, User
+
+CLI = str(Path(sys.executable).parent / "chronocept")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'cli.db'}"
+    return request.getfixturevalue("postgres_url")
+
+
+def run(url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url}
+    return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def count(url: str, model) -> int:
+    db = Database.connect(url)
+    try:
+        with db.read() as s:
+            return s.scalar(select(func.count()).select_from(model))
+    finally:
+        db.dispose()
+
+
+def test_console_script_is_installed():
+    assert Path(CLI).exists()
+
+
+def test_create_user_import_and_errors(db_url, tmp_path):
+    done = run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n")
+    assert done.returncode == 0, done.stderr
+    assert "created admin boss" in done.stdout
+
+    again = run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n")
+    assert again.returncode == 1 and "taken" in again.stderr and len(again.stderr.splitlines()) == 1
+
+    short = run(db_url, "create-user", "ann", "--role", "annotator", stdin="short\n")
+    assert short.returncode == 1 and "at least 8" in short.stderr
+    assert count(db_url, User) == 1
+
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "X-1", "text": "The pool is closed today."}\n'
+                     '{"text": "Trains run every hour. The station is busy.", "benchmark": 2}\n')
+    done = run(db_url, "import", "texts", str(texts), "--project", "P")
+    assert done.returncode == 0, done.stderr
+    assert "imported 2 texts (1 benchmark 1, 1 benchmark 2)" in done.stdout
+    done = run(db_url, "import", "texts", str(texts), "--project", "P")
+    assert "imported 0 texts" in done.stdout and "2 already present" in done.stdout
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,text\nA,fine text here\nB\n")
+    bad_csv_text = tmp_path / "notext.csv"
+    bad_csv_text.write_text("id,body\nA,x\n")
+    done = run(db_url, "import", "texts", str(bad_csv_text), "--project", "P")
+    assert done.returncode == 1 and "line 1" in done.stderr and "text" in done.stderr
+    assert count(db_url, Sample) == 2
+
+    missing = run(db_url, "import", "texts", str(tmp_path / "nope.txt"))
+    assert missing.returncode == 1 and "no such file" in missing.stderr
+
+
+def test_import_needs_an_admin_first(db_url, tmp_path):
+    texts = tmp_path / "t.txt"
+    texts.write_text("One text here.\n")
+    done = run(db_url, "import", "texts", str(texts))
+    assert done.returncode == 1 and "create-user" in done.stderr
+
+
+def test_backup_sqlite_is_a_consistent_copy(tmp_path):
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    assert run(url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    assert run(url, "demo").returncode == 0
+    target = tmp_path / "backups" / "copy.db"
+    done = run(url, "backup", str(target))
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(target) as conn:
+        assert conn.execute("select count(*) from samples").fetchone()[0] == 50
+        assert conn.execute("select username from users").fetchall() == [("boss",)]
+    assert not list(target.parent.glob(".backup-*"))  # no temporary file left behind
+
+
+@pytest.mark.postgres
+def test_backup_postgres_with_pg_dump(postgres_url, tmp_path):
+    import shutil
+
+    if shutil.which("pg_dump") is None:
+        pytest.fail("pg_dump is needed for PostgreSQL backups (postgresql-client)")
+    assert run(postgres_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    target = tmp_path / "pg.dump"
+    done = run(postgres_url, "backup", str(target))
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes()[:5] == b"PGDMP"

@@ -1,0 +1,85 @@
+"""The workbench's edits (annotation.editing) without Streamlit."""
+
+import math
+
+import pytest
+
+from annotation import editing
+from annotation.curves import fit_curve
+from annotation.protocol import AnnotationContent
+
+N_TOKENS = 10
+
+
+def test_toggle_boundary_splits_and_carries_the_axis():
+    c = AnnotationContent(boundaries=(0,), segment_axes=("main",))
+    c = editing.toggle_boundary(c, N_TOKENS, 4)
+    assert c.boundaries == (0, 4)
+    assert c.segment_axes == ("main", "main")  # both halves keep the label
+
+
+def test_toggle_boundary_merge_keeps_left_axis():
+    c = AnnotationContent(boundaries=(0, 4, 7), segment_axes=("main", "opinion", "static"))
+    c = editing.toggle_boundary(c, N_TOKENS, 4)
+    assert c.boundaries == (0, 7)
+    assert c.segment_axes == ("main", "static")
+
+
+@pytest.mark.parametrize("gap", [0, N_TOKENS, -1, 99])
+def test_toggle_boundary_ignores_impossible_gaps(gap):
+    c = AnnotationContent(boundaries=(0, 3), segment_axes=("main", None))
+    assert editing.toggle_boundary(c, N_TOKENS, gap) == c
+
+
+def test_reset_segmentation():
+    c = AnnotationContent(boundaries=(0, 3), segment_axes=("main", "static"))
+    assert editing.reset_segmentation(c) == AnnotationContent(boundaries=(0,), segment_axes=(None,))
+
+
+def test_set_segment_axis():
+    c = AnnotationContent(boundaries=(0, 3), segment_axes=(None, None))
+    c = editing.set_segment_axis(c, 1, "recurrent")
+    assert c.segment_axes == (None, "recurrent")
+    assert editing.set_segment_axis(c, 5, "main") == c
+    assert editing.set_segment_axis(c, 1, None).segment_axes == (None, None)
+
+
+def test_edit_points_refits_when_three_points_are_placed():
+    c = AnnotationContent()
+    c, msg = editing.edit_points(c, {"action": "add", "x": 40, "y": 0.5})
+    assert msg and "2 more points" in msg and c.xi is None
+    c, msg = editing.edit_points(c, {"action": "add", "x": 60, "y": 1.0})
+    assert msg and "1 more point" in msg
+    c, msg = editing.edit_points(c, {"action": "add", "x": 90, "y": 0.3})
+    assert msg is None
+    expected = fit_curve([(40, 0.5), (60, 1.0), (90, 0.3)])
+    assert c.xi == pytest.approx(expected.xi) and c.omega == pytest.approx(expected.omega)
+    assert c.params_source == "fit" and c.rmse < 1e-3
+
+
+def test_edit_points_clears_parameters_for_an_impossible_shape():
+    c = AnnotationContent(points=((20, 1.0), (60, 0.1), (100, 1.0)))
+    c, msg = editing.refit(c)
+    assert c.xi is None and c.omega is None and c.alpha is None
+    assert msg and "peak" in msg.lower()
+
+
+def test_set_parameters_marks_manual_and_recomputes_scale():
+    c, _ = editing.refit(AnnotationContent(points=((40, 0.5), (60, 1.0), (90, 0.3))))
+    tuned, msg = editing.set_parameters(c, c.xi + 5, c.omega, c.alpha)
+    assert msg is None and tuned.params_source == "manual"
+    assert tuned.xi == pytest.approx(c.xi + 5)
+    assert tuned.rmse > c.rmse and math.isfinite(tuned.scale)
+    back, _ = editing.refit(tuned)
+    assert back.params_source == "fit" and back.xi == pytest.approx(c.xi)
+
+
+def test_set_parameters_refuses_a_curve_far_from_every_point():
+    c = AnnotationContent(points=((40, 0.5), (60, 1.0), (90, 0.3)))
+    same, msg = editing.set_parameters(c, 300.0, 0.5, 0.0)
+    assert same == c and msg
+
+
+def test_set_flags_keeps_known_codes_in_order():
+    c = editing.set_flags(AnnotationContent(), ["other", "bogus", "not_present_tense"], "  why  ")
+    assert c.flags == ("not_present_tense", "other") and c.note == "why"
