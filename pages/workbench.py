@@ -328,12 +328,12 @@ def _confirm_submit(flagged: bool) -> None:
 
 
 st.divider()
-back, nxt, flag_col, submit_col = st.columns([1, 1, 1, 1])
+back, nxt, flag_col, submit_col = st.columns([1, 1, 1, 1.4])
 back.button("Back", icon=":material/arrow_back:", on_click=_go, args=(step - 1,), disabled=step == 0,
             key="wb.back", shortcut="Alt+Left", width="stretch")
-nxt.button("Next step", icon=":material/arrow_forward:", on_click=_go, args=(step + 1,),
+nxt.button("Next", icon=":material/arrow_forward:", on_click=_go, args=(step + 1,),
            disabled=step == len(STEPS) - 1, key="wb.next", shortcut="Alt+Right", width="stretch")
-with flag_col.popover("Flag instead", icon=":material/flag:", width="stretch"):
+with flag_col.popover("Flag", icon=":material/flag:", width="stretch"):
     reason = st.radio("Why can this sample not be annotated normally?",
                       [f.code for f in ANNOTATOR_FLAGS], format_func=flag_label, key=f"wb.w.{aid}.flag")
     note = st.text_area("Note for the lead", key=f"wb.w.{aid}.flag_note", max_chars=2000,
