@@ -5,12 +5,19 @@ import streamlit as st
 st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
 
 from annotation.services import accounts  # noqa: E402
-from pages.session import current_actor, get_database, project_picker, sign_out  # noqa: E402
+from pages.session import current_actor, get_database, project_picker, sign_in, sign_out  # noqa: E402
 
 
 def _navigation() -> st.navigation:
     db = get_database()
     actor = current_actor()
+    if actor is not None:
+        # A role change or deactivation by an admin applies at the user's next click.
+        actor = accounts.refresh_actor(db, actor)
+        if actor is None:
+            sign_out()
+        else:
+            sign_in(actor)
     if actor is None:
         if accounts.needs_first_admin(db):
             return st.navigation([st.Page("pages/first_run.py", title="Welcome", icon=":material/waving_hand:")])

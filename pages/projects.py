@@ -78,16 +78,19 @@ st.divider()
 st.subheader("Settings")
 s = project.settings
 with st.form("projects.settings"):
+    # keyed by project: a widget keeps its value across reruns, so a shared key would show (and
+    # save) the previously chosen project's settings after switching projects
+    sk = f"settings.{project.id}"
     c1, c2, c3 = st.columns(3)
-    k = c1.number_input("Annotators per text (k)", 1, 10, s.annotators_per_sample, key="settings.k")
-    quota = c2.number_input("Daily quota per annotator", 1, 10_000, s.daily_quota, key="settings.quota")
-    tz = c3.text_input("Time zone of the quota's day", s.quota_timezone, key="settings.tz",
+    k = c1.number_input("Annotators per text (k)", 1, 10, s.annotators_per_sample, key=f"{sk}.k")
+    quota = c2.number_input("Daily quota per annotator", 1, 10_000, s.daily_quota, key=f"{sk}.quota")
+    tz = c3.text_input("Time zone of the quota's day", s.quota_timezone, key=f"{sk}.tz",
                        help="An IANA name such as UTC, Europe/Berlin or America/New_York.")
     c4, c5, c6 = st.columns(3)
     base = c4.number_input("Log base for display and export", 1.01, 10.0, float(s.log_base), step=0.01,
-                           format="%.2f", key="settings.base",
+                           format="%.2f", key=f"{sk}.base",
                            help="Stored parameters are always in base 1.1.")
-    version = c5.text_input("Guidelines version", s.guidelines_version, key="settings.guidelines")
+    version = c5.text_input("Guidelines version", s.guidelines_version, key=f"{sk}.guidelines")
     c6.empty()
     if st.form_submit_button("Save settings"):
         with service_errors():

@@ -42,7 +42,10 @@ def require_actor(role: str = "annotator") -> Actor:
     """The signed-in actor, or stop the page with a message if they lack ``role``."""
     actor = current_actor()
     if actor is None:
+        # Only reachable when Streamlit runs a page file without app.py (the first request a
+        # freshly started server gets for a page URL); app.py shows the sign-in form.
         st.warning("Please sign in.")
+        st.markdown("[Go to the sign-in page](/)")
         st.stop()
     if not actor.has_role(role):
         st.error(f"This page needs the {role} role.")

@@ -268,3 +268,11 @@ def actor_for_script(db: Database, username: str | None = None) -> Actor | None:
             stmt = stmt.where(User.role == "admin").order_by(User.id)
         user = s.scalars(stmt).first()
         return Actor.of(user) if user else None
+
+
+def refresh_actor(db: Database, actor: Actor) -> Actor | None:
+    """The actor as the database has them now (role changes apply at once), or None when the
+    account was deactivated or deleted — the page then signs them out."""
+    with db.read() as s:
+        user = s.get(User, actor.user_id)
+        return Actor.of(user) if user is not None and user.is_active else None

@@ -1,0 +1,209 @@
+"""Fixtures for browser tests: a headless Chromium (Playwright) and Streamlit servers.
+
+* ``chromium_browser`` — one Playwright Chromium for the session, launched from
+  ``/usr/bin/chromium`` (Playwright cannot download its own browser here). Without that binary
+  the tests are skipped, except in CI (env ``CI`` set), where they fail.
+* ``run_streamlit`` — a factory: ``base_url = run_streamlit("tests/browser/app.py", env={...})``
+  starts ``python -m streamlit run`` on a free port (cwd = repository root), waits for
+  ``/_stcore/health`` and stops the server by its own PID at teardown. The server log goes to
+  a temporary file, printed when the server fails to start or a test using it fails.
+  ``run_streamlit_module`` is the same with servers shared by a test module, and
+  :func:`streamlit_server` the context manager underneath.
+* ``page`` — a fresh browser context and page per test (a new page is a new Streamlit session).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHRONOCEPT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SERVER_START_TIMEOUT_S = 60.0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop the server we started, by its own PID: terminate, then kill."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Remember each phase's report on the item so fixtures can see whether the test failed."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+@pytest.fixture(scope="session")
+def chromium_browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        message = f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(chromium_browser, request) -> Iterator[object]:
+    context = chromium_browser.new_context(viewport={"width": 1100, "height": 1400})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    console: list[str] = []
+    page.on("console", lambda msg: console.append(f"[{msg.type}] {msg.text}"))
+    page.on("pageerror", lambda err: console.append(f"[pageerror] {err}"))
+    try:
+        yield page
+    finally:
+        failed = getattr(request.node, "rep_call", None)
+        if failed is not None and failed.failed and console:
+            print("---- browser console ----")
+            print("\n".join(console[-80:]))
+        context.close()
+
+
+class StreamlitServer:
+    """A running ``streamlit run`` subprocess: ``base_url`` and its log."""
+
+    def __init__(self, process: subprocess.Popen, base_url: str, log_path: Path) -> None:
+        self.process = process
+        self.base_url = base_url
+        self.log_path = log_path
+
+    def log_text(self, tail: int = 20_000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-tail:]
+        except OSError:
+            return ""
+
+
+@contextmanager
+def streamlit_server(
+    app_path: str | os.PathLike[str], env: dict[str, str] | None = None
+) -> Iterator[StreamlitServer]:
+    """Start ``python -m streamlit run APP`` on a free port, wait until healthy, stop it after."""
+    app = Path(app_path)
+    if not app.is_absolute():
+        app = REPO_ROOT / app
+    port = _free_port()
+    log_fd, log_name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
+    log_path = Path(log_name)
+    full_env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p
+        ),
+        "PYTHONUNBUFFERED": "1",
+        **(env or {}),
+    }
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(app),
+        "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.fileWatcherType", "none",
+    ]
+    with os.fdopen(log_fd, "w") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT
+        )
+    server = StreamlitServer(process, f"http://127.0.0.1:{port}", log_path)
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while not _healthy(f"{server.base_url}/_stcore/health"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                _stop(process)
+                pytest.fail(
+                    f"Streamlit did not become healthy within {SERVER_START_TIMEOUT_S:.0f} s "
+                    f"(exit code {process.poll()}). Log:\n{server.log_text()}"
+                )
+            time.sleep(0.25)
+        yield server
+    finally:
+        _stop(process)
+        log_path.unlink(missing_ok=True)
+
+
+def _server_factory(request, stack: ExitStack) -> Callable[..., str]:
+    failures_before = request.session.testsfailed
+    servers: list[StreamlitServer] = []
+
+    def start(app_path: str | os.PathLike[str], env: dict[str, str] | None = None) -> str:
+        server = stack.enter_context(streamlit_server(app_path, env))
+        servers.append(server)
+        return server.base_url
+
+    def print_logs_on_failure() -> None:
+        if request.session.testsfailed > failures_before:
+            for server in servers:
+                print(f"---- streamlit log ({server.base_url}) ----")
+                print(server.log_text())
+
+    stack.callback(print_logs_on_failure)  # runs before the servers stop (LIFO)
+    return start
+
+
+@pytest.fixture
+def run_streamlit(request) -> Iterator[Callable[..., str]]:
+    """Factory: ``run_streamlit(app_path, env=None) -> base_url``; servers stop after the test."""
+    with ExitStack() as stack:
+        yield _server_factory(request, stack)
+
+
+@pytest.fixture(scope="module")
+def run_streamlit_module(request) -> Iterator[Callable[..., str]]:
+    """Like ``run_streamlit``, but the servers live for the whole test module."""
+    with ExitStack() as stack:
+        yield _server_factory(request, stack)

@@ -1,0 +1,72 @@
+"""Plain helpers for the page tests (fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+import re
+
+from streamlit.testing.v1 import AppTest
+
+from annotation import editing
+from annotation.protocol import AnnotationContent
+
+#: Five points of a single-peaked curve (as in the service tests).
+GOOD_POINTS: tuple[tuple[float, float], ...] = (
+    (27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2),
+)
+
+
+def run(at: AppTest) -> AppTest:
+    """Run the app once and fail on any uncaught exception shown by the page."""
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def titles(at: AppTest) -> list[str]:
+    return [t.value for t in at.title]
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def infos(at: AppTest) -> list[str]:
+    return [e.value for e in at.info]
+
+
+def successes(at: AppTest) -> list[str]:
+    return [e.value for e in at.success]
+
+
+def markdown_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def nav_titles(at: AppTest) -> list[str]:
+    """Titles of the pages st.navigation registered in the last run (the sidebar menu).
+
+    AppTest has no public accessor for the navigation menu; it keeps the registry that
+    ``switch_page`` resolves against.
+    """
+    return [info.get("page_name") for info in at._registered_pages.values()]
+
+
+def metric_values(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def complete_content(**overrides) -> AnnotationContent:
+    """A complete, unflagged annotation of a one-segment text: axis Main, five points, fitted."""
+    values = dict(boundaries=(0,), segment_axes=("main",), points=GOOD_POINTS)
+    values.update(overrides)
+    content, message = editing.refit(AnnotationContent(**values))
+    assert message is None, message
+    return content
+
+
+def sample_header(at: AppTest) -> str | None:
+    """The workbench's header ("Sample B1-0001"), with markdown escapes removed."""
+    for m in at.markdown:
+        if m.value.startswith("### Sample "):
+            return re.sub(r"\\(.)", r"\1", m.value[4:])
+    return None

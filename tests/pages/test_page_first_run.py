@@ -1,0 +1,91 @@
+"""First run on an empty database: the Welcome page creates the administrator."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from annotation.services import accounts, projects
+from db.models import Project, Sample, User
+from page_helpers import errors, nav_titles, run, titles
+from pages.session import ACTOR_KEY
+
+SUBMIT = "FormSubmitter:first_run.form-Create administrator"
+
+
+def _fill(at, password="long-password", repeat="long-password", demo=True, username="boss"):
+    at.text_input(key="first_run.username").input(username)
+    at.text_input(key="first_run.display_name").input("The Boss")
+    at.text_input(key="first_run.password").input(password)
+    at.text_input(key="first_run.repeat").input(repeat)
+    at.checkbox(key="first_run.demo").set_value(demo)
+    at.button(key=SUBMIT).click()
+    return run(at)
+
+
+def _count(db, model) -> int:
+    with db.read() as s:
+        return s.scalar(select(func.count()).select_from(model))
+
+
+def test_empty_database_shows_the_welcome_page(make_app):
+    at = run(make_app())
+    assert titles(at) == ["Welcome to Chronocept Studio"]
+    assert nav_titles(at) == ["Welcome"]
+    assert at.text_input(key="first_run.username").value == "admin"
+    assert at.checkbox(key="first_run.demo").value is True
+    assert ACTOR_KEY not in at.session_state
+
+
+def test_mismatched_passwords_create_no_user(make_app, db):
+    at = _fill(run(make_app()), password="long-password", repeat="long-passwort")
+    assert errors(at) == ["The two passwords differ."]
+    assert _count(db, User) == 0
+    assert ACTOR_KEY not in at.session_state
+    assert titles(at) == ["Welcome to Chronocept Studio"]
+
+
+def test_short_password_shows_the_service_message(make_app, db):
+    at = _fill(run(make_app()), password="short", repeat="short")
+    assert errors(at) == [f"A password needs at least {accounts.MIN_PASSWORD_LENGTH} characters."]
+    assert _count(db, User) == 0
+    assert ACTOR_KEY not in at.session_state
+
+
+def test_invalid_username_shows_the_service_message(make_app, db):
+    at = _fill(run(make_app()), username="a b")
+    assert errors(at) == ["A username is 2–64 letters, digits, dots, dashes or underscores."]
+    assert _count(db, User) == 0
+
+
+def test_success_creates_admin_and_demo_project_and_signs_in(make_app, db):
+    at = _fill(run(make_app()), demo=True)
+    actor = at.session_state[ACTOR_KEY]
+    assert (actor.username, actor.role, actor.display_name) == ("boss", "admin", "The Boss")
+    assert not accounts.needs_first_admin(db)
+    assert accounts.authenticate(db, "boss", "long-password").user_id == actor.user_id
+    with db.read() as s:
+        assert s.scalar(select(User.role).where(User.username == "boss")) == "admin"
+        assert list(s.scalars(select(Project.name))) == [projects.DEMO_PROJECT_NAME]
+    assert _count(db, Sample) == len(projects.demo_records())
+    # The same run already lands on the queue (st.rerun after sign-in) …
+    assert titles(at) == ["My queue"]
+    assert "Welcome" not in nav_titles(at)
+    assert {"My queue", "Annotate", "Guidelines", "Projects & texts", "Users", "My account"} == set(nav_titles(at))
+    # … and so does the next run.
+    run(at)
+    assert titles(at) == ["My queue"]
+    assert at.button(key="queue.start").label == "Start the next sample"
+
+
+def test_success_without_demo_creates_no_project(make_app, db):
+    at = _fill(run(make_app()), demo=False)
+    assert at.session_state[ACTOR_KEY].role == "admin"
+    assert _count(db, Project) == 0
+    assert titles(at) == ["My queue"]
+    assert "There is no project yet." in at.info[0].value
+
+
+def test_welcome_page_is_gone_once_a_user_exists(make_app, admin):
+    at = run(make_app())
+    assert titles(at) == ["Chronocept Studio"]
+    assert nav_titles(at) == ["Sign in"]

@@ -1,0 +1,125 @@
+"""Sign in: wrong and right passwords, the rate limit, and which pages each role gets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
+
+from annotation.services import accounts
+from conftest import APP_PATH, PASSWORD, TIMEOUT
+from db.models import LoginAttempt
+from page_helpers import errors, markdown_text, nav_titles, run, titles
+from pages.session import ACTOR_KEY
+
+SIGN_IN = "FormSubmitter:login.form-Sign in"
+WRONG = "Wrong username or password, or the account is inactive."
+ANNOTATOR_PAGES = ["My queue", "Annotate", "Guidelines", "My account"]
+
+
+def _sign_in(at: AppTest, username: str, password: str) -> AppTest:
+    at.text_input(key="login.username").input(username)
+    at.text_input(key="login.password").input(password)
+    at.button(key=SIGN_IN).click()
+    return run(at)
+
+
+def test_login_page_when_users_exist(make_app, admin):
+    at = run(make_app())
+    assert titles(at) == ["Chronocept Studio"]
+    assert nav_titles(at) == ["Sign in"]
+    assert at.text_input(key="login.password").proto.type == at.text_input(key="login.password").proto.PASSWORD
+
+
+def test_wrong_password_shows_an_error_and_does_not_sign_in(make_app, admin, db):
+    at = _sign_in(run(make_app()), "admin", "not-the-password")
+    assert errors(at) == [WRONG]
+    assert ACTOR_KEY not in at.session_state
+    assert nav_titles(at) == ["Sign in"]
+    with db.read() as s:
+        assert list(s.scalars(select(LoginAttempt.succeeded))) == [False]
+
+
+def test_unknown_user_gets_the_same_message(make_app, admin):
+    at = _sign_in(run(make_app()), "nobody", PASSWORD)
+    assert errors(at) == [WRONG]
+    assert ACTOR_KEY not in at.session_state
+
+
+@pytest.mark.parametrize(("role", "pages"), [
+    ("annotator", ANNOTATOR_PAGES),
+    ("lead", ["My queue", "Annotate", "Guidelines", "Projects & texts", "My account"]),
+    ("admin", ["My queue", "Annotate", "Guidelines", "Projects & texts", "Users", "My account"]),
+])
+def test_right_password_signs_in_with_the_role_pages(make_app, admin, db, role, pages):
+    if role != "admin":
+        accounts.create_user(db, admin, "someone", PASSWORD, role, "Some One")
+    username = "someone" if role != "admin" else "admin"
+    at = _sign_in(run(make_app()), username, PASSWORD)
+    assert not errors(at)
+    actor = at.session_state[ACTOR_KEY]
+    assert (actor.username, actor.role) == (username, role)
+    assert nav_titles(at) == pages
+    assert titles(at) == ["My queue"]
+    assert f"· {role}" in markdown_text(at.sidebar)
+    assert at.sidebar.button(key="auth.sign_out")
+
+
+def test_rate_limit_after_five_failures(make_app, admin):
+    at = run(make_app())
+    for _ in range(accounts.MAX_FAILURES):
+        _sign_in(at, "admin", "bad-password")
+        assert errors(at) == [WRONG]
+    # even the right password is refused now
+    _sign_in(at, "admin", PASSWORD)
+    assert errors(at) == ["Too many failed sign-ins. Try again in 15 minutes."]
+    assert ACTOR_KEY not in at.session_state
+
+
+def test_sign_out_returns_to_the_login_page(make_app, admin):
+    at = _sign_in(run(make_app()), "admin", PASSWORD)
+    assert titles(at) == ["My queue"]
+    at.sidebar.button(key="auth.sign_out").click()
+    run(at)
+    assert ACTOR_KEY not in at.session_state
+    assert titles(at) == ["Chronocept Studio"]
+    assert nav_titles(at) == ["Sign in"]
+
+
+def test_annotator_does_not_get_back_office_pages(make_app, make_user):
+    at = run(make_app(make_user("ann")))
+    assert nav_titles(at) == ANNOTATOR_PAGES
+    for page in ("pages/projects.py", "pages/users.py"):
+        with pytest.raises(ValueError, match="Could not find a navigation page"):
+            at.switch_page(page)
+    # a request for those pages anyway (the page hash a tab that had them open would send)
+    # falls back to the default page, never their content
+    for url_path in ("users", "projects"):
+        at._page_hash = calc_hash(url_path)
+        run(at)
+        assert titles(at) == ["My queue"]
+        assert "Users" not in titles(at) and "Projects & texts" not in titles(at)
+
+
+@pytest.mark.parametrize(("page", "role", "title"), [
+    ("pages/projects.py", "lead", "Projects & texts"),
+    ("pages/users.py", "admin", "Users"),
+])
+def test_back_office_page_itself_refuses_an_annotator(db_url, make_user, page, role, title):
+    """Defence in depth: run the page script on its own (no app.py menu) as an annotator."""
+    at = AppTest.from_file(str(Path(APP_PATH).parent / page), default_timeout=TIMEOUT)
+    at.session_state[ACTOR_KEY] = make_user("ann")
+    run(at)
+    assert errors(at) == [f"This page needs the {role} role."]
+    assert title not in titles(at)
+    assert not at.dataframe and not at.button
+
+
+def test_lead_pages_refuse_a_signed_out_visitor(db_url, admin):
+    at = AppTest.from_file(str(Path(APP_PATH).parent / "pages/projects.py"), default_timeout=TIMEOUT)
+    run(at)
+    assert [w.value for w in at.warning] == ["Please sign in."]
+    assert not titles(at)

@@ -1,0 +1,237 @@
+"""Projects & texts (lead): create, demo project, import with preview, settings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import func, select
+
+from annotation.services import accounts, projects
+from annotation.settings import ProjectSettings
+from db.models import Project, Sample
+from page_helpers import errors, nav_titles, run, successes, titles
+from pages.session import PROJECT_KEY
+
+CREATE = "FormSubmitter:projects.create-Create project"
+SAVE = "FormSubmitter:projects.settings-Save settings"
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def open_projects(make_app, lead):
+    def _open():
+        at = run(make_app(lead))
+        at.switch_page("pages/projects.py")
+        return run(at)
+
+    return _open
+
+
+def _project_names(db) -> list[str]:
+    with db.read() as s:
+        return list(s.scalars(select(Project.name).order_by(Project.id)))
+
+
+def _n_samples(db, project_id: int) -> int:
+    with db.read() as s:
+        return s.scalar(select(func.count()).select_from(Sample).where(Sample.project_id == project_id))
+
+
+def _create(at, name: str, description: str = ""):
+    at.text_input(key="projects.new_name").input(name)
+    at.text_area(key="projects.new_description").input(description)
+    at.button(key=CREATE).click()
+    return run(at)
+
+
+def _setting(at, name: str) -> str:
+    """Key of a settings widget: keyed by the project shown (see the project switch test)."""
+    return f"settings.{at.session_state[PROJECT_KEY]}.{name}"
+
+
+def _subheaders(at) -> list[str]:
+    return [h.value for h in at.subheader]
+
+
+def test_empty_page_offers_create_and_demo(open_projects):
+    at = open_projects()
+    assert titles(at) == ["Projects & texts"]
+    assert not at.dataframe
+    assert at.button(key="projects.demo").label == "Load the demo project"
+    assert not at.file_uploader  # no project yet: nothing to import into
+    assert not _subheaders(at)
+
+
+def test_create_project(open_projects, db):
+    at = _create(open_projects(), "  Pilot study ", "First round")
+    assert not errors(at)
+    assert _project_names(db) == ["Pilot study"]
+    with db.read() as s:
+        project = s.scalar(select(Project))
+    assert project.description == "First round"
+    assert at.session_state[PROJECT_KEY] == project.id
+    table = at.dataframe[0].value
+    assert list(table["project"]) == ["Pilot study"] and list(table["texts"]) == [0]
+    assert "Import texts into “Pilot study”" in _subheaders(at)
+
+
+def test_duplicate_project_name_is_refused(open_projects, db, lead):
+    projects.create_project(db, lead, "Pilot study")
+    at = _create(open_projects(), "Pilot study")
+    assert errors(at) == ["A project called 'Pilot study' already exists."]
+    assert _project_names(db) == ["Pilot study"]
+
+
+def test_empty_project_name_is_refused(open_projects, db):
+    at = _create(open_projects(), "   ")
+    assert errors(at) == ["A project name is 1–128 characters."]
+    assert _project_names(db) == []
+
+
+def test_load_demo_project(open_projects, db):
+    at = open_projects()
+    at.button(key="projects.demo").click()
+    run(at)
+    assert _project_names(db) == [projects.DEMO_PROJECT_NAME]
+    pid = at.session_state[PROJECT_KEY]
+    assert _n_samples(db, pid) == len(projects.demo_records())
+    table = at.dataframe[0].value
+    assert list(table["texts"]) == [len(projects.demo_records())]
+    # loading it again adds nothing
+    at.button(key="projects.demo").click()
+    run(at)
+    assert _project_names(db) == [projects.DEMO_PROJECT_NAME]
+    assert _n_samples(db, pid) == len(projects.demo_records())
+
+
+def test_settings_reject_an_invalid_time_zone(open_projects, db, lead):
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    assert at.text_input(key=_setting(at, "tz")).value == "UTC"
+    at.text_input(key=_setting(at, "tz")).input("Mars/Olympus_Mons")
+    at.number_input(key=_setting(at, "quota")).set_value(5)
+    at.button(key=SAVE).click()
+    run(at)
+    assert errors(at) == ["unknown time zone 'Mars/Olympus_Mons'"]
+    assert projects.get_project(db, lead, p.id).settings == ProjectSettings()  # nothing changed
+
+
+def test_settings_save_valid_values(open_projects, db, lead):
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    at.number_input(key=_setting(at, "k")).set_value(3)
+    at.number_input(key=_setting(at, "quota")).set_value(25)
+    at.text_input(key=_setting(at, "tz")).input(" Europe/Berlin ")
+    at.number_input(key=_setting(at, "base")).set_value(2.0)
+    at.text_input(key=_setting(at, "guidelines")).input("1.1")
+    at.button(key=SAVE).click()
+    run(at)
+    assert not errors(at)
+    s = projects.get_project(db, lead, p.id).settings
+    assert (s.annotators_per_sample, s.daily_quota, s.quota_timezone, s.log_base,
+            s.guidelines_version) == (3, 25, "Europe/Berlin", 2.0, "1.1")
+    # the page shows the stored values
+    assert at.number_input(key=_setting(at, "quota")).value == 25
+    assert at.number_input(key=_setting(at, "k")).value == 3
+    table = at.dataframe[0].value
+    assert (list(table["k"]), list(table["daily quota"])) == ([3], [25])
+
+
+def test_import_preview_and_import(open_projects, db, lead):
+    p = projects.create_project(db, lead, "Pilot")
+    lines = [
+        {"id": "X-1", "text": "The museum is closed on Mondays."},
+        {"text": "The river floods every spring. Farmers move their herds uphill in March."},
+        {"text": "Tickets for tonight's concert are sold out.", "benchmark": 1},
+    ]
+    data = "\n".join(json.dumps(x) for x in lines).encode()
+    at = open_projects()
+    assert at.file_uploader(key="projects.upload").allowed_type == [".jsonl", ".json", ".ndjson", ".csv", ".txt"]
+    at.file_uploader(key="projects.upload").set_value(("texts.jsonl", data, "application/jsonl"))
+    run(at)
+    assert "**Preview** — 3 texts" in [m.value for m in at.markdown]
+    preview = at.dataframe[1].value
+    assert list(preview["id"]) == ["X-1", "(new)", "(new)"]
+    assert list(preview["benchmark"]) == [1, 2, 1]
+    assert _n_samples(db, p.id) == 0  # a preview imports nothing
+
+    at.button(key="projects.import").click()
+    run(at)
+    assert successes(at) == ["Imported 3 texts (2 benchmark 1, 1 benchmark 2); 0 were already in the project."]
+    assert _n_samples(db, p.id) == 3
+
+    # the same file again adds nothing
+    at.button(key="projects.import").click()
+    run(at)
+    assert successes(at) == ["Imported 0 texts (0 benchmark 1, 0 benchmark 2); 3 were already in the project."]
+    assert _n_samples(db, p.id) == 3
+
+
+def test_import_bad_file_shows_the_line_and_imports_nothing(open_projects, db, lead):
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    at.file_uploader(key="projects.upload").set_value(
+        ("bad.jsonl", b'{"text": "Fine text here."}\n{"text": ""}\n', "application/jsonl"))
+    run(at)
+    assert errors(at) == ["bad.jsonl: line 2: the text is missing or empty. Nothing will be imported."]
+    assert not [b for b in at.button if b.key == "projects.import"]
+    assert _n_samples(db, p.id) == 0
+
+
+def test_project_picker_switches_the_project(open_projects, db, lead):
+    first = projects.create_project(db, lead, "First")
+    second = projects.create_project(db, lead, "Second")
+    at = open_projects()
+    assert "Import texts into “First”" in _subheaders(at)
+    picker = at.sidebar.selectbox(key="auth.project_picker")
+    assert picker.options == ["First", "Second"]
+    picker.set_value(second.id)
+    run(at)
+    assert at.session_state[PROJECT_KEY] == second.id
+    assert "Import texts into “Second”" in _subheaders(at)
+    assert first.id != second.id
+
+
+def test_settings_form_follows_the_chosen_project(open_projects, db, lead):
+    """Regression: the settings widgets had fixed keys, so after switching project the form kept
+    showing the previous project's values, and "Save settings" wrote them into the new one."""
+    first = projects.create_project(db, lead, "First")
+    second = projects.create_project(db, lead, "Second")
+    projects.update_settings(db, lead, second.id, daily_quota=10, quota_timezone="Asia/Tokyo")
+    at = open_projects()
+    assert at.number_input(key=_setting(at, "quota")).value == 70
+    assert at.text_input(key=_setting(at, "tz")).value == "UTC"
+
+    at.sidebar.selectbox(key="auth.project_picker").set_value(second.id)
+    run(at)
+    assert at.number_input(key=_setting(at, "quota")).value == 10
+    assert at.text_input(key=_setting(at, "tz")).value == "Asia/Tokyo"
+    at.button(key=SAVE).click()
+    run(at)
+    assert not errors(at)
+    kept = projects.get_project(db, lead, second.id).settings
+    assert (kept.daily_quota, kept.quota_timezone) == (10, "Asia/Tokyo")
+    assert projects.get_project(db, lead, first.id).settings == ProjectSettings()
+
+    # and back to the first project
+    at.sidebar.selectbox(key="auth.project_picker").set_value(first.id)
+    run(at)
+    assert at.number_input(key=_setting(at, "quota")).value == 70
+
+
+def test_demoted_lead_with_an_open_session_loses_the_page_at_once(open_projects, db, admin, lead):
+    """The app re-reads the role on every run: the demoted lead's next click lands on their
+    queue, the back-office page is gone from the menu, and the click did nothing."""
+    at = open_projects()
+    accounts.set_role(db, admin, lead.user_id, "annotator")
+    at.button(key="projects.demo").click()
+    run(at)
+    assert titles(at) == ["My queue"]
+    assert "Projects & texts" not in nav_titles(at)
+    assert at.session_state["auth.actor"].role == "annotator"
+    assert _project_names(db) == []
