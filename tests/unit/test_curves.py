@@ -1,0 +1,449 @@
+"""Skew-normal validity curves: density, point validation, fitting, normalising, comparison."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from annotation.curves import (
+    ALPHA_BOUNDS,
+    MAX_POINTS,
+    MIN_POINTS,
+    OMEGA_BOUNDS,
+    XI_BOUNDS,
+    CurveFit,
+    CurveFitError,
+    compare_distributions,
+    describe_curve,
+    fit_curve,
+    fit_scale_for,
+    half_validity_range,
+    normalised_curve,
+    proportional_curve,
+    skew_normal_mode,
+    skew_normal_pdf,
+    validate_points,
+)
+from annotation.timeaxis import X_MAX, X_MIN, convert_base, minutes_to_x
+
+XS5 = (35.0, 50.0, 60.0, 72.0, 95.0)
+
+
+def sample_points(xi, omega, alpha, scale=5.0, xs=XS5):
+    """Points on S·f, divided by the highest so that y ≤ 1 (S changes accordingly)."""
+    ys = scale * skew_normal_pdf(np.asarray(xs), xi, omega, alpha)
+    top = ys.max()
+    return [(float(x), float(y / top)) for x, y in zip(xs, ys)], scale / top
+
+
+# --- the density ------------------------------------------------------------------------------
+
+
+def test_pdf_matches_scipy_skewnorm():
+    x = np.linspace(-50, 250, 301)
+    for xi, omega, alpha in [(60, 15, 3), (40, 5, -7), (100, 30, 0), (0, 0.5, 20)]:
+        np.testing.assert_allclose(
+            skew_normal_pdf(x, xi, omega, alpha),
+            stats.skewnorm.pdf(x, alpha, loc=xi, scale=omega),
+            rtol=1e-10,
+            atol=1e-300,
+        )
+
+
+def test_pdf_scalar_and_alpha_zero_is_twice_normal_times_half():
+    assert isinstance(skew_normal_pdf(60.0, 60.0, 15.0, 0.0), float)
+    assert skew_normal_pdf(60.0, 60.0, 15.0, 0.0) == pytest.approx(stats.norm.pdf(0) / 15.0)
+
+
+def test_pdf_rejects_non_positive_omega():
+    with pytest.raises(ValueError):
+        skew_normal_pdf(1.0, 0.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("alpha", [-20, -4, -1, -0.1, 0, 0.3, 2, 8, 20])
+def test_mode_is_the_maximum(alpha):
+    mode = skew_normal_mode(50.0, 10.0, alpha)
+    x = np.linspace(mode - 5, mode + 5, 20001)
+    assert x[np.argmax(skew_normal_pdf(x, 50.0, 10.0, alpha))] == pytest.approx(mode, abs=1e-3)
+
+
+# --- validation -------------------------------------------------------------------------------
+
+GOOD = [(40.0, 0.5), (50.0, 1.0), (62.0, 0.5), (30.0, 0.15), (75.0, 0.2)]
+
+
+def test_validate_sorts_and_returns_floats():
+    out = validate_points(GOOD)
+    assert out == tuple(sorted(GOOD))
+    assert all(isinstance(v, float) for p in out for v in p)
+    assert isinstance(out, tuple)
+
+
+def test_validate_accepts_arrays_lists_and_mappings():
+    assert validate_points(np.array(GOOD)) == tuple(sorted(GOOD))
+    assert validate_points([[40, 0.5], [50, 1], [60, 0.5]]) == ((40, 0.5), (50, 1), (60, 0.5))
+    assert validate_points([{"x": 40, "y": 0.5}, {"x": 50, "y": 1}, {"x": 60, "y": 0.5}])[1] == (
+        50.0,
+        1.0,
+    )
+
+
+def test_small_dip_within_tolerance_is_accepted():
+    # 0.47 between 0.5 and 1.0: a 0.03 dip is hand-placement jitter, not a second peak
+    validate_points([(30, 0.5), (40, 0.47), (50, 1.0), (60, 0.4)])
+    # a flat top is fine too
+    validate_points([(30, 0.2), (40, 0.9), (50, 0.92), (60, 0.9), (70, 0.1)])
+
+
+@pytest.mark.parametrize(
+    ("points", "fragment"),
+    [
+        ([(40, 0.5), (50, 1.0)], "Place at least 3 points"),
+        ([], "Place at least 3 points"),
+        ([(10, 0.1), (20, 0.3), (30, 0.6), (40, 1.0), (50, 0.6), (60, 0.2)], "at most 5 points"),
+        ([(40, 0.5), (50, 1.2), (60, 0.5)], "Point 2 has validity 1.20; validity must be between 0 and 1"),
+        ([(40, 0.5), (50, 1.0), (60, -0.1)], "Point 3 has validity"),
+        ([(-1, 0.5), (50, 1.0), (60, 0.5)], "Point 1 is off the time axis"),
+        ([(40, 0.5), (50, 1.0), (201, 0.5)], "Point 3 is off the time axis"),
+        ([(40, 0.5), (math.nan, 1.0), (60, 0.5)], "Point 2 has a missing or invalid value"),
+        ([(40, 0.5), (50, math.inf), (60, 0.5)], "Point 2 has a missing or invalid value"),
+        ([(40, 0.5), (50, 1.0), (50.2, 0.9)], "Points 2 and 3 are at the same time"),
+        ([(40, 0.0), (50, 0.0), (60, 0.0)], "All points are at zero validity"),
+        (
+            [(20, 0.1), (40, 0.9), (60, 0.3), (80, 0.8), (100, 0.1)],
+            "Points 2 and 4 are both peaks: a validity curve has a single peak. Move or remove "
+            "a point, or flag the sample as 'needs more than one peak'.",
+        ),
+        ([(40, 0.5), (50, None), (60, 0.5)], "Point 2 has a missing or invalid value"),
+        ([(40, 0.5), (50,), (60, 0.5)], "Point 2 needs an x (time) and a y (validity) value"),
+        ([(40, 0.5), "ab", (60, 0.5)], "Point 2 has a missing or invalid value"),
+        (None, "No points given"),
+        (5, "No points given"),
+    ],
+)
+def test_validation_errors(points, fragment):
+    with pytest.raises(CurveFitError) as info:
+        validate_points(points)
+    assert fragment in str(info.value)
+    # fit_curve and compare_distributions apply the same rules
+    with pytest.raises(CurveFitError):
+        fit_curve(points)
+    with pytest.raises(CurveFitError):
+        compare_distributions(points)
+
+
+def test_peak_message_numbers_points_in_the_order_given():
+    pts = [(80, 0.8), (20, 0.1), (60, 0.3), (40, 0.9), (100, 0.1)]
+    with pytest.raises(CurveFitError, match="Points 1 and 4 are both peaks"):
+        validate_points(pts)
+
+
+def test_limits_are_the_protocol():
+    assert (MIN_POINTS, MAX_POINTS) == (3, 5)
+    assert issubclass(CurveFitError, ValueError)
+
+
+# --- fitting ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("xi", "omega", "alpha"), [(60.0, 15.0, 3.0), (60.0, 15.0, -3.0), (60.0, 15.0, 0.5)])
+def test_fit_recovers_known_parameters(xi, omega, alpha):
+    points, scale = sample_points(xi, omega, alpha)
+    fit = fit_curve(points)
+    assert isinstance(fit, CurveFit)
+    assert fit.xi == pytest.approx(xi, abs=1e-3)
+    assert fit.omega == pytest.approx(omega, abs=1e-3)
+    assert fit.alpha == pytest.approx(alpha, abs=1e-3)
+    assert fit.scale == pytest.approx(scale, rel=1e-4)
+    assert fit.rmse < 1e-6
+    assert fit.n_points == 5 and fit.converged
+    assert all(isinstance(v, float) for v in (fit.xi, fit.omega, fit.alpha, fit.scale, fit.rmse))
+
+
+def test_fit_recovers_parameters_on_other_positions_and_shapes():
+    for xi, omega, alpha, xs in [
+        (110.0, 8.0, -6.0, (80.0, 95.0, 103.0, 108.0, 115.0)),
+        (30.0, 25.0, 8.0, (20.0, 35.0, 50.0, 70.0, 100.0)),
+    ]:
+        points, _ = sample_points(xi, omega, alpha, xs=xs)
+        fit = fit_curve(points)
+        assert fit.rmse < 1e-5
+        assert (fit.xi, fit.omega, fit.alpha) == pytest.approx((xi, omega, alpha), rel=2e-2)
+
+
+def test_fit_with_small_noise():
+    rng = np.random.default_rng(7)
+    points, _ = sample_points(60.0, 15.0, 3.0)
+    for _ in range(5):
+        noisy = [(x, float(np.clip(y + rng.normal(0, 0.01), 0, 1))) for x, y in points]
+        fit = fit_curve(noisy)
+        assert fit.rmse < 0.02
+        assert fit.xi == pytest.approx(60.0, abs=4.0)
+        assert fit.omega == pytest.approx(15.0, abs=4.0)
+        assert fit.alpha > 1.0  # still clearly right-skewed
+        assert fit.peak_x == pytest.approx(skew_normal_mode(60.0, 15.0, 3.0), abs=2.0)
+
+
+def test_rmse_is_the_rmse_of_the_fitted_curve():
+    pts = [(30.0, 0.2), (45.0, 0.8), (50.0, 1.0), (60.0, 0.45), (75.0, 0.15)]
+    fit = fit_curve(pts)
+    xs, ys = np.array(pts).T
+    resid = fit.scale * skew_normal_pdf(xs, fit.xi, fit.omega, fit.alpha) - ys
+    assert fit.rmse == pytest.approx(math.sqrt(np.mean(resid**2)), rel=1e-9)
+    assert 0 < fit.rmse < 0.1
+
+
+def test_fit_is_order_independent():
+    points, _ = sample_points(70.0, 12.0, -2.0)
+    a = fit_curve(points)
+    b = fit_curve(list(reversed(points)))
+    assert (a.xi, a.omega, a.alpha) == pytest.approx((b.xi, b.omega, b.alpha), abs=1e-6)
+
+
+def test_fit_stays_within_bounds():
+    # A needle: the narrowest curve the bounds allow.
+    fit = fit_curve([(49.0, 0.0), (50.0, 1.0), (51.0, 0.0)])
+    assert OMEGA_BOUNDS[0] <= fit.omega <= OMEGA_BOUNDS[1]
+    assert ALPHA_BOUNDS[0] <= fit.alpha <= ALPHA_BOUNDS[1]
+    assert XI_BOUNDS[0] <= fit.xi <= XI_BOUNDS[1]
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        [(40.0, 0.5), (50.0, 1.0), (60.0, 0.5)],
+        [(40.0, 0.3), (50.0, 1.0), (70.0, 0.5)],
+        [(20.0, 0.1), (50.0, 1.0), (55.0, 0.6)],
+        [(10.0, 0.2), (30.0, 0.6), (50.0, 1.0)],
+        [(60.0, 1.0), (80.0, 0.5), (100.0, 0.1)],
+    ],
+)
+def test_three_points_give_a_curve_through_them_peaking_at_the_highest(points):
+    fit = fit_curve(points)
+    assert fit.n_points == 3
+    assert fit.rmse < 1e-4
+    top_x = max(points, key=lambda p: p[1])[0]
+    assert fit.peak_x == pytest.approx(top_x, abs=0.05)
+
+
+def test_three_symmetric_points_give_a_symmetric_curve():
+    fit = fit_curve([(40.0, 0.5), (50.0, 1.0), (60.0, 0.5)])
+    # Near α = 0 skewing about a fixed mode changes the curve only to second order (the
+    # skew-normal's information about α vanishes at 0), so α is pinned loosely; the curve is not.
+    assert fit.alpha == pytest.approx(0.0, abs=0.05)
+    assert fit.peak_x == pytest.approx(50.0, abs=1e-3)
+    # half validity exactly at the two outer points
+    lo, hi = fit.half_validity_range
+    assert (lo, hi) == pytest.approx((40.0, 60.0), abs=1e-2)
+
+
+def test_three_point_fit_is_stable_under_small_moves():
+    base = [(60.0, 1.0), (80.0, 0.5), (100.0, 0.1)]
+    params = []
+    for dx in np.linspace(-1.0, 1.0, 11):
+        pts = [base[0], (base[1][0] + dx, base[1][1]), base[2]]
+        f = fit_curve(pts)
+        params.append((f.xi, f.omega, f.alpha))
+        assert f.rmse < 1e-4
+    steps = np.abs(np.diff(np.array(params), axis=0)).max(axis=0)
+    assert steps[0] < 3.0 and steps[1] < 3.0 and steps[2] < 2.0
+
+
+def test_flat_points_give_a_wide_curve_not_an_error():
+    fit = fit_curve([(30.0, 0.5), (50.0, 0.5), (70.0, 0.5)])
+    assert fit.omega > 50
+    assert fit.rmse < 0.01
+
+
+def test_curve_fit_is_frozen_and_reports_peak_and_half_range():
+    fit = fit_curve(sample_points(60.0, 15.0, 3.0)[0])
+    with pytest.raises(AttributeError):
+        fit.xi = 1.0  # type: ignore[misc]
+    assert fit.params == (fit.xi, fit.omega, fit.alpha)
+    assert fit.peak_x == pytest.approx(skew_normal_mode(60.0, 15.0, 3.0), abs=1e-3)
+    lo, hi = fit.half_validity_range
+    assert lo < fit.peak_x < hi
+
+
+# --- hand-tuned parameters --------------------------------------------------------------------
+
+
+def test_fit_scale_for_matches_the_least_squares_scale():
+    points, scale = sample_points(60.0, 15.0, 3.0)
+    s, rmse = fit_scale_for(points, 60.0, 15.0, 3.0)
+    assert s == pytest.approx(scale, rel=1e-9)
+    assert rmse < 1e-9
+    # off parameters: closed form equals a numeric minimisation over S
+    s2, rmse2 = fit_scale_for(points, 55.0, 12.0, 1.0)
+    xs, ys = np.array(points).T
+    f = skew_normal_pdf(xs, 55.0, 12.0, 1.0)
+    grid = np.linspace(s2 * 0.5, s2 * 1.5, 2001)
+    errs = [math.sqrt(np.mean((g * f - ys) ** 2)) for g in grid]
+    assert rmse2 == pytest.approx(min(errs), rel=1e-4)
+    assert rmse2 > 0.01
+
+
+def test_fit_scale_for_errors():
+    with pytest.raises(CurveFitError, match="zero at every point"):
+        fit_scale_for([(10, 0.5), (12, 1.0), (14, 0.5)], 190.0, 0.5, 0.0)
+    with pytest.raises(CurveFitError, match="width"):
+        fit_scale_for(GOOD, 50.0, 0.0, 0.0)
+    with pytest.raises(CurveFitError):
+        fit_scale_for(GOOD, math.nan, 10.0, 0.0)
+    with pytest.raises(CurveFitError, match="No points"):
+        fit_scale_for([], 50.0, 10.0, 0.0)
+
+
+def test_fit_scale_for_accepts_points_mid_edit():
+    # two points is not a valid annotation, but hand-tuning may happen mid-edit
+    s, rmse = fit_scale_for([(50.0, 1.0), (60.0, 0.5)], 50.0, 10.0, 0.0)
+    assert s > 0 and math.isfinite(rmse)
+
+
+# --- normalised and proportional curves -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("xi", "omega", "alpha"), [(60, 15, 3), (20, 30, -5), (5, 10, 0), (150, 40, 2)])
+def test_normalised_curve_has_area_one(xi, omega, alpha):
+    x, f = normalised_curve(xi, omega, alpha, scale=7.3)
+    assert x[0] == X_MIN and x[-1] == X_MAX and len(x) == 801
+    assert np.trapezoid(f, x) == pytest.approx(1.0, rel=1e-12)
+    # S cancels
+    np.testing.assert_allclose(f, normalised_curve(xi, omega, alpha, scale=1.0)[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize(("xi", "omega", "alpha"), [(60, 15, 3), (20, 30, -5), (5, 10, 0), (-20, 10, 0)])
+def test_proportional_curve_peaks_at_one(xi, omega, alpha):
+    x, p = proportional_curve(xi, omega, alpha)
+    assert p.max() == pytest.approx(1.0, abs=1e-3)
+    assert p.max() <= 1.0 + 1e-12
+    assert p.min() >= 0.0
+    # exactly 1 at the peak itself
+    peak = min(max(skew_normal_mode(xi, omega, alpha), X_MIN), X_MAX)
+    assert proportional_curve(xi, omega, alpha, x=[peak])[1][0] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_curves_on_a_custom_grid():
+    x, p = proportional_curve(60, 15, 3, x=np.array([0.0, 67.1, 200.0]))
+    assert list(x) == [0.0, 67.1, 200.0]
+    assert p[1] == pytest.approx(1.0, abs=1e-4)
+
+
+def test_curve_entirely_off_axis_is_an_error():
+    for func in (normalised_curve, proportional_curve):
+        with pytest.raises(CurveFitError, match="outside the time axis"):
+            func(290.0, 0.5, 0.0)
+    with pytest.raises(CurveFitError):
+        half_validity_range(-95.0, 0.5, 0.0)
+
+
+def test_half_validity_range_symmetric_gaussian():
+    lo, hi = half_validity_range(100.0, 10.0, 0.0)
+    half_width = 10.0 * math.sqrt(2 * math.log(2))
+    assert (lo, hi) == pytest.approx((100 - half_width, 100 + half_width), abs=1e-6)
+
+
+def test_half_validity_range_clips_to_axis():
+    lo, hi = half_validity_range(0.0, 20.0, 0.0)
+    assert lo == X_MIN and hi == pytest.approx(20 * math.sqrt(2 * math.log(2)), abs=1e-6)
+    lo, hi = half_validity_range(195.0, 20.0, 0.0)
+    assert hi == X_MAX
+
+
+# --- describing a curve -----------------------------------------------------------------------
+
+
+def test_describe_curve_known_case():
+    # Peak at 3 days with half validity at 9 hours and 2 weeks: a Gaussian cannot do both sides,
+    # so build it from the spec's own example positions.
+    peak, lo, hi = (minutes_to_x(m) for m in (3 * 1440, 9 * 60, 14 * 1440))
+    fit = fit_curve([(lo, 0.5), (peak, 1.0), (hi, 0.5)])
+    assert describe_curve(fit.xi, fit.omega, fit.alpha) == (
+        "peaks after ≈ 3 days; above half validity from ≈ 9 hours to ≈ 2 weeks"
+    )
+
+
+def test_describe_curve_gaussian_and_axis_start():
+    assert describe_curve(76.30, 5.0, 0.0).startswith("peaks after ≈ 1 day; above half validity")
+    text = describe_curve(5.0, 20.0, 0.0)
+    assert "from the start to ≈" in text
+
+
+def test_describe_curve_peak_before_the_axis():
+    text = describe_curve(-30.0, 20.0, 0.0)
+    assert text.startswith("peaks within the first minute; above half validity from the start")
+
+
+def test_describe_curve_in_another_base():
+    # same curve re-expressed in base 2: same human description, measured on its own axis
+    xi, omega, alpha = 76.30, 6.0, 0.0
+    xi2, omega2, alpha2 = convert_base(xi, omega, alpha, 1.1, 1.5)
+    assert describe_curve(xi2, omega2, alpha2, base=1.5) == describe_curve(xi, omega, alpha)
+
+
+# --- robustness -------------------------------------------------------------------------------
+
+_point = st.tuples(
+    st.floats(min_value=X_MIN, max_value=X_MAX, allow_nan=False),
+    st.floats(min_value=0.0, max_value=1.0, allow_nan=False),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_point, min_size=3, max_size=5))
+def test_fit_returns_a_finite_curve_or_a_curve_fit_error(points):
+    try:
+        fit = fit_curve(points)
+    except CurveFitError as exc:
+        assert str(exc)
+        return
+    values = (fit.xi, fit.omega, fit.alpha, fit.scale, fit.rmse)
+    assert all(math.isfinite(v) for v in values)
+    assert OMEGA_BOUNDS[0] <= fit.omega <= OMEGA_BOUNDS[1]
+    assert ALPHA_BOUNDS[0] <= fit.alpha <= ALPHA_BOUNDS[1]
+    assert fit.scale > 0
+    assert 0 <= fit.rmse <= 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.floats(), st.integers(-10**6, 10**6), st.none(), st.text(max_size=3)),
+            st.one_of(st.floats(), st.integers(-5, 5), st.none()),
+        ),
+        max_size=7,
+    )
+)
+def test_junk_input_only_ever_raises_curve_fit_error(points):
+    try:
+        fit_curve(points)
+    except CurveFitError:
+        pass
+
+
+# --- distribution comparison ------------------------------------------------------------------
+
+FAMILIES = {"skew_normal", "gaussian", "exponential", "log_normal", "gamma"}
+
+
+@pytest.mark.parametrize("alpha", [5.0, -5.0])
+def test_compare_distributions_skew_normal_wins_on_skewed_points(alpha):
+    points, _ = sample_points(70.0, 20.0, alpha, xs=(40.0, 58.0, 70.0, 82.0, 110.0))
+    result = compare_distributions(points)
+    assert set(result) == FAMILIES
+    assert all(isinstance(v, float) for v in result.values())
+    others = [v for k, v in result.items() if k != "skew_normal" and not math.isnan(v)]
+    assert result["skew_normal"] <= min(others) + 1e-6
+    assert result["skew_normal"] < 1e-6
+    assert result["gaussian"] > 0.01
+
+
+def test_compare_distributions_gaussian_points():
+    points, _ = sample_points(60.0, 10.0, 0.0, xs=(40, 52, 60, 68, 80))
+    result = compare_distributions(points)
+    assert result["gaussian"] < 1e-6 and result["skew_normal"] < 1e-6
+    assert result["exponential"] > 0.05  # an exponential cannot rise
