@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.curves import MAX_POINTS, MIN_POINTS
@@ -60,6 +60,8 @@ class AnnotationContent:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "AnnotationContent":
         """Build from untrusted JSON-like data, checking types; raises ContentError."""
+        if not isinstance(data, Mapping):
+            raise ContentError("the annotation data is malformed (not a JSON object)")
         try:
             boundaries = tuple(_as_int(b) for b in data.get("boundaries") or (0,))
             axes = tuple(a if a is None else str(a) for a in data.get("segment_axes") or (None,))
@@ -68,7 +70,7 @@ class AnnotationContent:
             flags = tuple(str(f) for f in data.get("flags") or ())
             note = str(data.get("note") or "")
             source = str(data.get("params_source") or "fit")
-        except (TypeError, ValueError, IndexError) as exc:
+        except (TypeError, ValueError, IndexError, OverflowError) as exc:
             raise ContentError(f"the annotation data is malformed ({exc})") from exc
         content = cls(boundaries, axes, points, params_source=source, flags=flags, note=note, **params)
         content.check_shape()

@@ -123,6 +123,8 @@ def import_texts(db: Database, actor: Actor, project_id: int, records: Sequence[
                 next_number[b] = max(next_number[b], int(num))
         added, present, counts = 0, 0, {1: 0, 2: 0}
         new_texts: set[str] = set()
+        # ids named later in this import must not be taken by a generated id first
+        named_ids = {r.external_id for r in records if r.external_id is not None}
         for r in records:
             if r.external_id is not None and r.external_id in existing:
                 if existing[r.external_id] != r.text:
@@ -137,7 +139,7 @@ def import_texts(db: Database, actor: Actor, project_id: int, records: Sequence[
             if ext_id is None:
                 next_number[r.benchmark] += 1
                 ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
-                while ext_id in existing:
+                while ext_id in existing or ext_id in named_ids:
                     next_number[r.benchmark] += 1
                     ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
             s.add(Sample(project_id=project_id, external_id=ext_id, benchmark=r.benchmark,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from sqlalchemy import exists, func, select, update
+from sqlalchemy import func, select, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -120,9 +120,15 @@ def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
         settings = _settings(s, project_id)
         start, end = day_bounds(utcnow(), settings)
         today = _submitted_between(s, actor.user_id, project_id, start, end)
+        # Start from the annotator's own rows (index on annotator_id) and look each one's project
+        # up by primary key. A plain join let the planner start from the project's samples
+        # instead (SQLite without statistics; a hash join on PostgreSQL), reading the whole
+        # project on every call.
+        project_of = (select(Sample.project_id).where(Sample.id == Annotation.sample_id)
+                      .scalar_subquery())
         rows = dict(s.execute(
-            select(Annotation.status, func.count()).join(Sample, Sample.id == Annotation.sample_id)
-            .where(Annotation.annotator_id == actor.user_id, Sample.project_id == project_id)
+            select(Annotation.status, func.count())
+            .where(Annotation.annotator_id == actor.user_id, project_of == project_id)
             .group_by(Annotation.status)).all())
         return QueueStatus(today, settings.daily_quota, rows.get("submitted", 0), rows.get("draft", 0))
 
@@ -152,9 +158,14 @@ def _item(a: Annotation, smp: Sample) -> WorkItem:
 
 
 def _open_draft(s: Session, user_id: int, project_id: int) -> tuple[Annotation, Sample] | None:
+    # A draft never has a submitted_at (only submit() sets it, together with the status), so
+    # "submitted_at IS NULL" adds nothing but an index path: the (annotator_id, submitted_at)
+    # index finds the annotator's few drafts directly. Without it SQLite scanned every sample of
+    # the project and PostgreSQL the status of every annotation.
     row = s.execute(
         select(Annotation, Sample).join(Sample, Sample.id == Annotation.sample_id)
         .where(Annotation.annotator_id == user_id, Annotation.status == "draft",
+               Annotation.submitted_at.is_(None),
                Sample.project_id == project_id, Sample.status == "active")
         .order_by(Annotation.id).limit(1)
     ).first()
@@ -171,6 +182,31 @@ def _new_draft(s: Session, user_id: int, smp: Sample, settings: ProjectSettings)
     return a
 
 
+def _candidate_ids(s: Session, user_id: int, project_id: int, k: int) -> list[int]:
+    """Ids of the oldest active samples with fewer than k annotators that are not the user's.
+
+    One range of ``ix_samples_pool`` (project_id, status, n_assigned, id) per ``n_assigned``
+    value 0 … k-1 is already in id order, so each branch stops after its first few rows; the
+    oldest of their union are the answer. A single ``n_assigned < k`` range is not in id order:
+    SQLite sorted the whole open pool and PostgreSQL walked the primary key past every full
+    sample, both growing with the project.
+
+    "Not the user's" is a count per row on the (sample_id, user_id) unique index; written as
+    NOT EXISTS, PostgreSQL planned a merge anti-join that read that whole index for the user.
+    """
+    mine = (select(func.count()).select_from(Assignment)
+            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
+            .scalar_subquery())
+    branches = [
+        select(Sample.id).where(Sample.project_id == project_id, Sample.status == "active",
+                                Sample.n_assigned == n, mine == 0)
+        .order_by(Sample.id).limit(_CANDIDATES).subquery()
+        for n in range(k)
+    ]
+    pool = union_all(*(select(b.c.id) for b in branches)).subquery()
+    return list(s.scalars(select(pool.c.id).order_by(pool.c.id).limit(_CANDIDATES)))
+
+
 def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
     """The annotator's next sample: their oldest unfinished draft, else a newly assigned sample.
 
@@ -180,33 +216,36 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
     for _attempt in range(3):
         try:
             with db.write() as s:
-                require_role(s, actor, "annotator")
+                user = require_role(s, actor, "annotator")
+                if s.bind.dialect.name == "postgresql":
+                    # One person's requests one at a time, so two tabs asking at once get the
+                    # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
+                    s.execute(select(User.id).where(User.id == user.id).with_for_update())
                 settings = _settings(s, project_id)
                 found = _open_draft(s, actor.user_id, project_id)
                 if found:
                     return _item(*found)
                 k = settings.annotators_per_sample
-                mine = exists().where(Assignment.sample_id == Sample.id,
-                                      Assignment.user_id == actor.user_id)
-                candidates = list(s.scalars(
-                    select(Sample).where(Sample.project_id == project_id, Sample.status == "active",
-                                         Sample.n_assigned < k, ~mine)
-                    .order_by(Sample.id).limit(_CANDIDATES)))
-                for smp in candidates:
-                    claimed = s.execute(
-                        update(Sample).where(Sample.id == smp.id, Sample.n_assigned < k)
-                        .values(n_assigned=Sample.n_assigned + 1)
-                        .returning(Sample.n_assigned)
-                    ).scalar()
-                    if claimed is None:
-                        continue  # someone took the last slot meanwhile
-                    s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed,
-                                     assigned_at=utcnow()))
-                    a = _new_draft(s, actor.user_id, smp, settings)
-                    s.refresh(smp)
-                    audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed)
-                    return _item(a, smp)
-                return None
+                while True:
+                    candidates = _candidate_ids(s, actor.user_id, project_id, k)
+                    if not candidates:
+                        return None
+                    for sample_id in candidates:
+                        claimed = s.execute(
+                            update(Sample).where(Sample.id == sample_id, Sample.n_assigned < k)
+                            .values(n_assigned=Sample.n_assigned + 1)
+                            .returning(Sample.n_assigned)
+                        ).scalar()
+                        if claimed is None:
+                            continue  # someone took the last slot meanwhile
+                        smp = s.get(Sample, sample_id, populate_existing=True)
+                        s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed,
+                                         assigned_at=utcnow()))
+                        a = _new_draft(s, actor.user_id, smp, settings)
+                        audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed)
+                        return _item(a, smp)
+                    # Every candidate filled up while we waited for its row (PostgreSQL, busy
+                    # pool): the pool is not empty, so look again rather than report it empty.
         except IntegrityError:
             continue  # the same person asked twice at once (two tabs); the retry finds the draft
     raise StaleVersion("Could not hand out a sample right now; please try again.")

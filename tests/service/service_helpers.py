@@ -1,0 +1,36 @@
+"""Plain helpers shared by the service tests (fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from annotation.protocol import AnnotationContent
+from annotation.text_import import TextRecord
+
+#: Five points of a single-peaked curve (the example of SPEC section 11).
+GOOD_POINTS: tuple[tuple[float, float], ...] = (
+    (27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2),
+)
+
+
+def complete_content(points=GOOD_POINTS, **overrides) -> AnnotationContent:
+    """An unflagged, complete annotation of a text: one segment labelled Main, five points."""
+    values = dict(boundaries=(0,), segment_axes=("main",), points=tuple(points))
+    values.update(overrides)
+    return AnnotationContent(**values)
+
+
+def text_records(n: int, prefix: str = "S") -> list[TextRecord]:
+    """``n`` distinct single-sentence texts with ids ``<prefix>-000``…"""
+    return [
+        TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
+                   f"{prefix}-{i:03d}", i + 1)
+        for i in range(n)
+    ]
+
+
+def count(db, model, *where) -> int:
+    with db.read() as s:
+        return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+

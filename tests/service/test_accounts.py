@@ -1,0 +1,446 @@
+"""Accounts service: first admin, login and its rate limit, password hashing, user administration,
+and role checks made against the database on every call (SPEC sections 2 and 10)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select, update
+
+from annotation.services import accounts, projects, queue
+from annotation.services.authz import Actor
+from annotation.services.errors import (
+    AuthenticationFailed,
+    InvalidInput,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+)
+from db.models import AuditEvent, LoginAttempt, User
+
+from service_helpers import complete_content, count
+
+
+def _user(db, username: str) -> User:
+    with db.read() as s:
+        return s.scalar(select(User).where(User.username == username))
+
+
+def _users_snapshot(db) -> list[tuple]:
+    with db.read() as s:
+        return [(u.id, u.username, u.role, u.is_active, u.password_hash)
+                for u in s.scalars(select(User).order_by(User.id))]
+
+
+# --- first admin -----------------------------------------------------------------------------
+
+
+def test_first_admin_only_while_the_database_is_empty(db):
+    assert accounts.needs_first_admin(db)
+    first = accounts.create_first_admin(db, "root", "root-password")
+    assert first.role == "admin" and first.username == "root"
+    assert not accounts.needs_first_admin(db)
+
+    with pytest.raises(PermissionDenied):
+        accounts.create_first_admin(db, "intruder", "intruder-password")
+    assert count(db, User) == 1
+    assert _user(db, "intruder") is None
+    # the first admin can sign in
+    assert accounts.authenticate(db, "root", "root-password").user_id == first.user_id
+
+
+def test_first_admin_validates_username_and_password(db):
+    with pytest.raises(InvalidInput):
+        accounts.create_first_admin(db, "x", "long-enough-password")  # too short a name
+    with pytest.raises(InvalidInput):
+        accounts.create_first_admin(db, "root", "short")
+    with pytest.raises(InvalidInput):
+        accounts.create_first_admin(db, "has space", "long-enough-password")
+    assert accounts.needs_first_admin(db)
+
+
+# --- authenticate ----------------------------------------------------------------------------
+
+
+def test_authenticate_ok_returns_actor_of_that_user(db, admin, make_user):
+    ann = make_user("ann", "annotator")
+    again = accounts.authenticate(db, "ann", "ann-password")
+    assert again == ann
+    assert again.role == "annotator" and again.username == "ann"
+    # surrounding whitespace in the username is tolerated
+    assert accounts.authenticate(db, "  ann ", "ann-password").user_id == ann.user_id
+
+
+@pytest.mark.parametrize("username,password", [
+    ("ann", "wrong-password"),
+    ("nobody", "ann-password"),
+    ("ann", ""),
+    ("", ""),
+    ("ANN", "ann-password"),  # usernames are case-sensitive
+])
+def test_authenticate_refuses_wrong_credentials(db, make_user, username, password):
+    make_user("ann", "annotator")
+    with pytest.raises(AuthenticationFailed) as exc:
+        accounts.authenticate(db, username, password)
+    # same message whichever part was wrong
+    assert str(exc.value) == "Wrong username or password, or the account is inactive."
+
+
+def test_authenticate_refuses_inactive_user_even_with_right_password(db, admin, make_user):
+    ann = make_user("ann", "annotator")
+    accounts.set_active(db, admin, ann.user_id, False)
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ann", "ann-password")
+    accounts.set_active(db, admin, ann.user_id, True)
+    assert accounts.authenticate(db, "ann", "ann-password").user_id == ann.user_id
+
+
+def test_every_attempt_is_recorded(db, make_user):
+    make_user("ann", "annotator")  # one successful login inside the factory
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ann", "nope-nope")
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ghost", "nope-nope")
+    assert count(db, LoginAttempt, LoginAttempt.username == "ann",
+                 LoginAttempt.succeeded.is_(True)) == 1
+    assert count(db, LoginAttempt, LoginAttempt.username == "ann",
+                 LoginAttempt.succeeded.is_(False)) == 1
+    assert count(db, LoginAttempt, LoginAttempt.username == "ghost",
+                 LoginAttempt.succeeded.is_(False)) == 1
+
+
+def test_rate_limit_after_five_failures_even_with_right_password(db, make_user):
+    make_user("ann", "annotator")
+    for i in range(accounts.MAX_FAILURES):
+        with pytest.raises(AuthenticationFailed):
+            accounts.authenticate(db, "ann", f"wrong-{i}-password")
+        assert count(db, LoginAttempt, LoginAttempt.username == "ann",
+                     LoginAttempt.succeeded.is_(False)) == i + 1
+    with pytest.raises(RateLimited) as exc:
+        accounts.authenticate(db, "ann", "ann-password")
+    assert "minute" in str(exc.value)
+    with pytest.raises(RateLimited):
+        accounts.authenticate(db, "ann", "wrong-again-password")
+    # the lock is per username: others can still sign in
+    make_user("bob", "annotator")
+    assert accounts.authenticate(db, "bob", "bob-password").username == "bob"
+    # the rate-limited attempts were not successes
+    assert count(db, LoginAttempt, LoginAttempt.username == "ann",
+                 LoginAttempt.succeeded.is_(True)) == 1  # the factory's own login only
+
+
+def test_rate_limit_counts_unknown_usernames_too(db, admin):
+    for _ in range(accounts.MAX_FAILURES):
+        with pytest.raises(AuthenticationFailed):
+            accounts.authenticate(db, "ghost", "whatever-password")
+    with pytest.raises(RateLimited):
+        accounts.authenticate(db, "ghost", "whatever-password")
+
+
+def test_rate_limit_ends_when_failures_leave_the_window(db, make_user):
+    make_user("ann", "annotator")
+    for _ in range(accounts.MAX_FAILURES):
+        with pytest.raises(AuthenticationFailed):
+            accounts.authenticate(db, "ann", "wrong-password")
+    with pytest.raises(RateLimited):
+        accounts.authenticate(db, "ann", "ann-password")
+    # age the failures past the window (as if 16 minutes had gone by)
+    with db.write() as s:
+        for attempt in s.scalars(select(LoginAttempt).where(LoginAttempt.username == "ann")):
+            attempt.at = attempt.at - accounts.FAILURE_WINDOW - timedelta(minutes=1)
+    assert accounts.authenticate(db, "ann", "ann-password").username == "ann"
+
+
+def test_password_hashes_are_argon2id_and_never_the_password(real_kdf, db, admin, make_user):
+    make_user("ann", "annotator")
+    accounts.reset_password(db, admin, _user(db, "ann").id, "reset-password-1")
+    lead = make_user("lead", "lead")
+    accounts.change_own_password(db, lead, "lead-password", "changed-password")
+    hashes = {u.username: u.password_hash for u in
+              (_user(db, "admin"), _user(db, "ann"), _user(db, "lead"))}
+    passwords = {"admin": "admin-password", "ann": "reset-password-1", "lead": "changed-password"}
+    for name, h in hashes.items():
+        assert h.startswith("$argon2id$"), name
+        assert passwords[name] not in h
+        assert h != passwords[name]
+    # salted: the same password twice gives different hashes
+    accounts.create_user(db, admin, "twin1", "same-password", "annotator")
+    accounts.create_user(db, admin, "twin2", "same-password", "annotator")
+    assert _user(db, "twin1").password_hash != _user(db, "twin2").password_hash
+    # a modern cost: at least argon2-cffi's RFC 9106 low-memory profile (64 MiB, t=3)
+    params = real_kdf.check_needs_rehash(hashes["admin"])
+    assert params is False
+    assert real_kdf.memory_cost >= 64 * 1024 and real_kdf.time_cost >= 3
+
+
+def test_hash_with_outdated_parameters_is_upgraded_at_login(db, admin):
+    """A hash made with weaker parameters verifies and is re-hashed with the current ones."""
+    from argon2 import PasswordHasher
+
+    weak = PasswordHasher(time_cost=1, memory_cost=512, parallelism=1)
+    with db.write() as s:
+        s.add(User(username="old", display_name="old", password_hash=weak.hash("old-password"),
+                   role="annotator", is_active=True))
+    assert accounts.authenticate(db, "old", "old-password").username == "old"
+    new_hash = _user(db, "old").password_hash
+    assert new_hash.startswith("$argon2id$")
+    assert not accounts._hasher.check_needs_rehash(new_hash)
+    assert accounts.authenticate(db, "old", "old-password").username == "old"
+
+
+# --- role checks -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["annotator", "lead"])
+def test_non_admins_cannot_administer_accounts(db, admin, make_user, role):
+    caller = make_user("caller", role)
+    victim = make_user("victim", "annotator")
+    before = _users_snapshot(db)
+    audit_before = count(db, AuditEvent)
+
+    with pytest.raises(PermissionDenied):
+        accounts.create_user(db, caller, "newbie", "newbie-password", "admin")
+    with pytest.raises(PermissionDenied):
+        accounts.list_users(db, caller)
+    with pytest.raises(PermissionDenied):
+        accounts.set_role(db, caller, caller.user_id, "admin")
+    with pytest.raises(PermissionDenied):
+        accounts.set_role(db, caller, victim.user_id, "lead")
+    with pytest.raises(PermissionDenied):
+        accounts.set_active(db, caller, victim.user_id, False)
+    with pytest.raises(PermissionDenied):
+        accounts.set_active(db, caller, admin.user_id, False)
+    with pytest.raises(PermissionDenied):
+        accounts.reset_password(db, caller, victim.user_id, "hijacked-password")
+    with pytest.raises(PermissionDenied):
+        accounts.reset_password(db, caller, admin.user_id, "hijacked-password")
+
+    assert _users_snapshot(db) == before
+    assert count(db, AuditEvent) == audit_before
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "victim", "hijacked-password")
+
+
+def test_a_forged_actor_role_is_not_trusted(db, make_user):
+    """The role is re-read from the database; an Actor claiming admin does not make one."""
+    ann = make_user("ann", "annotator")
+    forged = Actor(ann.user_id, ann.username, "admin")
+    with pytest.raises(PermissionDenied):
+        accounts.list_users(db, forged)
+    with pytest.raises(PermissionDenied):
+        accounts.set_role(db, forged, ann.user_id, "admin")
+    assert _user(db, "ann").role == "annotator"
+
+
+def test_lead_may_list_annotators_but_annotator_may_not(db, admin, make_user):
+    lead = make_user("lead", "lead")
+    ann = make_user("ann", "annotator")
+    names = [u.username for u in accounts.list_annotators(db, lead)]
+    assert names == sorted(["admin", "ann", "lead"])
+    with pytest.raises(PermissionDenied):
+        accounts.list_annotators(db, ann)
+
+
+def test_deactivated_users_old_actor_is_refused_everywhere(db, admin, make_user, make_project):
+    project_id = make_project(5)
+    ann = make_user("ann", "annotator")
+    item = queue.next_item(db, ann, project_id)
+    accounts.set_active(db, admin, ann.user_id, False)
+
+    calls = [
+        lambda: queue.next_item(db, ann, project_id),
+        lambda: queue.open_item(db, ann, item.annotation_id),
+        lambda: queue.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=1),
+        lambda: queue.submit(db, ann, item.annotation_id, item.version, complete_content()),
+        lambda: queue.my_history(db, ann, project_id),
+        lambda: queue.queue_status(db, ann, project_id),
+        lambda: queue.pool_size(db, ann, project_id),
+        lambda: projects.list_projects(db, ann),
+        lambda: projects.get_project(db, ann, project_id),
+        lambda: accounts.change_own_password(db, ann, "ann-password", "new-password-1"),
+    ]
+    for call in calls:
+        with pytest.raises(PermissionDenied):
+            call()
+    # nothing moved
+    with db.read() as s:
+        from db.models import Annotation
+        a = s.get(Annotation, item.annotation_id)
+        assert (a.status, a.version) == ("draft", 1)
+
+
+def test_deactivated_admin_and_lead_lose_their_powers(db, admin, make_user):
+    lead = make_user("lead", "lead")
+    admin2 = make_user("admin2", "admin")
+    accounts.set_active(db, admin, lead.user_id, False)
+    accounts.set_active(db, admin, admin2.user_id, False)
+    with pytest.raises(PermissionDenied):
+        projects.create_project(db, lead, "Sneaky")
+    with pytest.raises(PermissionDenied):
+        accounts.list_users(db, admin2)
+    with pytest.raises(PermissionDenied):
+        accounts.create_user(db, admin2, "sneaky", "sneaky-password", "admin")
+    assert _user(db, "sneaky") is None
+
+
+def test_demoted_lead_loses_lead_powers_at_next_call(db, admin, make_user):
+    lead = make_user("lead", "lead")
+    projects.create_project(db, lead, "Allowed")
+    accounts.set_role(db, admin, lead.user_id, "annotator")
+    with pytest.raises(PermissionDenied):
+        projects.create_project(db, lead, "Not allowed")
+    # still an annotator: may list projects
+    assert [p.name for p in projects.list_projects(db, lead)] == ["Allowed"]
+
+
+# --- administration --------------------------------------------------------------------------
+
+
+def test_admin_creates_lists_and_changes_users(db, admin):
+    info = accounts.create_user(db, admin, "ann", "ann-password", "annotator", display_name=" Ann A ")
+    assert (info.username, info.role, info.is_active, info.display_name) == ("ann", "annotator", True, "Ann A")
+    assert [u.username for u in accounts.list_users(db, admin)] == ["admin", "ann"]
+    assert accounts.set_role(db, admin, info.id, "lead").role == "lead"
+    assert _user(db, "ann").role == "lead"
+    assert accounts.set_active(db, admin, info.id, False).is_active is False
+    assert _user(db, "ann").is_active is False
+    with db.read() as s:
+        actions = [e.action for e in s.scalars(
+            select(AuditEvent).where(AuditEvent.entity == "user", AuditEvent.entity_id == str(info.id))
+            .order_by(AuditEvent.id))]
+    assert actions == ["create_user", "set_role", "deactivate"]
+
+
+def test_duplicate_username_is_invalid_input(db, admin):
+    accounts.create_user(db, admin, "ann", "ann-password", "annotator")
+    with pytest.raises(InvalidInput, match="taken"):
+        accounts.create_user(db, admin, "ann", "other-password", "lead")
+    with pytest.raises(InvalidInput, match="taken"):
+        accounts.create_user_from_cli(db, "ann", "other-password", "lead")
+    assert count(db, User, User.username == "ann") == 1
+    assert _user(db, "ann").role == "annotator"
+    # the failed attempts left the database usable
+    accounts.create_user(db, admin, "bob", "bob-password", "annotator")
+    assert count(db, User) == 3
+
+
+@pytest.mark.parametrize("username,password,role", [
+    ("a", "long-enough", "annotator"),
+    ("bad name", "long-enough", "annotator"),
+    ("x" * 65, "long-enough", "annotator"),
+    ("fine", "short", "annotator"),
+    ("fine", "long-enough", "superuser"),
+])
+def test_create_user_validates(db, admin, username, password, role):
+    with pytest.raises(InvalidInput):
+        accounts.create_user(db, admin, username, password, role)
+    assert count(db, User) == 1
+
+
+def test_set_role_and_set_active_on_missing_user(db, admin):
+    with pytest.raises(NotFound):
+        accounts.set_role(db, admin, 99999, "lead")
+    with pytest.raises(NotFound):
+        accounts.set_active(db, admin, 99999, False)
+    with pytest.raises(NotFound):
+        accounts.reset_password(db, admin, 99999, "long-enough-password")
+    with pytest.raises(InvalidInput):
+        accounts.set_role(db, admin, admin.user_id, "overlord")
+
+
+def test_last_admin_cannot_be_demoted_or_deactivated(db, admin):
+    with pytest.raises(InvalidInput):
+        accounts.set_role(db, admin, admin.user_id, "lead")
+    with pytest.raises(InvalidInput):
+        accounts.set_active(db, admin, admin.user_id, False)
+    u = _user(db, "admin")
+    assert (u.role, u.is_active) == ("admin", True)
+    # with a second active admin the first may step down …
+    other = accounts.create_user(db, admin, "admin2", "admin2-password", "admin")
+    accounts.set_role(db, admin, admin.user_id, "lead")
+    assert _user(db, "admin").role == "lead"
+    # … and now admin2 is the last one
+    admin2 = accounts.authenticate(db, "admin2", "admin2-password")
+    with pytest.raises(InvalidInput):
+        accounts.set_active(db, admin2, other.id, False)
+    with pytest.raises(InvalidInput):
+        accounts.set_role(db, admin2, other.id, "annotator")
+    assert _user(db, "admin2").role == "admin" and _user(db, "admin2").is_active
+
+
+def test_inactive_admin_does_not_count_as_remaining_admin(db, admin):
+    other = accounts.create_user(db, admin, "admin2", "admin2-password", "admin")
+    accounts.set_active(db, admin, other.id, False)
+    with pytest.raises(InvalidInput):
+        accounts.set_role(db, admin, admin.user_id, "annotator")
+    with pytest.raises(InvalidInput):
+        accounts.set_active(db, admin, admin.user_id, False)
+
+
+def test_reset_password_sets_new_password_and_clears_lock(db, admin, make_user):
+    ann = make_user("ann", "annotator")
+    for _ in range(accounts.MAX_FAILURES):
+        with pytest.raises(AuthenticationFailed):
+            accounts.authenticate(db, "ann", "wrong-password")
+    with pytest.raises(RateLimited):
+        accounts.authenticate(db, "ann", "ann-password")
+
+    accounts.reset_password(db, admin, ann.user_id, "fresh-password")
+    assert accounts.authenticate(db, "ann", "fresh-password").user_id == ann.user_id
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ann", "ann-password")
+    with pytest.raises(InvalidInput):
+        accounts.reset_password(db, admin, ann.user_id, "short")
+
+
+def test_change_own_password(db, make_user):
+    ann = make_user("ann", "annotator")
+    before = _user(db, "ann").password_hash
+    with pytest.raises(AuthenticationFailed):
+        accounts.change_own_password(db, ann, "not-my-password", "new-password-1")
+    with pytest.raises(InvalidInput):
+        accounts.change_own_password(db, ann, "ann-password", "short")
+    assert _user(db, "ann").password_hash == before
+
+    accounts.change_own_password(db, ann, "ann-password", "new-password-1")
+    assert accounts.authenticate(db, "ann", "new-password-1").user_id == ann.user_id
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ann", "ann-password")
+    assert count(db, AuditEvent, AuditEvent.action == "change_password",
+                 AuditEvent.entity_id == str(ann.user_id)) == 1
+
+
+def test_no_service_leaks_password_hashes(db, admin, make_user):
+    make_user("ann", "annotator")
+    for info in accounts.list_users(db, admin):
+        assert not any("argon2" in str(v) for v in vars(info).values())
+
+
+def test_stale_actor_of_deleted_user_is_refused(db, admin):
+    ghost = Actor(12345, "ghost", "admin")
+    with pytest.raises(PermissionDenied):
+        accounts.list_users(db, ghost)
+
+
+def test_audit_rows_for_account_changes(db, admin):
+    info = accounts.create_user(db, admin, "ann", "ann-password", "annotator")
+    accounts.reset_password(db, admin, info.id, "other-password")
+    with db.read() as s:
+        ev = s.scalars(select(AuditEvent).where(AuditEvent.action == "reset_password")).one()
+    assert (ev.actor_id, ev.entity, ev.entity_id) == (admin.user_id, "user", str(info.id))
+    # the audit detail never holds the password
+    with db.read() as s:
+        for e in s.scalars(select(AuditEvent)):
+            assert "other-password" not in str(e.detail)
+            assert "ann-password" not in str(e.detail)
+
+
+def test_user_row_update_by_others_takes_effect(db, admin, make_user):
+    """A role raised directly in the database is honoured at the next call (no cached role)."""
+    ann = make_user("ann", "annotator")
+    with pytest.raises(PermissionDenied):
+        accounts.list_users(db, ann)
+    with db.write() as s:
+        s.execute(update(User).where(User.id == ann.user_id).values(role="admin"))
+    assert len(accounts.list_users(db, ann)) == 2

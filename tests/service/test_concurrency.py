@@ -1,0 +1,227 @@
+"""Concurrent annotators on one database (SPEC section 10, reliability): 16 annotators at once
+lose and duplicate no submission, never exceed k annotators per sample, and a second tab cannot
+overwrite or double-submit. Runs on a SQLite file and on PostgreSQL (the ``db`` fixture)."""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import func, select
+
+from annotation.services import queue
+from annotation.services.errors import AlreadySubmitted, StaleVersion
+from db.models import Annotation, Assignment, AuditEvent, Sample
+from service_helpers import complete_content, count
+
+N_WORKERS = 16
+
+
+def _run_workers(db, actors, project_id: int, rounds: int):
+    """Each actor in its own thread: ``rounds`` × (next_item → save_draft → submit).
+
+    Returns (successful submits as (annotation_id, sample_id, user_id), unexpected errors).
+    """
+    barrier = threading.Barrier(len(actors))
+    successes: list[tuple[int, int, int]] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def work(actor):
+        barrier.wait()  # start together to maximise contention
+        for _ in range(rounds):
+            try:
+                item = queue.next_item(db, actor, project_id)
+                if item is None:
+                    return
+                saved = queue.save_draft(db, actor, item.annotation_id, item.version,
+                                         complete_content(note=f"by {actor.username}"), step=2,
+                                         seconds_delta=3)
+                done = queue.submit(db, actor, saved.annotation_id, saved.version,
+                                    complete_content(note=f"by {actor.username}"), seconds_delta=2)
+                assert done.status == "submitted" and done.sample_id == item.sample_id
+                with lock:
+                    successes.append((done.annotation_id, done.sample_id, actor.user_id))
+            except Exception:  # noqa: BLE001 - every failure is a test failure, collected
+                with lock:
+                    errors.append(f"{actor.username}: {traceback.format_exc()}")
+                return
+
+    with ThreadPoolExecutor(max_workers=len(actors)) as pool:
+        list(pool.map(work, actors))
+    return successes, errors
+
+
+def _check_invariants(db, project_id: int, successes, k: int) -> None:
+    with db.read() as s:
+        submitted = s.execute(
+            select(Annotation.id, Annotation.sample_id, Annotation.annotator_id, Annotation.version)
+            .join(Sample, Sample.id == Annotation.sample_id)
+            .where(Sample.project_id == project_id, Annotation.status == "submitted")).all()
+        all_annotations = s.execute(
+            select(Annotation.sample_id, Annotation.annotator_id)
+            .join(Sample, Sample.id == Annotation.sample_id)
+            .where(Sample.project_id == project_id)).all()
+        assignments = s.execute(
+            select(Assignment.sample_id, Assignment.user_id, Assignment.slot)
+            .join(Sample, Sample.id == Assignment.sample_id)
+            .where(Sample.project_id == project_id)).all()
+        n_assigned = dict(s.execute(select(Sample.id, Sample.n_assigned)
+                                    .where(Sample.project_id == project_id)).all())
+
+    # every reported success is in the database exactly once, and nothing else is
+    assert len(successes) == len(set(successes))
+    assert sorted((a, smp, u) for a, smp, u, _ in submitted) == sorted(successes)
+    assert len(submitted) == len(successes)
+    # each submitted annotation was written exactly twice: one draft save, one submit
+    assert {v for *_, v in submitted} == {3}
+    # no (sample, annotator) pair twice, in annotations or in assignments
+    pairs = Counter((smp, u) for smp, u in all_annotations)
+    assert max(pairs.values()) == 1
+    asg_pairs = Counter((smp, u) for smp, u, _ in assignments)
+    assert max(asg_pairs.values()) == 1
+    # at most k annotators per sample, and the counter agrees with the assignment rows
+    per_sample = Counter(smp for _, smp, _, _ in submitted)
+    assert max(per_sample.values()) <= k
+    assert max(n_assigned.values()) <= k
+    by_sample = Counter(smp for smp, _, _ in assignments)
+    for sample_id, n in n_assigned.items():
+        assert by_sample.get(sample_id, 0) == n, sample_id
+    # slots per sample are 1..n without gaps or repeats
+    slots: dict[int, list[int]] = {}
+    for smp, _, slot in assignments:
+        slots.setdefault(smp, []).append(slot)
+    for smp, got in slots.items():
+        assert sorted(got) == list(range(1, len(got) + 1)), (smp, got)
+
+
+def test_sixteen_annotators_at_once_lose_and_duplicate_nothing(db, make_user, make_project):
+    k, rounds = 2, 6
+    pid = make_project(60, annotators_per_sample=k, daily_quota=1000)
+    actors = [make_user(f"worker{i:02d}") for i in range(N_WORKERS)]
+
+    successes, errors = _run_workers(db, actors, pid, rounds)
+
+    assert errors == []
+    # 16 × 6 = 96 annotations fit in 60 × 2 = 120 slots: every round of every worker succeeds
+    assert len(successes) == N_WORKERS * rounds
+    _check_invariants(db, pid, successes, k)
+    assert count(db, AuditEvent, AuditEvent.action == "submit") == N_WORKERS * rounds
+    assert count(db, AuditEvent, AuditEvent.action == "assign") == N_WORKERS * rounds
+    # what is left is exactly the untouched part of the pool
+    assert queue.pool_size(db, actors[0], pid) == 60 * k - N_WORKERS * rounds
+
+
+def test_sixteen_annotators_drain_a_small_pool_without_overfilling(db, make_user, make_project):
+    k, n_samples = 2, 20
+    pid = make_project(n_samples, annotators_per_sample=k, daily_quota=1000)
+    actors = [make_user(f"worker{i:02d}") for i in range(N_WORKERS)]
+
+    successes, errors = _run_workers(db, actors, pid, rounds=6)  # wants 96, only 40 slots
+
+    assert errors == []
+    assert len(successes) == n_samples * k
+    _check_invariants(db, pid, successes, k)
+    with db.read() as s:
+        assert set(s.scalars(select(Sample.n_assigned).where(Sample.project_id == pid))) == {k}
+    assert all(queue.next_item(db, a, pid) is None for a in actors)
+
+
+def _race(n: int, fn):
+    """Run ``fn(i)`` in ``n`` threads released together; returns results or exceptions."""
+    barrier = threading.Barrier(n)
+    out: list[object] = [None] * n
+
+    def run(i):
+        barrier.wait()
+        try:
+            out[i] = fn(i)
+        except Exception as exc:  # noqa: BLE001 - the caller inspects them
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    return out
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_two_tabs_submitting_the_same_annotation_at_once(db, make_user, make_project, attempt):
+    pid = make_project(2)
+    ann = make_user("ann")
+    item = queue.next_item(db, ann, pid)
+    contents = [complete_content(note="tab one"), complete_content(note="tab two")]
+
+    results = _race(2, lambda i: queue.submit(db, ann, item.annotation_id, item.version,
+                                              contents[i], seconds_delta=10))
+
+    ok = [r for r in results if not isinstance(r, Exception)]
+    failed = [r for r in results if isinstance(r, Exception)]
+    assert len(ok) == 1, results
+    assert len(failed) == 1 and isinstance(failed[0], (AlreadySubmitted, StaleVersion)), results
+    with db.read() as s:
+        row = s.get(Annotation, item.annotation_id)
+    assert row.status == "submitted" and row.version == item.version + 1
+    assert row.note == ok[0].content.note  # the stored work is the winner's
+    assert row.seconds_spent == pytest.approx(10)  # counted once
+    assert count(db, AuditEvent, AuditEvent.action == "submit") == 1
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_two_tabs_saving_the_same_version_at_once(db, make_user, make_project, attempt):
+    pid = make_project(2)
+    ann = make_user("ann")
+    item = queue.next_item(db, ann, pid)
+    contents = [complete_content(note="tab one"), complete_content(note="tab two")]
+
+    results = _race(2, lambda i: queue.save_draft(db, ann, item.annotation_id, item.version,
+                                                  contents[i], step=1))
+
+    ok = [r for r in results if not isinstance(r, Exception)]
+    assert len(ok) == 1, results
+    assert isinstance([r for r in results if isinstance(r, Exception)][0], StaleVersion)
+    with db.read() as s:
+        row = s.get(Annotation, item.annotation_id)
+    assert row.version == item.version + 1 and row.note == ok[0].content.note
+
+
+@pytest.mark.parametrize("k", [2, 1])
+def test_same_user_in_two_tabs_gets_one_draft(db, make_user, make_project, k):
+    pid = make_project(4, annotators_per_sample=k)
+    ann = make_user("ann")
+    for _round in range(3):
+        results = _race(2, lambda i: queue.next_item(db, ann, pid))
+        assert not any(isinstance(r, Exception) for r in results), results
+        assert results[0].annotation_id == results[1].annotation_id
+        assert results[0].sample_id == results[1].sample_id
+        with db.read() as s:
+            drafts = s.scalar(select(func.count()).select_from(Annotation)
+                              .where(Annotation.annotator_id == ann.user_id, Annotation.status == "draft"))
+            assert drafts == 1
+            n_assigned = s.get(Sample, results[0].sample_id).n_assigned
+        assert n_assigned == 1
+        assert count(db, Assignment, Assignment.user_id == ann.user_id) == _round + 1
+        queue.submit(db, ann, results[0].annotation_id, results[0].version, complete_content())
+    # no sample was reserved for this user by a losing tab
+    with db.read() as s:
+        assert s.scalar(select(func.sum(Sample.n_assigned)).where(Sample.project_id == pid)) == 3
+
+
+def test_many_tabs_of_one_user_and_other_annotators_at_once(db, make_user, make_project):
+    """Four tabs of one user racing eight other annotators: still one draft for that user."""
+    pid = make_project(10)
+    ann = make_user("ann")
+    others = [make_user(f"o{i}") for i in range(8)]
+    callers = [ann] * 4 + others
+    results = _race(len(callers), lambda i: queue.next_item(db, callers[i], pid))
+    assert not any(isinstance(r, Exception) for r in results), results
+    assert len({r.annotation_id for r in results[:4]}) == 1
+    assert count(db, Assignment, Assignment.user_id == ann.user_id) == 1
+    with db.read() as s:
+        assert max(s.scalars(select(Sample.n_assigned))) <= 2

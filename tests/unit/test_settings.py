@@ -1,0 +1,139 @@
+"""Project settings: the defaults of the SPEC, tolerant reading of stored JSON, strict values."""
+
+from __future__ import annotations
+
+import json
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from annotation.settings import ProjectSettings, SettingsError
+from annotation.timeaxis import DEFAULT_BASE
+
+
+def test_defaults_match_the_spec():
+    s = ProjectSettings()
+    assert s.annotators_per_sample == 2          # section 5: double annotation
+    assert s.daily_quota == 70                   # section 5: daily quota
+    assert s.qualify_icc_min == 0.90             # section 5: qualification thresholds
+    assert s.qualify_jaccard_min == 0.75
+    assert s.qualify_pk_max == 0.15
+    assert s.warmup_size == 50                   # section 5: warm-up set
+    assert s.flag_pk_max == 0.2                  # section 5: automatic flags
+    assert s.flag_sigma == 2.0
+    assert s.review_rate == 0.10                 # section 5: daily review sample
+    assert s.dedup_threshold == 0.7              # section 7: near-duplicates
+    assert s.log_base == DEFAULT_BASE == 1.1     # section 4: log axis base
+    assert s.quota_timezone == "UTC"
+    assert s.timezone == ZoneInfo("UTC")
+
+
+def test_to_dict_from_dict_round_trip_through_json():
+    s = ProjectSettings(annotators_per_sample=3, daily_quota=40, quota_timezone="Europe/Berlin",
+                        flag_sigma=2.5, guidelines_version="2.1")
+    stored = json.loads(json.dumps(s.to_dict()))
+    assert ProjectSettings.from_dict(stored) == s
+    assert s.timezone == ZoneInfo("Europe/Berlin")
+
+
+@pytest.mark.parametrize("data", [None, {}])
+def test_from_dict_of_nothing_gives_defaults(data):
+    assert ProjectSettings.from_dict(data) == ProjectSettings()
+
+
+def test_from_dict_ignores_unknown_keys_and_fills_missing_ones():
+    s = ProjectSettings.from_dict({"daily_quota": 25, "retired_setting": True, "colour": "red"})
+    assert s.daily_quota == 25
+    assert s == ProjectSettings(daily_quota=25)
+
+
+def test_from_dict_treats_null_as_default():
+    assert ProjectSettings.from_dict({"daily_quota": None, "flag_sigma": None}) == ProjectSettings()
+
+
+def test_from_dict_coerces_numbers_to_their_type():
+    s = ProjectSettings.from_dict({"daily_quota": "30", "flag_pk_max": "0.25", "log_base": 10,
+                                   "annotators_per_sample": 3.0})
+    assert s.daily_quota == 30 and type(s.daily_quota) is int
+    assert s.flag_pk_max == 0.25 and type(s.flag_pk_max) is float
+    assert s.log_base == 10.0 and type(s.log_base) is float
+    assert s.annotators_per_sample == 3 and type(s.annotators_per_sample) is int
+
+
+@pytest.mark.parametrize("data", [
+    {"daily_quota": "many"},
+    {"daily_quota": "7.5"},
+    {"annotators_per_sample": [2]},
+    {"flag_sigma": "two"},
+    {"flag_pk_max": {}},
+])
+def test_from_dict_uncoercible_values_raise_settings_error(data):
+    with pytest.raises(SettingsError, match="invalid value"):
+        ProjectSettings.from_dict(data)
+
+
+@pytest.mark.parametrize("changes", [
+    {"annotators_per_sample": 0},
+    {"annotators_per_sample": 11},
+    {"daily_quota": 0},
+    {"daily_quota": -5},
+    {"daily_quota": 10_001},
+    {"log_base": 1.0},
+    {"log_base": 0.5},
+    {"log_base": float("nan")},
+    {"guidelines_version": ""},
+    {"guidelines_version": "   "},
+    {"qualify_icc_min": 1.1},
+    {"qualify_jaccard_min": -0.1},
+    {"qualify_pk_max": 2},
+    {"warmup_size": -1},
+    {"warmup_size": 10_001},
+    {"flag_pk_max": 1.01},
+    {"flag_sigma": 0},
+    {"flag_sigma": -2},
+    {"flag_sigma": float("nan")},
+    {"review_rate": 1.5},
+    {"review_rate": -0.01},
+    {"dedup_threshold": 0},
+    {"dedup_threshold": 1.2},
+    {"dedup_threshold": float("nan")},
+])
+def test_invalid_values_raise(changes):
+    with pytest.raises(SettingsError):
+        ProjectSettings(**changes)
+    with pytest.raises(SettingsError):
+        ProjectSettings.from_dict(changes)
+    with pytest.raises(SettingsError):
+        ProjectSettings().updated(**changes)
+
+
+@pytest.mark.parametrize("changes", [
+    {"annotators_per_sample": 1}, {"annotators_per_sample": 10}, {"daily_quota": 1},
+    {"daily_quota": 10_000}, {"log_base": 10.0}, {"qualify_icc_min": 0}, {"qualify_icc_min": 1},
+    {"review_rate": 0}, {"review_rate": 1}, {"dedup_threshold": 1}, {"warmup_size": 0},
+])
+def test_boundary_values_are_allowed(changes):
+    s = ProjectSettings(**changes)
+    for k, v in changes.items():
+        assert getattr(s, k) == v
+
+
+@pytest.mark.parametrize("zone", ["Mars/Olympus_Mons", "utc+2", "", "../../etc/passwd", "Europe/"])
+def test_unknown_time_zone(zone):
+    with pytest.raises(SettingsError, match="time zone"):
+        ProjectSettings(quota_timezone=zone)
+    with pytest.raises(SettingsError, match="time zone"):
+        ProjectSettings.from_dict({"quota_timezone": zone})
+
+
+@pytest.mark.parametrize("zone", ["Europe/London", "America/New_York", "Asia/Kolkata", "UTC"])
+def test_known_time_zones(zone):
+    assert ProjectSettings(quota_timezone=zone).timezone == ZoneInfo(zone)
+
+
+def test_settings_are_immutable_and_updated_returns_a_copy():
+    s = ProjectSettings()
+    t = s.updated(daily_quota=10)
+    assert (s.daily_quota, t.daily_quota) == (70, 10)
+    with pytest.raises(AttributeError):
+        s.daily_quota = 5  # type: ignore[misc]
