@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.curves import MAX_POINTS, MIN_POINTS

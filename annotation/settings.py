@@ -7,6 +7,7 @@ so adding a setting needs no data migration.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -71,18 +72,39 @@ class ProjectSettings:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "ProjectSettings":
-        """Build from stored JSON, ignoring unknown keys and coercing numbers to their type."""
+        """Build from stored JSON, ignoring unknown keys (settings of a later version) and
+        checking each value's type."""
         if not data:
             return cls()
         kwargs: dict[str, Any] = {}
         for f in fields(cls):
             if f.name in data and data[f.name] is not None:
-                kind = type(getattr(cls(), f.name))
-                try:
-                    kwargs[f.name] = kind(data[f.name])
-                except (TypeError, ValueError) as exc:
-                    raise SettingsError(f"setting {f.name!r} has an invalid value") from exc
+                kwargs[f.name] = _coerce(f.name, type(getattr(_DEFAULTS, f.name)), data[f.name])
         return cls(**kwargs)
 
     def updated(self, **changes: Any) -> "ProjectSettings":
         return replace(self, **changes)
+
+
+_DEFAULTS = ProjectSettings()
+
+
+def _coerce(name: str, kind: type, value: Any) -> Any:
+    """``value`` as ``kind``: whole numbers stay whole, numbers must be finite."""
+    if kind is str:
+        if not isinstance(value, str):
+            raise SettingsError(f"setting {name!r} must be text")
+        return value
+    if isinstance(value, bool):
+        raise SettingsError(f"setting {name!r} must be a number")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise SettingsError(f"setting {name!r} must be a number") from None
+    if not math.isfinite(number):
+        raise SettingsError(f"setting {name!r} must be a finite number")
+    if kind is int:
+        if not number.is_integer():
+            raise SettingsError(f"setting {name!r} must be a whole number")
+        return int(number)
+    return number

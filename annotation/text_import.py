@@ -88,7 +88,7 @@ def _record(line: int, text: object, bench: object, ext_id: object,
     text = text.strip()
     if len(text) > MAX_TEXT_CHARS:
         raise ImportFileError(line, f"the text is longer than {MAX_TEXT_CHARS} characters")
-    if not tokenize(text):
+    if not any(any(ch.isalnum() for ch in tok.text) for tok in tokenize(text)):
         raise ImportFileError(line, "the text has no words")
     if "\x00" in text:
         raise ImportFileError(line, "the text contains a NUL character")

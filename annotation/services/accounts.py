@@ -108,6 +108,9 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
     username = (username or "").strip()
     now = utcnow()
     with db.write() as s:
+        if s.bind.dialect.name == "postgresql":
+            # attempts on one username one at a time, so parallel guesses cannot pass the limit
+            s.execute(text("SELECT pg_advisory_xact_lock(hashtext(:u))"), {"u": username})
         since = now - FAILURE_WINDOW
         failures = list(s.scalars(
             select(LoginAttempt.at).where(LoginAttempt.username == username,
@@ -132,9 +135,9 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
         else:
             if _hasher.check_needs_rehash(user.password_hash):
                 user.password_hash = _hasher.hash(password)
-            # old attempts are no longer useful once a login succeeds
+            # a successful sign-in ends the run of failures (and old rows are of no use)
             s.execute(delete(LoginAttempt).where(LoginAttempt.username == username,
-                                                 LoginAttempt.at < since))
+                                                 LoginAttempt.succeeded.is_(False)))
             return Actor.of(user)
     raise raise_after
 

@@ -88,6 +88,9 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
         p = s.get(Project, project_id)
         if p is None:
             raise NotFound("No such project.")
+        unknown = sorted(set(changes) - set(ProjectSettings().to_dict()))
+        if unknown:
+            raise InvalidInput(f"Unknown setting {', '.join(unknown)}; nothing was changed.")
         try:
             new = ProjectSettings.from_dict({**(p.settings or {}), **changes})
         except (SettingsError, TypeError) as exc:

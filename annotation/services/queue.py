@@ -13,7 +13,8 @@ so two annotators racing for the last slot cannot both get it, on SQLite or Post
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from dataclasses import replace
+from datetime import datetime, time, timedelta, timezone
 
 from sqlalchemy import func, select, union_all, update
 from sqlalchemy.exc import IntegrityError
@@ -97,10 +98,15 @@ def _settings(s: Session, project_id: int) -> ProjectSettings:
 
 
 def day_bounds(now: datetime, settings: ProjectSettings) -> tuple[datetime, datetime]:
-    """Start and end (UTC) of the quota's calendar day containing ``now``."""
-    local = now.astimezone(settings.timezone)
-    start = datetime.combine(local.date(), time(0), tzinfo=settings.timezone)
-    return start, start + timedelta(days=1)
+    """Start and end (UTC) of the quota's calendar day containing ``now``.
+
+    The end is the next local midnight, so a day with a daylight-saving change is 23 or 25 hours.
+    """
+    zone = settings.timezone
+    today = now.astimezone(zone).date()
+    start = datetime.combine(today, time(0), tzinfo=zone)
+    end = datetime.combine(today + timedelta(days=1), time(0), tzinfo=zone)
+    return start.astimezone(timezone.utc), end.astimezone(timezone.utc)
 
 
 def _submitted_between(s: Session, user_id: int, project_id: int, start: datetime, end: datetime) -> int:
@@ -341,8 +347,6 @@ def save_draft(db: Database, actor: Actor, annotation_id: int, expected_version:
 
 def _refit(content: AnnotationContent) -> AnnotationContent:
     """Recompute the stored parameters from the points, so what is stored is what the points say."""
-    from dataclasses import replace
-
     if content.params_source == "manual" and content.has_parameters:
         scale, rmse = fit_scale_for(content.points, content.xi, content.omega, content.alpha)
         return replace(content, scale=scale, rmse=rmse)
@@ -368,14 +372,19 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
         if smp.status != "active":
             raise InvalidInput("This sample was withdrawn from annotation by a lead; it cannot be submitted.")
         content = _checked(content, smp)
-        if MIN_POINTS <= len(content.points) <= MAX_POINTS:
-            try:
-                content = _refit(content)
-            except CurveFitError as exc:
-                if not content.flags:  # a flagged sample may carry an unfinished curve
-                    raise InvalidInput(f"Not submitted: {exc}") from None
+        fit_problem = None
+        try:
+            content = _refit(content)
+        except CurveFitError as exc:
+            # Never store parameters the points do not support (a flagged sample may be
+            # submitted with an unfinished curve, an unflagged one may not).
+            fit_problem = f"Curve: {exc}"
+            content = replace(content, xi=None, omega=None, alpha=None, scale=None, rmse=None)
         problems = submission_problems(content, smp.n_tokens)
         if problems:
+            if fit_problem and MIN_POINTS <= len(content.points) <= MAX_POINTS:
+                # the fit's own message says more than "the points do not define a curve"
+                problems = [p for p in problems if not p.startswith("Curve:")] + [fit_problem]
             raise InvalidInput("Not submitted yet: " + " ".join(problems))
         settings = _settings(s, smp.project_id)
         now = utcnow()
@@ -383,7 +392,7 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
         if _submitted_between(s, actor.user_id, smp.project_id, start, end) >= settings.daily_quota:
             raise QuotaReached(
                 f"You reached today's quota of {settings.daily_quota} submissions. "
-                "Your draft is saved; submit it tomorrow.")
+                "Your draft stays open; submit it tomorrow.")
         spent = a.seconds_spent + _clamp_seconds(seconds_delta)
         _bump(s, a, expected_version, status="submitted", submitted_at=now, step=2,
               seconds_spent=spent, **_content_values(content))

@@ -130,6 +130,19 @@ def test_rate_limit_after_five_failures_even_with_right_password(db, make_user):
                  LoginAttempt.succeeded.is_(True)) == 1  # the factory's own login only
 
 
+def test_a_successful_sign_in_ends_the_run_of_failures(db, make_user):
+    make_user("ann", "annotator")
+    for _ in range(accounts.MAX_FAILURES - 1):
+        with pytest.raises(AuthenticationFailed):
+            accounts.authenticate(db, "ann", "typo-password")
+    accounts.authenticate(db, "ann", "ann-password")
+    # four more typos after the good sign-in do not lock the account
+    for _ in range(accounts.MAX_FAILURES - 1):
+        with pytest.raises(AuthenticationFailed):
+            accounts.authenticate(db, "ann", "typo-password")
+    assert accounts.authenticate(db, "ann", "ann-password").username == "ann"
+
+
 def test_rate_limit_counts_unknown_usernames_too(db, admin):
     for _ in range(accounts.MAX_FAILURES):
         with pytest.raises(AuthenticationFailed):

@@ -121,6 +121,9 @@ def test_update_settings_changes_only_what_was_asked(db, lead):
     {"log_base": 1.0},
     {"guidelines_version": "  "},
     {"daily_quota": 10, "flag_sigma": -1},  # one good, one bad: neither applied
+    {"daily_quota": 2.9},  # not silently truncated to 2
+    {"log_base": float("inf")},
+    {"daily_qouta": 10},  # a typo is refused, not ignored
 ])
 def test_update_settings_rejects_bad_values_and_changes_nothing(db, lead, changes):
     p = projects.create_project(db, lead, "P")

@@ -606,3 +606,27 @@ def test_failed_submit_leaves_no_audit_event(db, make_user, make_project, lead):
     with pytest.raises(InvalidInput):
         queue.submit(db, ann, item.annotation_id, item.version, AnnotationContent())
     assert count(db, AuditEvent, AuditEvent.action == "submit") == 1
+
+
+def test_flagged_submit_never_stores_parameters_the_points_do_not_support(db, make_user, make_project):
+    pid = make_project(1)
+    ann = make_user("ann")
+    item = queue.next_item(db, ann, pid)
+    content = AnnotationContent(points=((30.0, 1.0),), xi=50.0, omega=9.0, alpha=1.0, scale=3.0,
+                                rmse=0.0, flags=("multiple_peaks",))
+    queue.submit(db, ann, item.annotation_id, 1, content)
+    row = _row(db, item.annotation_id)
+    assert (row.xi, row.omega, row.alpha, row.scale, row.rmse) == (None, None, None, None, None)
+
+
+def test_unflagged_submit_names_the_fit_problem_with_the_other_problems(db, make_user, make_project):
+    pid = make_project(1)
+    ann = make_user("ann")
+    item = queue.next_item(db, ann, pid)
+    two_peaks = ((10.0, 1.0), (30.0, 0.1), (50.0, 1.0))
+    content = AnnotationContent(boundaries=(0,), segment_axes=(None,), points=two_peaks)
+    with pytest.raises(InvalidInput) as err:
+        queue.submit(db, ann, item.annotation_id, 1, content)
+    message = str(err.value)
+    assert "Axis labels" in message and "both peaks" in message
+    assert "do not define a curve" not in message

@@ -68,7 +68,19 @@ def test_from_dict_coerces_numbers_to_their_type():
     {"flag_pk_max": {}},
 ])
 def test_from_dict_uncoercible_values_raise_settings_error(data):
-    with pytest.raises(SettingsError, match="invalid value"):
+    with pytest.raises(SettingsError, match=r"setting '\w+' must be (a number|a whole number)"):
+        ProjectSettings.from_dict(data)
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"daily_quota": 2.9}, "whole number"),
+    ({"annotators_per_sample": True}, "a number"),
+    ({"log_base": float("inf")}, "finite"),
+    ({"flag_sigma": float("nan")}, "finite"),
+    ({"quota_timezone": 5}, "text"),
+])
+def test_from_dict_refuses_fractions_for_counts_and_non_finite_numbers(data, message):
+    with pytest.raises(SettingsError, match=message):
         ProjectSettings.from_dict(data)
 
 

@@ -243,3 +243,13 @@ def test_first_problem_wins_and_nothing_is_returned_half_read():
     data = jsonl({"text": "good"}, {"text": ""}, "not json")
     err = fails(data, "t.jsonl")
     assert err.line == 2  # the first problem, not the last
+
+
+@pytest.mark.parametrize("name, data, line", [
+    ("p.txt", b"A real sentence here.\n!!! ...\n", 2),
+    ("p.jsonl", b'{"text": "--"}\n', 1),
+])
+def test_punctuation_only_text_is_refused(name, data, line):
+    with pytest.raises(ImportFileError) as err:
+        parse_texts(data, name)
+    assert err.value.line == line and "no words" in err.value.reason
