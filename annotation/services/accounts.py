@@ -15,6 +15,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
@@ -91,10 +92,7 @@ def create_first_admin(db: Database, username: str, password: str, display_name:
             s.execute(text("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE"))
         if s.scalar(select(func.count()).select_from(User)):
             raise PermissionDenied("An administrator already exists; sign in instead.")
-        user = User(username=username, display_name=display_name.strip() or username,
-                    password_hash=_hasher.hash(password), role="admin", is_active=True)
-        s.add(user)
-        s.flush()
+        user = _add_user(s, username, password, "admin", display_name)
         audit.record(s, user.id, "create_first_admin", "user", user.id, username=username)
         return Actor.of(user)
 
@@ -142,41 +140,43 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
     raise raise_after
 
 
-def create_user(db: Database, actor: Actor, username: str, password: str, role: str,
-                display_name: str = "") -> UserInfo:
-    """Admin: create an account."""
+def _add_user(s: Session, username: str, password: str, role: str, display_name: str) -> User:
+    """Insert a checked, hashed account (the caller checked who may do it)."""
+    user = User(username=username, display_name=display_name.strip() or username,
+                password_hash=_hasher.hash(password), role=role, is_active=True)
+    s.add(user)
+    s.flush()
+    return user
+
+
+def _create_user(db: Database, actor: Actor | None, username: str, password: str, role: str,
+                 display_name: str) -> UserInfo:
     username = _check_username(username)
     _check_password(password)
     _check_role(role)
     try:
         with db.write() as s:
-            require_role(s, actor, "admin")
-            user = User(username=username, display_name=display_name.strip() or username,
-                        password_hash=_hasher.hash(password), role=role, is_active=True)
-            s.add(user)
-            s.flush()
-            audit.record(s, actor.user_id, "create_user", "user", user.id, username=username, role=role)
+            if actor is not None:
+                require_role(s, actor, "admin")
+            user = _add_user(s, username, password, role, display_name)
+            audit.record(s, actor.user_id if actor else None,
+                         "create_user" if actor else "create_user_cli", "user", user.id,
+                         username=username, role=role)
             return _info(user)
     except IntegrityError:
         raise InvalidInput(f"The username {username!r} is taken.") from None
+
+
+def create_user(db: Database, actor: Actor, username: str, password: str, role: str,
+                display_name: str = "") -> UserInfo:
+    """Admin: create an account."""
+    return _create_user(db, actor, username, password, role, display_name)
 
 
 def create_user_from_cli(db: Database, username: str, password: str, role: str,
                          display_name: str = "") -> UserInfo:
     """Scripted deployments: whoever can run the CLI against the database is trusted."""
-    username = _check_username(username)
-    _check_password(password)
-    _check_role(role)
-    try:
-        with db.write() as s:
-            user = User(username=username, display_name=display_name.strip() or username,
-                        password_hash=_hasher.hash(password), role=role, is_active=True)
-            s.add(user)
-            s.flush()
-            audit.record(s, None, "create_user_cli", "user", user.id, username=username, role=role)
-            return _info(user)
-    except IntegrityError:
-        raise InvalidInput(f"The username {username!r} is taken.") from None
+    return _create_user(db, None, username, password, role, display_name)
 
 
 def list_users(db: Database, actor: Actor) -> list[UserInfo]:
@@ -194,14 +194,14 @@ def list_annotators(db: Database, actor: Actor) -> list[UserInfo]:
                                             .order_by(User.username))]
 
 
-def _target(s, user_id: int) -> User:  # type: ignore[no-untyped-def]
+def _target(s: Session, user_id: int) -> User:
     user = s.get(User, user_id)
     if user is None:
         raise NotFound("No such user.")
     return user
 
 
-def _active_admins(s) -> int:  # type: ignore[no-untyped-def]
+def _active_admins(s: Session) -> int:
     return s.scalar(select(func.count()).select_from(User)
                     .where(User.role == "admin", User.is_active.is_(True))) or 0
 
