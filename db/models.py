@@ -145,6 +145,8 @@ class Annotation(Base):
         CheckConstraint("status in ('draft', 'submitted')", name="ck_annotations_status"),
         Index("ix_annotations_annotator_submitted", "annotator_id", "submitted_at"),
         Index("ix_annotations_sample_status", "sample_id", "status"),
+        # the annotator's own counters (queue_status) read only this index
+        Index("ix_annotations_annotator_status", "annotator_id", "status", "sample_id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

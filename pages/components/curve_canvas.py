@@ -100,7 +100,7 @@ _JS = (
     + r"""
 const INSTANCES = new WeakMap();
 const SVG = "http://www.w3.org/2000/svg";
-const MARGIN = { left: 58, right: 18, top: 16, bottom: 50 };
+const MARGIN = { left: 58, right: 18, top: 16, bottom: 62 };
 const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 let clipCounter = 0;
 
@@ -379,7 +379,9 @@ function createInstance(parentElement) {
       const t = el("text", { x: g.left - 8, y: y + 4, "text-anchor": "end", class: "cc-tick" }, labels);
       t.textContent = Math.round(yv * 100) + "%";
     }
-    let lastRight = -Infinity;
+    // Labels that would overlap their left neighbour drop to a second row ("12 h" / "1 day");
+    // only when both rows are taken (very narrow charts) is a label left out.
+    const lastRight = [-Infinity, -Infinity];
     const ticks = Array.isArray(d.ticks) ? d.ticks : [];
     for (const tick of ticks) {
       if (!Array.isArray(tick) || !finite(tick[0]) || tick[0] < 0 || tick[0] > xMax) continue;
@@ -387,15 +389,16 @@ function createInstance(parentElement) {
       el("line", { x1: x, x2: x, y1: g.top, y2: g.top + g.h, class: tick[0] === 0 ? "cc-axis" : "" }, grid);
       const text = String(tick[1] ?? "");
       const halfW = text.length * 3.4 + 4;
-      if (x - halfW < lastRight) continue;  // no overlapping labels on narrow charts
-      const t = el("text", { x, y: g.top + g.h + 18, "text-anchor": "middle", class: "cc-tick" }, labels);
+      const row = x - halfW >= lastRight[0] ? 0 : (x - halfW >= lastRight[1] ? 1 : -1);
+      if (row < 0) continue;
+      const t = el("text", { x, y: g.top + g.h + 18 + row * 14, "text-anchor": "middle", class: "cc-tick" }, labels);
       t.textContent = text;
-      lastRight = x + halfW;
+      lastRight[row] = x + halfW;
     }
     const yTitle = el("text", { class: "cc-title", "text-anchor": "middle",
       transform: `translate(${14} ${g.top + g.h / 2}) rotate(-90)` }, labels);
     yTitle.textContent = "validity";
-    const xTitle = el("text", { class: "cc-title", "text-anchor": "middle", x: g.left + g.w / 2, y: g.top + g.h + 40 }, labels);
+    const xTitle = el("text", { class: "cc-title", "text-anchor": "middle", x: g.left + g.w / 2, y: g.top + g.h + 54 }, labels);
     xTitle.textContent = "time since publication (log scale)";
 
     // curves
