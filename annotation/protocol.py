@@ -102,12 +102,14 @@ class AnnotationContent:
             raise ContentError("the scale ω must be positive")
 
 
-def submission_problems(content: AnnotationContent, n_tokens: int) -> list[str]:
+def submission_problems(content: AnnotationContent, n_tokens: int, *,
+                        points_required: bool = True) -> list[str]:
     """What stops ``content`` from being submitted for a text of ``n_tokens`` tokens.
 
     An empty list means it may be submitted. A flagged annotation needs only a note when its
     reason asks for one; an unflagged one needs a valid segmentation, an axis on every segment,
-    3–5 curve points and fitted parameters.
+    3–5 curve points and fitted parameters. With ``points_required=False`` (imported
+    annotations) parameters without points are enough.
     """
     problems: list[str] = []
     try:
@@ -128,7 +130,10 @@ def submission_problems(content: AnnotationContent, n_tokens: int) -> list[str]:
             "Axis labels: segment" + ("s " if len(missing) > 1 else " ")
             + ", ".join(map(str, missing)) + " still need an axis."
         )
-    if not MIN_POINTS <= len(content.points) <= MAX_POINTS:
+    if not points_required and not content.points:
+        if not content.has_parameters:
+            problems.append("Curve: give the points or the parameters ξ, ω, α.")
+    elif not MIN_POINTS <= len(content.points) <= MAX_POINTS:
         problems.append(f"Curve: place {MIN_POINTS} to {MAX_POINTS} points (now {len(content.points)}).")
     elif not content.has_parameters:
         problems.append("Curve: the points do not define a curve yet.")

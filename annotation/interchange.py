@@ -1,0 +1,182 @@
+"""The annotation interchange format (SPEC section 11): JSON Lines, one annotation per line.
+
+Used to import existing annotations (``chronocept import annotations``) and as the record of the
+export's ``annotations`` config. Reading is all or nothing: the first bad record raises
+:class:`InterchangeError` naming its line, and nothing is returned.
+
+Record::
+
+    {"sample_id": "B1-00042", "annotator": "ann03",
+     "boundaries": [0, 5, 11], "segment_axes": ["main", "intention", "static"],
+     "points": [[27.6, 0.77], [21.6, 0.41], [31.6, 0.41]],
+     "xi": 27.1, "omega": 9.8, "alpha": 0.3,
+     "flags": [], "note": "", "submitted_at": "2026-11-20T10:31:00Z"}
+
+``boundaries`` are token indices (``annotation.segmentation.tokenize``) where segments start;
+``points`` are optional when ``xi``, ``omega``, ``alpha`` are given, and the parameters are fitted
+from the points when they are not.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from annotation.curves import CurveFitError, fit_curve, fit_scale_for
+from annotation.protocol import AnnotationContent, ContentError, submission_problems
+
+MAX_INTERCHANGE_BYTES = 200 * 1024 * 1024
+_REQUIRED = ("sample_id", "annotator", "boundaries", "segment_axes")
+_KNOWN = set(_REQUIRED) | {"points", "xi", "omega", "alpha", "flags", "note", "submitted_at"}
+
+
+class InterchangeError(ValueError):
+    """A record that cannot be imported; ``line`` is 1-based (0 for the whole file)."""
+
+    def __init__(self, line: int, reason: str):
+        self.line, self.reason = line, reason
+        super().__init__(f"line {line}: {reason}" if line else reason)
+
+
+@dataclass(frozen=True)
+class InterchangeRecord:
+    """One validated annotation from an interchange file."""
+
+    line: int
+    sample_id: str
+    annotator: str
+    content: AnnotationContent
+    submitted_at: datetime
+
+
+def parse_submitted_at(value: object) -> datetime:
+    """An ISO 8601 timestamp as an aware UTC datetime (naive values are read as UTC)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("submitted_at must be an ISO 8601 timestamp such as 2026-11-20T10:31:00Z")
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"submitted_at {value!r} is not an ISO 8601 timestamp") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0) -> InterchangeRecord:
+    """Validate one decoded record against its sample's token count."""
+    missing = [k for k in _REQUIRED if k not in obj]
+    if missing:
+        raise InterchangeError(line, f"missing field {', '.join(missing)}")
+    unknown = sorted(set(obj) - _KNOWN)
+    if unknown:
+        raise InterchangeError(line, f"unknown field {', '.join(unknown)}")
+    annotator = obj["annotator"]
+    if not isinstance(annotator, str) or not annotator.strip() or len(annotator) > 64:
+        raise InterchangeError(line, "annotator must be a name of 1–64 characters")
+    try:
+        content = AnnotationContent.from_json({
+            "boundaries": obj["boundaries"], "segment_axes": obj["segment_axes"],
+            "points": obj.get("points") or (), "xi": obj.get("xi"), "omega": obj.get("omega"),
+            "alpha": obj.get("alpha"), "flags": obj.get("flags") or (), "note": obj.get("note") or "",
+            "params_source": "manual" if obj.get("xi") is not None else "fit",
+        })
+    except ContentError as exc:
+        raise InterchangeError(line, str(exc)) from None
+    if None in content.segment_axes:
+        raise InterchangeError(line, "every segment needs an axis name")
+    content = _with_parameters(content, line)
+    problems = submission_problems(content, n_tokens, points_required=False)
+    if problems:
+        raise InterchangeError(line, " ".join(problems))
+    try:
+        submitted = parse_submitted_at(obj.get("submitted_at"))
+    except ValueError as exc:
+        raise InterchangeError(line, str(exc)) from None
+    return InterchangeRecord(line, str(obj["sample_id"]), annotator.strip(), content, submitted)
+
+
+def _with_parameters(content: AnnotationContent, line: int) -> AnnotationContent:
+    given = [content.xi, content.omega, content.alpha]
+    if any(v is not None for v in given) and None in given:
+        raise InterchangeError(line, "give all of xi, omega and alpha, or none of them")
+    if content.has_parameters:
+        if not content.points:
+            return content
+        try:  # hand-set parameters with points: keep them, compute how well they fit
+            scale, rmse = fit_scale_for(content.points, content.xi, content.omega, content.alpha)
+        except CurveFitError as exc:
+            raise InterchangeError(line, str(exc)) from None
+        return replace(content, scale=scale, rmse=rmse)
+    if not content.points:
+        if content.flags:
+            return content  # a flagged annotation may come without a curve
+        raise InterchangeError(line, "give points or xi, omega and alpha")
+    try:
+        fit = fit_curve(content.points)
+    except CurveFitError as exc:
+        raise InterchangeError(line, str(exc)) from None
+    return replace(content, xi=fit.xi, omega=fit.omega, alpha=fit.alpha, scale=fit.scale,
+                   rmse=fit.rmse, params_source="fit")
+
+
+def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int]) -> list[InterchangeRecord]:
+    """Read a whole interchange file; ``n_tokens_by_sample`` maps each known sample id to its
+    token count. Raises :class:`InterchangeError` on the first problem (unknown sample, malformed
+    record, the same annotator twice on one sample)."""
+    if len(data) > MAX_INTERCHANGE_BYTES:
+        raise InterchangeError(0, f"the file is larger than {MAX_INTERCHANGE_BYTES // 2**20} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InterchangeError(data[: exc.start].count(b"\n") + 1, "not valid UTF-8") from None
+    records: list[InterchangeRecord] = []
+    seen: dict[tuple[str, str], int] = {}
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InterchangeError(n, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise InterchangeError(n, "each line must be a JSON object")
+        sample_id = obj.get("sample_id")
+        if not isinstance(sample_id, str) or sample_id not in n_tokens_by_sample:
+            raise InterchangeError(n, f"unknown sample_id {sample_id!r}; import its text first")
+        record = read_record(obj, n_tokens_by_sample[sample_id], n)
+        key = (record.sample_id, record.annotator)
+        if key in seen:
+            raise InterchangeError(n, f"{record.annotator} already annotated {record.sample_id} on line {seen[key]}")
+        seen[key] = n
+        records.append(record)
+    if not records:
+        raise InterchangeError(0, "the file contains no annotations")
+    return records
+
+
+def to_interchange(sample_id: str, annotator: str, content: AnnotationContent,
+                   submitted_at: datetime | None) -> dict[str, Any]:
+    """The interchange record of one annotation (key order as in SPEC section 11)."""
+    def number(v: float | None) -> float | None:
+        return None if v is None or not math.isfinite(v) else float(v)
+
+    when = submitted_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if submitted_at else None
+    return {
+        "sample_id": sample_id,
+        "annotator": annotator,
+        "boundaries": list(content.boundaries),
+        "segment_axes": list(content.segment_axes),
+        "points": [[float(x), float(y)] for x, y in content.points],
+        "xi": number(content.xi),
+        "omega": number(content.omega),
+        "alpha": number(content.alpha),
+        "flags": list(content.flags),
+        "note": content.note,
+        "submitted_at": when,
+    }
