@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from annotation.services import accounts, projects
+from annotation.services import accounts, annotation_import, projects
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -80,6 +80,17 @@ def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
             f"{summary.benchmark_counts[2]} benchmark 2); {summary.already_present} already present")
 
 
+def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
+    path = Path(args.file)
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project, create=False)
+    summary = annotation_import.import_annotations(db, actor, pid, path.read_bytes(), path.name)
+    made = f"; new (inactive) accounts: {', '.join(summary.new_accounts)}" if summary.new_accounts else ""
+    return f"imported {summary.added} annotations; {summary.already_present} already present{made}"
+
+
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
     info = projects.load_demo_project(db, _acting_user(db, args.user))
     return f"{info.name}: {info.n_samples} texts"
@@ -112,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--benchmark", type=int, choices=(1, 2), help="benchmark of records without one")
     t.add_argument("--user", help="act as this user (default: the first admin)")
     t.set_defaults(func=cmd_import_texts)
+
+    a = isub.add_parser("annotations", help="import annotations (interchange JSON Lines)")
+    a.add_argument("file")
+    a.add_argument("--project", help="project name (needed when there are several)")
+    a.add_argument("--user", help="act as this user (default: the first admin)")
+    a.set_defaults(func=cmd_import_annotations)
 
     p = sub.add_parser("demo", help="load the demo project")
     p.add_argument("--user", help="act as this user (default: the first admin)")

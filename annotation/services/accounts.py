@@ -132,7 +132,7 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
             raise_after = AuthenticationFailed("Wrong username or password, or the account is inactive.")
         else:
             if _hasher.check_needs_rehash(user.password_hash):
-                user.password_hash = _hasher.hash(password)
+                user.password_hash = hash_password(password)
             # a successful sign-in ends the run of failures (and old rows are of no use)
             s.execute(delete(LoginAttempt).where(LoginAttempt.username == username,
                                                  LoginAttempt.succeeded.is_(False)))
@@ -140,10 +140,15 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
     raise raise_after
 
 
+def hash_password(password: str) -> str:
+    """An Argon2id hash of ``password`` (the one place passwords are hashed)."""
+    return _hasher.hash(password)
+
+
 def _add_user(s: Session, username: str, password: str, role: str, display_name: str) -> User:
     """Insert a checked, hashed account (the caller checked who may do it)."""
     user = User(username=username, display_name=display_name.strip() or username,
-                password_hash=_hasher.hash(password), role=role, is_active=True)
+                password_hash=hash_password(password), role=role, is_active=True)
     s.add(user)
     s.flush()
     return user
@@ -237,7 +242,7 @@ def reset_password(db: Database, actor: Actor, user_id: int, new_password: str) 
     with db.write() as s:
         require_role(s, actor, "admin")
         user = _target(s, user_id)
-        user.password_hash = _hasher.hash(new_password)
+        user.password_hash = hash_password(new_password)
         user.password_changed_at = utcnow()
         s.execute(delete(LoginAttempt).where(LoginAttempt.username == user.username))
         audit.record(s, actor.user_id, "reset_password", "user", user.id)
@@ -252,7 +257,7 @@ def change_own_password(db: Database, actor: Actor, old_password: str, new_passw
             _hasher.verify(user.password_hash, old_password or "")
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             raise AuthenticationFailed("The current password is wrong.") from None
-        user.password_hash = _hasher.hash(new_password)
+        user.password_hash = hash_password(new_password)
         user.password_changed_at = utcnow()
         audit.record(s, actor.user_id, "change_password", "user", user.id)
 

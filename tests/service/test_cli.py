@@ -107,3 +107,24 @@ def test_backup_postgres_with_pg_dump(postgres_url, tmp_path):
     done = run(postgres_url, "backup", str(target))
     assert done.returncode == 0, done.stderr
     assert target.read_bytes()[:5] == b"PGDMP"
+
+
+def test_import_annotations_from_the_command_line(db_url, tmp_path):
+    import json
+
+    assert run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "S-1", "text": "The pool is closed today."}\n')
+    assert run(db_url, "import", "texts", str(texts), "--project", "P").returncode == 0
+    good = {"sample_id": "S-1", "annotator": "ann03", "boundaries": [0, 3],
+            "segment_axes": ["static", "main"], "xi": 70.0, "omega": 8.0, "alpha": 0.0,
+            "submitted_at": "2026-11-20T10:31:00Z"}
+    path = tmp_path / "ann.jsonl"
+    path.write_text(json.dumps(good) + "\n")
+    done = run(db_url, "import", "annotations", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "imported 1 annotations; 0 already present; new (inactive) accounts: ann03" in done.stdout
+    path.write_text(json.dumps({**good, "annotator": "ann04", "sample_id": "S-2"}) + "\n")
+    done = run(db_url, "import", "annotations", str(path))
+    assert done.returncode == 1 and "line 1: unknown sample_id 'S-2'" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
