@@ -115,6 +115,7 @@ class Sample(Base):
     n_tokens: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="active")
     n_assigned: Mapped[int] = mapped_column(Integer, default=0)
+    is_warmup: Mapped[bool] = mapped_column(Boolean, default=False)
     source: Mapped[str] = mapped_column(String(255), default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -171,6 +172,85 @@ class Annotation(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    #: the lead's message when they sent the annotation back to its annotator
+    returned_note: Mapped[str] = mapped_column(Text, default="")
+
+
+class GoldAnnotation(Base):
+    """The settled values of one sample: the automatic resolution, a lead's decision, or the
+    lead-made gold of a warm-up sample. ``segment_axes`` holds a list of axes per segment (a
+    union can give a segment several)."""
+
+    __tablename__ = "gold_annotations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), unique=True)
+    boundaries: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    segment_axes: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    xi: Mapped[float] = mapped_column(Float)
+    omega: Mapped[float] = mapped_column(Float)
+    alpha: Mapped[float] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(String(32))
+    source_annotation_id: Mapped[int | None] = mapped_column(ForeignKey("annotations.id"), nullable=True)
+    decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    decided_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+class ReviewItem(Base):
+    """A sample in the lead's review queue, with why it is there and how it was settled."""
+
+    __tablename__ = "review_items"
+    __table_args__ = (
+        CheckConstraint("status in ('open', 'closed')", name="ck_review_items_status"),
+        Index("ix_review_items_status", "status", "opened_at"),
+        Index("ix_review_items_sample", "sample_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
+    reasons: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    details: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    closed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    decision: Mapped[str] = mapped_column(String(32), default="")
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+class ReviewDay(Base):
+    """Marks a calendar day whose daily review sample has been drawn (drawn once, reproducibly)."""
+
+    __tablename__ = "review_days"
+    __table_args__ = (UniqueConstraint("project_id", "day", name="uq_review_days_project_day"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    day: Mapped[str] = mapped_column(String(10))  # ISO date in the project's time zone
+    n_submitted: Mapped[int] = mapped_column(Integer, default=0)
+    n_sampled: Mapped[int] = mapped_column(Integer, default=0)
+    drawn_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Qualification(Base):
+    """An annotator's standing in a project: in warm-up until admitted to production, by passing
+    the thresholds against gold or by a lead's decision."""
+
+    __tablename__ = "qualifications"
+    __table_args__ = (
+        UniqueConstraint("project_id", "user_id", name="uq_qualifications_project_user"),
+        CheckConstraint("status in ('warmup', 'admitted')", name="ck_qualifications_status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    status: Mapped[str] = mapped_column(String(16), default="warmup")
+    figures: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    overridden: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class AuditEvent(Base):

@@ -23,3 +23,31 @@ def test_sqlite_runs_in_wal_with_foreign_keys(sqlite_db: Database):
     with sqlite_db.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_upgrade_from_0002_keeps_existing_rows(tmp_path, request):
+    """A database created before the review tables gets them without losing or breaking rows."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from db.engine import MIGRATIONS_DIR, make_engine
+
+    for url in (f"sqlite:///{tmp_path / 'old.db'}", request.getfixturevalue("postgres_url")):
+        engine = make_engine(url)
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "0002")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO projects (id, name, description, settings, created_at) "
+                              "VALUES (1, 'P', '', '{}', CURRENT_TIMESTAMP)"))
+            conn.execute(text("INSERT INTO samples (project_id, external_id, benchmark, parent_text, "
+                              "n_tokens, status, n_assigned, source, created_at) VALUES "
+                              "(1, 'S-1', 1, 'A text.', 3, 'active', 0, '', CURRENT_TIMESTAMP)"))
+        upgrade_schema(engine)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT external_id, is_warmup FROM samples")).all() == [("S-1", False)]
+            assert conn.execute(text("SELECT count(*) FROM review_items")).scalar() == 0
+        engine.dispose()
