@@ -1,20 +1,64 @@
-"""Sample flags: the reasons an annotator can give instead of finishing a sample.
+"""Sample flags: why a sample goes to a lead (SPEC section 5).
 
-The automatic flags computed once both annotations are in (SPEC section 5) join the same
-vocabulary here.
+Two kinds of flag share one vocabulary (:data:`FLAG_REASONS`, :data:`FLAG_LABELS`,
+:func:`flag_label`):
+
+* **annotator flags** (SPEC section 3) — the reasons an annotator can give instead of finishing a
+  sample (:data:`ANNOTATOR_FLAGS`);
+* **automatic flags** — computed once at least two annotations of a sample are in
+  (:data:`AUTOMATIC_FLAGS`):
+
+  - ``segmentation_mismatch``: two annotations have different boundaries;
+  - ``pk_above_threshold``: Pk between two segmentations, computed both ways and averaged (neither
+    annotator is the reference), is greater than ``settings.flag_pk_max`` (default 0.2);
+  - ``xi_deviation`` / ``omega_deviation`` / ``alpha_deviation``: ``|p_A − p_B| > flag_sigma · SD``
+    where SD is the sample standard deviation (ddof = 1) of that parameter over all submitted
+    annotations of the project (default ``flag_sigma`` = 2).
+
+  With k > 2 annotations every pair is compared and a rule fires when any pair breaches it; the
+  hit reports the worst pair. Comparisons are strict (a value exactly at its threshold does not
+  flag), as the SPEC writes them ("Pk > 0.2", "larger than 2σ").
+
+Pk is the window-based error probability of Beeferman, Berger & Lafferty (1999), "Statistical
+models for text segmentation", Machine Learning 34:177-210, computed by ``segeval.pk`` on segment
+masses with its default window (half the mean reference segment length, at least 2).
+
+Everything here is pure: data in, data out. The thresholds come from
+:class:`annotation.settings.ProjectSettings`, so the service can recompute the flags of every
+sample whenever the settings change.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+import numpy as np
+import segeval
+
+from annotation.segmentation import Segmentation, SegmentationError
+from annotation.settings import ProjectSettings
+
+if TYPE_CHECKING:  # protocol imports this module; only the type is needed here
+    from annotation.protocol import AnnotationContent
 
 
 @dataclass(frozen=True)
 class FlagReason:
+    """One reason a sample can be flagged: its stored code, the label shown to people, whether
+    the annotator must explain it in the note, and whether the back office raises it itself."""
+
     code: str
     label: str
     needs_note: bool = False
+    automatic: bool = False
 
+
+# --- the vocabulary -----------------------------------------------------------------------------
 
 ANNOTATOR_FLAGS: tuple[FlagReason, ...] = (
     FlagReason("no_main_timeline", "No clear main timeline"),
@@ -23,15 +67,309 @@ ANNOTATOR_FLAGS: tuple[FlagReason, ...] = (
     FlagReason("other", "Other (explain in the note)", needs_note=True),
 )
 ANNOTATOR_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in ANNOTATOR_FLAGS)
-_BY_CODE = {f.code: f for f in ANNOTATOR_FLAGS}
+
+#: The curve parameters compared by the deviation rules (base-1.1 log minutes for ξ and ω).
+PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
+_PARAMETER_SYMBOLS = {"xi": "ξ", "omega": "ω", "alpha": "α"}
+
+SEGMENTATION_MISMATCH = "segmentation_mismatch"
+PK_ABOVE_THRESHOLD = "pk_above_threshold"
+#: Deviation flag code of each parameter, e.g. ``DEVIATION_CODES["xi"] == "xi_deviation"``.
+DEVIATION_CODES: Mapping[str, str] = {p: f"{p}_deviation" for p in PARAMETERS}
+
+AUTOMATIC_FLAGS: tuple[FlagReason, ...] = (
+    FlagReason(SEGMENTATION_MISMATCH, "Segmentation mismatch", automatic=True),
+    FlagReason(PK_ABOVE_THRESHOLD, "Pk above threshold", automatic=True),
+    FlagReason(DEVIATION_CODES["xi"], "Location ξ deviates", automatic=True),
+    FlagReason(DEVIATION_CODES["omega"], "Scale ω deviates", automatic=True),
+    FlagReason(DEVIATION_CODES["alpha"], "Skewness α deviates", automatic=True),
+)
+AUTOMATIC_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in AUTOMATIC_FLAGS)
+
+#: Every flag reason, annotator reasons first (the order hits and filters are listed in).
+FLAG_REASONS: tuple[FlagReason, ...] = ANNOTATOR_FLAGS + AUTOMATIC_FLAGS
+FLAG_CODES: tuple[str, ...] = tuple(f.code for f in FLAG_REASONS)
+#: Code → human label, for both kinds.
+FLAG_LABELS: Mapping[str, str] = {f.code: f.label for f in FLAG_REASONS}
+_BY_CODE = {f.code: f for f in FLAG_REASONS}
 
 
 def flag_label(code: str) -> str:
-    """Human label of a flag code (the code itself when unknown)."""
+    """Human label of a flag code of either kind (the code itself when unknown)."""
     reason = _BY_CODE.get(code)
     return reason.label if reason else code
 
 
 def flag_needs_note(code: str) -> bool:
+    """Whether the annotator must explain flag ``code`` in the note (only "other")."""
     reason = _BY_CODE.get(code)
     return bool(reason and reason.needs_note)
+
+
+def is_automatic_flag(code: str) -> bool:
+    """True for a flag the back office raises itself (not an annotator's reason)."""
+    reason = _BY_CODE.get(code)
+    return bool(reason and reason.automatic)
+
+
+# --- results ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FlagHit:
+    """One reason a given sample is flagged.
+
+    ``annotators`` are 0-based positions in the list of the sample's annotations given to the
+    function (for a pair rule: the worst pair; for an annotator flag: who raised it). For the
+    automatic rules ``value`` is the measured quantity and ``threshold`` the limit it exceeded
+    (number of boundaries not shared, Pk, or ``|Δp|`` in the parameter's units); both are None
+    for annotator flags. ``detail`` is a one-line text for the lead's display.
+    """
+
+    code: str
+    detail: str = ""
+    value: float | None = None
+    threshold: float | None = None
+    annotators: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return flag_label(self.code)
+
+    @property
+    def automatic(self) -> bool:
+        return is_automatic_flag(self.code)
+
+
+@dataclass(frozen=True)
+class ParameterSpread:
+    """Sample standard deviation (ddof = 1) of ξ, ω and α over the project's submitted
+    annotations, and how many values each was computed from. An SD is None when fewer than two
+    values exist (the deviation rule for that parameter is then skipped)."""
+
+    xi: float | None
+    omega: float | None
+    alpha: float | None
+    counts: tuple[int, int, int] = (0, 0, 0)
+
+    def sd(self, parameter: str) -> float | None:
+        """SD of ``parameter`` (``"xi"``, ``"omega"`` or ``"alpha"``)."""
+        if parameter not in PARAMETERS:
+            raise ValueError(f"unknown parameter {parameter!r}; expected one of {', '.join(PARAMETERS)}")
+        return getattr(self, parameter)
+
+    def count(self, parameter: str) -> int:
+        """Number of values the SD of ``parameter`` was computed from."""
+        if parameter not in PARAMETERS:
+            raise ValueError(f"unknown parameter {parameter!r}; expected one of {', '.join(PARAMETERS)}")
+        return self.counts[PARAMETERS.index(parameter)]
+
+
+#: One annotation's fitted (ξ, ω, α), or None when it has no curve (flagged unfinished).
+ParameterTriple = tuple[float, float, float]
+
+
+def parameter_spread(values_by_param: Mapping[str, Iterable[float | None]]) -> ParameterSpread:
+    """SD of each curve parameter over all submitted annotations of a project.
+
+    ``values_by_param`` maps ``"xi"``, ``"omega"``, ``"alpha"`` to that parameter's values
+    (None entries — annotations without a curve — are ignored; a missing key counts as no values).
+    Returns the sample standard deviation ``sqrt(Σ(p − p̄)² / (n − 1))`` per parameter, None where
+    fewer than two values exist. Raises ValueError on a non-finite value.
+    """
+    unknown = set(values_by_param) - set(PARAMETERS)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {', '.join(sorted(unknown))}; expected {', '.join(PARAMETERS)}")
+    sds: list[float | None] = []
+    counts: list[int] = []
+    for name in PARAMETERS:
+        values = np.array([float(v) for v in values_by_param.get(name, ()) if v is not None], dtype=float)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"the values of {name} must be finite numbers")
+        counts.append(int(values.size))
+        sds.append(float(np.std(values, ddof=1)) if values.size >= 2 else None)
+    return ParameterSpread(sds[0], sds[1], sds[2], (counts[0], counts[1], counts[2]))
+
+
+def spread_of_annotations(annotations: Iterable[AnnotationContent]) -> ParameterSpread:
+    """:func:`parameter_spread` over annotation contents, using those that have parameters."""
+    values: dict[str, list[float]] = {p: [] for p in PARAMETERS}
+    for a in annotations:
+        if a.has_parameters:
+            for p in PARAMETERS:
+                values[p].append(getattr(a, p))
+    return parameter_spread(values)
+
+
+# --- the automatic rules ------------------------------------------------------------------------
+
+
+def _pk_both_ways(a: Segmentation, b: Segmentation) -> float:
+    """Pk between two segmentations of the same text, ``(Pk(a|b) + Pk(b|a)) / 2``.
+
+    segeval's ``pk(hypothesis, reference)`` is asymmetric (the window size comes from the
+    reference), and neither annotator is the reference, so both directions are averaged
+    (SPEC section 6). 0 is perfect agreement. Reference: Beeferman et al. (1999). Kept private:
+    the agreement module owns the public Pk measure; this is the same computation.
+    """
+    if a.n_tokens != b.n_tokens:
+        raise ValueError(
+            f"the segmentations cover different texts ({a.n_tokens} and {b.n_tokens} tokens)"
+        )
+    if a.boundaries == b.boundaries:
+        return 0.0
+    # Average the exact Decimals before converting, so e.g. a Pk of exactly 0.2 stays 0.2.
+    total = Decimal(segeval.pk(a.masses, b.masses)) + Decimal(segeval.pk(b.masses, a.masses))
+    return float(total / 2)
+
+
+def automatic_flags(
+    boundaries_list: Sequence[Segmentation | Sequence[int] | None],
+    params_list: Sequence[ParameterTriple | None],
+    spread: ParameterSpread,
+    *,
+    pk_max: float,
+    sigma: float,
+    n_tokens: int | None = None,
+) -> tuple[FlagHit, ...]:
+    """The automatic flags of one sample from its annotations (SPEC section 5).
+
+    ``boundaries_list[i]`` is annotation i's segmentation — a :class:`Segmentation`, or its
+    start indices when ``n_tokens`` is given — or None to leave it out of the segmentation rules.
+    ``params_list[i]`` is its ``(ξ, ω, α)`` or None (no curve: left out of the parameter rules).
+    Both lists are in the same annotation order. ``spread`` holds the project-wide SDs,
+    ``pk_max`` the Pk threshold and ``sigma`` the number of SDs.
+
+    Every pair of annotations is compared; a rule fires when any pair breaches it (strictly
+    above its threshold) and yields one :class:`FlagHit` describing the worst pair (the first
+    such pair in index order on ties). Hits come in :data:`AUTOMATIC_FLAG_CODES` order. Fewer than
+    two usable annotations for a rule means that rule cannot fire.
+    """
+    if len(boundaries_list) != len(params_list):
+        raise ValueError(
+            f"{len(boundaries_list)} segmentations but {len(params_list)} parameter sets: "
+            "give one of each per annotation (None where missing)"
+        )
+    segs = [_as_segmentation(s, n_tokens) for s in boundaries_list]
+    sizes = {s.n_tokens for s in segs if s is not None}
+    if len(sizes) > 1:
+        raise ValueError(f"the segmentations cover texts of different lengths: {sorted(sizes)} tokens")
+
+    hits: list[FlagHit] = []
+    seg_pairs = [(i, j) for i, j in itertools.combinations(range(len(segs)), 2)
+                 if segs[i] is not None and segs[j] is not None]
+
+    # Segmentation mismatch: value = boundaries not shared by the pair.
+    worst = _worst(
+        ((i, j), float(len(set(segs[i].boundaries) ^ set(segs[j].boundaries))))
+        for i, j in seg_pairs
+    )
+    if worst is not None and worst[1] > 0:
+        (i, j), n_diff = worst
+        differing = sorted(set(segs[i].boundaries) ^ set(segs[j].boundaries))
+        hits.append(FlagHit(
+            SEGMENTATION_MISMATCH,
+            f"annotations {i + 1} and {j + 1} differ in {int(n_diff)} boundar"
+            f"{'y' if n_diff == 1 else 'ies'} (at token {', '.join(map(str, differing))})",
+            n_diff, 0.0, (i, j),
+        ))
+
+    # Pk above threshold.
+    worst = _worst(((i, j), _pk_both_ways(segs[i], segs[j])) for i, j in seg_pairs)
+    if worst is not None and worst[1] > pk_max:
+        (i, j), pk = worst
+        hits.append(FlagHit(
+            PK_ABOVE_THRESHOLD,
+            f"Pk {pk:.3f} > {pk_max:.3f} between annotations {i + 1} and {j + 1}",
+            pk, float(pk_max), (i, j),
+        ))
+
+    # Parameter deviations.
+    params = [None if p is None else tuple(float(v) for v in p) for p in params_list]
+    for p in params:
+        if p is not None and (len(p) != 3 or not all(math.isfinite(v) for v in p)):
+            raise ValueError("each parameter set must be three finite numbers (ξ, ω, α)")
+    par_pairs = [(i, j) for i, j in itertools.combinations(range(len(params)), 2)
+                 if params[i] is not None and params[j] is not None]
+    for k, name in enumerate(PARAMETERS):
+        sd = spread.sd(name)
+        if sd is None:
+            continue
+        limit = sigma * sd
+        worst = _worst(((i, j), abs(params[i][k] - params[j][k])) for i, j in par_pairs)
+        if worst is not None and worst[1] > limit:
+            (i, j), delta = worst
+            sym = _PARAMETER_SYMBOLS[name]
+            hits.append(FlagHit(
+                DEVIATION_CODES[name],
+                f"|Δ{sym}| = {delta:.2f} > {sigma:g}·σ = {limit:.2f} (σ = {sd:.2f}) "
+                f"between annotations {i + 1} and {j + 1}",
+                delta, limit, (i, j),
+            ))
+    return tuple(hits)
+
+
+def annotator_flag_hits(annotations: Sequence[AnnotationContent]) -> tuple[FlagHit, ...]:
+    """The annotators' own flags on a sample, one hit per reason (in :data:`ANNOTATOR_FLAG_CODES`
+    order, unknown codes after them), naming who raised it; ``detail`` carries their notes."""
+    raisers: dict[str, list[int]] = {}
+    for i, a in enumerate(annotations):
+        for code in a.flags:
+            raisers.setdefault(code, [])
+            if i not in raisers[code]:
+                raisers[code].append(i)
+    order = [c for c in ANNOTATOR_FLAG_CODES if c in raisers]
+    order += [c for c in raisers if c not in ANNOTATOR_FLAG_CODES]
+    hits = []
+    for code in order:
+        who = tuple(raisers[code])
+        notes = [annotations[i].note.strip() for i in who if annotations[i].note.strip()]
+        hits.append(FlagHit(code, " | ".join(notes), annotators=who))
+    return tuple(hits)
+
+
+def flags_for_sample(
+    annotations: Sequence[AnnotationContent],
+    n_tokens: int,
+    spread: ParameterSpread,
+    settings: ProjectSettings | None = None,
+) -> tuple[FlagHit, ...]:
+    """Every flag of one sample: the annotators' reasons first, then the automatic rules.
+
+    ``annotations`` are the sample's submitted annotations (any order; hits name them by
+    position), ``n_tokens`` the length of its text in tokens, ``spread`` the project-wide SDs
+    (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``;
+    defaults when None). The automatic rules run only once two or more annotations are in. An
+    annotation without parameters is left out of the deviation rules, and one whose boundaries
+    do not fit the text (an unfinished flagged draft) out of the segmentation rules.
+    """
+    settings = settings or ProjectSettings()
+    hits = list(annotator_flag_hits(annotations))
+    if len(annotations) >= 2:
+        segs: list[Segmentation | None] = []
+        for a in annotations:
+            try:
+                segs.append(a.segmentation(n_tokens))
+            except SegmentationError:
+                segs.append(None)
+        params = [(a.xi, a.omega, a.alpha) if a.has_parameters else None for a in annotations]
+        hits += automatic_flags(segs, params, spread, pk_max=settings.flag_pk_max,
+                                sigma=settings.flag_sigma)
+    return tuple(hits)
+
+
+def _as_segmentation(item: Segmentation | Sequence[int] | None, n_tokens: int | None) -> Segmentation | None:
+    if item is None or isinstance(item, Segmentation):
+        return item
+    if n_tokens is None:
+        raise ValueError("give n_tokens when the segmentations are plain boundary lists")
+    return Segmentation.from_boundaries(item, n_tokens)
+
+
+def _worst(scored: Iterable[tuple[tuple[int, int], float]]) -> tuple[tuple[int, int], float] | None:
+    """The pair with the largest score (the first one on ties), or None when there are none."""
+    best = None
+    for pair, score in scored:
+        if best is None or score > best[1]:
+            best = (pair, score)
+    return best

@@ -1,0 +1,338 @@
+"""Sample flags (SPEC section 5): the shared vocabulary and the automatic rules, against values
+computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from annotation.flags import (
+    ANNOTATOR_FLAG_CODES,
+    ANNOTATOR_FLAGS,
+    AUTOMATIC_FLAG_CODES,
+    FLAG_CODES,
+    FLAG_LABELS,
+    FlagHit,
+    ParameterSpread,
+    automatic_flags,
+    flag_label,
+    flag_needs_note,
+    flags_for_sample,
+    is_automatic_flag,
+    parameter_spread,
+    spread_of_annotations,
+)
+from annotation.protocol import AnnotationContent, ContentError
+from annotation.segmentation import Segmentation
+from annotation.settings import ProjectSettings
+
+# SD of [50, 60, 70, 80]: mean 65, squared deviations 225 + 25 + 25 + 225 = 500,
+# 500 / (4 − 1) = 166.67, sqrt = 12.9099. With sigma = 2 the threshold is 25.8199.
+SD_50_80 = math.sqrt(500 / 3)
+SPREAD = ParameterSpread(xi=SD_50_80, omega=SD_50_80, alpha=SD_50_80, counts=(4, 4, 4))
+NO_SPREAD = ParameterSpread(None, None, None)
+
+
+def seg(boundaries, n_tokens):
+    return Segmentation(tuple(boundaries), n_tokens)
+
+
+def codes(hits):
+    return [h.code for h in hits]
+
+
+# --- vocabulary ------------------------------------------------------------------------------
+
+
+def test_annotator_vocabulary_is_unchanged():
+    assert ANNOTATOR_FLAG_CODES == ("no_main_timeline", "not_present_tense", "multiple_peaks", "other")
+    assert [f.code for f in ANNOTATOR_FLAGS] == list(ANNOTATOR_FLAG_CODES)
+    assert flag_label("multiple_peaks") == "Needs more than one peak"
+    assert flag_needs_note("other") and not flag_needs_note("not_present_tense")
+    assert not any(is_automatic_flag(c) for c in ANNOTATOR_FLAG_CODES)
+
+
+def test_automatic_codes_join_the_same_vocabulary():
+    assert AUTOMATIC_FLAG_CODES == ("segmentation_mismatch", "pk_above_threshold",
+                                    "xi_deviation", "omega_deviation", "alpha_deviation")
+    assert FLAG_CODES == ANNOTATOR_FLAG_CODES + AUTOMATIC_FLAG_CODES
+    assert set(FLAG_LABELS) == set(FLAG_CODES)
+    for code in AUTOMATIC_FLAG_CODES:
+        assert is_automatic_flag(code)
+        assert flag_label(code) == FLAG_LABELS[code] != code
+        assert not flag_needs_note(code)
+    assert flag_label("segmentation_mismatch") == "Segmentation mismatch"
+    assert flag_label("no_such_flag") == "no_such_flag"
+
+
+def test_annotators_cannot_raise_automatic_flags():
+    with pytest.raises(ContentError, match="unknown flag"):
+        AnnotationContent(flags=("pk_above_threshold",)).check_shape()
+
+
+def test_flag_hit_label_and_kind():
+    hit = FlagHit("xi_deviation", "x", 26.0, 25.8, (0, 1))
+    assert hit.label == "Location ξ deviates" and hit.automatic
+    assert not FlagHit("other").automatic
+
+
+# --- parameter spread ------------------------------------------------------------------------
+
+
+def test_parameter_spread_is_the_sample_sd():
+    spread = parameter_spread({"xi": [50, 60, 70, 80], "omega": [1.0, 3.0], "alpha": [2.0]})
+    assert spread.xi == pytest.approx(12.9099, abs=1e-4)
+    assert spread.omega == pytest.approx(math.sqrt(2))  # (1² + 1²) / 1
+    assert spread.alpha is None  # one value: no SD
+    assert spread.counts == (4, 2, 1)
+    assert spread.sd("xi") == spread.xi and spread.count("omega") == 2
+
+
+def test_parameter_spread_ignores_missing_values_and_keys():
+    spread = parameter_spread({"xi": [50, None, 60, 70, None, 80]})
+    assert spread.xi == pytest.approx(SD_50_80)
+    assert spread.omega is None and spread.alpha is None and spread.counts == (4, 0, 0)
+    assert parameter_spread({}) == ParameterSpread(None, None, None, (0, 0, 0))
+
+
+def test_parameter_spread_of_identical_values_is_zero():
+    assert parameter_spread({"xi": [3.0, 3.0, 3.0]}).xi == 0.0
+
+
+def test_parameter_spread_rejects_bad_input():
+    with pytest.raises(ValueError, match="unknown parameter"):
+        parameter_spread({"location": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="finite"):
+        parameter_spread({"xi": [1.0, math.nan]})
+    with pytest.raises(ValueError, match="unknown parameter"):
+        SPREAD.sd("scale")
+
+
+def test_spread_of_annotations_uses_those_with_parameters():
+    anns = [AnnotationContent(xi=x, omega=10.0, alpha=0.0) for x in (50.0, 60.0, 70.0, 80.0)]
+    anns.append(AnnotationContent(flags=("multiple_peaks",)))  # no curve
+    spread = spread_of_annotations(anns)
+    assert spread.xi == pytest.approx(SD_50_80)
+    assert spread.omega == 0.0 and spread.counts == (4, 4, 4)
+
+
+# --- segmentation mismatch -------------------------------------------------------------------
+
+
+def test_equal_boundaries_raise_nothing():
+    hits = automatic_flags([seg((0, 3, 5), 8), seg((0, 3, 5), 8)], [None, None], NO_SPREAD,
+                           pk_max=0.2, sigma=2.0)
+    assert hits == ()
+
+
+def test_different_boundaries_are_a_mismatch():
+    hits = automatic_flags([seg((0, 5), 7), seg((0, 6), 7)], [None, None], NO_SPREAD,
+                           pk_max=0.2, sigma=2.0)
+    assert codes(hits) == ["segmentation_mismatch"]  # Pk is exactly 0.2: not above
+    hit = hits[0]
+    assert hit.value == 2.0 and hit.threshold == 0.0 and hit.annotators == (0, 1)
+    assert "5, 6" in hit.detail
+
+
+def test_plain_boundary_lists_need_n_tokens():
+    hits = automatic_flags([(0, 5), [0, 6]], [None, None], NO_SPREAD, pk_max=0.2, sigma=2.0,
+                           n_tokens=7)
+    assert codes(hits) == ["segmentation_mismatch"]
+    with pytest.raises(ValueError, match="n_tokens"):
+        automatic_flags([(0, 5), (0, 6)], [None, None], NO_SPREAD, pk_max=0.2, sigma=2.0)
+
+
+# --- Pk --------------------------------------------------------------------------------------
+
+# 7 tokens, A = [0, 5] (masses 5, 2), B = [0, 6] (masses 6, 1). Either way the reference's mean
+# segment length is 3.5, half is 1.75 → window k = 2; 7 − 2 = 5 probes (i, i+2), i = 0..4.
+# Same-segment? A: T T T F F; B: T T T T F → one disagreement (i = 3): Pk = 1/5 both ways = 0.2.
+
+
+def test_pk_exactly_at_the_threshold_does_not_flag():
+    hits = automatic_flags([seg((0, 5), 7), seg((0, 6), 7)], [None, None], NO_SPREAD,
+                           pk_max=0.2, sigma=2.0)
+    assert "pk_above_threshold" not in codes(hits)
+
+
+def test_pk_above_the_threshold_flags():
+    hits = automatic_flags([seg((0, 5), 7), seg((0, 6), 7)], [None, None], NO_SPREAD,
+                           pk_max=0.19, sigma=2.0)
+    assert codes(hits) == ["segmentation_mismatch", "pk_above_threshold"]
+    hit = hits[1]
+    assert hit.value == 0.2 and hit.threshold == 0.19 and hit.annotators == (0, 1)
+
+
+# 10 tokens, A = [0, 5] (5, 5), B = [0] (10). Pk(A | ref B): k = round(10/2) = 5, 5 probes
+# (i, i+5), all split in A, none in B → 5/5 = 1. Pk(B | ref A): k = round(5/2) = 2 (segeval
+# rounds half to even), 8 probes (i, i+2), A splits i = 3, 4 → 2/8 = 0.25. Mean 0.625.
+
+
+def test_pk_is_averaged_both_ways():
+    hits = automatic_flags([seg((0, 5), 10), seg((0,), 10)], [None, None], NO_SPREAD,
+                           pk_max=0.2, sigma=2.0)
+    assert codes(hits) == ["segmentation_mismatch", "pk_above_threshold"]
+    assert hits[1].value == 0.625
+    swapped = automatic_flags([seg((0,), 10), seg((0, 5), 10)], [None, None], NO_SPREAD,
+                              pk_max=0.2, sigma=2.0)
+    assert swapped[1].value == 0.625
+    at = automatic_flags([seg((0, 5), 10), seg((0,), 10)], [None, None], NO_SPREAD,
+                         pk_max=0.625, sigma=2.0)
+    assert codes(at) == ["segmentation_mismatch"]
+
+
+# --- parameter deviations --------------------------------------------------------------------
+
+
+def test_deviation_just_above_two_sd_flags():
+    # threshold 2 · 12.9099 = 25.82: |Δξ| = 26 flags
+    hits = automatic_flags([seg((0,), 4)] * 2, [(50.0, 10.0, 0.0), (76.0, 10.0, 0.0)], SPREAD,
+                           pk_max=0.2, sigma=2.0)
+    assert codes(hits) == ["xi_deviation"]
+    hit = hits[0]
+    assert hit.value == 26.0
+    assert hit.threshold == pytest.approx(25.8199, abs=1e-4)
+    assert hit.annotators == (0, 1)
+    assert "26.00" in hit.detail and "25.82" in hit.detail
+
+
+def test_deviation_just_below_two_sd_does_not_flag():
+    hits = automatic_flags([seg((0,), 4)] * 2, [(50.0, 10.0, 0.0), (75.0, 10.0, 0.0)], SPREAD,
+                           pk_max=0.2, sigma=2.0)
+    assert hits == ()
+
+
+def test_sigma_scales_the_threshold():
+    params = [(50.0, 10.0, 0.0), (75.0, 10.0, 0.0)]
+    hits = automatic_flags([None, None], params, SPREAD, pk_max=0.2, sigma=1.5)  # 19.36
+    assert codes(hits) == ["xi_deviation"]
+
+
+def test_each_parameter_is_checked_on_its_own_sd():
+    spread = ParameterSpread(xi=10.0, omega=2.0, alpha=0.5, counts=(9, 9, 9))
+    # |Δξ| = 15 < 20, |Δω| = 5 > 4, |Δα| = 1.5 > 1
+    hits = automatic_flags([None, None], [(40.0, 8.0, 0.0), (55.0, 13.0, 1.5)], spread,
+                           pk_max=0.2, sigma=2.0)
+    assert codes(hits) == ["omega_deviation", "alpha_deviation"]
+    assert hits[0].value == 5.0 and hits[0].threshold == 4.0
+    assert hits[1].value == 1.5 and hits[1].threshold == 1.0
+
+
+def test_parameter_without_sd_is_skipped():
+    spread = ParameterSpread(xi=None, omega=None, alpha=0.5)
+    hits = automatic_flags([None, None], [(0.0, 1.0, 0.0), (100.0, 90.0, 0.9)], spread,
+                           pk_max=0.2, sigma=2.0)
+    assert hits == ()
+
+
+def test_zero_sd_flags_any_difference():
+    spread = ParameterSpread(xi=0.0, omega=None, alpha=None)
+    assert codes(automatic_flags([None, None], [(1.0, 1.0, 0.0), (1.5, 1.0, 0.0)], spread,
+                                 pk_max=0.2, sigma=2.0)) == ["xi_deviation"]
+    assert automatic_flags([None, None], [(1.0, 1.0, 0.0), (1.0, 1.0, 0.0)], spread,
+                           pk_max=0.2, sigma=2.0) == ()
+
+
+def test_annotations_without_parameters_skip_the_parameter_rules():
+    hits = automatic_flags([seg((0,), 4)] * 2, [(50.0, 10.0, 0.0), None], SPREAD,
+                           pk_max=0.2, sigma=2.0)
+    assert hits == ()
+
+
+# --- k > 2 -----------------------------------------------------------------------------------
+
+
+def test_three_annotators_flag_when_any_pair_breaches_and_report_the_worst_pair():
+    params = [(50.0, 10.0, 0.0), (70.0, 10.0, 0.0), (80.0, 10.0, 0.0)]
+    # pairs: (0,1) Δ20, (0,2) Δ30 > 25.82, (1,2) Δ10
+    hits = automatic_flags([None] * 3, params, SPREAD, pk_max=0.2, sigma=2.0)
+    assert codes(hits) == ["xi_deviation"]
+    assert hits[0].annotators == (0, 2) and hits[0].value == 30.0
+
+
+def test_three_annotators_none_breaching():
+    params = [(50.0, 10.0, 0.0), (65.0, 10.0, 0.0), (75.0, 10.0, 0.0)]  # worst Δ 25
+    assert automatic_flags([None] * 3, params, SPREAD, pk_max=0.2, sigma=2.0) == ()
+
+
+def test_three_annotators_segmentation_one_pair_differs():
+    segs = [seg((0, 5), 10), seg((0, 5), 10), seg((0,), 10)]
+    hits = automatic_flags(segs, [None] * 3, NO_SPREAD, pk_max=0.2, sigma=2.0)
+    assert codes(hits) == ["segmentation_mismatch", "pk_above_threshold"]
+    assert hits[0].annotators == (0, 2)  # first of the two equally bad pairs
+    assert hits[1].annotators == (0, 2) and hits[1].value == 0.625
+
+
+def test_three_annotators_one_without_curve():
+    params = [(50.0, 10.0, 0.0), None, (80.0, 10.0, 0.0)]
+    hits = automatic_flags([None] * 3, params, SPREAD, pk_max=0.2, sigma=2.0)
+    assert codes(hits) == ["xi_deviation"] and hits[0].annotators == (0, 2)
+
+
+def test_hits_come_in_vocabulary_order_and_swapping_changes_no_value():
+    segs = [seg((0, 5), 10), seg((0,), 10)]
+    params = [(50.0, 5.0, -1.0), (80.0, 40.0, 2.0)]
+    spread = ParameterSpread(1.0, 1.0, 1.0)
+    hits = automatic_flags(segs, params, spread, pk_max=0.2, sigma=2.0)
+    assert codes(hits) == list(AUTOMATIC_FLAG_CODES)
+    swapped = automatic_flags(segs[::-1], params[::-1], spread, pk_max=0.2, sigma=2.0)
+    assert [(h.code, h.value, h.threshold) for h in swapped] == \
+        [(h.code, h.value, h.threshold) for h in hits]
+
+
+def test_one_annotation_raises_nothing():
+    assert automatic_flags([seg((0, 2), 4)], [(1.0, 1.0, 1.0)], SPREAD, pk_max=0.0, sigma=0.1) == ()
+
+
+def test_bad_inputs_are_refused():
+    with pytest.raises(ValueError, match="one of each"):
+        automatic_flags([seg((0,), 4)], [None, None], SPREAD, pk_max=0.2, sigma=2.0)
+    with pytest.raises(ValueError, match="different lengths"):
+        automatic_flags([seg((0,), 4), seg((0,), 5)], [None, None], SPREAD, pk_max=0.2, sigma=2.0)
+    with pytest.raises(ValueError, match="three finite"):
+        automatic_flags([None, None], [(1.0, 2.0), (1.0, 2.0, 3.0)], SPREAD, pk_max=0.2, sigma=2.0)
+
+
+# --- the sample wrapper ----------------------------------------------------------------------
+
+
+def content(boundaries=(0, 5), axes=("main", "static"), xi=50.0, omega=10.0, alpha=0.0, **kw):
+    return AnnotationContent(boundaries=boundaries, segment_axes=axes, xi=xi, omega=omega,
+                             alpha=alpha, **kw)
+
+
+def test_flags_for_sample_puts_annotator_reasons_first():
+    a = content(flags=("other", "not_present_tense"), note="Latin text")
+    b = content(boundaries=(0,), axes=("main",), xi=80.0, flags=("not_present_tense",))
+    hits = flags_for_sample([a, b], 10, SPREAD, ProjectSettings())
+    assert codes(hits) == ["not_present_tense", "other", "segmentation_mismatch",
+                           "pk_above_threshold", "xi_deviation"]
+    assert hits[0].annotators == (0, 1) and hits[0].value is None
+    assert hits[1].annotators == (0,) and hits[1].detail == "Latin text"
+
+
+def test_flags_for_sample_waits_for_the_second_annotation():
+    hits = flags_for_sample([content(flags=("multiple_peaks",))], 10, SPREAD)
+    assert codes(hits) == ["multiple_peaks"]
+    assert flags_for_sample([content()], 10, SPREAD) == ()
+
+
+def test_flags_for_sample_agreeing_annotations_have_no_flags():
+    assert flags_for_sample([content(), content(xi=60.0)], 10, SPREAD) == ()
+
+
+def test_flags_for_sample_reads_thresholds_from_settings():
+    a, b = content(), content(boundaries=(0,), axes=("main",), xi=70.0)
+    default = flags_for_sample([a, b], 10, SPREAD, ProjectSettings())
+    assert codes(default) == ["segmentation_mismatch", "pk_above_threshold"]
+    relaxed = ProjectSettings(flag_pk_max=0.7, flag_sigma=1.0)  # 1σ = 12.9 < |Δξ| = 20
+    assert codes(flags_for_sample([a, b], 10, SPREAD, relaxed)) == \
+        ["segmentation_mismatch", "xi_deviation"]
+
+
+def test_flags_for_sample_skips_an_unfinished_flagged_annotation():
+    unfinished = AnnotationContent(boundaries=(0, 12), segment_axes=(None, None),
+                                   flags=("multiple_peaks",))  # boundary past the text's end
+    hits = flags_for_sample([content(), unfinished], 10, SPREAD)
+    assert codes(hits) == ["multiple_peaks"]
