@@ -219,6 +219,22 @@ class ReviewItem(Base):
     note: Mapped[str] = mapped_column(Text, default="")
 
 
+class ParameterStats(Base):
+    """Running count, sum and sum of squares of ξ, ω, α over a project's submitted annotations,
+    kept in step with every submit, so the 2σ flag needs no scan of the project."""
+
+    __tablename__ = "parameter_stats"
+
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, default=0)
+    sum_xi: Mapped[float] = mapped_column(Float, default=0.0)
+    sumsq_xi: Mapped[float] = mapped_column(Float, default=0.0)
+    sum_omega: Mapped[float] = mapped_column(Float, default=0.0)
+    sumsq_omega: Mapped[float] = mapped_column(Float, default=0.0)
+    sum_alpha: Mapped[float] = mapped_column(Float, default=0.0)
+    sumsq_alpha: Mapped[float] = mapped_column(Float, default=0.0)
+
+
 class ReviewDay(Base):
     """Marks a calendar day whose daily review sample has been drawn (drawn once, reproducibly)."""
 

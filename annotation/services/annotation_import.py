@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from annotation.interchange import InterchangeError, InterchangeRecord, parse_interchange
-from annotation.services import audit
+from annotation.services import audit, review
 from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
@@ -56,6 +56,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
             records = parse_interchange(data, {k: v.n_tokens for k, v in samples.items()})
         except InterchangeError as exc:
             raise InvalidInput(f"{source or 'file'}: {exc}. Nothing was imported.") from None
+        review.ensure_stats(s, project_id)
         users = {u.username: u for u in s.scalars(
             select(User).where(User.username.in_({r.annotator for r in records})))}
         new_accounts = []
@@ -67,6 +68,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
             new_accounts.append(name)
         s.flush()
         added = present = 0
+        added_samples: list[tuple[Sample, object]] = []
         for r in sorted(records, key=lambda rec: (rec.submitted_at, rec.line)):
             smp, user = samples[r.sample_id], users[r.annotator]
             existing = s.scalar(select(Annotation).where(Annotation.sample_id == smp.id,
@@ -91,6 +93,12 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
                 seconds_spent=0.0, created_at=utcnow(), updated_at=utcnow(),
                 submitted_at=r.submitted_at))
             added += 1
+            added_samples.append((smp, c))
+        s.flush()
+        for smp, c in added_samples:  # count every parameter before judging any deviation
+            review.count_parameters(s, smp.project_id, c, +1)
+        for smp in {id(smp): smp for smp, _ in added_samples}.values():
+            review.settle(s, smp, settings)
         audit.record(s, actor.user_id, "import_annotations", "project", project_id,
                      source=source, added=added, already_present=present, new_accounts=new_accounts)
         return AnnotationImportSummary(added, present, tuple(new_accounts))

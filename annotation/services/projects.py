@@ -17,7 +17,7 @@ from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings, SettingsError
 from annotation.text_import import ImportFileError, TextRecord, parse_texts
 from db.engine import Database
-from db.models import Project, Sample
+from db.models import ParameterStats, Project, Sample
 
 DEMO_PROJECT_NAME = "Demo project"
 
@@ -75,6 +75,7 @@ def create_project(db: Database, actor: Actor, name: str, description: str = "",
                         settings=(settings or ProjectSettings()).to_dict(), created_by=actor.user_id)
             s.add(p)
             s.flush()
+            s.add(ParameterStats(project_id=p.id))
             audit.record(s, actor.user_id, "create_project", "project", p.id, name=name)
             return _info(p, 0)
     except IntegrityError:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from annotation.curves import MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
-from annotation.services import audit
+from annotation.services import audit, review
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import (
     AlreadySubmitted,
@@ -394,10 +394,12 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
                 f"You reached today's quota of {settings.daily_quota} submissions. "
                 "Your draft stays open; submit it tomorrow.")
         spent = a.seconds_spent + _clamp_seconds(seconds_delta)
+        review.ensure_stats(s, smp.project_id)
         _bump(s, a, expected_version, status="submitted", submitted_at=now, step=2,
               seconds_spent=spent, **_content_values(content))
         audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
                      flags=list(content.flags))
+        review.record_submission(s, smp, content, settings)
         s.refresh(a)
         return _item(a, smp)
 

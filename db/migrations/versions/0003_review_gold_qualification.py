@@ -1,6 +1,7 @@
 """review queue, gold values, warm-up and qualification
 
-Existing rows get is_warmup = false and an empty returned_note (server defaults).
+Existing rows get is_warmup = false and an empty returned_note (server defaults); existing
+projects get their running parameter sums.
 
 Revision ID: 0003
 Revises: 0002
@@ -35,6 +36,30 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], ),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('project_id', 'user_id', name='uq_qualifications_project_user')
+    )
+    op.create_table('parameter_stats',
+    sa.Column('project_id', sa.Integer(), nullable=False),
+    sa.Column('n', sa.Integer(), nullable=False),
+    sa.Column('sum_xi', sa.Float(), nullable=False),
+    sa.Column('sumsq_xi', sa.Float(), nullable=False),
+    sa.Column('sum_omega', sa.Float(), nullable=False),
+    sa.Column('sumsq_omega', sa.Float(), nullable=False),
+    sa.Column('sum_alpha', sa.Float(), nullable=False),
+    sa.Column('sumsq_alpha', sa.Float(), nullable=False),
+    sa.ForeignKeyConstraint(['project_id'], ['projects.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('project_id')
+    )
+    # running sums for the projects that exist already (new projects get theirs when created)
+    op.execute(
+        "INSERT INTO parameter_stats (project_id, n, sum_xi, sumsq_xi, sum_omega, sumsq_omega, "
+        "sum_alpha, sumsq_alpha) "
+        "SELECT p.id, count(a.id), coalesce(sum(a.xi), 0), coalesce(sum(a.xi * a.xi), 0), "
+        "coalesce(sum(a.omega), 0), coalesce(sum(a.omega * a.omega), 0), "
+        "coalesce(sum(a.alpha), 0), coalesce(sum(a.alpha * a.alpha), 0) "
+        "FROM projects p LEFT JOIN samples s ON s.project_id = p.id "
+        "LEFT JOIN annotations a ON a.sample_id = s.id AND a.status = 'submitted' "
+        "AND a.xi IS NOT NULL AND a.omega IS NOT NULL AND a.alpha IS NOT NULL "
+        "GROUP BY p.id"
     )
     op.create_table('review_days',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -110,5 +135,6 @@ def downgrade() -> None:
 
     op.drop_table('review_items')
     op.drop_table('review_days')
+    op.drop_table('parameter_stats')
     op.drop_table('qualifications')
 

@@ -1,0 +1,208 @@
+"""Settling complete samples, the review queue and each adjudication decision (SQLite + PostgreSQL)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from annotation.resolution import Resolution
+from annotation.services import queue, review
+from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
+from db.models import Annotation, GoldAnnotation, ReviewDay, ReviewItem, Sample
+from service_helpers import complete_content, count
+
+# "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
+SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
+SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
+
+
+def annotate(db, user, pid, **content):
+    item = queue.next_item(db, user, pid)
+    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    return item
+
+
+@pytest.fixture
+def pair(db, make_user):
+    return make_user("ann_a"), make_user("ann_b")
+
+
+def gold_rows(db):
+    with db.read() as s:
+        return list(s.scalars(select(GoldAnnotation)))
+
+
+def open_items(db):
+    with db.read() as s:
+        return list(s.scalars(select(ReviewItem).where(ReviewItem.status == "open")))
+
+
+def test_agreeing_pair_becomes_gold_at_the_second_submit(db, pair, make_project):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    assert gold_rows(db) == [] and open_items(db) == []  # one annotation: not complete yet
+    annotate(db, b, pid, **SPLIT_A)
+    [gold] = gold_rows(db)
+    assert gold.source == "auto" and gold.boundaries == [0, 4]
+    assert gold.segment_axes == [["static"], ["main"]]
+    assert open_items(db) == []
+
+
+def test_different_boundaries_open_a_review_item_and_no_gold(db, pair, make_project):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, **SPLIT_B)
+    assert gold_rows(db) == []
+    [item] = open_items(db)
+    assert "segmentation_mismatch" in item.reasons
+    assert item.details[0]["code"] == "segmentation_mismatch"
+
+
+def test_an_annotator_flag_reaches_the_queue(db, pair, make_project, lead):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, **SPLIT_A, flags=("not_present_tense",))
+    rows = review.review_queue(db, lead, pid)
+    assert [r.reasons for r in rows] == [("not_present_tense",)]
+    assert rows[0].annotators == ("ann_a", "ann_b")
+    assert review.review_queue(db, lead, pid, reason="segmentation_mismatch") == []
+    assert len(review.review_queue(db, lead, pid, annotator="ann_b")) == 1
+
+
+def test_a_parameter_far_from_the_project_spread_is_flagged(db, make_user, make_project):
+    pid = make_project(6)
+    users = [make_user(f"u{i}") for i in range(2)]
+    close = [(27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2)]
+    for _ in range(4):  # four agreeing samples build the spread
+        for u in users:
+            annotate(db, u, pid, points=close)
+    far = [(p[0] + 90, p[1]) for p in close]
+    annotate(db, users[0], pid, points=close)
+    annotate(db, users[1], pid, points=far)
+    [item] = open_items(db)
+    assert "xi_deviation" in item.reasons
+
+
+def test_accept_edit_take_and_history(db, pair, make_project, lead):
+    pid = make_project(3)
+    a, b = pair
+    for _ in range(3):
+        annotate(db, a, pid, **SPLIT_A)
+        annotate(db, b, pid, **SPLIT_B)
+    items = review.review_queue(db, lead, pid)
+    assert len(items) == 3
+
+    case = review.open_case(db, lead, items[0].item_id)
+    assert [v.annotator for v in case.versions] == ["ann_a", "ann_b"]
+    assert case.proposal.boundaries == (0, 4, 6)  # union
+    review.decide(db, lead, items[0].item_id, "accept_auto", note="fine")
+    gold = review.gold_of(db, lead, items[0].sample_id)
+    assert gold.source == "accepted" and gold.boundaries == (0, 4, 6)
+    assert gold.segment_axes == (("static",), ("main", "static"), ("main",))
+
+    edited = Resolution((0, 5), (("static",), ("main", "opinion")), 60.0, 9.0, 0.5, ("lead",), 14)
+    review.decide(db, lead, items[1].item_id, "edit", resolution=edited, note="my call")
+    gold = review.gold_of(db, lead, items[1].sample_id)
+    assert (gold.source, gold.boundaries, gold.xi) == ("edited", (0, 5), 60.0)
+
+    case = review.open_case(db, lead, items[2].item_id)
+    take = case.versions[1]
+    review.decide(db, lead, items[2].item_id, "take_version", annotation_id=take.annotation_id)
+    gold = review.gold_of(db, lead, items[2].sample_id)
+    assert gold.source == "annotator" and gold.boundaries == (0, 6)
+    assert gold.xi == pytest.approx(take.content.xi)
+
+    history = review.sample_history(db, lead, items[0].sample_id)
+    assert [h["what"] for h in history] == ["review opened", "accept_auto"]
+    assert history[1]["who"] == "lead1" and history[1]["why"] == "fine"
+    assert review.review_queue(db, lead, pid) == []
+    with pytest.raises(StaleVersion):  # decided already
+        review.decide(db, lead, items[0].item_id, "accept_auto")
+
+
+def test_send_back_returns_drafts_with_the_note_and_resubmission_settles(db, pair, make_project, lead):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, **SPLIT_B)
+    [row] = review.review_queue(db, lead, pid)
+    with pytest.raises(InvalidInput, match="note"):
+        review.decide(db, lead, row.item_id, "send_back")
+    review.decide(db, lead, row.item_id, "send_back", note="Split after 'street 0'.")
+    with db.read() as s:
+        anns = list(s.scalars(select(Annotation)))
+    assert {x.status for x in anns} == {"draft"} and {x.returned_note for x in anns} == {"Split after 'street 0'."}
+    assert all(x.submitted_at is None for x in anns)
+    # each annotator finds the returned sample first in their queue and resubmits in agreement
+    for user in (a, b):
+        item = queue.next_item(db, user, pid)
+        assert item.sample_id == row.sample_id
+        queue.submit(db, user, item.annotation_id, item.version, complete_content(**SPLIT_A))
+    [gold] = gold_rows(db)
+    assert gold.source == "auto"
+
+
+def test_discard_needs_a_reason_and_withdraws_the_sample(db, pair, make_project, lead):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, **SPLIT_B)
+    [row] = review.review_queue(db, lead, pid)
+    with pytest.raises(InvalidInput):
+        review.decide(db, lead, row.item_id, "discard", note="  ")
+    review.decide(db, lead, row.item_id, "discard", note="duplicate text")
+    with db.read() as s:
+        assert s.get(Sample, row.sample_id).status == "discarded"
+    assert gold_rows(db) == []
+
+
+def test_annotators_cannot_review(db, pair, make_project):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, **SPLIT_B)
+    with pytest.raises(PermissionDenied):
+        review.review_queue(db, a, pid)
+    with db.read() as s:
+        item_id = s.scalar(select(ReviewItem.id))
+    for call in (lambda: review.open_case(db, a, item_id),
+                 lambda: review.decide(db, a, item_id, "accept_auto"),
+                 lambda: review.resolve_project(db, a, pid)):
+        with pytest.raises(PermissionDenied):
+            call()
+
+
+def test_daily_review_sample_is_drawn_once_for_finished_days(db, make_user, make_project, lead):
+    pid = make_project(10)
+    users = [make_user("x1"), make_user("x2")]
+    for _ in range(10):
+        for u in users:
+            annotate(db, u, pid)  # all agree: auto gold, nothing flagged
+    assert open_items(db) == []
+    with db.write() as s:  # pretend the work was done yesterday
+        for a in s.scalars(select(Annotation)):
+            a.submitted_at = a.submitted_at - timedelta(days=1)
+    rows = review.review_queue(db, lead, pid)
+    assert len(rows) == 2 and all(r.reasons == ("daily_review",) for r in rows)  # 10% of 20
+    assert len(review.review_queue(db, lead, pid)) == 2  # drawn once, not again
+    assert count(db, ReviewDay) == 1
+
+
+def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair, make_project, lead):
+    from annotation.services import projects
+
+    pid = make_project(2)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, **SPLIT_A)
+    assert len(gold_rows(db)) == 1
+    summary = review.resolve_project(db, lead, pid)
+    assert summary.gold == 1 and summary.flagged == 0  # auto gold is re-checked, stays gold
+    projects.update_settings(db, lead, pid, flag_sigma=0.0001)
+    summary = review.resolve_project(db, lead, pid, recheck=True)
+    assert summary.gold == 1  # identical parameters: |Δ| = 0 is never above a threshold
