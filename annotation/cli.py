@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from annotation.services import accounts, annotation_import, projects
+from annotation.services import accounts, annotation_import, projects, review
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -91,6 +91,14 @@ def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
     return f"imported {summary.added} annotations; {summary.already_present} already present{made}"
 
 
+def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project, create=False)
+    summary = review.resolve_project(db, actor, pid, recheck=args.recheck)
+    return (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review, "
+            f"{summary.pending} awaiting a lead, {summary.incomplete} incomplete")
+
+
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
     info = projects.load_demo_project(db, _acting_user(db, args.user))
     return f"{info.name}: {info.n_samples} texts"
@@ -129,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--project", help="project name (needed when there are several)")
     a.add_argument("--user", help="act as this user (default: the first admin)")
     a.set_defaults(func=cmd_import_annotations)
+
+    p = sub.add_parser("resolve", help="resolve unflagged doubly-annotated samples into gold")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--recheck", action="store_true",
+                   help="re-evaluate automatic flags and automatic gold (after changing thresholds)")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_resolve)
 
     p = sub.add_parser("demo", help="load the demo project")
     p.add_argument("--user", help="act as this user (default: the first admin)")

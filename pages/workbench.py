@@ -171,6 +171,9 @@ with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch
     with st.container(height=520):
         st.markdown(guide.text)
 
+if item.returned_note and not item.is_submitted:
+    st.warning(f"A lead sent this sample back to you: {item.returned_note}", icon=":material/undo:")
+
 if st.session_state.get(K_CONFLICT):
     st.error(st.session_state[K_CONFLICT])
     st.button("Load the newer version", on_click=_reload_current, type="primary", key="wb.reload")

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from annotation.segmentation import tokenize
-from annotation.services import audit
+from annotation.services import audit, review
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings, SettingsError
@@ -20,6 +20,8 @@ from db.engine import Database
 from db.models import ParameterStats, Project, Sample
 
 DEMO_PROJECT_NAME = "Demo project"
+#: settings whose change re-evaluates the automatic flags of settled samples
+FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "annotators_per_sample"})
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,10 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
         p.settings = new.to_dict()
         diff = {k: [getattr(old, k), v] for k, v in new.to_dict().items() if getattr(old, k) != v}
         audit.record(s, actor.user_id, "update_settings", "project", p.id, changes=diff)
-        return new
+    if FLAG_SETTINGS & set(diff):
+        # thresholds changed: automatic flags and automatic gold are re-evaluated at once
+        review.resolve_project(db, actor, project_id, recheck=True)
+    return new
 
 
 def import_texts(db: Database, actor: Actor, project_id: int, records: Sequence[TextRecord],

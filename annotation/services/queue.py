@@ -72,6 +72,7 @@ class WorkItem:
     benchmark: int
     parent_text: str
     n_tokens: int
+    returned_note: str = ""  # the lead's message when the sample was sent back
 
     @property
     def is_submitted(self) -> bool:
@@ -160,7 +161,8 @@ def _item(a: Annotation, smp: Sample) -> WorkItem:
     )
     return WorkItem(a.id, a.version, a.status, a.step, content, a.seconds_spent,
                     a.guidelines_version, a.updated_at, a.submitted_at, smp.id, smp.project_id,
-                    smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens)
+                    smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens,
+                    a.returned_note or "")
 
 
 def _open_draft(s: Session, user_id: int, project_id: int) -> tuple[Annotation, Sample] | None:

@@ -128,3 +128,28 @@ def test_import_annotations_from_the_command_line(db_url, tmp_path):
     done = run(db_url, "import", "annotations", str(path))
     assert done.returncode == 1 and "line 1: unknown sample_id 'S-2'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_resolve_from_the_command_line(db_url, tmp_path):
+    import json
+
+    assert run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "S-1", "text": "The pool is closed today."}\n'
+                     '{"id": "S-2", "text": "The bakery opens at nine."}\n')
+    assert run(db_url, "import", "texts", str(texts), "--project", "P").returncode == 0
+    base = {"segment_axes": ["static", "main"], "omega": 8.0, "alpha": 0.0,
+            "submitted_at": "2026-11-20T10:31:00Z"}
+    records = [
+        {**base, "sample_id": "S-1", "annotator": "a1", "boundaries": [0, 3], "xi": 70.0},
+        {**base, "sample_id": "S-1", "annotator": "a2", "boundaries": [0, 3], "xi": 71.0},
+        {**base, "sample_id": "S-2", "annotator": "a1", "boundaries": [0, 2], "xi": 70.0},
+        {**base, "sample_id": "S-2", "annotator": "a2", "boundaries": [0, 3], "xi": 70.0},
+    ]
+    path = tmp_path / "ann.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert run(db_url, "import", "annotations", str(path)).returncode == 0
+    done = run(db_url, "resolve")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("1 samples resolved into gold, 0 flagged for review, "
+                                   "1 awaiting a lead, 0 incomplete")

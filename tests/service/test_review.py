@@ -206,3 +206,20 @@ def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair,
     projects.update_settings(db, lead, pid, flag_sigma=0.0001)
     summary = review.resolve_project(db, lead, pid, recheck=True)
     assert summary.gold == 1  # identical parameters: |Δ| = 0 is never above a threshold
+
+
+def test_tighter_thresholds_flag_auto_gold_and_looser_ones_release_it(db, pair, make_project, lead):
+    from annotation.services import projects
+
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, boundaries=(0, 4), segment_axes=("static", "main"))
+    annotate(db, b, pid, boundaries=(0, 4), segment_axes=("static", "main"),
+             points=[(28.6, 0.77), (22.6, 0.41), (32.6, 0.41), (15.9, 0.19), (35.9, 0.2)])
+    assert len(gold_rows(db)) == 1  # with two values each, the SD equals |Δ|/√2: no 2σ flag
+    projects.update_settings(db, lead, pid, flag_sigma=0.5)  # |Δ| > 0.5·SD now
+    assert gold_rows(db) == []
+    [item] = open_items(db)
+    assert "xi_deviation" in item.reasons
+    projects.update_settings(db, lead, pid, flag_sigma=2.0)
+    assert open_items(db) == [] and len(gold_rows(db)) == 1
