@@ -91,11 +91,31 @@ with st.form("projects.settings"):
                            format="%.2f", key=f"{sk}.base",
                            help="Stored parameters are always in base 1.1.")
     version = c5.text_input("Guidelines version", s.guidelines_version, key=f"{sk}.guidelines")
-    c6.empty()
+    review_rate = c6.number_input("Daily review sample (share of submissions)", 0.0, 1.0,
+                                  float(s.review_rate), step=0.01, format="%.2f", key=f"{sk}.review")
+    st.markdown("**Automatic flags** — changing them re-checks every settled sample at once.")
+    f1, f2, _ = st.columns(3)
+    flag_pk = f1.number_input("Flag when Pk between annotators is above", 0.0, 1.0,
+                              float(s.flag_pk_max), step=0.01, format="%.2f", key=f"{sk}.flag_pk")
+    flag_sigma = f2.number_input("Flag when a parameter differs by more than … SD", 0.1, 10.0,
+                                 float(s.flag_sigma), step=0.1, format="%.1f", key=f"{sk}.flag_sigma")
+    st.markdown("**Qualification against the warm-up gold**")
+    q1, q2, q3, q4 = st.columns(4)
+    icc_min = q1.number_input("ICC above", 0.0, 1.0, float(s.qualify_icc_min), step=0.01,
+                              format="%.2f", key=f"{sk}.icc")
+    jaccard_min = q2.number_input("Jaccard above", 0.0, 1.0, float(s.qualify_jaccard_min), step=0.01,
+                                  format="%.2f", key=f"{sk}.jaccard")
+    pk_max = q3.number_input("Pk below", 0.0, 1.0, float(s.qualify_pk_max), step=0.01,
+                             format="%.2f", key=f"{sk}.pk")
+    warmup = q4.number_input("Warm-up samples", 0, 10_000, s.warmup_size, key=f"{sk}.warmup")
     if st.form_submit_button("Save settings"):
         with service_errors():
-            projects.update_settings(db, actor, project.id, annotators_per_sample=int(k),
-                                     daily_quota=int(quota), quota_timezone=tz.strip(),
-                                     log_base=float(base), guidelines_version=version.strip())
+            projects.update_settings(
+                db, actor, project.id, annotators_per_sample=int(k), daily_quota=int(quota),
+                quota_timezone=tz.strip(), log_base=float(base), guidelines_version=version.strip(),
+                review_rate=float(review_rate), flag_pk_max=float(flag_pk),
+                flag_sigma=float(flag_sigma), qualify_icc_min=float(icc_min),
+                qualify_jaccard_min=float(jaccard_min), qualify_pk_max=float(pk_max),
+                warmup_size=int(warmup))
         st.toast("Settings saved")
         st.rerun()
