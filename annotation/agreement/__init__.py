@@ -1,0 +1,117 @@
+"""Inter-annotator agreement (SPEC section 6): pure, no Streamlit, no SQL.
+
+One module per measure, each a small unit that declares what it consumes and returns a frozen
+result (:mod:`~annotation.agreement.measure` has the contract):
+
+* ``icc`` — consumes curve parameters: ICC of ξ, ω, α, six forms with 95% CI (pingouin);
+* ``jaccard`` — token axis labels: Jaccard of (token, axis) sets, mean and per axis (numpy);
+* ``kappa`` — token axis labels: Cohen's kappa, micro precision, co-occurrence matrix, each
+  also with Generic/Static merged (scikit-learn);
+* ``segment_agreement`` — segmentation: Pk and WindowDiff (both ways averaged), boundary
+  similarity (segeval).
+
+Inputs are :class:`RatedSample` objects (one text, its ratings in submission order); any k ≥ 2
+ratings per sample is handled (pairwise measures average over all pairs, the ICC uses slots as
+raters). :func:`agreement_report` runs the measures overall, per annotator pair and per week and
+builds the per-sample table::
+
+    from annotation.agreement import RatedSample, Rating, agreement_report
+    report = agreement_report(samples)
+    report.icc["xi"].headline          # ICC(1,1) of ξ
+    report.jaccard.mean, report.segmentation.pk, report.kappa.merged.kappa
+    report.per_sample.to_csv(...)      # one row per sample
+    json.dumps(report.to_json())
+"""
+
+from annotation.agreement.icc import (
+    FORMS as ICC_FORMS,
+    HEADLINE_FORM as ICC_HEADLINE_FORM,
+    SHROUT_FLEISS_NAMES,
+    IccForm,
+    IccMeasure,
+    IccResult,
+    ParameterIcc,
+    icc_1_1,
+    intraclass_correlation,
+)
+from annotation.agreement.jaccard import AxisJaccard, JaccardMeasure, JaccardResult, label_set_jaccard
+from annotation.agreement.kappa import (
+    MERGED_CLASS,
+    MERGED_CLASSES,
+    KappaMeasure,
+    KappaResult,
+    LabelAgreement,
+    label_agreement,
+)
+from annotation.agreement.measure import Measure, MeasureResult, json_ready
+from annotation.agreement.ratings import (
+    PARAMETERS,
+    AgreementInputError,
+    Consumes,
+    RatedSample,
+    Rating,
+    iso_week,
+    raters_per_sample,
+)
+from annotation.agreement.report import (
+    DEFAULT_MEASURES,
+    SAMPLE_COLUMNS,
+    AgreementReport,
+    PairAgreement,
+    WeekAgreement,
+    agreement_report,
+    clear_caches,
+)
+from annotation.agreement.segment_agreement import (
+    SegmentationMeasure,
+    SegmentationResult,
+    SegmentComparison,
+    compare_segmentations,
+    pk_both_ways,
+    window_diff_both_ways,
+)
+
+__all__ = [
+    "AgreementInputError",
+    "AgreementReport",
+    "AxisJaccard",
+    "Consumes",
+    "DEFAULT_MEASURES",
+    "ICC_FORMS",
+    "ICC_HEADLINE_FORM",
+    "IccForm",
+    "IccMeasure",
+    "IccResult",
+    "JaccardMeasure",
+    "JaccardResult",
+    "KappaMeasure",
+    "KappaResult",
+    "LabelAgreement",
+    "MERGED_CLASS",
+    "MERGED_CLASSES",
+    "Measure",
+    "MeasureResult",
+    "PARAMETERS",
+    "PairAgreement",
+    "ParameterIcc",
+    "RatedSample",
+    "Rating",
+    "SAMPLE_COLUMNS",
+    "SHROUT_FLEISS_NAMES",
+    "SegmentComparison",
+    "SegmentationMeasure",
+    "SegmentationResult",
+    "WeekAgreement",
+    "agreement_report",
+    "clear_caches",
+    "compare_segmentations",
+    "icc_1_1",
+    "intraclass_correlation",
+    "iso_week",
+    "json_ready",
+    "label_agreement",
+    "label_set_jaccard",
+    "pk_both_ways",
+    "raters_per_sample",
+    "window_diff_both_ways",
+]

@@ -1,0 +1,166 @@
+"""Cohen's kappa, micro precision and the axis co-occurrence matrix over token labels (SPEC 6).
+
+Consumes token axis labels. Every pair of labelled ratings of a sample contributes its tokens
+(each token carries its segment's axis); tokens are pooled over samples and pairs, the earlier
+slot as ``y1`` and the later as ``y2``. With scikit-learn:
+
+* **Cohen's kappa** ``(p_o − p_e) / (1 − p_e)`` — symmetric in the two annotators. Undefined
+  (NaN, with ``kappa_note``) when both annotators used one and the same axis throughout, since
+  chance agreement is then 1.
+* **Micro-averaged precision** over all axes. With one label per token and every axis counted,
+  micro precision equals micro recall and the share of tokens on which the two agree (p_o), so it
+  does not depend on who is taken as the reference.
+* **Co-occurrence matrix** (the confusion matrix). Neither annotator is the reference, so it is
+  symmetrised: ``(C + Cᵀ) / 2`` with ``C[i, j]`` the number of tokens the earlier annotator
+  labelled i and the later j. The diagonal counts agreements, cell (i, j) and (j, i) each hold
+  half the tokens on which one said i and the other j, and the whole sums to the number of
+  pooled tokens. Rows and columns are axis names in :data:`annotation.axes.AXES` order.
+
+All three are given twice: over the eight axes and with Generic and Static (the confusable pair,
+:data:`annotation.axes.CONFUSABLE_PAIR`) merged into one class ``"generic/static"``, placed where
+the first of the two stands in the axis order.
+
+Reference: Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+Psychological Measurement 20(1), 37–46.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score
+
+from annotation.agreement.measure import json_ready, optional
+from annotation.agreement.ratings import Consumes, RatedSample, token_label_pairs
+from annotation.axes import AXIS_NAMES, CONFUSABLE_PAIR
+
+#: The class that replaces Generic and Static in the merged scheme.
+MERGED_CLASS = "/".join(CONFUSABLE_PAIR)
+
+
+def _merged_scheme() -> tuple[tuple[str, ...], np.ndarray]:
+    classes: list[str] = []
+    code_map = np.zeros(len(AXIS_NAMES), dtype=np.int64)
+    for code, name in enumerate(AXIS_NAMES):
+        label = MERGED_CLASS if name in CONFUSABLE_PAIR else name
+        if label not in classes:
+            classes.append(label)
+        code_map[code] = classes.index(label)
+    return tuple(classes), code_map
+
+
+#: Classes with Generic and Static merged, and the map from axis code to merged class index.
+MERGED_CLASSES, _MERGED_CODE = _merged_scheme()
+
+
+@dataclass(frozen=True)
+class LabelAgreement:
+    """Kappa, micro precision and symmetrised co-occurrence counts under one class scheme."""
+
+    classes: tuple[str, ...]
+    kappa: float
+    precision: float
+    n_tokens: int
+    counts: tuple[tuple[float, ...], ...]
+    kappa_note: str = ""
+
+    @property
+    def co_occurrence(self) -> pd.DataFrame:
+        """The symmetrised co-occurrence matrix, indexed and columned by class (a fresh copy)."""
+        index = pd.Index(self.classes, name="axis")
+        return pd.DataFrame(np.array(self.counts, dtype=float).reshape(len(self.classes), -1),
+                            index=index, columns=pd.Index(self.classes, name="axis"))
+
+    def to_json(self) -> dict[str, Any]:
+        return json_ready(
+            {
+                "classes": self.classes,
+                "kappa": self.kappa,
+                "kappa_note": self.kappa_note or None,
+                "precision": self.precision,
+                "n_tokens": self.n_tokens,
+                "co_occurrence": self.counts,
+            }
+        )
+
+
+def label_agreement(first: np.ndarray, second: np.ndarray, classes: Sequence[str]) -> LabelAgreement:
+    """Kappa, micro precision and co-occurrence of two aligned arrays of class indices
+    (0 … len(classes) − 1), ``first`` the earlier annotator's labels."""
+    first = np.asarray(first, dtype=np.int64)
+    second = np.asarray(second, dtype=np.int64)
+    labels = list(range(len(classes)))
+    n = int(first.size)
+    if n == 0:
+        zeros = tuple(tuple(0.0 for _ in labels) for _ in labels)
+        return LabelAgreement(tuple(classes), math.nan, math.nan, 0, zeros, "no labelled pairs of ratings")
+    matrix = confusion_matrix(first, second, labels=labels).astype(float)
+    symmetric = (matrix + matrix.T) / 2.0
+    precision = float(precision_score(first, second, labels=labels, average="micro"))
+    kappa, note = _kappa(first, second, labels)
+    return LabelAgreement(tuple(classes), kappa, precision, n, tuple(map(tuple, symmetric.tolist())), note)
+
+
+def _kappa(first: np.ndarray, second: np.ndarray, labels: list[int]) -> tuple[float, str]:
+    if first.size == 0:
+        return math.nan, "no labelled pairs of ratings"
+    if first.min() == first.max() == second.min() == second.max():
+        return math.nan, "undefined: both annotators used only one class (chance agreement is 1)"
+    return float(cohen_kappa_score(first, second, labels=labels)), ""
+
+
+@dataclass(frozen=True)
+class KappaResult:
+    """Label agreement over the eight axes (``unmerged``) and with Generic/Static ``merged``."""
+
+    measure: ClassVar[str] = "kappa"
+    unmerged: LabelAgreement
+    merged: LabelAgreement
+    n_pairs: int
+
+    @property
+    def headline(self) -> float:
+        """Kappa over the eight axes."""
+        return self.unmerged.kappa
+
+    def to_json(self) -> dict[str, Any]:
+        return json_ready(
+            {
+                "measure": self.measure,
+                "n_pairs": self.n_pairs,
+                "unmerged": self.unmerged.to_json(),
+                "merged": self.merged.to_json(),
+            }
+        )
+
+
+@dataclass(frozen=True)
+class KappaMeasure:
+    """Cohen's kappa, micro precision, co-occurrence; unmerged and merged (see module docstring)."""
+
+    name: ClassVar[str] = "kappa"
+    consumes: ClassVar[Consumes] = Consumes.TOKEN_AXIS_LABELS
+
+    def compute(self, samples: Sequence[RatedSample]) -> KappaResult:
+        pairs = token_label_pairs(samples)
+        return KappaResult(
+            unmerged=label_agreement(pairs.first, pairs.second, AXIS_NAMES),
+            merged=label_agreement(_MERGED_CODE[pairs.first], _MERGED_CODE[pairs.second], MERGED_CLASSES),
+            n_pairs=pairs.n_pairs,
+        )
+
+    def breakdown(self, samples: Sequence[RatedSample]) -> dict[str, float | None]:
+        """``kappa`` over the eight axes, tokens pooled over the samples."""
+        pairs = token_label_pairs(samples)
+        return {"kappa": optional(_kappa(pairs.first, pairs.second, list(range(len(AXIS_NAMES))))[0])}
+
+    def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
+        """None: kappa is pooled over tokens, a per-sample kappa on a dozen tokens says little."""
+        return {}
+
+
+__all__ = ["MERGED_CLASS", "MERGED_CLASSES", "KappaMeasure", "KappaResult", "LabelAgreement", "label_agreement"]

@@ -1,0 +1,92 @@
+"""The plug-in contract every agreement measure follows (modelled on INCEpTION's measures).
+
+A measure is a small frozen object that
+
+* declares what it ``consumes`` (:class:`~annotation.agreement.ratings.Consumes`),
+* ``compute``\\ s a frozen result object for a set of samples (the full figures, shown once for
+  the whole selection),
+* gives the few ``breakdown`` figures shown per annotator pair and per week (cheap: they run
+  a few hundred times per report), and
+* gives its ``per_sample`` columns for the downloadable per-sample table.
+
+Adding a measure is writing one such unit and listing it in
+:data:`annotation.agreement.DEFAULT_MEASURES`; the report needs no change.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime
+from enum import Enum
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from annotation.agreement.ratings import Consumes, RatedSample
+
+
+@runtime_checkable
+class MeasureResult(Protocol):
+    """What every measure's result offers: its measure's name and a JSON form."""
+
+    measure: str
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Measure(Protocol):
+    """One agreement measure (see module docstring)."""
+
+    name: str
+    consumes: Consumes
+
+    def compute(self, samples: Sequence[RatedSample]) -> MeasureResult:
+        """The full result over ``samples``."""
+        ...
+
+    def breakdown(self, samples: Sequence[RatedSample]) -> dict[str, float | None]:
+        """A few headline figures over ``samples`` (one annotator pair, or one week)."""
+        ...
+
+    def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
+        """Columns of the per-sample table, one value per sample (NaN where undefined)."""
+        ...
+
+
+def nan_mean(values: np.ndarray) -> float:
+    """Mean of the finite entries, NaN when there are none (no warning)."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    return float(finite.mean()) if finite.size else math.nan
+
+
+def optional(value: float) -> float | None:
+    """``value`` as a float, or None when it is undefined (NaN)."""
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def json_ready(obj: Any) -> Any:
+    """A JSON-serialisable copy of ``obj``: NaN and ±inf → None, numpy → Python, tuples → lists,
+    datetimes → ISO strings, enums → their value."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, Enum):
+        return json_ready(obj.value)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        value = float(obj)
+        return value if math.isfinite(value) else None
+    if isinstance(obj, (datetime, date)):
+        return obj.isoformat()
+    if isinstance(obj, Mapping):
+        return {str(k): json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, np.ndarray):
+        return [json_ready(v) for v in obj.tolist()]
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v) for v in obj]
+    if hasattr(obj, "to_json"):
+        return json_ready(obj.to_json())
+    raise TypeError(f"cannot make {type(obj).__name__} JSON-ready")

@@ -1,0 +1,273 @@
+"""What the agreement measures consume: samples, each with its ratings in submission order.
+
+A :class:`RatedSample` is one text with the submitted annotations of k ≥ 1 annotators (k ≥ 2
+for any agreement); a :class:`Rating` is one annotator's segmentation, axis labels and curve
+parameters. The service layer builds these from stored annotations, so the measures never see
+the database. The order of ``ratings`` is the *slot* order (first, second, … annotator to submit)
+that the ICC uses as its raters; the service passes them in submission order.
+
+A rating may be partial (the annotator flagged the sample instead of finishing it):
+``segment_axes`` entries are then ``None`` and/or ξ, ω, α are ``None``. Each measure uses the
+ratings that carry what it consumes (see :func:`rating_supplies`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import Enum
+from functools import cached_property, lru_cache
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from annotation.axes import AXIS_NAMES, is_axis_name
+
+#: The three curve parameters, in the order the report lists them.
+PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
+
+#: Integer code of each axis (its position in :data:`annotation.axes.AXES`).
+AXIS_CODES: dict[str, int] = {name: i for i, name in enumerate(AXIS_NAMES)}
+
+
+class AgreementInputError(ValueError):
+    """A sample or rating that cannot be measured (message names the sample)."""
+
+
+class Consumes(str, Enum):
+    """The kind of annotation a measure accepts (INCEpTION-style declaration)."""
+
+    CURVE_PARAMETERS = "curve parameters"
+    TOKEN_AXIS_LABELS = "token axis labels"
+    SEGMENTATION = "segmentation"
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One annotator's submitted annotation of a sample.
+
+    ``boundaries`` are the token indices where segments start (the first is 0);
+    ``segment_axes`` holds one axis name per segment (``None`` for a segment left unlabelled
+    by a flagged annotation); ``xi``, ``omega``, ``alpha`` are in base-1.1 log minutes, or
+    ``None`` when the annotator flagged the sample without drawing a curve.
+    """
+
+    annotator: str
+    submitted_at: datetime
+    boundaries: tuple[int, ...]
+    segment_axes: tuple[str | None, ...]
+    xi: float | None = None
+    omega: float | None = None
+    alpha: float | None = None
+
+    def __post_init__(self) -> None:
+        boundaries = tuple(self.boundaries)
+        for b in boundaries:
+            if isinstance(b, bool) or not isinstance(b, (int, np.integer)):
+                raise AgreementInputError(f"rating by {self.annotator!r}: boundary {b!r} is not a token index")
+        object.__setattr__(self, "boundaries", tuple(int(b) for b in boundaries))
+        object.__setattr__(self, "segment_axes", tuple(self.segment_axes))
+        if not isinstance(self.submitted_at, datetime):
+            raise AgreementInputError(f"rating by {self.annotator!r}: submitted_at is not a datetime")
+        if len(self.segment_axes) != len(self.boundaries):
+            raise AgreementInputError(
+                f"rating by {self.annotator!r}: {len(self.boundaries)} segments but "
+                f"{len(self.segment_axes)} axis labels"
+            )
+        for axis in self.segment_axes:
+            if axis is not None and not is_axis_name(axis):
+                raise AgreementInputError(
+                    f"rating by {self.annotator!r}: unknown axis {axis!r}; "
+                    f"expected one of {', '.join(AXIS_NAMES)}"
+                )
+        for name in PARAMETERS:
+            value = getattr(self, name)
+            if value is not None:
+                value = float(value)
+                if not math.isfinite(value):
+                    raise AgreementInputError(f"rating by {self.annotator!r}: {name} is not finite")
+                object.__setattr__(self, name, value)
+
+    # cached_property writes to the instance __dict__, which a frozen dataclass allows; the
+    # measures ask these questions hundreds of thousands of times per report.
+    @cached_property
+    def has_curve(self) -> bool:
+        """True when ξ, ω and α are all given."""
+        return self.xi is not None and self.omega is not None and self.alpha is not None
+
+    @cached_property
+    def has_axis_labels(self) -> bool:
+        """True when every segment has an axis (steps 1 and 2 of the protocol were finished)."""
+        return all(a is not None for a in self.segment_axes)
+
+    def parameter(self, name: str) -> float | None:
+        """The value of curve parameter ``name`` (one of :data:`PARAMETERS`)."""
+        if name not in PARAMETERS:
+            raise KeyError(name)
+        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class RatedSample:
+    """One text and its ratings, ``ratings[0]`` being slot 1 (the first to submit).
+
+    ``n_tokens`` is the number of tokens of :func:`annotation.segmentation.tokenize` on the text;
+    every rating's boundaries must partition that many tokens.
+    """
+
+    sample_id: str
+    benchmark: int
+    n_tokens: int
+    ratings: tuple[Rating, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ratings", tuple(self.ratings))
+        if self.n_tokens < 1:
+            raise AgreementInputError(f"sample {self.sample_id}: the text has no tokens")
+        if not self.ratings:
+            raise AgreementInputError(f"sample {self.sample_id}: no ratings")
+        for r in self.ratings:
+            b = r.boundaries
+            ok = bool(b) and b[0] == 0 and b[-1] < self.n_tokens
+            ok = ok and all(b[i] < b[i + 1] for i in range(len(b) - 1))
+            if not ok:
+                raise AgreementInputError(
+                    f"sample {self.sample_id}: the boundaries {list(b)} of {r.annotator!r} do not "
+                    f"partition {self.n_tokens} tokens (first 0, strictly increasing, below {self.n_tokens})"
+                )
+
+    @property
+    def annotators(self) -> tuple[str, ...]:
+        """Annotator names in slot order."""
+        return tuple(r.annotator for r in self.ratings)
+
+    @property
+    def completed_at(self) -> datetime:
+        """When the last rating was submitted (the sample became fully annotated)."""
+        return max(r.submitted_at for r in self.ratings)
+
+    @property
+    def week(self) -> str:
+        """ISO week of :attr:`completed_at`, e.g. ``"2026-W47"`` (the trend's time unit)."""
+        return iso_week(self.completed_at)
+
+    def restricted_to(self, annotators: tuple[str, str]) -> "RatedSample":
+        """The same sample with only the ratings of ``annotators`` (slot order kept)."""
+        wanted = set(annotators)
+        return replace(self, ratings=tuple(r for r in self.ratings if r.annotator in wanted))
+
+
+def iso_week(moment: datetime) -> str:
+    """``"YYYY-Www"``: the ISO 8601 year and week of ``moment``."""
+    year, week, _ = moment.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def rating_supplies(rating: Rating, consumes: Consumes) -> bool:
+    """Whether ``rating`` carries what a measure consuming ``consumes`` needs.
+
+    Curve parameters need ξ, ω, α. Axis labels need an axis on every segment. A segmentation
+    counts only once its segments are labelled too: a rating flagged at step 1 keeps the
+    default one-segment segmentation, which is not a segmentation the annotator made.
+    """
+    if consumes is Consumes.CURVE_PARAMETERS:
+        return rating.has_curve
+    return rating.has_axis_labels
+
+
+def usable_ratings(sample: RatedSample, consumes: Consumes) -> tuple[Rating, ...]:
+    """The ratings of ``sample`` that a measure consuming ``consumes`` can use, in slot order.
+
+    The rule of :func:`rating_supplies`, inlined: this runs about 100k times per report.
+    """
+    if consumes is Consumes.CURVE_PARAMETERS:
+        return tuple(r for r in sample.ratings if r.has_curve)
+    return tuple(r for r in sample.ratings if r.has_axis_labels)
+
+
+def rating_pairs(sample: RatedSample, consumes: Consumes) -> Iterator[tuple[Rating, Rating]]:
+    """Every pair of usable ratings of ``sample``, earlier slot first (k(k−1)/2 pairs)."""
+    return itertools.combinations(usable_ratings(sample, consumes), 2)
+
+
+def raters_per_sample(samples: Sequence[RatedSample]) -> int:
+    """The design's k: the most common number of ratings per sample (ties → the smaller), ≥ 2."""
+    counts = Counter(len(s.ratings) for s in samples)
+    if not counts:
+        return 2
+    best = max(counts.values())
+    return max(2, min(k for k, c in counts.items() if c == best))
+
+
+def segment_masses(boundaries: tuple[int, ...], n_tokens: int) -> tuple[int, ...]:
+    """Segment lengths in tokens (segeval's *masses*) from start indices."""
+    ends = boundaries[1:] + (n_tokens,)
+    return tuple(e - s for s, e in zip(boundaries, ends))
+
+
+def token_axis_codes(rating: Rating, n_tokens: int) -> np.ndarray:
+    """The axis code (:data:`AXIS_CODES`) of every token: each token takes its segment's axis.
+
+    Read-only array (shared through a cache). The rating must have axis labels.
+    """
+    return _token_axis_codes(rating.boundaries, rating.segment_axes, n_tokens)
+
+
+@lru_cache(maxsize=65536)
+def _token_axis_codes(
+    boundaries: tuple[int, ...], segment_axes: tuple[str, ...], n_tokens: int
+) -> np.ndarray:
+    codes = np.array([AXIS_CODES[a] for a in segment_axes], dtype=np.int64)
+    out = np.repeat(codes, segment_masses(boundaries, n_tokens))
+    out.flags.writeable = False
+    return out
+
+
+def clear_token_cache() -> None:
+    """Forget memoised token axis codes."""
+    _token_axis_codes.cache_clear()
+
+
+@dataclass(frozen=True, eq=False)
+class TokenLabelPairs:
+    """Token-level axis codes of every pair of labelled ratings, pooled over samples.
+
+    Pair p compares ``first`` (the earlier slot) with ``second`` over the tokens of sample
+    ``sample_of_pair[p]``; ``pair_of_token`` says which pair each pooled token belongs to.
+    This is the shared view of the label measures (Jaccard, kappa), built with numpy so the
+    per-sample and per-axis counts are ``bincount`` calls rather than Python loops.
+    """
+
+    sample_of_pair: np.ndarray
+    pair_of_token: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.sample_of_pair.size)
+
+
+def token_label_pairs(samples: Sequence[RatedSample]) -> TokenLabelPairs:
+    """Pool the token axis codes of every labelled rating pair of ``samples``."""
+    sample_of_pair: list[int] = []
+    firsts: list[np.ndarray] = []
+    seconds: list[np.ndarray] = []
+    for i, sample in enumerate(samples):
+        for a, b in rating_pairs(sample, Consumes.TOKEN_AXIS_LABELS):
+            sample_of_pair.append(i)
+            firsts.append(token_axis_codes(a, sample.n_tokens))
+            seconds.append(token_axis_codes(b, sample.n_tokens))
+    if not firsts:
+        empty = np.zeros(0, dtype=np.int64)
+        return TokenLabelPairs(empty, empty, empty, empty)
+    lengths = np.fromiter((len(x) for x in firsts), dtype=np.int64, count=len(firsts))
+    return TokenLabelPairs(
+        sample_of_pair=np.asarray(sample_of_pair, dtype=np.int64),
+        pair_of_token=np.repeat(np.arange(len(firsts), dtype=np.int64), lengths),
+        first=np.concatenate(firsts),
+        second=np.concatenate(seconds),
+    )

@@ -1,0 +1,190 @@
+"""Segmentation agreement: Pk, WindowDiff and boundary similarity with segeval (SPEC section 6).
+
+Consumes segmentations (of ratings whose segments are all labelled, see
+:func:`annotation.agreement.ratings.rating_supplies`).
+
+* **Pk** (Beeferman, Berger & Lafferty 1999) and **WindowDiff** (Pevzner & Hearst 2002) slide a
+  window over the tokens and count the windows where the two segmentations disagree; 0 is
+  perfect agreement. segeval's ``pk(hypothesis, reference)`` takes the window size from the
+  reference (half its mean segment length, at least 2), so the value is not symmetric. Neither
+  annotator is the reference, so both are computed both ways and averaged:
+  ``(Pk(A|B) + Pk(B|A)) / 2`` (:func:`pk_both_ways`, :func:`window_diff_both_ways`).
+* **Boundary similarity** B (Fournier 2013, ``segeval.boundary_similarity``) is symmetric;
+  1 is perfect agreement.
+
+Guards: identical segmentations are perfect agreement (Pk 0, WindowDiff 0, B 1) without calling
+segeval (segeval raises for B when neither side has a boundary — every one-token text). When
+the text is too short for a window to fit (n_tokens ≤ the window size, i.e. texts of one or two
+tokens whose segmentations differ) Pk and WindowDiff are undefined: NaN, left out of means and
+counted as ``n_undefined`` (segeval would return a misleading 0 for Pk and divide by zero for
+WindowDiff).
+
+Per sample, values are averaged over all pairs of ratings, then over samples. Results of
+segeval are exact Decimals; the two directions are averaged as Decimals and converted to float.
+Comparisons are memoised (the same pair of segmentations recurs across the per-pair and
+per-week breakdowns of one report): :func:`clear_cache` empties the memo.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+import segeval
+
+from annotation.agreement.measure import json_ready, nan_mean, optional
+from annotation.agreement.ratings import Consumes, RatedSample, rating_pairs, segment_masses
+from annotation.segmentation import Segmentation
+
+
+@dataclass(frozen=True)
+class SegmentComparison:
+    """Agreement of two segmentations of one text (NaN where undefined, see module docstring)."""
+
+    pk: float
+    window_diff: float
+    boundary_similarity: float
+
+
+def compare_segmentations(a: Segmentation, b: Segmentation) -> SegmentComparison:
+    """Pk and WindowDiff both ways averaged, and boundary similarity, of two segmentations."""
+    if a.n_tokens != b.n_tokens:
+        raise ValueError(f"the segmentations cover different texts ({a.n_tokens} and {b.n_tokens} tokens)")
+    return SegmentComparison(*_compare(a.n_tokens, a.boundaries, b.boundaries))
+
+
+def pk_both_ways(a: Segmentation, b: Segmentation) -> float:
+    """``(Pk(a|b) + Pk(b|a)) / 2`` with segeval; 0 is perfect agreement, NaN when undefined."""
+    return compare_segmentations(a, b).pk
+
+
+def window_diff_both_ways(a: Segmentation, b: Segmentation) -> float:
+    """``(WD(a|b) + WD(b|a)) / 2`` with segeval; 0 is perfect agreement, NaN when undefined."""
+    return compare_segmentations(a, b).window_diff
+
+
+def _compare(n_tokens: int, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[float, float, float]:
+    # Every measure here is symmetric, so (a, b) and (b, a) share one memo entry.
+    return _compare_ordered(n_tokens, *((a, b) if a <= b else (b, a)))
+
+
+@lru_cache(maxsize=65536)
+def _compare_ordered(n_tokens: int, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[float, float, float]:
+    if a == b:
+        return 0.0, 0.0, 1.0
+    ma, mb = segment_masses(a, n_tokens), segment_masses(b, n_tokens)
+    if not (_window_fits(n_tokens, ma) and _window_fits(n_tokens, mb)):
+        return math.nan, math.nan, float(segeval.boundary_similarity(ma, mb))
+    return (
+        _both_ways(segeval.pk, ma, mb),
+        _both_ways(segeval.window_diff, ma, mb),
+        float(segeval.boundary_similarity(ma, mb)),
+    )
+
+
+def _window_fits(n_tokens: int, reference: tuple[int, ...]) -> bool:
+    """Whether at least one window position exists when ``reference`` sets the window size."""
+    return n_tokens > segeval.compute_window_size(reference)
+
+
+def _both_ways(metric: Callable[..., Any], a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    return float((Decimal(metric(a, b)) + Decimal(metric(b, a))) / 2)
+
+
+def clear_cache() -> None:
+    """Forget memoised comparisons (benchmarks time a cold start with it)."""
+    _compare_ordered.cache_clear()
+
+
+@dataclass(frozen=True)
+class SegmentationResult:
+    """Mean per-sample Pk, WindowDiff and boundary similarity over ``n_samples`` samples.
+
+    ``n_undefined`` samples had no defined Pk/WindowDiff (texts too short for a window).
+    """
+
+    measure: ClassVar[str] = "segmentation"
+    pk: float
+    window_diff: float
+    boundary_similarity: float
+    n_samples: int
+    n_pairs: int
+    n_undefined: int
+
+    @property
+    def headline(self) -> float:
+        return self.pk
+
+    def to_json(self) -> dict[str, Any]:
+        return json_ready(
+            {
+                "measure": self.measure,
+                "pk": self.pk,
+                "window_diff": self.window_diff,
+                "boundary_similarity": self.boundary_similarity,
+                "n_samples": self.n_samples,
+                "n_pairs": self.n_pairs,
+                "n_undefined": self.n_undefined,
+            }
+        )
+
+
+@dataclass(frozen=True)
+class SegmentationMeasure:
+    """Pk and WindowDiff (both ways averaged) and boundary similarity (see module docstring)."""
+
+    name: ClassVar[str] = "segmentation"
+    consumes: ClassVar[Consumes] = Consumes.SEGMENTATION
+
+    def _table(self, samples: Sequence[RatedSample]) -> tuple[np.ndarray, int]:
+        """(n_samples, 3) per-sample means of pk, window_diff, boundary_similarity; n_pairs."""
+        out = np.full((len(samples), 3), math.nan)
+        n_pairs = 0
+        for i, sample in enumerate(samples):
+            values = [
+                _compare(sample.n_tokens, a.boundaries, b.boundaries)
+                for a, b in rating_pairs(sample, Consumes.SEGMENTATION)
+            ]
+            n_pairs += len(values)
+            if len(values) == 1:
+                out[i] = values[0]
+            elif values:
+                arr = np.array(values)
+                out[i] = [nan_mean(arr[:, j]) for j in range(3)]
+        return out, n_pairs
+
+    def compute(self, samples: Sequence[RatedSample]) -> SegmentationResult:
+        table, n_pairs = self._table(samples)
+        compared = np.isfinite(table[:, 2])
+        return SegmentationResult(
+            pk=nan_mean(table[:, 0]),
+            window_diff=nan_mean(table[:, 1]),
+            boundary_similarity=nan_mean(table[:, 2]),
+            n_samples=int(compared.sum()),
+            n_pairs=n_pairs,
+            n_undefined=int((compared & ~np.isfinite(table[:, 0])).sum()),
+        )
+
+    def breakdown(self, samples: Sequence[RatedSample]) -> dict[str, float | None]:
+        """``pk``: mean per-sample Pk (both ways averaged)."""
+        return {"pk": optional(nan_mean(self._table(samples)[0][:, 0]))}
+
+    def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
+        """``pk``, ``window_diff``, ``boundary_similarity`` of each sample."""
+        table, _ = self._table(samples)
+        return {"pk": table[:, 0], "window_diff": table[:, 1], "boundary_similarity": table[:, 2]}
+
+
+__all__ = [
+    "SegmentComparison",
+    "SegmentationMeasure",
+    "SegmentationResult",
+    "clear_cache",
+    "compare_segmentations",
+    "pk_both_ways",
+    "window_diff_both_ways",
+]
