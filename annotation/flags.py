@@ -34,12 +34,11 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import numpy as np
-import segeval
 
+from annotation.agreement import pk_both_ways
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 
@@ -204,25 +203,6 @@ def spread_of_annotations(annotations: Iterable[AnnotationContent]) -> Parameter
 # --- the automatic rules ------------------------------------------------------------------------
 
 
-def _pk_both_ways(a: Segmentation, b: Segmentation) -> float:
-    """Pk between two segmentations of the same text, ``(Pk(a|b) + Pk(b|a)) / 2``.
-
-    segeval's ``pk(hypothesis, reference)`` is asymmetric (the window size comes from the
-    reference), and neither annotator is the reference, so both directions are averaged
-    (SPEC section 6). 0 is perfect agreement. Reference: Beeferman et al. (1999). Kept private:
-    the agreement module owns the public Pk measure; this is the same computation.
-    """
-    if a.n_tokens != b.n_tokens:
-        raise ValueError(
-            f"the segmentations cover different texts ({a.n_tokens} and {b.n_tokens} tokens)"
-        )
-    if a.boundaries == b.boundaries:
-        return 0.0
-    # Average the exact Decimals before converting, so e.g. a Pk of exactly 0.2 stays 0.2.
-    total = Decimal(segeval.pk(a.masses, b.masses)) + Decimal(segeval.pk(b.masses, a.masses))
-    return float(total / 2)
-
-
 def automatic_flags(
     boundaries_list: Sequence[Segmentation | Sequence[int] | None],
     params_list: Sequence[ParameterTriple | None],
@@ -275,7 +255,7 @@ def automatic_flags(
         ))
 
     # Pk above threshold.
-    worst = _worst(((i, j), _pk_both_ways(segs[i], segs[j])) for i, j in seg_pairs)
+    worst = _worst(((i, j), pk_both_ways(segs[i], segs[j])) for i, j in seg_pairs)
     if worst is not None and worst[1] > pk_max:
         (i, j), pk = worst
         hits.append(FlagHit(
