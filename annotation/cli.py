@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import json
 import sys
 from pathlib import Path
 from typing import Sequence
 
-from annotation.services import accounts, annotation_import, projects, review
+from annotation.services import accounts, agreement, annotation_import, projects, review
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -91,6 +92,24 @@ def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
     return f"imported {summary.added} annotations; {summary.already_present} already present{made}"
 
 
+def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project, create=False)
+    scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
+    report = scope.report
+    if args.json:
+        return json.dumps({**report.to_json(include_samples=not args.summary),
+                           "n_samples_with_one_annotation": scope.n_single}, indent=2, default=str)
+    head = report.headline
+    lines = [f"{report.n_samples} samples with 2 or more annotations "
+             f"({scope.n_single} with only one left out)"]
+    for name, label in (("icc_xi", "ICC(1,1) xi"), ("icc_omega", "ICC(1,1) omega"),
+                        ("icc_alpha", "ICC(1,1) alpha"), ("jaccard", "Jaccard"), ("pk", "Pk")):
+        value = head.get(name)
+        lines.append(f"  {label:<16} {'n/a' if value is None or value != value else f'{value:.3f}'}")
+    return "\n".join(lines)
+
+
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project, create=False)
@@ -137,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--project", help="project name (needed when there are several)")
     a.add_argument("--user", help="act as this user (default: the first admin)")
     a.set_defaults(func=cmd_import_annotations)
+
+    p = sub.add_parser("agreement", help="inter-annotator agreement report")
+    p.add_argument("--benchmark", type=int, choices=(1, 2))
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument("--summary", action="store_true", help="with --json: leave out the per-sample rows")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser("resolve", help="resolve unflagged doubly-annotated samples into gold")
     p.add_argument("--project", help="project name (needed when there are several)")

@@ -153,3 +153,32 @@ def test_resolve_from_the_command_line(db_url, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ("1 samples resolved into gold, 0 flagged for review, "
                                    "1 awaiting a lead, 0 incomplete")
+
+
+def test_agreement_json_from_the_command_line(db_url, tmp_path):
+    import json
+
+    assert run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    texts = tmp_path / "texts.jsonl"
+    n = 6
+    texts.write_text("".join(json.dumps({"id": f"S-{i}", "text": f"Shop {i} is closed today."}) + "\n"
+                             for i in range(n)))
+    assert run(db_url, "import", "texts", str(texts), "--project", "P").returncode == 0
+    records = []
+    for i in range(n):  # three annotators per sample (k ≥ 2 is handled), identical labels
+        for j, who in enumerate(("a1", "a2", "a3")):
+            records.append({"sample_id": f"S-{i}", "annotator": who, "boundaries": [0, 2],
+                            "segment_axes": ["static", "main"], "xi": 50.0 + 10 * i + j * 0.1,
+                            "omega": 8.0 + i, "alpha": 0.5 * i,
+                            "submitted_at": f"2026-11-2{j}T10:00:00Z"})
+    path = tmp_path / "ann.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert run(db_url, "import", "annotations", str(path)).returncode == 0
+    done = run(db_url, "agreement", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["n_samples"] == n
+    assert report["headline"]["jaccard"] == 1.0 and report["headline"]["pk"] == 0.0
+    assert report["headline"]["icc_xi"] > 0.99
+    text = run(db_url, "agreement", "--benchmark", "1")
+    assert text.returncode == 0 and "6 samples with 2 or more annotations" in text.stdout

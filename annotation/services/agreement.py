@@ -1,0 +1,83 @@
+"""Agreement over a project's stored annotations (SPEC section 6), for the page and the CLI.
+
+The samples measured are the project's active, non-warm-up samples with at least two submitted
+annotations after the filters: benchmark, a date range on the day a sample's last annotation
+was submitted (in the project's time zone), and an annotator subset (ratings by others are left
+out before counting). Ratings are in submission order, so the ICC's raters are slots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from sqlalchemy import select
+
+from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from annotation.settings import ProjectSettings
+from db.engine import Database
+from db.models import Annotation, Project, Sample, User
+
+
+@dataclass(frozen=True)
+class AgreementScope:
+    """What was measured: the report, how many samples had too few ratings, the annotators."""
+
+    report: AgreementReport
+    n_single: int
+    annotators: tuple[str, ...]
+
+
+def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: date | None,
+                   end: date | None, annotators: tuple[str, ...]) -> tuple[list[RatedSample], int, tuple[str, ...]]:
+    with db.read() as s:
+        project = s.get(Project, project_id)
+        if project is None:
+            raise NotFound("No such project.")
+        zone = ProjectSettings.from_dict(project.settings).timezone
+        stmt = (select(Sample.id, Sample.external_id, Sample.benchmark, Sample.n_tokens,
+                       User.username, Annotation.submitted_at, Annotation.boundaries,
+                       Annotation.segment_axes, Annotation.xi, Annotation.omega, Annotation.alpha)
+                .join(Annotation, Annotation.sample_id == Sample.id)
+                .join(User, User.id == Annotation.annotator_id)
+                .where(Sample.project_id == project_id, Sample.status == "active",
+                       Sample.is_warmup.is_(False), Annotation.status == "submitted")
+                .order_by(Sample.id, Annotation.submitted_at, Annotation.id))
+        if benchmark is not None:
+            stmt = stmt.where(Sample.benchmark == benchmark)
+        rows = s.execute(stmt).all()
+    everyone = tuple(sorted({r.username for r in rows}))
+    wanted = set(annotators) if annotators else None
+    grouped: dict[int, list] = {}
+    for r in rows:
+        if wanted is None or r.username in wanted:
+            grouped.setdefault(r.id, []).append(r)
+    samples, single = [], 0
+    for group in grouped.values():
+        if len(group) < 2:
+            single += 1
+            continue
+        day = max(r.submitted_at for r in group).astimezone(zone).date()
+        if (start and day < start) or (end and day > end):
+            continue
+        first = group[0]
+        samples.append(RatedSample(first.external_id, first.benchmark, first.n_tokens, tuple(
+            Rating(r.username, r.submitted_at, tuple(r.boundaries), tuple(r.segment_axes),
+                   r.xi, r.omega, r.alpha) for r in group)))
+    return samples, single, everyone
+
+
+def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
+                      start: date | None = None, end: date | None = None,
+                      annotators: tuple[str, ...] = ()) -> AgreementScope:
+    """Lead: the agreement report of a project under the filters (see module docstring)."""
+    if benchmark not in (None, 1, 2):
+        raise InvalidInput("The benchmark is 1 or 2.")
+    if start and end and start > end:
+        raise InvalidInput("The start date is after the end date.")
+    with db.read() as s:
+        require_role(s, actor, "lead")
+    samples, single, everyone = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
+    return AgreementScope(agreement_report(samples), single, everyone)
