@@ -28,6 +28,18 @@ class AgreementScope:
     report: AgreementReport
     n_single: int
     annotators: tuple[str, ...]
+    samples: tuple[RatedSample, ...] = ()
+
+    def slot_pairs(self, parameter: str) -> tuple[list[float], list[float]]:
+        """First and second annotator's value of ``parameter`` on each sample that has both
+        (for the A-vs-B scatter)."""
+        first, second = [], []
+        for smp in self.samples:
+            values = [getattr(r, parameter) for r in smp.ratings if getattr(r, parameter) is not None]
+            if len(values) >= 2:
+                first.append(values[0])
+                second.append(values[1])
+        return first, second
 
 
 def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: date | None,
@@ -80,4 +92,15 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
     with db.read() as s:
         require_role(s, actor, "lead")
     samples, single, everyone = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
-    return AgreementScope(agreement_report(samples), single, everyone)
+    return AgreementScope(agreement_report(samples), single, everyone, tuple(samples))
+
+
+def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
+    """Lead: usernames with at least one submitted annotation in the project (filter options)."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        return tuple(s.scalars(
+            select(User.username).join(Annotation, Annotation.annotator_id == User.id)
+            .join(Sample, Sample.id == Annotation.sample_id)
+            .where(Sample.project_id == project_id, Annotation.status == "submitted")
+            .distinct().order_by(User.username)))

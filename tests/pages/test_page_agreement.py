@@ -1,0 +1,73 @@
+"""Agreement page (lead): headline figures against thresholds, filters, charts, CSV download."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotation.services import annotation_import, projects
+from annotation.text_import import TextRecord
+from page_helpers import run, titles
+
+
+@pytest.fixture
+def seeded(db, admin):
+    """A project with 8 texts, each annotated by two (imported) annotators who mostly agree."""
+    p = projects.create_project(db, admin, "Agreement project")
+    projects.import_texts(db, admin, p.id, [TextRecord(f"Shop {i} is closed for repairs today.", 1 if i < 6 else 2,
+                                                       f"S-{i}", i + 1) for i in range(8)])
+    records = []
+    for i in range(8):
+        for j, who in enumerate(("ann_a", "ann_b")):
+            records.append({"sample_id": f"S-{i}", "annotator": who,
+                            "boundaries": [0, 2] if (i, j) != (7, 1) else [0, 3],
+                            "segment_axes": ["static", "main"] if (i, j) != (3, 1) else ["generic", "main"],
+                            "xi": 50.0 + 9 * i + j, "omega": 8.0 + i, "alpha": 0.3 * i,
+                            "submitted_at": f"2026-11-{10 + i:02d}T10:00:00Z"})
+    data = "\n".join(json.dumps(r) for r in records).encode()
+    annotation_import.import_annotations(db, admin, p.id, data, "seed.jsonl")
+    return p
+
+
+def open_page(make_app, actor):
+    at = run(make_app(actor))
+    at.switch_page("pages/agreement.py")
+    return run(at)
+
+
+def test_headline_figures_and_tabs(make_app, admin, seeded):
+    at = open_page(make_app, admin)
+    assert titles(at) == ["Agreement"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["ICC(1,1) ξ"]) > 0.99
+    assert 0.5 < float(metrics["Jaccard (axis labels)"]) < 1.0  # one generic/static disagreement
+    assert 0.0 < float(metrics["Pk (segmentation)"]) < 0.2  # one boundary disagreement
+    assert "8 samples with two or more annotations" in at.caption[0].value
+    assert at.get("plotly_chart")  # heatmap, scatters, histogram, weeks
+    # merging Generic and Static removes the generic/static disagreement from kappa
+    unmerged = float({m.label: m.value for m in at.metric}["Cohen's kappa"])
+    at.toggle(key="agreement.merged").set_value(True)
+    run(at)
+    merged = float({m.label: m.value for m in at.metric}["Cohen's kappa"])
+    assert merged > unmerged
+
+
+def test_filters(make_app, admin, seeded):
+    at = open_page(make_app, admin)
+    at.selectbox(key="agreement.benchmark").set_value(2)
+    run(at)
+    assert "2 samples with two or more annotations" in at.caption[0].value
+    at.selectbox(key="agreement.benchmark").set_value("all")
+    at.multiselect(key="agreement.annotators").set_value(["ann_a"])
+    run(at)
+    assert "No sample has two submitted annotations" in at.info[0].value
+
+
+def test_annotators_cannot_open_it(make_app, make_user, seeded):
+    ann = make_user("someone")
+    at = run(make_app(ann))
+    from streamlit.testing.v1 import AppTest  # noqa: F401  (switching to an unregistered page raises)
+
+    with pytest.raises(Exception):
+        at.switch_page("pages/agreement.py")
