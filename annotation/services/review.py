@@ -23,7 +23,14 @@ from typing import Any, Sequence
 from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.orm import Session
 
-from annotation.flags import FlagHit, ParameterSpread, flag_label, flags_for_sample, is_automatic_flag
+from annotation.flags import (
+    FlagHit,
+    ParameterSpread,
+    annotator_flag_hits,
+    flag_label,
+    flags_for_sample,
+    is_automatic_flag,
+)
 from annotation.protocol import AnnotationContent
 from annotation.resolution import EDITED, AnnotatorVersion, Resolution, resolve_pair, take_version
 from annotation.review_sampling import daily_review_sample
@@ -144,8 +151,9 @@ def _open_review(s: Session, smp: Sample, reasons: Sequence[str], details: Seque
     if item is None:
         item = ReviewItem(sample_id=smp.id, reasons=[], details=[], status="open", opened_at=utcnow())
         s.add(item)
-    item.reasons = list(dict.fromkeys([*item.reasons, *reasons]))
-    item.details = [*item.details, *details]
+    new = [r for r in dict.fromkeys(reasons) if r not in item.reasons]
+    item.reasons = [*item.reasons, *new]
+    item.details = [*item.details, *(d for d in details if d.get("code") in new)]
     s.flush()
     return item
 
@@ -187,10 +195,15 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings) -> str:
     if len(anns) < settings.annotators_per_sample or smp.status != "active":
         return "incomplete"
     gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
-    if _open_item(s, smp.id) is not None or (gold is not None and gold.source != "auto"):
-        return "pending"
+    if gold is not None and gold.source != "auto":
+        return "pending"  # a lead decided it
     hits = flags_for_sample([_content(a) for a in anns], smp.n_tokens, _spread(s, smp.project_id),
                             settings)
+    if _open_item(s, smp.id) is not None:
+        # already waiting for a lead (an annotator's flag, the daily sample): add what the
+        # complete sample shows, so the lead sees every reason in one place
+        _open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits])
+        return "pending"
     if hits:
         if gold is not None:  # new thresholds flag what was auto-resolved before
             s.delete(gold)
@@ -203,8 +216,13 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings) -> str:
 
 def record_submission(s: Session, smp: Sample, content: AnnotationContent,
                       settings: ProjectSettings) -> str:
-    """Count a newly submitted annotation and settle its sample if it is now complete."""
+    """Count a newly submitted annotation; an annotator's flag goes to the lead at once, and
+    the sample is settled if it is now complete."""
     count_parameters(s, smp.project_id, content, +1)
+    if content.flags:
+        anns = _submitted(s, smp.id)
+        hits = annotator_flag_hits([_content(a) for a in anns])
+        _open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits])
     return settle(s, smp, settings)
 
 

@@ -223,3 +223,15 @@ def test_tighter_thresholds_flag_auto_gold_and_looser_ones_release_it(db, pair, 
     assert "xi_deviation" in item.reasons
     projects.update_settings(db, lead, pid, flag_sigma=2.0)
     assert open_items(db) == [] and len(gold_rows(db)) == 1
+
+
+def test_an_annotator_flag_reaches_the_lead_before_the_second_annotation(db, pair, make_project, lead):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A, flags=("multiple_peaks",))
+    [row] = review.review_queue(db, lead, pid)
+    assert row.reasons == ("multiple_peaks",) and row.annotators == ("ann_a",)
+    annotate(db, b, pid, **SPLIT_B)  # the complete sample adds what it shows to the same item
+    [row] = review.review_queue(db, lead, pid)
+    assert row.reasons[0] == "multiple_peaks" and "segmentation_mismatch" in row.reasons
+    assert len(open_items(db)) == 1 and gold_rows(db) == []
