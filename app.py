@@ -30,7 +30,11 @@ def _navigation() -> st.navigation:
     ]
     sections = {"Annotation": work}
     if actor.has_role("lead"):
-        sections["Back office"] = [st.Page("pages/projects.py", title="Projects & texts", icon=":material/folder_open:")]
+        sections["Back office"] = [
+            st.Page("pages/projects.py", title="Projects & texts", icon=":material/folder_open:"),
+            st.Page("pages/review.py", title="Review", icon=":material/rate_review:"),
+            st.Page("pages/agreement.py", title="Agreement", icon=":material/insights:"),
+        ]
     admin = [st.Page("pages/account.py", title="My account", icon=":material/person:")]
     if actor.has_role("admin"):
         admin.insert(0, st.Page("pages/users.py", title="Users", icon=":material/admin_panel_settings:"))

@@ -320,14 +320,20 @@ def flags_for_sample(
     position), ``n_tokens`` the length of its text in tokens, ``spread`` the project-wide SDs
     (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``;
     defaults when None). The automatic rules run only once two or more annotations are in. An
-    annotation without parameters is left out of the deviation rules, and one whose boundaries
-    do not fit the text (an unfinished flagged draft) out of the segmentation rules.
+    annotation without parameters is left out of the deviation rules, and one with an unlabelled
+    segment or boundaries that do not fit the text (an unfinished flagged draft) out of the
+    segmentation rules.
     """
     settings = settings or ProjectSettings()
     hits = list(annotator_flag_hits(annotations))
     if len(annotations) >= 2:
         segs: list[Segmentation | None] = []
         for a in annotations:
+            if None in a.segment_axes:
+                # left unfinished (flagged before labelling): its segmentation is the default
+                # one-segment placeholder, not a judgement to compare
+                segs.append(None)
+                continue
             try:
                 segs.append(a.segmentation(n_tokens))
             except SegmentationError:

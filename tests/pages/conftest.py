@@ -43,9 +43,7 @@ from annotation.services.authz import Actor
 from db.engine import Database
 from pages.session import ACTOR_KEY, get_database
 
-APP_PATH = str(REPO_ROOT / "app.py")
-TIMEOUT = 30
-PASSWORD = "correct-horse"
+from page_helpers import APP_PATH, PASSWORD, TIMEOUT  # noqa: E402  (shared with the tests)
 
 
 class _NavigationOnlyPagesManager(PagesManager):

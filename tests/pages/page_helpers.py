@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from annotation import editing
 from annotation.protocol import AnnotationContent
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+APP_PATH = str(REPO_ROOT / "app.py")
+#: AppTest's per-run timeout (seconds): pages import plotly, scipy and the domain on first run
+TIMEOUT = 30
+#: every user the page tests create signs in with this password
+PASSWORD = "correct-horse"
 
 #: Five points of a single-peaked curve (as in the service tests).
 GOOD_POINTS: tuple[tuple[float, float], ...] = (

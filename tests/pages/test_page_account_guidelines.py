@@ -9,7 +9,7 @@ import pytest
 from annotation.guidelines import current_guidelines
 from annotation.services import accounts
 from annotation.services.errors import AuthenticationFailed
-from conftest import PASSWORD
+from page_helpers import PASSWORD
 from page_helpers import errors, run, successes, titles
 
 CHANGE = "FormSubmitter:account.password-Change password"

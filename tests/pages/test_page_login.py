@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
 from annotation.services import accounts
-from conftest import APP_PATH, PASSWORD, TIMEOUT
+from page_helpers import APP_PATH, PASSWORD, TIMEOUT
 from db.models import LoginAttempt
 from page_helpers import errors, markdown_text, nav_titles, run, titles
 from pages.session import ACTOR_KEY
@@ -51,8 +51,8 @@ def test_unknown_user_gets_the_same_message(make_app, admin):
 
 @pytest.mark.parametrize(("role", "pages"), [
     ("annotator", ANNOTATOR_PAGES),
-    ("lead", ["My queue", "Annotate", "Guidelines", "Projects & texts", "My account"]),
-    ("admin", ["My queue", "Annotate", "Guidelines", "Projects & texts", "Users", "My account"]),
+    ("lead", ["My queue", "Annotate", "Guidelines", "Projects & texts", "Review", "Agreement", "My account"]),
+    ("admin", ["My queue", "Annotate", "Guidelines", "Projects & texts", "Review", "Agreement", "Users", "My account"]),
 ])
 def test_right_password_signs_in_with_the_role_pages(make_app, admin, db, role, pages):
     if role != "admin":

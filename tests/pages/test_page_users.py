@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from annotation.services import accounts
 from annotation.services.errors import AuthenticationFailed
-from conftest import PASSWORD
+from page_helpers import PASSWORD
 from db.models import User
 from page_helpers import errors, run, titles
 

@@ -336,3 +336,13 @@ def test_flags_for_sample_skips_an_unfinished_flagged_annotation():
                                    flags=("multiple_peaks",))  # boundary past the text's end
     hits = flags_for_sample([content(), unfinished], 10, SPREAD)
     assert codes(hits) == ["multiple_peaks"]
+
+
+def test_an_unfinished_flagged_annotation_is_not_compared_as_a_segmentation():
+    from annotation.flags import ParameterSpread, flags_for_sample
+    from annotation.protocol import AnnotationContent
+
+    finished = AnnotationContent(boundaries=(0, 4), segment_axes=("main", "static"))
+    unfinished = AnnotationContent(flags=("other",), note="garbled text")  # default (0,), (None,)
+    hits = flags_for_sample([finished, unfinished], 10, ParameterSpread(None, None, None))
+    assert [h.code for h in hits] == ["other"]

@@ -1,0 +1,489 @@
+"""Lead: the review queue and the adjudication of one sample (SPEC section 5).
+
+The queue lists open review items oldest first; the open case shows every annotation side by
+side (segments coloured by axis, axis table, flags, curve parameters), one chart with all curves
+and the automatic proposal, and the decisions. Each decision is one service call
+(``review.decide``) that stores who, when and why; the page then moves to the next item.
+
+Only identities and the lead's unsaved edit live in ``st.session_state``, under ``review.*``
+(per item: ``review.<item id>.*``); decisions and gold live in the database.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotation.axes import AXIS_NAMES
+from annotation.curves import CurveFitError, describe_curve
+from annotation.flags import FLAG_CODES, flag_label
+from annotation.resolution import Resolution
+from annotation.segmentation import (
+    Segmentation,
+    SegmentationError,
+    remap_segment_axes,
+    segment_texts,
+    spaces_after,
+    token_texts,
+)
+from annotation.services import review
+from annotation.services.errors import ServiceError
+from annotation.timeaxis import X_MAX, tick_positions
+from pages.components import curve_canvas, token_boundary_editor
+from pages.display import axis_color, axis_label, curve_polyline, plain
+from pages.session import current_project, get_database, require_actor, service_errors
+
+K_PICK = "review.pick"            # the open item (the case selectbox)
+K_NEXT = "review.next_pick"       # item to open on the next run (set after a decision)
+K_FLASH = "review.flash"          # toast to show on the next run
+K_TABLE = "review.table_nonce"    # bumped to clear the queue table's selection
+ALL = "__all__"
+REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
+
+#: Annotator colours: (markdown colour name, hex of the chart line). No blue: the proposal is
+#: drawn in the theme's primary colour (blue); no red, which reads as an error.
+ANNOTATOR_COLORS = (("orange", "#ff8700"), ("violet", "#803df5"), ("green", "#21c354"),
+                    ("gray", "#808495"))
+
+ACTIONS = {
+    "accept": "Accept",
+    "take": "Take a version",
+    "edit": "Edit",
+    "send_back": "Send back",
+    "discard": "Discard",
+}
+DECISION_LABELS = {
+    "review opened": "Review opened",
+    "accept_auto": "Accepted the automatic resolution",
+    "edit": "Stored an edited resolution",
+    "take_version": "Took one annotator's version",
+    "send_back": "Sent back to the annotators",
+    "discard": "Discarded the sample",
+}
+#: Number input ranges of the edited curve (as the workbench's fine-tuning).
+PARAM_RANGES = {"xi": ("ξ location", -100.0, 300.0), "omega": ("ω scale", 0.5, 200.0),
+                "alpha": ("α skew", -20.0, 20.0)}
+DEFAULT_PARAMS = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
+
+actor = require_actor("lead")
+db = get_database()
+project = current_project(actor)
+st.title("Review")
+if project is None:
+    st.info("There is no project yet.")
+    st.stop()
+
+flash = st.session_state.pop(K_FLASH, None)
+if flash:
+    st.toast(flash, icon=":material/check_circle:")
+
+
+# --- the queue -------------------------------------------------------------------------------
+
+with service_errors():
+    everything = review.review_queue(db, actor, project.id)
+
+if not everything:
+    st.success("Nothing to review in this project right now.", icon=":material/task_alt:")
+    st.caption("Flagged samples and the daily review sample appear here, oldest first.")
+    st.stop()
+
+reason_counts = {code: sum(code in r.reasons for r in everything) for code in REASONS}
+annotator_names = sorted({name for r in everything for name in r.annotators})
+
+f_reason, f_bench, f_ann = st.columns([2, 1, 1])
+reason = f_reason.selectbox(
+    "Reason", [ALL, *REASONS], key="review.filter.reason",
+    format_func=lambda c: "All reasons" if c == ALL else f"{review.reason_label(c)} ({reason_counts[c]})")
+benchmark = f_bench.selectbox("Benchmark", [ALL, 1, 2], key="review.filter.benchmark",
+                              format_func=lambda b: "All" if b == ALL else f"Benchmark {b}")
+annotator = f_ann.selectbox("Annotator", [ALL, *annotator_names], key="review.filter.annotator",
+                            format_func=lambda a: "All" if a == ALL else a)
+
+filtered = reason != ALL or benchmark != ALL or annotator != ALL
+if filtered:
+    with service_errors():
+        rows = review.review_queue(db, actor, project.id, reason=None if reason == ALL else reason,
+                                   benchmark=None if benchmark == ALL else benchmark,
+                                   annotator=None if annotator == ALL else annotator)
+else:
+    rows = everything
+
+n_all = len(everything)
+st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · oldest first"
+           if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · oldest first")
+if not rows:
+    st.info("Nothing to review with these filters.", icon=":material/filter_alt_off:")
+    st.stop()
+
+ids = [r.item_id for r in rows]
+by_id = {r.item_id: r for r in rows}
+if K_NEXT in st.session_state:  # this lead's own decision: open the next item
+    st.session_state[K_PICK] = st.session_state.pop(K_NEXT)
+elif st.session_state.get(K_PICK) is not None and all(r.item_id != st.session_state[K_PICK] for r in everything):
+    st.info("The sample you had open was settled meanwhile (another lead decided it); "
+            "here is the next one.", icon=":material/sync:")
+if st.session_state.get(K_PICK) not in by_id:
+    st.session_state[K_PICK] = ids[0]
+pick: int = st.session_state[K_PICK]
+
+
+def _reasons_text(codes) -> str:  # type: ignore[no-untyped-def]
+    return ", ".join(review.reason_label(c) for c in codes)
+
+
+def _on_table_select(table_key: str, row_ids: tuple[int, ...]) -> None:
+    chosen = st.session_state[table_key].selection.rows
+    if chosen:
+        st.session_state[K_PICK] = row_ids[chosen[0]]
+    else:  # a click on the selected row clears it: draw the table afresh, the case stays open
+        st.session_state[K_TABLE] = st.session_state.get(K_TABLE, 0) + 1
+
+
+table = pd.DataFrame([{
+    "sample": r.external_id,
+    "benchmark": r.benchmark,
+    "reasons": _reasons_text(r.reasons),
+    "annotators": ", ".join(r.annotators),
+    "opened": r.opened_at,
+} for r in rows])
+# The key follows the open item, so the highlighted row is always the open case.
+table_key = f"review.table.{pick}.{st.session_state.get(K_TABLE, 0)}"
+st.dataframe(
+    table, hide_index=True, width="stretch", key=table_key,
+    on_select=lambda key=table_key, row_ids=tuple(ids): _on_table_select(key, row_ids),
+    selection_mode="single-row", selection_default={"selection": {"rows": [ids.index(pick)]}},
+    height=min(len(rows), 6) * 35 + 38,
+    column_config={"opened": st.column_config.DatetimeColumn("opened", format="YYYY-MM-DD HH:mm"),
+                   "benchmark": st.column_config.NumberColumn("bench.", width="small")},
+)
+head, picker = st.columns([3, 2], vertical_alignment="bottom")
+picker.selectbox(
+    "Case", ids, key=K_PICK,
+    format_func=lambda i: f"{by_id[i].external_id} — {_reasons_text(by_id[i].reasons)} — "
+                          f"{', '.join(by_id[i].annotators)}",
+    help="Click a row of the table or choose here.")
+with service_errors():
+    case = review.open_case(db, actor, pick)
+opened = by_id[pick].opened_at
+head.markdown(f"### Sample {plain(case.external_id)}")
+head.caption(f"Benchmark {case.benchmark} · {len(case.versions)} annotations · review opened "
+             f"{opened:%Y-%m-%d %H:%M} UTC")
+
+# --- the case -------------------------------------------------------------------------------
+
+P = f"review.{case.item_id}"  # session-state namespace of this item
+tokens = token_texts(case.parent_text)
+spaces = spaces_after(case.parent_text)
+versions = case.versions
+names = {v.annotation_id: v.annotator for v in versions}
+palette = {v.annotation_id: ANNOTATOR_COLORS[i % len(ANNOTATOR_COLORS)] for i, v in enumerate(versions)}
+later = ids[ids.index(pick) + 1:] + ids[:ids.index(pick)][::-1]
+next_id = later[0] if later else None
+
+
+def _segmentation(boundaries, n_tokens: int) -> Segmentation | None:  # type: ignore[no-untyped-def]
+    try:
+        return Segmentation.from_boundaries(boundaries, n_tokens)
+    except SegmentationError:
+        return None
+
+
+def _params_line(xi, omega, alpha, rmse=None) -> str:  # type: ignore[no-untyped-def]
+    if None in (xi, omega, alpha):
+        return "no curve"
+    line = f"ξ **{xi:.2f}** · ω **{omega:.2f}** · α **{alpha:.2f}**"
+    return line + (f" · RMSE {rmse:.3f}" if rmse is not None else "")
+
+
+def _describe(xi, omega, alpha) -> str:  # type: ignore[no-untyped-def]
+    if None in (xi, omega, alpha):
+        return ""
+    try:
+        return describe_curve(xi, omega, alpha, project.settings.log_base).capitalize()
+    except CurveFitError as exc:
+        return str(exc)
+
+
+def _multi_axis_label(axes: tuple[str, ...]) -> str:
+    return " + ".join(axis_label(a) for a in axes) if axes else "—"
+
+
+def _spread(values: list[float]) -> float | None:
+    return max(values) - min(values) if len(values) >= 2 else None
+
+
+segs = {v.annotation_id: _segmentation(v.content.boundaries, case.n_tokens) for v in versions}
+why_col, figures_col = st.columns([3, 2])
+with why_col, st.container(border=True):  # why the sample is here
+    detailed = set()
+    for d in case.details:
+        code = d.get("code", "")
+        detailed.add(code)
+        who = [names[a] for a in d.get("annotation_ids") or [] if a in names]
+        by = f" · {', '.join(plain(w) for w in who)}" if who else ""
+        text = f" — {plain(str(d.get('detail') or ''))}" if d.get("detail") else ""
+        st.markdown(f":material/flag: **{plain(review.reason_label(code))}**{text}{by}")
+    for code in case.reasons:
+        if code not in detailed:
+            st.markdown(f":material/flag: **{plain(review.reason_label(code))}**")
+    # boundaries placed by some annotators only, named by the word they come before
+    inner = [set(sg.boundaries[1:]) for sg in segs.values() if sg is not None]
+    union = set().union(*inner) if inner else set()
+    shared = set.intersection(*inner) if inner else set()
+    if union - shared:
+        parts = []
+        for b in sorted(union - shared):
+            users = [names[aid] for aid, sg in segs.items() if sg is not None and b in sg.boundaries]
+            parts.append(f"before “{plain(tokens[b])}” ({', '.join(plain(u) for u in users)})")
+        st.caption("Boundaries not shared: " + "; ".join(parts))
+
+# Per-sample agreement without the agreement module: shared boundaries and parameter gaps.
+with_curve = [v.content for v in versions if v.content.has_parameters]
+with figures_col:
+    top = st.columns(2)
+    bottom = st.columns(2)
+    top[0].metric("Shared boundaries", f"{len(shared)} of {len(union)}" if union else "none used",
+                  help="Segment boundaries every annotator placed, of all boundaries anyone placed.",
+                  border=True)
+    for col, name, sym in ((top[1], "xi", "ξ"), (bottom[0], "omega", "ω"), (bottom[1], "alpha", "α")):
+        gap = _spread([getattr(c, name) for c in with_curve])
+        col.metric(f"|Δ{sym}|", "—" if gap is None else f"{gap:.2f}", border=True,
+                   help="Largest difference between two annotators' values.")
+
+# The annotations side by side
+columns = st.columns(len(versions)) if versions else []
+for col, v in zip(columns, versions):
+    c = v.content
+    md_color, _ = palette[v.annotation_id]
+    with col, st.container(border=True):
+        st.markdown(f"#### :{md_color}[●] {plain(v.annotator)}")
+        spent = f" · {v.seconds_spent / 60:.1f} min" if v.seconds_spent else ""
+        st.caption((f"submitted {v.submitted_at:%Y-%m-%d %H:%M} UTC" if v.submitted_at else "not submitted")
+                   + spent)
+        token_boundary_editor(tokens, spaces, list(c.boundaries),
+                              segment_colors=[axis_color(a) for a in c.segment_axes],
+                              segment_labels=[axis_label(a) for a in c.segment_axes],
+                              key=f"{P}.v{v.annotation_id}.text", disabled=True)
+        seg = segs[v.annotation_id]
+        if seg is not None and len(c.segment_axes) == seg.n_segments:
+            st.table(pd.DataFrame({"segment": segment_texts(case.parent_text, seg),
+                                   "axis": [axis_label(a) for a in c.segment_axes]}),
+                     hide_index=True, border="horizontal")
+        else:
+            st.caption("Segmentation unfinished.")
+        if c.flags:
+            st.warning("Flagged: " + ", ".join(flag_label(f) for f in c.flags)
+                       + (f" — {plain(c.note)}" if c.note else ""), icon=":material/flag:")
+        elif c.note:
+            st.caption(f"Note: {plain(c.note)}")
+        st.markdown(_params_line(c.xi, c.omega, c.alpha, c.rmse))
+        if c.has_parameters:
+            st.caption(_describe(c.xi, c.omega, c.alpha))
+
+
+def _annotator_curves() -> list[dict]:
+    curves = []
+    for v in versions:
+        line = curve_polyline(v.content.xi, v.content.omega, v.content.alpha)
+        if line:
+            curves.append({"points": line, "color": palette[v.annotation_id][1],
+                           "label": v.annotator, "dash": True})
+    return curves
+
+
+# One chart with every curve, and the proposal beside it
+proposal: Resolution | None = case.proposal
+chart_col, proposal_col = st.columns([3, 2])
+with chart_col:
+    st.markdown("**Validity curves**")
+    curve_canvas([], curve=curve_polyline(proposal.xi, proposal.omega, proposal.alpha) if proposal else None,
+                 extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
+                 key=f"{P}.chart", height=300, disabled=True, curve_label="proposed resolution")
+with proposal_col:
+    st.markdown("**Proposed resolution** · union of boundaries and axes, mean of ξ ω α")
+    if proposal is None:
+        st.info("No automatic proposal: no annotation of this sample is complete.")
+    else:
+        token_boundary_editor(tokens, spaces, list(proposal.boundaries),
+                              segment_colors=[axis_color(a[0] if a else None) for a in proposal.segment_axes],
+                              segment_labels=[_multi_axis_label(a) for a in proposal.segment_axes],
+                              key=f"{P}.proposal", disabled=True)
+        st.markdown(_params_line(proposal.xi, proposal.omega, proposal.alpha))
+        st.caption(_describe(proposal.xi, proposal.omega, proposal.alpha))
+
+
+# --- decisions --------------------------------------------------------------------------------
+
+def _forget_item() -> None:
+    for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(P + ".")]:
+        del st.session_state[k]
+
+
+def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # type: ignore[no-untyped-def]
+    """One decision through the service; on success toast it and open the next item."""
+    try:
+        review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""), **extra)
+    except ServiceError as exc:
+        st.error(str(exc))
+        return
+    _forget_item()
+    st.session_state[K_NEXT] = next_id
+    st.session_state[K_FLASH] = f"{case.external_id}: {message}"
+    st.rerun()
+
+
+def _note(action: str, placeholder: str) -> str:
+    key = f"{P}.note.{action}"
+    st.text_area("Note", key=key, max_chars=2000, height=80, placeholder=placeholder)
+    return key
+
+
+st.divider()
+st.markdown("#### Decision")
+action = st.segmented_control("Decision", list(ACTIONS), format_func=ACTIONS.__getitem__,
+                              default="accept", required=True, key=f"{P}.action",
+                              label_visibility="collapsed")
+
+if action == "accept":
+    st.caption("Store the proposed resolution above as gold.")
+    note_key = _note("accept", "Optional: why")
+    usable = proposal is not None and proposal.has_parameters
+    if st.button("Accept the automatic resolution", type="primary", icon=":material/check:",
+                 key=f"{P}.do.accept", disabled=not usable,
+                 help=None if usable else "No complete proposal: edit it, send it back or discard it."):
+        _decide("accept_auto", "accepted the automatic resolution", note_key)
+
+elif action == "take":
+    st.caption("Store one annotator's segmentation, axes and curve as gold.")
+    note_key = _note("take", "Optional: why this version")
+    buttons = st.columns(max(len(versions), 1))
+    for col, v in zip(buttons, versions):
+        complete = v.content.has_parameters and None not in v.content.segment_axes
+        if col.button(f"Take {v.annotator}'s version", key=f"{P}.do.take.{v.annotation_id}",
+                      icon=":material/how_to_reg:", width="stretch", disabled=not complete,
+                      help=None if complete else "This annotation is unfinished."):
+            _decide("take_version", f"took {v.annotator}'s version", note_key,
+                    annotation_id=v.annotation_id)
+
+elif action == "send_back":
+    st.caption("Both annotations return to their annotators as drafts, with your note.")
+    note_key = _note("send_back", "Required: what the annotators should look at again")
+    if st.button("Send back to the annotators", type="primary", icon=":material/undo:",
+                 key=f"{P}.do.send_back"):
+        _decide("send_back", "sent back to the annotators", note_key)
+
+elif action == "discard":
+    st.caption("The sample leaves the dataset (no gold). The history keeps your reason.")
+    note_key = _note("discard", "Required: why the sample is discarded")
+
+    @st.dialog("Discard this sample?")
+    def _confirm_discard() -> None:
+        st.write(f"**{plain(case.external_id)}** will leave the dataset; nobody annotates it again.")
+        st.caption(f"Reason: {plain(st.session_state.get(note_key, ''))}")
+        if st.button("Discard", type="primary", key=f"{P}.do.discard_confirm"):
+            _decide("discard", "discarded", note_key)
+
+    if st.button("Discard the sample", icon=":material/delete:", key=f"{P}.do.discard"):
+        if not st.session_state.get(note_key, "").strip():
+            st.error("Say why in the note: the annotators and the history show it.")
+        else:
+            _confirm_discard()
+
+else:  # edit
+    EDIT = f"{P}.edit"
+
+    def _initial_edit() -> dict:
+        if proposal is not None:
+            params = {p: getattr(proposal, p) for p in PARAM_RANGES}
+            if None in params.values():
+                params = dict(DEFAULT_PARAMS)
+            return {"boundaries": tuple(proposal.boundaries), "axes": tuple(proposal.segment_axes), **params}
+        return {"boundaries": (0,), "axes": ((),), **DEFAULT_PARAMS}
+
+    def _clamped(name: str, value: float) -> float:
+        _, lo, hi = PARAM_RANGES[name]
+        return float(round(min(hi, max(lo, value)), 2))
+
+    if EDIT not in st.session_state:
+        st.session_state[EDIT] = _initial_edit()
+    edit = st.session_state[EDIT]
+
+    def _on_gap(gap: int, n_tokens: int = case.n_tokens, state_key: str = EDIT) -> None:
+        state = st.session_state[state_key]
+        old = Segmentation.from_boundaries(state["boundaries"], n_tokens)
+        try:
+            new = old.toggle(gap)
+        except SegmentationError:
+            return
+        axes = remap_segment_axes(old, state["axes"], new)
+        st.session_state[state_key] = {**state, "boundaries": new.boundaries,
+                                       "axes": tuple(tuple(a) for a in axes)}
+
+    def _on_axes(index: int, widget_key: str, state_key: str = EDIT) -> None:
+        state = st.session_state[state_key]
+        axes = list(state["axes"])
+        if 0 <= index < len(axes):
+            chosen = set(st.session_state.get(widget_key) or ())
+            axes[index] = tuple(a for a in AXIS_NAMES if a in chosen)
+            st.session_state[state_key] = {**state, "axes": tuple(axes)}
+
+    def _on_param(name: str, widget_key: str, state_key: str = EDIT) -> None:
+        value = st.session_state.get(widget_key)
+        if value is not None:
+            st.session_state[state_key] = {**st.session_state[state_key], name: float(value)}
+
+    def _on_reset(state_key: str = EDIT) -> None:
+        st.session_state.pop(state_key, None)
+
+    seg = Segmentation.from_boundaries(edit["boundaries"], case.n_tokens)
+    st.caption("Start from the proposal: click between two words to add or remove a boundary, "
+               "choose each segment's axes (a union may keep several), tune ξ, ω, α.")
+    token_boundary_editor(tokens, spaces, list(seg.boundaries),
+                          segment_colors=[axis_color(a[0] if a else None) for a in edit["axes"]],
+                          segment_labels=[_multi_axis_label(a) for a in edit["axes"]],
+                          key=f"{P}.edit_text", on_change=_on_gap)
+    for j, text in enumerate(segment_texts(case.parent_text, seg)):
+        widget_key = f"{P}.axes.{seg.boundaries[j]}.{seg.masses[j]}"
+        st.session_state[widget_key] = list(edit["axes"][j])
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        left.markdown(f"**{j + 1}.** {plain(text)}")
+        right.multiselect(f"Axes of segment {j + 1}", AXIS_NAMES, format_func=axis_label,
+                          key=widget_key, on_change=_on_axes, args=(j, widget_key),
+                          label_visibility="collapsed", placeholder="Choose an axis")
+    params_col, preview_col = st.columns([1, 2])
+    with params_col:
+        for name, (label, lo, hi) in PARAM_RANGES.items():
+            widget_key = f"{P}.{name}"
+            st.session_state[widget_key] = _clamped(name, edit[name])
+            st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=widget_key,
+                            on_change=_on_param, args=(name, widget_key))
+        st.caption(_describe(edit["xi"], edit["omega"], edit["alpha"]))
+        st.button("Back to the proposal", key=f"{P}.edit_reset", on_click=_on_reset,
+                  icon=":material/restart_alt:")
+    with preview_col:
+        curve_canvas([], curve=curve_polyline(edit["xi"], edit["omega"], edit["alpha"]),
+                     extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
+                     key=f"{P}.edit_chart", height=260, disabled=True, curve_label="edited resolution")
+    note_key = _note("edit", "Optional: why")
+    if st.button("Save edited resolution", type="primary", icon=":material/save:", key=f"{P}.do.edit"):
+        try:
+            edited = Resolution(tuple(seg.boundaries), tuple(edit["axes"]), edit["xi"], edit["omega"],
+                                edit["alpha"], (actor.username,), case.n_tokens)
+        except ValueError as exc:
+            st.error(str(exc))
+        else:
+            _decide("edit", "stored the edited resolution", note_key, resolution=edited)
+
+
+# --- history --------------------------------------------------------------------------------
+
+st.divider()
+st.markdown("#### History of this sample")
+st.dataframe(pd.DataFrame([{
+    "when": h["at"],
+    "who": h["who"] or "automatic",
+    "what": DECISION_LABELS.get(h["what"], h["what"]),
+    "why": h["why"] or "",
+} for h in case.history]), hide_index=True, width="stretch", key=f"{P}.history",
+    column_config={"when": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm")})

@@ -1,0 +1,209 @@
+"""A lead opens a flagged sample, edits the resolution and accepts it — in Chromium.
+
+Two annotators segment B1-0001 differently (a review item opens). The lead signs in, opens
+Review, switches the decision to Edit, clicks a gap of the edit editor (removing one boundary of
+the union), changes the axes of a segment and saves: the database's gold for that sample holds
+exactly those boundaries and axes, source "edited", and the item is closed.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
+
+from annotation.protocol import AnnotationContent
+from annotation.services import accounts, projects, queue, review
+from db.engine import Database
+from db.models import ReviewItem, Sample
+
+pytestmark = pytest.mark.browser
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHOTS = REPO_ROOT / "screenshots"
+EDITOR = '[data-testid="token-boundaries"][data-disabled="false"]'
+POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))
+FAR_POINTS = ((50.6, 0.77), (40.6, 0.41), (58.6, 0.41), (30.9, 0.19), (65.9, 0.2))
+# "The 8:15 train to Leeds | is delayed by ten minutes | because of a signal fault near Wakefield."
+LEEDS, BECAUSE = 5, 10
+
+
+def seed(tmp_path, n_samples: int):
+    """A SQLite file with the demo project whose first ``n_samples`` texts are flagged: ann1
+    and ann2 split each at different places and draw different curves."""
+    url = f"sqlite:///{tmp_path / 'review.db'}"
+    db = Database.connect(url)
+    admin = accounts.create_first_admin(db, "admin", "admin-password")
+    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
+    lead = accounts.authenticate(db, "lead1", "lead1-password")
+    project = projects.load_demo_project(db, lead)
+    work = (("ann1", (0, BECAUSE), ("main", "static"), POINTS),
+            ("ann2", (0, LEEDS), ("main", "static"), FAR_POINTS))
+    users = {}
+    for name, *_ in work:
+        accounts.create_user(db, admin, name, f"{name}-password", "annotator")
+        users[name] = accounts.authenticate(db, name, f"{name}-password")
+    for n in range(n_samples):
+        for name, boundaries, axes, points in work:
+            item = queue.next_item(db, users[name], project.id)
+            assert item.external_id == f"B1-{n + 1:04d}"
+            queue.submit(db, users[name], item.annotation_id, item.version,
+                         AnnotationContent(boundaries=boundaries, segment_axes=axes, points=points))
+    rows = review.review_queue(db, lead, project.id)
+    assert len(rows) == n_samples and all("segmentation_mismatch" in r.reasons for r in rows)
+    return url, db, lead, rows
+
+
+@pytest.fixture
+def flagged(tmp_path):
+    """One flagged sample, B1-0001 (first 5 tokens … ; LEEDS and BECAUSE are the two splits)."""
+    url, db, lead, rows = seed(tmp_path, 1)
+    yield url, db, lead, rows[0]
+    db.dispose()
+
+
+@pytest.fixture
+def two_flagged(tmp_path):
+    url, db, lead, rows = seed(tmp_path, 2)
+    yield url, db, lead, rows
+    db.dispose()
+
+
+def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def open_review(page, base: str) -> None:
+    page.set_viewport_size({"width": 1400, "height": 1000})  # a lead's desktop
+    sign_in(page, base, "lead1", "lead1-password")
+    page.get_by_role("link", name="Review").click()
+
+
+def sign_in(page, base_url: str, username: str, password: str) -> None:
+    page.goto(base_url)
+    page.get_by_role("textbox", name="Username").fill(username)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="My queue")).to_be_visible(timeout=30_000)
+
+
+def shot(page, name: str) -> None:
+    """A screenshot of the whole page: Streamlit scrolls inside its main area, so the window is
+    made tall enough for everything first."""
+    SHOTS.mkdir(exist_ok=True)
+    size = page.viewport_size
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 800)")
+    page.set_viewport_size({"width": size["width"], "height": int(height) + 120})
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(SHOTS / f"review-{name}.png"))
+    page.set_viewport_size(size)
+
+
+def multiselect(page, item_id: int, start: int, mass: int):
+    """The axes multiselect of the edited segment starting at token ``start``."""
+    # while a run is under way Streamlit keeps the previous run's element (data-stale="true")
+    return page.locator(f'.st-key-review-{item_id}-axes-{start}-{mass}:not([data-stale="true"])')
+
+
+def test_lead_edits_the_resolution_and_accepts_it(page, run_streamlit, flagged):
+    url, db, lead, row = flagged
+    proposal = review.open_case(db, lead, row.item_id).proposal
+    assert proposal.boundaries == (0, LEEDS, BECAUSE)
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    open_review(page, base)
+    expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Segmentation mismatch").first).to_be_visible()
+    page.locator('[data-testid="curve-canvas"]').first.wait_for()
+    shot(page, "case")
+
+    # The editor starts from the union: | The 8:15 train to Leeds | is … minutes | because … |
+    page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Edit").click()
+    page.locator(f"{EDITOR} [data-gap='{LEEDS}']").wait_for(timeout=20_000)
+    assert page.locator(f"{EDITOR} [data-gap='{LEEDS}']").get_attribute("data-boundary") == "true"
+    shot(page, "edit-start")
+
+    # One click joins the first two segments: | The … minutes | because … Wakefield. |
+    page.locator(f"{EDITOR} [data-gap='{LEEDS}']").click()
+    expect(page.locator(f"{EDITOR} [data-gap='{LEEDS}']")).to_have_attribute(
+        "data-boundary", "false", timeout=20_000)
+    second = multiselect(page, row.item_id, BECAUSE, 8)
+    expect(second).to_be_visible(timeout=20_000)
+    expect(multiselect(page, row.item_id, 0, BECAUSE)).to_be_visible()
+
+    # The second segment was Static for both; the lead makes it Recurrent instead.
+    second.get_by_role("button", name="Remove Static").click()
+    expect(multiselect(page, row.item_id, BECAUSE, 8).locator("[data-tag]")).to_have_count(0, timeout=20_000)
+    page.get_by_role("combobox", name="Axes of segment 2").click()
+    page.get_by_role("option", name="Recurrent").click()
+    page.keyboard.press("Escape")
+    expect(multiselect(page, row.item_id, BECAUSE, 8).locator('[data-tag][aria-label="Recurrent"]')).to_be_visible(
+        timeout=20_000)
+    shot(page, "edit-done")
+
+    page.get_by_role("textbox", name="Note").fill("One main event; the cause recurs.")
+    page.get_by_role("button", name="Save edited resolution").click()
+
+    gold = wait_until(lambda: review.gold_of(db, lead, row.sample_id), what="gold stored")
+    assert gold.source == "edited"
+    assert gold.boundaries == (0, BECAUSE)
+    assert gold.segment_axes == (("main",), ("recurrent",))
+    assert gold.note == "One main event; the cause recurs."
+    # the curve was left as proposed: the mean of both annotators' parameters
+    assert (gold.xi, gold.omega, gold.alpha) == pytest.approx((proposal.xi, proposal.omega, proposal.alpha))
+    with db.read() as s:
+        item = s.get(ReviewItem, row.item_id)
+        assert item.status == "closed" and item.decision == "edit"
+        assert item.closed_by == lead.user_id
+        assert s.scalars(select(ReviewItem).where(ReviewItem.status == "open")).first() is None
+    expect(page.get_by_text("Nothing to review in this project right now.")).to_be_visible(timeout=20_000)
+    shot(page, "empty")
+
+
+def test_lead_picks_a_row_takes_a_version_then_discards(page, run_streamlit, two_flagged):
+    """The queue table opens the clicked case; after a decision the next one opens; discarding
+    asks for a reason and a confirmation."""
+    url, db, lead, (first, second) = two_flagged
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    open_review(page, base)
+    expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
+
+    # click the second row's selection box in the table (drawn on a canvas: by position)
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 35 + 17)
+    expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=20_000)
+
+    page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Take a version").click()
+    page.get_by_role("button", name="Take ann2's version").click()
+    expect(page.get_by_text("B1-0002: took ann2's version")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=20_000)
+    gold = review.gold_of(db, lead, second.sample_id)
+    assert gold.source == "annotator" and gold.boundaries == (0, LEEDS)
+
+    page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Discard").click()
+    page.get_by_role("button", name="Discard the sample").click()
+    expect(page.get_by_text("Say why in the note")).to_be_visible(timeout=20_000)
+    page.get_by_role("textbox", name="Note").fill("Two unrelated events in one sentence.")
+    page.get_by_role("button", name="Discard the sample").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible(timeout=20_000)
+    shot(page, "discard-dialog")
+    dialog.get_by_role("button", name="Discard", exact=True).click()
+    expect(page.get_by_text("Nothing to review in this project right now.")).to_be_visible(timeout=20_000)
+    with db.read() as s:
+        assert s.get(Sample, first.sample_id).status == "discarded"
+    assert review.gold_of(db, lead, first.sample_id) is None
+    history = review.sample_history(db, lead, first.sample_id)
+    assert (history[-1]["what"], history[-1]["who"], history[-1]["why"]) == (
+        "discard", "lead1", "Two unrelated events in one sentence.")

@@ -1,0 +1,363 @@
+"""Review (lead): the queue and its filters, one case side by side, and every decision.
+
+Two annotators submit disagreeing segmentations of the same text (k = 2), which opens a review
+item. The custom components (token boundaries, curve chart) cannot be clicked in AppTest — the
+browser test clicks them; here the edit goes through the axis multiselects and number inputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from streamlit.testing.v1 import AppTest
+
+from annotation.protocol import AnnotationContent
+from annotation.services import projects, queue, review
+from annotation.text_import import TextRecord
+from db.models import Annotation, ReviewItem, Sample
+from page_helpers import complete_content, errors, markdown_text, run, titles
+from pages.session import ACTOR_KEY
+
+# Not imported from conftest: run together with tests/browser, "conftest" names that folder's.
+PAGE_PATH = str(Path(__file__).resolve().parents[2] / "pages" / "review.py")
+TIMEOUT = 30
+
+# "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
+SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
+SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
+
+
+def _records(n: int) -> list[TextRecord]:
+    return [TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
+                       f"S-{i:03d}", i + 1) for i in range(n)]
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def pair(make_user):
+    return make_user("ann_a"), make_user("ann_b")
+
+
+@pytest.fixture
+def project(db, lead):
+    p = projects.create_project(db, lead, "Review project")
+    projects.import_texts(db, lead, p.id, _records(3))
+    return p
+
+
+def annotate(db, user, pid, **content):
+    item = queue.next_item(db, user, pid)
+    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    return item
+
+
+@pytest.fixture
+def disagreement(db, pair, project):
+    """One sample annotated with different boundaries by ann_a and ann_b: one open review item."""
+    a, b = pair
+    annotate(db, a, project.id, **SPLIT_A)
+    item = annotate(db, b, project.id, **SPLIT_B)
+    return item.sample_id
+
+
+@pytest.fixture
+def open_review(make_app, lead):
+    def _open():
+        at = run(make_app(lead))
+        at.switch_page("pages/review.py")
+        return run(at)
+
+    return _open
+
+
+def _item_id(at) -> int:
+    return at.session_state["review.pick"]
+
+
+def _open_items(db) -> list[ReviewItem]:
+    with db.read() as s:
+        return list(s.scalars(select(ReviewItem).where(ReviewItem.status == "open")))
+
+
+def _choose(at, action: str):
+    at.button_group(key=f"review.{_item_id(at)}.action").set_value(action)
+    return run(at)
+
+
+# --- the queue ----------------------------------------------------------------------------------
+
+def test_empty_queue(open_review, project):
+    at = open_review()
+    assert titles(at) == ["Review"]
+    assert [s.value for s in at.success] == ["Nothing to review in this project right now."]
+    assert not at.dataframe
+
+
+def test_queue_lists_the_item_with_its_reason(open_review, disagreement):
+    at = open_review()
+    table = at.dataframe[0].value
+    assert list(table["sample"]) == ["S-000"]
+    assert table["reasons"][0] == "Segmentation mismatch, Pk above threshold"
+    assert table["annotators"][0] == "ann_a, ann_b"
+    assert "**1** open item · oldest first" in [c.value for c in at.caption]
+    reason = at.selectbox(key="review.filter.reason")
+    assert "Segmentation mismatch (1)" in reason.options
+
+
+def test_filters_narrow_the_queue(open_review, disagreement):
+    at = open_review()
+    at.selectbox(key="review.filter.reason").set_value("not_present_tense")
+    run(at)
+    assert "Nothing to review with these filters." in [i.value for i in at.info]
+    at.selectbox(key="review.filter.reason").set_value("segmentation_mismatch")
+    at.selectbox(key="review.filter.annotator").set_value("ann_b")
+    run(at)
+    assert list(at.dataframe[0].value["sample"]) == ["S-000"]
+    assert "**1** of 1 open item · oldest first" in [c.value for c in at.caption]
+
+
+def test_case_shows_both_annotations_and_the_proposal(open_review, disagreement):
+    at = open_review()
+    text = markdown_text(at)
+    assert "### Sample S\\-000" in text
+    assert "ann\\_a" in text and "ann\\_b" in text
+    assert "Segmentation mismatch" in text and "differ in 2 boundaries" in text
+    assert "**Proposed resolution**" in text
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Shared boundaries"] == "0 of 2"
+    assert metrics["|Δξ|"] == "0.00"
+    # each annotator's axis table: segment text → axis
+    axis_tables = [t.value for t in at.table]
+    assert [list(t["axis"]) for t in axis_tables] == [["Static", "Main"], ["Static", "Main"]]
+    assert list(axis_tables[0]["segment"]) == ["Sample number 0 says", "the shop on street 0 is closed this week."]
+    assert list(axis_tables[1]["segment"]) == ["Sample number 0 says the shop", "on street 0 is closed this week."]
+    history = at.dataframe[-1].value
+    assert list(history["what"]) == ["Review opened"] and list(history["who"]) == ["automatic"]
+
+
+# --- decisions ----------------------------------------------------------------------------------
+
+def test_accept_stores_the_automatic_resolution(open_review, db, lead, disagreement):
+    at = open_review()
+    at.text_area(key=f"review.{_item_id(at)}.note.accept").input("union is right")
+    at.button(key=f"review.{_item_id(at)}.do.accept").click()
+    run(at)
+    gold = review.gold_of(db, lead, disagreement)
+    assert gold.source == "accepted" and gold.boundaries == (0, 4, 6)
+    assert gold.segment_axes == (("static",), ("main", "static"), ("main",))
+    assert gold.note == "union is right"
+    assert _open_items(db) == []
+    assert [t.value for t in at.toast] == ["S-000: accepted the automatic resolution"]
+    assert [s.value for s in at.success] == ["Nothing to review in this project right now."]
+
+
+def test_take_one_annotators_version(open_review, db, lead, disagreement):
+    at = open_review()
+    item = _item_id(at)
+    at = _choose(at, "take")
+    case = review.open_case(db, lead, item)
+    b = case.versions[1]
+    assert at.button(key=f"review.{item}.do.take.{b.annotation_id}").label == "Take ann_b's version"
+    at.button(key=f"review.{item}.do.take.{b.annotation_id}").click()
+    run(at)
+    gold = review.gold_of(db, lead, disagreement)
+    assert gold.source == "annotator" and gold.boundaries == (0, 6)
+    assert gold.xi == pytest.approx(b.content.xi)
+    assert _open_items(db) == []
+
+
+def test_send_back_needs_a_note(open_review, db, lead, disagreement):
+    at = _choose(open_review(), "send_back")
+    item = _item_id(at)
+    at.button(key=f"review.{item}.do.send_back").click()
+    run(at)
+    assert errors(at) == ["Say why in the note: the annotators and the history show it."]
+    assert [i.id for i in _open_items(db)] == [item]
+    with db.read() as s:
+        assert {a.status for a in s.scalars(select(Annotation))} == {"submitted"}
+
+    at.text_area(key=f"review.{item}.note.send_back").input("Split after 'street 0'.")
+    at.button(key=f"review.{item}.do.send_back").click()
+    run(at)
+    assert not errors(at)
+    assert _open_items(db) == []
+    with db.read() as s:
+        anns = list(s.scalars(select(Annotation)))
+    assert {a.status for a in anns} == {"draft"}
+    assert {a.returned_note for a in anns} == {"Split after 'street 0'."}
+    history = review.sample_history(db, lead, disagreement)
+    assert [(h["what"], h["who"], h["why"]) for h in history][-1] == (
+        "send_back", "lead1", "Split after 'street 0'.")
+
+
+def test_discard_asks_for_a_reason_and_a_confirmation(open_review, db, lead, disagreement):
+    at = _choose(open_review(), "discard")
+    item = _item_id(at)
+    at.button(key=f"review.{item}.do.discard").click()
+    run(at)
+    assert errors(at) == ["Say why in the note: the annotators and the history show it."]
+    assert not _has_button(at, f"review.{item}.do.discard_confirm")  # no dialog without a reason
+
+    at.text_area(key=f"review.{item}.note.discard").input("duplicate of S-001")
+    at.button(key=f"review.{item}.do.discard").click()
+    run(at)
+    confirm = at.button(key=f"review.{item}.do.discard_confirm")
+    assert confirm.label == "Discard"
+    with db.read() as s:
+        assert s.get(Sample, disagreement).status == "active"  # not before the confirmation
+    # AppTest reruns the whole page (no fragment reruns): press the opening button again in the
+    # same run as the dialog's own button, as the workbench tests do.
+    at.button(key=f"review.{item}.do.discard").click()
+    confirm.click()
+    run(at)
+    with db.read() as s:
+        assert s.get(Sample, disagreement).status == "discarded"
+    assert review.gold_of(db, lead, disagreement) is None
+    assert _open_items(db) == []
+
+
+def _has_button(at, key: str) -> bool:
+    try:
+        at.button(key=key)
+    except KeyError:
+        return False
+    return True
+
+
+def test_edit_axes_and_location_then_save(open_review, db, lead, disagreement):
+    at = _choose(open_review(), "edit")
+    item = _item_id(at)
+    # the editor starts from the proposal: three segments (0, 4, 6), the middle one two axes
+    middle = at.multiselect(key=f"review.{item}.axes.4.2")
+    assert middle.value == ["main", "static"]  # AXES order
+    middle.set_value(["opinion"])
+    run(at)
+    xi = at.number_input(key=f"review.{item}.xi")
+    xi.set_value(61.5)
+    run(at)
+    assert at.number_input(key=f"review.{item}.xi").value == 61.5
+    at.text_area(key=f"review.{item}.note.edit").input("my call")
+    at.button(key=f"review.{item}.do.edit").click()
+    run(at)
+    assert not errors(at)
+    gold = review.gold_of(db, lead, disagreement)
+    assert gold.source == "edited" and gold.boundaries == (0, 4, 6)
+    assert gold.segment_axes == (("static",), ("opinion",), ("main",))
+    assert gold.xi == 61.5 and gold.note == "my call"
+    assert _open_items(db) == []
+
+
+def test_edit_with_an_empty_segment_is_refused(open_review, db, lead, disagreement):
+    at = _choose(open_review(), "edit")
+    item = _item_id(at)
+    at.multiselect(key=f"review.{item}.axes.0.4").set_value([])
+    run(at)
+    at.button(key=f"review.{item}.do.edit").click()
+    run(at)
+    assert errors(at) == ["Every segment of the resolution needs at least one axis."]
+    assert review.gold_of(db, lead, disagreement) is None
+    assert len(_open_items(db)) == 1
+
+
+def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, lead):
+    a, b = pair
+    for _ in range(2):
+        annotate(db, a, project.id, **SPLIT_A)
+        annotate(db, b, project.id, **SPLIT_B)
+    at = open_review()
+    first, second = [r.item_id for r in review.review_queue(db, lead, project.id)]
+    assert _item_id(at) == first
+    at.button(key=f"review.{first}.do.accept").click()
+    run(at)
+    assert _item_id(at) == second
+    assert list(at.dataframe[0].value["sample"]) == ["S-001"]
+
+
+def test_another_lead_decided_first(open_review, db, lead, disagreement):
+    at = open_review()
+    item = _item_id(at)
+    review.decide(db, lead, item, "accept_auto")
+    at.button(key=f"review.{item}.do.accept").click()
+    run(at)  # no traceback: the queue is simply empty now
+    assert [s.value for s in at.success] == ["Nothing to review in this project right now."]
+
+
+def test_the_open_item_settled_by_another_lead_is_explained(open_review, db, pair, project, lead):
+    a, b = pair
+    for _ in range(2):
+        annotate(db, a, project.id, **SPLIT_A)
+        annotate(db, b, project.id, **SPLIT_B)
+    at = open_review()
+    rows = review.review_queue(db, lead, project.id)
+    first, second = [r.item_id for r in rows]
+    review.decide(db, lead, first, "discard", note="someone else")
+    at.button(key=f"review.{first}.do.accept").click()  # the click comes too late
+    run(at)
+    assert [i.value for i in at.info][0].startswith("The sample you had open was settled meanwhile")
+    assert _item_id(at) == second
+    assert review.gold_of(db, lead, rows[0].sample_id) is None  # the other lead's discard stands
+
+
+# --- roles --------------------------------------------------------------------------------------
+
+def test_annotators_do_not_get_the_page(make_app, pair, disagreement):
+    at = run(make_app(pair[0]))
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("pages/review.py")
+
+
+def test_the_page_itself_refuses_an_annotator(db_url, pair, disagreement):
+    at = AppTest.from_file(PAGE_PATH, default_timeout=TIMEOUT)
+    at.session_state[ACTOR_KEY] = pair[0]
+    run(at)
+    assert errors(at) == ["This page needs the lead role."]
+    assert "Review" not in titles(at)
+    assert not at.dataframe and not at.button
+
+
+def test_history_shows_earlier_decisions_on_the_sample(open_review, db, pair, project, lead, disagreement):
+    """Sent back, resubmitted still disagreeing: the new item's history shows the first round."""
+    [row] = review.review_queue(db, lead, project.id)
+    review.decide(db, lead, row.item_id, "send_back", note="Split after 'street 0'.")
+    for user, split in zip(pair, (SPLIT_A, SPLIT_B)):
+        item = queue.next_item(db, user, project.id)
+        assert item.sample_id == disagreement
+        queue.submit(db, user, item.annotation_id, item.version, complete_content(**split))
+    at = open_review()
+    history = at.dataframe[-1].value
+    assert list(history["what"]) == ["Review opened", "Sent back to the annotators", "Review opened"]
+    assert list(history["who"]) == ["automatic", "lead1", "automatic"]
+    assert history["why"][1] == "Split after 'street 0'."
+
+
+def test_an_unfinished_flagged_annotation_is_shown_without_error(open_review, db, pair, project, lead):
+    """ann_b flags the sample instead of finishing it: no segments labelled, no curve."""
+    a, b = pair
+    annotate(db, a, project.id, **SPLIT_A)
+    item = queue.next_item(db, b, project.id)
+    queue.submit(db, b, item.annotation_id, item.version,
+                 AnnotationContent(flags=("other",), note="Two events, two timelines."))
+    at = open_review()
+    assert at.dataframe[0].value["reasons"][0].startswith("Other (explain in the note)")
+    text = markdown_text(at)
+    assert "Two events, two timelines" in [w.value for w in at.warning][0]
+    assert "no curve" in text
+    # the proposal still exists (ann_a's axes and curve); ann_b's version cannot be taken
+    case = review.open_case(db, lead, _item_id(at))
+    at = _choose(at, "take")
+    taken = {v.annotator: at.button(key=f"review.{case.item_id}.do.take.{v.annotation_id}").disabled
+             for v in case.versions}
+    assert taken == {"ann_a": False, "ann_b": True}
+    at = _choose(at, "edit")
+    assert at.multiselect(key=f"review.{case.item_id}.axes.0.4").value == ["static"]
+    at = _choose(at, "accept")
+    at.button(key=f"review.{case.item_id}.do.accept").click()
+    run(at)
+    gold = review.gold_of(db, lead, item.sample_id)
+    assert gold.source == "accepted" and gold.boundaries == (0, 4)
