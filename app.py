@@ -34,6 +34,8 @@ def _navigation() -> st.navigation:
             st.Page("pages/projects.py", title="Projects & texts", icon=":material/folder_open:"),
             st.Page("pages/review.py", title="Review", icon=":material/rate_review:"),
             st.Page("pages/agreement.py", title="Agreement", icon=":material/insights:"),
+            st.Page("pages/warmup.py", title="Warm-up & qualification", icon=":material/school:"),
+            st.Page("pages/annotators.py", title="Annotators", icon=":material/groups:"),
         ]
     admin = [st.Page("pages/account.py", title="My account", icon=":material/person:")]
     if actor.has_role("admin"):

@@ -105,6 +105,8 @@ class Sample(Base):
         UniqueConstraint("project_id", "external_id", name="uq_samples_project_external"),
         CheckConstraint("benchmark in (1, 2)", name="ck_samples_benchmark"),
         Index("ix_samples_pool", "project_id", "status", "n_assigned", "id"),
+        # the queue asks on every call whether the project has warm-up samples
+        Index("ix_samples_warmup", "project_id", "is_warmup"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

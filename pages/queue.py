@@ -1,10 +1,11 @@
-"""My queue: today's progress against the quota, the next sample, and my own past work."""
+"""My queue: today's progress against the quota, my warm-up progress and figures against gold
+(in a project with a warm-up set), the next sample, and my own past work."""
 
 import pandas as pd
 import streamlit as st
 
 from annotation.flags import flag_label
-from annotation.services import queue
+from annotation.services import qualification, queue
 from pages.session import current_project, get_database, require_actor, service_errors
 
 WORKBENCH = "pages/workbench.py"
@@ -22,6 +23,7 @@ with service_errors():
     status = queue.queue_status(db, actor, project.id)
     remaining = queue.pool_size(db, actor, project.id)
     history = queue.my_history(db, actor, project.id)
+    mine = qualification.my_qualification(db, actor, project.id)
 
 st.caption(f"Project **{project.name}** · {project.n_samples} texts · "
            f"{project.settings.annotators_per_sample} annotators per text")
@@ -32,6 +34,53 @@ c3.metric("In progress", status.in_progress)
 c4.metric("Open slots in the pool", remaining)
 st.progress(min(1.0, status.submitted_today / status.daily_quota),
             text=f"Daily quota: {status.submitted_today} of {status.daily_quota}")
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _mark(name: str) -> str:
+    """✓ / ✗ before a target, nothing while the figure cannot be computed yet."""
+    if mine.checks[name]:
+        return "✓ "
+    return "" if mine.figures.value(name) is None else "✗ "
+
+
+if mine.has_set and (mine.in_warmup or mine.n_done):
+    t = mine.thresholds
+    f = mine.figures
+    with st.container(border=True):
+        st.markdown("#### Warm-up" if mine.in_warmup else "#### My warm-up figures")
+        if mine.in_warmup:
+            st.caption("Before production samples you annotate the warm-up set: texts a lead has "
+                       "annotated (the gold). You start production when, over the whole set, your "
+                       "figures against gold pass all three targets — or when a lead admits you.")
+        st.progress(min(1.0, mine.n_done / mine.n_total) if mine.n_total else 0.0,
+                    text=f"Warm-up: {mine.n_done} of {mine.n_total} submitted")
+        w1, w2, w3 = st.columns(3)
+        w1.metric("Curve (ICC)", _figure(f.icc_min),
+                  help="Intraclass correlation ICC(1,1) of your ξ, ω, α with the gold's; the smallest "
+                       "of the three counts: " + ", ".join(
+                           f"{s} {_figure(f.icc.get(p))}" for p, s in (("xi", "ξ"), ("omega", "ω"), ("alpha", "α"))))
+        w1.caption(_mark("icc") + f"target above {t.icc_min:.2f}")
+        w2.metric("Axis labels (Jaccard)", _figure(f.jaccard),
+                  help="Overlap of your (word, axis) labels with the gold's: 1 is identical.")
+        w2.caption(_mark("jaccard") + f"target above {t.jaccard_min:.2f}")
+        w3.metric("Segmentation (Pk)", _figure(f.pk),
+                  help="How often a window of words is split differently from the gold: 0 is identical.")
+        w3.caption(_mark("pk") + f"target below {t.pk_max:.2f}")
+        if not mine.in_warmup:
+            st.success(f"You are admitted to production ({mine.standing}).", icon=":material/verified:")
+        elif mine.standing == qualification.REVOKED and mine.remaining == 0:
+            st.info("A lead sent you back to warm-up; they will add warm-up samples or admit you "
+                    "again.", icon=":material/hourglass_top:")
+        elif mine.remaining == 0:
+            st.info("You have finished the warm-up set. Your figures do not pass every target yet; "
+                    "a lead will look at them with you.", icon=":material/hourglass_top:")
+
+if mine.in_warmup:
+    remaining = mine.remaining  # warm-up samples come first; production waits
 
 if status.quota_reached:
     st.success(f"You reached today's quota of {status.daily_quota} submissions — thank you! "
@@ -44,7 +93,7 @@ elif remaining:
     if st.button("Start the next sample", type="primary", icon=":material/play_arrow:", key="queue.start"):
         st.session_state.pop(OPEN_KEY, None)
         st.switch_page(WORKBENCH)
-else:
+elif not mine.in_warmup:
     st.info("Nothing left to annotate in this project for you right now.")
 
 st.subheader("My annotations")

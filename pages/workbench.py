@@ -171,6 +171,10 @@ with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch
     with st.container(height=520):
         st.markdown(guide.text)
 
+if item.is_warmup:
+    st.info("Warm-up sample: a lead has annotated this text, and your annotation is compared with "
+            "theirs. Your figures are on **My queue**.", icon=":material/school:")
+
 if item.returned_note and not item.is_submitted:
     st.warning(f"A lead sent this sample back to you: {item.returned_note}", icon=":material/undo:")
 

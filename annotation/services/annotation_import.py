@@ -95,9 +95,10 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
             added += 1
             added_samples.append((smp, c))
         s.flush()
-        for smp, c in added_samples:  # count every parameter before judging any deviation
+        production = [(smp, c) for smp, c in added_samples if not smp.is_warmup]
+        for smp, c in production:  # count every parameter before judging any deviation
             review.count_parameters(s, smp.project_id, c, +1)
-        for smp in {id(smp): smp for smp, _ in added_samples}.values():
+        for smp in {id(smp): smp for smp, _ in production}.values():
             review.settle(s, smp, settings)
         audit.record(s, actor.user_id, "import_annotations", "project", project_id,
                      source=source, added=added, already_present=present, new_accounts=new_accounts)

@@ -8,6 +8,11 @@ asks for work they first get back any sample they have started and not submitted
 oldest active sample that has fewer than k annotators and is not theirs is handed to them. The
 hand-over is one conditional ``UPDATE samples SET n_assigned = n_assigned + 1 WHERE n_assigned < k``
 so two annotators racing for the last slot cannot both get it, on SQLite or PostgreSQL.
+
+Warm-up (``annotation.services.qualification``): in a project with a warm-up set, a user who is
+not admitted yet gets warm-up samples only (not subject to k), an admitted one never gets them;
+a warm-up submission updates the annotator's qualification instead of settling the sample.
+Projects without warm-up samples take exactly the paths they took before.
 """
 
 from __future__ import annotations
@@ -16,14 +21,14 @@ from dataclasses import dataclass
 from dataclasses import replace
 from datetime import datetime, time, timedelta, timezone
 
-from sqlalchemy import func, select, union_all, update
+from sqlalchemy import func, select, true, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from annotation.curves import MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
-from annotation.services import audit, review
+from annotation.services import audit, qualification, review
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import (
     AlreadySubmitted,
@@ -73,6 +78,7 @@ class WorkItem:
     parent_text: str
     n_tokens: int
     returned_note: str = ""  # the lead's message when the sample was sent back
+    is_warmup: bool = False  # a warm-up sample: scored against the lead's gold
 
     @property
     def is_submitted(self) -> bool:
@@ -145,10 +151,17 @@ def pool_size(db: Database, actor: Actor, project_id: int) -> int:
     with db.read() as s:
         require_role(s, actor, "annotator")
         k = _settings(s, project_id).annotators_per_sample
-        return int(s.scalar(
+        total = int(s.scalar(
             select(func.coalesce(func.sum(k - Sample.n_assigned), 0))
             .where(Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned < k)
         ) or 0)
+        # warm-up samples are not production slots (indexed: ix_samples_warmup)
+        warmup = int(s.scalar(
+            select(func.coalesce(func.sum(k - Sample.n_assigned), 0))
+            .where(Sample.project_id == project_id, Sample.is_warmup == true(),
+                   Sample.status == "active", Sample.n_assigned < k)
+        ) or 0)
+        return total - warmup
 
 
 def _item(a: Annotation, smp: Sample) -> WorkItem:
@@ -162,21 +175,25 @@ def _item(a: Annotation, smp: Sample) -> WorkItem:
     return WorkItem(a.id, a.version, a.status, a.step, content, a.seconds_spent,
                     a.guidelines_version, a.updated_at, a.submitted_at, smp.id, smp.project_id,
                     smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens,
-                    a.returned_note or "")
+                    a.returned_note or "", bool(smp.is_warmup))
 
 
-def _open_draft(s: Session, user_id: int, project_id: int) -> tuple[Annotation, Sample] | None:
+def _open_draft(s: Session, user_id: int, project_id: int,
+                warmup: bool | None = None) -> tuple[Annotation, Sample] | None:
     # A draft never has a submitted_at (only submit() sets it, together with the status), so
     # "submitted_at IS NULL" adds nothing but an index path: the (annotator_id, submitted_at)
     # index finds the annotator's few drafts directly. Without it SQLite scanned every sample of
     # the project and PostgreSQL the status of every annotation.
-    row = s.execute(
+    stmt = (
         select(Annotation, Sample).join(Sample, Sample.id == Annotation.sample_id)
         .where(Annotation.annotator_id == user_id, Annotation.status == "draft",
                Annotation.submitted_at.is_(None),
                Sample.project_id == project_id, Sample.status == "active")
         .order_by(Annotation.id).limit(1)
-    ).first()
+    )
+    if warmup is not None:  # only warm-up drafts (True) or only production drafts (False)
+        stmt = stmt.where(Sample.is_warmup == warmup)
+    row = s.execute(stmt).first()
     return (row[0], row[1]) if row else None
 
 
@@ -190,7 +207,8 @@ def _new_draft(s: Session, user_id: int, smp: Sample, settings: ProjectSettings)
     return a
 
 
-def _candidate_ids(s: Session, user_id: int, project_id: int, k: int) -> list[int]:
+def _candidate_ids(s: Session, user_id: int, project_id: int, k: int,
+                   exclude_warmup: bool = False) -> list[int]:
     """Ids of the oldest active samples with fewer than k annotators that are not the user's.
 
     One range of ``ix_samples_pool`` (project_id, status, n_assigned, id) per ``n_assigned``
@@ -205,9 +223,10 @@ def _candidate_ids(s: Session, user_id: int, project_id: int, k: int) -> list[in
     mine = (select(func.count()).select_from(Assignment)
             .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
             .scalar_subquery())
+    extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
     branches = [
         select(Sample.id).where(Sample.project_id == project_id, Sample.status == "active",
-                                Sample.n_assigned == n, mine == 0)
+                                Sample.n_assigned == n, mine == 0, *extra)
         .order_by(Sample.id).limit(_CANDIDATES).subquery()
         for n in range(k)
     ]
@@ -218,6 +237,8 @@ def _candidate_ids(s: Session, user_id: int, project_id: int, k: int) -> list[in
 def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
     """The annotator's next sample: their oldest unfinished draft, else a newly assigned sample.
 
+    In a project with a warm-up set, a user not admitted yet gets warm-up samples only
+    (:func:`_next_warmup`) and an admitted one production samples only.
     Returns None when the pool has nothing left for them. Does not check the quota (a draft may
     be prepared; :func:`submit` enforces it) — pages show the quota from :func:`queue_status`.
     """
@@ -230,12 +251,17 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
                     # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
                     s.execute(select(User.id).where(User.id == user.id).with_for_update())
                 settings = _settings(s, project_id)
-                found = _open_draft(s, actor.user_id, project_id)
+                route = qualification.warmup_route(s, project_id, actor.user_id)
+                if route.in_warmup:
+                    return _next_warmup(s, actor, project_id, settings, route)
+                found = _open_draft(s, actor.user_id, project_id,
+                                    warmup=False if route.marked else None)
                 if found:
                     return _item(*found)
                 k = settings.annotators_per_sample
                 while True:
-                    candidates = _candidate_ids(s, actor.user_id, project_id, k)
+                    candidates = _candidate_ids(s, actor.user_id, project_id, k,
+                                                exclude_warmup=route.marked)
                     if not candidates:
                         return None
                     for sample_id in candidates:
@@ -257,6 +283,29 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
         except IntegrityError:
             continue  # the same person asked twice at once (two tabs); the retry finds the draft
     raise StaleVersion("Could not hand out a sample right now; please try again.")
+
+
+def _next_warmup(s: Session, actor: Actor, project_id: int, settings: ProjectSettings,
+                 route: qualification.WarmupRoute) -> WorkItem | None:
+    """A user in warm-up: their open warm-up draft, else the oldest warm-up sample they have not
+    had (no k limit: everyone in warm-up annotates every warm-up sample), else None."""
+    qualification.ensure_qualification(s, project_id, actor.user_id)
+    found = _open_draft(s, actor.user_id, project_id, warmup=True)
+    if found:
+        return _item(*found)
+    for sample_id in qualification.warmup_candidates(s, route, actor.user_id):
+        claimed = s.execute(
+            update(Sample).where(Sample.id == sample_id, Sample.status == "active")
+            .values(n_assigned=Sample.n_assigned + 1).returning(Sample.n_assigned)
+        ).scalar()
+        if claimed is None:
+            continue  # withdrawn meanwhile
+        smp = s.get(Sample, sample_id, populate_existing=True)
+        s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed, assigned_at=utcnow()))
+        a = _new_draft(s, actor.user_id, smp, settings)
+        audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed, warmup=True)
+        return _item(a, smp)
+    return None
 
 
 def _own(s: Session, actor: Actor, annotation_id: int, *, lock: bool = False) -> tuple[Annotation, Sample]:
@@ -396,12 +445,16 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
                 f"You reached today's quota of {settings.daily_quota} submissions. "
                 "Your draft stays open; submit it tomorrow.")
         spent = a.seconds_spent + _clamp_seconds(seconds_delta)
-        review.ensure_stats(s, smp.project_id)
+        if not smp.is_warmup:
+            review.ensure_stats(s, smp.project_id)
         _bump(s, a, expected_version, status="submitted", submitted_at=now, step=2,
               seconds_spent=spent, **_content_values(content))
         audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
                      flags=list(content.flags))
-        review.record_submission(s, smp, content, settings)
+        if smp.is_warmup:  # scored against gold; never counted, flagged or settled
+            qualification.record_warmup_submission(s, smp, actor.user_id)
+        else:
+            review.record_submission(s, smp, content, settings)
         s.refresh(a)
         return _item(a, smp)
 

@@ -78,6 +78,7 @@ def ensure_stats(s: Session, project_id: int) -> ParameterStats:
                *[func.sum(getattr(Annotation, p) * getattr(Annotation, p)) for p in _PARAMS])
         .join(Sample, Sample.id == Annotation.sample_id)
         .where(Sample.project_id == project_id, Annotation.status == "submitted",
+               Sample.is_warmup.is_(False),
                Annotation.xi.is_not(None), Annotation.omega.is_not(None), Annotation.alpha.is_not(None))
     ).one()
     n, sx, so, sa, qx, qo, qa = (v or 0 for v in row)
@@ -191,6 +192,8 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings) -> str:
     Returns "incomplete", "pending" (an item is already open or a lead decided it),
     "flagged" or "gold". Runs inside the caller's transaction.
     """
+    if smp.is_warmup:  # scored against the lead's gold (services.qualification), never settled
+        return "incomplete"
     anns = _submitted(s, smp.id)
     if len(anns) < settings.annotators_per_sample or smp.status != "active":
         return "incomplete"
@@ -237,7 +240,7 @@ def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, to
         select(Annotation.id, Annotation.submitted_at, Annotation.sample_id)
         .join(Sample, Sample.id == Annotation.sample_id)
         .where(Sample.project_id == project_id, Annotation.status == "submitted",
-               Annotation.submitted_at < start_today)
+               Sample.is_warmup.is_(False), Annotation.submitted_at < start_today)
     ).all()
     by_day: dict[date, list[tuple[int, int]]] = {}
     for aid, when, sid in rows:
@@ -472,7 +475,7 @@ def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: boo
         complete = list(s.scalars(
             select(Sample).join(Annotation, Annotation.sample_id == Sample.id)
             .where(Sample.project_id == project_id, Sample.status == "active",
-                   Annotation.status == "submitted")
+                   Sample.is_warmup.is_(False), Annotation.status == "submitted")
             .group_by(Sample.id).having(func.count(Annotation.id) >= k).order_by(Sample.id)))
         for smp in complete:
             if recheck:

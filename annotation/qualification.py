@@ -1,0 +1,243 @@
+"""Qualification against gold: an annotator's warm-up work scored against the lead's gold
+(SPEC section 5). Pure: data in, data out.
+
+A new annotator annotates the project's warm-up set (samples with lead-made gold) before any
+production sample. Their figures over the warm-up samples they have submitted:
+
+* **ICC** — for each curve parameter ξ, ω, α the one-way random ICC(1,1) of a
+  (samples × 2 raters) table whose raters are *the annotator* and *the gold*
+  (:func:`annotation.agreement.icc_1_1`, the value pingouin reports as ICC(1,1)). One-way,
+  as on the agreement page: the question is "are the two values of a sample interchangeable",
+  and a single ICC form keeps the warm-up figure comparable with the production headline.
+  The figure compared with ``qualify_icc_min`` is the **smallest of the three** (every
+  parameter must pass, as the agreement page judges each parameter against the same
+  threshold); each parameter is reported too. Samples the annotator submitted without a curve
+  (flagged) are left out of the ICC and counted; fewer than two samples with a curve, or no
+  variance, give no ICC (``None``), which does not pass.
+* **Jaccard** of the (token, axis) label sets against gold, averaged over samples. A gold
+  segment may carry several axes (a union), so a token's gold set is every axis of its segment:
+  ``J = |A ∩ G| / |A ∪ G|`` with ``A = {(t, axis_t)}`` the annotator's pairs (tokens of an
+  unlabelled segment contribute none) and ``G = {(t, x) : x ∈ gold axes of t's segment}``.
+* **Pk** between the annotator's and the gold segmentation, both ways averaged
+  (:func:`annotation.agreement.pk_both_ways`), averaged over samples where it is defined.
+
+**Admission** (:func:`meets_thresholds`): the annotator has submitted every sample of the
+warm-up set, and ICC > ``qualify_icc_min``, Jaccard > ``qualify_jaccard_min`` and
+Pk < ``qualify_pk_max`` (strict, as SPEC section 5 writes them). A figure that cannot be
+computed does not pass; a lead can always admit (override).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from annotation.agreement import icc_1_1, pk_both_ways
+from annotation.agreement.measure import json_ready
+from annotation.resolution import Resolution
+from annotation.segmentation import Segmentation, SegmentationError
+from annotation.settings import ProjectSettings
+
+#: The curve parameters, in the order figures list them.
+PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
+#: The three figures an annotator must pass, in display order.
+FIGURES: tuple[str, ...] = ("icc", "jaccard", "pk")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The qualification thresholds of a project (``ProjectSettings.qualify_*``)."""
+
+    icc_min: float = 0.90
+    jaccard_min: float = 0.75
+    pk_max: float = 0.15
+
+    @classmethod
+    def of(cls, settings: ProjectSettings) -> "Thresholds":
+        return cls(settings.qualify_icc_min, settings.qualify_jaccard_min, settings.qualify_pk_max)
+
+
+@dataclass(frozen=True)
+class WarmupAttempt:
+    """One submitted warm-up annotation next to the sample's gold.
+
+    ``segment_axes`` has one axis (or None when unlabelled) per segment of ``boundaries``;
+    ξ, ω, α are None when the annotator submitted the sample flagged without a curve.
+    """
+
+    sample_id: str
+    gold: Resolution
+    boundaries: tuple[int, ...]
+    segment_axes: tuple[str | None, ...]
+    xi: float | None = None
+    omega: float | None = None
+    alpha: float | None = None
+
+    @property
+    def has_curve(self) -> bool:
+        return None not in (self.xi, self.omega, self.alpha)
+
+
+@dataclass(frozen=True)
+class AttemptScore:
+    """The per-sample figures of one attempt (NaN where undefined)."""
+
+    sample_id: str
+    jaccard: float
+    pk: float
+    abs_delta: Mapping[str, float] = field(hash=False)
+
+
+@dataclass(frozen=True)
+class QualificationFigures:
+    """An annotator's figures against gold over ``n_done`` of the ``n_total`` warm-up samples.
+
+    ``icc`` maps each parameter to its ICC(1,1) against gold (None when undefined); ``icc_min``
+    is the figure compared with the threshold (see module docstring).
+    """
+
+    n_done: int
+    n_total: int
+    icc: Mapping[str, float | None] = field(hash=False)
+    jaccard: float | None
+    pk: float | None
+    n_with_curve: int = 0
+    samples: tuple[AttemptScore, ...] = ()
+
+    @property
+    def icc_min(self) -> float | None:
+        values = [self.icc.get(p) for p in PARAMETERS]
+        return None if any(v is None for v in values) else min(values)  # type: ignore[type-var]
+
+    @property
+    def complete(self) -> bool:
+        """The whole warm-up set is submitted (and there is one)."""
+        return self.n_total > 0 and self.n_done >= self.n_total
+
+    def value(self, name: str) -> float | None:
+        """The compared value of figure ``name`` (``icc``, ``jaccard`` or ``pk``)."""
+        return {"icc": self.icc_min, "jaccard": self.jaccard, "pk": self.pk}[name]
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form (``Qualification.figures``): no per-sample detail."""
+        return json_ready({
+            "n_done": self.n_done,
+            "n_total": self.n_total,
+            "icc": {p: self.icc.get(p) for p in PARAMETERS},
+            "icc_min": self.icc_min,
+            "jaccard": self.jaccard,
+            "pk": self.pk,
+            "n_with_curve": self.n_with_curve,
+        })
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> "QualificationFigures":
+        data = data or {}
+        icc = data.get("icc") or {}
+        return cls(int(data.get("n_done") or 0), int(data.get("n_total") or 0),
+                   {p: _opt(icc.get(p)) for p in PARAMETERS}, _opt(data.get("jaccard")),
+                   _opt(data.get("pk")), int(data.get("n_with_curve") or 0))
+
+
+def _opt(value: Any) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _finite_or_none(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def gold_jaccard(boundaries: Sequence[int], segment_axes: Sequence[str | None], gold: Resolution) -> float:
+    """Jaccard of an annotation's (token, axis) pairs against the gold's (module docstring).
+
+    Raises :class:`~annotation.segmentation.SegmentationError` when ``boundaries`` do not fit
+    the gold's text.
+    """
+    n = gold.n_tokens
+    seg = Segmentation.from_boundaries(boundaries, n)
+    if len(segment_axes) != seg.n_segments:
+        raise SegmentationError(f"{len(segment_axes)} axis labels for {seg.n_segments} segments")
+    mine = [segment_axes[j] for j in seg.segment_ids()]
+    golden = [gold.segment_axes[j] for j in gold.segmentation.segment_ids()]
+    labelled = sum(1 for a in mine if a is not None)
+    gold_pairs = sum(len(axes) for axes in golden)
+    both = sum(1 for a, axes in zip(mine, golden) if a is not None and a in axes)
+    union = labelled + gold_pairs - both
+    return both / union if union else math.nan
+
+
+def score_attempt(attempt: WarmupAttempt) -> AttemptScore:
+    """Jaccard and Pk against gold and |p − gold p| of one attempt (NaN where undefined)."""
+    gold = attempt.gold
+    try:
+        jaccard = gold_jaccard(attempt.boundaries, attempt.segment_axes, gold)
+        pk = pk_both_ways(Segmentation.from_boundaries(attempt.boundaries, gold.n_tokens),
+                          gold.segmentation)
+    except SegmentationError:
+        jaccard = pk = math.nan
+    deltas = {p: (abs(getattr(attempt, p) - getattr(gold, p))
+                  if attempt.has_curve and gold.has_parameters else math.nan) for p in PARAMETERS}
+    return AttemptScore(attempt.sample_id, jaccard, pk, deltas)
+
+
+def qualification_figures(attempts: Sequence[WarmupAttempt], n_total: int) -> QualificationFigures:
+    """The figures of one annotator's submitted warm-up attempts against gold (module docstring).
+
+    ``n_total`` is the size of the warm-up set (samples with gold).
+    """
+    scores = tuple(score_attempt(a) for a in attempts)
+    with_curve = [a for a in attempts if a.has_curve and a.gold.has_parameters]
+    icc: dict[str, float | None] = {}
+    for p in PARAMETERS:
+        table = np.array([[getattr(a, p), getattr(a.gold, p)] for a in with_curve], dtype=float)
+        icc[p] = _finite_or_none(icc_1_1(table)) if len(with_curve) >= 2 else None
+    return QualificationFigures(
+        n_done=len(attempts),
+        n_total=n_total,
+        icc=icc,
+        jaccard=_mean([s.jaccard for s in scores]),
+        pk=_mean([s.pk for s in scores]),
+        n_with_curve=len(with_curve),
+        samples=scores,
+    )
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.mean(finite)) if finite else None
+
+
+def figure_checks(figures: QualificationFigures, thresholds: Thresholds) -> dict[str, bool]:
+    """Whether each figure passes its threshold (an undefined figure does not)."""
+    icc, jaccard, pk = figures.icc_min, figures.jaccard, figures.pk
+    return {
+        "icc": icc is not None and icc > thresholds.icc_min,
+        "jaccard": jaccard is not None and jaccard > thresholds.jaccard_min,
+        "pk": pk is not None and pk < thresholds.pk_max,
+    }
+
+
+def meets_thresholds(figures: QualificationFigures, thresholds: Thresholds) -> bool:
+    """The automatic admission rule: the whole warm-up set done and all three figures pass."""
+    return figures.complete and all(figure_checks(figures, thresholds).values())
+
+
+__all__ = [
+    "FIGURES",
+    "PARAMETERS",
+    "AttemptScore",
+    "QualificationFigures",
+    "Thresholds",
+    "WarmupAttempt",
+    "figure_checks",
+    "gold_jaccard",
+    "meets_thresholds",
+    "qualification_figures",
+    "score_attempt",
+]

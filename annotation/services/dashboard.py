@@ -1,0 +1,109 @@
+"""The lead's annotator dashboard: per annotator output per day, time per sample, flag rates,
+agreement with partners and drafts in progress (figures defined in ``annotation.annotator_stats``).
+
+The period is a range of calendar days in the project's time zone, on the day each annotation
+was submitted. Agreement with partners comes from the agreement report over the same days
+(``services.agreement.project_agreement``: production samples whose last annotation was
+submitted in the period), so it matches the agreement page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+import pandas as pd
+from sqlalchemy import func, select
+
+from annotation.annotator_stats import (
+    Submission,
+    annotator_summary,
+    daily_activity,
+    partner_table,
+)
+from annotation.flags import is_automatic_flag
+from annotation.services import agreement
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from annotation.settings import ProjectSettings
+from db.engine import Database
+from db.models import Annotation, Project, ReviewItem, Sample, User
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotatorDashboard:
+    """The dashboard of one project over ``start`` … ``end`` (inclusive; None = open).
+
+    ``summary``: one row per annotator (``annotator_stats.SUMMARY_COLUMNS``); ``daily``: one row
+    per day and annotator (``DAILY_COLUMNS``); ``partners``: per-pair agreement, each pair once
+    from each side (``PARTNER_COLUMNS``); ``n_agreement_samples``: samples the agreement covers.
+    """
+
+    start: date | None
+    end: date | None
+    summary: pd.DataFrame
+    daily: pd.DataFrame
+    partners: pd.DataFrame
+    n_agreement_samples: int
+
+
+def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: date | None = None,
+                        end: date | None = None) -> AnnotatorDashboard:
+    """Lead: the annotator dashboard of a project for submissions between ``start`` and ``end``."""
+    if start and end and start > end:
+        raise InvalidInput("The start date is after the end date.")
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        project = s.get(Project, project_id)
+        if project is None:
+            raise NotFound("No such project.")
+        settings = ProjectSettings.from_dict(project.settings)
+        zone = settings.timezone
+        stmt = (select(User.username, Annotation.sample_id, Annotation.submitted_at,
+                       Annotation.seconds_spent, Annotation.flags, Sample.is_warmup)
+                .join(Sample, Sample.id == Annotation.sample_id)
+                .join(User, User.id == Annotation.annotator_id)
+                .where(Sample.project_id == project_id, Annotation.status == "submitted"))
+        if start:
+            stmt = stmt.where(Annotation.submitted_at >= datetime.combine(start, time(0), tzinfo=zone))
+        if end:
+            stmt = stmt.where(Annotation.submitted_at < datetime.combine(end + timedelta(days=1), time(0),
+                                                                        tzinfo=zone))
+        subs = [Submission(name, sid, when.astimezone(zone).date(), float(spent or 0.0),
+                           bool(flags), bool(warm))
+                for name, sid, when, spent, flags, warm in s.execute(stmt)]
+        drafts = dict(s.execute(
+            select(User.username, func.count())
+            .select_from(Annotation).join(Sample, Sample.id == Annotation.sample_id)
+            .join(User, User.id == Annotation.annotator_id)
+            .where(Sample.project_id == project_id, Sample.status == "active", Annotation.status == "draft")
+            .group_by(User.username)).all())
+        production = sorted({x.sample_id for x in subs if not x.warmup})
+        complete: set[int] = set()
+        flagged: set[int] = set()
+        k = settings.annotators_per_sample
+        for chunk in _chunks(production):
+            complete.update(s.scalars(
+                select(Annotation.sample_id).where(Annotation.sample_id.in_(chunk),
+                                                   Annotation.status == "submitted")
+                .group_by(Annotation.sample_id).having(func.count() >= k)))
+            for sid, reasons in s.execute(select(ReviewItem.sample_id, ReviewItem.reasons)
+                                          .where(ReviewItem.sample_id.in_(chunk))):
+                if any(is_automatic_flag(r) for r in reasons or ()):
+                    flagged.add(sid)
+    scope = agreement.project_agreement(db, actor, project_id, start=start, end=end)
+    pairs = scope.report.pairs
+    return AnnotatorDashboard(
+        start, end,
+        annotator_summary(subs, drafts=drafts, complete_samples=complete, auto_flagged_samples=flagged,
+                          pairs=pairs),
+        daily_activity(subs),
+        partner_table(pairs),
+        scope.report.n_samples,
+    )
+
+
+def _chunks(ids: list[int], size: int = 900):
+    """Keep IN lists under SQLite's bound-parameter limit."""
+    for i in range(0, len(ids), size):
+        yield ids[i:i + size]

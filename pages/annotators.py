@@ -1,0 +1,151 @@
+"""Lead: the annotator dashboard — output per day, time per sample, flag rates, agreement with
+partners and drafts in progress, the figures that show fatigue or drift (definitions in
+``annotation.annotator_stats``). Filters: a date range and an annotator subset."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from annotation.services import dashboard
+from pages.session import current_project, get_database, require_actor, service_errors
+
+DEFAULT_DAYS = 30
+
+actor = require_actor("lead")
+db = get_database()
+project = current_project(actor)
+st.title("Annotators")
+if project is None:
+    st.info("There is no project yet.")
+    st.stop()
+
+today = datetime.now(timezone.utc).astimezone(project.settings.timezone).date()
+f_range, f_people = st.columns([1, 2])
+picked = f_range.date_input("Submitted between", value=(today - timedelta(days=DEFAULT_DAYS - 1), today),
+                            max_value=today, key="annotators.range",
+                            help=f"Calendar days in the project's time zone ({project.settings.quota_timezone}).")
+if isinstance(picked, (tuple, list)):
+    start, end = (picked[0], picked[-1]) if picked else (None, None)
+else:
+    start = end = picked
+
+with service_errors():
+    dash = dashboard.annotator_dashboard(db, actor, project.id, start=start, end=end)
+
+if dash.summary.empty:
+    st.info("No submissions and no drafts in this period.", icon=":material/event_busy:")
+    st.stop()
+
+everyone = list(dash.summary["annotator"])
+chosen = f_people.multiselect("Annotators", everyone, key="annotators.people", placeholder="Everyone")
+shown = chosen or everyone
+summary = dash.summary[dash.summary["annotator"].isin(shown)]
+daily = dash.daily[dash.daily["annotator"].isin(shown)]
+partners = dash.partners[dash.partners["annotator"].isin(shown)]
+
+total = int(summary["submitted"].sum())
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Submitted", total)
+m2.metric("Annotators active", int((summary["submitted"] > 0).sum()))
+m3.metric("Median time per sample", "—" if daily.empty else f"{summary['median_seconds'].median() / 60:.1f} min")
+m4.metric("Drafts in progress", int(summary["drafts"].sum()))
+
+st.subheader("Per annotator")
+table = summary.assign(
+    median_minutes=summary["median_seconds"] / 60,
+    mean_minutes=summary["mean_seconds"] / 60,
+).drop(columns=["median_seconds", "mean_seconds"])
+st.dataframe(
+    table[["annotator", "submitted", "warmup", "active_days", "per_active_day", "median_minutes",
+           "mean_minutes", "annotator_flag_rate", "complete_samples", "auto_flag_rate", "drafts",
+           "partners", "jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha"]],
+    hide_index=True, width="stretch", key="annotators.table",
+    column_config={
+        "warmup": st.column_config.NumberColumn("of which warm-up"),
+        "active_days": st.column_config.NumberColumn("active days"),
+        "per_active_day": st.column_config.NumberColumn("per active day", format="%.1f"),
+        "median_minutes": st.column_config.NumberColumn("median min / sample", format="%.1f"),
+        "mean_minutes": st.column_config.NumberColumn("mean min / sample", format="%.1f"),
+        "annotator_flag_rate": st.column_config.NumberColumn(
+            "own flags", format="percent", help="Share of their submissions they flagged."),
+        "complete_samples": st.column_config.NumberColumn(
+            "complete samples", help="Their production samples with all k annotations in."),
+        "auto_flag_rate": st.column_config.NumberColumn(
+            "auto-flagged", format="percent",
+            help="Share of their complete samples that got an automatic flag (a pair's flag: "
+                 "compare with their partners)."),
+        "partners": st.column_config.NumberColumn("partners"),
+        **{c: st.column_config.NumberColumn(c.replace("icc_", "ICC ").replace("xi", "ξ")
+                                            .replace("omega", "ω").replace("alpha", "α"),
+                                            format="%.3f",
+                                            help="Mean over their partners, weighted by shared samples.")
+           for c in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha")},
+    },
+)
+st.caption("Agreement columns: the agreement report's per-pair figures (production samples completed "
+           "in the period), averaged over each annotator's partners. ICC needs at least 5 shared samples.")
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**Submitted per day**")
+    if daily.empty:
+        st.caption("No submissions in this period.")
+    else:
+        fig = px.bar(daily, x="day", y="submitted", color="annotator", barmode="group",
+                     labels={"day": "", "submitted": "submitted"})
+        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="")
+        fig.update_xaxes(tickformat="%b %d", dtick="D1" if daily["day"].nunique() <= 14 else None)
+        st.plotly_chart(fig, key="annotators.per_day")
+with right:
+    st.markdown("**Median time per sample, per day** (minutes)")
+    if daily.empty:
+        st.caption("No submissions in this period.")
+    else:
+        by_day = daily.assign(minutes=daily["median_seconds"] / 60)
+        fig = px.line(by_day, x="day", y="minutes", color="annotator", markers=True,
+                      labels={"day": "", "minutes": "minutes"})
+        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="")
+        fig.update_xaxes(tickformat="%b %d", dtick="D1" if daily["day"].nunique() <= 14 else None)
+        st.plotly_chart(fig, key="annotators.time")
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**Flag rates**")
+    rates = summary.melt(id_vars="annotator", value_vars=["annotator_flag_rate", "auto_flag_rate"],
+                         var_name="kind", value_name="share").dropna()
+    if rates.empty:
+        st.caption("No flag figures in this period.")
+    else:
+        rates["kind"] = rates["kind"].map({"annotator_flag_rate": "own flags",
+                                           "auto_flag_rate": "automatic flags"})
+        fig = px.bar(rates, x="annotator", y="share", color="kind", barmode="group",
+                     labels={"annotator": "", "share": "share"})
+        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="",
+                          yaxis_tickformat=".0%")
+        st.plotly_chart(fig, key="annotators.flags")
+with right:
+    st.markdown("**Agreement with each partner** (Jaccard)")
+    if partners.empty:
+        st.caption("No doubly-annotated production sample completed in this period.")
+    else:
+        heat = partners.pivot_table(index="annotator", columns="partner", values="jaccard")
+        fig = px.imshow(heat, zmin=0, zmax=1, color_continuous_scale="Blues", text_auto=".2f",
+                        labels={"color": "Jaccard"})
+        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10))
+        st.plotly_chart(fig, key="annotators.partners_heat")
+
+st.subheader("Agreement per pair")
+if partners.empty:
+    st.caption(f"No pair in this period ({dash.n_agreement_samples} samples measured).")
+else:
+    st.dataframe(partners, hide_index=True, width="stretch", key="annotators.partners",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.3f")
+                                for c in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha")})
+    st.caption(f"{dash.n_agreement_samples} production samples with two or more annotations completed "
+               "in the period; each pair is listed from both sides.")
+st.download_button("Download the per-annotator table (CSV)", pd.DataFrame(summary).to_csv(index=False),
+                   file_name=f"annotators_{start}_{end}.csv", mime="text/csv", key="annotators.csv")

@@ -1,0 +1,333 @@
+"""Lead: warm-up and qualification (SPEC section 5).
+
+Three tabs: **Annotators** — everyone's figures against gold next to the thresholds, progress
+through the warm-up set, and the admit / revoke decisions (with a note); **Warm-up set** — pick
+samples at random or by id, take them out; **Gold** — the lead's gold annotation of each warm-up
+sample, edited with the workbench's widgets (boundaries by clicking between words, axes per
+segment, the curve by placing points or typing ξ, ω, α).
+
+The rules themselves (who does the warm-up, when the rule admits) are in
+``annotation.services.qualification``. Session state holds only the lead's unsaved gold edit and
+widget values, under ``warmup.*``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from annotation import editing
+from annotation.axes import AXIS_NAMES
+from annotation.curves import MAX_POINTS, CurveFitError, describe_curve
+from annotation.protocol import AnnotationContent
+from annotation.qualification import PARAMETERS
+from annotation.resolution import EDITED, Resolution
+from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes, segment_texts, spaces_after, token_texts
+from annotation.services import qualification
+from annotation.services.errors import ServiceError
+from annotation.timeaxis import X_MAX, tick_positions
+from pages.components import curve_canvas, token_boundary_editor
+from pages.display import axis_color, axis_label, curve_polyline, plain
+from pages.session import current_project, get_database, require_actor, service_errors
+
+K_FLASH = "warmup.flash"
+PARAM_RANGES = {"xi": ("ξ location", -100.0, 300.0), "omega": ("ω scale", 0.5, 200.0),
+                "alpha": ("α skew", -20.0, 20.0)}
+DEFAULT_PARAMS = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
+SYMBOL = {"xi": "ξ", "omega": "ω", "alpha": "α"}
+
+actor = require_actor("lead")
+db = get_database()
+project = current_project(actor)
+st.title("Warm-up & qualification")
+if project is None:
+    st.info("There is no project yet.")
+    st.stop()
+
+flash = st.session_state.pop(K_FLASH, None)
+if flash:
+    st.toast(flash, icon=":material/check_circle:")
+
+with service_errors():
+    board = qualification.qualification_board(db, actor, project.id)
+    samples = qualification.warmup_samples(db, actor, project.id)
+
+t = board.thresholds
+st.caption(
+    f"Project **{plain(project.name)}**. An annotator is admitted to production when they have "
+    f"submitted the whole warm-up set and, against gold, **ICC(1,1) > {t.icc_min:.2f}** on each of "
+    f"ξ, ω and α (the smallest of the three counts), **Jaccard > {t.jaccard_min:.2f}** on the "
+    f"(token, axis) labels and **Pk < {t.pk_max:.2f}** on the segmentation. A lead can admit or "
+    "revoke anyone, with a note. Thresholds and the warm-up size are project settings.")
+if not board.has_set:
+    st.info("This project has no warm-up set yet (no warm-up sample with gold), so everyone is "
+            "admitted to production implicitly. Mark samples under **Warm-up set** and give them "
+            "gold under **Gold**; from then on, everyone not yet admitted starts with them.",
+            icon=":material/info:")
+
+
+def _done(message: str) -> None:
+    st.session_state[K_FLASH] = message
+    st.rerun()
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+
+
+people_tab, set_tab, gold_tab = st.tabs(
+    ["Annotators", f"Warm-up set ({len(samples)})", "Gold"])
+
+# --- annotators -----------------------------------------------------------------------------------
+
+with people_tab:
+    if not board.rows:
+        st.caption("No annotator yet.")
+    else:
+        table = pd.DataFrame([{
+            "annotator": r.username,
+            "role": r.role,
+            "standing": r.standing,
+            "warm-up done": f"{r.figures.n_done} / {board.n_total}",
+            "ICC ξ": r.figures.icc.get("xi"),
+            "ICC ω": r.figures.icc.get("omega"),
+            "ICC α": r.figures.icc.get("alpha"),
+            "Jaccard": r.figures.jaccard,
+            "Pk": r.figures.pk,
+            "passes": ("✓ all three" if r.passes else
+                       "✗ " + ", ".join(n for n, ok in r.checks.items() if not ok)),
+            "decided by": r.decided_by,
+            "decided": r.decided_at,
+            "note": r.note,
+        } for r in board.rows])
+        st.dataframe(table, hide_index=True, width="stretch", key="warmup.board", column_config={
+            **{c: st.column_config.NumberColumn(c, format="%.3f")
+               for c in ("ICC ξ", "ICC ω", "ICC α", "Jaccard", "Pk")},
+            "decided": st.column_config.DatetimeColumn("decided", format="YYYY-MM-DD HH:mm"),
+        })
+        by_name = {r.username: r for r in board.rows}
+        name = st.selectbox("Annotator", list(by_name), key="warmup.person")
+        row = by_name[name]
+        f = row.figures
+        st.markdown(f"#### {plain(row.display_name)} · {row.standing}")
+        st.progress(min(1.0, f.n_done / board.n_total) if board.n_total else 0.0,
+                    text=f"Warm-up: {f.n_done} of {board.n_total} submitted")
+        c1, c2, c3 = st.columns(3)
+        c1.metric("ICC (smallest of ξ ω α)", _fmt(f.icc_min),
+                  help=" · ".join(f"{SYMBOL[p]} {_fmt(f.icc.get(p))}" for p in PARAMETERS)
+                  + f" · over {f.n_with_curve} sample(s) with a curve")
+        c1.caption(("passes" if row.checks["icc"] else "does not pass") + f" (> {t.icc_min:.2f})")
+        c2.metric("Jaccard (token, axis)", _fmt(f.jaccard))
+        c2.caption(("passes" if row.checks["jaccard"] else "does not pass") + f" (> {t.jaccard_min:.2f})")
+        c3.metric("Pk (both ways)", _fmt(f.pk))
+        c3.caption(("passes" if row.checks["pk"] else "does not pass") + f" (< {t.pk_max:.2f})")
+
+        note_key = f"warmup.note.{row.user_id}"
+        if row.admitted and row.standing != qualification.IMPLICIT:
+            st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
+                         placeholder="Why this person goes back to warm-up")
+            if st.button("Revoke admission", icon=":material/block:", key="warmup.revoke"):
+                try:
+                    qualification.revoke(db, actor, project.id, row.user_id, st.session_state.get(note_key, ""))
+                except ServiceError as exc:
+                    st.error(str(exc))
+                else:
+                    st.session_state.pop(note_key, None)
+                    _done(f"{row.username} is back in warm-up.")
+        elif not row.admitted:
+            st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
+                         placeholder="Why you admit this person whatever the figures")
+            if st.button("Admit to production", type="primary", icon=":material/how_to_reg:",
+                         key="warmup.admit"):
+                try:
+                    qualification.admit(db, actor, project.id, row.user_id, st.session_state.get(note_key, ""))
+                except ServiceError as exc:
+                    st.error(str(exc))
+                else:
+                    st.session_state.pop(note_key, None)
+                    _done(f"{row.username} is admitted to production.")
+        with service_errors():
+            history = qualification.decision_history(db, actor, project.id, row.user_id)
+        if history:
+            labels = {"qualification_admit": "admitted by a lead", "qualification_revoke": "revoked",
+                      "qualification_admit_rule": "admitted: passed the thresholds"}
+            st.dataframe(pd.DataFrame([{
+                "when": h["at"], "who": h["who"], "decision": labels.get(h["what"], h["what"]),
+                "note": h["note"],
+                "ICC": h["figures"].get("icc_min"), "Jaccard": h["figures"].get("jaccard"),
+                "Pk": h["figures"].get("pk"),
+            } for h in history]), hide_index=True, width="stretch", key="warmup.history",
+                column_config={"when": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm"),
+                               **{c: st.column_config.NumberColumn(c, format="%.3f")
+                                  for c in ("ICC", "Jaccard", "Pk")}})
+    if st.button("Re-check everyone", icon=":material/refresh:", key="warmup.recheck",
+                 help="Apply the admission rule with the current thresholds (after changing them)."):
+        with service_errors():
+            n = qualification.recheck(db, actor, project.id)
+        _done(f"Re-checked {n} annotator{'s' if n != 1 else ''}.")
+
+# --- the warm-up set --------------------------------------------------------------------------------
+
+with set_tab:
+    with_gold = sum(1 for w in samples if w.gold is not None)
+    st.caption(f"{len(samples)} warm-up sample{'s' if len(samples) != 1 else ''}, {with_gold} with gold "
+               f"(only those are handed out) · configured size {project.settings.warmup_size}. "
+               "Only samples nobody has started can become warm-up samples.")
+    if samples:
+        st.dataframe(pd.DataFrame([{
+            "sample": w.external_id,
+            "benchmark": w.benchmark,
+            "text": w.parent_text if len(w.parent_text) <= 90 else w.parent_text[:87] + "…",
+            "gold": "✓" if w.gold else "—",
+            "submitted": w.n_submitted,
+            "drafts": w.n_drafts,
+        } for w in samples]), hide_index=True, width="stretch", key="warmup.samples")
+    pick_col, ids_col = st.columns(2)
+    with pick_col:
+        st.markdown("**Pick at random**")
+        missing = max(1, project.settings.warmup_size - len(samples))
+        n_pick = st.number_input("How many", 1, 10_000, missing, key="warmup.pick_n")
+        if st.button("Pick samples", icon=":material/casino:", key="warmup.pick"):
+            try:
+                picked = qualification.pick_warmup(db, actor, project.id, int(n_pick))
+            except ServiceError as exc:
+                st.error(str(exc))
+            else:
+                _done(f"Marked {len(picked)} sample{'s' if len(picked) != 1 else ''} as warm-up.")
+    with ids_col:
+        st.markdown("**Add by id**")
+        ids_text = st.text_input("Sample ids", key="warmup.add_ids", placeholder="B1-00001, B1-00007")
+        if st.button("Add", icon=":material/add:", key="warmup.add"):
+            ids = [x for x in ids_text.replace(",", " ").split() if x]
+            try:
+                marked = qualification.mark_warmup(db, actor, project.id, ids)
+            except ServiceError as exc:
+                st.error(str(exc))
+            else:
+                _done(f"Marked {len(marked)} sample{'s' if len(marked) != 1 else ''} as warm-up.")
+    if samples:
+        st.markdown("**Take out of the warm-up set**")
+        chosen = st.multiselect("Samples", [w.external_id for w in samples], key="warmup.remove_ids")
+        st.caption("A sample nobody has annotated goes back to production; one annotated in warm-up "
+                   "is retired (discarded) and leaves everyone's figures.")
+        if st.button("Take out", icon=":material/remove:", key="warmup.remove", disabled=not chosen):
+            try:
+                done = qualification.unmark_warmup(db, actor, project.id, chosen)
+            except ServiceError as exc:
+                st.error(str(exc))
+            else:
+                _done(f"Back to production: {len(done.returned)}; retired: {len(done.retired)}.")
+
+# --- gold ---------------------------------------------------------------------------------------------
+
+with gold_tab:
+    if not samples:
+        st.caption("Mark warm-up samples first.")
+    else:
+        by_id = {w.sample_id: w for w in samples}
+        pick = st.selectbox("Sample", list(by_id), key="warmup.gold_pick",
+                            format_func=lambda i: f"{by_id[i].external_id} — "
+                                                  + ("gold ✓" if by_id[i].gold else "no gold yet"))
+        w = by_id[pick]
+        G = f"warmup.gold.{w.sample_id}"  # this sample's unsaved edit
+
+        def _initial() -> dict:
+            if w.gold is not None:
+                return {"boundaries": w.gold.boundaries, "axes": w.gold.segment_axes, "points": (),
+                        "xi": w.gold.xi, "omega": w.gold.omega, "alpha": w.gold.alpha, "message": None}
+            return {"boundaries": (0,), "axes": ((),), "points": (), **DEFAULT_PARAMS, "message": None}
+
+        if G not in st.session_state:
+            st.session_state[G] = _initial()
+        edit = st.session_state[G]
+
+        def _on_gap(gap: int, n_tokens: int = w.n_tokens, key: str = G) -> None:
+            state = st.session_state[key]
+            old = Segmentation.from_boundaries(state["boundaries"], n_tokens)
+            try:
+                new = old.toggle(gap)
+            except SegmentationError:
+                return
+            axes = remap_segment_axes(old, state["axes"], new)
+            st.session_state[key] = {**state, "boundaries": new.boundaries, "axes": tuple(tuple(a) for a in axes)}
+
+        def _on_axes(index: int, widget_key: str, key: str = G) -> None:
+            state = st.session_state[key]
+            axes = list(state["axes"])
+            if 0 <= index < len(axes):
+                chosen_axes = set(st.session_state.get(widget_key) or ())
+                axes[index] = tuple(a for a in AXIS_NAMES if a in chosen_axes)
+                st.session_state[key] = {**state, "axes": tuple(axes)}
+
+        def _on_param(name: str, widget_key: str, key: str = G) -> None:
+            value = st.session_state.get(widget_key)
+            if value is not None:
+                st.session_state[key] = {**st.session_state[key], name: float(value), "message": None}
+
+        def _on_points(event: dict, key: str = G) -> None:
+            state = st.session_state[key]
+            content, message = editing.edit_points(AnnotationContent(points=tuple(state["points"])), event)
+            new = {**state, "points": content.points, "message": message}
+            if content.has_parameters:  # a fitted curve replaces the numbers; otherwise keep them
+                new.update(xi=content.xi, omega=content.omega, alpha=content.alpha)
+            st.session_state[key] = new
+
+        def _on_reset(key: str = G) -> None:
+            st.session_state.pop(key, None)
+
+        tokens, spaces = token_texts(w.parent_text), spaces_after(w.parent_text)
+        seg = Segmentation.from_boundaries(edit["boundaries"], w.n_tokens)
+        st.caption("Click between two words to add or remove a boundary; choose each segment's axes "
+                   "(several are allowed: the annotator's axis counts if it is one of them); place 3–5 "
+                   "points on the chart to fit the curve, or type ξ, ω, α.")
+        token_boundary_editor(tokens, spaces, list(seg.boundaries),
+                              segment_colors=[axis_color(a[0] if a else None) for a in edit["axes"]],
+                              segment_labels=[" + ".join(axis_label(x) for x in a) if a else "—"
+                                              for a in edit["axes"]],
+                              key=f"{G}.text", on_change=_on_gap)
+        for j, text in enumerate(segment_texts(w.parent_text, seg)):
+            widget_key = f"{G}.axes.{seg.boundaries[j]}.{seg.masses[j]}"
+            st.session_state[widget_key] = list(edit["axes"][j])
+            left, right = st.columns([3, 2], vertical_alignment="center")
+            left.markdown(f"**{j + 1}.** {plain(text)}")
+            right.multiselect(f"Axes of segment {j + 1}", AXIS_NAMES, format_func=axis_label,
+                              key=widget_key, on_change=_on_axes, args=(j, widget_key),
+                              label_visibility="collapsed", placeholder="Choose an axis")
+        chart_col, params_col = st.columns([2, 1])
+        with chart_col:
+            curve_canvas([tuple(p) for p in edit["points"]],
+                         curve=curve_polyline(edit["xi"], edit["omega"], edit["alpha"]),
+                         ticks=tick_positions(), x_max=X_MAX, max_points=MAX_POINTS,
+                         key=f"{G}.chart", height=300, on_change=_on_points, curve_label="gold curve")
+        with params_col:
+            if edit.get("message"):
+                st.warning(edit["message"])
+            for name, (label, lo, hi) in PARAM_RANGES.items():
+                widget_key = f"{G}.{name}"
+                st.session_state[widget_key] = float(round(min(hi, max(lo, edit[name])), 2))
+                st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f",
+                                key=widget_key, on_change=_on_param, args=(name, widget_key))
+            try:
+                st.caption(describe_curve(edit["xi"], edit["omega"], edit["alpha"],
+                                          project.settings.log_base).capitalize())
+            except CurveFitError as exc:
+                st.caption(str(exc))
+            st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")
+        note_key = f"{G}.note"
+        st.text_input("Note", key=note_key, max_chars=500, placeholder="Optional: why this gold")
+        if st.button("Save gold", type="primary", icon=":material/save:", key="warmup.save_gold"):
+            try:
+                gold = Resolution(tuple(seg.boundaries), tuple(edit["axes"]), edit["xi"], edit["omega"],
+                                  edit["alpha"], (actor.username,), w.n_tokens, method=EDITED)
+                qualification.set_warmup_gold(db, actor, w.sample_id, gold,
+                                               note=st.session_state.get(note_key, ""))
+            except (ServiceError, ValueError) as exc:
+                st.error(str(exc))
+            else:
+                st.session_state.pop(G, None)
+                _done(f"Stored the gold of {w.external_id}.")
+        if w.gold is not None:
+            st.caption(f"Stored {w.gold.decided_at:%Y-%m-%d %H:%M} UTC by {plain(w.gold.decided_by)}"
+                       + (f" — {plain(w.gold.note)}" if w.gold.note else ""))

@@ -1,0 +1,133 @@
+"""Annotators (lead dashboard): the table and charts on seeded work, the filters, roles."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotation.services import projects, queue
+from annotation.text_import import TextRecord
+from conftest import APP_PATH, TIMEOUT
+from page_helpers import complete_content, errors, infos, metric_values, run, titles
+from pages.session import ACTOR_KEY
+
+PAGE_PATH = str(Path(APP_PATH).parent / "pages/annotators.py")
+SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
+SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
+
+
+def _records(n: int) -> list[TextRecord]:
+    return [TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
+                       f"S-{i:03d}", i + 1) for i in range(n)]
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def pair(make_user):
+    return make_user("ann_a"), make_user("ann_b")
+
+
+@pytest.fixture
+def project(db, lead):
+    p = projects.create_project(db, lead, "Dashboard project")
+    projects.import_texts(db, lead, p.id, _records(4))
+    return p
+
+
+def _annotate(db, user, pid, **content):
+    item = queue.next_item(db, user, pid)
+    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+
+
+@pytest.fixture
+def seeded(db, pair, project):
+    """Both annotate three texts today; one disagreement (S-001), one own flag (ann_b, S-002),
+    and ann_a has a draft open."""
+    a, b = pair
+    for split_b, flags in ((SPLIT_A, ()), (SPLIT_B, ()), (SPLIT_A, ("not_present_tense",))):
+        _annotate(db, a, project.id, **SPLIT_A)
+        _annotate(db, b, project.id, **split_b, flags=flags)
+    queue.next_item(db, a, project.id)
+    return project
+
+
+@pytest.fixture
+def open_page(make_app, lead):
+    def _open(actor=None):
+        at = run(make_app(actor or lead))
+        at.switch_page("pages/annotators.py")
+        return run(at)
+
+    return _open
+
+
+def _summary(at):
+    for frame in at.dataframe:
+        if "annotator" in frame.value.columns and "drafts" in frame.value.columns:
+            return frame.value
+    raise AssertionError("no per-annotator table")
+
+
+def test_annotators_do_not_get_the_page(make_app, pair, project):
+    at = run(make_app(pair[0]))
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("pages/annotators.py")
+
+
+def test_the_page_itself_refuses_an_annotator(db_url, pair, project):
+    at = AppTest.from_file(PAGE_PATH, default_timeout=TIMEOUT)
+    at.session_state[ACTOR_KEY] = pair[0]
+    run(at)
+    assert errors(at) == ["This page needs the lead role."]
+    assert "Annotators" not in titles(at)
+    assert not at.dataframe
+
+
+def test_nothing_yet(open_page, project):
+    at = open_page()
+    assert titles(at) == ["Annotators"]
+    assert infos(at) == ["No submissions and no drafts in this period."]
+
+
+def test_table_and_charts_on_seeded_work(open_page, seeded):
+    at = open_page()
+    assert titles(at) == ["Annotators"]
+    metrics = metric_values(at)
+    assert (metrics["Submitted"], metrics["Annotators active"], metrics["Drafts in progress"]) == ("6", "2", "1")
+    table = _summary(at)
+    assert list(table["annotator"]) == ["ann_a", "ann_b"]
+    a, b = table.iloc[0], table.iloc[1]
+    assert (a["submitted"], a["drafts"], a["annotator_flag_rate"]) == (3, 1, 0.0)
+    assert b["annotator_flag_rate"] == pytest.approx(1 / 3)
+    assert a["auto_flag_rate"] == pytest.approx(1 / 3)  # S-001's segmentation mismatch
+    assert a["partners"] == 1 and 0 < a["jaccard"] < 1
+    assert len(at.get("plotly_chart")) == 4
+    pairs = [f.value for f in at.dataframe if "partner" in f.value.columns]
+    assert len(pairs) == 1 and list(pairs[0]["partner"]) == ["ann_b", "ann_a"]
+
+
+def test_annotator_filter(open_page, seeded):
+    at = open_page()
+    at.multiselect(key="annotators.people").set_value(["ann_b"])
+    run(at)
+    assert list(_summary(at)["annotator"]) == ["ann_b"]
+    assert metric_values(at)["Submitted"] == "3"
+
+
+def test_date_filter(open_page, seeded):
+    at = open_page()
+    today = date.today()
+    at.date_input(key="annotators.range").set_value((today - timedelta(days=60), today - timedelta(days=40)))
+    run(at)
+    # no submission then; ann_a's open draft still lists her (drafts are not dated)
+    table = _summary(at)
+    assert list(table["annotator"]) == ["ann_a"]
+    assert table.iloc[0]["submitted"] == 0 and table.iloc[0]["drafts"] == 1
+    assert metric_values(at)["Submitted"] == "0"

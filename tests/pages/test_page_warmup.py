@@ -1,0 +1,243 @@
+"""Warm-up & qualification (lead) and the annotator's side of it (My queue, the workbench).
+
+The custom components (token boundaries, curve chart) cannot be clicked in AppTest; the gold is
+edited here through the axis multiselects and the ξ ω α number inputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from streamlit.testing.v1 import AppTest
+
+from annotation.services import projects, qualification, queue
+from annotation.text_import import TextRecord
+from conftest import APP_PATH, TIMEOUT
+from db.models import GoldAnnotation, Qualification, Sample
+from page_helpers import complete_content, errors, infos, markdown_text, metric_values, run, sample_header, titles
+from pages.session import ACTOR_KEY
+
+PAGE_PATH = str(Path(APP_PATH).parent / "pages/warmup.py")
+WARMUP_IDS = ("S-002", "S-003", "S-004")
+GOLD = dict(boundaries=(0, 4), segment_axes=("static", "main"), xi=30.0, omega=8.0, alpha=0.5)
+
+
+def _records(n: int) -> list[TextRecord]:
+    return [TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
+                       f"S-{i:03d}", i + 1) for i in range(n)]
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def ann(make_user):
+    return make_user("ann")
+
+
+@pytest.fixture
+def project(db, lead):
+    p = projects.create_project(db, lead, "Warm-up project")
+    projects.import_texts(db, lead, p.id, _records(6))
+    return p
+
+
+def _sid(db, pid, ext) -> int:
+    with db.read() as s:
+        return s.scalar(select(Sample.id).where(Sample.project_id == pid, Sample.external_id == ext))
+
+
+@pytest.fixture
+def warm(db, lead, project):
+    """S-002 … S-004 are the warm-up set, each with the same gold."""
+    qualification.mark_warmup(db, lead, project.id, list(WARMUP_IDS))
+    for ext in WARMUP_IDS:
+        qualification.set_warmup_gold(db, lead, _sid(db, project.id, ext), **GOLD)
+    return project
+
+
+@pytest.fixture
+def open_page(make_app, lead):
+    def _open(actor=None):
+        at = run(make_app(actor or lead))
+        at.switch_page("pages/warmup.py")
+        return run(at)
+
+    return _open
+
+
+def _poor_warmup(db, user, pid):
+    for _ in WARMUP_IDS:
+        item = queue.next_item(db, user, pid)
+        queue.submit(db, user, item.annotation_id, item.version, complete_content())
+
+
+def _table(at, column: str):
+    """The first table on the page with ``column`` (AppTest finds dataframes by position only)."""
+    for frame in at.dataframe:
+        if column in frame.value.columns:
+            return frame.value
+    raise AssertionError(f"no table with a {column!r} column")
+
+
+def _status(db, pid, user):
+    with db.read() as s:
+        return s.scalar(select(Qualification.status).where(Qualification.project_id == pid,
+                                                           Qualification.user_id == user.user_id))
+
+
+# --- roles ------------------------------------------------------------------------------------------
+
+def test_annotators_do_not_get_the_page(make_app, ann, project):
+    at = run(make_app(ann))
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("pages/warmup.py")
+
+
+def test_the_page_itself_refuses_an_annotator(db_url, ann, project):
+    at = AppTest.from_file(PAGE_PATH, default_timeout=TIMEOUT)
+    at.session_state[ACTOR_KEY] = ann
+    run(at)
+    assert errors(at) == ["This page needs the lead role."]
+    assert "Warm-up & qualification" not in titles(at)
+    assert not at.dataframe and not at.button
+
+
+# --- the lead's page --------------------------------------------------------------------------------
+
+def test_without_a_warmup_set_everyone_is_admitted_implicitly(open_page, ann, project):
+    at = open_page()
+    assert titles(at) == ["Warm-up & qualification"]
+    assert any("no warm-up set yet" in i for i in infos(at))
+    board = _table(at, "standing")
+    assert list(board["annotator"]) == ["ann"]
+    assert list(board["standing"]) == [qualification.IMPLICIT]
+
+
+def test_pick_and_add_samples(open_page, db, lead, project):
+    at = open_page()
+    at.number_input(key="warmup.pick_n").set_value(2)
+    at.button(key="warmup.pick").click()
+    run(at)
+    assert len(qualification.warmup_samples(db, lead, project.id)) == 2
+    assert len(_table(at, "drafts")) == 2
+    at.text_input(key="warmup.add_ids").input("S-404")
+    at.button(key="warmup.add").click()
+    run(at)
+    assert any("No sample S-404" in e for e in errors(at))
+    already = {w.external_id for w in qualification.warmup_samples(db, lead, project.id)}
+    free = next(r.external_id for r in _records(6) if r.external_id not in already)
+    at.text_input(key="warmup.add_ids").input(free)
+    at.button(key="warmup.add").click()
+    run(at)
+    assert not errors(at)
+    assert free in {w.external_id for w in qualification.warmup_samples(db, lead, project.id)}
+
+
+def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
+    qualification.mark_warmup(db, lead, project.id, ["S-001"])
+    sid = _sid(db, project.id, "S-001")
+    at = open_page()
+    assert at.selectbox(key="warmup.gold_pick").value == sid
+    G = f"warmup.gold.{sid}"
+    at.button(key="warmup.save_gold").click()  # no axis yet: refused
+    run(at)
+    assert errors(at) == ["Every segment of the gold needs at least one axis."]
+    at.multiselect(key=f"{G}.axes.0.14").set_value(["main", "opinion"])
+    run(at)
+    at.number_input(key=f"{G}.xi").set_value(55.5)
+    run(at)
+    at.text_input(key=f"{G}.note").input("reference for the team")
+    at.button(key="warmup.save_gold").click()
+    run(at)
+    assert not errors(at)
+    with db.read() as s:
+        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == sid))
+    assert (gold.source, gold.boundaries, gold.segment_axes) == ("warmup", [0], [["main", "opinion"]])
+    assert (gold.xi, gold.omega, gold.alpha, gold.note) == (55.5, 10.0, 0.0, "reference for the team")
+    assert any("Stored" in c.value for c in at.caption)
+
+
+def test_board_shows_figures_and_the_lead_admits_then_revokes(open_page, db, ann, warm):
+    _poor_warmup(db, ann, warm.id)  # one segment "main" against gold static | main
+    at = open_page()
+    board = _table(at, "standing")
+    row = board[board["annotator"] == "ann"].iloc[0]
+    assert (row["standing"], row["warm-up done"]) == (qualification.IN_WARMUP, "3 / 3")
+    assert row["Jaccard"] == pytest.approx(10 / 18)
+    assert row["passes"].startswith("✗")
+    assert metric_values(at)["Jaccard (token, axis)"] == "0.556"
+
+    at.button(key="warmup.admit").click()  # no note
+    run(at)
+    assert errors(at) == ["Say why in the note: it is kept with the decision."]
+    assert _status(db, warm.id, ann) == "warmup"
+    at.text_area(key=f"warmup.note.{ann.user_id}").input("segments discussed in person")
+    at.button(key="warmup.admit").click()
+    run(at)
+    assert not errors(at)
+    assert _status(db, warm.id, ann) == "admitted"
+    history = _table(at, "decision")
+    assert list(history["note"]) == ["segments discussed in person"]
+
+    at.text_area(key=f"warmup.note.{ann.user_id}").input("too many Generic/Static swaps")
+    at.button(key="warmup.revoke").click()
+    run(at)
+    assert _status(db, warm.id, ann) == "warmup"
+    board = _table(at, "standing")
+    assert board[board["annotator"] == "ann"].iloc[0]["standing"] == qualification.REVOKED
+
+
+def test_take_a_sample_out_of_the_set(open_page, db, lead, warm):
+    at = open_page()
+    at.multiselect(key="warmup.remove_ids").set_value(["S-003"])
+    run(at)
+    at.button(key="warmup.remove").click()
+    run(at)
+    assert not errors(at)
+    assert [w.external_id for w in qualification.warmup_samples(db, lead, warm.id)] == ["S-002", "S-004"]
+
+
+def test_recheck_button(open_page, warm):
+    at = open_page()
+    at.button(key="warmup.recheck").click()
+    run(at)
+    assert not errors(at)
+
+
+# --- the annotator's side ---------------------------------------------------------------------------
+
+def test_the_queue_shows_warmup_progress_and_starts_a_warmup_sample(make_app, db, ann, warm):
+    at = run(make_app(ann))
+    assert "#### Warm-up" in markdown_text(at)
+    assert metric_values(at)["Axis labels (Jaccard)"] == "—"
+    assert at.button(key="queue.start") is not None
+    at.button(key="queue.start").click()
+    run(at)
+    assert sample_header(at) == "Sample S-002"
+    assert any(i.startswith("Warm-up sample") for i in infos(at))
+
+
+def test_the_queue_shows_the_figures_after_the_warmup(make_app, db, ann, warm):
+    _poor_warmup(db, ann, warm.id)
+    at = run(make_app(ann))
+    metrics = metric_values(at)
+    assert metrics["Axis labels (Jaccard)"] == "0.56"
+    assert metrics["Segmentation (Pk)"] != "—"
+    assert any("finished the warm-up set" in i for i in infos(at))
+    assert not [b for b in at.button if b.key in ("queue.start", "queue.continue")]
+
+
+def test_an_admitted_annotator_sees_the_admission(make_app, db, lead, ann, warm):
+    _poor_warmup(db, ann, warm.id)
+    qualification.admit(db, lead, warm.id, ann.user_id, note="ok")
+    at = run(make_app(ann))
+    assert "#### My warm-up figures" in markdown_text(at)
+    assert any("admitted to production" in s.value for s in at.success)
+    at.button(key="queue.start").click()
+    run(at)
+    assert sample_header(at) == "Sample S-000"
