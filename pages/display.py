@@ -7,12 +7,23 @@ import re
 import numpy as np
 
 from annotation.axes import axis_by_name
-from annotation.curves import CurveFitError, proportional_curve
+from annotation.curves import (
+    ALPHA_BOUNDS,
+    OMEGA_BOUNDS,
+    XI_BOUNDS,
+    CurveFitError,
+    proportional_curve,
+)
 from annotation.timeaxis import X_MAX, X_MIN
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~<$:])")
 UNLABELLED_COLOR = "#B0B0B0"
 CURVE_SAMPLES = 201
+#: Label and input range of each curve parameter in the pages' number inputs — the fit's bounds.
+PARAM_RANGES = {"xi": ("ξ location", *XI_BOUNDS), "omega": ("ω scale", *OMEGA_BOUNDS),
+                "alpha": ("α skew", *ALPHA_BOUNDS)}
+#: Where a hand-made curve starts when there is nothing to start from (about a day, symmetric).
+DEFAULT_PARAMS = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
 
 
 def plain(text: str) -> str:

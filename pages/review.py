@@ -30,7 +30,14 @@ from annotation.services import review
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from pages.components import curve_canvas, token_boundary_editor
-from pages.display import axis_color, axis_label, curve_polyline, plain
+from pages.display import (
+    DEFAULT_PARAMS,
+    PARAM_RANGES,
+    axis_color,
+    axis_label,
+    curve_polyline,
+    plain,
+)
 from pages.session import current_project, get_database, require_actor, service_errors
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
@@ -60,10 +67,6 @@ DECISION_LABELS = {
     "send_back": "Sent back to the annotators",
     "discard": "Discarded the sample",
 }
-#: Number input ranges of the edited curve (as the workbench's fine-tuning).
-PARAM_RANGES = {"xi": ("ξ location", -100.0, 300.0), "omega": ("ω scale", 0.5, 200.0),
-                "alpha": ("α skew", -20.0, 20.0)}
-DEFAULT_PARAMS = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
 
 actor = require_actor("lead")
 db = get_database()

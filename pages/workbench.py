@@ -23,7 +23,7 @@ from annotation.services import queue
 from annotation.services.errors import ServiceError, StaleVersion
 from annotation.timeaxis import X_MAX, tick_positions
 from pages.components import curve_canvas, token_boundary_editor
-from pages.display import axis_color, axis_label, curve_polyline, plain
+from pages.display import PARAM_RANGES, axis_color, axis_label, curve_polyline, plain
 from pages.session import current_project, get_database, require_actor, service_errors
 
 OPEN_KEY = "workbench.open_annotation_id"
@@ -282,9 +282,7 @@ def _draw_curve() -> None:
     if content.has_parameters:
         with st.expander("Fine-tune the parameters", icon=":material/tune:"):
             c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
-            for col, name, label, lo, hi in ((c1, "xi", "ξ location", -100.0, 300.0),
-                                             (c2, "omega", "ω scale", 0.5, 200.0),
-                                             (c3, "alpha", "α skew", -20.0, 20.0)):
+            for col, (name, (label, lo, hi)) in zip((c1, c2, c3), PARAM_RANGES.items()):
                 key = f"wb.w.{aid}.{name}"
                 st.session_state[key] = float(round(getattr(content, name), 2))
                 col.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=key,
