@@ -38,7 +38,14 @@ from pages.display import (
     curve_polyline,
     plain,
 )
-from pages.session import current_project, get_database, require_actor, service_errors
+from pages.session import (
+    current_project,
+    get_database,
+    require_actor,
+    service_errors,
+    show_pending_toast,
+    toast_next_run,
+)
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
 K_NEXT = "review.next_pick"       # item to open on the next run (set after a decision)
@@ -76,9 +83,7 @@ if project is None:
     st.info("There is no project yet.")
     st.stop()
 
-flash = st.session_state.pop(K_FLASH, None)
-if flash:
-    st.toast(flash, icon=":material/check_circle:")
+show_pending_toast(K_FLASH)
 
 
 # --- the queue -------------------------------------------------------------------------------
@@ -332,7 +337,7 @@ def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # typ
         return
     _forget_item()
     st.session_state[K_NEXT] = next_id
-    st.session_state[K_FLASH] = f"{case.external_id}: {message}"
+    toast_next_run(K_FLASH, f"{case.external_id}: {message}")
     st.rerun()
 
 

@@ -94,3 +94,15 @@ def service_errors() -> Iterator[None]:
     except ServiceError as exc:
         st.error(str(exc))
         st.stop()
+
+
+def toast_next_run(key: str, message: str) -> None:
+    """Remember a confirmation to show as a toast on the next run (after ``st.rerun``)."""
+    st.session_state[key] = message
+
+
+def show_pending_toast(key: str) -> None:
+    """Show (once) the confirmation :func:`toast_next_run` left under ``key``."""
+    message = st.session_state.pop(key, None)
+    if message:
+        st.toast(message, icon=":material/check_circle:")

@@ -37,7 +37,14 @@ from pages.display import (
     curve_polyline,
     plain,
 )
-from pages.session import current_project, get_database, require_actor, service_errors
+from pages.session import (
+    current_project,
+    get_database,
+    require_actor,
+    service_errors,
+    show_pending_toast,
+    toast_next_run,
+)
 
 K_FLASH = "warmup.flash"
 SYMBOL = {"xi": "ξ", "omega": "ω", "alpha": "α"}
@@ -50,9 +57,7 @@ if project is None:
     st.info("There is no project yet.")
     st.stop()
 
-flash = st.session_state.pop(K_FLASH, None)
-if flash:
-    st.toast(flash, icon=":material/check_circle:")
+show_pending_toast(K_FLASH)
 
 with service_errors():
     board = qualification.qualification_board(db, actor, project.id)
@@ -73,7 +78,7 @@ if not board.has_set:
 
 
 def _done(message: str) -> None:
-    st.session_state[K_FLASH] = message
+    toast_next_run(K_FLASH, message)
     st.rerun()
 
 
