@@ -32,10 +32,13 @@ def _navigation() -> st.navigation:
     if actor.has_role("lead"):
         sections["Back office"] = [
             st.Page("pages/projects.py", title="Projects & texts", icon=":material/folder_open:"),
+            st.Page("pages/duplicates.py", title="De-duplication", icon=":material/content_copy:"),
             st.Page("pages/review.py", title="Review", icon=":material/rate_review:"),
             st.Page("pages/agreement.py", title="Agreement", icon=":material/insights:"),
             st.Page("pages/warmup.py", title="Warm-up & qualification", icon=":material/school:"),
             st.Page("pages/annotators.py", title="Annotators", icon=":material/groups:"),
+            st.Page("pages/export.py", title="Export dataset", icon=":material/ios_share:"),
+            st.Page("pages/statistics.py", title="Dataset statistics", icon=":material/bar_chart:"),
         ]
     admin = [st.Page("pages/account.py", title="My account", icon=":material/person:")]
     if actor.has_role("admin"):
@@ -48,7 +51,7 @@ def _navigation() -> st.navigation:
         if st.button("Sign out", icon=":material/logout:", key="auth.sign_out"):
             sign_out()
             st.rerun()
-    return st.navigation(sections)
+    return st.navigation(sections, expanded=True)
 
 
 _navigation().run()

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from annotation.services import accounts, agreement, annotation_import, projects, review
+from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, projects, review
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -118,6 +118,56 @@ def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
             f"{summary.pending} awaiting a lead, {summary.incomplete} incomplete")
 
 
+class ProgressBar:
+    """A one-line progress bar on stderr (redrawn in place on a terminal, a line per tenth
+    otherwise, so logs stay short)."""
+
+    def __init__(self, stream=None, width: int = 30):  # type: ignore[no-untyped-def]
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.tty = self.stream.isatty()
+        self._last_tenth = -1
+
+    def __call__(self, fraction: float, message: str) -> None:
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        if self.tty:
+            filled = int(round(fraction * self.width))
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {fraction:4.0%} {message[:60]:<60}")
+            if fraction >= 1.0:
+                self.stream.write("\n")
+        else:
+            tenth = int(fraction * 10)
+            if tenth == self._last_tenth:
+                return
+            self._last_tenth = tenth
+            self.stream.write(f"{fraction:4.0%} {message}\n")
+        self.stream.flush()
+
+
+def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project, create=False)
+    summary = duplicates.run_dedup(db, actor, pid, threshold=args.threshold,
+                                   progress=None if args.quiet else ProgressBar())
+    return (f"{summary.n_texts} texts compared in {summary.seconds:.1f} s "
+            f"({summary.n_embedded} embedded, {summary.n_cached} cached; threshold {summary.threshold:g}): "
+            f"{summary.n_new_marks} new near-duplicates; {summary.n_pending} to review, "
+            f"{summary.n_confirmed} confirmed, {summary.n_released} released")
+
+
+def cmd_export(db: Database, args: argparse.Namespace) -> str:
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project, create=False)
+    record = datasets.export_dataset(
+        db, actor, pid, Path(args.out_dir), base=args.base, seed=args.seed, licence=args.licence,
+        overwrite=args.overwrite, reproduce=args.reproduce,
+        progress=None if args.quiet else ProgressBar())
+    sizes = ", ".join(f"benchmark {b}: {c['train']}/{c['validation']}/{c['test']}"
+                      for b, c in record.split_sizes.items())
+    return (f"export {record.id} written to {record.path} (base {record.base:g}, seed {record.seed}); "
+            f"train/validation/test — {sizes}; {record.n_annotations} annotations")
+
+
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
     info = projects.load_demo_project(db, _acting_user(db, args.user))
     return f"{info.name}: {info.n_samples} texts"
@@ -171,6 +221,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="re-evaluate automatic flags and automatic gold (after changing thresholds)")
     p.add_argument("--user", help="act as this user (default: the first admin)")
     p.set_defaults(func=cmd_resolve)
+
+    p = sub.add_parser("dedup", help="find near-duplicate texts (SBERT and TF-IDF), print a summary")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--threshold", type=float, help="cosine similarity threshold (default: the project's)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_dedup)
+
+    p = sub.add_parser("export", help="write the HuggingFace dataset folder")
+    p.add_argument("out_dir")
+    p.add_argument("--base", type=float, help="log base of the exported values (default: the project's)")
+    p.add_argument("--seed", type=int, help="seed of the train/validation/test split (default: random, recorded)")
+    p.add_argument("--licence", default=None, help="licence named in the dataset card (default cc-by-4.0)")
+    p.add_argument("--overwrite", action="store_true", help="replace OUT_DIR when it is not empty")
+    p.add_argument("--reproduce", type=int, metavar="EXPORT_ID",
+                   help="repeat an earlier export exactly (same samples, splits, base, seed, licence)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("demo", help="load the demo project")
     p.add_argument("--user", help="act as this user (default: the first admin)")

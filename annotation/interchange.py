@@ -23,7 +23,7 @@ import json
 import math
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from annotation.curves import CurveFitError, fit_curve, fit_scale_for
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
@@ -163,6 +163,17 @@ def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int]) -> lis
 def to_interchange(sample_id: str, annotator: str, content: AnnotationContent,
                    submitted_at: datetime | None) -> dict[str, Any]:
     """The interchange record of one annotation (key order as in SPEC section 11)."""
+    return interchange_record(sample_id, annotator, content.boundaries, content.segment_axes,
+                              content.points, content.xi, content.omega, content.alpha,
+                              content.flags, content.note, submitted_at)
+
+
+def interchange_record(sample_id: str, annotator: str, boundaries: Sequence[int],
+                       segment_axes: Sequence[str | None], points: Sequence[Sequence[float]],
+                       xi: float | None, omega: float | None, alpha: float | None,
+                       flags: Sequence[str], note: str, submitted_at: datetime | None) -> dict[str, Any]:
+    """The interchange record from stored values, without validating them again (the export
+    reads hundreds of thousands of already-validated annotations)."""
     def number(v: float | None) -> float | None:
         return None if v is None or not math.isfinite(v) else float(v)
 
@@ -170,13 +181,13 @@ def to_interchange(sample_id: str, annotator: str, content: AnnotationContent,
     return {
         "sample_id": sample_id,
         "annotator": annotator,
-        "boundaries": list(content.boundaries),
-        "segment_axes": list(content.segment_axes),
-        "points": [[float(x), float(y)] for x, y in content.points],
-        "xi": number(content.xi),
-        "omega": number(content.omega),
-        "alpha": number(content.alpha),
-        "flags": list(content.flags),
-        "note": content.note,
+        "boundaries": list(boundaries),
+        "segment_axes": list(segment_axes),
+        "points": [[float(x), float(y)] for x, y in points],
+        "xi": number(xi),
+        "omega": number(omega),
+        "alpha": number(alpha),
+        "flags": list(flags),
+        "note": note,
         "submitted_at": when,
     }

@@ -18,6 +18,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     SmallInteger,
     String,
     Text,
@@ -93,7 +94,8 @@ class Project(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
 
 
-SAMPLE_STATUSES = ("active", "discarded")
+#: "duplicate": a lead confirmed it as a near-duplicate of an earlier text; out of the pool
+SAMPLE_STATUSES = ("active", "discarded", "duplicate")
 
 
 class Sample(Base):
@@ -269,6 +271,107 @@ class Qualification(Base):
     decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     overridden: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class TextEmbedding(Base):
+    """The cached SBERT vector of one sample's text (float32 bytes), so a de-duplication
+    re-run embeds only texts it has not seen. ``model`` names the encoder that made it."""
+
+    __tablename__ = "text_embeddings"
+
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), primary_key=True)
+    model: Mapped[str] = mapped_column(String(64))
+    dim: Mapped[int] = mapped_column(Integer)
+    vector: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+DUPLICATE_STATUSES = ("pending", "confirmed", "released")
+
+
+class NearDuplicate(Base):
+    """A text found too similar to an earlier kept text, and the lead's decision on it:
+    ``pending`` (still in the pool), ``confirmed`` (out of the pool) or ``released`` (kept)."""
+
+    __tablename__ = "near_duplicates"
+    __table_args__ = (
+        CheckConstraint("status in ('pending', 'confirmed', 'released')", name="ck_near_duplicates_status"),
+        CheckConstraint("representation in ('sbert', 'tfidf', 'both')", name="ck_near_duplicates_representation"),
+        Index("ix_near_duplicates_project_status", "project_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), unique=True)
+    duplicate_of_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
+    sbert_score: Mapped[float] = mapped_column(Float)
+    tfidf_score: Mapped[float] = mapped_column(Float)
+    representation: Mapped[str] = mapped_column(String(8))
+    threshold: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    found_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class DatasetExport(Base):
+    """One export of a project's gold as a HuggingFace dataset folder: who, when, with which
+    settings and seed, and exactly which samples went to which split (so it can be repeated)."""
+
+    __tablename__ = "dataset_exports"
+    __table_args__ = (Index("ix_dataset_exports_project", "project_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    path: Mapped[str] = mapped_column(Text)
+    base: Mapped[float] = mapped_column(Float)
+    seed: Mapped[int] = mapped_column(Integer)
+    licence: Mapped[str] = mapped_column(String(64))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: {"benchmark_1": {"train": [ids], "validation": [...], "test": [...]}, "benchmark_2": {...}}
+    splits: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    reproduces_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_exports.id"), nullable=True)
+    #: "writing" while the folder is being built, then "complete" or "failed" (with ``error``)
+    status: Mapped[str] = mapped_column(String(16), default="writing")
+    error: Mapped[str] = mapped_column(Text, default="")
+
+
+JOB_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
+
+
+class Job(Base):
+    """A long task (baseline training) that runs in its own process and reports back here:
+    progress, a log tail and results survive page reloads and app restarts."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        CheckConstraint("status in ('queued', 'running', 'succeeded', 'failed', 'cancelled')",
+                        name="ck_jobs_status"),
+        Index("ix_jobs_project", "project_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(32))
+    export_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_exports.id"), nullable=True)
+    config: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    message: Mapped[str] = mapped_column(Text, default="")
+    log: Mapped[str] = mapped_column(Text, default="")
+    result: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    run_dir: Mapped[str] = mapped_column(Text, default="")
+    launcher: Mapped[str] = mapped_column(Text, default="")
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    host: Mapped[str] = mapped_column(String(255), default="")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class AuditEvent(Base):

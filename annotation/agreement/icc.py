@@ -35,7 +35,6 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 import pandas as pd
-import pingouin
 
 from annotation.agreement.measure import json_ready, optional
 from annotation.agreement.ratings import (
@@ -209,6 +208,8 @@ def intraclass_correlation(table: np.ndarray, parameter: str = "", n_excluded: i
             warnings.simplefilter("ignore", _PANDAS4_WARNING)
             warnings.simplefilter("ignore", RuntimeWarning)
             with np.errstate(all="ignore"):
+                import pingouin  # imported here: it pulls in matplotlib (1.3 s) at start-up
+
                 frame = pingouin.intraclass_corr(data=data, targets="sample", raters="slot", ratings="value")
     except (AssertionError, ValueError, ZeroDivisionError) as exc:  # pingouin's input checks
         return ParameterIcc(**base, problem=f"not enough data: {exc}")

@@ -32,7 +32,6 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score
 
 from annotation.agreement.measure import json_ready, optional
 from annotation.agreement.ratings import Consumes, RatedSample, token_label_pairs
@@ -91,6 +90,9 @@ class LabelAgreement:
 def label_agreement(first: np.ndarray, second: np.ndarray, classes: Sequence[str]) -> LabelAgreement:
     """Kappa, micro precision and co-occurrence of two aligned arrays of class indices
     (0 … len(classes) − 1), ``first`` the earlier annotator's labels."""
+    # sklearn.metrics is imported on use: it costs a second at every app and CLI start
+    from sklearn.metrics import confusion_matrix, precision_score
+
     first = np.asarray(first, dtype=np.int64)
     second = np.asarray(second, dtype=np.int64)
     labels = list(range(len(classes)))
@@ -106,6 +108,8 @@ def label_agreement(first: np.ndarray, second: np.ndarray, classes: Sequence[str
 
 
 def _kappa(first: np.ndarray, second: np.ndarray, labels: list[int]) -> tuple[float, str]:
+    from sklearn.metrics import cohen_kappa_score
+
     if first.size == 0:
         return math.nan, "no labelled pairs of ratings"
     if first.min() == first.max() == second.min() == second.max():

@@ -34,3 +34,4 @@ def count(db, model, *where) -> int:
         return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
+

@@ -182,3 +182,44 @@ def test_agreement_json_from_the_command_line(db_url, tmp_path):
     assert report["headline"]["icc_xi"] > 0.99
     text = run(db_url, "agreement", "--benchmark", "1")
     assert text.returncode == 0 and "6 samples with 2 or more annotations" in text.stdout
+
+
+def test_dedup_and_export_from_the_command_line(tmp_path):
+    import json
+
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert run(url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "S-1", "text": "The pool is closed today for repairs."}\n'
+                     '{"id": "S-2", "text": "The bakery opens at nine every morning."}\n'
+                     '{"id": "S-3", "text": "The pool is closed today for repairs!"}\n')
+    assert run(url, "import", "texts", str(texts), "--project", "P").returncode == 0
+    done = run(url, "dedup")
+    assert done.returncode == 0, done.stderr
+    assert "3 texts compared" in done.stdout and "1 new near-duplicates; 1 to review" in done.stdout
+    assert "100%" in done.stderr  # the progress bar
+
+    nothing = run(url, "export", str(tmp_path / "out"))
+    assert nothing.returncode == 1 and "No sample has gold values yet" in nothing.stderr
+    base = {"segment_axes": ["static", "main"], "omega": 8.0, "alpha": 0.0,
+            "submitted_at": "2026-11-20T10:31:00Z", "boundaries": [0, 3], "xi": 70.0}
+    records = [{**base, "sample_id": s, "annotator": a} for s in ("S-1", "S-2") for a in ("a1", "a2")]
+    path = tmp_path / "ann.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert run(url, "import", "annotations", str(path)).returncode == 0
+    assert run(url, "resolve").returncode == 0
+    done = run(url, "export", str(tmp_path / "out"), "--seed", "4", "--base", "2.718281828", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "export 1 written to" in done.stdout and "seed 4" in done.stdout
+    assert "benchmark 1: 2/0/0" in done.stdout and "4 annotations" in done.stdout
+    manifest = json.loads((tmp_path / "out" / "export.json").read_text())
+    assert manifest["seed"] == 4 and manifest["export_id"] == 1
+    again = run(url, "export", str(tmp_path / "out"))
+    reason = again.stderr.splitlines()[-1]  # after the progress lines, one line says why
+    assert again.returncode == 1 and reason.startswith("chronocept: ") and "not empty" in reason
+    bad = run(url, "export", str(tmp_path / "other"), "--base", "1")
+    assert bad.returncode == 1 and "base" in bad.stderr and not (tmp_path / "other").exists()
+    repeat = run(url, "export", str(tmp_path / "again"), "--reproduce", "1", "--quiet")
+    assert repeat.returncode == 0, repeat.stderr
+    assert ((tmp_path / "again" / "benchmark_1" / "train.json").read_bytes()
+            == (tmp_path / "out" / "benchmark_1" / "train.json").read_bytes())

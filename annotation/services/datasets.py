@@ -1,0 +1,322 @@
+"""Exporting a project's gold as a HuggingFace dataset folder, the record of every export, and
+the statistics of an export.
+
+An export reads the gold values of the project's production samples (active, not warm-up) and
+every submitted annotation of those samples, splits each benchmark 70/20/10 stratified on the
+axes used (``annotation.splits``), and writes the folder atomically (``annotation.export``).
+The database row is made first (status ``writing``) so the folder's manifest carries its id,
+and is marked ``complete`` — with the split membership, so the export can be repeated exactly —
+or ``failed`` with the reason. Annotators are named by pseudonym (``ann`` + user id), never by
+user name.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from sqlalchemy import func, select
+
+from annotation import export as hf_export
+from annotation.dataset_stats import DatasetStatistics, dataset_statistics
+from annotation.interchange import interchange_record
+from annotation.services import agreement, audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from annotation.settings import ProjectSettings
+from db.engine import Database
+from db.models import (
+    Annotation,
+    DatasetExport,
+    GoldAnnotation,
+    NearDuplicate,
+    Project,
+    ReviewItem,
+    Sample,
+    User,
+)
+
+#: where the app writes exports (one sub-folder each); the CLI takes any folder
+EXPORT_DIR_ENV = "CHRONOCEPT_EXPORT_DIR"
+DEFAULT_EXPORT_DIR = Path("data") / "exports"
+Progress = Callable[[float, str], None]
+
+
+def export_root() -> Path:
+    """The folder under which the app writes exports (``CHRONOCEPT_EXPORT_DIR``, default
+    ``./data/exports``)."""
+    return Path(os.environ.get(EXPORT_DIR_ENV) or DEFAULT_EXPORT_DIR).resolve()
+
+
+def pseudonym(user_id: int) -> str:
+    """The stable pseudonym of an annotator in exports."""
+    return f"ann{user_id:02d}"
+
+
+@dataclass(frozen=True)
+class ExportRecord:
+    """One export as the back office lists it."""
+
+    id: int
+    project_id: int
+    path: str
+    base: float
+    seed: int
+    licence: str
+    status: str
+    error: str
+    created_at: datetime
+    created_by: str
+    #: {benchmark: {"train": n, "validation": n, "test": n}}
+    split_sizes: dict[int, dict[str, int]]
+    n_annotations: int
+    reproduces_id: int | None
+    seconds: float | None
+
+    @property
+    def folder_exists(self) -> bool:
+        return Path(self.path, hf_export.MANIFEST_FILE).is_file()
+
+    @property
+    def n_samples(self) -> int:
+        return sum(sum(sizes.values()) for sizes in self.split_sizes.values())
+
+
+def _record(row: DatasetExport, username: str | None) -> ExportRecord:
+    counts = row.counts or {}
+    sizes = {b: dict(counts.get(cfg, {})) for b, cfg in hf_export.BENCHMARK_CONFIGS.items()
+             if sum(counts.get(cfg, {}).values())}
+    n_annotations = sum(counts.get(hf_export.ANNOTATIONS_CONFIG, {}).values())
+    return ExportRecord(row.id, row.project_id, row.path, row.base, row.seed, row.licence, row.status,
+                        row.error, row.created_at, username or "—", sizes, n_annotations,
+                        row.reproduces_id, (row.settings or {}).get("seconds"))
+
+
+def _gold_samples(s, project_id: int, only: set[str] | None) -> list[hf_export.GoldSample]:  # type: ignore[no-untyped-def]
+    rows = s.execute(
+        select(Sample.external_id, Sample.benchmark, Sample.parent_text, GoldAnnotation.boundaries,
+               GoldAnnotation.segment_axes, GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha)
+        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
+        .order_by(Sample.id))
+    return [hf_export.GoldSample(r.external_id, r.benchmark, r.parent_text, r.boundaries,
+                                 r.segment_axes, r.xi, r.omega, r.alpha)
+            for r in rows if only is None or r.external_id in only]
+
+
+def _annotations(s, project_id: int) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    rows = s.execute(
+        select(Sample.external_id, Annotation.annotator_id, Annotation.boundaries, Annotation.segment_axes,
+               Annotation.points, Annotation.xi, Annotation.omega, Annotation.alpha, Annotation.flags,
+               Annotation.note, Annotation.submitted_at)
+        .join(Sample, Sample.id == Annotation.sample_id)
+        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False),
+               Annotation.status == "submitted")
+        .order_by(Sample.id, Annotation.submitted_at, Annotation.id))
+    return [interchange_record(r.external_id, pseudonym(r.annotator_id), r.boundaries, r.segment_axes,
+                               r.points, r.xi, r.omega, r.alpha, r.flags, r.note, r.submitted_at)
+            for r in rows]
+
+
+def _agreement_figures(db: Database, actor: Actor, project_id: int,
+                       benchmarks: set[int]) -> dict[str, Any]:
+    """The headline agreement figures per benchmark for the card (ICC(1,1) per parameter,
+    Jaccard, Pk, and how many samples they rest on)."""
+    figures: dict[str, Any] = {}
+    for b in sorted(benchmarks):
+        report = agreement.project_agreement(db, actor, project_id, benchmark=b).report
+        if report.n_samples:
+            figures[hf_export.BENCHMARK_CONFIGS[b]] = {"n_samples": report.n_samples, **report.headline}
+    return figures
+
+
+@dataclass(frozen=True)
+class ExportReadiness:
+    """What an export would contain now, and what is still unsettled."""
+
+    gold_by_benchmark: dict[int, int]
+    without_gold: int
+    pending_duplicates: int
+    open_reviews: int
+
+    @property
+    def n_gold(self) -> int:
+        return sum(self.gold_by_benchmark.values())
+
+
+def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadiness:
+    """Lead: gold samples per benchmark, production samples still without gold, near-duplicate
+    marks awaiting a decision and open review items — shown before exporting."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        production = (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
+        gold = dict(s.execute(
+            select(Sample.benchmark, func.count()).join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+            .where(*production).group_by(Sample.benchmark)).all())
+        total = s.scalar(select(func.count()).select_from(Sample).where(*production)) or 0
+        pending = s.scalar(select(func.count()).select_from(NearDuplicate).where(
+            NearDuplicate.project_id == project_id, NearDuplicate.status == "pending")) or 0
+        reviews = s.scalar(select(func.count()).select_from(ReviewItem).join(Sample).where(
+            Sample.project_id == project_id, ReviewItem.status == "open")) or 0
+    by_benchmark = {b: int(gold.get(b, 0)) for b in hf_export.BENCHMARKS}
+    return ExportReadiness(by_benchmark, total - sum(by_benchmark.values()), pending, reviews)
+
+
+def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | str, *,
+                   base: float | None = None, seed: int | None = None, licence: str | None = None,
+                   overwrite: bool = False, reproduce: int | None = None,
+                   include_agreement: bool = True, progress: Progress | None = None) -> ExportRecord:
+    """Lead: write the project's gold as a HuggingFace dataset folder at ``out_dir`` and record
+    the export. ``base`` defaults to the project's log base, ``seed`` to a random one (recorded),
+    ``licence`` to cc-by-4.0. ``reproduce`` names an earlier export of the project to repeat
+    exactly: its samples, split membership, base, seed and licence. Bad settings, no gold yet,
+    or a non-empty ``out_dir`` raise :class:`InvalidInput` and write nothing."""
+    started = time.perf_counter()
+    report = progress or (lambda fraction, message: None)
+    report(0.0, "Reading the gold values…")
+    with db.read() as s:
+        user = require_role(s, actor, "lead")
+        project = s.get(Project, project_id)
+        if project is None:
+            raise NotFound("No such project.")
+        settings = ProjectSettings.from_dict(project.settings)
+        assignment = None
+        if reproduce is not None:
+            earlier = s.get(DatasetExport, reproduce)
+            if earlier is None or earlier.project_id != project_id or earlier.status != "complete":
+                raise NotFound(f"There is no complete export {reproduce} of this project to repeat.")
+            base, seed, licence = earlier.base, earlier.seed, earlier.licence
+            assignment = {}
+            for per_split in (earlier.splits or {}).values():
+                for split, ids in per_split.items():
+                    assignment.update({i: split for i in ids})
+        samples = _gold_samples(s, project_id, set(assignment) if assignment is not None else None)
+        if assignment is not None and len(samples) != len(assignment):
+            lost = sorted(set(assignment) - {g.external_id for g in samples})
+            raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
+                               f"(e.g. {', '.join(lost[:5])}); it cannot be repeated exactly.")
+        annotations = _annotations(s, project_id)
+        project_name = project.name
+    if not samples:
+        raise InvalidInput("No sample has gold values yet: resolve the double annotations "
+                           "(Review page or `chronocept resolve`) before exporting.")
+    try:
+        export_settings = hf_export.ExportSettings(
+            base=settings.log_base if base is None else base,
+            seed=secrets.randbelow(2**31) if seed is None else seed,
+            licence=licence or hf_export.DEFAULT_LICENCE)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+    target = Path(out_dir).expanduser().resolve()
+    if not overwrite and target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise InvalidInput(f"{target} already exists and is not empty; choose another folder "
+                           "or allow replacing it.")
+    figures = None
+    if include_agreement:
+        report(0.15, "Computing the agreement figures for the card…")
+        figures = _agreement_figures(db, actor, project_id, {g.benchmark for g in samples})
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
+                            base=export_settings.base, seed=export_settings.seed,
+                            licence=export_settings.licence, reproduces_id=reproduce, status="writing",
+                            settings={"ratios": list(export_settings.ratios),
+                                      "include_agreement": include_agreement, "overwrite": overwrite})
+        s.add(row)
+        s.flush()
+        export_id, created_at = row.id, row.created_at
+    report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
+    try:
+        manifest = hf_export.export_hf_dataset(
+            target, samples, annotations, export_settings,
+            meta=hf_export.ExportMeta(export_id, project_name, user.username, created_at),
+            agreement=figures, splits=assignment, overwrite=overwrite)
+    except (OSError, ValueError) as exc:
+        with db.write() as s:
+            row = s.get(DatasetExport, export_id)
+            row.status, row.error = "failed", str(exc)[:2000]
+        if isinstance(exc, FileExistsError):
+            raise InvalidInput(f"{target} already exists and is not empty.") from None
+        raise InvalidInput(f"The export failed and nothing was written: {exc}") from None
+    seconds = time.perf_counter() - started
+    report(0.95, "Recording the export…")
+    with db.write() as s:
+        row = s.get(DatasetExport, export_id)
+        row.status = "complete"
+        row.splits = {c: {sp: list(ids) for sp, ids in per.items()} for c, per in manifest.splits.items()}
+        row.counts = {c: dict(per) for c, per in manifest.counts.items()}
+        row.settings = {**row.settings, "seconds": round(seconds, 3),
+                        "annotations_left_out": manifest.annotations_left_out}
+        audit.record(s, actor.user_id, "export_dataset", "export", export_id, path=str(target),
+                     base=export_settings.base, seed=export_settings.seed, reproduces=reproduce,
+                     samples=len(samples), annotations=len(annotations))
+        record = _record(row, user.username)
+    report(1.0, "Done.")
+    return record
+
+
+def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:
+    """Lead: the project's exports, newest first."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        rows = s.execute(select(DatasetExport, User.username)
+                         .outerjoin(User, User.id == DatasetExport.created_by)
+                         .where(DatasetExport.project_id == project_id)
+                         .order_by(DatasetExport.id.desc())).all()
+        return [_record(row, name) for row, name in rows]
+
+
+def get_export(db: Database, actor: Actor, export_id: int) -> ExportRecord:
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        row = s.get(DatasetExport, export_id)
+        if row is None:
+            raise NotFound(f"There is no export {export_id}.")
+        who = s.get(User, row.created_by) if row.created_by else None
+        return _record(row, who.username if who else None)
+
+
+@dataclass(frozen=True)
+class ExportStatistics:
+    """What the statistics page shows of one export: per benchmark, the statistics and the
+    records (for histograms and curve overlays)."""
+
+    export: ExportRecord
+    statistics: Mapping[int, DatasetStatistics]
+    records: Mapping[int, Mapping[str, list[dict[str, Any]]]]
+    base: float
+
+
+def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStatistics:
+    """Lead: read an export folder back and compute its statistics (``annotation.dataset_stats``)."""
+    record = get_export(db, actor, export_id)
+    if record.status != "complete":
+        raise InvalidInput(f"Export {export_id} is not complete ({record.status}).")
+    if not record.folder_exists:
+        raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server; "
+                       "repeat the export to see its statistics.")
+    try:
+        contents = hf_export.read_export(record.path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise InvalidInput(f"The folder of export {export_id} cannot be read: {exc}") from None
+    stats, records = {}, {}
+    for b, config in hf_export.BENCHMARK_CONFIGS.items():
+        per_split = contents.records.get(config, {})
+        if sum(len(v) for v in per_split.values()):
+            stats[b] = dataset_statistics(per_split)
+            records[b] = per_split
+    return ExportStatistics(record, stats, records, contents.manifest.base)
+
+
+def zip_of_export(db: Database, actor: Actor, export_id: int) -> bytes:
+    """Lead: the export folder as a zip archive, for download."""
+    record = get_export(db, actor, export_id)
+    if not record.folder_exists:
+        raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server.")
+    return hf_export.zip_export(record.path)

@@ -1,0 +1,280 @@
+"""De-duplication before annotation: find near-duplicate texts, let the lead confirm or release.
+
+A run embeds the project's texts with SBERT (only those without a cached vector), builds TF-IDF
+vectors, and marks every text too similar to an earlier kept one (``annotation.dedup``). Marks
+start *pending* — the text stays in the annotation pool. Confirming a mark takes the text out
+of the pool (sample status ``duplicate``); releasing it keeps the text for good (later runs
+treat it as kept). Every decision can be undone, and every step is in the audit log. Nothing is
+ever deleted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.orm import aliased
+
+from annotation import dedup
+from annotation.embeddings import SBERT_MODEL_NAME, embed_texts
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from annotation.settings import ProjectSettings
+from db.engine import Database
+from db.models import NearDuplicate, Project, Sample, TextEmbedding, User, utcnow
+
+#: progress callback: (fraction done 0..1, what is happening)
+Progress = Callable[[float, str], None]
+#: share of the progress bar given to embedding (the slow part) when every text is new
+_EMBED_SHARE = 0.85
+_WRITE_CHUNK = 2000
+DECISIONS = ("confirm", "release", "undo")
+
+
+@dataclass(frozen=True)
+class DedupSummary:
+    n_texts: int
+    n_embedded: int
+    n_cached: int
+    n_new_marks: int
+    n_pending: int
+    n_confirmed: int
+    n_released: int
+    threshold: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class DuplicatePair:
+    """One mark as the lead reviews it: the later text beside the earlier kept one."""
+
+    id: int
+    sample_id: str
+    text: str
+    duplicate_of: str
+    of_text: str
+    sbert_score: float
+    tfidf_score: float
+    representation: str
+    status: str
+    decided_by: str | None
+    decided_at: datetime | None
+    #: the later text has already been handed to an annotator
+    sample_in_work: bool
+
+    @property
+    def score(self) -> float:
+        """The similarity that fired (the larger one when both did)."""
+        if self.representation == "sbert":
+            return self.sbert_score
+        if self.representation == "tfidf":
+            return self.tfidf_score
+        return max(self.sbert_score, self.tfidf_score)
+
+
+@dataclass(frozen=True)
+class DuplicateCounts:
+    pending: int
+    confirmed: int
+    released: int
+
+    @property
+    def total(self) -> int:
+        return self.pending + self.confirmed + self.released
+
+
+def _project(s, project_id: int) -> Project:  # type: ignore[no-untyped-def]
+    p = s.get(Project, project_id)
+    if p is None:
+        raise NotFound("No such project.")
+    return p
+
+
+def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress | None = None,
+              model=None, threshold: float | None = None) -> DedupSummary:  # type: ignore[no-untyped-def]
+    """Lead: (re-)compute the near-duplicate marks of a project's production texts.
+
+    Texts are taken in import order (sample id); warm-up and discarded samples are left out.
+    Released texts count as kept and confirmed ones as gone; pending marks are recomputed, so a
+    changed threshold or new texts give an up-to-date list while the lead's decisions stay.
+    """
+    started = time.perf_counter()
+    report = progress or (lambda fraction, message: None)
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        settings = ProjectSettings.from_dict(_project(s, project_id).settings)
+        limit = settings.dedup_threshold if threshold is None else float(threshold)
+        if not 0 < limit <= 1:
+            raise InvalidInput("The similarity threshold must be in (0, 1].")
+        rows = s.execute(
+            select(Sample.id, Sample.parent_text)
+            .where(Sample.project_id == project_id, Sample.is_warmup.is_(False),
+                   Sample.status.in_(("active", "duplicate")))
+            .order_by(Sample.id)).all()
+        ids = [r.id for r in rows]
+        texts = [r.parent_text for r in rows]
+        decided = dict(s.execute(
+            select(NearDuplicate.sample_id, NearDuplicate.status)
+            .where(NearDuplicate.project_id == project_id, NearDuplicate.status != "pending")).all())
+        cached = {
+            sid: blob for sid, blob in s.execute(
+                select(TextEmbedding.sample_id, TextEmbedding.vector)
+                .join(Sample, Sample.id == TextEmbedding.sample_id)
+                .where(Sample.project_id == project_id, TextEmbedding.model == SBERT_MODEL_NAME)).all()
+        }
+    missing = [i for i, sid in enumerate(ids) if sid not in cached]
+    embed_share = _EMBED_SHARE * (len(missing) / max(len(ids), 1))
+    report(0.0, f"Embedding {len(missing)} new texts ({len(ids) - len(missing)} cached)…")
+    fresh = None
+    if missing:
+        fresh = embed_texts([texts[i] for i in missing], model=model,
+                            progress=lambda done, total: report(
+                                embed_share * done / max(total, 1), f"Embedding texts: {done}/{total}"))
+        _store_embeddings(db, [ids[i] for i in missing], fresh)
+    dim = fresh.shape[1] if fresh is not None else (len(next(iter(cached.values()))) // 4 if cached else 0)
+    vectors = np.zeros((len(ids), dim), dtype=np.float32)
+    if fresh is not None:
+        vectors[missing] = fresh
+    known = [i for i, sid in enumerate(ids) if sid in cached]
+    if known:
+        vectors[known] = dedup.unpack_embeddings([cached[ids[i]] for i in known], dim)
+    report(embed_share, "Comparing texts…")
+    index_of = {sid: i for i, sid in enumerate(ids)}
+    keep = [index_of[sid] for sid, st in decided.items() if st == "released" and sid in index_of]
+    drop = [index_of[sid] for sid, st in decided.items() if st == "confirmed" and sid in index_of]
+    found = dedup.find_near_duplicates(
+        vectors, dedup.tfidf_matrix(texts), threshold=limit, keep=keep, drop=drop,
+        progress=lambda done, total: report(
+            embed_share + (0.98 - embed_share) * done / max(total, 1), f"Comparing texts: {done}/{total}"))
+    report(0.98, "Saving the marks…")
+    new_marks = _store_marks(db, actor, project_id, ids, found, limit)
+    counts = duplicate_counts(db, actor, project_id)
+    report(1.0, "Done.")
+    summary = DedupSummary(len(ids), len(missing), len(ids) - len(missing), new_marks,
+                           counts.pending, counts.confirmed, counts.released, limit,
+                           time.perf_counter() - started)
+    with db.write() as s:
+        audit.record(s, actor.user_id, "run_dedup", "project", project_id,
+                     texts=summary.n_texts, embedded=summary.n_embedded, new_marks=new_marks,
+                     pending=summary.n_pending, threshold=limit)
+    return summary
+
+
+def _store_embeddings(db: Database, sample_ids: Sequence[int], vectors: np.ndarray) -> None:
+    for start in range(0, len(sample_ids), _WRITE_CHUNK):
+        with db.write() as s:
+            part = sample_ids[start:start + _WRITE_CHUNK]
+            # a concurrent run may have stored some of them meanwhile: replace, never duplicate
+            s.execute(delete(TextEmbedding).where(TextEmbedding.sample_id.in_(part)))
+            s.add_all(TextEmbedding(sample_id=sid, model=SBERT_MODEL_NAME, dim=vectors.shape[1],
+                                    vector=dedup.pack_embedding(vectors[start + j]))
+                      for j, sid in enumerate(part))
+
+
+def _store_marks(db: Database, actor: Actor, project_id: int, ids: Sequence[int],
+                 found: Iterable[dedup.NearDuplicate], threshold: float) -> int:
+    """Replace the project's pending marks by ``found``; decided marks are never touched (a
+    decision taken while the run was computing wins over the run)."""
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        existing = {m.sample_id: m for m in s.scalars(
+            select(NearDuplicate).where(NearDuplicate.project_id == project_id))}
+        wanted = {}
+        for d in found:
+            wanted[ids[d.index]] = d
+        new = 0
+        for sid, mark in existing.items():
+            if mark.status == "pending" and sid not in wanted:
+                s.delete(mark)
+        for sid, d in wanted.items():
+            mark = existing.get(sid)
+            if mark is not None and mark.status != "pending":
+                continue
+            if mark is None:
+                mark = NearDuplicate(project_id=project_id, sample_id=sid, status="pending")
+                s.add(mark)
+                new += 1
+            mark.duplicate_of_id = ids[d.of_index]
+            mark.sbert_score = float(d.sbert_score)
+            mark.tfidf_score = float(d.tfidf_score)
+            mark.representation = d.representation
+            mark.threshold = threshold
+            mark.found_at = utcnow()
+        return new
+
+
+def duplicate_counts(db: Database, actor: Actor, project_id: int) -> DuplicateCounts:
+    """How many marks are pending, confirmed and released."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        got = dict(s.execute(
+            select(NearDuplicate.status, func.count())
+            .where(NearDuplicate.project_id == project_id).group_by(NearDuplicate.status)).all())
+    return DuplicateCounts(got.get("pending", 0), got.get("confirmed", 0), got.get("released", 0))
+
+
+def list_pairs(db: Database, actor: Actor, project_id: int, *, status: str | None = "pending",
+               limit: int = 50, offset: int = 0, min_score: float = 0.0) -> list[DuplicatePair]:
+    """Lead: marks to review, most similar first, each with both texts side by side."""
+    if status not in (None, "pending", "confirmed", "released"):
+        raise InvalidInput(f"Unknown status {status!r}.")
+    later, earlier, who = aliased(Sample), aliased(Sample), aliased(User)
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        q = (select(NearDuplicate, later, earlier, who.username)
+             .join(later, later.id == NearDuplicate.sample_id)
+             .join(earlier, earlier.id == NearDuplicate.duplicate_of_id)
+             .outerjoin(who, who.id == NearDuplicate.decided_by)
+             .where(NearDuplicate.project_id == project_id))
+        if status is not None:
+            q = q.where(NearDuplicate.status == status)
+        if min_score > 0:
+            q = q.where(or_(NearDuplicate.sbert_score > min_score, NearDuplicate.tfidf_score > min_score))
+        rows = s.execute(q).all()
+    pairs = [
+        DuplicatePair(m.id, a.external_id, a.parent_text, b.external_id, b.parent_text,
+                      m.sbert_score, m.tfidf_score, m.representation, m.status, name,
+                      m.decided_at, a.n_assigned > 0)
+        for m, a, b, name in rows
+    ]
+    pairs.sort(key=lambda p: (-p.score, p.id))
+    return pairs[offset:offset + limit]
+
+
+def decide(db: Database, actor: Actor, project_id: int, mark_ids: Sequence[int], decision: str) -> int:
+    """Lead: confirm (take the texts out of the pool), release (keep them) or undo (back to
+    pending, back in the pool) some marks. Returns how many marks changed; asking twice for
+    the same decision changes nothing the second time."""
+    if decision not in DECISIONS:
+        raise InvalidInput(f"Unknown decision {decision!r}; use confirm, release or undo.")
+    target = {"confirm": "confirmed", "release": "released", "undo": "pending"}[decision]
+    changed = 0
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        marks = list(s.scalars(select(NearDuplicate).where(
+            NearDuplicate.project_id == project_id, NearDuplicate.id.in_(list(mark_ids)))))
+        if len(marks) != len(set(mark_ids)):
+            raise NotFound("Some of these marks no longer exist (a re-run may have replaced them); "
+                           "reload the list.")
+        for mark in marks:
+            if mark.status == target:
+                continue
+            sample = s.get(Sample, mark.sample_id)
+            if target == "confirmed":
+                if sample.status == "active":
+                    sample.status = "duplicate"
+            elif sample.status == "duplicate":
+                sample.status = "active"
+            before = mark.status
+            mark.status = target
+            mark.decided_by = None if target == "pending" else actor.user_id
+            mark.decided_at = None if target == "pending" else utcnow()
+            audit.record(s, actor.user_id, f"duplicate_{decision}", "sample", sample.external_id,
+                         duplicate_of=mark.duplicate_of_id, before=before, after=target)
+            changed += 1
+    return changed

@@ -1,0 +1,147 @@
+"""Lead: find near-duplicate texts before annotation and confirm or release each pair."""
+
+from __future__ import annotations
+
+import difflib
+
+import streamlit as st
+
+from annotation.embeddings import load_sbert
+from annotation.services import duplicates
+from pages.display import plain
+from pages.session import (
+    current_project,
+    get_database,
+    require_actor,
+    service_errors,
+    show_pending_toast,
+    toast_next_run,
+)
+
+K_FLASH = "dedup.flash"
+K_STATUS = "dedup.status"
+K_PAGE = "dedup.page"
+PAGE_SIZE = 20
+STATUS_LABELS = {"pending": "To review", "confirmed": "Confirmed", "released": "Released"}
+FIRED = {"sbert": "meaning (SBERT)", "tfidf": "wording (TF-IDF)", "both": "meaning and wording"}
+
+
+@st.cache_resource(show_spinner="Loading the sentence-embedding model…")
+def sbert_model():  # type: ignore[no-untyped-def]
+    """The bundled all-MiniLM-L6-v2 model, loaded once per server process."""
+    return load_sbert("cpu")
+
+
+def highlighted(words: list[str], other: list[str]) -> str:
+    """``words`` as escaped markdown with the words not shared with ``other`` highlighted, so
+    the lead sees at a glance what differs between the two texts."""
+    matcher = difflib.SequenceMatcher(a=[w.lower() for w in words], b=[w.lower() for w in other],
+                                      autojunk=False)
+    shared = set()
+    for block in matcher.get_matching_blocks():
+        shared.update(range(block.a, block.a + block.size))
+    return " ".join(plain(w) if i in shared else f":orange-background[{plain(w)}]"
+                    for i, w in enumerate(words))
+
+
+actor = require_actor("lead")
+db = get_database()
+project = current_project(actor)
+st.title("De-duplication")
+if project is None:
+    st.info("There is no project yet. Create one and import texts under **Projects & texts**.")
+    st.stop()
+show_pending_toast(K_FLASH)
+st.caption(
+    "Every text is compared with the texts imported before it, by meaning (SBERT "
+    "all-MiniLM-L6-v2 embeddings) and by wording (TF-IDF). A text whose cosine similarity to an "
+    "earlier kept text exceeds the threshold under either is marked. Marked texts stay in the "
+    "annotation pool until you **confirm** them; **release** keeps a text for good. Every "
+    "decision can be undone.")
+
+with service_errors():
+    counts = duplicates.duplicate_counts(db, actor, project.id)
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Texts in the project", project.n_samples)
+m2.metric("To review", counts.pending)
+m3.metric("Confirmed duplicates", counts.confirmed, help="Out of the annotation pool.")
+m4.metric("Released", counts.released, help="Kept: later runs treat them as distinct texts.")
+
+with st.form("dedup.run", border=True):
+    c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
+    threshold = c1.number_input(
+        "Similarity threshold", min_value=0.05, max_value=1.0, step=0.05, format="%.2f",
+        value=float(project.settings.dedup_threshold), key="dedup.threshold",
+        help="A pair is marked when the cosine similarity is strictly greater than this.")
+    run = c2.form_submit_button("Find near-duplicates", type="primary", icon=":material/search:")
+if run:
+    bar = st.progress(0.0, text="Starting…")
+    with service_errors():
+        summary = duplicates.run_dedup(
+            db, actor, project.id, threshold=threshold, model=sbert_model(),
+            progress=lambda fraction, message: bar.progress(min(max(fraction, 0.0), 1.0), text=message))
+    toast_next_run(K_FLASH, f"Compared {summary.n_texts} texts in {summary.seconds:.1f} s "
+                            f"({summary.n_embedded} embedded, {summary.n_cached} from the cache): "
+                            f"{summary.n_new_marks} new marks, {summary.n_pending} to review.")
+    st.rerun()
+
+status = st.segmented_control(
+    "Show", list(STATUS_LABELS), format_func=STATUS_LABELS.__getitem__, default="pending",
+    key=K_STATUS) or "pending"
+with service_errors():
+    pairs = duplicates.list_pairs(db, actor, project.id, status=status, limit=10_000)
+if not pairs:
+    st.info({"pending": "Nothing to review. Run the search after importing texts.",
+             "confirmed": "No confirmed duplicates.",
+             "released": "No released texts."}[status])
+    st.stop()
+
+n_pages = (len(pairs) + PAGE_SIZE - 1) // PAGE_SIZE
+page_no = min(int(st.session_state.get(K_PAGE) or 1), n_pages)
+st.session_state[K_PAGE] = page_no  # before the widget exists: clamp after marks were decided
+shown = pairs[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]
+bulk_decision = {"pending": "confirm", "confirmed": "undo", "released": "undo"}[status]
+bulk_label = {"confirm": f"Confirm all {len(shown)} on this page", "undo": f"Undo all {len(shown)} on this page"}
+head_l, head_r = st.columns([3, 1], vertical_alignment="bottom")
+head_l.caption(f"{len(pairs)} pairs, most similar first · page {page_no} of {n_pages}")
+if head_r.button(bulk_label[bulk_decision], key=f"dedup.bulk.{status}.{page_no}"):
+    with service_errors():
+        n = duplicates.decide(db, actor, project.id, [p.id for p in shown], bulk_decision)
+    toast_next_run(K_FLASH, f"{n} marks {'confirmed' if bulk_decision == 'confirm' else 'back to review'}.")
+    st.rerun()
+
+for pair in shown:
+    with st.container(border=True):
+        left, right, side = st.columns([5, 5, 2])
+        words_a, words_b = pair.of_text.split(), pair.text.split()
+        left.caption(f"Kept · **{plain(pair.duplicate_of)}** (earlier)")
+        left.markdown(highlighted(words_a, words_b))
+        right.caption(f"Near-duplicate · **{plain(pair.sample_id)}**")
+        right.markdown(highlighted(words_b, words_a))
+        if pair.sample_in_work:
+            right.caption(":material/info: already handed to an annotator")
+        side.markdown(f"**{pair.score:.2f}** by {FIRED[pair.representation]}")
+        side.caption(f"SBERT {pair.sbert_score:.2f} · TF-IDF {pair.tfidf_score:.2f}")
+        choice = None
+        if pair.status == "pending":
+            if side.button("Confirm", key=f"dedup.confirm.{pair.id}", type="primary",
+                           icon=":material/content_copy:", help="Take the later text out of the pool"):
+                choice = "confirm"
+            if side.button("Release", key=f"dedup.release.{pair.id}", icon=":material/call_split:",
+                           help="They are different texts: keep both"):
+                choice = "release"
+        else:
+            side.caption(f"{STATUS_LABELS[pair.status]} by {plain(pair.decided_by or '—')}")
+            if side.button("Undo", key=f"dedup.undo.{pair.id}", icon=":material/undo:"):
+                choice = "undo"
+        if choice:
+            with service_errors():
+                duplicates.decide(db, actor, project.id, [pair.id], choice)
+            toast_next_run(K_FLASH, f"{pair.sample_id}: " + {
+                "confirm": "confirmed as a duplicate — out of the pool",
+                "release": "released — stays in the pool",
+                "undo": "back to review"}[choice])
+            st.rerun()
+
+if n_pages > 1:
+    st.number_input("Page", min_value=1, max_value=n_pages, step=1, key=K_PAGE)

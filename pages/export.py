@@ -1,0 +1,154 @@
+"""Lead: export the project's gold as a HuggingFace dataset folder; past exports, repeat, download."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from annotation.services import datasets
+from pages.display import plain
+from pages.session import (
+    current_project,
+    get_database,
+    require_actor,
+    service_errors,
+    show_pending_toast,
+    toast_next_run,
+)
+
+K_FLASH = "export.flash"
+K_SEED = "export.seed"
+K_LAST = "export.last_id"
+LICENCES = ("cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc0-1.0", "mit", "apache-2.0", "other")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def default_folder_name(project_name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", project_name.lower()).strip("-") or "project"
+    return f"{slug[:60]}-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
+
+
+def zip_button(export: datasets.ExportRecord, key: str) -> None:
+    """A download button whose zip is built only when clicked."""
+    st.download_button(
+        "Download zip", data=lambda: datasets.zip_of_export(db, actor, export.id),
+        file_name=f"{Path(export.path).name}.zip", mime="application/zip", key=key,
+        icon=":material/download:", on_click="ignore", disabled=not export.folder_exists,
+        help=None if export.folder_exists else "The folder is no longer on this server.")
+
+
+actor = require_actor("lead")
+db = get_database()
+project = current_project(actor)
+st.title("Export dataset")
+if project is None:
+    st.info("There is no project yet.")
+    st.stop()
+show_pending_toast(K_FLASH)
+
+with service_errors():
+    ready = datasets.export_readiness(db, actor, project.id)
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Gold · benchmark 1", ready.gold_by_benchmark[1])
+c2.metric("Gold · benchmark 2", ready.gold_by_benchmark[2])
+c3.metric("Not settled yet", ready.without_gold, help="Production samples without gold values.")
+c4.metric("Open reviews", ready.open_reviews)
+if ready.pending_duplicates:
+    st.warning(f"{ready.pending_duplicates} near-duplicate marks await a decision on the "
+               "**De-duplication** page; pending texts that have gold are exported.")
+if ready.n_gold == 0:
+    st.info("Nothing to export yet: samples get gold values when their annotations are resolved "
+            "(automatically for agreeing pairs, or by a lead on the **Review** page).")
+
+root = datasets.export_root()
+if K_SEED not in st.session_state:
+    st.session_state[K_SEED] = secrets.randbelow(100_000)
+with st.form("export.form", border=True):
+    st.markdown("**New export**")
+    f1, f2 = st.columns([2, 1])
+    name = f1.text_input("Folder name", value=default_folder_name(project.name), key="export.name",
+                         help=f"Written under {root} on the server.")
+    licence = f2.selectbox("Licence", LICENCES, key="export.licence",
+                           help="Named in the dataset card (an SPDX-style identifier).")
+    g1, g2, g3 = st.columns(3)
+    base = g1.number_input("Log base of the values", min_value=1.0001, max_value=1000.0, format="%.4g",
+                           value=float(project.settings.log_base), key="export.base",
+                           help="Stored values use base 1.1; ξ and ω are re-scaled by ln(1.1)/ln(base).")
+    seed = g2.number_input("Split seed", min_value=0, max_value=2**31 - 1, step=1, key=K_SEED,
+                           help="The same seed and gold give the same train/validation/test split.")
+    other = g3.text_input("Other licence id", key="export.licence_other",
+                          help="Used when the licence is 'other', e.g. odc-by.")
+    h1, h2 = st.columns(2)
+    with_agreement = h1.checkbox("Agreement figures in the card", value=True, key="export.agreement")
+    overwrite = h2.checkbox("Replace the folder if it exists", value=False, key="export.overwrite")
+    submitted = st.form_submit_button("Export", type="primary", icon=":material/ios_share:",
+                                      disabled=ready.n_gold == 0)
+if submitted:
+    chosen = other.strip() if licence == "other" else licence
+    if not _NAME.match(name.strip()):
+        st.error("The folder name may use letters, digits, '.', '_' and '-' (up to 100 characters).")
+    elif licence == "other" and not chosen:
+        st.error("Give the licence identifier, or choose one from the list.")
+    else:
+        bar = st.progress(0.0, text="Starting…")
+        with service_errors():
+            record = datasets.export_dataset(
+                db, actor, project.id, root / name.strip(), base=base, seed=int(seed), licence=chosen,
+                overwrite=overwrite, include_agreement=with_agreement,
+                progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
+        st.session_state[K_LAST] = record.id
+        toast_next_run(K_FLASH, f"Export {record.id}: {record.n_samples} samples written to {record.path}")
+        st.rerun()
+
+with service_errors():
+    exports = datasets.list_exports(db, actor, project.id)
+last = next((e for e in exports if e.id == st.session_state.get(K_LAST)), None)
+if last is not None and last.status == "complete":
+    with st.container(border=True):
+        st.success(f"Export {last.id} is ready: `{plain(last.path)}`")
+        sizes = " · ".join(f"benchmark {b}: {s['train']} train / {s['validation']} validation / {s['test']} test"
+                           for b, s in last.split_sizes.items())
+        st.caption(f"{sizes} · {last.n_annotations} annotations · base {last.base:g} · seed {last.seed}")
+        zip_button(last, f"export.zip.last.{last.id}")
+
+st.subheader("Past exports")
+if not exports:
+    st.caption("None yet.")
+    st.stop()
+table = pd.DataFrame([{
+    "Export": e.id,
+    "When (UTC)": e.created_at.strftime("%Y-%m-%d %H:%M"),
+    "By": e.created_by,
+    "Status": e.status + (f": {e.error}" if e.error else ""),
+    "Samples": e.n_samples,
+    "Annotations": e.n_annotations,
+    "Base": e.base,
+    "Seed": e.seed,
+    "Licence": e.licence,
+    "Repeats": f"export {e.reproduces_id}" if e.reproduces_id else "",
+    "Folder": e.path + ("" if e.folder_exists or e.status != "complete" else " (gone)"),
+} for e in exports])
+st.dataframe(table, hide_index=True, width="stretch")
+
+complete = [e for e in exports if e.status == "complete"]
+if complete:
+    p1, p2, p3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    picked = p1.selectbox("Export", [e.id for e in complete], key="export.pick",
+                          format_func=lambda i: f"Export {i} · {next(e.path for e in complete if e.id == i)}")
+    chosen_export = next(e for e in complete if e.id == picked)
+    with p2:
+        zip_button(chosen_export, f"export.zip.{picked}")
+    if p3.button("Repeat exactly", key=f"export.repeat.{picked}", icon=":material/replay:",
+                 help="Same samples, split, base, seed and licence, into a new folder."):
+        folder = root / f"{Path(chosen_export.path).name}-repeat-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
+        with st.spinner("Repeating the export…"), service_errors():
+            record = datasets.export_dataset(db, actor, project.id, folder, reproduce=picked,
+                                             include_agreement=True)
+        st.session_state[K_LAST] = record.id
+        toast_next_run(K_FLASH, f"Export {record.id} repeats export {picked}: {record.path}")
+        st.rerun()

@@ -1,0 +1,161 @@
+"""De-duplication, export and statistics pages (lead) — driven through the whole app with AppTest.
+
+The de-duplication test runs the real bundled SBERT model (loaded once per test process).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from streamlit.testing.v1 import AppTest
+
+from annotation.services import duplicates, projects
+from annotation.text_import import TextRecord
+from db.models import DatasetExport, NearDuplicate, Sample
+from gold_data import gold_project
+from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles
+from pages.session import ACTOR_KEY
+
+TEXTS = [
+    ("T-0", "The council approved the new budget for the city library on Monday."),
+    ("T-1", "Heavy rain flooded several streets in the harbour district overnight."),
+    ("T-2", "The council approved the new budget for the city library on Monday!"),
+    ("T-3", "A local bakery won the regional prize for its sourdough bread."),
+]
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def texts_project(db, lead):
+    p = projects.create_project(db, lead, "Texts")
+    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)])
+    return p.id
+
+
+@pytest.fixture
+def exports_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "exports"
+    monkeypatch.setenv("CHRONOCEPT_EXPORT_DIR", str(folder))
+    return folder
+
+
+def open_page(make_app, actor, page):
+    at = run(make_app(actor))
+    at.switch_page(page)
+    return run(at)
+
+
+def mark_status(db):
+    with db.read() as s:
+        return dict(s.execute(select(Sample.external_id, NearDuplicate.status)
+                              .join(NearDuplicate, NearDuplicate.sample_id == Sample.id)).all())
+
+
+def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
+    at = open_page(make_app, lead, "pages/duplicates.py")
+    assert titles(at) == ["De-duplication"]
+    assert metric_values(at)["To review"] == "0"
+    assert infos(at) == ["Nothing to review. Run the search after importing texts."]
+    at.button(key="FormSubmitter:dedup.run-Find near-duplicates").click()
+    run(at)
+    run(at)  # the page reruns itself after the run; the toast says what happened
+    assert mark_status(db) == {"T-2": "pending"}
+    assert metric_values(at)["To review"] == "1"
+    text = "\n".join(m.value for m in at.markdown)
+    assert ":orange-background[Monday\\!]" in text and ":orange-background[Monday\\.]" in text
+    captions = "\n".join(c.value for c in at.caption)
+    assert "Kept · **T\\-0** (earlier)" in captions and "Near-duplicate · **T\\-2**" in captions
+    (mark,) = duplicates.list_pairs(db, lead, texts_project)
+    at.button(key=f"dedup.confirm.{mark.id}").click()
+    run(at)
+    assert mark_status(db) == {"T-2": "confirmed"}
+    with db.read() as s:
+        assert s.scalar(select(Sample.status).where(Sample.external_id == "T-2")) == "duplicate"
+    at.segmented_control(key="dedup.status").set_value("confirmed")
+    run(at)
+    at.button(key=f"dedup.undo.{mark.id}").click()
+    run(at)
+    assert mark_status(db) == {"T-2": "pending"}
+
+
+def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, lead, texts_project):
+    duplicates.run_dedup(db, lead, texts_project)
+    at = open_page(make_app, lead, "pages/duplicates.py")
+    (mark,) = duplicates.list_pairs(db, lead, texts_project)
+    duplicates.decide(db, lead, texts_project, [mark.id], "release")  # another tab released it
+    at.button(key=f"dedup.confirm.{mark.id}").click()
+    run(at)
+    assert mark_status(db) == {"T-2": "released"}  # the old button no longer exists: no effect
+    assert infos(at) == ["Nothing to review. Run the search after importing texts."]
+
+
+def test_annotators_do_not_get_the_back_office_pages(make_app, make_user, texts_project):
+    annotator = make_user("ann1")
+    at = run(make_app(annotator))
+    for page in ("pages/duplicates.py", "pages/export.py", "pages/statistics.py"):
+        with pytest.raises(ValueError, match="Could not find a navigation page"):
+            at.switch_page(page)
+    direct = AppTest.from_file(str(REPO_ROOT / "pages" / "export.py"), default_timeout=TIMEOUT)
+    direct.session_state[ACTOR_KEY] = annotator
+    run(direct)
+    assert errors(direct) == ["This page needs the lead role."]
+
+
+def test_export_without_gold_explains_and_disables(make_app, lead, texts_project, exports_dir):
+    at = open_page(make_app, lead, "pages/export.py")
+    assert titles(at) == ["Export dataset"]
+    assert any("Nothing to export yet" in i for i in infos(at))
+    assert at.button(key="FormSubmitter:export.form-Export").disabled
+
+
+def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
+    pid = gold_project(db, lead, n=12)
+    at = open_page(make_app, lead, "pages/export.py")
+    assert metric_values(at)["Gold · benchmark 1"] == "8"
+    at.text_input(key="export.name").set_value("release-1")
+    at.number_input(key="export.seed").set_value(11)
+    at.button(key="FormSubmitter:export.form-Export").click()
+    run(at)
+    assert not errors(at)
+    folder = exports_dir / "release-1"
+    manifest = json.loads((folder / "export.json").read_text())
+    assert manifest["seed"] == 11 and manifest["counts"]["benchmark_1"]["train"] >= 5
+    assert any("Export 1 is ready" in s.value for s in at.success)
+    assert at.get("download_button")
+    # the same name again is refused with a message and changes nothing
+    at.text_input(key="export.name").set_value("release-1")
+    at.button(key="FormSubmitter:export.form-Export").click()
+    run(at)
+    assert any("not empty" in e for e in errors(at))
+    at.text_input(key="export.name").set_value("../escape")
+    at.button(key="FormSubmitter:export.form-Export").click()
+    run(at)
+    assert any("folder name" in e for e in errors(at))
+    with db.read() as s:
+        assert s.scalar(select(DatasetExport.id).order_by(DatasetExport.id.desc())) == 1
+    at.button(key="export.repeat.1").click()
+    run(at)
+    with db.read() as s:
+        again = s.scalars(select(DatasetExport).order_by(DatasetExport.id)).all()
+    assert [e.reproduces_id for e in again] == [None, 1] and again[1].status == "complete"
+    assert (Path(again[1].path) / "benchmark_1" / "train.json").read_bytes() == \
+        (folder / "benchmark_1" / "train.json").read_bytes()
+
+    stats = open_page(make_app, lead, "pages/statistics.py")
+    assert titles(stats) == ["Dataset statistics"]
+    assert [m.value for m in stats.metric if m.label == "Samples"] == ["8", "4"]  # one tab each
+    assert len(stats.get("plotly_chart")) == 2 * 5  # per benchmark: axes, 3 histograms, curves
+    assert pid
+
+
+def test_statistics_without_export(make_app, lead, texts_project):
+    at = open_page(make_app, lead, "pages/statistics.py")
+    assert infos(at) == ["No export yet. Statistics describe an export: make one on the "
+                         "**Export dataset** page."]

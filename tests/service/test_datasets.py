@@ -1,0 +1,144 @@
+"""Export service: folder + record, reproduction, refusals, statistics — SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from annotation import export as hf_export
+from annotation.services import datasets
+from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
+from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
+from gold_data import gold_project
+from service_helpers import count
+
+
+@pytest.fixture
+def gold(db, lead):
+    return gold_project(db, lead, n=30)
+
+
+def read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_export_writes_the_folder_and_records_it(db, lead, gold, tmp_path):
+    out = tmp_path / "ds"
+    steps = []
+    rec = datasets.export_dataset(db, lead, gold, out, seed=7, progress=lambda f, m: steps.append(f))
+    assert rec.status == "complete" and rec.path == str(out.resolve()) and rec.seed == 7
+    assert rec.split_sizes == {1: {"train": 14, "validation": 4, "test": 2},
+                               2: {"train": 7, "validation": 2, "test": 1}}
+    assert rec.n_annotations == 60 and steps[-1] == 1.0
+    with db.read() as s:
+        gold_by_id = {e: g for e, g in s.execute(
+            select(Sample.external_id, GoldAnnotation).join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id))}
+        row = s.get(DatasetExport, rec.id)
+        assert row.status == "complete" and row.created_by == lead.user_id
+        assert sorted(row.splits["benchmark_1"]["train"]) == row.splits["benchmark_1"]["train"]
+    # every record is the database's gold, in the SPEC's key order, in the project's base 1.1
+    seen = set()
+    for config in ("benchmark_1", "benchmark_2"):
+        for split, name in hf_export.SPLIT_FILES.items():
+            for r in read_lines(out / config / name):
+                g = gold_by_id[r["_id"]]
+                assert list(r) == ["_id", "parent_text", "axes", "target_values"]
+                assert list(r["target_values"]) == ["location", "scale", "skewness"]
+                assert r["target_values"] == {"location": g.xi, "scale": g.omega, "skewness": g.alpha}
+                assert r["axes"]["main_outcome_axis"] == " ".join(r["parent_text"].split()[:5])
+                assert sum(bool(v) for v in r["axes"].values()) == 2
+                assert r["_id"] in row.splits[config][split]
+                seen.add(r["_id"])
+    assert seen == set(gold_by_id)
+    manifest = json.loads((out / "export.json").read_text())
+    assert manifest["export_id"] == rec.id and manifest["agreement"]["benchmark_1"]["n_samples"] == 20
+    annotators = {a["annotator"] for split in hf_export.SPLIT_FILES.values()
+                  for a in read_lines(out / "annotations" / split)}
+    assert annotators and all(a.startswith("ann") and a not in ("ann_x", "ann_y") for a in annotators)
+    assert count(db, AuditEvent, AuditEvent.action == "export_dataset") == 1
+    assert [e.id for e in datasets.list_exports(db, lead, gold)] == [rec.id]
+
+
+def test_reproducing_an_export_gives_the_same_files(db, lead, gold, tmp_path):
+    first = datasets.export_dataset(db, lead, gold, tmp_path / "a", base=math.e, seed=3, licence="mit")
+    again = datasets.export_dataset(db, lead, gold, tmp_path / "b", reproduce=first.id)
+    assert (again.base, again.seed, again.licence, again.reproduces_id) == (math.e, 3, "mit", first.id)
+    for config in ("benchmark_1", "benchmark_2", "annotations"):
+        for name in hf_export.SPLIT_FILES.values():
+            assert (tmp_path / "a" / config / name).read_bytes() == (tmp_path / "b" / config / name).read_bytes()
+    r = read_lines(tmp_path / "a" / "benchmark_1" / "train.json")[0]
+    with db.read() as s:
+        g = s.scalar(select(GoldAnnotation).join(Sample).where(Sample.external_id == r["_id"]))
+    assert r["target_values"]["location"] == pytest.approx(g.xi * math.log(1.1))
+    assert r["target_values"]["skewness"] == pytest.approx(g.alpha)
+
+
+def test_a_different_seed_gives_a_different_split(db, lead, gold, tmp_path):
+    a = datasets.export_dataset(db, lead, gold, tmp_path / "a", seed=1)
+    b = datasets.export_dataset(db, lead, gold, tmp_path / "b", seed=2)
+    with db.read() as s:
+        assert s.get(DatasetExport, a.id).splits != s.get(DatasetExport, b.id).splits
+
+
+def test_refusals_write_nothing(db, lead, gold, tmp_path, make_user, monkeypatch):
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("mine")
+    with pytest.raises(InvalidInput, match="not empty"):
+        datasets.export_dataset(db, lead, gold, busy)
+    assert [p.name for p in busy.iterdir()] == ["keep.txt"]
+    with pytest.raises(PermissionDenied):
+        datasets.export_dataset(db, make_user("ann1"), gold, tmp_path / "x")
+    with pytest.raises(InvalidInput, match="base"):
+        datasets.export_dataset(db, lead, gold, tmp_path / "x", base=1.0)
+    with pytest.raises(NotFound):
+        datasets.export_dataset(db, lead, gold, tmp_path / "x", reproduce=12345)
+    assert count(db, DatasetExport) == 0 and not (tmp_path / "x").exists()
+
+
+def test_a_project_without_gold_cannot_be_exported(db, lead, make_project, tmp_path):
+    pid = make_project(5)
+    with pytest.raises(InvalidInput, match="gold"):
+        datasets.export_dataset(db, lead, pid, tmp_path / "x")
+    assert count(db, DatasetExport) == 0
+
+
+def test_a_failed_write_is_recorded_and_leaves_no_folder(db, lead, gold, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(hf_export, "write_json_lines", broken)
+    out = tmp_path / "exports" / "x"
+    out.parent.mkdir()
+    with pytest.raises(InvalidInput, match="disk full"):
+        datasets.export_dataset(db, lead, gold, out)
+    assert list(out.parent.iterdir()) == []  # neither the folder nor a temporary one
+    (rec,) = datasets.list_exports(db, lead, gold)
+    assert rec.status == "failed" and "disk full" in rec.error
+
+
+def test_statistics_and_zip_of_an_export(db, lead, gold, tmp_path):
+    rec = datasets.export_dataset(db, lead, gold, tmp_path / "ds", seed=5)
+    stats = datasets.export_statistics(db, lead, rec.id)
+    assert stats.statistics[1].split_sizes == {"train": 14, "validation": 4, "test": 2}
+    assert stats.statistics[2].overall.n_samples == 10
+    assert stats.statistics[1].overall.axis_counts["main_outcome_axis"] == 20
+    blob = datasets.zip_of_export(db, lead, rec.id)
+    assert blob[:2] == b"PK"
+    import shutil
+
+    shutil.rmtree(tmp_path / "ds")
+    with pytest.raises(NotFound, match="no longer"):
+        datasets.export_statistics(db, lead, rec.id)
+
+
+def test_readiness_counts_gold_and_what_is_unsettled(db, lead, gold, make_project):
+    ready = datasets.export_readiness(db, lead, gold)
+    assert (ready.gold_by_benchmark, ready.without_gold, ready.n_gold) == ({1: 20, 2: 10}, 0, 30)
+    assert (ready.pending_duplicates, ready.open_reviews) == (0, 0)
+    fresh = datasets.export_readiness(db, lead, make_project(4))
+    assert (fresh.n_gold, fresh.without_gold) == (0, 4)
