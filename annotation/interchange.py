@@ -183,7 +183,8 @@ def interchange_record(sample_id: str, annotator: str, boundaries: Sequence[int]
         "annotator": annotator,
         "boundaries": list(boundaries),
         "segment_axes": list(segment_axes),
-        "points": [[float(x), float(y)] for x, y in points],
+        # points decoded from stored JSON are already lists of floats: taken as they are
+        "points": points if type(points) is list else [[float(x), float(y)] for x, y in points],
         "xi": number(xi),
         "omega": number(omega),
         "alpha": number(alpha),

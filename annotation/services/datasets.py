@@ -12,15 +12,16 @@ user name.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import Text, cast, func, select
 
 from annotation import export as hf_export
 from annotation.dataset_stats import DatasetStatistics, dataset_statistics
@@ -97,31 +98,43 @@ def _record(row: DatasetExport, username: str | None) -> ExportRecord:
                         row.reproduces_id, (row.settings or {}).get("seconds"))
 
 
+def _decoded(rows: Sequence[Any], columns: Sequence[int]) -> list[list[Any]]:
+    """The JSON columns ``columns`` of every row, read as text and decoded in one
+    ``json.loads`` call: at 100k rows this is several times faster than decoding value by
+    value (the JSON type's per-value processing was half of the export's time)."""
+    if not rows:
+        return []
+    return json.loads("[" + ",".join("[" + ",".join(r[c] for c in columns) + "]" for r in rows) + "]")
+
+
 def _gold_samples(s, project_id: int, only: set[str] | None) -> list[hf_export.GoldSample]:  # type: ignore[no-untyped-def]
     rows = s.execute(
-        select(Sample.external_id, Sample.benchmark, Sample.parent_text, GoldAnnotation.boundaries,
-               GoldAnnotation.segment_axes, GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha)
+        select(Sample.external_id, Sample.benchmark, Sample.parent_text, cast(GoldAnnotation.boundaries, Text),
+               cast(GoldAnnotation.segment_axes, Text), GoldAnnotation.xi, GoldAnnotation.omega,
+               GoldAnnotation.alpha)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
-        .order_by(Sample.id))
-    return [hf_export.GoldSample(r.external_id, r.benchmark, r.parent_text, r.boundaries,
-                                 r.segment_axes, r.xi, r.omega, r.alpha)
-            for r in rows if only is None or r.external_id in only]
+        .order_by(Sample.id)).all()
+    if only is not None:
+        rows = [r for r in rows if r[0] in only]
+    return [hf_export.GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7])
+            for r, (bounds, axes) in zip(rows, _decoded(rows, (3, 4)))]
 
 
 def _annotations(s, project_id: int) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
     rows = s.execute(
-        select(Sample.external_id, Annotation.annotator_id, Annotation.boundaries, Annotation.segment_axes,
-               Annotation.points, Annotation.xi, Annotation.omega, Annotation.alpha, Annotation.flags,
-               Annotation.note, Annotation.submitted_at)
+        select(Sample.external_id, Annotation.annotator_id, cast(Annotation.boundaries, Text),
+               cast(Annotation.segment_axes, Text), cast(Annotation.points, Text), Annotation.xi,
+               Annotation.omega, Annotation.alpha, cast(Annotation.flags, Text), Annotation.note,
+               Annotation.submitted_at)
         .join(Sample, Sample.id == Annotation.sample_id)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False),
                Annotation.status == "submitted")
-        .order_by(Sample.id, Annotation.submitted_at, Annotation.id))
-    return [interchange_record(r.external_id, pseudonym(r.annotator_id), r.boundaries, r.segment_axes,
-                               r.points, r.xi, r.omega, r.alpha, r.flags, r.note, r.submitted_at)
-            for r in rows]
+        .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
+    return [interchange_record(r[0], pseudonym(r[1]), bounds, axes, points, r[5], r[6], r[7], flags,
+                               r[9], r[10])
+            for r, (bounds, axes, points, flags) in zip(rows, _decoded(rows, (2, 3, 4, 8)))]
 
 
 def _agreement_figures(db: Database, actor: Actor, project_id: int,
