@@ -12,10 +12,11 @@ import argparse
 import getpass
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Sequence
 
-from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, projects, review
+from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, jobs, projects, review
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -168,6 +169,36 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
             f"train/validation/test — {sizes}; {record.n_annotations} annotations")
 
 
+def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
+    """Run the baselines on an export folder without the app; print the results table."""
+    from annotation.training import TrainingConfig, TrainingInputError, results_table, run_training
+
+    export_dir = Path(args.export_dir)
+    run_dir = Path(args.run_dir) if args.run_dir else export_dir.parent / f"{export_dir.name}-run-{int(time.time())}"
+    try:
+        config = TrainingConfig(benchmark=args.benchmark, models=tuple(args.models), encoder=args.encoder,
+                                ablations=tuple(args.ablations), device=args.device, seed=args.seed,
+                                **({"max_epochs": args.max_epochs} if args.max_epochs else {}))
+        bar = None if args.quiet else ProgressBar()
+        results = run_training(export_dir, run_dir, config, progress=bar,
+                               cache_dir=export_dir.parent / ".embedding-cache")
+    except TrainingInputError as exc:
+        raise CliError(str(exc)) from None
+    table = results_table(results, ablation=None)
+    header = (f"export {results.export_id} · benchmark {results.benchmark} · {results.encoder} on "
+              f"{results.device} · {results.total_seconds:.1f} s · run folder {run_dir}\n"
+              "metrics on the test split (z-scored targets, mean over location/scale/skewness; "
+              "curve scores in log-time units)")
+    return header + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
+
+
+def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
+    status = jobs.run_job(db, args.job_id)
+    if status != "succeeded":
+        raise CliError(f"job {args.job_id} {status}")
+    return f"job {args.job_id} {status}"
+
+
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
     info = projects.load_demo_project(db, _acting_user(db, args.user))
     return f"{info.name}: {info.n_samples} texts"
@@ -242,6 +273,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--user", help="act as this user (default: the first admin)")
     p.set_defaults(func=cmd_export)
 
+    p = sub.add_parser("train", help="run the baselines on an export folder, print the results table")
+    p.add_argument("export_dir")
+    p.add_argument("--models", nargs="+", default=["linear", "svr", "xgboost", "ffnn", "bilstm"],
+                   help="any of linear svr xgboost ffnn bilstm mean (default: the five baselines)")
+    p.add_argument("--ablations", nargs="+", default=["none"], help="any of none no_axes shuffled_axes")
+    p.add_argument("--encoder", default="sbert", help="sbert (bundled all-MiniLM-L6-v2) or hashing")
+    p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    p.add_argument("--benchmark", type=int, default=1, choices=(1, 2))
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--max-epochs", type=int, help="epoch limit of the neural networks")
+    p.add_argument("--run-dir", help="folder for weights, metrics and logs (default: next to the export)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train, needs_db=False)
+
+    p = sub.add_parser("run-job", help="(used by the app) run a queued background job")
+    p.add_argument("job_id", type=int)
+    p.set_defaults(func=cmd_run_job)
+
     p = sub.add_parser("demo", help="load the demo project")
     p.add_argument("--user", help="act as this user (default: the first admin)")
     p.set_defaults(func=cmd_demo)
@@ -255,6 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if not getattr(args, "needs_db", True):
+            print(args.func(None, args))
+            return 0
         db = Database.connect()
         try:
             print(args.func(db, args))

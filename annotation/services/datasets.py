@@ -12,6 +12,7 @@ user name.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -190,6 +191,24 @@ def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | 
     ``licence`` to cc-by-4.0. ``reproduce`` names an earlier export of the project to repeat
     exactly: its samples, split membership, base, seed and licence. Bad settings, no gold yet,
     or a non-empty ``out_dir`` raise :class:`InvalidInput` and write nothing."""
+    # Reading and formatting 100k samples and 200k annotations makes millions of small,
+    # acyclic objects; the cyclic collector would rescan the growing heap again and again
+    # (measured: the annotation read 2.7 s → 8.3 s at 20k). It waits until the export is done.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _export_dataset(db, actor, project_id, out_dir, base=base, seed=seed, licence=licence,
+                               overwrite=overwrite, reproduce=reproduce,
+                               include_agreement=include_agreement, progress=progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | str, *,
+                    base: float | None, seed: int | None, licence: str | None, overwrite: bool,
+                    reproduce: int | None, include_agreement: bool,
+                    progress: Progress | None) -> ExportRecord:
     started = time.perf_counter()
     report = progress or (lambda fraction, message: None)
     report(0.0, "Reading the gold values…")

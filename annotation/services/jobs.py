@@ -1,0 +1,415 @@
+"""Background jobs: baseline training launched from the back office, run in its own process.
+
+A lead launches a job: a row in ``jobs`` (status ``queued``), then a worker process —
+``chronocept run-job ID`` — started either as a child of the app (default; it gets its own
+session, so it survives page reloads and app restarts) or through a configured *launcher
+command* that sends it to another machine (``CHRONOCEPT_JOB_LAUNCHER``, e.g. an ``ssh`` line to
+the team's GPU host; placeholders ``{job_id}``, ``{database_url}``, ``{run_dir}``). The worker
+claims the row (``running``), trains (``annotation.training.run_training``) and writes its
+progress, a log tail and a heartbeat back every couple of seconds; it ends ``succeeded``,
+``failed`` (with the error and log) or ``cancelled`` (the lead asked; the worker checks between
+steps). A job whose worker died without a word is found by its silence: a local worker whose
+process is gone, or any worker whose heartbeat stopped, is marked failed with its log.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select, update
+
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from db.engine import Database
+from db.models import DatasetExport, Job, User, utcnow
+
+RUNS_DIR_ENV = "CHRONOCEPT_RUNS_DIR"
+LAUNCHER_ENV = "CHRONOCEPT_JOB_LAUNCHER"
+DEFAULT_RUNS_DIR = Path("data") / "runs"
+TRAINING = "training"
+FINISHED = ("succeeded", "failed", "cancelled")
+#: how often a worker writes progress, log and heartbeat (seconds)
+FLUSH_EVERY_S = 2.0
+#: a running job silent for this long is taken for dead
+HEARTBEAT_TIMEOUT_S = 90.0
+#: a queued job no worker has claimed after this long is taken for lost
+START_TIMEOUT_S = 180.0
+LOG_TAIL_LINES = 200
+#: predictions kept per model in the job's result, for the scatter plots
+MAX_PREDICTIONS = 2000
+
+_children: list[subprocess.Popen] = []  # local workers, polled so none stays a zombie
+
+
+def runs_root() -> Path:
+    """Where run folders go (``CHRONOCEPT_RUNS_DIR``, default ``./data/runs``)."""
+    return Path(os.environ.get(RUNS_DIR_ENV) or DEFAULT_RUNS_DIR).resolve()
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    id: int
+    project_id: int
+    kind: str
+    export_id: int | None
+    config: dict[str, Any]
+    status: str
+    progress: float
+    message: str
+    log: str
+    result: dict[str, Any]
+    run_dir: str
+    launcher: str
+    pid: int | None
+    host: str
+    cancel_requested: bool
+    created_by: str
+    created_at: datetime
+    started_at: datetime | None
+    heartbeat_at: datetime | None
+    finished_at: datetime | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+    @property
+    def seconds(self) -> float | None:
+        if self.started_at is None:
+            return None
+        end = self.finished_at or utcnow()
+        return (end - self.started_at).total_seconds()
+
+
+def _info(job: Job, username: str | None) -> JobInfo:
+    return JobInfo(job.id, job.project_id, job.kind, job.export_id, dict(job.config or {}), job.status,
+                   job.progress, job.message, job.log, dict(job.result or {}), job.run_dir, job.launcher,
+                   job.pid, job.host, job.cancel_requested, username or "—", job.created_at,
+                   job.started_at, job.heartbeat_at, job.finished_at)
+
+
+def _database_url(db: Database) -> str:
+    return db.engine.url.render_as_string(hide_password=False)
+
+
+def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
+                    config: dict[str, Any], *, launcher: str | None = None, start: bool = True) -> JobInfo:
+    """Lead: queue a training job on a complete export and start its worker.
+
+    ``config`` is a :class:`annotation.training.TrainingConfig` as a dict; it is checked here,
+    so a bad one is refused before anything is stored. ``launcher`` (default: the
+    ``CHRONOCEPT_JOB_LAUNCHER`` setting) is a command line that starts the worker elsewhere;
+    without one the worker is a local process. ``start=False`` only queues (tests).
+    """
+    from annotation.training import TrainingConfig, TrainingInputError
+
+    try:
+        checked = TrainingConfig.from_dict(config)
+    except (TrainingInputError, TypeError, ValueError) as exc:
+        raise InvalidInput(f"The training settings are not valid: {exc}") from None
+    launcher = (os.environ.get(LAUNCHER_ENV, "") if launcher is None else launcher).strip()
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        export = s.get(DatasetExport, export_id)
+        if export is None or export.project_id != project_id:
+            raise NotFound(f"There is no export {export_id} in this project.")
+        if export.status != "complete":
+            raise InvalidInput(f"Export {export_id} is not complete ({export.status}).")
+        if not launcher and not Path(export.path, "export.json").is_file():
+            raise InvalidInput(f"The folder of export {export_id} ({export.path}) is no longer on this "
+                               "server; repeat the export first.")
+        job = Job(project_id=project_id, kind=TRAINING, export_id=export_id, config=checked.to_dict(),
+                  status="queued", launcher=launcher, created_by=actor.user_id,
+                  message="Waiting for the worker to start…")
+        s.add(job)
+        s.flush()
+        job.run_dir = str(runs_root() / f"job-{job.id}")
+        audit.record(s, actor.user_id, "launch_job", "job", job.id, kind=TRAINING, export=export_id,
+                     models=list(checked.models), device=checked.device, launcher=bool(launcher))
+        job_id = job.id
+    if start:
+        try:
+            _start_worker(db, job_id, launcher)
+        except (OSError, ValueError, KeyError) as exc:
+            _finish(db, job_id, "failed", f"The worker could not be started: {exc}")
+    return get_job(db, actor, job_id)
+
+
+def _start_worker(db: Database, job_id: int, launcher: str) -> None:
+    run_dir = runs_root() / f"job-{job_id}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    url = _database_url(db)
+    if launcher:
+        argv = shlex.split(launcher.format(job_id=job_id, database_url=shlex.quote(url), run_dir=str(run_dir)))
+    else:
+        argv = [sys.executable, "-m", "annotation.cli", "run-job", str(job_id)]
+    env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url}
+    with open(run_dir / "worker.log", "ab") as out:
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 env=env, start_new_session=True)
+    _children.append(child)
+
+
+def _reap_children() -> None:
+    for child in list(_children):
+        if child.poll() is not None:
+            _children.remove(child)
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process of this machine still runs (a zombie counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _worker_log_tail(run_dir: str, lines: int = 30) -> str:
+    try:
+        text = Path(run_dir, "worker.log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _detect_dead(db: Database, project_id: int | None = None) -> None:
+    """Mark jobs whose worker is gone as failed (see module docstring)."""
+    _reap_children()
+    now = utcnow()
+    host = socket.gethostname()
+    with db.read() as s:
+        q = select(Job).where(Job.status.in_(("queued", "running")))
+        if project_id is not None:
+            q = q.where(Job.project_id == project_id)
+        live = list(s.scalars(q))
+    for job in live:
+        reason = None
+        if job.status == "queued" and now - job.created_at > timedelta(seconds=START_TIMEOUT_S):
+            reason = f"No worker started within {START_TIMEOUT_S:.0f} s."
+        elif job.status == "running":
+            if job.host == host and job.pid and not _pid_alive(job.pid):
+                reason = f"The worker process (pid {job.pid}) ended without reporting."
+            elif job.heartbeat_at and now - job.heartbeat_at > timedelta(seconds=HEARTBEAT_TIMEOUT_S):
+                reason = f"The worker has been silent since {job.heartbeat_at:%H:%M:%S} UTC."
+        if reason:
+            tail = _worker_log_tail(job.run_dir)
+            _finish(db, job.id, "failed", reason, extra_log=tail, only_if=("queued", "running"))
+
+
+def _finish(db: Database, job_id: int, status: str, message: str, *, extra_log: str = "",
+            result: dict[str, Any] | None = None, only_if: tuple[str, ...] | None = None) -> None:
+    with db.write() as s:
+        job = s.get(Job, job_id)
+        if job is None or (only_if is not None and job.status not in only_if):
+            return
+        job.status, job.message, job.finished_at = status, message, utcnow()
+        if extra_log:
+            job.log = _tail((job.log + "\n" if job.log else "") + extra_log)
+        if result is not None:
+            job.result = result
+        if status == "succeeded":
+            job.progress = 1.0
+
+
+def _tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def list_jobs(db: Database, actor: Actor, project_id: int) -> list[JobInfo]:
+    """Lead: the project's jobs, newest first (dead workers are detected on the way)."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+    _detect_dead(db, project_id)
+    with db.read() as s:
+        rows = s.execute(select(Job, User.username).outerjoin(User, User.id == Job.created_by)
+                         .where(Job.project_id == project_id).order_by(Job.id.desc())).all()
+        return [_info(job, name) for job, name in rows]
+
+
+def get_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        job = s.get(Job, job_id)
+        if job is None:
+            raise NotFound(f"There is no job {job_id}.")
+        project_id = job.project_id
+    _detect_dead(db, project_id)
+    with db.read() as s:
+        job = s.get(Job, job_id)
+        who = s.get(User, job.created_by) if job.created_by else None
+        return _info(job, who.username if who else None)
+
+
+def cancel_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
+    """Lead: ask a job to stop. A queued job is cancelled at once; a running one stops at its
+    next check (between epochs, grid points and models). Cancelling a finished job changes
+    nothing."""
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        job = s.get(Job, job_id)
+        if job is None:
+            raise NotFound(f"There is no job {job_id}.")
+        if job.status == "queued":
+            job.status, job.message, job.finished_at = "cancelled", "Cancelled before it started.", utcnow()
+            job.cancel_requested = True
+        elif job.status == "running" and not job.cancel_requested:
+            job.cancel_requested = True
+            job.message = "Cancelling…"
+        audit.record(s, actor.user_id, "cancel_job", "job", job.id, status=job.status)
+    return get_job(db, actor, job_id)
+
+
+# --------------------------------------------------------------------------- the worker side
+
+
+class _JobReporter:
+    """Collects progress and log lines in memory; a thread writes them, with a heartbeat, to the
+    job row every :data:`FLUSH_EVERY_S` seconds and reads back whether a cancel was asked."""
+
+    def __init__(self, db: Database, job_id: int):
+        self.db, self.job_id = db, job_id
+        self.lock = threading.Lock()
+        self.fraction, self.message = 0.0, "Starting…"
+        self.lines: list[str] = []
+        self.cancel = False
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name=f"job-{job_id}-flush", daemon=True)
+
+    def progress(self, fraction: float, message: str) -> None:
+        with self.lock:
+            self.fraction, self.message = float(fraction), message
+
+    def log(self, line: str) -> None:
+        with self.lock:
+            self.lines.append(line)
+
+    def should_stop(self) -> bool:
+        return self.cancel
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def close(self) -> None:
+        self.stop_event.set()
+        self.thread.join(timeout=10)
+        self.flush()
+
+    def _loop(self) -> None:
+        while not self.stop_event.wait(FLUSH_EVERY_S):
+            try:
+                self.flush()
+            except Exception:  # noqa: BLE001 - a failed write must not kill the training
+                traceback.print_exc()
+
+    def flush(self) -> None:
+        with self.lock:
+            fraction, message, lines = self.fraction, self.message, self.lines
+            self.lines = []
+        with self.db.write() as s:
+            job = s.get(Job, self.job_id)
+            if job.status != "running":
+                return
+            job.progress = min(max(fraction, job.progress), 1.0)
+            job.message = message if not job.cancel_requested else "Cancelling…"
+            if lines:
+                job.log = _tail((job.log + "\n" if job.log else "") + "\n".join(lines))
+            job.heartbeat_at = utcnow()
+            self.cancel = bool(job.cancel_requested)
+
+
+def run_job(db: Database, job_id: int) -> str:
+    """Worker: claim a queued job, run it, write the outcome. Returns the final status. Used by
+    ``chronocept run-job`` (a local child process or a remote host's)."""
+    with db.write() as s:
+        claimed = s.execute(
+            update(Job).where(Job.id == job_id, Job.status == "queued")
+            .values(status="running", pid=os.getpid(), host=socket.gethostname(), started_at=utcnow(),
+                    heartbeat_at=utcnow(), message="Starting…")).rowcount
+        job = s.get(Job, job_id)
+        if job is None:
+            raise NotFound(f"There is no job {job_id}.")
+        if not claimed:
+            raise InvalidInput(f"Job {job_id} is {job.status}, not queued; nothing to run.")
+        export = s.get(DatasetExport, job.export_id)
+        export_path, run_dir, config_data = export.path, job.run_dir, dict(job.config)
+    from annotation.training import TrainingCancelled, TrainingConfig, TrainingInputError, run_training
+
+    reporter = _JobReporter(db, job_id)
+    reporter.start()
+    try:
+        results = run_training(export_path, run_dir, TrainingConfig.from_dict(config_data),
+                               progress=reporter.progress, log=reporter.log, should_stop=reporter.should_stop,
+                               cache_dir=runs_root() / "embedding-cache")
+    except TrainingCancelled:
+        reporter.close()
+        _finish(db, job_id, "cancelled", "Cancelled by a lead.")
+        return "cancelled"
+    except TrainingInputError as exc:
+        reporter.close()
+        _finish(db, job_id, "failed", str(exc), extra_log=f"ERROR: {exc}")
+        return "failed"
+    except Exception as exc:  # noqa: BLE001 - any crash is the job's failure, with its traceback
+        reporter.close()
+        _finish(db, job_id, "failed", f"{type(exc).__name__}: {exc}", extra_log=traceback.format_exc())
+        return "failed"
+    reporter.close()
+    _finish(db, job_id, "succeeded", f"Finished in {results.total_seconds:.0f} s on {results.device}.",
+            result=job_result(results))
+    return "succeeded"
+
+
+def job_result(results) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """What the job row keeps of a run, so the page can show it even when the run folder is on
+    another machine: metrics, loss curves and (a sample of) test predictions per row."""
+    from annotation.training.results import results_to_dict
+
+    data = results_to_dict(results)
+    predictions: dict[str, list[dict[str, Any]]] = {}
+    for row in results.rows:
+        rel = row.artefacts.get("predictions")
+        if not rel:
+            continue
+        path = Path(results.run_dir, rel)
+        try:
+            import csv
+
+            with path.open(newline="", encoding="utf-8") as handle:
+                rows = list(csv.DictReader(handle))
+        except OSError:
+            continue
+        step = max(1, len(rows) // MAX_PREDICTIONS)
+        predictions[f"{row.model}__{row.ablation}"] = [
+            {k: (v if k == "_id" else float(v)) for k, v in r.items()} for r in rows[::step]]
+    data["predictions"] = predictions
+    return data
+
+
+def wait_for(db: Database, job_id: int, timeout_s: float = 60.0) -> str:
+    """Poll until the job has finished (tests and scripts); returns its status."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with db.read() as s:
+            status = s.scalar(select(Job.status).where(Job.id == job_id))
+        if status in FINISHED:
+            return status
+        time.sleep(0.2)
+    return "timeout"

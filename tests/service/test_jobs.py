@@ -1,0 +1,147 @@
+"""Background training jobs: launch, worker, progress, cancel, crashes and dead workers."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+import annotation.training as training
+from annotation.services import datasets, jobs
+from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
+from db.models import Job, utcnow
+from gold_data import gold_project
+from service_helpers import count
+
+QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none"]}
+
+
+@pytest.fixture
+def export(db, lead, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    pid = gold_project(db, lead, n=30)
+    rec = datasets.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
+    return pid, rec.id
+
+
+def test_a_queued_job_runs_in_the_worker_and_keeps_its_results(db, lead, export):
+    pid, export_id = export
+    job = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    assert (job.status, job.progress, job.export_id) == ("queued", 0.0, export_id)
+    assert job.run_dir.endswith(f"job-{job.id}") and job.config["encoder"] == "hashing"
+    assert jobs.run_job(db, job.id) == "succeeded"
+    done = jobs.get_job(db, lead, job.id)
+    assert (done.status, done.progress) == ("succeeded", 1.0)
+    assert done.started_at and done.finished_at and done.pid == os.getpid()
+    assert {r["model"] for r in done.result["rows"]} == {"mean", "linear"}
+    assert set(done.result["predictions"]) == {"mean__none", "linear__none"}
+    assert "linear" in done.log
+    assert os.path.isfile(os.path.join(done.run_dir, "metrics.json"))
+    with pytest.raises(InvalidInput, match="not queued"):  # a second worker cannot take it again
+        jobs.run_job(db, job.id)
+    assert [j.id for j in jobs.list_jobs(db, lead, pid)] == [job.id]
+
+
+def test_bad_launches_store_nothing(db, lead, export, make_user, tmp_path):
+    pid, export_id = export
+    with pytest.raises(InvalidInput, match="not valid"):
+        jobs.launch_training(db, lead, pid, export_id, {**QUICK, "models": ["gpt"]}, start=False)
+    with pytest.raises(NotFound):
+        jobs.launch_training(db, lead, pid, 999, QUICK, start=False)
+    with pytest.raises(PermissionDenied):
+        jobs.launch_training(db, make_user("ann1"), pid, export_id, QUICK, start=False)
+    import shutil
+
+    shutil.rmtree(tmp_path / "export")
+    with pytest.raises(InvalidInput, match="no longer on this server"):
+        jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    assert count(db, Job) == 0
+
+
+def test_cancel_a_queued_job_and_a_running_one(db, lead, export, monkeypatch):
+    pid, export_id = export
+    queued = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    assert jobs.cancel_job(db, lead, queued.id).status == "cancelled"
+    with pytest.raises(InvalidInput):
+        jobs.run_job(db, queued.id)
+
+    def endless(export_dir, run_dir, config, *, progress, log, should_stop, cache_dir):
+        while True:
+            progress(0.3, "training forever")
+            log("epoch")
+            if should_stop():
+                raise training.TrainingCancelled("stopped")
+            time.sleep(0.01)
+
+    monkeypatch.setattr(training, "run_training", endless)
+    monkeypatch.setattr(jobs, "FLUSH_EVERY_S", 0.05)
+    job = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    outcome = []
+    worker = threading.Thread(target=lambda: outcome.append(jobs.run_job(db, job.id)))
+    worker.start()
+    deadline = time.monotonic() + 20
+    while jobs.get_job(db, lead, job.id).progress < 0.3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    running = jobs.get_job(db, lead, job.id)
+    assert running.status == "running" and running.message == "training forever"
+    jobs.cancel_job(db, lead, job.id)
+    worker.join(timeout=20)
+    assert outcome == ["cancelled"]
+    assert jobs.get_job(db, lead, job.id).status == "cancelled"
+
+
+def test_a_crash_is_a_failed_job_with_its_traceback(db, lead, export, monkeypatch):
+    pid, export_id = export
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("CUDA out of memory")
+
+    monkeypatch.setattr(training, "run_training", crash)
+    job = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    assert jobs.run_job(db, job.id) == "failed"
+    failed = jobs.get_job(db, lead, job.id)
+    assert failed.message == "RuntimeError: CUDA out of memory"
+    assert "Traceback" in failed.log and "CUDA out of memory" in failed.log
+
+
+def test_dead_and_lost_workers_are_marked_failed(db, lead, export):
+    pid, export_id = export
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    running = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    lost = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    silent = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    with db.write() as s:
+        s.get(Job, running.id).status = "running"
+        s.get(Job, running.id).pid = gone.pid
+        s.get(Job, running.id).host = socket.gethostname()
+        s.get(Job, running.id).heartbeat_at = utcnow()
+        s.get(Job, lost.id).created_at = utcnow() - timedelta(minutes=10)
+        s.get(Job, silent.id).status = "running"
+        s.get(Job, silent.id).host = "gpu-host-far-away"
+        s.get(Job, silent.id).heartbeat_at = utcnow() - timedelta(minutes=10)
+    by_id = {j.id: j for j in jobs.list_jobs(db, lead, pid)}
+    assert by_id[running.id].status == "failed" and "ended without reporting" in by_id[running.id].message
+    assert by_id[lost.id].status == "failed" and "No worker started" in by_id[lost.id].message
+    assert by_id[silent.id].status == "failed" and "silent since" in by_id[silent.id].message
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_worker_process_runs_locally_and_through_a_launcher(db, lead, export):
+    pid, export_id = export
+    local = jobs.launch_training(db, lead, pid, export_id, QUICK)
+    launcher = f"{sys.executable} -m annotation.cli run-job {{job_id}}"
+    remote = jobs.launch_training(db, lead, pid, export_id, QUICK, launcher=launcher)
+    assert remote.launcher == launcher
+    assert jobs.wait_for(db, local.id, 120) == "succeeded", jobs.get_job(db, lead, local.id).log
+    assert jobs.wait_for(db, remote.id, 120) == "succeeded", jobs.get_job(db, lead, remote.id).log
+    with db.read() as s:
+        pids = set(s.scalars(select(Job.pid)))
+    assert os.getpid() not in pids  # both ran in processes of their own
