@@ -39,6 +39,7 @@ def _navigation() -> st.navigation:
             st.Page("pages/annotators.py", title="Annotators", icon=":material/groups:"),
             st.Page("pages/export.py", title="Export dataset", icon=":material/ios_share:"),
             st.Page("pages/statistics.py", title="Dataset statistics", icon=":material/bar_chart:"),
+            st.Page("pages/training.py", title="Baseline training", icon=":material/model_training:"),
         ]
     admin = [st.Page("pages/account.py", title="My account", icon=":material/person:")]
     if actor.has_role("admin"):

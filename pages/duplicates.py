@@ -102,7 +102,7 @@ st.session_state[K_PAGE] = page_no  # before the widget exists: clamp after mark
 shown = pairs[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]
 bulk_decision = {"pending": "confirm", "confirmed": "undo", "released": "undo"}[status]
 bulk_label = {"confirm": f"Confirm all {len(shown)} on this page", "undo": f"Undo all {len(shown)} on this page"}
-head_l, head_r = st.columns([3, 1], vertical_alignment="bottom")
+head_l, head_r = st.columns([2, 1], vertical_alignment="bottom")
 head_l.caption(f"{len(pairs)} pairs, most similar first · page {page_no} of {n_pages}")
 if head_r.button(bulk_label[bulk_decision], key=f"dedup.bulk.{status}.{page_no}"):
     with service_errors():
@@ -112,7 +112,7 @@ if head_r.button(bulk_label[bulk_decision], key=f"dedup.bulk.{status}.{page_no}"
 
 for pair in shown:
     with st.container(border=True):
-        left, right, side = st.columns([5, 5, 2])
+        left, right, side = st.columns([4, 4, 2])
         words_a, words_b = pair.of_text.split(), pair.text.split()
         left.caption(f"Kept · **{plain(pair.duplicate_of)}** (earlier)")
         left.markdown(highlighted(words_a, words_b))

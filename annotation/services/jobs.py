@@ -58,6 +58,11 @@ def runs_root() -> Path:
     return Path(os.environ.get(RUNS_DIR_ENV) or DEFAULT_RUNS_DIR).resolve()
 
 
+def launcher_command() -> str:
+    """The configured launcher command line (``CHRONOCEPT_JOB_LAUNCHER``), "" for local workers."""
+    return os.environ.get(LAUNCHER_ENV, "").strip()
+
+
 @dataclass(frozen=True)
 class JobInfo:
     id: int
@@ -119,7 +124,7 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
         checked = TrainingConfig.from_dict(config)
     except (TrainingInputError, TypeError, ValueError) as exc:
         raise InvalidInput(f"The training settings are not valid: {exc}") from None
-    launcher = (os.environ.get(LAUNCHER_ENV, "") if launcher is None else launcher).strip()
+    launcher = launcher_command() if launcher is None else launcher.strip()
     with db.write() as s:
         require_role(s, actor, "lead")
         export = s.get(DatasetExport, export_id)

@@ -51,8 +51,8 @@ def test_unknown_user_gets_the_same_message(make_app, admin):
 
 @pytest.mark.parametrize(("role", "pages"), [
     ("annotator", ANNOTATOR_PAGES),
-    ("lead", ["My queue", "Annotate", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "My account"]),
-    ("admin", ["My queue", "Annotate", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Users", "My account"]),
+    ("lead", ["My queue", "Annotate", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "My account"]),
+    ("admin", ["My queue", "Annotate", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "Users", "My account"]),
 ])
 def test_right_password_signs_in_with_the_role_pages(make_app, admin, db, role, pages):
     if role != "admin":

@@ -1,0 +1,224 @@
+"""Lead: train the baselines on an export — launch, watch progress and log, compare results."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from annotation.services import datasets, jobs
+from annotation.training import (
+    ABLATIONS,
+    BASELINE_MODELS,
+    DEVICE_PREFERENCES,
+    ENCODER_NAMES,
+    METRIC_COLUMNS,
+    METRIC_LABELS,
+    MODEL_NAMES,
+    TARGET_KEYS,
+)
+from pages.session import (
+    current_project,
+    get_database,
+    require_actor,
+    service_errors,
+    show_pending_toast,
+    toast_next_run,
+)
+
+K_FLASH = "training.flash"
+K_JOB = "training.job"
+K_SEEN = "training.seen_status"
+MODEL_LABELS = {"linear": "Linear regression", "svr": "SVR", "xgboost": "XGBoost",
+                "ffnn": "Feed-forward network", "bilstm": "Bi-LSTM", "mean": "Mean (reference)"}
+ABLATION_LABELS = {"none": "full inputs", "no_axes": "no axis embeddings",
+                   "shuffled_axes": "axis order shuffled in training"}
+ENCODER_LABELS = {"sbert": "SBERT all-MiniLM-L6-v2 (bundled)", "hashing": "Hashing (fast, for trials)"}
+STATUS_ICONS = {"queued": ":material/schedule:", "running": ":material/autorenew:",
+                "succeeded": ":material/check_circle:", "failed": ":material/error:",
+                "cancelled": ":material/cancel:"}
+
+
+def results_frame(job: jobs.JobInfo) -> pd.DataFrame:
+    """The paper-style table of a finished job: one row per model (and ablation)."""
+    rows = job.result.get("rows") or []
+    return pd.DataFrame([{
+        "model": MODEL_LABELS.get(r["model"], r["model"]),
+        "inputs": ABLATION_LABELS.get(r["ablation"], r["ablation"]),
+        **{METRIC_LABELS[c]: r.get(c) for c in METRIC_COLUMNS},
+    } for r in rows])
+
+
+def loss_chart(job: jobs.JobInfo) -> go.Figure | None:
+    fig = go.Figure()
+    for r in job.result.get("rows") or []:
+        curve = r.get("loss_curve") or []
+        if not curve:
+            continue
+        name = f"{MODEL_LABELS.get(r['model'], r['model'])} · {ABLATION_LABELS.get(r['ablation'], r['ablation'])}"
+        epochs = [p[0] for p in curve]
+        fig.add_trace(go.Scatter(x=epochs, y=[p[1] for p in curve], name=f"{name} (train)", mode="lines"))
+        fig.add_trace(go.Scatter(x=epochs, y=[p[2] for p in curve], name=f"{name} (validation)",
+                                 mode="lines", line=dict(dash="dot")))
+    if not fig.data:
+        return None
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="epoch",
+                      yaxis_title="loss (z-scored MSE)", legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def scatter_chart(job: jobs.JobInfo, target: str) -> go.Figure:
+    fig = go.Figure()
+    lo, hi = None, None
+    for key, rows in (job.result.get("predictions") or {}).items():
+        gold = [p[f"{target}_gold"] for p in rows]
+        pred = [p[f"{target}_pred"] for p in rows]
+        if not gold:
+            continue
+        model, _, ablation = key.partition("__")
+        label = MODEL_LABELS.get(model, model) + ("" if ablation == "none" else f" · {ablation}")
+        fig.add_trace(go.Scatter(x=gold, y=pred, mode="markers", name=label, opacity=0.6,
+                                 marker=dict(size=5)))
+        lo = min([v for v in (lo, *gold, *pred) if v is not None])
+        hi = max([v for v in (hi, *gold, *pred) if v is not None])
+    if lo is not None:
+        fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
+                                 line=dict(color="grey", dash="dash"), showlegend=False))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), title=target,
+                      xaxis_title="gold", yaxis_title="predicted", legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+actor = require_actor("lead")
+db = get_database()
+project = current_project(actor)
+st.title("Baseline training")
+if project is None:
+    st.info("There is no project yet.")
+    st.stop()
+show_pending_toast(K_FLASH)
+with service_errors():
+    exports = [e for e in datasets.list_exports(db, actor, project.id) if e.status == "complete"]
+    all_jobs = jobs.list_jobs(db, actor, project.id)
+
+launcher = jobs.launcher_command()
+st.caption("Trains the baselines of the Chronocept paper on an export — the parent-text embedding "
+           "followed by one embedding per axis — and scores them on its test split. The job runs in "
+           "a process of its own: it goes on when you leave this page or the app restarts. "
+           + (f"Jobs start through the launcher `{launcher}`." if launcher else
+              "Jobs run on this server, on its GPU when it has one."))
+
+if not exports:
+    st.info("No export yet: make one on the **Export dataset** page first.")
+else:
+    with st.form("training.launch", border=True):
+        st.markdown("**New training run**")
+        c1, c2, c3 = st.columns([3, 1, 1])
+        export_id = c1.selectbox(
+            "Export", [e.id for e in exports], key="training.export",
+            format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {e.n_samples} samples"
+                                       for e in exports if e.id == i))
+        benchmark = c2.selectbox("Benchmark", [1, 2], key="training.benchmark")
+        seed = c3.number_input("Seed", min_value=0, max_value=2**31 - 1, value=13, step=1, key="training.seed")
+        models = st.multiselect("Models", list(MODEL_NAMES), default=list(BASELINE_MODELS),
+                                format_func=MODEL_LABELS.get, key="training.models")
+        d1, d2, d3 = st.columns(3)
+        encoder = d1.selectbox("Text encoder", list(ENCODER_NAMES), format_func=ENCODER_LABELS.get,
+                               key="training.encoder")
+        ablations = d2.multiselect("Inputs", list(ABLATIONS), default=["none"], format_func=ABLATION_LABELS.get,
+                                   key="training.ablations",
+                                   help="Ablations: train again without the axis embeddings, or with the "
+                                        "axis order shuffled in training only.")
+        device = d3.radio("Device", list(DEVICE_PREFERENCES), horizontal=True, key="training.device",
+                          help="auto: CUDA when the machine has it, else the CPU.")
+        max_epochs = st.slider("Epoch limit of the neural networks", 5, 300, 100, key="training.epochs",
+                               help="Early stopping on the validation loss usually ends sooner.")
+        launch = st.form_submit_button("Launch training", type="primary", icon=":material/rocket_launch:")
+    if launch:
+        if not models or not ablations:
+            st.error("Choose at least one model and one kind of input.")
+        else:
+            with service_errors():
+                job = jobs.launch_training(db, actor, project.id, export_id, {
+                    "benchmark": benchmark, "models": models, "encoder": encoder, "ablations": ablations,
+                    "device": device, "seed": int(seed), "max_epochs": int(max_epochs)})
+            st.session_state[K_JOB] = job.id
+            toast_next_run(K_FLASH, f"Training job {job.id} launched.")
+            st.rerun()
+
+if not all_jobs:
+    st.stop()
+
+st.subheader("Runs")
+ids = [j.id for j in all_jobs]
+if st.session_state.get(K_JOB) not in ids:
+    st.session_state[K_JOB] = ids[0]
+by_id = {j.id: j for j in all_jobs}
+chosen = st.selectbox(
+    "Run", ids, key=K_JOB,
+    format_func=lambda i: (f"Job {i} · {by_id[i].status} · export {by_id[i].export_id} · "
+                           f"{', '.join(by_id[i].config.get('models', []))} · {by_id[i].created_at:%Y-%m-%d %H:%M}"))
+
+
+@st.fragment(run_every=2.0)
+def live_job(job_id: int) -> None:
+    """Progress, message and log tail of one job, refreshed every two seconds while it runs."""
+    with service_errors():
+        job = jobs.get_job(db, actor, job_id)
+    seen = st.session_state.get(K_SEEN, {})
+    if seen.get(job_id) not in (None, job.status) and job.finished:
+        seen[job_id] = job.status
+        st.session_state[K_SEEN] = seen
+        st.rerun(scope="app")  # the results below appear once the job is done
+    seen[job_id] = job.status
+    st.session_state[K_SEEN] = seen
+    head, button = st.columns([4, 1], vertical_alignment="center")
+    took = f" · {job.seconds:.0f} s" if job.seconds is not None else ""
+    where = f" · {job.host} pid {job.pid}" if job.host else ""
+    head.markdown(f"{STATUS_ICONS[job.status]} **{job.status.capitalize()}** — {job.message}{took}{where}")
+    if not job.finished:
+        if button.button("Cancel", key=f"training.cancel.{job.id}", icon=":material/stop_circle:",
+                         disabled=job.cancel_requested):
+            with service_errors():
+                jobs.cancel_job(db, actor, job.id)
+            st.rerun()
+    st.progress(min(max(job.progress, 0.0), 1.0))
+    if job.log:
+        with st.expander("Log", expanded=not job.finished or job.status == "failed"):
+            st.code("\n".join(job.log.splitlines()[-40:]), language=None)
+
+
+live_job(chosen)
+job = by_id[chosen]
+if job.status == "succeeded" and job.result.get("rows"):
+    result = job.result
+    st.caption(f"Benchmark {result.get('benchmark')} · encoder {result.get('encoder')} · "
+               f"device {result.get('device')} · split sizes {result.get('split_sizes')} · "
+               f"{result.get('metric_scale', '')}")
+    table = results_frame(job)
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
+                                for c in METRIC_COLUMNS})
+    chart = loss_chart(job)
+    if chart is not None:
+        st.markdown("**Loss curves** (neural networks)")
+        st.plotly_chart(chart, key=f"training.loss.{job.id}")
+    st.markdown("**Predicted against gold** on the test split")
+    for col, target in zip(st.columns(len(TARGET_KEYS)), TARGET_KEYS):
+        col.plotly_chart(scatter_chart(job, target), key=f"training.scatter.{job.id}.{target}")
+    st.caption(f"Weights, metrics and predictions: `{job.run_dir}`")
+
+finished = [j for j in all_jobs if j.status == "succeeded" and j.result.get("rows")]
+if len(finished) > 1:
+    st.subheader("Runs side by side")
+    compare = st.multiselect("Compare", [j.id for j in finished], default=[j.id for j in finished[:2]],
+                             format_func=lambda i: f"Job {i}", key="training.compare")
+    frames = []
+    for job_id in compare:
+        frame = results_frame(by_id[job_id])
+        frame.insert(0, "job", job_id)
+        frames.append(frame)
+    if frames:
+        st.dataframe(pd.concat(frames, ignore_index=True), hide_index=True, width="stretch",
+                     column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
+                                    for c in METRIC_COLUMNS})

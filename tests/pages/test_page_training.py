@@ -1,0 +1,85 @@
+"""Baseline training page (lead): launch a real worker, watch it, results, cancel, failures."""
+
+from __future__ import annotations
+
+import pytest
+
+import annotation.training as training
+from annotation.services import datasets, jobs
+from gold_data import gold_project
+from page_helpers import errors, infos, run, titles
+
+QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none"]}
+
+
+@pytest.fixture
+def lead(make_user):
+    return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def exported(db, lead, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    pid = gold_project(db, lead, n=30)
+    return pid, datasets.export_dataset(db, lead, pid, tmp_path / "export", seed=2, include_agreement=False).id
+
+
+def open_page(make_app, actor):
+    at = run(make_app(actor))
+    at.switch_page("pages/training.py")
+    return run(at)
+
+
+def test_without_export_the_page_says_what_to_do(make_app, db, lead):
+    gold_project(db, lead, n=6)
+    at = open_page(make_app, lead)
+    assert titles(at) == ["Baseline training"]
+    assert infos(at) == ["No export yet: make one on the **Export dataset** page first."]
+
+
+def test_launch_runs_a_worker_and_shows_its_results(make_app, db, lead, exported):
+    at = open_page(make_app, lead)
+    at.multiselect(key="training.models").set_value(["mean", "linear"])
+    at.selectbox(key="training.encoder").set_value("hashing")
+    at.button(key="FormSubmitter:training.launch-Launch training").click()
+    run(at)
+    (job,) = jobs.list_jobs(db, lead, exported[0])
+    assert job.config["models"] == ["mean", "linear"] and job.config["encoder"] == "hashing"
+    assert jobs.wait_for(db, job.id, 120) == "succeeded", jobs.get_job(db, lead, job.id).log
+    run(at)
+    assert not errors(at)
+    assert any("**Succeeded**" in m.value for m in at.markdown)
+    table = at.dataframe[0].value
+    assert list(table["model"]) == ["Mean (reference)", "Linear regression"]
+    assert {"MSE", "MAE", "R²", "Spearman ρ", "NLL", "Curve NLL", "Curve CRPS"} <= set(table.columns)
+    assert len(at.get("plotly_chart")) == 3  # one predicted-vs-gold scatter per parameter
+
+
+def test_a_crashed_job_is_shown_failed_with_its_log(make_app, db, lead, exported, monkeypatch):
+    def crash(*args, **kwargs):
+        raise RuntimeError("the GPU fell off the bus")
+
+    monkeypatch.setattr(training, "run_training", crash)
+    job = jobs.launch_training(db, lead, exported[0], exported[1], QUICK, start=False)
+    jobs.run_job(db, job.id)
+    at = open_page(make_app, lead)
+    assert any("**Failed** — RuntimeError: the GPU fell off the bus" in m.value for m in at.markdown)
+    assert any("Traceback" in c.value for c in at.code)
+    assert not at.dataframe
+
+
+def test_cancel_from_the_page(make_app, db, lead, exported):
+    job = jobs.launch_training(db, lead, exported[0], exported[1], QUICK, start=False)
+    at = open_page(make_app, lead)
+    at.button(key=f"training.cancel.{job.id}").click()
+    run(at)
+    assert jobs.get_job(db, lead, job.id).status == "cancelled"
+
+
+def test_two_finished_runs_side_by_side(make_app, db, lead, exported):
+    for _ in range(2):
+        job = jobs.launch_training(db, lead, exported[0], exported[1], QUICK, start=False)
+        assert jobs.run_job(db, job.id) == "succeeded"
+    at = open_page(make_app, lead)
+    side = at.dataframe[-1].value
+    assert list(side["job"]) == [2, 2, 1, 1]
