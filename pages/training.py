@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.express as px
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 import streamlit as st
 
 from annotation.services import datasets, jobs
@@ -67,25 +69,29 @@ def loss_chart(job: jobs.JobInfo) -> go.Figure | None:
     return fig
 
 
-def scatter_chart(job: jobs.JobInfo, target: str) -> go.Figure:
-    fig = go.Figure()
-    lo, hi = None, None
-    for key, rows in (job.result.get("predictions") or {}).items():
-        gold = [p[f"{target}_gold"] for p in rows]
-        pred = [p[f"{target}_pred"] for p in rows]
-        if not gold:
-            continue
+def scatter_chart(job: jobs.JobInfo) -> go.Figure:
+    """Predicted against gold on the test split, one panel per parameter, one colour per model
+    (a shared legend: click a model to hide it everywhere)."""
+    fig = make_subplots(rows=1, cols=len(TARGET_KEYS), subplot_titles=TARGET_KEYS)
+    colours = px.colors.qualitative.Plotly
+    for k, (key, rows) in enumerate((job.result.get("predictions") or {}).items()):
         model, _, ablation = key.partition("__")
-        label = MODEL_LABELS.get(model, model) + ("" if ablation == "none" else f" · {ablation}")
-        fig.add_trace(go.Scatter(x=gold, y=pred, mode="markers", name=label, opacity=0.6,
-                                 marker=dict(size=5)))
-        lo = min([v for v in (lo, *gold, *pred) if v is not None])
-        hi = max([v for v in (hi, *gold, *pred) if v is not None])
-    if lo is not None:
-        fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
-                                 line=dict(color="grey", dash="dash"), showlegend=False))
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), title=target,
-                      xaxis_title="gold", yaxis_title="predicted", legend=dict(orientation="h", y=-0.3))
+        label = MODEL_LABELS.get(model, model) + ("" if ablation == "none" else f" · {ABLATION_LABELS.get(ablation, ablation)}")
+        for col, target in enumerate(TARGET_KEYS, start=1):
+            fig.add_trace(go.Scatter(
+                x=[p[f"{target}_gold"] for p in rows], y=[p[f"{target}_pred"] for p in rows],
+                mode="markers", name=label, legendgroup=key, showlegend=col == 1, opacity=0.6,
+                marker=dict(size=5, color=colours[k % len(colours)])), row=1, col=col)
+    for col, target in enumerate(TARGET_KEYS, start=1):
+        values = [v for trace in fig.data if trace.xaxis == ("x" if col == 1 else f"x{col}")
+                  for v in (*trace.x, *trace.y) if v is not None]
+        if values:
+            lo, hi = min(values), max(values)
+            fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", showlegend=False,
+                                     line=dict(color="grey", dash="dash"), hoverinfo="skip"), row=1, col=col)
+        fig.update_xaxes(title_text="gold", row=1, col=col)
+        fig.update_yaxes(title_text="predicted" if col == 1 else None, row=1, col=col)
+    fig.update_layout(height=380, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 
@@ -204,8 +210,7 @@ if job.status == "succeeded" and job.result.get("rows"):
         st.markdown("**Loss curves** (neural networks)")
         st.plotly_chart(chart, key=f"training.loss.{job.id}")
     st.markdown("**Predicted against gold** on the test split")
-    for col, target in zip(st.columns(len(TARGET_KEYS)), TARGET_KEYS):
-        col.plotly_chart(scatter_chart(job, target), key=f"training.scatter.{job.id}.{target}")
+    st.plotly_chart(scatter_chart(job), key=f"training.scatter.{job.id}")
     st.caption(f"Weights, metrics and predictions: `{job.run_dir}`")
 
 finished = [j for j in all_jobs if j.status == "succeeded" and j.result.get("rows")]

@@ -52,7 +52,7 @@ def test_launch_runs_a_worker_and_shows_its_results(make_app, db, lead, exported
     table = at.dataframe[0].value
     assert list(table["model"]) == ["Mean (reference)", "Linear regression"]
     assert {"MSE", "MAE", "R²", "Spearman ρ", "NLL", "Curve NLL", "Curve CRPS"} <= set(table.columns)
-    assert len(at.get("plotly_chart")) == 3  # one predicted-vs-gold scatter per parameter
+    assert len(at.get("plotly_chart")) == 1  # predicted vs gold, a panel per parameter (no NN: no loss chart)
 
 
 def test_a_crashed_job_is_shown_failed_with_its_log(make_app, db, lead, exported, monkeypatch):
