@@ -13,7 +13,8 @@ Two kinds of flag share one vocabulary (:data:`FLAG_REASONS`, :data:`FLAG_LABELS
     annotator is the reference), is greater than ``settings.flag_pk_max`` (default 0.2);
   - ``xi_deviation`` / ``omega_deviation`` / ``alpha_deviation``: ``|p_A − p_B| > flag_sigma · SD``
     where SD is the sample standard deviation (ddof = 1) of that parameter over all submitted
-    annotations of the project (default ``flag_sigma`` = 2).
+    annotations of the project (default ``flag_sigma`` = 2); differences under
+    :data:`PARAMETER_TOLERANCE` (fitting noise) never flag.
 
   With k > 2 annotations every pair is compared and a rule fires when any pair breaches it; the
   hit reports the worst pair. Comparisons are strict (a value exactly at its threshold does not
@@ -70,6 +71,11 @@ ANNOTATOR_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in ANNOTATOR_FLAGS)
 #: The curve parameters compared by the deviation rules (base-1.1 log minutes for ξ and ω).
 PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
 _PARAMETER_SYMBOLS = {"xi": "ξ", "omega": "ω", "alpha": "α"}
+
+#: Differences below this (log minutes, or α units) are fitting noise, never a disagreement:
+#: two annotators' fits of the same curve can differ by ~1e-8 on another CPU, and the spread of
+#: a project where everyone agrees is 0 (or rounding noise) — without it, 8e-8 > 2·0 flags.
+PARAMETER_TOLERANCE = 1e-6
 
 SEGMENTATION_MISMATCH = "segmentation_mismatch"
 PK_ABOVE_THRESHOLD = "pk_above_threshold"
@@ -277,7 +283,7 @@ def automatic_flags(
             continue
         limit = sigma * sd
         worst = _worst(((i, j), abs(params[i][k] - params[j][k])) for i, j in par_pairs)
-        if worst is not None and worst[1] > limit:
+        if worst is not None and worst[1] > limit + PARAMETER_TOLERANCE:
             (i, j), delta = worst
             sym = _PARAMETER_SYMBOLS[name]
             hits.append(FlagHit(

@@ -142,3 +142,29 @@ def test_readiness_counts_gold_and_what_is_unsettled(db, lead, gold, make_projec
     assert (ready.pending_duplicates, ready.open_reviews) == (0, 0)
     fresh = datasets.export_readiness(db, lead, make_project(4))
     assert (fresh.n_gold, fresh.without_gold) == (0, 4)
+
+
+def test_the_export_loads_with_datasets_and_matches_the_database(db, lead, gold, tmp_path, monkeypatch):
+    """Round trip: export → ``datasets.load_dataset`` offline → compare with the stored gold."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
+    import datasets as hf
+
+    from annotation.axes import EXPORT_KEYS
+
+    rec = datasets.export_dataset(db, lead, gold, tmp_path / "ds", seed=9)
+    with db.read() as s:
+        stored = {e: (g, t) for e, g, t in s.execute(
+            select(Sample.external_id, GoldAnnotation, Sample.parent_text)
+            .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id))}
+    for benchmark, config in ((1, "benchmark_1"), (2, "benchmark_2")):
+        loaded = hf.load_dataset(str(tmp_path / "ds"), config, cache_dir=str(tmp_path / "hf"))
+        assert {split: loaded[split].num_rows for split in loaded} == rec.split_sizes[benchmark]
+        for split in loaded:
+            for row in loaded[split]:
+                g, text = stored[row["_id"]]
+                assert row["parent_text"] == text and list(row["axes"]) == list(EXPORT_KEYS)
+                assert list(row["target_values"]) == ["location", "scale", "skewness"]
+                assert row["target_values"] == {"location": g.xi, "scale": g.omega, "skewness": g.alpha}
+    annotations = hf.load_dataset(str(tmp_path / "ds"), "annotations", cache_dir=str(tmp_path / "hf"))
+    assert sum(annotations[split].num_rows for split in annotations) == rec.n_annotations == 60

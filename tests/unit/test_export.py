@@ -34,7 +34,7 @@ from annotation.export import (
 )
 from annotation.interchange import to_interchange
 from annotation.protocol import AnnotationContent
-from annotation.segmentation import Segmentation, segment_texts, tokenize
+from annotation.segmentation import Segmentation, segment_texts, token_spans, tokenize
 from annotation.splits import SPLITS
 
 SENTENCES = (
@@ -177,7 +177,7 @@ def test_axis_texts_refuse_bad_segmentations(boundaries, axes, message):
 
 def test_token_spans_are_tokenize_offsets():
     for text in SENTENCES + ("don't co-op 1,000 and/or ... ?! (x)", "", "   ", "naïve café — “quoted”"):
-        assert export._token_spans(text) == [(t.start, t.end) for t in tokenize(text)]
+        assert token_spans(text) == [(t.start, t.end) for t in tokenize(text)]
 
 
 def test_gold_sample_and_settings_validation():

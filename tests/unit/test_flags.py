@@ -203,6 +203,16 @@ def test_deviation_just_below_two_sd_does_not_flag():
     assert hits == ()
 
 
+def test_fitting_noise_never_flags_even_when_everyone_agrees():
+    """Two fits of the same curve can differ by ~1e-8 (seen on another CPU); with a spread of 0
+    that used to flag (8e-8 > 2 · 0). A real difference still does."""
+    agree = ParameterSpread(xi=0.0, omega=0.0, alpha=0.0, counts=(2, 2, 2))
+    noise = [(50.0, 9.80000008, 0.3), (50.0, 9.8, 0.3)]
+    assert automatic_flags([None, None], noise, agree, pk_max=0.2, sigma=2.0) == ()
+    real = [(50.0, 9.81, 0.3), (50.0, 9.8, 0.3)]
+    assert codes(automatic_flags([None, None], real, agree, pk_max=0.2, sigma=2.0)) == ["omega_deviation"]
+
+
 def test_sigma_scales_the_threshold():
     params = [(50.0, 10.0, 0.0), (75.0, 10.0, 0.0)]
     hits = automatic_flags([None, None], params, SPREAD, pk_max=0.2, sigma=1.5)  # 19.36
