@@ -11,15 +11,9 @@ import streamlit as st
 
 from annotation.axes import axis_by_name
 from annotation.services import agreement
-from pages.session import current_project, get_database, require_actor, service_errors
+from pages.session import lead_page, service_errors
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("Agreement")
-if project is None:
-    st.info("There is no project yet.")
-    st.stop()
+actor, db, project = lead_page("Agreement")
 settings = project.settings
 
 HELP = (

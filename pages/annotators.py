@@ -11,18 +11,11 @@ import plotly.express as px
 import streamlit as st
 
 from annotation.services import dashboard
-from pages.session import current_project, get_database, require_actor, service_errors
+from pages.session import lead_page, service_errors
 
 DEFAULT_DAYS = 30
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("Annotators")
-if project is None:
-    st.info("There is no project yet.")
-    st.stop()
-
+actor, db, project = lead_page("Annotators")
 today = datetime.now(timezone.utc).astimezone(project.settings.timezone).date()
 f_range, f_people = st.columns([1, 2])
 picked = f_range.date_input("Submitted between", value=(today - timedelta(days=DEFAULT_DAYS - 1), today),

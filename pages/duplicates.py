@@ -9,14 +9,7 @@ import streamlit as st
 from annotation.embeddings import load_sbert
 from annotation.services import duplicates
 from pages.display import plain
-from pages.session import (
-    current_project,
-    get_database,
-    require_actor,
-    service_errors,
-    show_pending_toast,
-    toast_next_run,
-)
+from pages.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "dedup.flash"
 K_STATUS = "dedup.status"
@@ -44,14 +37,9 @@ def highlighted(words: list[str], other: list[str]) -> str:
                     for i, w in enumerate(words))
 
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("De-duplication")
-if project is None:
-    st.info("There is no project yet. Create one and import texts under **Projects & texts**.")
-    st.stop()
-show_pending_toast(K_FLASH)
+actor, db, project = lead_page(
+    "De-duplication", flash_key=K_FLASH,
+    no_project="There is no project yet. Create one and import texts under **Projects & texts**.")
 st.caption(
     "Every text is compared with the texts imported before it, by meaning (SBERT "
     "all-MiniLM-L6-v2 embeddings) and by wording (TF-IDF). A text whose cosine similarity to an "

@@ -12,14 +12,7 @@ import streamlit as st
 
 from annotation.services import datasets
 from pages.display import plain
-from pages.session import (
-    current_project,
-    get_database,
-    require_actor,
-    service_errors,
-    show_pending_toast,
-    toast_next_run,
-)
+from pages.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "export.flash"
 K_SEED = "export.seed"
@@ -42,14 +35,7 @@ def zip_button(export: datasets.ExportRecord, key: str) -> None:
         help=None if export.folder_exists else "The folder is no longer on this server.")
 
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("Export dataset")
-if project is None:
-    st.info("There is no project yet.")
-    st.stop()
-show_pending_toast(K_FLASH)
+actor, db, project = lead_page("Export dataset", flash_key=K_FLASH)
 
 with service_errors():
     ready = datasets.export_readiness(db, actor, project.id)

@@ -38,14 +38,7 @@ from pages.display import (
     curve_polyline,
     plain,
 )
-from pages.session import (
-    current_project,
-    get_database,
-    require_actor,
-    service_errors,
-    show_pending_toast,
-    toast_next_run,
-)
+from pages.session import lead_page, service_errors, toast_next_run
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
 K_NEXT = "review.next_pick"       # item to open on the next run (set after a decision)
@@ -75,15 +68,7 @@ DECISION_LABELS = {
     "discard": "Discarded the sample",
 }
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("Review")
-if project is None:
-    st.info("There is no project yet.")
-    st.stop()
-
-show_pending_toast(K_FLASH)
+actor, db, project = lead_page("Review", flash_key=K_FLASH)
 
 
 # --- the queue -------------------------------------------------------------------------------

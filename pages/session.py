@@ -106,3 +106,19 @@ def show_pending_toast(key: str) -> None:
     message = st.session_state.pop(key, None)
     if message:
         st.toast(message, icon=":material/check_circle:")
+
+
+def lead_page(title: str, *, flash_key: str | None = None,
+              no_project: str = "There is no project yet.") -> tuple[Actor, Database, projects.ProjectInfo]:
+    """The common head of a back-office page: the lead (or stop), the database, the title, the
+    chosen project (or a message and stop), and a pending confirmation toast."""
+    actor = require_actor("lead")
+    db = get_database()
+    project = current_project(actor)
+    st.title(title)
+    if project is None:
+        st.info(no_project)
+        st.stop()
+    if flash_key:
+        show_pending_toast(flash_key)
+    return actor, db, project

@@ -16,7 +16,7 @@ from annotation.services import datasets
 from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE, convert_base, tick_positions
 from pages.display import curve_polyline
-from pages.session import current_project, get_database, require_actor, service_errors
+from pages.session import lead_page, service_errors
 
 TARGET_LABELS = {"location": "location ξ", "scale": "scale ω", "skewness": "skewness α"}
 N_CURVES = 40
@@ -26,13 +26,7 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("Dataset statistics")
-if project is None:
-    st.info("There is no project yet.")
-    st.stop()
+actor, db, project = lead_page("Dataset statistics")
 with service_errors():
     exports = [e for e in datasets.list_exports(db, actor, project.id) if e.status == "complete"]
 if not exports:

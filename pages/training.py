@@ -19,14 +19,7 @@ from annotation.training import (
     MODEL_NAMES,
     TARGET_KEYS,
 )
-from pages.session import (
-    current_project,
-    get_database,
-    require_actor,
-    service_errors,
-    show_pending_toast,
-    toast_next_run,
-)
+from pages.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "training.flash"
 K_JOB = "training.job"
@@ -95,14 +88,7 @@ def scatter_chart(job: jobs.JobInfo) -> go.Figure:
     return fig
 
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("Baseline training")
-if project is None:
-    st.info("There is no project yet.")
-    st.stop()
-show_pending_toast(K_FLASH)
+actor, db, project = lead_page("Baseline training", flash_key=K_FLASH)
 with service_errors():
     exports = [e for e in datasets.list_exports(db, actor, project.id) if e.status == "complete"]
     all_jobs = jobs.list_jobs(db, actor, project.id)

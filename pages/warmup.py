@@ -37,27 +37,12 @@ from pages.display import (
     curve_polyline,
     plain,
 )
-from pages.session import (
-    current_project,
-    get_database,
-    require_actor,
-    service_errors,
-    show_pending_toast,
-    toast_next_run,
-)
+from pages.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "warmup.flash"
 SYMBOL = {"xi": "ξ", "omega": "ω", "alpha": "α"}
 
-actor = require_actor("lead")
-db = get_database()
-project = current_project(actor)
-st.title("Warm-up & qualification")
-if project is None:
-    st.info("There is no project yet.")
-    st.stop()
-
-show_pending_toast(K_FLASH)
+actor, db, project = lead_page("Warm-up & qualification", flash_key=K_FLASH)
 
 with service_errors():
     board = qualification.qualification_board(db, actor, project.id)
