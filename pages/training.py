@@ -148,20 +148,21 @@ if st.session_state.get(K_JOB) not in ids:
 by_id = {j.id: j for j in all_jobs}
 chosen = st.selectbox(
     "Run", ids, key=K_JOB,
-    format_func=lambda i: (f"Job {i} · {by_id[i].status} · export {by_id[i].export_id} · "
+    # no status in the label: the fragment below shows it live (a label would lag behind)
+    format_func=lambda i: (f"Job {i} · export {by_id[i].export_id} · "
                            f"{', '.join(by_id[i].config.get('models', []))} · {by_id[i].created_at:%Y-%m-%d %H:%M}"))
 
 
-@st.fragment(run_every=2.0)
 def live_job(job_id: int) -> None:
     """Progress, message and log tail of one job, refreshed every two seconds while it runs."""
     with service_errors():
         job = jobs.get_job(db, actor, job_id)
     seen = st.session_state.get(K_SEEN, {})
     if seen.get(job_id) not in (None, job.status) and job.finished:
+        # the results and the list of runs outside this fragment appear once the job is done
         seen[job_id] = job.status
         st.session_state[K_SEEN] = seen
-        st.rerun(scope="app")  # the results below appear once the job is done
+        st.rerun(scope="app")
     seen[job_id] = job.status
     st.session_state[K_SEEN] = seen
     head, button = st.columns([4, 1], vertical_alignment="center")
@@ -180,8 +181,9 @@ def live_job(job_id: int) -> None:
             st.code("\n".join(job.log.splitlines()[-40:]), language=None)
 
 
-live_job(chosen)
 job = by_id[chosen]
+# refreshes itself every two seconds while the job can still change; a finished one stays put
+st.fragment(live_job, run_every=None if job.finished else 2.0)(chosen)
 if job.status == "succeeded" and job.result.get("rows"):
     result = job.result
     st.caption(f"Benchmark {result.get('benchmark')} · encoder {result.get('encoder')} · "
