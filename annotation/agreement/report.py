@@ -43,6 +43,9 @@ DEFAULT_MEASURES: tuple[Measure, ...] = (
     SegmentationMeasure(),
     IccMeasure(),
 )
+#: The measures behind :attr:`AgreementReport.headline` (ICC, Jaccard, Pk) — what a dataset
+#: card states.
+HEADLINE_MEASURES: tuple[Measure, ...] = (JaccardMeasure(), SegmentationMeasure(), IccMeasure())
 
 #: Leading columns of the per-sample table, before the measures' columns.
 SAMPLE_COLUMNS: tuple[str, ...] = ("sample_id", "benchmark", "annotators", "n_ratings", "completed_at", "week")
@@ -153,18 +156,24 @@ class AgreementReport:
 
 
 def agreement_report(
-    samples: Sequence[RatedSample], *, measures: Sequence[Measure] = DEFAULT_MEASURES
+    samples: Sequence[RatedSample], *, measures: Sequence[Measure] = DEFAULT_MEASURES,
+    breakdowns: bool = True,
 ) -> AgreementReport:
     """Run ``measures`` over ``samples`` overall, per annotator pair and per week (module docstring).
 
     Samples with a single rating are kept in the per-sample table (with NaN figures) and count
-    as excluded in the ICC; every measure skips the ratings that lack what it consumes.
+    as excluded in the ICC; every measure skips the ratings that lack what it consumes. With
+    ``breakdowns=False`` only the overall figures are computed (no pairs, weeks or per-sample
+    table) — enough for :attr:`AgreementReport.headline`.
     """
     samples = list(samples)
     names = [m.name for m in measures]
     if len(set(names)) != len(names):
         raise ValueError(f"measure names must be unique, got {names}")
     results = {m.name: m.compute(samples) for m in measures}
+    if not breakdowns:
+        return AgreementReport(n_samples=len(samples), results=MappingProxyType(results), pairs=(),
+                               weeks=(), per_sample=pd.DataFrame())
     pairs = tuple(
         PairAgreement(key, len(group), MappingProxyType(_breakdown(measures, group)))
         for key, group in sorted(_pair_groups(samples).items())

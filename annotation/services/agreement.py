@@ -14,6 +14,7 @@ from datetime import date
 from sqlalchemy import select
 
 from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report
+from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings
@@ -93,6 +94,18 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
         require_role(s, actor, "lead")
     samples, single, everyone = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
     return AgreementScope(agreement_report(samples), single, everyone, tuple(samples))
+
+
+def headline_agreement(db: Database, actor: Actor, project_id: int, *,
+                       benchmark: int | None = None) -> AgreementReport:
+    """Lead: only the headline figures (ICC per parameter, Jaccard, Pk) of the project — what
+    an export's dataset card states; no kappa, pair, week or per-sample breakdowns."""
+    if benchmark not in (None, 1, 2):
+        raise InvalidInput("The benchmark is 1 or 2.")
+    with db.read() as s:
+        require_role(s, actor, "lead")
+    samples, _, _ = _rated_samples(db, project_id, benchmark, None, None, ())
+    return agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False)
 
 
 def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:

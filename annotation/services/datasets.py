@@ -144,7 +144,7 @@ def _agreement_figures(db: Database, actor: Actor, project_id: int,
     Jaccard, Pk, and how many samples they rest on)."""
     figures: dict[str, Any] = {}
     for b in sorted(benchmarks):
-        report = agreement.project_agreement(db, actor, project_id, benchmark=b).report
+        report = agreement.headline_agreement(db, actor, project_id, benchmark=b)
         if report.n_samples:
             figures[hf_export.BENCHMARK_CONFIGS[b]] = {"n_samples": report.n_samples, **report.headline}
     return figures

@@ -84,6 +84,18 @@ def test_report_overall_pairs_weeks_and_table():
     assert table.set_index("sample_id").loc["ac0", "week"] == "2026-W48"
 
 
+def test_headline_only_report_gives_the_same_headline():
+    from annotation.agreement.report import HEADLINE_MEASURES
+
+    samples = [pair_sample(f"ab{i}", "ann_b", "ann_a", i) for i in range(6)]
+    samples += [pair_sample(f"ac{i}", "ann_a", "ann_c", i, agree=False) for i in range(2)]
+    full = agreement_report(samples)
+    quick = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False)
+    assert quick.headline == full.headline and quick.n_samples == 8
+    assert set(quick.results) == {"jaccard", "segmentation", "icc"}
+    assert quick.pairs == () and quick.weeks == () and quick.per_sample.empty
+
+
 def test_week_is_that_of_the_later_submission():
     a = rating("a", hours=-24)  # Sunday 2026-11-15: ISO week 46
     b = rating("b", hours=1)  # Monday: week 47
