@@ -223,3 +223,22 @@ def test_dedup_and_export_from_the_command_line(tmp_path):
     assert repeat.returncode == 0, repeat.stderr
     assert ((tmp_path / "again" / "benchmark_1" / "train.json").read_bytes()
             == (tmp_path / "out" / "benchmark_1" / "train.json").read_bytes())
+
+
+def test_train_from_the_command_line_needs_no_database(tmp_path):
+    from annotation.training import write_synthetic_export
+
+    write_synthetic_export(tmp_path / "export", 120, seed=3)
+    env_url = f"sqlite:///{tmp_path / 'never-created.db'}"
+    done = run(env_url, "train", str(tmp_path / "export"), "--models", "mean", "linear",
+               "--encoder", "hashing", "--run-dir", str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("export synthetic-3-120 · benchmark 1 · hashing")
+    assert "mse" in lines[2] and "curve_crps" in lines[2]
+    assert [line.split()[0] for line in lines[4:]] == ["mean", "linear"]
+    assert (tmp_path / "run" / "metrics.json").is_file()
+    assert not (tmp_path / "never-created.db").exists()
+    missing = run(env_url, "train", str(tmp_path / "nowhere"))
+    assert missing.returncode == 1 and missing.stderr.startswith("chronocept: ")
+    assert len(missing.stderr.strip().splitlines()) == 1
