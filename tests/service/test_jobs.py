@@ -145,3 +145,26 @@ def test_the_worker_process_runs_locally_and_through_a_launcher(db, lead, export
     with db.read() as s:
         pids = set(s.scalars(select(Job.pid)))
     assert os.getpid() not in pids  # both ran in processes of their own
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_job_outlives_the_app_process_that_launched_it(db, lead, export, tmp_path):
+    """The 'app' here is a short-lived Python process that launches a job and is killed at once;
+    the worker, in a session of its own, goes on and finishes the job."""
+    pid, export_id = export
+    url = db.engine.url.render_as_string(hide_password=False)
+    script = (
+        "import os, sys\n"
+        "from db.engine import Database\n"
+        "from annotation.services import accounts, jobs\n"
+        f"db = Database.connect({url!r})\n"
+        "lead = accounts.actor_for_script(db, 'lead1')\n"
+        f"job = jobs.launch_training(db, lead, {pid}, {export_id}, {QUICK!r})\n"
+        "print(job.id, flush=True)\n"
+        "os.kill(os.getpid(), 9)\n"  # the app dies without any clean-up
+    )
+    app = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "CHRONOCEPT_RUNS_DIR": os.environ["CHRONOCEPT_RUNS_DIR"]})
+    assert app.returncode == -9, app.stderr
+    job_id = int(app.stdout.split()[0])
+    assert jobs.wait_for(db, job_id, 120) == "succeeded", jobs.get_job(db, lead, job_id).log
