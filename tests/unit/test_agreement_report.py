@@ -94,6 +94,10 @@ def test_headline_only_report_gives_the_same_headline():
     assert quick.headline == full.headline and quick.n_samples == 8
     assert set(quick.results) == {"jaccard", "segmentation", "icc"}
     assert quick.pairs == () and quick.weeks == () and quick.per_sample.empty
+    full_seg, quick_seg = full.segmentation, quick.segmentation
+    assert (quick_seg.pk, quick_seg.n_samples, quick_seg.n_pairs, quick_seg.n_undefined) == \
+        (full_seg.pk, full_seg.n_samples, full_seg.n_pairs, full_seg.n_undefined)
+    assert math.isnan(quick_seg.window_diff) and math.isnan(quick_seg.boundary_similarity)
 
 
 def test_week_is_that_of_the_later_submission():
