@@ -8,10 +8,11 @@ so concurrent annotators queue instead of failing with "database is locked" half
 
 from __future__ import annotations
 
+import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, Sequence
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -112,3 +113,12 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def decode_json_texts(rows: Sequence[Any], columns: Sequence[int]) -> list[list[Any]]:
+    """The JSON columns ``columns`` of ``rows`` — selected as text, e.g. ``cast(Model.col, Text)``
+    — decoded in one ``json.loads`` call. Reading 100k rows, this is several times faster than
+    the JSON type's value-by-value decoding (which was half the time of a large export)."""
+    if not rows:
+        return []
+    return json.loads("[" + ",".join("[" + ",".join(r[c] for c in columns) + "]" for r in rows) + "]")

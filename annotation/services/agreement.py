@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select
 
 from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report
 from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings
-from db.engine import Database
+from db.engine import Database, decode_json_texts
 from db.models import Annotation, Project, Sample, User
 
 
@@ -51,8 +51,8 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
             raise NotFound("No such project.")
         zone = ProjectSettings.from_dict(project.settings).timezone
         stmt = (select(Sample.id, Sample.external_id, Sample.benchmark, Sample.n_tokens,
-                       User.username, Annotation.submitted_at, Annotation.boundaries,
-                       Annotation.segment_axes, Annotation.xi, Annotation.omega, Annotation.alpha)
+                       User.username, Annotation.submitted_at, cast(Annotation.boundaries, Text),
+                       cast(Annotation.segment_axes, Text), Annotation.xi, Annotation.omega, Annotation.alpha)
                 .join(Annotation, Annotation.sample_id == Sample.id)
                 .join(User, User.id == Annotation.annotator_id)
                 .where(Sample.project_id == project_id, Sample.status == "active",
@@ -61,24 +61,26 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         if benchmark is not None:
             stmt = stmt.where(Sample.benchmark == benchmark)
         rows = s.execute(stmt).all()
+    # the two JSON columns decoded in one pass (see db.engine.decode_json_texts)
+    segmentations = decode_json_texts(rows, (6, 7))
     everyone = tuple(sorted({r.username for r in rows}))
     wanted = set(annotators) if annotators else None
     grouped: dict[int, list] = {}
-    for r in rows:
+    for r, (bounds, axes) in zip(rows, segmentations):
         if wanted is None or r.username in wanted:
-            grouped.setdefault(r.id, []).append(r)
+            grouped.setdefault(r.id, []).append((r, bounds, axes))
     samples, single = [], 0
     for group in grouped.values():
         if len(group) < 2:
             single += 1
             continue
-        day = max(r.submitted_at for r in group).astimezone(zone).date()
+        day = max(r.submitted_at for r, _, _ in group).astimezone(zone).date()
         if (start and day < start) or (end and day > end):
             continue
-        first = group[0]
+        first = group[0][0]
         samples.append(RatedSample(first.external_id, first.benchmark, first.n_tokens, tuple(
-            Rating(r.username, r.submitted_at, tuple(r.boundaries), tuple(r.segment_axes),
-                   r.xi, r.omega, r.alpha) for r in group)))
+            Rating(r.username, r.submitted_at, tuple(bounds), tuple(axes), r.xi, r.omega, r.alpha)
+            for r, bounds, axes in group)))
     return samples, single, everyone
 
 

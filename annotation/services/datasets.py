@@ -13,14 +13,13 @@ user name.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import secrets
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from sqlalchemy import Text, cast, func, select
 
@@ -31,7 +30,7 @@ from annotation.services import agreement, audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings
-from db.engine import Database
+from db.engine import Database, decode_json_texts
 from db.models import (
     Annotation,
     DatasetExport,
@@ -99,15 +98,6 @@ def _record(row: DatasetExport, username: str | None) -> ExportRecord:
                         row.reproduces_id, (row.settings or {}).get("seconds"))
 
 
-def _decoded(rows: Sequence[Any], columns: Sequence[int]) -> list[list[Any]]:
-    """The JSON columns ``columns`` of every row, read as text and decoded in one
-    ``json.loads`` call: at 100k rows this is several times faster than decoding value by
-    value (the JSON type's per-value processing was half of the export's time)."""
-    if not rows:
-        return []
-    return json.loads("[" + ",".join("[" + ",".join(r[c] for c in columns) + "]" for r in rows) + "]")
-
-
 def _gold_samples(s, project_id: int, only: set[str] | None) -> list[hf_export.GoldSample]:  # type: ignore[no-untyped-def]
     rows = s.execute(
         select(Sample.external_id, Sample.benchmark, Sample.parent_text, cast(GoldAnnotation.boundaries, Text),
@@ -119,7 +109,7 @@ def _gold_samples(s, project_id: int, only: set[str] | None) -> list[hf_export.G
     if only is not None:
         rows = [r for r in rows if r[0] in only]
     return [hf_export.GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7])
-            for r, (bounds, axes) in zip(rows, _decoded(rows, (3, 4)))]
+            for r, (bounds, axes) in zip(rows, decode_json_texts(rows, (3, 4)))]
 
 
 def _annotations(s, project_id: int) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
@@ -135,7 +125,7 @@ def _annotations(s, project_id: int) -> list[dict[str, Any]]:  # type: ignore[no
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
     return [interchange_record(r[0], pseudonym(r[1]), bounds, axes, points, r[5], r[6], r[7], flags,
                                r[9], r[10])
-            for r, (bounds, axes, points, flags) in zip(rows, _decoded(rows, (2, 3, 4, 8)))]
+            for r, (bounds, axes, points, flags) in zip(rows, decode_json_texts(rows, (2, 3, 4, 8)))]
 
 
 def _agreement_figures(db: Database, actor: Actor, project_id: int,
