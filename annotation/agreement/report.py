@@ -45,7 +45,8 @@ DEFAULT_MEASURES: tuple[Measure, ...] = (
 )
 #: The measures behind :attr:`AgreementReport.headline` (ICC, Jaccard, Pk) — what a dataset
 #: card states.
-HEADLINE_MEASURES: tuple[Measure, ...] = (JaccardMeasure(), SegmentationMeasure(pk_only=True), IccMeasure())
+HEADLINE_MEASURES: tuple[Measure, ...] = (
+    JaccardMeasure(), SegmentationMeasure(pk_only=True), IccMeasure(headline_only=True))
 
 #: Leading columns of the per-sample table, before the measures' columns.
 SAMPLE_COLUMNS: tuple[str, ...] = ("sample_id", "benchmark", "annotators", "n_ratings", "completed_at", "week")

@@ -107,6 +107,19 @@ def test_fast_icc_1_1_equals_pingouin():
         assert icc_1_1(table) == pytest.approx(intraclass_correlation(table).headline, abs=1e-9)
 
 
+def test_headline_icc_is_pingouins_icc_1_1_without_the_rest():
+    from annotation.agreement.icc import headline_icc
+
+    rng = np.random.default_rng(11)
+    table = rng.normal(size=(20, 1)) * 2 + rng.normal(size=(20, 2))
+    quick, full = headline_icc(table, "xi"), intraclass_correlation(table, "xi")
+    assert quick.headline == pytest.approx(full.headline, abs=1e-9)
+    assert (quick.raters, quick.n_used, len(quick.forms)) == (2, 20, 1)
+    assert np.isnan(quick.form("ICC(1,1)").ci95_low)
+    assert headline_icc(np.ones((4, 2))).problem == intraclass_correlation(np.ones((4, 2))).problem != ""
+    assert headline_icc(np.ones((2, 2))).problem.startswith("not enough data")
+
+
 def test_icc_excludes_and_counts_incomplete_samples():
     complete = curve_samples([row[:2] for row in SHROUT_FLEISS])
     flagged = [
