@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any, Sequence
 
 from sqlalchemy import Text, cast, select
 
 from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report
-from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings
@@ -78,10 +78,18 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         if (start and day < start) or (end and day > end):
             continue
         first = group[0][0]
-        samples.append(RatedSample(first.external_id, first.benchmark, first.n_tokens, tuple(
-            Rating(r.username, r.submitted_at, tuple(bounds), tuple(axes), r.xi, r.omega, r.alpha)
-            for r, bounds, axes in group)))
+        samples.append(rated_sample(first.external_id, first.benchmark, first.n_tokens, [
+            (r.username, r.submitted_at, bounds, axes, r.xi, r.omega, r.alpha) for r, bounds, axes in group]))
     return samples, single, everyone
+
+
+def rated_sample(external_id: str, benchmark: int, n_tokens: int,
+                 ratings: Sequence[tuple[str, Any, Sequence[int], Sequence[str | None], Any, Any, Any]]) -> RatedSample:
+    """A sample's ratings for the agreement measures, from stored values: each rating is
+    (annotator, submitted_at, boundaries, segment_axes, xi, omega, alpha), in submission order."""
+    return RatedSample(external_id, benchmark, n_tokens, tuple(
+        Rating(who, when, tuple(bounds), tuple(axes), xi, omega, alpha)
+        for who, when, bounds, axes, xi, omega, alpha in ratings))
 
 
 def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
@@ -96,18 +104,6 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
         require_role(s, actor, "lead")
     samples, single, everyone = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
     return AgreementScope(agreement_report(samples), single, everyone, tuple(samples))
-
-
-def headline_agreement(db: Database, actor: Actor, project_id: int, *,
-                       benchmark: int | None = None) -> AgreementReport:
-    """Lead: only the headline figures (ICC per parameter, Jaccard, Pk) of the project — what
-    an export's dataset card states; no kappa, pair, week or per-sample breakdowns."""
-    if benchmark not in (None, 1, 2):
-        raise InvalidInput("The benchmark is 1 or 2.")
-    with db.read() as s:
-        require_role(s, actor, "lead")
-    samples, _, _ = _rated_samples(db, project_id, benchmark, None, None, ())
-    return agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False)
 
 
 def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:

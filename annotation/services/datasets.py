@@ -19,13 +19,15 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from sqlalchemy import Text, cast, func, select
 
 from annotation import export as hf_export
 from annotation.dataset_stats import DatasetStatistics, dataset_statistics
 from annotation.interchange import interchange_record
+from annotation.agreement import RatedSample, agreement_report
+from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.services import agreement, audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
@@ -112,31 +114,47 @@ def _gold_samples(s, project_id: int, only: set[str] | None) -> list[hf_export.G
             for r, (bounds, axes) in zip(rows, decode_json_texts(rows, (3, 4)))]
 
 
-def _annotations(s, project_id: int) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def _annotations(s, project_id: int) -> tuple[list[dict[str, Any]], list[RatedSample]]:  # type: ignore[no-untyped-def]
+    """Every submitted annotation of the project's gold samples, as interchange records (for the
+    ``annotations`` config) and grouped per sample as rated samples (for the card's agreement
+    figures, so the annotations are read once)."""
     rows = s.execute(
         select(Sample.external_id, Annotation.annotator_id, cast(Annotation.boundaries, Text),
                cast(Annotation.segment_axes, Text), cast(Annotation.points, Text), Annotation.xi,
                Annotation.omega, Annotation.alpha, cast(Annotation.flags, Text), Annotation.note,
-               Annotation.submitted_at)
+               Annotation.submitted_at, Sample.benchmark, Sample.n_tokens)
         .join(Sample, Sample.id == Annotation.sample_id)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False),
                Annotation.status == "submitted")
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
-    return [interchange_record(r[0], pseudonym(r[1]), bounds, axes, points, r[5], r[6], r[7], flags,
-                               r[9], r[10])
-            for r, (bounds, axes, points, flags) in zip(rows, decode_json_texts(rows, (2, 3, 4, 8)))]
+    decoded = decode_json_texts(rows, (2, 3, 4, 8))
+    records = [interchange_record(r[0], pseudonym(r[1]), bounds, axes, points, r[5], r[6], r[7], flags,
+                                  r[9], r[10])
+               for r, (bounds, axes, points, flags) in zip(rows, decoded)]
+    rated: list[RatedSample] = []
+    start = 0
+    for end in range(1, len(rows) + 1):  # rows come grouped by sample
+        if end < len(rows) and rows[end][0] == rows[start][0]:
+            continue
+        if end - start >= 2:
+            first = rows[start]
+            rated.append(agreement.rated_sample(first[0], first[11], first[12], [
+                (pseudonym(rows[i][1]), rows[i][10], decoded[i][0], decoded[i][1], rows[i][5], rows[i][6],
+                 rows[i][7]) for i in range(start, end)]))
+        start = end
+    return records, rated
 
 
-def _agreement_figures(db: Database, actor: Actor, project_id: int,
-                       benchmarks: set[int]) -> dict[str, Any]:
-    """The headline agreement figures per benchmark for the card (ICC(1,1) per parameter,
-    Jaccard, Pk, and how many samples they rest on)."""
+def _agreement_figures(rated: Sequence[RatedSample], exported: set[str]) -> dict[str, Any]:
+    """The headline agreement figures per benchmark for the card — ICC(1,1) per parameter,
+    Jaccard, Pk and how many samples they rest on — over the exported samples' annotations."""
     figures: dict[str, Any] = {}
-    for b in sorted(benchmarks):
-        report = agreement.headline_agreement(db, actor, project_id, benchmark=b)
-        if report.n_samples:
-            figures[hf_export.BENCHMARK_CONFIGS[b]] = {"n_samples": report.n_samples, **report.headline}
+    for b, config in hf_export.BENCHMARK_CONFIGS.items():
+        samples = [r for r in rated if r.benchmark == b and r.sample_id in exported]
+        if samples:
+            report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False)
+            figures[config] = {"n_samples": report.n_samples, **report.headline}
     return figures
 
 
@@ -223,7 +241,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             lost = sorted(set(assignment) - {g.external_id for g in samples})
             raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
                                f"(e.g. {', '.join(lost[:5])}); it cannot be repeated exactly.")
-        annotations = _annotations(s, project_id)
+        annotations, rated = _annotations(s, project_id)
         project_name = project.name
     if not samples:
         raise InvalidInput("No sample has gold values yet: resolve the double annotations "
@@ -242,7 +260,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     figures = None
     if include_agreement:
         report(0.15, "Computing the agreement figures for the card…")
-        figures = _agreement_figures(db, actor, project_id, {g.benchmark for g in samples})
+        figures = _agreement_figures(rated, {g.external_id for g in samples})
     with db.write() as s:
         require_role(s, actor, "lead")
         row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
