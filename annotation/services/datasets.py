@@ -114,10 +114,10 @@ def _gold_samples(s, project_id: int, only: set[str] | None) -> list[hf_export.G
             for r, (bounds, axes) in zip(rows, decode_json_texts(rows, (3, 4)))]
 
 
-def _annotations(s, project_id: int) -> tuple[list[dict[str, Any]], list[RatedSample]]:  # type: ignore[no-untyped-def]
+def _annotations(s, project_id: int, *, rated: bool) -> tuple[list[dict[str, Any]], list[RatedSample]]:  # type: ignore[no-untyped-def]
     """Every submitted annotation of the project's gold samples, as interchange records (for the
-    ``annotations`` config) and grouped per sample as rated samples (for the card's agreement
-    figures, so the annotations are read once)."""
+    ``annotations`` config) and, with ``rated``, grouped per sample as rated samples (for the
+    card's agreement figures, so the annotations are read once)."""
     rows = s.execute(
         select(Sample.external_id, Annotation.annotator_id, cast(Annotation.boundaries, Text),
                cast(Annotation.segment_axes, Text), cast(Annotation.points, Text), Annotation.xi,
@@ -132,18 +132,18 @@ def _annotations(s, project_id: int) -> tuple[list[dict[str, Any]], list[RatedSa
     records = [interchange_record(r[0], pseudonym(r[1]), bounds, axes, points, r[5], r[6], r[7], flags,
                                   r[9], r[10])
                for r, (bounds, axes, points, flags) in zip(rows, decoded)]
-    rated: list[RatedSample] = []
+    samples: list[RatedSample] = []
     start = 0
-    for end in range(1, len(rows) + 1):  # rows come grouped by sample
+    for end in range(1, len(rows) + 1 if rated else 0):  # rows come grouped by sample
         if end < len(rows) and rows[end][0] == rows[start][0]:
             continue
         if end - start >= 2:
             first = rows[start]
-            rated.append(agreement.rated_sample(first[0], first[11], first[12], [
+            samples.append(agreement.rated_sample(first[0], first[11], first[12], [
                 (pseudonym(rows[i][1]), rows[i][10], decoded[i][0], decoded[i][1], rows[i][5], rows[i][6],
                  rows[i][7]) for i in range(start, end)]))
         start = end
-    return records, rated
+    return records, samples
 
 
 def _agreement_figures(rated: Sequence[RatedSample], exported: set[str]) -> dict[str, Any]:
@@ -241,7 +241,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             lost = sorted(set(assignment) - {g.external_id for g in samples})
             raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
                                f"(e.g. {', '.join(lost[:5])}); it cannot be repeated exactly.")
-        annotations, rated = _annotations(s, project_id)
+        annotations, rated = _annotations(s, project_id, rated=include_agreement)
         project_name = project.name
     if not samples:
         raise InvalidInput("No sample has gold values yet: resolve the double annotations "
