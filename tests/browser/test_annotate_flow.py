@@ -7,7 +7,6 @@ draft in two tabs and checks that the older tab cannot overwrite the newer work.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from annotation.curves import fit_curve
 from annotation.segmentation import token_texts
 from annotation.services import accounts, projects
 from db.engine import Database
+from tests.browser.flow_steps import sign_in, wait_until
 from db.models import Annotation, Sample
 
 pytestmark = pytest.mark.browser
@@ -41,14 +41,6 @@ def seeded(tmp_path):
     db.dispose()
 
 
-def sign_in(page, base_url: str, username: str, password: str) -> None:
-    page.goto(base_url)
-    page.get_by_role("textbox", name="Username").fill(username)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="My queue")).to_be_visible(timeout=30_000)
-
-
 def open_workbench(page) -> None:
     page.get_by_role("button", name="Start the next sample").click()
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
@@ -58,16 +50,6 @@ def open_workbench(page) -> None:
 def stored(db: Database, username: str = "ann1") -> list[Annotation]:
     with db.read() as s:
         return list(s.scalars(select(Annotation).join(Sample).order_by(Annotation.id)))
-
-
-def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def click_chart(page, x: float, y: float) -> None:

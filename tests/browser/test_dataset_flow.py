@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import zipfile
 
 import pytest
@@ -21,6 +20,7 @@ from sqlalchemy import select
 
 from annotation.services import accounts
 from db.engine import Database
+from tests.browser.flow_steps import open_page, sign_in, wait_until
 from db.models import NearDuplicate, Sample
 from tests.gold_data import gold_project
 
@@ -48,30 +48,6 @@ def seeded(tmp_path):
     project_id = gold_project(db, lead, N_GOLD, "Gold")
     yield url, db, project_id, tmp_path / "exports"
     db.dispose()
-
-
-def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def sign_in(page, base_url: str, username: str, password: str) -> None:
-    page.goto(base_url)
-    page.get_by_role("textbox", name="Username").fill(username)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="My queue")).to_be_visible(timeout=30_000)
-
-
-def open_page(page, title: str) -> None:
-    """Click the sidebar link ``title`` and wait for the page's heading."""
-    page.get_by_role("link", name=title).click()
-    expect(page.get_by_role("heading", name=title)).to_be_visible(timeout=30_000)
 
 
 def sample_status(db: Database, project_id: int, external_id: str) -> str | None:

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from annotation.services import accounts, datasets
 from db.engine import Database
+from tests.browser.flow_steps import open_page, sign_in
 from tests.gold_data import gold_project
 
 pytestmark = pytest.mark.browser
@@ -31,13 +32,8 @@ def exported(tmp_path):
 def test_training_runs_in_the_background_and_the_page_follows_it(page, run_streamlit, exported, tmp_path):
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": exported,
                                         "CHRONOCEPT_RUNS_DIR": str(tmp_path / "runs")})
-    page.goto(base)
-    page.get_by_role("textbox", name="Username").fill("admin")
-    page.get_by_role("textbox", name="Password").fill("admin-password")
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="My queue")).to_be_visible(timeout=30_000)
-    page.get_by_role("link", name="Baseline training").click()
-    expect(page.get_by_role("heading", name="Baseline training")).to_be_visible(timeout=30_000)
+    sign_in(page, base, "admin", "admin-password")
+    open_page(page, "Baseline training")
 
     # two quick models instead of the five defaults, and the hashing encoder
     models = page.get_by_role("combobox", name="Models")
