@@ -14,14 +14,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.axes import AXIS_NAMES
 from annotation.curves import CurveFitError, describe_curve
 from annotation.flags import FLAG_CODES, flag_label
 from annotation.resolution import Resolution
 from annotation.segmentation import (
     Segmentation,
     SegmentationError,
-    remap_segment_axes,
     segment_texts,
     spaces_after,
     token_texts,
@@ -38,6 +36,7 @@ from pages.display import (
     curve_polyline,
     plain,
 )
+from pages.segment_editor import multi_axis_label, segment_axes_editor, set_parameter
 from pages.session import lead_page, service_errors, toast_next_run
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
@@ -198,10 +197,6 @@ def _describe(xi, omega, alpha) -> str:  # type: ignore[no-untyped-def]
         return str(exc)
 
 
-def _multi_axis_label(axes: tuple[str, ...]) -> str:
-    return " + ".join(axis_label(a) for a in axes) if axes else "—"
-
-
 def _spread(values: list[float]) -> float | None:
     return max(values) - min(values) if len(values) >= 2 else None
 
@@ -300,7 +295,7 @@ with proposal_col:
     else:
         token_boundary_editor(tokens, spaces, list(proposal.boundaries),
                               segment_colors=[axis_color(a[0] if a else None) for a in proposal.segment_axes],
-                              segment_labels=[_multi_axis_label(a) for a in proposal.segment_axes],
+                              segment_labels=[multi_axis_label(a) for a in proposal.segment_axes],
                               key=f"{P}.proposal", disabled=True)
         st.markdown(_params_line(proposal.xi, proposal.omega, proposal.alpha))
         st.caption(_describe(proposal.xi, proposal.omega, proposal.alpha))
@@ -402,55 +397,20 @@ else:  # edit
         st.session_state[EDIT] = _initial_edit()
     edit = st.session_state[EDIT]
 
-    def _on_gap(gap: int, n_tokens: int = case.n_tokens, state_key: str = EDIT) -> None:
-        state = st.session_state[state_key]
-        old = Segmentation.from_boundaries(state["boundaries"], n_tokens)
-        try:
-            new = old.toggle(gap)
-        except SegmentationError:
-            return
-        axes = remap_segment_axes(old, state["axes"], new)
-        st.session_state[state_key] = {**state, "boundaries": new.boundaries,
-                                       "axes": tuple(tuple(a) for a in axes)}
-
-    def _on_axes(index: int, widget_key: str, state_key: str = EDIT) -> None:
-        state = st.session_state[state_key]
-        axes = list(state["axes"])
-        if 0 <= index < len(axes):
-            chosen = set(st.session_state.get(widget_key) or ())
-            axes[index] = tuple(a for a in AXIS_NAMES if a in chosen)
-            st.session_state[state_key] = {**state, "axes": tuple(axes)}
-
-    def _on_param(name: str, widget_key: str, state_key: str = EDIT) -> None:
-        value = st.session_state.get(widget_key)
-        if value is not None:
-            st.session_state[state_key] = {**st.session_state[state_key], name: float(value)}
-
     def _on_reset(state_key: str = EDIT) -> None:
         st.session_state.pop(state_key, None)
 
-    seg = Segmentation.from_boundaries(edit["boundaries"], case.n_tokens)
     st.caption("Start from the proposal: click between two words to add or remove a boundary, "
                "choose each segment's axes (a union may keep several), tune ξ, ω, α.")
-    token_boundary_editor(tokens, spaces, list(seg.boundaries),
-                          segment_colors=[axis_color(a[0] if a else None) for a in edit["axes"]],
-                          segment_labels=[_multi_axis_label(a) for a in edit["axes"]],
-                          key=f"{P}.edit_text", on_change=_on_gap)
-    for j, text in enumerate(segment_texts(case.parent_text, seg)):
-        widget_key = f"{P}.axes.{seg.boundaries[j]}.{seg.masses[j]}"
-        st.session_state[widget_key] = list(edit["axes"][j])
-        left, right = st.columns([3, 2], vertical_alignment="center")
-        left.markdown(f"**{j + 1}.** {plain(text)}")
-        right.multiselect(f"Axes of segment {j + 1}", AXIS_NAMES, format_func=axis_label,
-                          key=widget_key, on_change=_on_axes, args=(j, widget_key),
-                          label_visibility="collapsed", placeholder="Choose an axis")
+    seg = segment_axes_editor(case.parent_text, case.n_tokens, EDIT, text_key=f"{P}.edit_text",
+                              axes_key_prefix=f"{P}.axes")
     params_col, preview_col = st.columns([1, 2])
     with params_col:
         for name, (label, lo, hi) in PARAM_RANGES.items():
             widget_key = f"{P}.{name}"
             st.session_state[widget_key] = _clamped(name, edit[name])
             st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=widget_key,
-                            on_change=_on_param, args=(name, widget_key))
+                            on_change=set_parameter, args=(name, widget_key, EDIT))
         st.caption(_describe(edit["xi"], edit["omega"], edit["alpha"]))
         st.button("Back to the proposal", key=f"{P}.edit_reset", on_click=_on_reset,
                   icon=":material/restart_alt:")

@@ -19,24 +19,21 @@ import pandas as pd
 import streamlit as st
 
 from annotation import editing
-from annotation.axes import AXIS_NAMES
 from annotation.curves import MAX_POINTS, CurveFitError, describe_curve
 from annotation.protocol import AnnotationContent
 from annotation.qualification import PARAMETERS
 from annotation.resolution import EDITED, Resolution
-from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes, segment_texts, spaces_after, token_texts
 from annotation.services import qualification
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
-from pages.components import curve_canvas, token_boundary_editor
+from pages.components import curve_canvas
 from pages.display import (
     DEFAULT_PARAMS,
     PARAM_RANGES,
-    axis_color,
-    axis_label,
     curve_polyline,
     plain,
 )
+from pages.segment_editor import segment_axes_editor, set_parameter
 from pages.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "warmup.flash"
@@ -237,29 +234,6 @@ with gold_tab:
             st.session_state[G] = _initial()
         edit = st.session_state[G]
 
-        def _on_gap(gap: int, n_tokens: int = w.n_tokens, key: str = G) -> None:
-            state = st.session_state[key]
-            old = Segmentation.from_boundaries(state["boundaries"], n_tokens)
-            try:
-                new = old.toggle(gap)
-            except SegmentationError:
-                return
-            axes = remap_segment_axes(old, state["axes"], new)
-            st.session_state[key] = {**state, "boundaries": new.boundaries, "axes": tuple(tuple(a) for a in axes)}
-
-        def _on_axes(index: int, widget_key: str, key: str = G) -> None:
-            state = st.session_state[key]
-            axes = list(state["axes"])
-            if 0 <= index < len(axes):
-                chosen_axes = set(st.session_state.get(widget_key) or ())
-                axes[index] = tuple(a for a in AXIS_NAMES if a in chosen_axes)
-                st.session_state[key] = {**state, "axes": tuple(axes)}
-
-        def _on_param(name: str, widget_key: str, key: str = G) -> None:
-            value = st.session_state.get(widget_key)
-            if value is not None:
-                st.session_state[key] = {**st.session_state[key], name: float(value), "message": None}
-
         def _on_points(event: dict, key: str = G) -> None:
             state = st.session_state[key]
             content, message = editing.edit_points(AnnotationContent(points=tuple(state["points"])), event)
@@ -271,24 +245,10 @@ with gold_tab:
         def _on_reset(key: str = G) -> None:
             st.session_state.pop(key, None)
 
-        tokens, spaces = token_texts(w.parent_text), spaces_after(w.parent_text)
-        seg = Segmentation.from_boundaries(edit["boundaries"], w.n_tokens)
         st.caption("Click between two words to add or remove a boundary; choose each segment's axes "
                    "(several are allowed: the annotator's axis counts if it is one of them); place 3–5 "
                    "points on the chart to fit the curve, or type ξ, ω, α.")
-        token_boundary_editor(tokens, spaces, list(seg.boundaries),
-                              segment_colors=[axis_color(a[0] if a else None) for a in edit["axes"]],
-                              segment_labels=[" + ".join(axis_label(x) for x in a) if a else "—"
-                                              for a in edit["axes"]],
-                              key=f"{G}.text", on_change=_on_gap)
-        for j, text in enumerate(segment_texts(w.parent_text, seg)):
-            widget_key = f"{G}.axes.{seg.boundaries[j]}.{seg.masses[j]}"
-            st.session_state[widget_key] = list(edit["axes"][j])
-            left, right = st.columns([3, 2], vertical_alignment="center")
-            left.markdown(f"**{j + 1}.** {plain(text)}")
-            right.multiselect(f"Axes of segment {j + 1}", AXIS_NAMES, format_func=axis_label,
-                              key=widget_key, on_change=_on_axes, args=(j, widget_key),
-                              label_visibility="collapsed", placeholder="Choose an axis")
+        seg = segment_axes_editor(w.parent_text, w.n_tokens, G, text_key=f"{G}.text", axes_key_prefix=f"{G}.axes")
         chart_col, params_col = st.columns([2, 1])
         with chart_col:
             curve_canvas([tuple(p) for p in edit["points"]],
@@ -302,7 +262,8 @@ with gold_tab:
                 widget_key = f"{G}.{name}"
                 st.session_state[widget_key] = float(round(min(hi, max(lo, edit[name])), 2))
                 st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f",
-                                key=widget_key, on_change=_on_param, args=(name, widget_key))
+                                key=widget_key, on_change=set_parameter, args=(name, widget_key, G),
+                                kwargs={"message": None})
             try:
                 st.caption(describe_curve(edit["xi"], edit["omega"], edit["alpha"],
                                           project.settings.log_base).capitalize())
