@@ -105,6 +105,17 @@ def make_user(db, admin):
 
 
 @pytest.fixture
+def lead(make_user) -> Actor:
+    return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def pair(make_user) -> tuple[Actor, Actor]:
+    """Two annotators, ann_a and ann_b."""
+    return make_user("ann_a"), make_user("ann_b")
+
+
+@pytest.fixture
 def make_app(db_url):
     """Factory: an AppTest of the whole app, optionally already signed in as ``actor``."""
 

@@ -9,6 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from annotation import editing
 from annotation.protocol import AnnotationContent
+from annotation.services import queue
+from annotation.text_import import TextRecord
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP_PATH = str(REPO_ROOT / "app.py")
@@ -78,3 +80,16 @@ def sample_header(at: AppTest) -> str | None:
         if m.value.startswith("### Sample "):
             return re.sub(r"\\(.)", r"\1", m.value[4:])
     return None
+
+
+def text_records(n: int) -> list[TextRecord]:
+    """``n`` distinct single-sentence texts with ids ``S-000``… (14 tokens each)."""
+    return [TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
+                       f"S-{i:03d}", i + 1) for i in range(n)]
+
+
+def annotate(db, user, pid, **content):  # type: ignore[no-untyped-def]
+    """``user`` takes their next sample and submits a complete annotation of it."""
+    item = queue.next_item(db, user, pid)
+    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    return item

@@ -9,9 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.services import projects, queue
-from annotation.text_import import TextRecord
-from conftest import APP_PATH, TIMEOUT
-from page_helpers import complete_content, errors, infos, metric_values, run, titles
+from page_helpers import APP_PATH, TIMEOUT, annotate, errors, infos, metric_values, run, text_records, titles
 from pages.session import ACTOR_KEY
 
 PAGE_PATH = str(Path(APP_PATH).parent / "pages/annotators.py")
@@ -19,31 +17,11 @@ SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
 SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 
-def _records(n: int) -> list[TextRecord]:
-    return [TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
-                       f"S-{i:03d}", i + 1) for i in range(n)]
-
-
-@pytest.fixture
-def lead(make_user):
-    return make_user("lead1", "lead")
-
-
-@pytest.fixture
-def pair(make_user):
-    return make_user("ann_a"), make_user("ann_b")
-
-
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Dashboard project")
-    projects.import_texts(db, lead, p.id, _records(4))
+    projects.import_texts(db, lead, p.id, text_records(4))
     return p
-
-
-def _annotate(db, user, pid, **content):
-    item = queue.next_item(db, user, pid)
-    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
 
 
 @pytest.fixture
@@ -52,8 +30,8 @@ def seeded(db, pair, project):
     and ann_a has a draft open."""
     a, b = pair
     for split_b, flags in ((SPLIT_A, ()), (SPLIT_B, ()), (SPLIT_A, ("not_present_tense",))):
-        _annotate(db, a, project.id, **SPLIT_A)
-        _annotate(db, b, project.id, **split_b, flags=flags)
+        annotate(db, a, project.id, **SPLIT_A)
+        annotate(db, b, project.id, **split_b, flags=flags)
     queue.next_item(db, a, project.id)
     return project
 

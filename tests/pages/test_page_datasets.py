@@ -28,11 +28,6 @@ TEXTS = [
 
 
 @pytest.fixture
-def lead(make_user):
-    return make_user("lead1", "lead")
-
-
-@pytest.fixture
 def texts_project(db, lead):
     p = projects.create_project(db, lead, "Texts")
     projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)])

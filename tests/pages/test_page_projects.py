@@ -18,11 +18,6 @@ SAVE = "FormSubmitter:projects.settings-Save settings"
 
 
 @pytest.fixture
-def lead(make_user):
-    return make_user("lead1", "lead")
-
-
-@pytest.fixture
 def open_projects(make_app, lead):
     def _open():
         at = run(make_app(lead))

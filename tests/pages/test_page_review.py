@@ -15,9 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review
-from annotation.text_import import TextRecord
 from db.models import Annotation, ReviewItem, Sample
-from page_helpers import complete_content, errors, markdown_text, run, titles
+from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles
 from pages.session import ACTOR_KEY
 
 # Not imported from conftest: run together with tests/browser, "conftest" names that folder's.
@@ -29,32 +28,11 @@ SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
 SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 
-def _records(n: int) -> list[TextRecord]:
-    return [TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
-                       f"S-{i:03d}", i + 1) for i in range(n)]
-
-
-@pytest.fixture
-def lead(make_user):
-    return make_user("lead1", "lead")
-
-
-@pytest.fixture
-def pair(make_user):
-    return make_user("ann_a"), make_user("ann_b")
-
-
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Review project")
-    projects.import_texts(db, lead, p.id, _records(3))
+    projects.import_texts(db, lead, p.id, text_records(3))
     return p
-
-
-def annotate(db, user, pid, **content):
-    item = queue.next_item(db, user, pid)
-    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
-    return item
 
 
 @pytest.fixture

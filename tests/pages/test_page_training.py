@@ -13,11 +13,6 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 
 
 @pytest.fixture
-def lead(make_user):
-    return make_user("lead1", "lead")
-
-
-@pytest.fixture
 def exported(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
     pid = gold_project(db, lead, n=30)

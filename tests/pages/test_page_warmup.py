@@ -13,25 +13,25 @@ from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
 from annotation.services import projects, qualification, queue
-from annotation.text_import import TextRecord
-from conftest import APP_PATH, TIMEOUT
 from db.models import GoldAnnotation, Qualification, Sample
-from page_helpers import complete_content, errors, infos, markdown_text, metric_values, run, sample_header, titles
+from page_helpers import (
+    APP_PATH,
+    TIMEOUT,
+    complete_content,
+    errors,
+    infos,
+    markdown_text,
+    metric_values,
+    run,
+    sample_header,
+    text_records,
+    titles,
+)
 from pages.session import ACTOR_KEY
 
 PAGE_PATH = str(Path(APP_PATH).parent / "pages/warmup.py")
 WARMUP_IDS = ("S-002", "S-003", "S-004")
 GOLD = dict(boundaries=(0, 4), segment_axes=("static", "main"), xi=30.0, omega=8.0, alpha=0.5)
-
-
-def _records(n: int) -> list[TextRecord]:
-    return [TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1,
-                       f"S-{i:03d}", i + 1) for i in range(n)]
-
-
-@pytest.fixture
-def lead(make_user):
-    return make_user("lead1", "lead")
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def ann(make_user):
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Warm-up project")
-    projects.import_texts(db, lead, p.id, _records(6))
+    projects.import_texts(db, lead, p.id, text_records(6))
     return p
 
 
@@ -130,7 +130,7 @@ def test_pick_and_add_samples(open_page, db, lead, project):
     run(at)
     assert any("No sample S-404" in e for e in errors(at))
     already = {w.external_id for w in qualification.warmup_samples(db, lead, project.id)}
-    free = next(r.external_id for r in _records(6) if r.external_id not in already)
+    free = next(r.external_id for r in text_records(6) if r.external_id not in already)
     at.text_input(key="warmup.add_ids").input(free)
     at.button(key="warmup.add").click()
     run(at)
