@@ -5,6 +5,7 @@ import streamlit as st
 st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
 
 from annotation.services import accounts  # noqa: E402
+from annotation.services.errors import ServiceError  # noqa: E402
 from pages.session import current_actor, get_database, project_picker, sign_in, sign_out  # noqa: E402
 
 
@@ -12,10 +13,13 @@ def _navigation() -> st.navigation:
     db = get_database()
     actor = current_actor()
     if actor is not None:
-        # A role change or deactivation by an admin applies at the user's next click.
-        actor = accounts.refresh_actor(db, actor)
-        if actor is None:
-            sign_out()
+        # A role change applies at the user's next click; a deactivation or a password change
+        # since this session signed in signs it out, saying why on the sign-in page.
+        try:
+            actor = accounts.refresh_actor(db, actor)
+        except ServiceError as exc:
+            actor = None
+            sign_out(reason=str(exc))
         else:
             sign_in(actor)
     if actor is None:

@@ -71,14 +71,20 @@ class User(Base):
 
 
 class LoginAttempt(Base):
-    """One login attempt; the rate limit counts recent failures per username in the database,
-    so it holds across several app servers."""
+    """One sign-in attempt (a pending one is stored as failed); the throttle counts recent
+    failures per username, per client address, per both and overall in the database, so it
+    holds across several app servers. ``address`` is "" when the client's is unknown."""
 
     __tablename__ = "login_attempts"
-    __table_args__ = (Index("ix_login_attempts_username_at", "username", "at"),)
+    __table_args__ = (
+        Index("ix_login_attempts_username_at", "username", "at"),
+        Index("ix_login_attempts_address_at", "address", "at"),
+        Index("ix_login_attempts_at", "at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     username: Mapped[str] = mapped_column(String(64))
+    address: Mapped[str] = mapped_column(String(64), default="", server_default="")
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     succeeded: Mapped[bool] = mapped_column(Boolean)
 

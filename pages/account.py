@@ -3,7 +3,7 @@
 import streamlit as st
 
 from annotation.services import accounts
-from pages.session import get_database, require_actor, service_errors
+from pages.session import get_database, require_actor, service_errors, sign_in
 
 actor = require_actor()
 st.title("My account")
@@ -17,5 +17,6 @@ with st.form("account.password", clear_on_submit=True):
             st.error("The two new passwords differ.")
         else:
             with service_errors():
-                accounts.change_own_password(get_database(), actor, old, new)
+                # this session stays signed in; the account's other sessions are signed out
+                sign_in(accounts.change_own_password(get_database(), actor, old, new))
             st.success("Password changed.")

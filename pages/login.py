@@ -1,13 +1,17 @@
-"""Sign in with username and password (failed attempts are rate-limited by the service)."""
+"""Sign in with username and password (failed attempts are throttled by the service, per client
+address and username; see annotation.services.accounts)."""
 
 import streamlit as st
 
 from annotation.services import accounts
 from annotation.services.errors import ServiceError
-from pages.session import get_database, sign_in
+from pages.session import client_address, get_database, pop_sign_out_reason, sign_in
 
 st.title("Chronocept Studio")
 st.caption("Temporal-validity annotation: segments, axes and validity curves.")
+reason = pop_sign_out_reason()
+if reason:
+    st.warning(reason, icon=":material/logout:")
 
 with st.form("login.form", clear_on_submit=False):
     username = st.text_input("Username", key="login.username", autocomplete="username")
@@ -17,7 +21,7 @@ with st.form("login.form", clear_on_submit=False):
 
 if submitted:
     try:
-        actor = accounts.authenticate(get_database(), username, password)
+        actor = accounts.authenticate(get_database(), username, password, address=client_address())
     except ServiceError as exc:
         st.error(str(exc))
     else:

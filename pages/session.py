@@ -18,6 +18,8 @@ from db.engine import Database
 
 ACTOR_KEY = "auth.actor"
 PROJECT_KEY = "auth.project_id"
+#: why the last session was signed out (shown once by the sign-in page)
+SIGNED_OUT_KEY = "auth.signed_out_reason"
 
 
 @st.cache_resource(show_spinner="Opening the database…")
@@ -34,8 +36,26 @@ def sign_in(actor: Actor) -> None:
     st.session_state[ACTOR_KEY] = actor
 
 
-def sign_out() -> None:
+def sign_out(reason: str | None = None) -> None:
+    """Forget everything this browser session held; ``reason`` is shown on the sign-in page."""
     st.session_state.clear()
+    if reason:
+        st.session_state[SIGNED_OUT_KEY] = reason
+
+
+def pop_sign_out_reason() -> str | None:
+    """Why this session was signed out, once (None when the visitor signed out themself)."""
+    return st.session_state.pop(SIGNED_OUT_KEY, None)
+
+
+def client_address() -> str | None:
+    """The browser's IP address as the server sees it; None when unknown (localhost, AppTest,
+    where Streamlit has no client and answers with a stand-in object)."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # noqa: BLE001 — the throttle treats an unknown address as one address
+        return None
+    return address if isinstance(address, str) and address else None
 
 
 def require_actor(role: str = "annotator") -> Actor:

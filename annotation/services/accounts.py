@@ -1,7 +1,33 @@
-"""Accounts: first admin, login with rate limiting, user administration.
+"""Accounts: first admin, sign-in with throttling, user administration.
 
-Passwords are hashed with Argon2id (argon2-cffi defaults, RFC 9106). Failed logins are counted
-per username in the database over a sliding window, so the limit holds across app servers.
+Passwords are hashed with Argon2id (argon2-cffi defaults, RFC 9106). An Argon2 hash or check
+takes ~150 ms, so it never runs inside a database transaction: on SQLite a write transaction
+holds the database's one write lock, and annotators' submissions would queue behind it.
+
+Sign-in (:func:`authenticate`) is three steps:
+
+1. a tiny write transaction checks the throttle, stores the attempt *as a failure* (pending),
+   and reads the user's hash. On SQLite the write lock (``BEGIN IMMEDIATE``) and on PostgreSQL a
+   transaction-scoped advisory lock make these checks one at a time, so concurrent guesses each
+   see the others' pending attempts and cannot slip past the limit together;
+2. the password is checked with no transaction open (and re-hashed there when the stored hash
+   has outdated parameters);
+3. a success is a second tiny write: the hash must be unchanged since step 1 (a password reset
+   in between wins), the attempt becomes a success and this address's failures for the username
+   are cleared. A failure needs no second write: its row already says so.
+
+Throttle (policy and figures in :mod:`annotation.sign_in_throttle`): failed attempts in the last
+hour are counted per username-and-address, per address, per username and overall; past each
+key's free failures the next attempt waits 30 s · 2^k after the key's latest failure, capped at
+15 minutes. Nothing is locked outright, so a stranger cannot lock the admin out: the owner
+signing in from another address meets only the username-wide (50) and global (500) ceilings.
+All state is in ``login_attempts``, so the limit holds across app servers (SPEC §9). The table
+stays small: refused attempts are not stored, rows older than the window are deleted at each
+attempt, and a success replaces the earlier rows of its username-and-address.
+
+A signed-in :class:`Actor` carries the ``password_changed_at`` it saw at sign-in;
+:func:`refresh_actor` (every run of the app) signs out a session whose password has changed
+since, or whose account was deactivated.
 """
 
 from __future__ import annotations
@@ -13,10 +39,11 @@ from functools import cache
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from annotation import sign_in_throttle as throttle
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import (
@@ -30,8 +57,17 @@ from db.engine import Database
 from db.models import ROLES, LoginAttempt, User, utcnow
 
 MIN_PASSWORD_LENGTH = 8
-MAX_FAILURES = 5
-FAILURE_WINDOW = timedelta(minutes=15)
+#: the throttle's figures (a module attribute so tests can shrink the ceilings)
+THROTTLE = throttle.ThrottlePolicy()
+#: failures a user may make from one address before the back-off starts
+MAX_FAILURES = THROTTLE.free_per_pair
+#: failed attempts older than this no longer count (and their rows are deleted)
+FAILURE_WINDOW = THROTTLE.window
+WRONG_CREDENTIALS = "Wrong username or password, or the account is inactive."
+PASSWORD_CHANGED = "Your password was changed; please sign in again."
+ACCOUNT_INACTIVE = "Your account is no longer active. Ask an administrator."
+#: PostgreSQL advisory lock taken by the throttle's short transaction (any constant bigint)
+_THROTTLE_LOCK = 0x43687254  # "ChrT"
 _USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{2,64}$")
 _hasher = PasswordHasher()
 
@@ -86,58 +122,100 @@ def create_first_admin(db: Database, username: str, password: str, display_name:
     """Create the first account, an admin; refused once any user exists."""
     username = _check_username(username)
     _check_password(password)
+    password_hash = hash_password(password)  # before the write: Argon2 never holds the lock
     with db.write() as s:
         if s.bind.dialect.name == "postgresql":
             # two first visitors at once must not both become admin
             s.execute(text("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE"))
         if s.scalar(select(func.count()).select_from(User)):
             raise PermissionDenied("An administrator already exists; sign in instead.")
-        user = _add_user(s, username, password, "admin", display_name)
+        user = _add_user(s, username, password_hash, "admin", display_name)
         audit.record(s, user.id, "create_first_admin", "user", user.id, username=username)
         return Actor.of(user)
 
 
-def authenticate(db: Database, username: str, password: str) -> Actor:
-    """Check a username/password pair; returns the :class:`Actor` or raises.
+def _address_key(address: str | None) -> str:
+    """The client address as stored: every attempt without one shares the key ``""``."""
+    return address.strip()[:64] if isinstance(address, str) else ""
 
-    After ``MAX_FAILURES`` failures within ``FAILURE_WINDOW`` the username is locked until the
-    oldest of those failures leaves the window (:class:`RateLimited`, even for the right password).
+
+def _recent_failures(s: Session, username: str, address: str, since: datetime) -> dict[str, throttle.Failures]:
+    """Failed attempts after ``since`` under each throttle key."""
+    failed = (LoginAttempt.succeeded.is_(False), LoginAttempt.at > since)
+    where = {
+        "pair": (LoginAttempt.username == username, LoginAttempt.address == address),
+        "address": (LoginAttempt.address == address,),
+        "username": (LoginAttempt.username == username,),
+        "global": (),
+    }
+    found = {}
+    for key, conditions in where.items():
+        n, latest = s.execute(select(func.count(), func.max(LoginAttempt.at))
+                              .where(*failed, *conditions)).one()
+        found[key] = throttle.Failures(n or 0, latest)
+    return found
+
+
+def _verify(password_hash: str, password: str) -> bool:
+    try:
+        return bool(_hasher.verify(password_hash, password))
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def authenticate(db: Database, username: str, password: str, *, address: str | None = None,
+                 now: datetime | None = None) -> Actor:
+    """Check a username/password pair made from client ``address``; the :class:`Actor` or raise.
+
+    Raises :class:`RateLimited` (even for the right password) while the throttle holds this
+    attempt back, and :class:`AuthenticationFailed` otherwise — the same message whether the
+    username or the password was wrong. ``address`` is the client's IP address (None: unknown,
+    all such attempts share one key); ``now`` is for tests. See the module docstring.
     """
     username = (username or "").strip()
-    now = utcnow()
+    password = password or ""
+    name_key = username[:64]
+    address_key = _address_key(address)
+    now = now or utcnow()
+    policy = THROTTLE
+
+    # 1. a tiny write: throttle, the pending attempt (counted as a failure), the stored hash
     with db.write() as s:
         if s.bind.dialect.name == "postgresql":
-            # attempts on one username one at a time, so parallel guesses cannot pass the limit
-            s.execute(text("SELECT pg_advisory_xact_lock(hashtext(:u))"), {"u": username})
-        since = now - FAILURE_WINDOW
-        failures = list(s.scalars(
-            select(LoginAttempt.at).where(LoginAttempt.username == username,
-                                          LoginAttempt.succeeded.is_(False),
-                                          LoginAttempt.at > since)
-            .order_by(LoginAttempt.at)))
-        if len(failures) >= MAX_FAILURES:
-            wait = failures[-MAX_FAILURES] + FAILURE_WINDOW - now
-            minutes = max(1, int(wait.total_seconds() // 60) + 1)
-            raise RateLimited(f"Too many failed sign-ins. Try again in {minutes} minute"
-                              f"{'s' if minutes > 1 else ''}.")
+            # throttle checks one at a time, so parallel guesses cannot pass the limit together
+            s.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _THROTTLE_LOCK})
+        s.execute(delete(LoginAttempt).where(LoginAttempt.at <= now - policy.window))
+        wait, key = throttle.wait_for(policy, _recent_failures(s, name_key, address_key,
+                                                                now - policy.window), now)
+        if wait > timedelta(0):
+            raise RateLimited(throttle.refusal_message(wait, key))
+        attempt = LoginAttempt(username=name_key, address=address_key, at=now, succeeded=False)
+        s.add(attempt)
+        s.flush()
+        attempt_id = attempt.id
         user = s.scalar(select(User).where(User.username == username))
-        ok = False
-        try:
-            ok = _hasher.verify(user.password_hash if user else _dummy_hash(), password or "")
-        except (VerifyMismatchError, VerificationError, InvalidHashError):
-            ok = False
-        ok = ok and user is not None and user.is_active
-        s.add(LoginAttempt(username=username[:64], at=now, succeeded=ok))
-        if not ok:
-            raise_after = AuthenticationFailed("Wrong username or password, or the account is inactive.")
-        else:
-            if _hasher.check_needs_rehash(user.password_hash):
-                user.password_hash = hash_password(password)
-            # a successful sign-in ends the run of failures (and old rows are of no use)
-            s.execute(delete(LoginAttempt).where(LoginAttempt.username == username,
-                                                 LoginAttempt.succeeded.is_(False)))
-            return Actor.of(user)
-    raise raise_after
+        user_id, stored_hash = (user.id, user.password_hash) if user is not None else (None, None)
+        active = user is not None and user.is_active
+
+    # 2. no transaction open: the slow part
+    ok = _verify(stored_hash or _dummy_hash(), password) and stored_hash is not None and active
+    if not ok:
+        raise AuthenticationFailed(WRONG_CREDENTIALS)
+    new_hash = hash_password(password) if _hasher.check_needs_rehash(stored_hash) else None
+
+    # 3. a tiny write: the success
+    with db.write() as s:
+        user = s.get(User, user_id)
+        if user is None or not user.is_active or user.password_hash != stored_hash:
+            raise AuthenticationFailed(WRONG_CREDENTIALS)  # changed meanwhile: the attempt stays failed
+        if new_hash is not None:
+            user.password_hash = new_hash  # same password, stronger parameters: not a "change"
+        # a success ends this address's run of failures for the username (and keeps one row)
+        s.execute(delete(LoginAttempt).where(LoginAttempt.username == name_key,
+                                             LoginAttempt.address == address_key,
+                                             LoginAttempt.id != attempt_id))
+        s.execute(update(LoginAttempt).where(LoginAttempt.id == attempt_id).values(succeeded=True))
+        return Actor.of(user)
 
 
 def hash_password(password: str) -> str:
@@ -145,10 +223,11 @@ def hash_password(password: str) -> str:
     return _hasher.hash(password)
 
 
-def _add_user(s: Session, username: str, password: str, role: str, display_name: str) -> User:
-    """Insert a checked, hashed account (the caller checked who may do it)."""
+def _add_user(s: Session, username: str, password_hash: str, role: str, display_name: str) -> User:
+    """Insert a checked account with its hash, made before the transaction (the caller checked
+    who may do it)."""
     user = User(username=username, display_name=display_name.strip() or username,
-                password_hash=hash_password(password), role=role, is_active=True)
+                password_hash=password_hash, role=role, is_active=True)
     s.add(user)
     s.flush()
     return user
@@ -159,11 +238,12 @@ def _create_user(db: Database, actor: Actor | None, username: str, password: str
     username = _check_username(username)
     _check_password(password)
     _check_role(role)
+    password_hash = hash_password(password)  # before the write: Argon2 never holds the lock
     try:
         with db.write() as s:
             if actor is not None:
                 require_role(s, actor, "admin")
-            user = _add_user(s, username, password, role, display_name)
+            user = _add_user(s, username, password_hash, role, display_name)
             audit.record(s, actor.user_id if actor else None,
                          "create_user" if actor else "create_user_cli", "user", user.id,
                          username=username, role=role)
@@ -237,29 +317,39 @@ def set_active(db: Database, actor: Actor, user_id: int, active: bool) -> UserIn
 
 
 def reset_password(db: Database, actor: Actor, user_id: int, new_password: str) -> None:
-    """Admin: set a new password for someone (and clear their failed-login lock)."""
+    """Admin: set a new password for someone and clear their sign-in throttle; their open
+    sessions are signed out at their next action (:func:`refresh_actor`)."""
     _check_password(new_password)
+    with db.read() as s:
+        require_role(s, actor, "admin")
+    password_hash = hash_password(new_password)  # outside any transaction
     with db.write() as s:
         require_role(s, actor, "admin")
         user = _target(s, user_id)
-        user.password_hash = hash_password(new_password)
+        user.password_hash = password_hash
         user.password_changed_at = utcnow()
         s.execute(delete(LoginAttempt).where(LoginAttempt.username == user.username))
         audit.record(s, actor.user_id, "reset_password", "user", user.id)
 
 
-def change_own_password(db: Database, actor: Actor, old_password: str, new_password: str) -> None:
-    """Anyone: change their own password, proving the old one."""
+def change_own_password(db: Database, actor: Actor, old_password: str, new_password: str) -> Actor:
+    """Anyone: change their own password, proving the old one. Returns the actor to keep in this
+    session; the account's other open sessions are signed out at their next action."""
     _check_password(new_password)
+    with db.read() as s:
+        stored_hash = require_role(s, actor, "annotator").password_hash
+    # Argon2 with no transaction open
+    if not _verify(stored_hash, old_password or ""):
+        raise AuthenticationFailed("The current password is wrong.")
+    password_hash = hash_password(new_password)
     with db.write() as s:
         user = require_role(s, actor, "annotator")
-        try:
-            _hasher.verify(user.password_hash, old_password or "")
-        except (VerifyMismatchError, VerificationError, InvalidHashError):
-            raise AuthenticationFailed("The current password is wrong.") from None
-        user.password_hash = hash_password(new_password)
+        if user.password_hash != stored_hash:
+            raise AuthenticationFailed("Your password was changed meanwhile; sign in again.")
+        user.password_hash = password_hash
         user.password_changed_at = utcnow()
         audit.record(s, actor.user_id, "change_password", "user", user.id)
+        return Actor.of(user)
 
 
 def actor_for_script(db: Database, username: str | None = None) -> Actor | None:
@@ -278,9 +368,18 @@ def actor_for_script(db: Database, username: str | None = None) -> Actor | None:
         return Actor.of(user) if user else None
 
 
-def refresh_actor(db: Database, actor: Actor) -> Actor | None:
-    """The actor as the database has them now (role changes apply at once), or None when the
-    account was deactivated or deleted — the page then signs them out."""
+def refresh_actor(db: Database, actor: Actor) -> Actor:
+    """The actor as the database has them now (role changes apply at once).
+
+    Raises :class:`AuthenticationFailed` with the reason — the page then signs the session
+    out — when the account was deleted or deactivated, or when its password changed after this
+    session signed in (an admin's reset, or a change made in another session).
+    """
     with db.read() as s:
         user = s.get(User, actor.user_id)
-        return Actor.of(user) if user is not None and user.is_active else None
+        if user is None or not user.is_active:
+            raise AuthenticationFailed(ACCOUNT_INACTIVE)
+        if (actor.password_changed_at is not None and user.password_changed_at is not None
+                and user.password_changed_at > actor.password_changed_at):
+            raise AuthenticationFailed(PASSWORD_CHANGED)
+        return Actor.of(user)

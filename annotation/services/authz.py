@@ -8,6 +8,7 @@ next action even if their browser session still holds an old :class:`Actor`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -19,19 +20,26 @@ _RANK = {role: i for i, role in enumerate(ROLES)}
 
 @dataclass(frozen=True)
 class Actor:
-    """The person calling a service (what a page keeps after login)."""
+    """The person calling a service (what a page keeps after login).
+
+    ``password_changed_at`` is the account's as it was at sign-in: a later change (an admin's
+    reset, or the user's own change in another session) signs this session out
+    (``accounts.refresh_actor``).
+    """
 
     user_id: int
     username: str
     role: str
     display_name: str = ""
+    password_changed_at: datetime | None = None
 
     def has_role(self, role: str) -> bool:
         return _RANK.get(self.role, -1) >= _RANK[role]
 
     @classmethod
     def of(cls, user: User) -> "Actor":
-        return cls(user.id, user.username, user.role, user.display_name or user.username)
+        return cls(user.id, user.username, user.role, user.display_name or user.username,
+                   user.password_changed_at)
 
 
 def require_role(session: Session, actor: Actor, role: str) -> User:

@@ -119,10 +119,10 @@ def test_rate_limit_after_five_failures_even_with_right_password(db, make_user):
                      LoginAttempt.succeeded.is_(False)) == i + 1
     with pytest.raises(RateLimited) as exc:
         accounts.authenticate(db, "ann", "ann-password")
-    assert "minute" in str(exc.value)
+    assert str(exc.value) == "Too many sign-in attempts from here. Try again in 30 seconds."
     with pytest.raises(RateLimited):
         accounts.authenticate(db, "ann", "wrong-again-password")
-    # the lock is per username: others can still sign in
+    # the back-off is per username and address: others can still sign in from here
     make_user("bob", "annotator")
     assert accounts.authenticate(db, "bob", "bob-password").username == "bob"
     # the rate-limited attempts were not successes
@@ -457,3 +457,277 @@ def test_user_row_update_by_others_takes_effect(db, admin, make_user):
     with db.write() as s:
         s.execute(update(User).where(User.id == ann.user_id).values(role="admin"))
     assert len(accounts.list_users(db, ann)) == 2
+
+
+# --- no Argon2 while the database is locked (issue 9, item 4) --------------------------------
+
+
+class _LockProbe:
+    """Wraps the hasher: every verify/hash made while ``armed`` first checks that no transaction
+    is open on the database — on SQLite a second connection must get the write lock at once
+    (``BEGIN IMMEDIATE`` with timeout 0), on PostgreSQL no other session may sit inside a
+    transaction. It also records how many failed attempts were already stored at that moment."""
+
+    def __init__(self, inner, db):
+        self.inner, self.db = inner, db
+        self.armed = False
+        self.checks: list[str] = []
+        self.failures_seen: list[int] = []
+
+    def _check(self, what: str) -> None:
+        if not self.armed:
+            return
+        if self.db.is_sqlite:
+            import sqlite3
+
+            con = sqlite3.connect(self.db.engine.url.database, timeout=0, isolation_level=None)
+            try:
+                con.execute("BEGIN IMMEDIATE")  # raises "database is locked" under a write
+                con.execute("ROLLBACK")
+            finally:
+                con.close()
+        else:
+            from sqlalchemy import create_engine, text
+
+            probe = create_engine(self.db.engine.url, poolclass=__import__("sqlalchemy.pool").pool.NullPool)
+            try:
+                with probe.connect() as conn:
+                    busy = conn.execute(text(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                        "AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'")).scalar()
+                assert busy == 0, f"{busy} transaction(s) open during {what}"
+            finally:
+                probe.dispose()
+        self.checks.append(what)
+        self.failures_seen.append(count(self.db, LoginAttempt, LoginAttempt.succeeded.is_(False)))
+
+    def verify(self, hash_, password):
+        self._check("verify")
+        return self.inner.verify(hash_, password)
+
+    def hash(self, password):
+        self._check("hash")
+        return self.inner.hash(password)
+
+    def check_needs_rehash(self, hash_):
+        return self.inner.check_needs_rehash(hash_)
+
+
+@pytest.fixture
+def lock_probe(db, monkeypatch):
+    probe = _LockProbe(accounts._hasher, db)
+    monkeypatch.setattr(accounts, "_hasher", probe)
+    return probe
+
+
+def test_password_check_runs_with_no_transaction_open(db, make_user, lock_probe):
+    make_user("ann", "annotator")
+    lock_probe.armed = True
+    assert accounts.authenticate(db, "ann", "ann-password").username == "ann"
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ann", "wrong-password")
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ghost", "wrong-password")  # the dummy-hash path
+    assert lock_probe.checks == ["verify", "verify", "verify"]
+
+
+def test_rehash_at_login_runs_with_no_transaction_open(db, admin, lock_probe):
+    from argon2 import PasswordHasher
+
+    weak = PasswordHasher(time_cost=1, memory_cost=512, parallelism=1)
+    with db.write() as s:
+        s.add(User(username="old", display_name="old", password_hash=weak.hash("old-password"),
+                   role="annotator", is_active=True))
+    lock_probe.armed = True
+    assert accounts.authenticate(db, "old", "old-password").username == "old"
+    assert lock_probe.checks == ["verify", "hash"]
+    assert not lock_probe.inner.check_needs_rehash(_user(db, "old").password_hash)
+
+
+def test_a_pending_attempt_counts_while_its_password_is_checked(db, make_user, lock_probe):
+    """Race safety: the attempt is stored (as a failure) before the slow check, so guesses made
+    at the same time from other sessions count against the limit."""
+    make_user("ann", "annotator")
+    lock_probe.armed = True
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ann", "wrong-password")
+    assert accounts.authenticate(db, "ann", "ann-password").username == "ann"
+    assert lock_probe.failures_seen == [1, 2]
+    # afterwards the good attempt is a success, the earlier failure from here is cleared
+    assert count(db, LoginAttempt, LoginAttempt.succeeded.is_(False)) == 0
+
+
+def test_password_changed_during_the_check_is_not_accepted(db, admin, make_user, monkeypatch):
+    """The hash is read before the slow check; a reset landing meanwhile wins."""
+    ann = make_user("ann", "annotator")
+    inner = accounts._hasher
+
+    class ResetDuringVerify:
+        def verify(self, hash_, password):
+            monkeypatch.setattr(accounts, "_hasher", inner)
+            accounts.reset_password(db, admin, ann.user_id, "brand-new-password")
+            return inner.verify(hash_, password)
+
+    monkeypatch.setattr(accounts, "_hasher", ResetDuringVerify())
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, "ann", "ann-password")
+    assert accounts.authenticate(db, "ann", "brand-new-password").user_id == ann.user_id
+
+
+# --- throttle per address, per username, overall; bounded table (issue 9, item 5) ------------
+
+ATTACKER, OWNER = "203.0.113.9", "198.51.100.7"
+
+
+def _fail(db, username, address, at, password="wrong-password"):
+    with pytest.raises(AuthenticationFailed):
+        accounts.authenticate(db, username, password, address=address, now=at)
+
+
+def _refused(db, username, address, at, password="wrong-password") -> str:
+    with pytest.raises(RateLimited) as exc:
+        accounts.authenticate(db, username, password, address=address, now=at)
+    return str(exc.value)
+
+
+def test_a_stranger_cannot_lock_the_admin_out(db, admin):
+    t = accounts.utcnow()
+    for i in range(accounts.MAX_FAILURES):
+        _fail(db, "admin", ATTACKER, t + timedelta(seconds=i))
+    # 30 s after the latest failure (at t + 4 s)
+    assert _refused(db, "admin", ATTACKER, t + timedelta(seconds=6), "admin-password") == (
+        "Too many sign-in attempts from here. Try again in 28 seconds.")
+    # the owner, from their own address, signs in at once
+    assert accounts.authenticate(db, "admin", "admin-password", address=OWNER,
+                                 now=t + timedelta(seconds=7)).user_id == admin.user_id
+    # and that success does not clear the stranger's back-off
+    _refused(db, "admin", ATTACKER, t + timedelta(seconds=8))
+
+
+def test_back_off_doubles_after_each_further_failure_and_is_capped(db, admin):
+    t = accounts.utcnow()
+    for _ in range(accounts.MAX_FAILURES):
+        _fail(db, "admin", ATTACKER, t)
+    expected = ["30 seconds", "1 minute", "2 minutes", "4 minutes", "8 minutes", "15 minutes",
+                "15 minutes"]
+    for wait_text in expected:
+        message = _refused(db, "admin", ATTACKER, t)
+        assert message == f"Too many sign-in attempts from here. Try again in {wait_text}."
+        wait = accounts.THROTTLE.base_wait * 2 ** expected.index(wait_text)
+        wait = min(wait, accounts.THROTTLE.max_wait)
+        _refused(db, "admin", ATTACKER, t + wait - timedelta(seconds=1))
+        t = t + wait
+        _fail(db, "admin", ATTACKER, t)  # allowed once the wait is over (and fails again)
+    # the right password after the wait gets in, and ends the run of failures from here
+    t += accounts.THROTTLE.max_wait
+    assert accounts.authenticate(db, "admin", "admin-password", address=ATTACKER, now=t).username == "admin"
+    _fail(db, "admin", ATTACKER, t)
+
+
+def test_one_address_trying_many_usernames_is_held_back(db, admin):
+    t = accounts.utcnow()
+    free = accounts.THROTTLE.free_per_address
+    for i in range(free):
+        _fail(db, f"guess{i}", ATTACKER, t)
+    assert _refused(db, "another-name", ATTACKER, t).startswith("Too many sign-in attempts from here.")
+    # other addresses are not affected
+    assert accounts.authenticate(db, "admin", "admin-password", address=OWNER, now=t).username == "admin"
+
+
+def test_distributed_guessing_of_one_username_meets_a_ceiling(db, admin, make_user, monkeypatch):
+    from dataclasses import replace
+
+    monkeypatch.setattr(accounts, "THROTTLE", replace(accounts.THROTTLE, free_per_username=8))
+    t = accounts.utcnow()
+    for i in range(8):
+        _fail(db, "admin", f"192.0.2.{i}", t)
+    assert _refused(db, "admin", OWNER, t, "admin-password") == (
+        "Too many sign-in attempts for this username. Try again in 30 seconds.")
+    make_user("ann", "annotator")  # other accounts are unaffected
+    assert accounts.authenticate(db, "admin", "admin-password", address=OWNER,
+                                 now=t + timedelta(seconds=30)).username == "admin"
+
+
+def test_global_ceiling(db, admin, monkeypatch):
+    from dataclasses import replace
+
+    monkeypatch.setattr(accounts, "THROTTLE", replace(accounts.THROTTLE, free_global=10))
+    t = accounts.utcnow()
+    for i in range(10):
+        _fail(db, f"user{i}", f"192.0.2.{i}", t)
+    assert _refused(db, "admin", OWNER, t, "admin-password") == (
+        "Too many sign-in attempts right now. Try again in 30 seconds.")
+    assert accounts.authenticate(db, "admin", "admin-password", address=OWNER,
+                                 now=t + timedelta(seconds=30)).username == "admin"
+
+
+def test_unknown_usernames_do_not_grow_the_table_without_bound(db, admin):
+    t = accounts.utcnow()
+    for i in range(200):
+        try:
+            accounts.authenticate(db, f"nobody{i}", "wrong-password", address=ATTACKER, now=t)
+        except (AuthenticationFailed, RateLimited):
+            pass
+    # refused attempts are not stored: the address's free failures and nothing more
+    assert count(db, LoginAttempt) == accounts.THROTTLE.free_per_address
+    # rows older than the window are deleted at the next attempt
+    later = t + accounts.THROTTLE.window + timedelta(seconds=1)
+    _fail(db, "nobody", OWNER, later)
+    assert count(db, LoginAttempt) == 1
+
+
+def test_a_success_keeps_one_row_per_username_and_address(db, make_user):
+    make_user("ann", "annotator")
+    for _ in range(3):
+        accounts.authenticate(db, "ann", "ann-password", address=OWNER)
+    assert count(db, LoginAttempt, LoginAttempt.username == "ann", LoginAttempt.address == OWNER) == 1
+    assert count(db, LoginAttempt, LoginAttempt.username == "ann", LoginAttempt.address == "") == 1
+
+
+def test_throttle_policy_waits():
+    from annotation import sign_in_throttle as throttle
+
+    policy = throttle.ThrottlePolicy()
+    assert [throttle.backoff(policy, n, 5).total_seconds() for n in range(4, 12)] == [
+        0, 30, 60, 120, 240, 480, 900, 900]
+    assert throttle.backoff(policy, 10_000, 5) == policy.max_wait
+    assert throttle.describe_wait(timedelta(seconds=0.2)) == "1 second"
+    assert throttle.describe_wait(timedelta(seconds=61)) == "2 minutes"
+
+
+# --- a password change signs open sessions out (issue 9, item 10) ----------------------------
+
+
+def test_refresh_keeps_a_current_session_and_applies_role_changes(db, admin, make_user):
+    ann = make_user("ann", "annotator")
+    accounts.set_role(db, admin, ann.user_id, "lead")
+    assert accounts.refresh_actor(db, ann).role == "lead"
+
+
+def test_admin_reset_signs_the_users_open_sessions_out(db, admin, make_user):
+    ann = make_user("ann", "annotator")
+    accounts.reset_password(db, admin, ann.user_id, "fresh-password")
+    with pytest.raises(AuthenticationFailed) as exc:
+        accounts.refresh_actor(db, ann)
+    assert str(exc.value) == "Your password was changed; please sign in again."
+    # signing in again with the new password gives a session that stays
+    again = accounts.authenticate(db, "ann", "fresh-password")
+    assert accounts.refresh_actor(db, again).user_id == ann.user_id
+
+
+def test_own_change_keeps_this_session_and_signs_the_others_out(db, make_user):
+    ann = make_user("ann", "annotator")
+    other_tab = accounts.authenticate(db, "ann", "ann-password")
+    kept = accounts.change_own_password(db, ann, "ann-password", "new-password-1")
+    assert accounts.refresh_actor(db, kept).user_id == ann.user_id
+    for stale in (ann, other_tab):
+        with pytest.raises(AuthenticationFailed, match="password was changed"):
+            accounts.refresh_actor(db, stale)
+
+
+def test_deactivation_signs_the_session_out(db, admin, make_user):
+    ann = make_user("ann", "annotator")
+    accounts.set_active(db, admin, ann.user_id, False)
+    with pytest.raises(AuthenticationFailed) as exc:
+        accounts.refresh_actor(db, ann)
+    assert str(exc.value) == "Your account is no longer active. Ask an administrator."
