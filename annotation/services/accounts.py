@@ -6,7 +6,6 @@ per username in the database over a sliding window, so the limit holds across ap
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -26,13 +25,13 @@ from annotation.services.errors import (
     PermissionDenied,
     RateLimited,
 )
+from annotation.usernames import UsernameError, check_username, find_lookalike
 from db.engine import Database
 from db.models import ROLES, LoginAttempt, User, utcnow
 
 MIN_PASSWORD_LENGTH = 8
 MAX_FAILURES = 5
 FAILURE_WINDOW = timedelta(minutes=15)
-_USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{2,64}$")
 _hasher = PasswordHasher()
 
 
@@ -57,10 +56,10 @@ def _info(u: User) -> UserInfo:
 
 
 def _check_username(username: str) -> str:
-    username = (username or "").strip()
-    if not _USERNAME_RE.match(username):
-        raise InvalidInput("A username is 2–64 letters, digits, dots, dashes or underscores.")
-    return username
+    try:  # the rules live in annotation.usernames (shared with the annotation import)
+        return check_username(username)
+    except UsernameError as exc:
+        raise InvalidInput(str(exc)) from None
 
 
 def _check_password(password: str) -> None:
@@ -147,6 +146,9 @@ def hash_password(password: str) -> str:
 
 def _add_user(s: Session, username: str, password: str, role: str, display_name: str) -> User:
     """Insert a checked, hashed account (the caller checked who may do it)."""
+    lookalike = find_lookalike(username, s.scalars(select(User.username)))
+    if lookalike is not None:
+        raise InvalidInput(f"The username {username!r} looks like the existing account {lookalike!r}.")
     user = User(username=username, display_name=display_name.strip() or username,
                 password_hash=hash_password(password), role=role, is_active=True)
     s.add(user)
