@@ -69,9 +69,8 @@ class InterchangeRecord:
     submitted_at: datetime
 
 
-def parse_submitted_at(value: object, now: datetime | None = None) -> datetime:
-    """An ISO 8601 timestamp as an aware UTC datetime (naive values are read as UTC), between
-    :data:`EARLIEST_SUBMISSION` and ``now`` (default: the current time) plus :data:`CLOCK_SKEW`."""
+def parse_submitted_at(value: object) -> datetime:
+    """An ISO 8601 timestamp as an aware UTC datetime (naive values are read as UTC)."""
     if not isinstance(value, str) or not value.strip():
         raise ValueError("submitted_at must be an ISO 8601 timestamp such as 2026-11-20T10:31:00Z")
     text = value.strip()
@@ -84,9 +83,15 @@ def parse_submitted_at(value: object, now: datetime | None = None) -> datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     try:
-        moment = moment.astimezone(timezone.utc)
+        return moment.astimezone(timezone.utc)
     except OverflowError:  # 9999-12-31T23:59-01:00 is past datetime.max in UTC
         raise ValueError(f"submitted_at {value!r} is too far in the future") from None
+
+
+def parse_import_submitted_at(value: object, now: datetime | None = None) -> datetime:
+    """:func:`parse_submitted_at` of an imported record, which must lie between
+    :data:`EARLIEST_SUBMISSION` and ``now`` (default: the current time) plus :data:`CLOCK_SKEW`."""
+    moment = parse_submitted_at(value)
     latest = (now or datetime.now(timezone.utc)) + CLOCK_SKEW
     if moment > latest:
         raise ValueError(f"submitted_at {value!r} is in the future (later than "
@@ -134,7 +139,7 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
     if problems:
         raise InterchangeError(line, " ".join(problems))
     try:
-        submitted = parse_submitted_at(obj.get("submitted_at"), now)
+        submitted = parse_import_submitted_at(obj.get("submitted_at"), now)
     except ValueError as exc:
         raise InterchangeError(line, str(exc)) from None
     return InterchangeRecord(line, str(obj["sample_id"]), annotator, content, submitted)
