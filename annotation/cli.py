@@ -48,19 +48,27 @@ def _acting_user(db: Database, username: str | None) -> Actor:
     return actor
 
 
-def _project_id(db: Database, actor: Actor, name: str | None, *, create: bool) -> int:
+def _project_id(db: Database, actor: Actor, name: str | None) -> int:
+    """The project named, or the only one. Never creates one: ``import texts`` creates its
+    project inside its own all-or-nothing import."""
     all_projects = projects.list_projects(db, actor)
     if name:
         for p in all_projects:
             if p.name == name:
                 return p.id
-        if create:
-            return projects.create_project(db, actor, name).id
         raise CliError(f"no project called {name!r}")
     if len(all_projects) == 1:
         return all_projects[0].id
-    if not all_projects and create:
-        return projects.create_project(db, actor, "Default project").id
+    raise CliError("several projects exist; name one with --project" if all_projects
+                   else "no project yet; import texts first")
+
+
+def _new_project_name(db: Database, actor: Actor, name: str | None) -> str:
+    """The project an import may create: the one named, or "Default project" when none exists."""
+    if name:
+        return name
+    if not projects.list_projects(db, actor):
+        return "Default project"
     raise CliError("several projects exist; name one with --project")
 
 
@@ -75,9 +83,12 @@ def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
     if not path.is_file():
         raise CliError(f"{path}: no such file")
     actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project, create=True)
+    try:
+        pid, new_project = _project_id(db, actor, args.project), None
+    except CliError:  # created by the import itself, so a refused file leaves no empty project
+        pid, new_project = None, _new_project_name(db, actor, args.project)
     summary = projects.import_text_file(db, actor, pid, path.read_bytes(), path.name,
-                                        default_benchmark=args.benchmark)
+                                        default_benchmark=args.benchmark, new_project=new_project)
     return (f"imported {summary.added} texts ({summary.benchmark_counts[1]} benchmark 1, "
             f"{summary.benchmark_counts[2]} benchmark 2); {summary.already_present} already present")
 
@@ -87,7 +98,7 @@ def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
     if not path.is_file():
         raise CliError(f"{path}: no such file")
     actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project, create=False)
+    pid = _project_id(db, actor, args.project)
     summary = annotation_import.import_annotations(db, actor, pid, path.read_bytes(), path.name)
     made = f"; new (inactive) accounts: {', '.join(summary.new_accounts)}" if summary.new_accounts else ""
     return f"imported {summary.added} annotations; {summary.already_present} already present{made}"
@@ -95,7 +106,7 @@ def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project, create=False)
+    pid = _project_id(db, actor, args.project)
     scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
     report = scope.report
     if args.json:
@@ -113,7 +124,7 @@ def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project, create=False)
+    pid = _project_id(db, actor, args.project)
     summary = review.resolve_project(db, actor, pid, recheck=args.recheck)
     return (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review, "
             f"{summary.pending} awaiting a lead, {summary.incomplete} incomplete")
@@ -147,7 +158,7 @@ class ProgressBar:
 
 def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project, create=False)
+    pid = _project_id(db, actor, args.project)
     summary = duplicates.run_dedup(db, actor, pid, threshold=args.threshold,
                                    progress=None if args.quiet else ProgressBar())
     return (f"{summary.n_texts} texts compared in {summary.seconds:.1f} s "
@@ -158,7 +169,7 @@ def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_export(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project, create=False)
+    pid = _project_id(db, actor, args.project)
     record = datasets.export_dataset(
         db, actor, pid, Path(args.out_dir), base=args.base, seed=args.seed, licence=args.licence,
         overwrite=args.overwrite, reproduce=args.reproduce,

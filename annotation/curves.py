@@ -197,6 +197,24 @@ def _check_params(xi: float, omega: float, alpha: float) -> None:
         raise CurveFitError("The curve's width (ω) must be greater than zero.")
 
 
+def parameter_bounds_problem(xi: float, omega: float, alpha: float) -> str | None:
+    """Why ``(ξ, ω, α)`` could not have come out of :func:`fit_curve`, or None when it could.
+
+    The rules a fitted curve obeys by construction — finite numbers within :data:`XI_BOUNDS`,
+    :data:`OMEGA_BOUNDS` and :data:`ALPHA_BOUNDS` — for parameters that arrive from elsewhere
+    (an imported file, a stored row), so no path stores or counts a curve the fit could not make.
+    """
+    for name, symbol, value, (lo, hi) in (("xi", "ξ", xi, XI_BOUNDS), ("omega", "ω", omega, OMEGA_BOUNDS),
+                                          ("alpha", "α", alpha, ALPHA_BOUNDS)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+            return f"{name} ({symbol}) must be a number"
+        if not math.isfinite(float(value)):
+            return f"{name} ({symbol}) must be a finite number"
+        if not lo <= float(value) <= hi:
+            return f"{name} ({symbol}) = {float(value):.6g} is outside the fit's range [{lo:g}, {hi:g}]"
+    return None
+
+
 # --- points -----------------------------------------------------------------------------------
 
 
@@ -790,6 +808,9 @@ def describe_curve(xi: float, omega: float, alpha: float, base: float = DEFAULT_
     (:func:`half_validity_range`), converted to durations with
     :func:`annotation.timeaxis.humanize_x` in ``base``.
     """
+    problem = parameter_bounds_problem(xi, omega, alpha)
+    if problem is not None:  # e.g. a stored ξ = 1e308 would overflow the time conversions
+        raise CurveFitError(f"This curve cannot be described: {problem}.")
     peak_x = _axis_peak(float(xi), float(omega), float(alpha))
     lo, hi = half_validity_range(xi, omega, alpha)
     if peak_x <= X_MIN:

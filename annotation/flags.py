@@ -196,6 +196,31 @@ def parameter_spread(values_by_param: Mapping[str, Iterable[float | None]]) -> P
     return ParameterSpread(sds[0], sds[1], sds[2], (counts[0], counts[1], counts[2]))
 
 
+def spread_from_sums(n: int, sums: Mapping[str, float], squares: Mapping[str, float]) -> ParameterSpread:
+    """:class:`ParameterSpread` from running sums: ``n`` values, ``sums[p] = Σp``,
+    ``squares[p] = Σp²`` per parameter, ``SD = sqrt((Σp² − (Σp)²/n) / (n − 1))``.
+
+    Robust to sums that went bad: where a sum, or the variance from it, is not a finite number
+    (one value of 1e308 makes Σp² infinite, and inf − inf is NaN) the SD is None — the deviation
+    rule is skipped, never run against σ = 0 or NaN — and :func:`sums_are_finite` tells the
+    caller to rebuild the sums. A variance a little below zero from rounding is 0.
+    """
+    sds: list[float | None] = []
+    for p in PARAMETERS:
+        total, sq = float(sums.get(p, 0.0)), float(squares.get(p, 0.0))
+        if n < 2 or not (math.isfinite(total) and math.isfinite(sq)):
+            sds.append(None)
+            continue
+        variance = (sq - total * total / n) / (n - 1)
+        sds.append(math.sqrt(max(0.0, variance)) if math.isfinite(variance) else None)
+    return ParameterSpread(sds[0], sds[1], sds[2], (n, n, n))
+
+
+def sums_are_finite(*values: float) -> bool:
+    """Whether every running sum is a finite number (else it must be rebuilt)."""
+    return all(v is not None and math.isfinite(float(v)) for v in values)
+
+
 def spread_of_annotations(annotations: Iterable[AnnotationContent]) -> ParameterSpread:
     """:func:`parameter_spread` over annotation contents, using those that have parameters."""
     values: dict[str, list[float]] = {p: [] for p in PARAMETERS}

@@ -15,22 +15,39 @@ Record::
 ``boundaries`` are token indices (``annotation.segmentation.tokenize``) where segments start;
 ``points`` are optional when ``xi``, ``omega``, ``alpha`` are given, and the parameters are fitted
 from the points when they are not.
+
+An imported annotation obeys the rules of one made in the workbench, flagged or not:
+
+* its segmentation partitions the text (starts at 0, strictly increasing, every boundary before
+  the last token; one axis per segment);
+* its parameters are finite and inside the fit's bounds (:func:`annotation.curves.parameter_bounds_problem`);
+* its ``annotator`` is a valid username (:mod:`annotation.usernames`; surrounding whitespace is
+  removed as ``create-user`` does), and no two names in one file look alike;
+* ``submitted_at`` lies between :data:`EARLIEST_SUBMISSION` and one day
+  (:data:`CLOCK_SKEW`) after the time of the import.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, Sequence
 
-from annotation.curves import CurveFitError, fit_curve, fit_scale_for
+from annotation.curves import CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem
+from annotation.json_lines import decode_json_line
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
+from annotation.segmentation import SegmentationError
+from annotation.usernames import UsernameError, check_username, username_skeleton
 
 MAX_INTERCHANGE_BYTES = 200 * 1024 * 1024
 _REQUIRED = ("sample_id", "annotator", "boundaries", "segment_axes")
 _KNOWN = set(_REQUIRED) | {"points", "xi", "omega", "alpha", "flags", "note", "submitted_at"}
+#: No annotation predates this tool's field (Chronocept, 2025) by decades: an earlier
+#: ``submitted_at`` is a unit or parsing mistake.
+EARLIEST_SUBMISSION = datetime(2000, 1, 1, tzinfo=timezone.utc)
+#: How far in the future of the import ``submitted_at`` may lie (clocks of other machines).
+CLOCK_SKEW = timedelta(days=1)
 
 
 class InterchangeError(ValueError):
@@ -65,20 +82,39 @@ def parse_submitted_at(value: object) -> datetime:
         raise ValueError(f"submitted_at {value!r} is not an ISO 8601 timestamp") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:  # 9999-12-31T23:59-01:00 is past datetime.max in UTC
+        raise ValueError(f"submitted_at {value!r} is too far in the future") from None
 
 
-def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0) -> InterchangeRecord:
-    """Validate one decoded record against its sample's token count."""
+def parse_import_submitted_at(value: object, now: datetime | None = None) -> datetime:
+    """:func:`parse_submitted_at` of an imported record, which must lie between
+    :data:`EARLIEST_SUBMISSION` and ``now`` (default: the current time) plus :data:`CLOCK_SKEW`."""
+    moment = parse_submitted_at(value)
+    latest = (now or datetime.now(timezone.utc)) + CLOCK_SKEW
+    if moment > latest:
+        raise ValueError(f"submitted_at {value!r} is in the future (later than "
+                         f"{latest:%Y-%m-%d %H:%M} UTC)")
+    if moment < EARLIEST_SUBMISSION:
+        raise ValueError(f"submitted_at {value!r} is before {EARLIEST_SUBMISSION:%Y-%m-%d}")
+    return moment
+
+
+def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
+                now: datetime | None = None) -> InterchangeRecord:
+    """Validate one decoded record against its sample's token count (``now``: the time of the
+    import, for ``submitted_at``; default the current time)."""
     missing = [k for k in _REQUIRED if k not in obj]
     if missing:
         raise InterchangeError(line, f"missing field {', '.join(missing)}")
     unknown = sorted(set(obj) - _KNOWN)
     if unknown:
         raise InterchangeError(line, f"unknown field {', '.join(unknown)}")
-    annotator = obj["annotator"]
-    if not isinstance(annotator, str) or not annotator.strip() or len(annotator) > 64:
-        raise InterchangeError(line, "annotator must be a name of 1–64 characters")
+    try:
+        annotator = check_username(obj["annotator"])
+    except UsernameError as exc:
+        raise InterchangeError(line, f"annotator {_shown(obj['annotator'])} is not a valid username: {exc}") from None
     try:
         content = AnnotationContent.from_json({
             "boundaries": obj["boundaries"], "segment_axes": obj["segment_axes"],
@@ -90,15 +126,29 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0) -> Interch
         raise InterchangeError(line, str(exc)) from None
     if None in content.segment_axes:
         raise InterchangeError(line, "every segment needs an axis name")
+    try:  # flagged or not: every stored segmentation partitions its text
+        content.segmentation(n_tokens)
+    except SegmentationError as exc:
+        raise InterchangeError(line, f"Segmentation: {exc}.") from None
     content = _with_parameters(content, line)
+    if content.has_parameters:
+        problem = parameter_bounds_problem(content.xi, content.omega, content.alpha)
+        if problem is not None:
+            raise InterchangeError(line, problem)
     problems = submission_problems(content, n_tokens, points_required=False)
     if problems:
         raise InterchangeError(line, " ".join(problems))
     try:
-        submitted = parse_submitted_at(obj.get("submitted_at"))
+        submitted = parse_import_submitted_at(obj.get("submitted_at"), now)
     except ValueError as exc:
         raise InterchangeError(line, str(exc)) from None
-    return InterchangeRecord(line, str(obj["sample_id"]), annotator.strip(), content, submitted)
+    return InterchangeRecord(line, str(obj["sample_id"]), annotator, content, submitted)
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    """``repr`` of a user's value for a message: escapes invisible characters, cut to ``limit``."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _with_parameters(content: AnnotationContent, line: int) -> AnnotationContent:
@@ -125,10 +175,13 @@ def _with_parameters(content: AnnotationContent, line: int) -> AnnotationContent
                    rmse=fit.rmse, params_source="fit")
 
 
-def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int]) -> list[InterchangeRecord]:
+def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int],
+                      now: datetime | None = None) -> list[InterchangeRecord]:
     """Read a whole interchange file; ``n_tokens_by_sample`` maps each known sample id to its
-    token count. Raises :class:`InterchangeError` on the first problem (unknown sample, malformed
-    record, the same annotator twice on one sample)."""
+    token count, ``now`` is the time of the import (default: the current time). Raises
+    :class:`InterchangeError` on the first problem (unknown sample, malformed record, the same
+    annotator twice on one sample, two annotator names that look alike)."""
+    now = now or datetime.now(timezone.utc)
     if len(data) > MAX_INTERCHANGE_BYTES:
         raise InterchangeError(0, f"the file is larger than {MAX_INTERCHANGE_BYTES // 2**20} MB")
     try:
@@ -137,19 +190,21 @@ def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int]) -> lis
         raise InterchangeError(data[: exc.start].count(b"\n") + 1, "not valid UTF-8") from None
     records: list[InterchangeRecord] = []
     seen: dict[tuple[str, str], int] = {}
+    names_by_skeleton: dict[str, tuple[str, int]] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InterchangeError(n, f"not valid JSON ({exc.msg})") from None
+        obj = decode_json_line(raw, n, InterchangeError)
         if not isinstance(obj, dict):
             raise InterchangeError(n, "each line must be a JSON object")
         sample_id = obj.get("sample_id")
         if not isinstance(sample_id, str) or sample_id not in n_tokens_by_sample:
             raise InterchangeError(n, f"unknown sample_id {sample_id!r}; import its text first")
-        record = read_record(obj, n_tokens_by_sample[sample_id], n)
+        record = read_record(obj, n_tokens_by_sample[sample_id], n, now)
+        name, first = names_by_skeleton.setdefault(username_skeleton(record.annotator), (record.annotator, n))
+        if name != record.annotator:
+            raise InterchangeError(n, f"annotator {record.annotator!r} looks like {name!r} on line {first}; "
+                                      "use one spelling per person")
         key = (record.sample_id, record.annotator)
         if key in seen:
             raise InterchangeError(n, f"{record.annotator} already annotated {record.sample_id} on line {seen[key]}")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from annotation.json_lines import decode_json_line
 from annotation.segmentation import tokenize
 
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
@@ -113,10 +113,7 @@ def _rows_jsonl(content: str):  # type: ignore[no-untyped-def]
     for n, raw in enumerate(content.splitlines(), start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ImportFileError(n, f"not valid JSON ({exc.msg})") from None
+        obj = decode_json_line(raw, n, ImportFileError)
         if not isinstance(obj, dict):
             raise ImportFileError(n, "each line must be a JSON object")
         text = obj.get("text", obj.get("parent_text"))
@@ -124,21 +121,32 @@ def _rows_jsonl(content: str):  # type: ignore[no-untyped-def]
 
 
 def _rows_csv(content: str):  # type: ignore[no-untyped-def]
-    reader = csv.DictReader(io.StringIO(content))
-    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
-    if "text" not in fields and "parent_text" not in fields:
-        raise ImportFileError(1, "the CSV header needs a 'text' column (optional: 'id', 'benchmark')")
-    reader.fieldnames = fields
+    # strict: an unterminated quote ('"abc' to the end of the file) or text after a closing quote
+    # is an error instead of being read silently as one long field
+    reader = csv.DictReader(io.StringIO(content), strict=True)
+    start = 1  # the line where the record being read starts (a quoted field may span lines)
     try:
+        fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+        if "text" not in fields and "parent_text" not in fields:
+            raise ImportFileError(1, "the CSV header needs a 'text' column (optional: 'id', 'benchmark')")
+        reader.fieldnames = fields
+        start = reader.line_num + 1
         for row in reader:
             n = reader.line_num
+            start = n + 1
             if None in row:
                 raise ImportFileError(n, "the row has more fields than the header")
             if not any((v or "").strip() for v in row.values()):
                 continue
             yield n, row.get("text", row.get("parent_text")), row.get("benchmark"), row.get("id")
     except csv.Error as exc:
-        raise ImportFileError(reader.line_num, f"malformed CSV ({exc})") from None
+        reason = str(exc)
+        if reason == "unexpected end of data":
+            reason = "a quoted field is never closed (a \" is missing)"
+        lines = content.splitlines()
+        while start <= len(lines) and not lines[start - 1].strip():
+            start += 1  # blank lines between records are skipped by the reader
+        raise ImportFileError(start, f"malformed CSV ({reason})") from None
 
 
 def _rows_txt(content: str):  # type: ignore[no-untyped-def]

@@ -32,7 +32,6 @@ since, or whose account was deactivated.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -53,6 +52,7 @@ from annotation.services.errors import (
     PermissionDenied,
     RateLimited,
 )
+from annotation.usernames import UsernameError, check_username, find_lookalike
 from db.engine import Database
 from db.models import ROLES, LoginAttempt, User, utcnow
 
@@ -68,7 +68,6 @@ PASSWORD_CHANGED = "Your password was changed; please sign in again."
 ACCOUNT_INACTIVE = "Your account is no longer active. Ask an administrator."
 #: PostgreSQL advisory lock taken by the throttle's short transaction (any constant bigint)
 _THROTTLE_LOCK = 0x43687254  # "ChrT"
-_USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{2,64}$")
 _hasher = PasswordHasher()
 
 
@@ -93,10 +92,10 @@ def _info(u: User) -> UserInfo:
 
 
 def _check_username(username: str) -> str:
-    username = (username or "").strip()
-    if not _USERNAME_RE.match(username):
-        raise InvalidInput("A username is 2–64 letters, digits, dots, dashes or underscores.")
-    return username
+    try:  # the rules live in annotation.usernames (shared with the annotation import)
+        return check_username(username)
+    except UsernameError as exc:
+        raise InvalidInput(str(exc)) from None
 
 
 def _check_password(password: str) -> None:
@@ -226,6 +225,9 @@ def hash_password(password: str) -> str:
 def _add_user(s: Session, username: str, password_hash: str, role: str, display_name: str) -> User:
     """Insert a checked account with its hash, made before the transaction (the caller checked
     who may do it)."""
+    lookalike = find_lookalike(username, s.scalars(select(User.username)))
+    if lookalike is not None:
+        raise InvalidInput(f"The username {username!r} looks like the existing account {lookalike!r}.")
     user = User(username=username, display_name=display_name.strip() or username,
                 password_hash=password_hash, role=role, is_active=True)
     s.add(user)

@@ -1,9 +1,12 @@
 """Importing existing annotations in the interchange format (``chronocept import annotations``).
 
 All or nothing: the file is validated record by record against the project's samples, then
-written in one transaction. Annotators are matched to accounts by username; a name without an
-account gets a deactivated account of its own (it cannot sign in; an admin can activate it and
-set a password), so imported work keeps a stable, pseudonymous owner. Re-importing the same file
+written in one transaction. Annotators are matched to accounts by username (the rules of
+``create-user``, :mod:`annotation.usernames`: surrounding whitespace is removed, so ``"lead1 "``
+is ``lead1``); a name without an account gets a deactivated account of its own (it cannot sign in;
+an admin can activate it and set a password), so imported work keeps a stable, pseudonymous
+owner — unless the name looks like an existing account's (``Lead1`` beside ``lead1``), which
+refuses the file. Re-importing the same file
 is harmless: an identical annotation already stored counts as already present, a different one
 for the same (sample, annotator) is refused.
 """
@@ -14,6 +17,7 @@ import secrets
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from annotation.interchange import InterchangeError, InterchangeRecord, parse_interchange
 from annotation.services import audit, review
@@ -21,6 +25,7 @@ from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings
+from annotation.usernames import find_lookalike
 from db.engine import Database
 from db.models import Annotation, Assignment, Project, Sample, User, utcnow
 
@@ -41,9 +46,31 @@ def _same(a: Annotation, r: InterchangeRecord) -> bool:
             and list(a.flags) == list(c.flags))
 
 
+def _refuse_lookalikes(s: Session, records: list[InterchangeRecord], known: set[str],
+                       source: str) -> None:
+    """A name that is not an account but looks like one (``Lead1``, ``lead1`` with a Cyrillic
+    letter, ``leadl``…) is refused rather than given a second account of its own."""
+    new = {}
+    for r in records:
+        if r.annotator not in known:
+            new.setdefault(r.annotator, r.line)
+    if not new:
+        return
+    existing = list(s.scalars(select(User.username)))
+    for name, line in sorted(new.items(), key=lambda item: item[1]):
+        other = find_lookalike(name, existing)
+        if other is not None:
+            raise InvalidInput(f"{source or 'file'}: line {line}: annotator {name!r} looks like the "
+                               f"existing account {other!r}; use its exact name. Nothing was imported.")
+
+
 def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
                        source: str = "") -> AnnotationImportSummary:
     """Lead: import an interchange file into a project's samples (see module docstring)."""
+    # Accounts the import creates are inactive, with a random password nobody knows (an admin
+    # sets one to let them sign in). One Argon2 hash, made before the write lock is taken, serves
+    # them all: hashing per account inside the transaction held the lock ~150 ms per account.
+    unusable_hash = hash_password(secrets.token_urlsafe(32))
     with db.write() as s:
         require_role(s, actor, "lead")
         project = s.get(Project, project_id)
@@ -59,10 +86,11 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
         review.ensure_stats(s, project_id)
         users = {u.username: u for u in s.scalars(
             select(User).where(User.username.in_({r.annotator for r in records})))}
+        _refuse_lookalikes(s, records, set(users), source)
         new_accounts = []
         for name in sorted({r.annotator for r in records} - set(users)):
             user = User(username=name, display_name=name, role="annotator", is_active=False,
-                        password_hash=hash_password(secrets.token_urlsafe(32)))
+                        password_hash=unusable_hash)
             s.add(user)
             users[name] = user
             new_accounts.append(name)

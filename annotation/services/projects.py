@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from annotation.segmentation import tokenize
 from annotation.services import audit, review
@@ -39,6 +40,7 @@ class ImportSummary:
     added: int
     already_present: int
     benchmark_counts: dict[int, int]
+    project_id: int = 0
 
 
 def _info(p: Project, n_samples: int) -> ProjectInfo:
@@ -64,22 +66,33 @@ def get_project(db: Database, actor: Actor, project_id: int) -> ProjectInfo:
         return _info(p, n)
 
 
-def create_project(db: Database, actor: Actor, name: str, description: str = "",
-                   settings: ProjectSettings | None = None) -> ProjectInfo:
-    """Lead: create an empty project."""
+def _project_name(name: str) -> str:
     name = (name or "").strip()
     if not 1 <= len(name) <= 128:
         raise InvalidInput("A project name is 1–128 characters.")
+    return name
+
+
+def _add_project(s: Session, actor: Actor, name: str, description: str = "",
+                 settings: ProjectSettings | None = None) -> Project:
+    """Insert a project (checked name) in the caller's transaction (the caller checked the role)."""
+    p = Project(name=name, description=description.strip(),
+                settings=(settings or ProjectSettings()).to_dict(), created_by=actor.user_id)
+    s.add(p)
+    s.flush()
+    s.add(ParameterStats(project_id=p.id))
+    audit.record(s, actor.user_id, "create_project", "project", p.id, name=name)
+    return p
+
+
+def create_project(db: Database, actor: Actor, name: str, description: str = "",
+                   settings: ProjectSettings | None = None) -> ProjectInfo:
+    """Lead: create an empty project."""
+    name = _project_name(name)
     try:
         with db.write() as s:
             require_role(s, actor, "lead")
-            p = Project(name=name, description=description.strip(),
-                        settings=(settings or ProjectSettings()).to_dict(), created_by=actor.user_id)
-            s.add(p)
-            s.flush()
-            s.add(ParameterStats(project_id=p.id))
-            audit.record(s, actor.user_id, "create_project", "project", p.id, name=name)
-            return _info(p, 0)
+            return _info(_add_project(s, actor, name, description, settings), 0)
     except IntegrityError:
         raise InvalidInput(f"A project called {name!r} already exists.") from None
 
@@ -108,18 +121,34 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
     return new
 
 
-def import_texts(db: Database, actor: Actor, project_id: int, records: Sequence[TextRecord],
-                 source: str = "") -> ImportSummary:
+def import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
+                 source: str = "", *, new_project: str | None = None) -> ImportSummary:
     """Lead: add texts to a project's pool in one transaction (all or nothing).
 
     Re-importing is harmless: a record whose id (or, without an id, whose exact text) is already
     in the project is counted as already present; an id that exists with a *different* text is
     refused. Records without an id get ``B<benchmark>-<number>`` ids continuing the project's
-    numbering.
+    numbering. With ``new_project`` (and no ``project_id``) the project of that name is created
+    by the same transaction, so a refused import leaves no empty project behind; the summary's
+    ``project_id`` names the project either way.
     """
+    if new_project is not None:
+        new_project = _project_name(new_project)
+    try:
+        return _import_texts(db, actor, project_id, records, source, new_project)
+    except IntegrityError:
+        if new_project is None:
+            raise
+        raise InvalidInput(f"A project called {new_project!r} already exists.") from None
+
+
+def _import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
+                  source: str, new_project: str | None) -> ImportSummary:
     with db.write() as s:
         require_role(s, actor, "lead")
-        if s.get(Project, project_id) is None:
+        if new_project is not None:
+            project_id = _add_project(s, actor, new_project).id
+        elif project_id is None or s.get(Project, project_id) is None:
             raise NotFound("No such project.")
         existing = dict(s.execute(select(Sample.external_id, Sample.parent_text)
                                   .where(Sample.project_id == project_id)).all())
@@ -159,17 +188,19 @@ def import_texts(db: Database, actor: Actor, project_id: int, records: Sequence[
             counts[r.benchmark] += 1
         audit.record(s, actor.user_id, "import_texts", "project", project_id,
                      source=source, added=added, already_present=present)
-        return ImportSummary(added, present, counts)
+        return ImportSummary(added, present, counts, project_id)
 
 
-def import_text_file(db: Database, actor: Actor, project_id: int, data: bytes, filename: str,
-                     default_benchmark: int | None = None) -> ImportSummary:
-    """Parse and import an uploaded file; :class:`InvalidInput` names the line on bad files."""
+def import_text_file(db: Database, actor: Actor, project_id: int | None, data: bytes, filename: str,
+                     default_benchmark: int | None = None, *,
+                     new_project: str | None = None) -> ImportSummary:
+    """Parse and import an uploaded file; :class:`InvalidInput` names the line on bad files.
+    ``new_project``: create the project of that name as part of the import (see :func:`import_texts`)."""
     try:
         records = parse_texts(data, filename, default_benchmark=default_benchmark)
     except ImportFileError as exc:
         raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
-    return import_texts(db, actor, project_id, records, source=filename)
+    return import_texts(db, actor, project_id, records, source=filename, new_project=new_project)
 
 
 def demo_records() -> list[TextRecord]:

@@ -15,7 +15,6 @@ sums (:class:`db.models.ParameterStats`) keep that O(1) per submit.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Sequence
@@ -23,6 +22,7 @@ from typing import Any, Sequence
 from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.orm import Session
 
+from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, parameter_bounds_problem
 from annotation.flags import (
     FlagHit,
     ParameterSpread,
@@ -30,6 +30,8 @@ from annotation.flags import (
     flag_label,
     flags_for_sample,
     is_automatic_flag,
+    spread_from_sums,
+    sums_are_finite,
 )
 from annotation.protocol import AnnotationContent
 from annotation.resolution import EDITED, AnnotatorVersion, Resolution, resolve_pair, take_version
@@ -55,6 +57,7 @@ from db.models import (
 DAILY_REVIEW = "daily_review"
 DECISIONS = ("accept_auto", "edit", "take_version", "send_back", "discard")
 _PARAMS = ("xi", "omega", "alpha")
+_BOUNDS = {"xi": XI_BOUNDS, "omega": OMEGA_BOUNDS, "alpha": ALPHA_BOUNDS}
 
 
 def reason_label(code: str) -> str:
@@ -73,27 +76,41 @@ def ensure_stats(s: Session, project_id: int) -> ParameterStats:
     stats = s.get(ParameterStats, project_id)
     if stats is not None:
         return stats
-    row = s.execute(
-        select(func.count(), *[func.sum(getattr(Annotation, p)) for p in _PARAMS],
-               *[func.sum(getattr(Annotation, p) * getattr(Annotation, p)) for p in _PARAMS])
-        .join(Sample, Sample.id == Annotation.sample_id)
-        .where(Sample.project_id == project_id, Annotation.status == "submitted",
-               Sample.is_warmup.is_(False),
-               Annotation.xi.is_not(None), Annotation.omega.is_not(None), Annotation.alpha.is_not(None))
-    ).one()
-    n, sx, so, sa, qx, qo, qa = (v or 0 for v in row)
-    stats = ParameterStats(project_id=project_id, n=int(n), sum_xi=float(sx), sum_omega=float(so),
-                           sum_alpha=float(sa), sumsq_xi=float(qx), sumsq_omega=float(qo),
-                           sumsq_alpha=float(qa))
+    n, sx, so, sa, qx, qo, qa = _sums_from_annotations(s, project_id)
+    stats = ParameterStats(project_id=project_id, n=n, sum_xi=sx, sum_omega=so, sum_alpha=sa,
+                           sumsq_xi=qx, sumsq_omega=qo, sumsq_alpha=qa)
     s.add(stats)
     s.flush()
     return stats
 
 
+def _sums_from_annotations(s: Session, project_id: int) -> tuple[Any, ...]:
+    """``(n, Σξ, Σω, Σα, Σξ², Σω², Σα²)`` over the submitted production annotations whose curve
+    the fit could have made (finite, inside the fit's bounds): a value from before imports were
+    checked (ξ = 1e308) is left out, so it cannot make σ infinite, NaN or 0 for good."""
+    in_bounds = [getattr(Annotation, p).between(*bounds) for p, bounds in _BOUNDS.items()]
+    row = s.execute(
+        select(func.count(), *[func.sum(getattr(Annotation, p)) for p in _PARAMS],
+               *[func.sum(getattr(Annotation, p) * getattr(Annotation, p)) for p in _PARAMS])
+        .join(Sample, Sample.id == Annotation.sample_id)
+        .where(Sample.project_id == project_id, Annotation.status == "submitted",
+               Sample.is_warmup.is_(False), *in_bounds)
+    ).one()
+    n, *sums = (v or 0 for v in row)
+    return (int(n), *(float(v) for v in sums))
+
+
+def _counted(content: AnnotationContent) -> bool:
+    """Whether an annotation's parameters take part in the running sums (the same rule as
+    :func:`_sums_from_annotations`, so adding and removing it stay symmetric)."""
+    return content.has_parameters and parameter_bounds_problem(
+        content.xi, content.omega, content.alpha) is None
+
+
 def count_parameters(s: Session, project_id: int, content: AnnotationContent, sign: int) -> None:
     """Add (sign=+1) or remove (sign=-1) one annotation's parameters from the running sums,
     as one atomic UPDATE so concurrent submits cannot lose each other's counts."""
-    if not content.has_parameters:
+    if not _counted(content):
         return
     ensure_stats(s, project_id)
     values: dict[str, Any] = {"n": ParameterStats.n + sign}
@@ -107,15 +124,15 @@ def count_parameters(s: Session, project_id: int, content: AnnotationContent, si
 
 def _spread(s: Session, project_id: int) -> ParameterSpread:
     stats = s.get(ParameterStats, project_id, populate_existing=True) or ensure_stats(s, project_id)
-    n = stats.n
-    sds: list[float | None] = []
-    for p in _PARAMS:
-        if n < 2:
-            sds.append(None)
-            continue
-        total, squares = getattr(stats, f"sum_{p}"), getattr(stats, f"sumsq_{p}")
-        sds.append(math.sqrt(max(0.0, (squares - total * total / n) / (n - 1))))
-    return ParameterSpread(sds[0], sds[1], sds[2], (n, n, n))
+    sums = [getattr(stats, f"{kind}_{p}") for kind in ("sum", "sumsq") for p in _PARAMS]
+    if not sums_are_finite(*sums):  # poisoned before values were checked: rebuild them
+        n, *fresh = _sums_from_annotations(s, project_id)
+        stats.n = n
+        for name, value in zip((f"{kind}_{p}" for kind in ("sum", "sumsq") for p in _PARAMS), fresh):
+            setattr(stats, name, value)
+        s.flush()
+    return spread_from_sums(stats.n, {p: getattr(stats, f"sum_{p}") for p in _PARAMS},
+                            {p: getattr(stats, f"sumsq_{p}") for p in _PARAMS})
 
 
 # --- settling a complete sample --------------------------------------------------------------

@@ -230,3 +230,20 @@ def test_demoted_lead_with_an_open_session_loses_the_page_at_once(open_projects,
     assert "Projects & texts" not in nav_titles(at)
     assert at.session_state["auth.actor"].role == "annotator"
     assert _project_names(db) == []
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("deep.jsonl", b'{"text": "Fine text here."}\n' + b"[" * 100_000 + b"\n",
+     "deep.jsonl: line 2: the JSON is nested too deeply. Nothing will be imported."),
+    ("open.csv", b'text\nFine text here.\n"Never closed\n',
+     "open.csv: line 3: malformed CSV (a quoted field is never closed (a \" is missing)). "
+     "Nothing will be imported."),
+])
+def test_hostile_upload_shows_the_line_not_a_traceback(open_projects, db, lead, name, data, message):
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    at.file_uploader(key="projects.upload").set_value((name, data, "text/plain"))
+    run(at)
+    assert not at.exception
+    assert errors(at) == [message]
+    assert _n_samples(db, p.id) == 0

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from db.engine import Database
-from db.models import Sample, User
+from db.models import Project, Sample, User
 
 CLI = str(Path(sys.executable).parent / "chronocept")
 
@@ -242,3 +242,43 @@ def test_train_from_the_command_line_needs_no_database(tmp_path):
     missing = run(env_url, "train", str(tmp_path / "nowhere"))
     assert missing.returncode == 1 and missing.stderr.startswith("chronocept: ")
     assert len(missing.stderr.strip().splitlines()) == 1
+
+
+def test_refused_imports_create_nothing_and_never_show_a_traceback(tmp_path):
+    import json
+
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert run(url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    like = run(url, "create-user", "BOSS", "--role", "lead", stdin="long-enough-pw\n")
+    assert like.returncode == 1 and "looks like the existing account 'boss'" in like.stderr
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"text": "The pool is closed today."}\n' + "[" * 100_000 + "\n")
+    unclosed = tmp_path / "unclosed.csv"
+    unclosed.write_text('text\nThe pool is closed today.\n"The shop is shut\n')
+    for path, reason in ((deep, "line 2: the JSON is nested too deeply"), (unclosed, "line 3: malformed CSV")):
+        done = run(url, "import", "texts", str(path), "--project", "New")
+        assert done.returncode == 1 and reason in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1  # one line, no traceback
+    db = Database.connect(url)
+    try:
+        with db.read() as s:
+            assert s.scalar(select(func.count()).select_from(Project)) == 0  # --project New not made
+    finally:
+        db.dispose()
+
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "S-1", "text": "The pool is closed today."}\n')
+    assert run(url, "import", "texts", str(texts), "--project", "New").returncode == 0
+    good = {"sample_id": "S-1", "annotator": "ann03", "boundaries": [0], "segment_axes": ["main"],
+            "xi": 70.0, "omega": 8.0, "alpha": 0.0, "submitted_at": "2026-11-20T10:31:00Z"}
+    for bad, reason in (({"submitted_at": "9999-01-01T00:00:00Z"}, "in the future"),
+                        ({"xi": 1e308, "omega": 1e308, "alpha": 1e308}, "outside the fit's range"),
+                        ({"annotator": "<script>alert(1)</script>"}, "not a valid username")):
+        path = tmp_path / "ann.jsonl"
+        path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "annotator": "ann04", **bad}) + "\n")
+        done = run(url, "import", "annotations", str(path))
+        assert done.returncode == 1 and "line 2:" in done.stderr and reason in done.stderr, done.stderr
+    path.write_text("[" * 100_000 + "\n")
+    done = run(url, "import", "annotations", str(path))
+    assert done.returncode == 1 and "line 1: the JSON is nested too deeply" in done.stderr
+    assert count(url, User) == 1

@@ -286,3 +286,21 @@ def test_load_demo_project_twice_adds_nothing_the_second_time(db, lead):
     assert _samples(db, info.id) == first
     assert count(db, Project) == 1
     assert count(db, Sample) == 50
+
+
+# --- issue 9: a refused import with a new project creates no project -----------------------------
+
+def test_import_into_a_new_project_is_one_all_or_nothing_step(db, lead):
+    with pytest.raises(InvalidInput, match=r"bad\.csv: line 3: malformed CSV .*Nothing was imported"):
+        projects.import_text_file(db, lead, None, b'text\nFine text.\n"Never closed\n', "bad.csv",
+                                  new_project="Fresh")
+    with pytest.raises(InvalidInput, match="line 2: the JSON is nested too deeply"):
+        projects.import_text_file(db, lead, None, b'{"text": "Fine."}\n' + b"[" * 100_000, "deep.jsonl",
+                                  new_project="Fresh")
+    assert count(db, Project) == 0 and count(db, Sample) == 0
+    summary = projects.import_text_file(db, lead, None, b"text\nFine text.\n", "good.csv", new_project="Fresh")
+    assert summary.added == 1
+    [p] = projects.list_projects(db, lead)
+    assert (p.name, p.id, p.n_samples) == ("Fresh", summary.project_id, 1)
+    with pytest.raises(InvalidInput, match="already exists"):
+        projects.import_text_file(db, lead, None, b"text\nOther text.\n", "x.csv", new_project="Fresh")

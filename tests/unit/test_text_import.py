@@ -253,3 +253,28 @@ def test_punctuation_only_text_is_refused(name, data, line):
     with pytest.raises(ImportFileError) as err:
         parse_texts(data, name)
     assert err.value.line == line and "no words" in err.value.reason
+
+
+# --- issue 9: hostile files are refused with their line, never a traceback -----------------------
+
+@pytest.mark.parametrize("raw, reason", [
+    ("[" * 100_000, "the JSON is nested too deeply"),
+    ('{"text": ' * 100_000, "the JSON is nested too deeply"),
+    ('{"text": "Fine.", "id": 1' + "0" * 5000 + "}", "a number has too many digits"),
+])
+def test_hostile_json_lines_name_their_line(raw, reason):
+    data = ('{"text": "The pool is closed today."}\n' + raw + "\n").encode()
+    with pytest.raises(ImportFileError) as err:
+        parse_texts(data, "t.jsonl")
+    assert err.value.line == 2 and reason in err.value.reason
+
+
+@pytest.mark.parametrize("data, line", [
+    (b'text,id\nThe pool is closed.,a\n"The shop is shut,b\nThe bakery opens.,c\n', 3),  # never closed
+    (b'text,id\nThe pool is closed.,a\n\n\n"The shop is shut,b\n', 5),
+    (b'text,id\n"The shop" is shut,b\n', 2),  # text after the closing quote
+])
+def test_csv_with_an_unterminated_or_broken_quote_is_refused(data, line):
+    with pytest.raises(ImportFileError) as err:
+        parse_texts(data, "t.csv")
+    assert err.value.line == line and "malformed CSV" in err.value.reason
