@@ -260,6 +260,7 @@ def test_walk_from_first_revision_to_head_keeps_every_row(empty_url):
     try:
         visited, seeded = [], set()
         for revision in revisions:
+            assert revision in SEED_ROWS, f"revision {revision} has no SEED_ROWS entry"
             before = _snapshot(engine)
             done = upgrade_schema(engine, target=revision)
             after = _snapshot(engine)
