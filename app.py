@@ -6,11 +6,45 @@ st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglas
 
 from annotation.services import accounts  # noqa: E402
 from annotation.services.errors import ServiceError  # noqa: E402
-from pages.session import current_actor, get_database, project_picker, sign_in, sign_out  # noqa: E402
+from db.upgrade import SchemaUpgradeError  # noqa: E402
+from pages.session import (  # noqa: E402
+    current_actor, get_database, project_picker, schema_upgrade, sign_in, sign_out,
+)
+
+UPGRADE_NOTICE_KEY = "app.upgrade_notice_dismissed"
+
+
+def _open_database():  # type: ignore[no-untyped-def]
+    """The database, or a one-line message and a stop when its upgrade was refused."""
+    try:
+        return get_database()
+    except SchemaUpgradeError as exc:
+        st.error("The database could not be upgraded, so the app cannot start. Nothing was changed.")
+        st.text(str(exc))
+        st.stop()
+
+
+def _upgrade_notice() -> None:
+    """Tell an admin, in the sidebar until dismissed, that start-up upgraded the database and
+    where the backup of the old one is (shown literally: st.text / st.code, never markdown)."""
+    done = schema_upgrade()
+    if done is None or done.describe() is None or st.session_state.get(UPGRADE_NOTICE_KEY):
+        return
+    st.caption(f"The database was upgraded at start-up (schema {done.from_revision} to "
+               f"{done.to_revision}).")
+    if done.backup_path is not None:
+        st.caption("Backup of the database before the upgrade:")
+        st.code(str(done.backup_path), language=None)
+    else:
+        st.caption("No backup was taken:")
+        st.text(done.backup_skipped or "")
+    if st.button("Dismiss", key="app.upgrade_notice_dismiss"):
+        st.session_state[UPGRADE_NOTICE_KEY] = True
+        st.rerun()
 
 
 def _navigation() -> st.navigation:
-    db = get_database()
+    db = _open_database()
     actor = current_actor()
     if actor is not None:
         # A role change applies at the user's next click; a deactivation or a password change
@@ -53,6 +87,8 @@ def _navigation() -> st.navigation:
     with st.sidebar:
         st.markdown(f"**{actor.display_name or actor.username}** · {actor.role}")
         project_picker(actor)
+        if actor.has_role("admin"):
+            _upgrade_notice()
         if st.button("Sign out", icon=":material/logout:", key="auth.sign_out"):
             sign_out()
             st.rerun()

@@ -20,8 +20,9 @@ from annotation.services import accounts, agreement, annotation_import, datasets
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
-from db.engine import Database
+from db.engine import Database, upgrade_schema
 from db.models import ROLES
+from db.upgrade import SchemaUpgradeError
 
 
 class CliError(Exception):
@@ -312,18 +313,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _open_database() -> Database:
+    """The configured database, upgraded to the newest schema; an upgrade of an existing
+    database (backed up first) is reported on stderr with the backup's path."""
+    db = Database.connect(upgrade=False)
+    try:
+        done = upgrade_schema(db.engine)
+    except BaseException:
+        db.dispose()
+        raise
+    line = done.describe()
+    if line:
+        print(f"chronocept: {line}", file=sys.stderr)
+    return db
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if not getattr(args, "needs_db", True):
             print(args.func(None, args))
             return 0
-        db = Database.connect()
+        db = _open_database()
         try:
             print(args.func(db, args))
         finally:
             db.dispose()
-    except (CliError, ServiceError) as exc:
+    except (CliError, ServiceError, SchemaUpgradeError) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

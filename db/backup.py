@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -9,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL
 
 
 class BackupError(Exception):
@@ -20,7 +21,8 @@ def backup_database(engine: Engine, target: Path) -> None:
     """Write a consistent copy of the database to ``target`` (atomic: temp file, then rename).
 
     SQLite: the online backup API (consistent while the app keeps writing). PostgreSQL:
-    ``pg_dump --format=custom`` (restore with ``pg_restore``).
+    ``pg_dump --format=custom`` (restore with ``pg_restore``); the URL's password reaches
+    pg_dump as ``PGPASSWORD`` in its environment, not on its command line.
     """
     target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -33,6 +35,8 @@ def backup_database(engine: Engine, target: Path) -> None:
             dst = sqlite3.connect(tmp_path)
             try:
                 src.backup(dst)
+                # one self-contained file: opening the copy must not need (or create) -wal/-shm
+                dst.execute("PRAGMA journal_mode=DELETE")
             finally:
                 dst.close()
                 src.close()
@@ -40,11 +44,16 @@ def backup_database(engine: Engine, target: Path) -> None:
             pg_dump = shutil.which("pg_dump")
             if pg_dump is None:
                 raise BackupError("pg_dump is not installed; install the PostgreSQL client tools")
-            plain = make_url(url.render_as_string(hide_password=False)).set(drivername="postgresql")
+            # The password goes through the environment, never argv (argv is visible in `ps`).
+            env = dict(os.environ)
+            if url.password is not None:
+                env["PGPASSWORD"] = str(url.password)
+            no_password = URL.create("postgresql", username=url.username, host=url.host, port=url.port,
+                                     database=url.database, query=url.query)
             done = subprocess.run(
-                [pg_dump, "--format=custom", "--file", str(tmp_path),
-                 plain.render_as_string(hide_password=False)],
-                capture_output=True, text=True)
+                [pg_dump, "--format=custom", "--no-password", "--file", str(tmp_path),
+                 no_password.render_as_string(hide_password=False)],
+                capture_output=True, text=True, env=env)
             if done.returncode != 0:
                 raise BackupError("pg_dump failed: " + (done.stderr.strip().splitlines() or ["no message"])[-1])
         else:

@@ -64,16 +64,14 @@ def make_engine(url: str | None = None) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
-def upgrade_schema(engine: Engine) -> None:
-    """Apply all Alembic migrations (idempotent); called at start-up and by the CLI."""
-    from alembic import command
-    from alembic.config import Config
+def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True):
+    """Apply the Alembic migrations up to ``target`` (idempotent); called at start-up and by the
+    CLI. Keeps every row (SQLite: foreign keys off, one transaction, ``foreign_key_check``) and
+    backs an existing older database up first; returns a :class:`db.upgrade.SchemaUpgrade`
+    (from, to, backup path). See :mod:`db.upgrade`."""
+    from db.upgrade import upgrade_schema as _upgrade
 
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    return _upgrade(engine, target, backup=backup)
 
 
 class Database:

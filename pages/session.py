@@ -14,7 +14,8 @@ import streamlit as st
 from annotation.services import projects
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
-from db.engine import Database
+from db.engine import Database, upgrade_schema
+from db.upgrade import SchemaUpgrade
 
 ACTOR_KEY = "auth.actor"
 PROJECT_KEY = "auth.project_id"
@@ -22,10 +23,28 @@ PROJECT_KEY = "auth.project_id"
 SIGNED_OUT_KEY = "auth.signed_out_reason"
 
 
+#: What the start-up upgrade of this server process did (None until the database is opened).
+_schema_upgrade: SchemaUpgrade | None = None
+
+
 @st.cache_resource(show_spinner="Opening the database…")
 def get_database() -> Database:
-    """One engine per server process, migrated to the newest schema on first use."""
-    return Database.connect()
+    """One engine per server process, migrated to the newest schema on first use (an existing
+    database is backed up first; :func:`schema_upgrade` says where). Raises
+    :class:`SchemaUpgradeError` (one line, nothing changed) when the upgrade is refused."""
+    global _schema_upgrade
+    db = Database.connect(upgrade=False)
+    try:
+        _schema_upgrade = upgrade_schema(db.engine)
+    except BaseException:
+        db.dispose()
+        raise
+    return db
+
+
+def schema_upgrade() -> SchemaUpgrade | None:
+    """What this server process's start-up upgrade did, once :func:`get_database` has run."""
+    return _schema_upgrade
 
 
 def current_actor() -> Actor | None:

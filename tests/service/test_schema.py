@@ -25,21 +25,16 @@ def test_sqlite_runs_in_wal_with_foreign_keys(sqlite_db: Database):
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
 
 
-def test_upgrade_from_0002_keeps_existing_rows(tmp_path, request):
+def test_upgrade_from_0002_keeps_existing_rows(tmp_path, request, monkeypatch):
     """A database created before the review tables gets them without losing or breaking rows."""
-    from alembic import command
-    from alembic.config import Config
+    monkeypatch.setenv("CHRONOCEPT_BACKUP_DIR", str(tmp_path / "backups"))
     from sqlalchemy import text
 
-    from db.engine import MIGRATIONS_DIR, make_engine
+    from db.engine import make_engine
 
     for url in (f"sqlite:///{tmp_path / 'old.db'}", request.getfixturevalue("postgres_url")):
         engine = make_engine(url)
-        cfg = Config()
-        cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
-        with engine.begin() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "0002")
+        upgrade_schema(engine, target="0002")
         with engine.begin() as conn:
             conn.execute(text("INSERT INTO projects (id, name, description, settings, created_at) "
                               "VALUES (1, 'P', '', '{}', CURRENT_TIMESTAMP)"))
