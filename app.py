@@ -5,6 +5,7 @@ import streamlit as st
 st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
 
 from annotation.services import accounts  # noqa: E402
+from pages.display import plain  # noqa: E402
 from pages.session import current_actor, get_database, project_picker, sign_in, sign_out  # noqa: E402
 
 
@@ -47,7 +48,7 @@ def _navigation() -> st.navigation:
     sections["Account"] = admin
 
     with st.sidebar:
-        st.markdown(f"**{actor.display_name or actor.username}** · {actor.role}")
+        st.markdown(f"**{plain(actor.display_name or actor.username)}** · {actor.role}")
         project_picker(actor)
         if st.button("Sign out", icon=":material/logout:", key="auth.sign_out"):
             sign_out()
