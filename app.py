@@ -6,6 +6,7 @@ st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglas
 
 from annotation.services import accounts  # noqa: E402
 from annotation.services.errors import ServiceError  # noqa: E402
+from pages.display import plain  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
 from pages.session import (  # noqa: E402
     current_actor, get_database, project_picker, schema_upgrade, sign_in, sign_out,
@@ -85,7 +86,7 @@ def _navigation() -> st.navigation:
     sections["Account"] = admin
 
     with st.sidebar:
-        st.markdown(f"**{actor.display_name or actor.username}** · {actor.role}")
+        st.markdown(f"**{plain(actor.display_name or actor.username)}** · {actor.role}")
         project_picker(actor)
         if actor.has_role("admin"):
             _upgrade_notice()

@@ -3,11 +3,12 @@
 import streamlit as st
 
 from annotation.services import accounts
+from pages.display import plain
 from pages.session import get_database, require_actor, service_errors, sign_in
 
 actor = require_actor()
 st.title("My account")
-st.write(f"Signed in as **{actor.username}** ({actor.role}).")
+st.write(f"Signed in as **{plain(actor.username)}** ({actor.role}).")
 with st.form("account.password", clear_on_submit=True):
     old = st.text_input("Current password", type="password", key="account.old")
     new = st.text_input("New password (at least 8 characters)", type="password", key="account.new")

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from annotation.axes import axis_by_name
+from annotation.csv_safety import safe_csv
 from annotation.services import agreement
 from pages.session import lead_page, service_errors
 
@@ -152,6 +153,6 @@ with tab_pairs:
                            "samples": p.n_samples, **p.figures} for p in report.pairs])
     st.dataframe(pairs, hide_index=True, width="stretch")
 
-st.download_button("Download the per-sample table (CSV)", report.per_sample.to_csv(index=False),
+st.download_button("Download the per-sample table (CSV)", safe_csv(report.per_sample),
                    file_name=f"agreement-{project.name}.csv".replace(" ", "_"), mime="text/csv",
                    key="agreement.download")

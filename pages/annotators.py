@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from annotation.csv_safety import safe_csv
 from annotation.services import dashboard
 from pages.session import lead_page, service_errors
 
@@ -140,5 +141,5 @@ else:
                                 for c in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha")})
     st.caption(f"{dash.n_agreement_samples} production samples with two or more annotations completed "
                "in the period; each pair is listed from both sides.")
-st.download_button("Download the per-annotator table (CSV)", pd.DataFrame(summary).to_csv(index=False),
+st.download_button("Download the per-annotator table (CSV)", safe_csv(pd.DataFrame(summary)),
                    file_name=f"annotators_{start}_{end}.csv", mime="text/csv", key="annotators.csv")

@@ -16,7 +16,17 @@ from annotation.curves import (
 )
 from annotation.timeaxis import X_MAX, X_MIN
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~<$:])")
+#: Every ASCII character that CommonMark, GFM, remark-math or Streamlit's directives
+#: (``:red[…]``, ``:material/…:``) give a meaning; CommonMark lets any ASCII punctuation be
+#: backslash-escaped, so escaping one too many is harmless.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=/@])")
+#: Streamlit rewrites some text *after* parsing, so a backslash cannot stop it: ``:name:`` shortcodes
+#: (emoji, ``:streamlit:``, ``:material_icon:``) and standalone ``->``, ``<-``, ``<->``, ``--``,
+#: ``>=``, ``<=``, ``~=`` (arrows, dashes). An invisible WORD JOINER (U+2060) breaks each pattern.
+WORD_JOINER = "\u2060"
+_SHORTCODE = re.compile(r":(?=[\w+-]+:)")
+_LIGATURE = re.compile(r"(?:(?<=\s)|^)(<->|->|<-|--|>=|<=|~=)(?=\s|$)", re.MULTILINE)
+_LEADING_BLANKS = re.compile(r"^[ \t]+", re.MULTILINE)
 UNLABELLED_COLOR = "#B0B0B0"
 CURVE_SAMPLES = 201
 #: Label and input range of each curve parameter in the pages' number inputs — the fit's bounds.
@@ -26,9 +36,23 @@ PARAM_RANGES = {"xi": ("ξ location", *XI_BOUNDS), "omega": ("ω scale", *OMEGA_
 DEFAULT_PARAMS = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
 
 
-def plain(text: str) -> str:
-    """Escape ``text`` so that ``st.markdown`` shows it literally (user text is never markup)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+def plain(text: object) -> str:
+    """Markdown source that Streamlit shows as exactly ``text`` (user text is never markup).
+
+    For every element that renders its string as Markdown (``st.markdown``/``caption``/``info``/
+    ``warning``/``error``/``toast``, widget labels, radio and segmented-control options, expander
+    labels, metric values). Specials are backslash-escaped; Streamlit's post-parse shortcodes
+    and arrow ligatures are broken with an invisible word joiner; line breaks stay line breaks;
+    leading blanks become character references so that they never start a code block. Prefer an
+    element that shows text as text (``st.text``, a dataframe cell, a selectbox option) where one fits.
+    """
+    text = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    text = _LIGATURE.sub(lambda m: m.group(1)[0] + WORD_JOINER + m.group(1)[1:], text)
+    text = _SHORTCODE.sub(":" + WORD_JOINER, text)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _LEADING_BLANKS.sub(lambda m: "".join(f"&#{ord(c)};" for c in m.group(0)), text)
+    # A backslash before a line end is a hard line break; the last line needs none.
+    return text.rstrip("\n").replace("\n", "\\\n")
 
 
 def axis_color(name: str | None) -> str:

@@ -96,7 +96,7 @@ with service_errors():
 last = next((e for e in exports if e.id == st.session_state.get(K_LAST)), None)
 if last is not None and last.status == "complete":
     with st.container(border=True):
-        st.success(f"Export {last.id} is ready: `{plain(last.path)}`")
+        st.success(f"Export {last.id} is ready: {plain(last.path)}")
         sizes = " · ".join(f"benchmark {b}: {s['train']} train / {s['validation']} validation / {s['test']} test"
                            for b, s in last.split_sizes.items())
         st.caption(f"{sizes} · {last.n_annotations} annotations · base {last.base:g} · seed {last.seed}")

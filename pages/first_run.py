@@ -4,6 +4,7 @@ import streamlit as st
 
 from annotation.services import accounts, projects
 from annotation.services.errors import ServiceError
+from pages.display import plain
 from pages.session import get_database, sign_in
 
 st.title("Welcome to Chronocept Studio")
@@ -32,7 +33,7 @@ if submitted:
             if demo:
                 projects.load_demo_project(db, actor)
         except ServiceError as exc:
-            st.error(str(exc))
+            st.error(plain(exc))
         else:
             sign_in(actor)
             st.rerun()

@@ -5,6 +5,7 @@ import streamlit as st
 
 from annotation.services import projects
 from annotation.text_import import MAX_IMPORT_BYTES, ImportFileError, parse_texts
+from pages.display import plain
 from pages.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
 
 actor = require_actor("lead")
@@ -30,7 +31,7 @@ with left, st.form("projects.create", clear_on_submit=True):
         with service_errors():
             created = projects.create_project(db, actor, name, description)
         st.session_state[PROJECT_KEY] = created.id
-        st.toast(f"Created {created.name}")
+        st.toast(f"Created {plain(created.name)}")
         st.rerun()
 with right:
     st.markdown("**Demo project**")
@@ -39,7 +40,7 @@ with right:
         with service_errors():
             demo = projects.load_demo_project(db, actor)
         st.session_state[PROJECT_KEY] = demo.id
-        st.toast(f"{demo.name}: {demo.n_samples} texts")
+        st.toast(f"{plain(demo.name)}: {demo.n_samples} texts")
         st.rerun()
 
 project = current_project(actor)
@@ -47,7 +48,7 @@ if project is None:
     st.stop()
 
 st.divider()
-st.subheader(f"Import texts into “{project.name}”")
+st.subheader(f"Import texts into “{plain(project.name)}”")
 st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
            f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB. "
            "A file with any bad line imports nothing; importing the same file again adds nothing.")
@@ -61,7 +62,7 @@ if upload is not None:
     try:
         records = parse_texts(data, upload.name, default_benchmark=default_benchmark)
     except ImportFileError as exc:
-        st.error(f"{upload.name}: {exc}. Nothing will be imported.")
+        st.error(plain(f"{upload.name}: {exc}. Nothing will be imported."))
     else:
         st.markdown(f"**Preview** — {len(records)} texts")
         st.dataframe(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",

@@ -6,6 +6,7 @@ import streamlit as st
 
 from annotation.flags import flag_label
 from annotation.services import qualification, queue
+from pages.display import plain
 from pages.session import current_project, get_database, require_actor, service_errors
 
 WORKBENCH = "pages/workbench.py"
@@ -25,7 +26,7 @@ with service_errors():
     history = queue.my_history(db, actor, project.id)
     mine = qualification.my_qualification(db, actor, project.id)
 
-st.caption(f"Project **{project.name}** · {project.n_samples} texts · "
+st.caption(f"Project **{plain(project.name)}** · {project.n_samples} texts · "
            f"{project.settings.annotators_per_sample} annotators per text")
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
@@ -116,6 +117,6 @@ else:
     rows = event.selection.rows if event and event.selection else []
     if rows:
         chosen = int(table.iloc[rows[0]]["id"])
-        if st.button(f"Open {table.iloc[rows[0]]['sample']}", key="queue.open"):
+        if st.button(f"Open {plain(table.iloc[rows[0]]['sample'])}", key="queue.open"):
             st.session_state[OPEN_KEY] = chosen
             st.switch_page(WORKBENCH)

@@ -255,7 +255,8 @@ for col, v in zip(columns, versions):
                               key=f"{P}.v{v.annotation_id}.text", disabled=True)
         seg = segs[v.annotation_id]
         if seg is not None and len(c.segment_axes) == seg.n_segments:
-            st.table(pd.DataFrame({"segment": segment_texts(case.parent_text, seg),
+            # st.table renders Markdown in its cells: escaped, the segments read literally
+            st.table(pd.DataFrame({"segment": [plain(t) for t in segment_texts(case.parent_text, seg)],
                                    "axis": [axis_label(a) for a in c.segment_axes]}),
                      hide_index=True, border="horizontal")
         else:
@@ -313,7 +314,7 @@ def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # typ
     try:
         review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""), **extra)
     except ServiceError as exc:
-        st.error(str(exc))
+        st.error(plain(exc))
         return
     _forget_item()
     st.session_state[K_NEXT] = next_id
@@ -348,7 +349,7 @@ elif action == "take":
     buttons = st.columns(max(len(versions), 1))
     for col, v in zip(buttons, versions):
         complete = v.content.has_parameters and None not in v.content.segment_axes
-        if col.button(f"Take {v.annotator}'s version", key=f"{P}.do.take.{v.annotation_id}",
+        if col.button(f"Take {plain(v.annotator)}'s version", key=f"{P}.do.take.{v.annotation_id}",
                       icon=":material/how_to_reg:", width="stretch", disabled=not complete,
                       help=None if complete else "This annotation is unfinished."):
             _decide("take_version", f"took {v.annotator}'s version", note_key,
@@ -424,7 +425,7 @@ else:  # edit
             edited = Resolution(tuple(seg.boundaries), tuple(edit["axes"]), edit["xi"], edit["omega"],
                                 edit["alpha"], (actor.username,), case.n_tokens)
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(plain(exc))
         else:
             _decide("edit", "stored the edited resolution", note_key, resolution=edited)
 

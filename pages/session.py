@@ -16,6 +16,7 @@ from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.engine import Database, upgrade_schema
 from db.upgrade import SchemaUpgrade
+from pages.display import plain
 
 ACTOR_KEY = "auth.actor"
 PROJECT_KEY = "auth.project_id"
@@ -131,12 +132,13 @@ def service_errors() -> Iterator[None]:
     try:
         yield
     except ServiceError as exc:
-        st.error(str(exc))
+        st.error(plain(exc))  # messages quote names, ids and file lines
         st.stop()
 
 
 def toast_next_run(key: str, message: str) -> None:
-    """Remember a confirmation to show as a toast on the next run (after ``st.rerun``)."""
+    """Remember a confirmation to show as a toast on the next run (after ``st.rerun``); plain
+    text, shown literally."""
     st.session_state[key] = message
 
 
@@ -144,7 +146,7 @@ def show_pending_toast(key: str) -> None:
     """Show (once) the confirmation :func:`toast_next_run` left under ``key``."""
     message = st.session_state.pop(key, None)
     if message:
-        st.toast(message, icon=":material/check_circle:")
+        st.toast(plain(message), icon=":material/check_circle:")  # messages name samples, people, paths
 
 
 def lead_page(title: str, *, flash_key: str | None = None,

@@ -15,7 +15,7 @@ from annotation.dataset_stats import TARGET_KEYS
 from annotation.services import datasets
 from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE, convert_base, tick_positions
-from pages.display import curve_polyline
+from pages.display import curve_polyline, plain
 from pages.session import lead_page, service_errors
 
 TARGET_LABELS = {"location": "location ξ", "scale": "scale ω", "skewness": "skewness α"}
@@ -38,8 +38,8 @@ picked = st.selectbox(
                                for e in exports if e.id == i))
 with st.spinner("Reading the export…"), service_errors():
     result = datasets.export_statistics(db, actor, picked)
-st.caption(f"Folder `{result.export.path}` · log base {result.base:g} · seed {result.export.seed} · "
-           f"licence {result.export.licence}")
+st.caption(f"Folder {plain(result.export.path)} · log base {result.base:g} · seed {result.export.seed} · "
+           f"licence {plain(result.export.licence)}")
 if not result.statistics:
     st.info("This export has no samples.")
     st.stop()

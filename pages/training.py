@@ -19,6 +19,7 @@ from annotation.training import (
     MODEL_NAMES,
     TARGET_KEYS,
 )
+from pages.display import plain
 from pages.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "training.flash"
@@ -168,7 +169,7 @@ def live_job(job_id: int) -> None:
     head, button = st.columns([4, 1], vertical_alignment="center")
     took = f" · {job.seconds:.0f} s" if job.seconds is not None else ""
     where = f" · {job.host} pid {job.pid}" if job.host else ""
-    head.markdown(f"{STATUS_ICONS[job.status]} **{job.status.capitalize()}** — {job.message}{took}{where}")
+    head.markdown(f"{STATUS_ICONS[job.status]} **{job.status.capitalize()}** — {plain(job.message)}{took}{plain(where)}")
     if not job.finished:
         if button.button("Cancel", key=f"training.cancel.{job.id}", icon=":material/stop_circle:",
                          disabled=job.cancel_requested):
@@ -199,7 +200,7 @@ if job.status == "succeeded" and job.result.get("rows"):
         st.plotly_chart(chart, key=f"training.loss.{job.id}")
     st.markdown("**Predicted against gold** on the test split")
     st.plotly_chart(scatter_chart(job), key=f"training.scatter.{job.id}")
-    st.caption(f"Weights, metrics and predictions: `{job.run_dir}`")
+    st.caption(f"Weights, metrics and predictions: {plain(job.run_dir)}")
 
 finished = [j for j in all_jobs if j.status == "succeeded" and j.result.get("rows")]
 if len(finished) > 1:

@@ -5,6 +5,7 @@ import streamlit as st
 
 from annotation.services import accounts
 from db.models import ROLES
+from pages.display import plain
 from pages.session import get_database, require_actor, service_errors
 
 actor = require_actor("admin")
@@ -28,7 +29,7 @@ with st.form("users.create", clear_on_submit=True):
     if st.form_submit_button("Create user", type="primary"):
         with service_errors():
             created = accounts.create_user(db, actor, username, password, role, display)
-        st.toast(f"Created {created.username}")
+        st.toast(f"Created {plain(created.username)}")
         st.rerun()
 
 st.markdown("**Change a user**")
@@ -42,19 +43,19 @@ if chosen:
         if st.button("Change role", key="users.set_role", disabled=new_role == target.role):
             with service_errors():
                 accounts.set_role(db, actor, target.id, new_role)
-            st.toast(f"{target.username} is now {new_role}")
+            st.toast(f"{plain(target.username)} is now {new_role}")
             st.rerun()
     with c2:
         new_pw = st.text_input("New password", type="password", key=f"users.pw.{target.id}")
         if st.button("Reset password", key="users.reset"):
             with service_errors():
                 accounts.reset_password(db, actor, target.id, new_pw)
-            st.toast(f"Password of {target.username} reset")
+            st.toast(f"Password of {plain(target.username)} reset")
     with c3:
         st.write("Status: **active**" if target.is_active else "Status: **deactivated**")
         label = "Deactivate" if target.is_active else "Reactivate"
         if st.button(label, key="users.toggle_active"):
             with service_errors():
                 accounts.set_active(db, actor, target.id, not target.is_active)
-            st.toast(f"{target.username}: {label.lower()}d")
+            st.toast(f"{plain(target.username)}: {label.lower()}d")
             st.rerun()

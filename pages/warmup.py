@@ -123,7 +123,7 @@ with people_tab:
                 try:
                     qualification.revoke(db, actor, project.id, row.user_id, st.session_state.get(note_key, ""))
                 except ServiceError as exc:
-                    st.error(str(exc))
+                    st.error(plain(exc))
                 else:
                     st.session_state.pop(note_key, None)
                     _done(f"{row.username} is back in warm-up.")
@@ -135,7 +135,7 @@ with people_tab:
                 try:
                     qualification.admit(db, actor, project.id, row.user_id, st.session_state.get(note_key, ""))
                 except ServiceError as exc:
-                    st.error(str(exc))
+                    st.error(plain(exc))
                 else:
                     st.session_state.pop(note_key, None)
                     _done(f"{row.username} is admitted to production.")
@@ -184,7 +184,7 @@ with set_tab:
             try:
                 picked = qualification.pick_warmup(db, actor, project.id, int(n_pick))
             except ServiceError as exc:
-                st.error(str(exc))
+                st.error(plain(exc))
             else:
                 _done(f"Marked {len(picked)} sample{'s' if len(picked) != 1 else ''} as warm-up.")
     with ids_col:
@@ -195,7 +195,7 @@ with set_tab:
             try:
                 marked = qualification.mark_warmup(db, actor, project.id, ids)
             except ServiceError as exc:
-                st.error(str(exc))
+                st.error(plain(exc))
             else:
                 _done(f"Marked {len(marked)} sample{'s' if len(marked) != 1 else ''} as warm-up.")
     if samples:
@@ -207,7 +207,7 @@ with set_tab:
             try:
                 done = qualification.unmark_warmup(db, actor, project.id, chosen)
             except ServiceError as exc:
-                st.error(str(exc))
+                st.error(plain(exc))
             else:
                 _done(f"Back to production: {len(done.returned)}; retired: {len(done.retired)}.")
 
@@ -279,7 +279,7 @@ with gold_tab:
                 qualification.set_warmup_gold(db, actor, w.sample_id, gold,
                                                note=st.session_state.get(note_key, ""))
             except (ServiceError, ValueError) as exc:
-                st.error(str(exc))
+                st.error(plain(exc))
             else:
                 st.session_state.pop(G, None)
                 _done(f"Stored the gold of {w.external_id}.")

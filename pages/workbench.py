@@ -143,7 +143,7 @@ def _autosave() -> None:
         st.session_state[K_CONFLICT] = str(exc)
         return
     except ServiceError as exc:
-        st.error(str(exc))
+        st.error(plain(exc))
         return
     st.session_state[K_ITEM] = saved
     st.session_state[K_SAVED] = current
@@ -163,7 +163,7 @@ with service_errors():
     status = queue.queue_status(db, actor, project.id)
 head, quota_col, guide_col = st.columns([6, 2, 2], vertical_alignment="center")
 head.markdown(f"### Sample {plain(item.external_id)}")
-head.caption(f"Benchmark {item.benchmark} · {project.name} · guidelines v{item.guidelines_version}")
+head.caption(f"Benchmark {item.benchmark} · {plain(project.name)} · guidelines v{item.guidelines_version}")
 quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
 with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
     guide = current_guidelines()
@@ -176,10 +176,10 @@ if item.is_warmup:
             "theirs. Your figures are on **My queue**.", icon=":material/school:")
 
 if item.returned_note and not item.is_submitted:
-    st.warning(f"A lead sent this sample back to you: {item.returned_note}", icon=":material/undo:")
+    st.warning(f"A lead sent this sample back to you: {plain(item.returned_note)}", icon=":material/undo:")
 
 if st.session_state.get(K_CONFLICT):
-    st.error(st.session_state[K_CONFLICT])
+    st.error(plain(st.session_state[K_CONFLICT]))
     st.button("Load the newer version", on_click=_reload_current, type="primary", key="wb.reload")
     st.stop()
 
@@ -195,7 +195,7 @@ def _draw_readonly() -> None:
                           key=f"wb.w.{aid}.ro_seg", disabled=True)
     if content.flags:
         st.warning("Flagged: " + ", ".join(flag_label(f) for f in content.flags)
-                   + (f" — {content.note}" if content.note else ""))
+                   + (f" — {plain(content.note)}" if content.note else ""))
     curve_canvas(list(content.points), curve=curve_polyline(content.xi, content.omega, content.alpha),
                  ticks=tick_positions(), x_max=X_MAX, key=f"wb.w.{aid}.ro_curve", disabled=True)
     if content.has_parameters:
@@ -325,10 +325,10 @@ def _confirm_submit(flagged: bool) -> None:
             queue.submit(db, actor, aid, st.session_state[K_ITEM].version, current,
                          seconds_delta=time.monotonic() - st.session_state[K_CLOCK])
         except ServiceError as exc:
-            st.error(str(exc))
+            st.error(plain(exc))
             return
         st.session_state[K_ITEM] = None
-        st.toast(f"Submitted {item.external_id}", icon=":material/check_circle:")
+        st.toast(f"Submitted {plain(item.external_id)}", icon=":material/check_circle:")
         st.rerun()
 
 

@@ -11,6 +11,7 @@ from annotation import editing
 from annotation.protocol import AnnotationContent
 from annotation.services import queue
 from annotation.text_import import TextRecord
+from pages.display import WORD_JOINER
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP_PATH = str(REPO_ROOT / "app.py")
@@ -32,20 +33,34 @@ def run(at: AppTest) -> AppTest:
     return at
 
 
+def shown(markdown: str) -> str:
+    """What a reader sees of Markdown that :func:`pages.display.plain` escaped: the text with the
+    escapes, hard line breaks, character references and word joiners taken out again. Messages
+    that quote user text are escaped, so tests compare what is *read*."""
+    text = markdown.replace("\\\n", "\n")
+    text = re.sub(r"&#(\d+);", lambda m: chr(int(m.group(1))), text)
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+    return text.replace(WORD_JOINER, "")
+
+
 def titles(at: AppTest) -> list[str]:
     return [t.value for t in at.title]
 
 
 def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return [shown(e.value) for e in at.error]
 
 
 def infos(at: AppTest) -> list[str]:
-    return [e.value for e in at.info]
+    return [shown(e.value) for e in at.info]
 
 
 def successes(at: AppTest) -> list[str]:
-    return [e.value for e in at.success]
+    return [shown(e.value) for e in at.success]
+
+
+def toasts(at: AppTest) -> list[str]:
+    return [shown(t.value) for t in at.toast]
 
 
 def markdown_text(at: AppTest) -> str:

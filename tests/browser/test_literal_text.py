@@ -1,0 +1,81 @@
+"""Hostile user text reads literally in Chromium (issue 9, item 7).
+
+A text, its external id and an annotator's flag note carry Markdown, Streamlit directives, maths
+and HTML. The lead opens it on Review: the page's visible text holds each hostile string as
+typed, and none of them became bold, a formula (KaTeX), a coloured span, a link or a script.
+Screenshots go to screenshots/literal_review*.png for a look.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from annotation.protocol import AnnotationContent
+from annotation.services import accounts, projects, queue
+from annotation.text_import import TextRecord
+from db.engine import Database
+from tests.browser.flow_steps import sign_in
+
+pytestmark = pytest.mark.browser
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHOTS = REPO_ROOT / "screenshots"
+TEXT = ("The shop $$x^2$$ :red[alarm] **bold** <b>tag</b> <script>alert(1)</script> "
+        "[link](http://x) -- is closed :smile: this week.")
+EXT_ID = "**B1**:red[x]$$y$$"
+NOTE = "# heading **not bold** :red[alarm] $$x^2$$"
+POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))
+
+
+@pytest.fixture
+def hostile_case(tmp_path):
+    url = f"sqlite:///{tmp_path / 'literal.db'}"
+    db = Database.connect(url)
+    admin = accounts.create_first_admin(db, "admin", "admin-password")
+    accounts.create_user(db, admin, "lead1", "lead1-password", "lead", "Lead **One** :red[x]")
+    lead = accounts.authenticate(db, "lead1", "lead1-password")
+    project = projects.create_project(db, lead, "Hostile **project** $$p$$")
+    projects.import_texts(db, lead, project.id, [TextRecord(TEXT, 1, EXT_ID, 1)])
+    for name, flags, note in (("ann1", (), ""), ("ann2", ("other",), NOTE)):
+        accounts.create_user(db, admin, name, f"{name}-password", "annotator")
+        user = accounts.authenticate(db, name, f"{name}-password")
+        item = queue.next_item(db, user, project.id)
+        queue.submit(db, user, item.annotation_id, item.version,
+                     AnnotationContent(boundaries=(0, 4), segment_axes=("main", "static"), points=POINTS,
+                                       flags=flags, note=note))
+    yield url
+    db.dispose()
+
+
+def test_review_shows_hostile_text_literally(run_streamlit, page, hostile_case):
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": hostile_case})
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    sign_in(page, base, "lead1", "lead1-password")
+    page.get_by_role("link", name="Review").click()
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("History of this sample")).to_be_visible(timeout=30_000)
+    expect(main.locator("table")).to_have_count(2, timeout=15_000)  # both segment tables drawn
+
+    visible = main.inner_text().replace("\u2060", "")  # the word joiner is invisible
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text().replace("\u2060", "")
+    for literal in ("$$x^2$$", ":red[alarm]", "**bold**", "<b>tag</b>", "<script>alert(1)</script>",
+                    "[link](http://x)", " -- ", ":smile:", f"Sample {EXT_ID}", "# heading **not bold**"):
+        assert literal in visible, literal
+    assert "Lead **One** :red[x]" in sidebar
+    # nothing of the user's text became markup
+    def holding(selector: str, text: str) -> list:
+        return [e for e in main.locator(selector).all() if text in (e.text_content() or "")]
+
+    assert main.locator(".katex").count() == 0
+    assert not holding("strong", "bold")
+    assert not holding("script", "alert(1)")
+    assert main.locator("a[href='http://x']").count() == 0
+    assert not holding("h1, h2", "heading")
+    assert not holding(".stMarkdownColoredText", "alarm")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "literal_review.png"), full_page=True)
+    main.locator("[data-testid=\"stTable\"]").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "literal_review_segments.png"))
