@@ -7,7 +7,7 @@ import pytest
 import annotation.training as training
 from annotation.services import datasets, jobs
 from gold_data import gold_project
-from page_helpers import errors, infos, run, titles
+from page_helpers import errors, infos, run, shown, titles
 
 QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none"]}
 
@@ -58,7 +58,8 @@ def test_a_crashed_job_is_shown_failed_with_its_log(make_app, db, lead, exported
     job = jobs.launch_training(db, lead, exported[0], exported[1], QUICK, start=False)
     jobs.run_job(db, job.id)
     at = open_page(make_app, lead)
-    assert any("**Failed** — RuntimeError: the GPU fell off the bus" in m.value for m in at.markdown)
+    # the job's message is shown literally (escaped Markdown), so compare what is read
+    assert any("**Failed** — RuntimeError: the GPU fell off the bus" in shown(m.value) for m in at.markdown)
     assert any("Traceback" in c.value for c in at.code)
     assert not at.dataframe
 
