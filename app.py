@@ -7,6 +7,7 @@ st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglas
 from annotation.services import accounts  # noqa: E402
 from annotation.services.errors import ServiceError  # noqa: E402
 from pages.display import plain  # noqa: E402
+from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
 from pages.session import (  # noqa: E402
     current_actor, get_database, project_picker, schema_upgrade, sign_in, sign_out,
@@ -96,4 +97,16 @@ def _navigation() -> st.navigation:
     return st.navigation(sections, expanded=True)
 
 
-_navigation().run()
+def _run_page() -> None:
+    """Run the chosen page. A database that stays busy through every retry (a long import
+    holding SQLite's write lock, a full connection pool, a deadlock) is shown as a message on
+    any page — never a traceback — wherever the service call was made."""
+    try:
+        _navigation().run()
+    except Exception as exc:  # noqa: BLE001 - only transient database errors are handled here
+        if not is_transient(exc):
+            raise
+        st.error(BUSY_MESSAGE, icon=":material/hourglass_top:")
+
+
+_run_page()

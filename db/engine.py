@@ -4,23 +4,98 @@ The database is named by ``CHRONOCEPT_DATABASE_URL``; without it, a SQLite file
 ``./data/chronocept.db`` is created on first use. SQLite runs in WAL mode with foreign keys on,
 a busy timeout, and write transactions that take the write lock up front (``BEGIN IMMEDIATE``),
 so concurrent annotators queue instead of failing with "database is locked" half-way through.
+
+Transient failures — SQLite "database is locked"/"busy", PostgreSQL serialization failures and
+deadlocks (SQLSTATE 40001/40P01), and pool time-outs — are retried with bounded exponential
+back-off and jitter where a retry is safe (:meth:`Database.run_write` re-runs a whole unit of
+work; :meth:`Database.write`/:meth:`Database.read` retry only opening the transaction, before the
+body runs). When retries are exhausted the caller gets :class:`DatabaseBusy` (the service layer
+registers its own subclass, a ``ServiceError``), whose message is fit to show a user.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+T = TypeVar("T")
 
 ENV_VAR = "CHRONOCEPT_DATABASE_URL"
 DEFAULT_SQLITE_PATH = Path("data") / "chronocept.db"
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+#: Connections one app server may hold at once. SPEC §10 promises 16 concurrent annotators per
+#: server; each Streamlit session runs one script (one service call, one connection) at a time,
+#: plus leads, fragments that refresh on their own and background threads. 20 kept open cover
+#: that with room; overflow absorbs bursts. On PostgreSQL 20 + 10 per server keeps three app
+#: servers (90) under the server's default ``max_connections`` of 100.
+POOL_SIZE = 20
+PG_MAX_OVERFLOW = 10
+SQLITE_MAX_OVERFLOW = 20
+#: Seconds a checkout waits for a free connection before the (retried) pool time-out.
+POOL_TIMEOUT_S = 10.0
+#: Seconds SQLite itself waits for the write lock before reporting "database is locked"; the
+#: retry policy below then tries again, so a user waits at most about attempts × this.
+SQLITE_BUSY_TIMEOUT_S = 10.0
+
+BUSY_MESSAGE = ("The database is busy; your work is saved up to the last change. "
+                "Try again in a moment.")
+
+
+class DatabaseBusy(Exception):
+    """The database stayed locked or the connection pool stayed full through every retry.
+
+    Nothing of the failed unit of work was written. The service layer registers a subclass
+    that is also its ``ServiceError`` (:func:`register_busy_error`), so pages show it as a message.
+    """
+
+    def __init__(self, message: str = BUSY_MESSAGE):
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential back-off with jitter: attempt *n* (from 0) waits a random time in
+    [d/2, d] with d = min(max_delay, base_delay · 2ⁿ) before the next try ("equal jitter")."""
+
+    attempts: int = 4
+    base_delay: float = 0.05
+    max_delay: float = 2.0
+
+    def delay(self, attempt: int) -> float:
+        d = min(self.max_delay, self.base_delay * (2 ** attempt))
+        return random.uniform(d / 2, d)
+
+
+_SQLITE_TRANSIENT = ("database is locked", "database is busy", "database table is locked")
+_PG_TRANSIENT_SQLSTATES = frozenset({"40001", "40P01"})  # serialization_failure, deadlock_detected
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for errors that a later retry of the same unit of work may not meet again."""
+    if isinstance(exc, DatabaseBusy):
+        return True
+    if isinstance(exc, sa_exc.TimeoutError):  # QueuePool limit … reached, connection timed out
+        return True
+    if isinstance(exc, sa_exc.DBAPIError):
+        orig = exc.orig
+        sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+        if sqlstate in _PG_TRANSIENT_SQLSTATES:
+            return True
+        if isinstance(exc, sa_exc.OperationalError):
+            text = str(orig).lower()
+            return any(t in text for t in _SQLITE_TRANSIENT)
+    return False
 
 
 def database_url() -> str:
@@ -32,14 +107,14 @@ def database_url() -> str:
     return f"sqlite:///{DEFAULT_SQLITE_PATH}"
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, busy_timeout_s: float) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):  # type: ignore[no-untyped-def]
         # Let SQLAlchemy's begin event issue BEGIN itself (pysqlite's implicit BEGIN is deferred).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
@@ -50,18 +125,26 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
-def make_engine(url: str | None = None) -> Engine:
-    """Create an engine for ``url`` (default: :func:`database_url`)."""
+def make_engine(url: str | None = None, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S,
+                pool_timeout_s: float = POOL_TIMEOUT_S) -> Engine:
+    """Create an engine for ``url`` (default: :func:`database_url`), its pool sized for
+    :data:`POOL_SIZE` concurrent service calls (SQLAlchemy 2 uses a QueuePool for SQLite files
+    too, by default only 5 + 10, which 16 annotators and a fragment exhaust)."""
     url = url or database_url()
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         db_path = parsed.database
-        if db_path and db_path != ":memory:":
+        pool_args: dict[str, Any] = {}
+        if db_path and db_path != ":memory:" and not db_path.startswith("file:"):
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-        _configure_sqlite(engine)
+            pool_args = dict(pool_size=POOL_SIZE, max_overflow=SQLITE_MAX_OVERFLOW,
+                             pool_timeout=pool_timeout_s)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy_timeout_s},
+                               **pool_args)
+        _configure_sqlite(engine, busy_timeout_s)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=PG_MAX_OVERFLOW,
+                         pool_timeout=pool_timeout_s)
 
 
 def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True):
@@ -79,11 +162,19 @@ class Database:
 
     :meth:`read` gives a session for queries, :meth:`write` a transaction that commits on
     success and rolls back on any exception. On SQLite a write takes the write lock at BEGIN.
+    Both retry opening the transaction (pool checkout, and on SQLite the lock wait at BEGIN
+    IMMEDIATE) on transient errors, but never re-run their body: a transient error inside the
+    body becomes :class:`DatabaseBusy`. :meth:`run_write` / :meth:`run_read` take the unit of
+    work as a function and re-run all of it, so they retry transient errors anywhere.
     """
 
-    def __init__(self, engine: Engine):
+    #: what exhausted retries raise; the service layer registers its ServiceError subclass
+    busy_error: type[DatabaseBusy] = DatabaseBusy
+
+    def __init__(self, engine: Engine, retry: RetryPolicy | None = None):
         self.engine = engine
         self.is_sqlite = engine.dialect.name == "sqlite"
+        self.retry = retry or RetryPolicy()
         write_engine = engine.execution_options(sqlite_begin="IMMEDIATE") if self.is_sqlite else engine
         self._read = sessionmaker(engine, expire_on_commit=False)
         self._write = sessionmaker(write_engine, expire_on_commit=False)
@@ -99,18 +190,92 @@ class Database:
     def url(self) -> str:
         return self.engine.url.render_as_string(hide_password=True)
 
+    def _busy(self, cause: BaseException | None) -> DatabaseBusy:
+        err = self.busy_error()
+        err.__cause__ = cause
+        return err
+
+    def _open(self, factory: sessionmaker, retries: bool) -> Session:
+        """A session whose transaction has begun (connection checked out, BEGIN issued)."""
+        attempts = self.retry.attempts if retries else 1
+        last: BaseException | None = None
+        for attempt in range(attempts):
+            session = factory()
+            try:
+                session.connection()  # checkout + BEGIN (IMMEDIATE on SQLite writes)
+                return session
+            except Exception as exc:  # noqa: BLE001 - re-raised unless transient
+                session.close()
+                if not is_transient(exc):
+                    raise
+                last = exc
+            if attempt + 1 < attempts:
+                time.sleep(self.retry.delay(attempt))
+        if not retries:
+            raise last  # type: ignore[misc]  # the caller's own retry loop decides
+        raise self._busy(last)
+
+    @contextmanager
+    def _transaction(self, factory: sessionmaker, *, commit: bool, retries: bool) -> Iterator[Session]:
+        session = self._open(factory, retries)
+        try:
+            yield session
+            if commit:
+                session.commit()
+        except BaseException as exc:
+            session.rollback()
+            if retries and is_transient(exc) and not isinstance(exc, DatabaseBusy):
+                # the body cannot be re-run from here: report, never a raw driver error
+                raise self._busy(exc) from exc
+            raise
+        finally:
+            session.close()
+
     @contextmanager
     def read(self) -> Iterator[Session]:
-        with self._read() as session:
+        with self._transaction(self._read, commit=False, retries=True) as session:
             yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        with self._write() as session, session.begin():
+        with self._transaction(self._write, commit=True, retries=True) as session:
             yield session
+
+    def _run(self, factory: sessionmaker, fn: Callable[[Session], T], commit: bool) -> T:
+        last: BaseException | None = None
+        for attempt in range(self.retry.attempts):
+            try:
+                with self._transaction(factory, commit=commit, retries=False) as session:
+                    return fn(session)
+            except Exception as exc:  # noqa: BLE001 - re-raised unless transient
+                if not is_transient(exc):
+                    raise
+                last = exc
+            if attempt + 1 < self.retry.attempts:
+                time.sleep(self.retry.delay(attempt))
+        raise self._busy(last)
+
+    def run_write(self, fn: Callable[[Session], T]) -> T:
+        """Run ``fn(session)`` in a write transaction and commit; on a transient error roll back
+        and run all of ``fn`` again (bounded back-off), then :class:`DatabaseBusy`. ``fn`` must
+        be safe to re-run: everything it does goes through the session (domain errors it raises
+        pass through at once)."""
+        return self._run(self._write, fn, commit=True)
+
+    def run_read(self, fn: Callable[[Session], T]) -> T:
+        """:meth:`run_write` for a read-only unit of work."""
+        return self._run(self._read, fn, commit=False)
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def register_busy_error(cls: type[DatabaseBusy]) -> None:
+    """Let exhausted retries raise ``cls`` (a subclass of :class:`DatabaseBusy`) — the service
+    layer registers one that is also its ``ServiceError``, so pages and the CLI show it."""
+    if not issubclass(cls, DatabaseBusy):
+        raise TypeError(f"{cls!r} is not a DatabaseBusy")
+    Database.busy_error = cls
 
 
 def decode_json_texts(rows: Sequence[Any], columns: Sequence[int]) -> list[list[Any]]:

@@ -100,8 +100,10 @@ class Project(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
 
 
-#: "duplicate": a lead confirmed it as a near-duplicate of an earlier text; out of the pool
-SAMPLE_STATUSES = ("active", "discarded", "duplicate")
+#: "duplicate": a lead confirmed it as a near-duplicate of an earlier text; out of the pool.
+#: "importing": written by a large text import that has not finished yet (see ImportBatch);
+#: out of the pool and of every count until the import publishes it, deleted if it fails.
+SAMPLE_STATUSES = ("active", "discarded", "duplicate", "importing")
 
 
 class Sample(Base):
@@ -128,6 +130,39 @@ class Sample(Base):
     is_warmup: Mapped[bool] = mapped_column(Boolean, default=False)
     source: Mapped[str] = mapped_column(String(255), default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+#: "running": rows are being written (hidden); "publishing": complete — the commit point, made
+#: visible in short steps; "published": done.
+IMPORT_BATCH_STATUSES = ("running", "publishing", "published")
+
+
+class ImportBatch(Base):
+    """A large text import, written in short transactions and made visible at the end.
+
+    ``open_project_id`` is the project while the import is unfinished and NULL afterwards: its
+    unique constraint allows one unfinished import per project. ``heartbeat_at`` moves with each
+    batch, so an import whose process died is recognised and cleaned up (rolled back while
+    running, finished while publishing) by the next import."""
+
+    __tablename__ = "import_batches"
+    __table_args__ = (
+        UniqueConstraint("open_project_id", name="uq_import_batches_open_project"),
+        CheckConstraint("status in ('running', 'publishing', 'published')", name="ck_import_batches_status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    open_project_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    source: Mapped[str] = mapped_column(String(255), default="")
+    added: Mapped[int] = mapped_column(Integer, default=0)
+    #: the import created its project (``--project NEW``): rolling it back removes the project
+    creates_project: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class Assignment(Base):

@@ -1,6 +1,8 @@
 """Errors services raise. Each carries a message fit to show a user as it is; pages catch
 :class:`ServiceError` and show it, so no traceback ever reaches the UI."""
 
+from db.engine import BUSY_MESSAGE, DatabaseBusy, register_busy_error
+
 
 class ServiceError(Exception):
     """Base of every expected failure of a service call."""
@@ -36,3 +38,16 @@ class AuthenticationFailed(ServiceError):
 
 class RateLimited(ServiceError):
     """Too many failed logins for this username recently."""
+
+
+class Busy(ServiceError, DatabaseBusy):
+    """The database stayed locked (SQLite), kept failing with serialization errors or deadlocks
+    (PostgreSQL) or had no free connection, through every retry. Nothing of the failed call
+    was written; earlier calls (the last saved draft) are safe. Raised by ``db.engine``'s
+    retries, which this module registers it with."""
+
+    def __init__(self, message: str = BUSY_MESSAGE):
+        DatabaseBusy.__init__(self, message)
+
+
+register_busy_error(Busy)

@@ -242,44 +242,47 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
     Returns None when the pool has nothing left for them. Does not check the quota (a draft may
     be prepared; :func:`submit` enforces it) — pages show the quota from :func:`queue_status`.
     """
+    def attempt(s: Session) -> WorkItem | None:
+        user = require_role(s, actor, "annotator")
+        if s.bind.dialect.name == "postgresql":
+            # One person's requests one at a time, so two tabs asking at once get the
+            # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
+            s.execute(select(User.id).where(User.id == user.id).with_for_update())
+        settings = _settings(s, project_id)
+        route = qualification.warmup_route(s, project_id, actor.user_id)
+        if route.in_warmup:
+            return _next_warmup(s, actor, project_id, settings, route)
+        found = _open_draft(s, actor.user_id, project_id,
+                            warmup=False if route.marked else None)
+        if found:
+            return _item(*found)
+        k = settings.annotators_per_sample
+        while True:
+            candidates = _candidate_ids(s, actor.user_id, project_id, k,
+                                        exclude_warmup=route.marked)
+            if not candidates:
+                return None
+            for sample_id in candidates:
+                claimed = s.execute(
+                    update(Sample).where(Sample.id == sample_id, Sample.n_assigned < k)
+                    .values(n_assigned=Sample.n_assigned + 1)
+                    .returning(Sample.n_assigned)
+                ).scalar()
+                if claimed is None:
+                    continue  # someone took the last slot meanwhile
+                smp = s.get(Sample, sample_id, populate_existing=True)
+                s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed,
+                                 assigned_at=utcnow()))
+                a = _new_draft(s, actor.user_id, smp, settings)
+                audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed)
+                return _item(a, smp)
+            # Every candidate filled up while we waited for its row (PostgreSQL, busy
+            # pool): the pool is not empty, so look again rather than report it empty.
+
     for _attempt in range(3):
         try:
-            with db.write() as s:
-                user = require_role(s, actor, "annotator")
-                if s.bind.dialect.name == "postgresql":
-                    # One person's requests one at a time, so two tabs asking at once get the
-                    # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
-                    s.execute(select(User.id).where(User.id == user.id).with_for_update())
-                settings = _settings(s, project_id)
-                route = qualification.warmup_route(s, project_id, actor.user_id)
-                if route.in_warmup:
-                    return _next_warmup(s, actor, project_id, settings, route)
-                found = _open_draft(s, actor.user_id, project_id,
-                                    warmup=False if route.marked else None)
-                if found:
-                    return _item(*found)
-                k = settings.annotators_per_sample
-                while True:
-                    candidates = _candidate_ids(s, actor.user_id, project_id, k,
-                                                exclude_warmup=route.marked)
-                    if not candidates:
-                        return None
-                    for sample_id in candidates:
-                        claimed = s.execute(
-                            update(Sample).where(Sample.id == sample_id, Sample.n_assigned < k)
-                            .values(n_assigned=Sample.n_assigned + 1)
-                            .returning(Sample.n_assigned)
-                        ).scalar()
-                        if claimed is None:
-                            continue  # someone took the last slot meanwhile
-                        smp = s.get(Sample, sample_id, populate_existing=True)
-                        s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed,
-                                         assigned_at=utcnow()))
-                        a = _new_draft(s, actor.user_id, smp, settings)
-                        audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed)
-                        return _item(a, smp)
-                    # Every candidate filled up while we waited for its row (PostgreSQL, busy
-                    # pool): the pool is not empty, so look again rather than report it empty.
+            # the whole hand-out re-runs on a transient lock, deadlock or pool error
+            return db.run_write(attempt)
         except IntegrityError:
             continue  # the same person asked twice at once (two tabs); the retry finds the draft
     raise StaleVersion("Could not hand out a sample right now; please try again.")
@@ -384,16 +387,18 @@ def save_draft(db: Database, actor: Actor, annotation_id: int, expected_version:
     Raises :class:`StaleVersion` if another tab saved since ``expected_version`` and
     :class:`AlreadySubmitted` after a submit.
     """
-    with db.write() as s:
+    def attempt(s: Session) -> WorkItem:
         require_role(s, actor, "annotator")
         a, smp = _own(s, actor, annotation_id, lock=True)
         _guard(a, expected_version)
-        content = _checked(content, smp)
+        checked = _checked(content, smp)
         spent = a.seconds_spent + _clamp_seconds(seconds_delta)
         _bump(s, a, expected_version, step=max(0, min(2, int(step))), seconds_spent=spent,
-              **_content_values(content))
+              **_content_values(checked))
         s.refresh(a)
         return _item(a, smp)
+
+    return db.run_write(attempt)  # re-run whole on a transient lock, deadlock or pool error
 
 
 def _refit(content: AnnotationContent) -> AnnotationContent:
@@ -413,7 +418,7 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
     A flagged annotation may be incomplete. Raises :class:`InvalidInput` listing what is missing,
     :class:`QuotaReached`, :class:`StaleVersion` or :class:`AlreadySubmitted`; nothing changes then.
     """
-    with db.write() as s:
+    def attempt(s: Session) -> WorkItem:
         user = require_role(s, actor, "annotator")
         if s.bind.dialect.name == "postgresql":
             # Serialise one person's submits so two tabs cannot both take the last quota slot.
@@ -422,18 +427,18 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
         _guard(a, expected_version)
         if smp.status != "active":
             raise InvalidInput("This sample was withdrawn from annotation by a lead; it cannot be submitted.")
-        content = _checked(content, smp)
+        work = _checked(content, smp)
         fit_problem = None
         try:
-            content = _refit(content)
+            work = _refit(work)
         except CurveFitError as exc:
             # Never store parameters the points do not support (a flagged sample may be
             # submitted with an unfinished curve, an unflagged one may not).
             fit_problem = f"Curve: {exc}"
-            content = replace(content, xi=None, omega=None, alpha=None, scale=None, rmse=None)
-        problems = submission_problems(content, smp.n_tokens)
+            work = replace(work, xi=None, omega=None, alpha=None, scale=None, rmse=None)
+        problems = submission_problems(work, smp.n_tokens)
         if problems:
-            if fit_problem and MIN_POINTS <= len(content.points) <= MAX_POINTS:
+            if fit_problem and MIN_POINTS <= len(work.points) <= MAX_POINTS:
                 # the fit's own message says more than "the points do not define a curve"
                 problems = [p for p in problems if not p.startswith("Curve:")] + [fit_problem]
             raise InvalidInput("Not submitted yet: " + " ".join(problems))
@@ -448,15 +453,17 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
         if not smp.is_warmup:
             review.ensure_stats(s, smp.project_id)
         _bump(s, a, expected_version, status="submitted", submitted_at=now, step=2,
-              seconds_spent=spent, **_content_values(content))
+              seconds_spent=spent, **_content_values(work))
         audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
-                     flags=list(content.flags))
+                     flags=list(work.flags))
         if smp.is_warmup:  # scored against gold; never counted, flagged or settled
             qualification.record_warmup_submission(s, smp, actor.user_id)
         else:
-            review.record_submission(s, smp, content, settings)
+            review.record_submission(s, smp, work, settings)
         s.refresh(a)
         return _item(a, smp)
+
+    return db.run_write(attempt)  # re-run whole on a transient lock, deadlock or pool error
 
 
 def my_history(db: Database, actor: Actor, project_id: int, limit: int = 100) -> list[HistoryRow]:

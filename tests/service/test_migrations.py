@@ -160,6 +160,13 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
         ],
     },
     "0006": {},  # adds login_attempts.address (its row is in SEED_PREREQUISITES)
+    "0007": {
+        "import_batches": [
+            {"id": 1, "project_id": 1, "open_project_id": None, "status": "published",
+             "source": "big.jsonl", "added": 3, "creates_project": False, "created_by": 2,
+             "started_at": at(95), "heartbeat_at": at(96), "finished_at": at(97)},
+        ],
+    },
 }
 
 # Rows that a revision's seed needs in tables created earlier (e.g. a project whose
