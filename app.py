@@ -5,7 +5,7 @@ import streamlit as st
 st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
 
 from annotation.services import accounts  # noqa: E402
-from annotation.services.errors import ServiceError  # noqa: E402
+from annotation.services.errors import AuthenticationFailed  # noqa: E402
 from pages.display import plain  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
@@ -53,7 +53,7 @@ def _navigation() -> st.navigation:
         # since this session signed in signs it out, saying why on the sign-in page.
         try:
             actor = accounts.refresh_actor(db, actor)
-        except ServiceError as exc:
+        except AuthenticationFailed as exc:  # not any service error: a busy database is no sign-out
             actor = None
             sign_out(reason=str(exc))
         else:
