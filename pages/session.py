@@ -40,6 +40,9 @@ def get_database() -> Database:
     except BaseException:
         db.dispose()
         raise
+    # a large text import whose process died (heartbeat stale) is rolled back or finished now
+    # rather than at the next import into its project; live imports on other servers are left alone
+    projects.recover_interrupted_imports(db)
     return db
 
 

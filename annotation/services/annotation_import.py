@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotation.interchange import InterchangeError, InterchangeRecord, parse_interchange
-from annotation.services import audit, review
+from annotation.services import audit, projects, review
 from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
@@ -78,7 +78,8 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
             raise NotFound("No such project.")
         settings = ProjectSettings.from_dict(project.settings)
         samples = {smp.external_id: smp for smp in s.scalars(
-            select(Sample).where(Sample.project_id == project_id))}
+            select(Sample).where(Sample.project_id == project_id,
+                                 Sample.status != projects.IMPORTING))}
         try:
             records = parse_interchange(data, {k: v.n_tokens for k, v in samples.items()})
         except InterchangeError as exc:

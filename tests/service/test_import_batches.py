@@ -39,8 +39,12 @@ def big_records(n: int, prefix: str = "L") -> list[TextRecord]:
 
 
 class WriteProbe:
-    """Per committed transaction: how many rows ``samples`` and its active part changed by, and
-    how long the transaction was open (on SQLite a write holds the lock from BEGIN IMMEDIATE)."""
+    """Per committed transaction: how many ``samples`` rows it wrote, and how long it was open
+    (on SQLite a write holds the lock from BEGIN IMMEDIATE).
+
+    SQLite serialises writers, so the change in the row counts between BEGIN and COMMIT is the
+    transaction's own. PostgreSQL (read committed) would also see other transactions' commits in
+    those counts, so there the rows the transaction itself wrote are counted (``xmin`` is its id)."""
 
     def __init__(self, engine):
         self.engine = engine
@@ -51,11 +55,18 @@ class WriteProbe:
         event.listen(engine, "commit", self._on_commit)
 
     @staticmethod
-    def _counts(conn) -> tuple[int, int]:
+    def _query(conn, sql: str) -> tuple:
         cur = conn.connection.dbapi_connection.cursor()
-        cur.execute("SELECT count(*), sum(CASE WHEN status = 'active' THEN 1 ELSE 0 END) FROM samples")
-        total, active = cur.fetchone()
+        cur.execute(sql)
+        row = cur.fetchone()
         cur.close()
+        return row
+
+    def _counts(self, conn) -> tuple[int, int]:
+        if conn.dialect.name == "postgresql":
+            return 0, 0
+        total, active = self._query(
+            conn, "SELECT count(*), sum(CASE WHEN status = 'active' THEN 1 ELSE 0 END) FROM samples")
         return int(total), int(active or 0)
 
     def _on_begin(self, conn):
@@ -65,10 +76,15 @@ class WriteProbe:
         begun = self._begun.pop(id(conn), None)
         if begun is None:
             return
-        total, active = self._counts(conn)
+        if conn.dialect.name == "postgresql":
+            (written,) = self._query(conn, "SELECT count(*) FROM samples "
+                                           "WHERE xmin::text::bigint = txid_current() % 4294967296")
+            change = (int(written), int(written))
+        else:
+            total, active = self._counts(conn)
+            change = (abs(total - begun[0]), abs(active - begun[1]))
         with self.lock:
-            self.commits.append((abs(total - begun[0]), abs(active - begun[1]),
-                                 time.perf_counter() - begun[2]))
+            self.commits.append((*change, time.perf_counter() - begun[2]))
 
     def close(self):
         event.remove(self.engine, "begin", self._on_begin)
