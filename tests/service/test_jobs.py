@@ -244,3 +244,16 @@ def test_the_readme_ssh_launcher_passes_the_url_intact(db, lead, export, recorde
     got = _recorded(out)
     assert got["url"] == AWKWARD_URL  # read from stdin, not the app's environment
     assert got["argv"] == [str(job.id)] and got["runs"] == "/shared/runs" and got["cwd"] == str(remote)
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("bad, message", [
+    ({"benchmark": 3}, "benchmark must be 1 .* or 2"),
+    ({"seed": -1}, "seed must be an integer from 0"),
+    ({"max_epochs": -3}, "max_epochs must be a positive integer"),
+])
+def test_impossible_training_settings_are_refused_with_a_message(db, lead, export, bad, message):
+    pid, export_id = export
+    with pytest.raises(InvalidInput, match=f"The training settings are not valid: {message}"):
+        jobs.launch_training(db, lead, pid, export_id, {**QUICK, **bad}, start=False)
+    assert count(db, Job) == 0
