@@ -121,3 +121,26 @@ def test_pooled_token_label_pairs_equal_the_per_rating_codes():
     assert np.array_equal(pairs.first, np.concatenate(expected_first))
     assert np.array_equal(pairs.second, np.concatenate(expected_second))
     assert np.array_equal(np.bincount(pairs.pair_of_token), [len(x) for x in expected_first])
+
+
+def test_pk_both_ways_is_the_full_comparisons_pk_without_computing_the_rest(monkeypatch):
+    """pk_both_ways (behind the automatic Pk flag at submit) gives compare_segmentations' Pk
+    exactly, and never calls segeval's WindowDiff or boundary similarity."""
+    import segeval
+
+    from annotation.agreement import compare_segmentations
+
+    pairs = _random_pairs(21, 300)
+    clear_cache()
+    full = [compare_segmentations(Segmentation(a, n), Segmentation(b, n)).pk for n, a, b in pairs]
+    clear_cache()
+
+    def not_needed(*args, **kwargs):
+        raise AssertionError("Pk alone was asked for")
+
+    monkeypatch.setattr(segeval, "window_diff", not_needed)
+    monkeypatch.setattr(segeval, "boundary_similarity", not_needed)
+    alone = [pk_both_ways(Segmentation(a, n), Segmentation(b, n)) for n, a, b in pairs]
+    assert np.array_equal(np.array(full), np.array(alone), equal_nan=True)
+    with pytest.raises(ValueError):
+        pk_both_ways(Segmentation((0,), 3), Segmentation((0,), 4))
