@@ -289,6 +289,7 @@ def _pooled_token_axis_codes(ratings: Sequence[Rating], offsets: np.ndarray, tot
     starts = np.fromiter(itertools.chain.from_iterable(r.boundaries for r in ratings), dtype=np.int64,
                          count=int(n_segments.sum()))
     starts += np.repeat(offsets, n_segments)
-    codes = np.fromiter((AXIS_CODES[a] for r in ratings for a in r.segment_axes), dtype=np.int64,
-                        count=starts.size)
+    codes = np.fromiter(map(AXIS_CODES.__getitem__,
+                            itertools.chain.from_iterable(r.segment_axes for r in ratings)),
+                        dtype=np.int64, count=starts.size)
     return np.repeat(codes, np.diff(starts, append=total))
