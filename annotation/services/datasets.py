@@ -8,6 +8,17 @@ The database row is made first (status ``writing``) so the folder's manifest car
 and is marked ``complete`` — with the split membership, so the export can be repeated exactly —
 or ``failed`` with the reason. Annotators are named by pseudonym (``ann`` + user id), never by
 user name.
+
+An export killed while writing (the server stopped, the process killed) leaves its row at
+``writing`` and its hidden staging folder beside the target. :func:`recover_interrupted_exports`
+— run before every export and by :func:`export_readiness`, the Export page's first call — marks
+such rows ``failed`` ("interrupted") and removes their staging folders. A row is interrupted when
+its writer (host and process id, stored with the row) is this host and the process is gone, or,
+when that cannot be checked (another app server sharing the database, a row written before the
+writer was recorded), when it has been writing for longer than
+:data:`annotation.export.ABANDONED_AFTER_SECONDS`. Staging folders are removed only when their
+own marker says the same (``annotation.export.remove_abandoned_staging``), so a live export of
+another server is never touched.
 """
 
 from __future__ import annotations
@@ -17,7 +28,7 @@ import os
 import secrets
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -172,9 +183,54 @@ class ExportReadiness:
         return sum(self.gold_by_benchmark.values())
 
 
+INTERRUPTED = "interrupted"
+
+
+def _is_interrupted(row: DatasetExport, now: datetime) -> bool:
+    started = row.created_at
+    if started.tzinfo is None:
+        started = started.replace(tzinfo=timezone.utc)
+    writer = (row.settings or {}).get("writer")
+    return not hf_export.writer_is_alive(writer if isinstance(writer, dict) else None,
+                                         started.timestamp(), now=now.timestamp())
+
+
+def recover_interrupted_exports(db: Database, project_id: int | None = None) -> list[int]:
+    """Mark exports stuck at ``writing`` whose writer is gone as ``failed`` ("interrupted") and
+    remove their abandoned staging folders (see the module docstring); returns their ids.
+
+    Cheap when there is nothing to do: one indexed read. Never raises for a folder it cannot
+    remove (it stays for the next time)."""
+    now = datetime.now(timezone.utc)
+    with db.read() as s:
+        stmt = select(DatasetExport).where(DatasetExport.status == "writing")
+        if project_id is not None:
+            stmt = stmt.where(DatasetExport.project_id == project_id)
+        stale = [row.id for row in s.scalars(stmt) if _is_interrupted(row, now)]
+    recovered: list[int] = []
+    for export_id in stale:
+        with db.write() as s:
+            row = s.get(DatasetExport, export_id)
+            if row is None or row.status != "writing":
+                continue  # someone else recovered (or finished) it meanwhile
+            row.status, row.error = "failed", INTERRUPTED
+            path = row.path
+            audit.record(s, None, "export_interrupted", "export", export_id, path=path)
+        recovered.append(export_id)
+        try:
+            hf_export.remove_abandoned_staging(path)
+        except OSError:
+            pass
+    return recovered
+
+
 def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadiness:
     """Lead: gold samples per benchmark, production samples still without gold, near-duplicate
-    marks awaiting a decision and open review items — shown before exporting."""
+    marks awaiting a decision and open review items — shown before exporting. Recovers the
+    project's interrupted exports first (:func:`recover_interrupted_exports`)."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+    recover_interrupted_exports(db, project_id)
     with db.read() as s:
         require_role(s, actor, "lead")
         production = (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
@@ -257,6 +313,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     if not overwrite and target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InvalidInput(f"{target} already exists and is not empty; choose another folder "
                            "or allow replacing it.")
+    recover_interrupted_exports(db, project_id)
+    hf_export.remove_abandoned_staging(target)  # a killed export to this folder (no row: older)
     figures = None
     if include_agreement:
         report(0.15, "Computing the agreement figures for the card…")
@@ -267,7 +325,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                             base=export_settings.base, seed=export_settings.seed,
                             licence=export_settings.licence, reproduces_id=reproduce, status="writing",
                             settings={"ratios": list(export_settings.ratios),
-                                      "include_agreement": include_agreement, "overwrite": overwrite})
+                                      "include_agreement": include_agreement, "overwrite": overwrite,
+                                      "writer": hf_export.writer_identity()})
         s.add(row)
         s.flush()
         export_id, created_at = row.id, row.created_at

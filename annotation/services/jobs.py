@@ -4,7 +4,8 @@ A lead launches a job: a row in ``jobs`` (status ``queued``), then a worker proc
 ``chronocept run-job ID`` — started either as a child of the app (default; it gets its own
 session, so it survives page reloads and app restarts) or through a configured *launcher
 command* that sends it to another machine (``CHRONOCEPT_JOB_LAUNCHER``, e.g. an ``ssh`` line to
-the team's GPU host; placeholders ``{job_id}``, ``{database_url}``, ``{run_dir}``). The worker
+the team's GPU host; placeholders ``{job_id}``, ``{database_url}``, ``{run_dir}``, see
+:func:`launcher_argv`). The worker
 claims the row (``running``), trains (``annotation.training.run_training``) and writes its
 progress, a log tail and a heartbeat back every couple of seconds; it ends ``succeeded``,
 ``failed`` (with the error and log) or ``cancelled`` (the lead asked; the worker checks between
@@ -152,12 +153,29 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
     return get_job(db, actor, job_id)
 
 
+def launcher_argv(launcher: str, job_id: int, database_url: str, run_dir: Path | str) -> list[str]:
+    """The process to start for a launcher command line: ``/bin/sh -c LINE``.
+
+    The line is a shell command line (pipes, ``&&``, redirections work as in a terminal). Each
+    placeholder — ``{job_id}``, ``{database_url}``, ``{run_dir}`` — is replaced by its value
+    quoted for that shell (``shlex.quote``), so it arrives as one word whatever it holds: a
+    database URL with ``&``, ``?``, spaces or quotes is passed intact. A command that goes on
+    to *another* shell (``ssh host CMD`` runs CMD through the remote user's shell) is parsed a
+    second time there; the README's example therefore hands the URL to the remote worker on
+    ssh's standard input, never inside the remote command. Braces meant for the shell are
+    written doubled (``{{ }}``). Raises KeyError/ValueError for an unknown placeholder or a
+    stray brace."""
+    line = launcher.format(job_id=shlex.quote(str(job_id)), database_url=shlex.quote(database_url),
+                           run_dir=shlex.quote(str(run_dir)))
+    return ["/bin/sh", "-c", line]
+
+
 def _start_worker(db: Database, job_id: int, launcher: str) -> None:
     run_dir = runs_root() / f"job-{job_id}"
     run_dir.mkdir(parents=True, exist_ok=True)
     url = _database_url(db)
     if launcher:
-        argv = shlex.split(launcher.format(job_id=job_id, database_url=shlex.quote(url), run_dir=str(run_dir)))
+        argv = launcher_argv(launcher, job_id, url, run_dir)
     else:
         argv = [sys.executable, "-m", "annotation.cli", "run-job", str(job_id)]
     env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url}

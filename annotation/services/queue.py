@@ -25,7 +25,9 @@ from sqlalchemy import func, select, true, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from annotation.curves import MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for
+from annotation.curves import (
+    MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem,
+)
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.services import audit, qualification, review
@@ -39,7 +41,7 @@ from annotation.services.errors import (
 )
 from annotation.settings import ProjectSettings
 from db.engine import Database
-from db.models import Annotation, Assignment, Project, Sample, User, utcnow
+from db.models import Annotation, Assignment, ParameterStats, Project, Sample, User, utcnow
 
 #: Time between two saves longer than this counts as this much: the annotator was away.
 IDLE_CAP_SECONDS = 300.0
@@ -116,14 +118,18 @@ def day_bounds(now: datetime, settings: ProjectSettings) -> tuple[datetime, date
     return start.astimezone(timezone.utc), end.astimezone(timezone.utc)
 
 
-def _submitted_between(s: Session, user_id: int, project_id: int, start: datetime, end: datetime) -> int:
-    return s.scalar(
+def _submitted_between_query(user_id: int, project_id: int, start: datetime, end: datetime):
+    return (
         select(func.count()).select_from(Annotation)
         .join(Sample, Sample.id == Annotation.sample_id)
         .where(Annotation.annotator_id == user_id, Annotation.status == "submitted",
                Annotation.submitted_at >= start, Annotation.submitted_at < end,
                Sample.project_id == project_id)
-    ) or 0
+    )
+
+
+def _submitted_between(s: Session, user_id: int, project_id: int, start: datetime, end: datetime) -> int:
+    return s.scalar(_submitted_between_query(user_id, project_id, start, end)) or 0
 
 
 def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
@@ -323,6 +329,19 @@ def _own(s: Session, actor: Actor, annotation_id: int, *, lock: bool = False) ->
     return row[0], row[1]
 
 
+def _own_with_project(s: Session, actor: Actor, annotation_id: int) -> tuple[Annotation, Sample, Project]:
+    """:func:`_own` (locked) with the sample's project in the same statement (one round trip)."""
+    row = s.execute(
+        select(Annotation, Sample, Project).join(Sample, Sample.id == Annotation.sample_id)
+        .join(Project, Project.id == Sample.project_id)
+        .where(Annotation.id == annotation_id, Annotation.annotator_id == actor.user_id)
+        .with_for_update(of=Annotation)
+    ).first()
+    if row is None:
+        raise NotFound("That annotation does not exist or is not yours.")
+    return row[0], row[1], row[2]
+
+
 def open_item(db: Database, actor: Actor, annotation_id: int) -> WorkItem:
     """One of the actor's own annotations (draft or submitted)."""
     with db.read() as s:
@@ -362,14 +381,18 @@ def _guard(a: Annotation, expected_version: int) -> None:
 
 
 def _bump(s: Session, a: Annotation, expected_version: int, **values: object) -> None:
-    """Write with the version check done by the database itself (safe across servers)."""
+    """Write with the version check done by the database itself (safe across servers).
+
+    The UPDATE returns the written row, which refreshes ``a`` in the same round trip (no
+    ``refresh`` SELECT afterwards)."""
     done = s.execute(
         update(Annotation).where(Annotation.id == a.id, Annotation.version == expected_version,
                                  Annotation.status == "draft")
         .values(version=expected_version + 1, updated_at=utcnow(), **values)
-        .execution_options(synchronize_session=False)
-    ).rowcount
-    if done != 1:
+        .returning(Annotation),
+        execution_options={"synchronize_session": False, "populate_existing": True},
+    ).scalars().all()
+    if len(done) != 1:
         raise StaleVersion("This sample was saved from another tab or window; reload to continue.")
 
 
@@ -394,8 +417,7 @@ def save_draft(db: Database, actor: Actor, annotation_id: int, expected_version:
         checked = _checked(content, smp)
         spent = a.seconds_spent + _clamp_seconds(seconds_delta)
         _bump(s, a, expected_version, step=max(0, min(2, int(step))), seconds_spent=spent,
-              **_content_values(checked))
-        s.refresh(a)
+              **_content_values(checked))  # refreshes ``a`` (UPDATE … RETURNING)
         return _item(a, smp)
 
     return db.run_write(attempt)  # re-run whole on a transient lock, deadlock or pool error
@@ -404,6 +426,10 @@ def save_draft(db: Database, actor: Actor, annotation_id: int, expected_version:
 def _refit(content: AnnotationContent) -> AnnotationContent:
     """Recompute the stored parameters from the points, so what is stored is what the points say."""
     if content.params_source == "manual" and content.has_parameters:
+        # hand-tuned values obey the fit's own bounds: the server, not the page's inputs, decides
+        problem = parameter_bounds_problem(content.xi, content.omega, content.alpha)
+        if problem is not None:
+            raise CurveFitError(f"The hand-tuned curve cannot be stored: {problem}.")
         scale, rmse = fit_scale_for(content.points, content.xi, content.omega, content.alpha)
         return replace(content, scale=scale, rmse=rmse)
     fit = fit_curve(content.points)
@@ -418,12 +444,17 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
     A flagged annotation may be incomplete. Raises :class:`InvalidInput` listing what is missing,
     :class:`QuotaReached`, :class:`StaleVersion` or :class:`AlreadySubmitted`; nothing changes then.
     """
+    # Every statement is a round trip (PostgreSQL over the network): reads are combined where
+    # they can be (user + lock, annotation + sample + project, quota + running sums), writes
+    # return what they wrote, and no row is read twice. tests/service/test_queue.py bounds the
+    # count of statements.
     def attempt(s: Session) -> WorkItem:
-        user = require_role(s, actor, "annotator")
         if s.bind.dialect.name == "postgresql":
             # Serialise one person's submits so two tabs cannot both take the last quota slot.
-            s.execute(select(User.id).where(User.id == user.id).with_for_update())
-        a, smp = _own(s, actor, annotation_id, lock=True)
+            # The locked read loads the user row, so require_role finds it without a query.
+            locked_user = s.get(User, actor.user_id, with_for_update=True)  # noqa: F841 (held)
+        require_role(s, actor, "annotator")
+        a, smp, project = _own_with_project(s, actor, annotation_id)
         _guard(a, expected_version)
         if smp.status != "active":
             raise InvalidInput("This sample was withdrawn from annotation by a lead; it cannot be submitted.")
@@ -442,25 +473,37 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
                 # the fit's own message says more than "the points do not define a curve"
                 problems = [p for p in problems if not p.startswith("Curve:")] + [fit_problem]
             raise InvalidInput("Not submitted yet: " + " ".join(problems))
-        settings = _settings(s, smp.project_id)
+        settings = ProjectSettings.from_dict(project.settings)
         now = utcnow()
         start, end = day_bounds(now, settings)
-        if _submitted_between(s, actor.user_id, smp.project_id, start, end) >= settings.daily_quota:
+        quota_query = _submitted_between_query(actor.user_id, smp.project_id, start, end)
+        stats = None
+        if smp.is_warmup:
+            submitted_today = s.scalar(quota_query) or 0
+        else:
+            # the project's running sums come with the quota count (one round trip); ``stats``
+            # is held so that review.ensure_stats / count_parameters find it without a query
+            row = s.execute(select(ParameterStats, quota_query.scalar_subquery())
+                            .where(ParameterStats.project_id == smp.project_id)).first()
+            if row is not None:
+                stats, submitted_today = row[0], row[1] or 0
+            else:
+                submitted_today = s.scalar(quota_query) or 0
+        if submitted_today >= settings.daily_quota:
             raise QuotaReached(
                 f"You reached today's quota of {settings.daily_quota} submissions. "
                 "Your draft stays open; submit it tomorrow.")
         spent = a.seconds_spent + _clamp_seconds(seconds_delta)
-        if not smp.is_warmup:
-            review.ensure_stats(s, smp.project_id)
+        if not smp.is_warmup and stats is None:
+            stats = review.ensure_stats(s, smp.project_id)
         _bump(s, a, expected_version, status="submitted", submitted_at=now, step=2,
-              seconds_spent=spent, **_content_values(work))
+              seconds_spent=spent, **_content_values(work))  # refreshes ``a``
         audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
                      flags=list(work.flags))
         if smp.is_warmup:  # scored against gold; never counted, flagged or settled
             qualification.record_warmup_submission(s, smp, actor.user_id)
         else:
             review.record_submission(s, smp, work, settings)
-        s.refresh(a)
         return _item(a, smp)
 
     return db.run_write(attempt)  # re-run whole on a transient lock, deadlock or pool error

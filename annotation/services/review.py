@@ -107,25 +107,37 @@ def _counted(content: AnnotationContent) -> bool:
         content.xi, content.omega, content.alpha) is None
 
 
-def count_parameters(s: Session, project_id: int, content: AnnotationContent, sign: int) -> None:
+def count_parameters(s: Session, project_id: int, content: AnnotationContent,
+                     sign: int) -> ParameterStats | None:
     """Add (sign=+1) or remove (sign=-1) one annotation's parameters from the running sums,
-    as one atomic UPDATE so concurrent submits cannot lose each other's counts."""
+    as one atomic UPDATE so concurrent submits cannot lose each other's counts.
+
+    Returns the project's sums as updated (the UPDATE returns them, so they are current: the row
+    stays locked until the transaction ends), or None when ``content``'s parameters are not
+    counted (none, or outside the fit's bounds: see :func:`_counted`)."""
     if not _counted(content):
-        return
+        return None
     ensure_stats(s, project_id)
     values: dict[str, Any] = {"n": ParameterStats.n + sign}
     for p in _PARAMS:
         v = float(getattr(content, p))
         values[f"sum_{p}"] = getattr(ParameterStats, f"sum_{p}") + sign * v
         values[f"sumsq_{p}"] = getattr(ParameterStats, f"sumsq_{p}") + sign * v * v
-    s.execute(update(ParameterStats).where(ParameterStats.project_id == project_id).values(**values)
-              .execution_options(synchronize_session=False))
+    return s.execute(
+        update(ParameterStats).where(ParameterStats.project_id == project_id).values(**values)
+        .returning(ParameterStats),
+        execution_options={"synchronize_session": False, "populate_existing": True},
+    ).scalars().first()
 
 
-def _spread(s: Session, project_id: int) -> ParameterSpread:
-    stats = s.get(ParameterStats, project_id, populate_existing=True) or ensure_stats(s, project_id)
+def _spread(s: Session, project_id: int, stats: ParameterStats | None = None) -> ParameterSpread:
+    """The SD of each parameter from the running sums; ``stats`` when the caller holds current
+    ones (just returned by :func:`count_parameters`), else read afresh. Sums poisoned before
+    values were checked (non-finite) are rebuilt from the annotations."""
+    if stats is None:
+        stats = s.get(ParameterStats, project_id, populate_existing=True) or ensure_stats(s, project_id)
     sums = [getattr(stats, f"{kind}_{p}") for kind in ("sum", "sumsq") for p in _PARAMS]
-    if not sums_are_finite(*sums):  # poisoned before values were checked: rebuild them
+    if not sums_are_finite(*sums):
         n, *fresh = _sums_from_annotations(s, project_id)
         stats.n = n
         for name, value in zip((f"{kind}_{p}" for kind in ("sum", "sumsq") for p in _PARAMS), fresh):
@@ -153,6 +165,21 @@ def _submitted(s: Session, sample_id: int) -> list[Annotation]:
                           .execution_options(populate_existing=True)))
 
 
+#: "not looked up yet" (None means "looked up: there is none")
+_UNKNOWN: Any = object()
+
+
+def _gold_and_open_item(s: Session, sample_id: int) -> tuple[GoldAnnotation | None, ReviewItem | None]:
+    """The sample's gold row and its open review item, in one statement."""
+    row = s.execute(
+        select(Sample.id, GoldAnnotation, ReviewItem).select_from(Sample)
+        .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .outerjoin(ReviewItem, and_(ReviewItem.sample_id == Sample.id, ReviewItem.status == "open"))
+        .where(Sample.id == sample_id).limit(1)
+    ).first()
+    return (row[1], row[2]) if row is not None else (None, None)
+
+
 def _open_item(s: Session, sample_id: int) -> ReviewItem | None:
     return s.scalar(select(ReviewItem).where(ReviewItem.sample_id == sample_id,
                                              ReviewItem.status == "open"))
@@ -163,9 +190,12 @@ def _hit_json(hit: FlagHit, annotations: Sequence[Annotation]) -> dict[str, Any]
             "annotation_ids": [annotations[i].id for i in hit.annotators if i < len(annotations)]}
 
 
-def _open_review(s: Session, smp: Sample, reasons: Sequence[str], details: Sequence[dict]) -> ReviewItem:
-    """Open (or extend) the sample's review item with ``reasons``."""
-    item = _open_item(s, smp.id)
+def _open_review(s: Session, smp: Sample, reasons: Sequence[str], details: Sequence[dict],
+                 item: ReviewItem | None = _UNKNOWN) -> ReviewItem:
+    """Open (or extend) the sample's review item with ``reasons`` (``item``: the open item when
+    the caller has just looked it up, None when it found none)."""
+    if item is _UNKNOWN:
+        item = _open_item(s, smp.id)
     if item is None:
         item = ReviewItem(sample_id=smp.id, reasons=[], details=[], status="open", opened_at=utcnow())
         s.add(item)
@@ -187,10 +217,12 @@ def _versions(anns: Sequence[Annotation], n_tokens: int) -> list[AnnotatorVersio
 
 
 def _store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by: int | None,
-                note: str = "", source_annotation_id: int | None = None) -> GoldAnnotation:
+                note: str = "", source_annotation_id: int | None = None,
+                gold: GoldAnnotation | None = _UNKNOWN) -> GoldAnnotation:
     if not res.has_parameters:
         raise InvalidInput("The resolution has no curve (ξ, ω, α); edit it or send the sample back.")
-    gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
+    if gold is _UNKNOWN:  # else the caller has just looked it up
+        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
     if gold is None:
         gold = GoldAnnotation(sample_id=smp.id)
         s.add(gold)
@@ -203,34 +235,38 @@ def _store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_b
     return gold
 
 
-def settle(s: Session, smp: Sample, settings: ProjectSettings) -> str:
+def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
+           stats: ParameterStats | None = None, anns: Sequence[Annotation] | None = None) -> str:
     """Flag or auto-resolve a sample with at least k submitted annotations.
 
     Returns "incomplete", "pending" (an item is already open or a lead decided it),
-    "flagged" or "gold". Runs inside the caller's transaction.
+    "flagged" or "gold". Runs inside the caller's transaction. ``stats`` (current running sums)
+    and ``anns`` (the sample's submitted annotations, freshly read) save a caller that has just
+    read them the round trips.
     """
     if smp.is_warmup:  # scored against the lead's gold (services.qualification), never settled
         return "incomplete"
-    anns = _submitted(s, smp.id)
+    if anns is None:
+        anns = _submitted(s, smp.id)
     if len(anns) < settings.annotators_per_sample or smp.status != "active":
         return "incomplete"
-    gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
+    gold, item = _gold_and_open_item(s, smp.id)
     if gold is not None and gold.source != "auto":
         return "pending"  # a lead decided it
-    hits = flags_for_sample([_content(a) for a in anns], smp.n_tokens, _spread(s, smp.project_id),
-                            settings)
-    if _open_item(s, smp.id) is not None:
+    hits = flags_for_sample([_content(a) for a in anns], smp.n_tokens,
+                            _spread(s, smp.project_id, stats), settings)
+    if item is not None:
         # already waiting for a lead (an annotator's flag, the daily sample): add what the
         # complete sample shows, so the lead sees every reason in one place
-        _open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits])
+        _open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits], item)
         return "pending"
     if hits:
         if gold is not None:  # new thresholds flag what was auto-resolved before
             s.delete(gold)
-        _open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits])
+        _open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits], None)
         return "flagged"
     res = resolve_pair(_versions(anns, smp.n_tokens))
-    _store_gold(s, smp, res, "auto", None)
+    _store_gold(s, smp, res, "auto", None, gold=gold)
     return "gold"
 
 
@@ -238,12 +274,13 @@ def record_submission(s: Session, smp: Sample, content: AnnotationContent,
                       settings: ProjectSettings) -> str:
     """Count a newly submitted annotation; an annotator's flag goes to the lead at once, and
     the sample is settled if it is now complete."""
-    count_parameters(s, smp.project_id, content, +1)
+    stats = count_parameters(s, smp.project_id, content, +1)
+    anns = None
     if content.flags:
         anns = _submitted(s, smp.id)
         hits = annotator_flag_hits([_content(a) for a in anns])
         _open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits])
-    return settle(s, smp, settings)
+    return settle(s, smp, settings, stats=stats, anns=anns)
 
 
 # --- the daily review sample -------------------------------------------------------------------

@@ -20,6 +20,12 @@ from .errors import BadConfigError, BadGridError
 from .grids import BASELINE_MODELS, check_grid, check_model_name
 
 
+#: The benchmarks an export holds (``EXPORT/benchmark_1``, ``EXPORT/benchmark_2``).
+BENCHMARKS = (1, 2)
+#: The largest seed: what NumPy's legacy seeding, torch and xgboost all take as it is.
+MAX_SEED = 2**32 - 1
+
+
 def _positive_int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise BadConfigError(f"{name} must be a positive integer, got {value!r}")
@@ -49,7 +55,8 @@ class TrainingConfig:
     * ``encoder``: ``"sbert"`` (bundled all-MiniLM-L6-v2, default) or ``"hashing"``.
     * ``ablations``: any of ``"none"``, ``"no_axes"``, ``"shuffled_axes"``.
     * ``device``: ``"auto"`` (CUDA when available), ``"cpu"`` or ``"cuda"``.
-    * ``seed``: seeds Python, NumPy, torch (and CUDA), the xgboost trees and the shuffle.
+    * ``seed``: seeds Python, NumPy, torch (and CUDA), the xgboost trees and the shuffle;
+      0 … 2³² − 1.
     * ``grids``: per model, parameter → list of values; missing models/parameters take the
       defaults of :data:`annotation.training.grids.DEFAULT_GRIDS`. Stored complete, for the
       selected models only (grids of other models are validated, then dropped).
@@ -74,9 +81,13 @@ class TrainingConfig:
     torch_threads: int = 1
 
     def __post_init__(self) -> None:
-        _positive_int("benchmark", self.benchmark)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise BadConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if (isinstance(self.benchmark, bool) or not isinstance(self.benchmark, int)
+                or self.benchmark not in BENCHMARKS):
+            raise BadConfigError(f"benchmark must be 1 (single sentences) or 2 (passages), "
+                                 f"got {self.benchmark!r}")
+        if (isinstance(self.seed, bool) or not isinstance(self.seed, int)
+                or not 0 <= self.seed <= MAX_SEED):
+            raise BadConfigError(f"seed must be an integer from 0 to {MAX_SEED}, got {self.seed!r}")
         for name in ("max_epochs", "patience", "batch_size"):
             _positive_int(name, getattr(self, name))
         if (isinstance(self.torch_threads, bool) or not isinstance(self.torch_threads, int)

@@ -168,3 +168,152 @@ def test_the_export_loads_with_datasets_and_matches_the_database(db, lead, gold,
                 assert row["target_values"] == {"location": g.xi, "scale": g.omega, "skewness": g.alpha}
     annotations = hf.load_dataset(str(tmp_path / "ds"), "annotations", cache_dir=str(tmp_path / "hf"))
     assert sum(annotations[split].num_rows for split in annotations) == rec.n_annotations == 60
+
+
+# --- exports killed mid-write ------------------------------------------------------------------
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
+
+
+def _staging(out: Path, suffix: str, writer: dict | None, files: int = 2) -> Path:
+    folder = out.parent / f".{out.name}.tmp-{suffix}"
+    (folder / "benchmark_1").mkdir(parents=True)
+    for i in range(files):
+        (folder / "benchmark_1" / f"part{i}.json").write_text("{}\n")
+    if writer is not None:
+        (folder / hf_export.WRITER_MARKER).write_text(json.dumps(writer))
+    return folder
+
+
+def _writing_row(db, project_id: int, lead, out: Path, writer: dict | None, age_s: float = 0.0) -> int:
+    from datetime import datetime, timedelta, timezone
+
+    with db.write() as s:
+        row = DatasetExport(project_id=project_id, created_by=lead.user_id, path=str(out.resolve()),
+                            base=1.1, seed=1, licence="cc-by-4.0", status="writing",
+                            created_at=datetime.now(timezone.utc) - timedelta(seconds=age_s),
+                            settings={"ratios": [0.7, 0.2, 0.1], **({"writer": writer} if writer else {})})
+        s.add(row)
+        s.flush()
+        return row.id
+
+
+def test_an_export_killed_mid_write_is_cleaned_up_at_the_next_visit(db, lead, gold, tmp_path):
+    """A killed export (its process gone) leaves a ``writing`` row and a hidden staging folder:
+    the Export page's first call marks the row failed ("interrupted") and removes the folder,
+    and leaves alone what a live export (this host or another) or anything else owns."""
+    import os
+    import socket
+    import time
+
+    host, dead = socket.gethostname(), _dead_pid()
+    out = tmp_path / "exports" / "ds"
+    killed_row = _writing_row(db, gold, lead, out, {"host": host, "pid": dead})
+    killed = _staging(out, "k1ll3d_x", {"host": host, "pid": dead, "started": time.time()})
+    # a live export of this process, and one of another app server (cannot be checked: kept
+    # until it is an hour old), to other folders beside it
+    live_row = _writing_row(db, gold, lead, tmp_path / "exports" / "live",
+                            {"host": host, "pid": os.getpid()})
+    live = _staging(tmp_path / "exports" / "live", "l1ve0000", {"host": host, "pid": os.getpid(),
+                                                                 "started": time.time()})
+    remote_row = _writing_row(db, gold, lead, tmp_path / "exports" / "remote",
+                              {"host": host + "-other", "pid": 1})
+    remote = _staging(tmp_path / "exports" / "remote", "r3mote00",
+                      {"host": host + "-other", "pid": 1, "started": time.time()})
+    # another server's export to "ds" itself, still running: same name pattern, live owner
+    other = _staging(out, "0ther000", {"host": host + "-other", "pid": 1, "started": time.time()})
+    # not ours: wrong pattern, and a previous export moved aside during an overwrite
+    unrelated = [tmp_path / "exports" / ".ds.tmp-short", tmp_path / "exports" / ".ds.old-12345678",
+                 tmp_path / "exports" / "ds.tmp-abcdefgh"]
+    for folder in unrelated:
+        folder.mkdir()
+
+    datasets.export_readiness(db, lead, gold)
+
+    with db.read() as s:
+        rows = {r.id: r for r in s.scalars(select(DatasetExport))}
+    assert (rows[killed_row].status, rows[killed_row].error) == ("failed", "interrupted")
+    assert rows[live_row].status == "writing" and rows[remote_row].status == "writing"
+    assert not killed.exists()
+    assert live.exists() and remote.exists() and other.exists()
+    assert all(folder.exists() for folder in unrelated)
+    assert count(db, AuditEvent, AuditEvent.action == "export_interrupted") == 1
+
+    # the next export into the same folder works and leaves only its own folder behind
+    rec = datasets.export_dataset(db, lead, gold, out, seed=1)
+    assert rec.status == "complete" and (out / "export.json").is_file()
+    assert not (out / hf_export.WRITER_MARKER).exists()
+
+
+def test_exports_of_another_server_are_interrupted_only_after_an_hour(db, lead, gold, tmp_path):
+    """Another host's process cannot be checked: its row and folder count as live until they
+    are older than any export takes (ABANDONED_AFTER_SECONDS); a row written without a writer
+    (an older version) is judged by its age alone."""
+    import os
+    import socket
+    import time
+
+    old = hf_export.ABANDONED_AFTER_SECONDS + 60
+    out = tmp_path / "exports" / "far"
+    far_row = _writing_row(db, gold, lead, out, {"host": socket.gethostname() + "-far", "pid": 1}, age_s=old)
+    far = _staging(out, "f4r00000", {"host": socket.gethostname() + "-far", "pid": 1,
+                                     "started": time.time() - old})
+    legacy_row = _writing_row(db, gold, lead, tmp_path / "exports" / "legacy", None, age_s=old)
+    legacy = _staging(tmp_path / "exports" / "legacy", "l3gacy00", None)
+    os.utime(legacy, (time.time() - old, time.time() - old))
+    recent_row = _writing_row(db, gold, lead, tmp_path / "exports" / "recent", None, age_s=60)
+
+    assert sorted(datasets.recover_interrupted_exports(db)) == sorted([far_row, legacy_row])
+    assert not far.exists() and not legacy.exists()
+    with db.read() as s:
+        assert s.get(DatasetExport, recent_row).status == "writing"
+
+
+def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
+    """The real thing: an export in a subprocess is killed (SIGKILL) while writing its files."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "exports" / "killed"
+    script = (
+        "import sys, time\n"
+        "from annotation import export as hf_export\n"
+        "from annotation.services import datasets\n"
+        "from annotation.services.authz import Actor\n"
+        "from db.engine import Database\n"
+        "original = hf_export.write_json_lines\n"
+        "def slow(path, lines):\n"
+        "    original(path, lines)\n"
+        "    print('WRITING', flush=True)\n"
+        "    time.sleep(600)\n"
+        "hf_export.write_json_lines = slow\n"
+        f"db = Database.connect({db.engine.url.render_as_string(hide_password=False)!r}, upgrade=False)\n"
+        f"datasets.export_dataset(db, Actor({lead.user_id}, {lead.username!r}, 'lead', ''), {gold},"
+        f" {str(out)!r}, seed=1, include_agreement=False)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]),
+                                                          os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "WRITING"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    staged = list(out.parent.glob(".killed.tmp-*"))
+    assert len(staged) == 1 and (staged[0] / hf_export.WRITER_MARKER).is_file()
+    (rec,) = datasets.list_exports(db, lead, gold)
+    assert rec.status == "writing"
+
+    datasets.export_readiness(db, lead, gold)
+
+    (rec,) = datasets.list_exports(db, lead, gold)
+    assert (rec.status, rec.error) == ("failed", "interrupted")
+    assert list(out.parent.iterdir()) == []

@@ -168,3 +168,92 @@ def test_a_job_outlives_the_app_process_that_launched_it(db, lead, export, tmp_p
     assert app.returncode == -9, app.stderr
     job_id = int(app.stdout.split()[0])
     assert jobs.wait_for(db, job_id, 120) == "succeeded", jobs.get_job(db, lead, job_id).log
+
+
+# --- the launcher command line ------------------------------------------------------------------
+
+#: a database URL that a shell would split or expand if it were not quoted
+AWKWARD_URL = "postgresql+psycopg://lead:p a$s&'w\"d@db.example:5432/chrono?sslmode=require&application_name=a b"
+
+RECORDER = """#!{python}
+import json, os, sys
+out = os.environ["RECORD_TO"]
+with open(out + ".part", "w") as f:
+    json.dump({{"argv": sys.argv[1:], "url": os.environ.get("CHRONOCEPT_DATABASE_URL"),
+               "runs": os.environ.get("CHRONOCEPT_RUNS_DIR"), "cwd": os.getcwd()}}, f)
+os.replace(out + ".part", out)
+"""
+
+
+def _recorded(path, seconds: float = 60.0) -> dict:
+    import json
+
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, "the launcher never ran the recorder"
+        time.sleep(0.1)
+    return json.loads(path.read_text())
+
+
+@pytest.fixture
+def recorder(tmp_path, monkeypatch):
+    script = tmp_path / "bin dir" / "record-worker"
+    script.parent.mkdir()
+    script.write_text(RECORDER.format(python=sys.executable))
+    script.chmod(0o755)
+    out = tmp_path / "recorded.json"
+    monkeypatch.setenv("RECORD_TO", str(out))
+    monkeypatch.setattr(jobs, "_database_url", lambda db: AWKWARD_URL)
+    return script, out
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_launcher_values_reach_the_worker_intact(db, lead, export, recorder, tmp_path, monkeypatch):
+    """Each placeholder arrives as one argument, whatever it holds (&, ?, spaces, quotes, $)."""
+    import shlex
+
+    monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs & more"))
+    script, out = recorder
+    pid, export_id = export
+    launcher = f"{shlex.quote(str(script))} {{database_url}} {{run_dir}} {{job_id}}"
+    job = jobs.launch_training(db, lead, pid, export_id, QUICK, launcher=launcher)
+    got = _recorded(out)
+    assert got["argv"] == [AWKWARD_URL, job.run_dir, str(job.id)]
+    assert job.run_dir == str(tmp_path / "runs & more" / f"job-{job.id}")
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_the_readme_ssh_launcher_passes_the_url_intact(db, lead, export, recorder, tmp_path):
+    """The README's example, with ``ssh gpu1`` played by ``sh -c`` (what ssh does with its
+    command: hand it to the remote user's shell) and the worker by a recorder."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    script, out = recorder
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    line = re.search(r"export CHRONOCEPT_JOB_LAUNCHER='(.*)'", readme).group(1)
+    assert "ssh gpu1" in line and "{database_url}" in line
+    remote = tmp_path / "srv chronocept"
+    remote.mkdir()
+    local_line = (line.replace("ssh gpu1", "sh -c")
+                  .replace("cd /srv/chronocept", f"cd {shlex.quote(str(remote))}")
+                  .replace(".venv/bin/chronocept run-job", shlex.quote(str(script))))
+    pid, export_id = export
+    job = jobs.launch_training(db, lead, pid, export_id, QUICK, launcher=local_line)
+    got = _recorded(out)
+    assert got["url"] == AWKWARD_URL  # read from stdin, not the app's environment
+    assert got["argv"] == [str(job.id)] and got["runs"] == "/shared/runs" and got["cwd"] == str(remote)
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("bad, message", [
+    ({"benchmark": 3}, "benchmark must be 1 .* or 2"),
+    ({"seed": -1}, "seed must be an integer from 0"),
+    ({"max_epochs": -3}, "max_epochs must be a positive integer"),
+])
+def test_impossible_training_settings_are_refused_with_a_message(db, lead, export, bad, message):
+    pid, export_id = export
+    with pytest.raises(InvalidInput, match=f"The training settings are not valid: {message}"):
+        jobs.launch_training(db, lead, pid, export_id, {**QUICK, **bad}, start=False)
+    assert count(db, Job) == 0

@@ -153,6 +153,16 @@ def test_config_round_trips_through_json_with_complete_grids():
     ({"device": "tpu"}, BadConfigError, "unknown device 'tpu'"),
     ({"max_epochs": 0}, BadConfigError, "max_epochs"),
     ({"models": ()}, BadConfigError, "at least one"),
+    # issue 9: a benchmark the export cannot hold, and seeds out of range, were accepted
+    ({"benchmark": 3}, BadConfigError, "benchmark must be 1 .* or 2"),
+    ({"benchmark": 0}, BadConfigError, "benchmark must be 1"),
+    ({"benchmark": True}, BadConfigError, "benchmark must be 1"),
+    ({"benchmark": 1.0}, BadConfigError, "benchmark must be 1"),
+    ({"seed": -1}, BadConfigError, "seed must be an integer from 0 to 4294967295"),
+    ({"seed": 2**32}, BadConfigError, "seed must be an integer from 0"),
+    ({"seed": 1.5}, BadConfigError, "seed must be an integer"),
+    ({"max_epochs": -5}, BadConfigError, "max_epochs"),
+    ({"patience": 0}, BadConfigError, "patience"),
 ])
 def test_bad_settings_raise_clear_value_errors(kwargs, error, message):
     with pytest.raises(error, match=message) as info:
