@@ -64,7 +64,7 @@ def _open_items(db) -> list[ReviewItem]:
 
 
 def _choose(at, action: str):
-    at.button_group(key=f"review.{_item_id(at)}.action").set_value(action)
+    at.button_group(key="review.action").set_value(action)
     return run(at)
 
 
