@@ -42,7 +42,14 @@ from pages.session import lead_page, service_errors, toast_next_run
 K_PICK = "review.pick"            # the open item (the case selectbox)
 K_NEXT = "review.next_pick"       # item to open on the next run (set after a decision)
 K_FLASH = "review.flash"          # toast to show on the next run
-K_TABLE = "review.table_nonce"    # bumped to clear the queue table's selection
+# The queue table and the Decision control keep one key whatever case is open. A key that
+# followed the case made a new widget at every case change, and a click on the control still on
+# screen while the page drew the new case (the previous case's control) went to a widget the
+# next run no longer had: the click was lost. The Decision control is only ever set by the lead
+# (a value written here could cross a click made while the page redraws), so the chosen
+# decision stays when the next case opens.
+K_TABLE = "review.table"          # the queue table's row selection (always the open case)
+K_ACTION = "review.action"        # the Decision control (Accept, Take a version, …)
 ALL = "__all__"
 REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
 
@@ -124,12 +131,10 @@ def _reasons_text(codes) -> str:  # type: ignore[no-untyped-def]
     return ", ".join(review.reason_label(c) for c in codes)
 
 
-def _on_table_select(table_key: str, row_ids: tuple[int, ...]) -> None:
-    chosen = st.session_state[table_key].selection.rows
-    if chosen:
+def _on_table_select(row_ids: tuple[int, ...]) -> None:
+    chosen = st.session_state[K_TABLE]["selection"]["rows"]
+    if chosen:  # always one row ("single-row-required"); row_ids are the rows the lead saw
         st.session_state[K_PICK] = row_ids[chosen[0]]
-    else:  # a click on the selected row clears it: draw the table afresh, the case stays open
-        st.session_state[K_TABLE] = st.session_state.get(K_TABLE, 0) + 1
 
 
 table = pd.DataFrame([{
@@ -139,12 +144,17 @@ table = pd.DataFrame([{
     "annotators": ", ".join(r.annotators),
     "opened": r.opened_at,
 } for r in rows])
-# The key follows the open item, so the highlighted row is always the open case.
-table_key = f"review.table.{pick}.{st.session_state.get(K_TABLE, 0)}"
+# One table widget for good (its identity is its key, not its rows): the highlighted row is
+# set to the open case whenever the case was opened another way (the Case box, a decision, a
+# filter), never by drawing a new table.
+open_row = ids.index(pick)
+shown = st.session_state.get(K_TABLE)
+if shown is None or list(shown["selection"]["rows"]) != [open_row]:
+    st.session_state[K_TABLE] = {"selection": {"rows": [open_row]}}
 st.dataframe(
-    table, hide_index=True, width="stretch", key=table_key,
-    on_select=lambda key=table_key, row_ids=tuple(ids): _on_table_select(key, row_ids),
-    selection_mode="single-row", selection_default={"selection": {"rows": [ids.index(pick)]}},
+    table, hide_index=True, width="stretch", key=K_TABLE,
+    on_select=lambda row_ids=tuple(ids): _on_table_select(row_ids),
+    selection_mode="single-row-required",
     height=min(len(rows), 6) * 35 + 38,
     column_config={"opened": st.column_config.DatetimeColumn("opened", format="YYYY-MM-DD HH:mm"),
                    "benchmark": st.column_config.NumberColumn("bench.", width="small")},
@@ -331,7 +341,7 @@ def _note(action: str, placeholder: str) -> str:
 st.divider()
 st.markdown("#### Decision")
 action = st.segmented_control("Decision", list(ACTIONS), format_func=ACTIONS.__getitem__,
-                              default="accept", required=True, key=f"{P}.action",
+                              default="accept", required=True, key=K_ACTION,
                               label_visibility="collapsed")
 
 if action == "accept":

@@ -10,6 +10,8 @@
   ``run_streamlit_module`` is the same with servers shared by a test module, and
   :func:`streamlit_server` the context manager underneath.
 * ``page`` — a fresh browser context and page per test (a new page is a new Streamlit session).
+  With ``CHRONOCEPT_BROWSER_TRACES=DIR`` each failed test leaves a Playwright trace in DIR
+  (``playwright show-trace DIR/NAME.zip``: every action, DOM snapshot and screenshot).
 """
 
 from __future__ import annotations
@@ -99,6 +101,9 @@ def chromium_browser() -> Iterator[object]:
 def page(chromium_browser, request) -> Iterator[object]:
     context = chromium_browser.new_context(viewport={"width": 1100, "height": 1400})
     context.set_default_timeout(15_000)
+    traces = os.environ.get("CHRONOCEPT_BROWSER_TRACES")
+    if traces:
+        context.tracing.start(screenshots=True, snapshots=True)
     page = context.new_page()
     console: list[str] = []
     page.on("console", lambda msg: console.append(f"[{msg.type}] {msg.text}"))
@@ -107,9 +112,18 @@ def page(chromium_browser, request) -> Iterator[object]:
         yield page
     finally:
         failed = getattr(request.node, "rep_call", None)
-        if failed is not None and failed.failed and console:
+        failed = failed is not None and failed.failed
+        if failed and console:
             print("---- browser console ----")
             print("\n".join(console[-80:]))
+        if traces:
+            if failed:  # open with `playwright show-trace FILE`
+                Path(traces).mkdir(parents=True, exist_ok=True)
+                trace = Path(traces) / f"{request.node.name}-{time.strftime('%H%M%S')}.zip"
+                context.tracing.stop(path=str(trace))
+                print(f"---- playwright trace: {trace} ----")
+            else:
+                context.tracing.stop()
         context.close()
 
 

@@ -1,4 +1,11 @@
-"""Steps the browser flow tests share: sign in, open a page from the sidebar, wait for a state."""
+"""Steps the browser flow tests share: sign in, open a page from the sidebar, wait for a state.
+
+Streamlit draws a run's elements one by one and keeps the previous run's elements on screen
+(marked stale) until the run ends, so an element that appears early in a run does not mean the
+rest of the page is there yet. Wait for what the next step acts on, or for the app to be idle
+(:func:`wait_for_idle`) where the next step acts on something that has no actionability of its
+own (a position on a canvas).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,25 @@ import time
 from playwright.sync_api import expect
 
 
+APP_ROOT = '[data-testid="stApp"]'
+
+
+def wait_for_idle(page, timeout: float = 30_000) -> None:
+    """Wait until no script run is under way: the app root's ``data-test-script-state`` is
+    ``notRunning`` (Streamlit's own end-to-end tests wait on it; stale elements are gone then).
+
+    Call it after the outcome of the last action is on screen: right after a click the
+    rerun may not have been requested yet."""
+    expect(page.locator(APP_ROOT)).to_have_attribute(
+        "data-test-script-state", "notRunning", timeout=timeout)
+
+
 def sign_in(page, base_url: str, username: str, password: str) -> None:
     """Sign in at the app's root and wait for the annotator's landing page."""
     page.goto(base_url)
+    # A freshly started server imports the app on its first run: ~3 s on an idle machine, over
+    # 15 s (the default action timeout) with the CPU busy. Wait for the form like for a page.
+    expect(page.get_by_role("textbox", name="Username")).to_be_editable(timeout=60_000)
     page.get_by_role("textbox", name="Username").fill(username)
     page.get_by_role("textbox", name="Password").fill(password)
     page.get_by_role("button", name="Sign in").click()

@@ -105,10 +105,10 @@ def tolerance(page) -> tuple[float, float]:
     return 1.5 * X_MAX / box["width"] + 0.01, 1.5 / box["height"] + 0.01
 
 
-def add_points(page, targets: list[tuple[float, float]]) -> None:
+def add_points(page, targets: list[tuple[float, float]]) -> dict:
     for x, y in targets:
         page.mouse.click(*plot_position(page, x, y))
-    wait_for_state(page, lambda s: len(s["points"]) == len(targets))
+    return wait_for_state(page, lambda s: len(s["points"]) == len(targets))
 
 
 def assert_points_close(page, actual, expected) -> None:
@@ -256,8 +256,7 @@ def test_double_click_and_right_click_remove_points(page, harness_url):
 
 def test_keyboard_nudges_and_deletes_the_focused_point(page, harness_url):
     open_harness(page, harness_url)
-    add_points(page, [(40.0, 0.3), (76.3, 0.5)])
-    before = read_state(page)["points"][1]
+    first, before = add_points(page, [(40.0, 0.3), (76.3, 0.5)])["points"]
     point = page.locator("circle[data-point='1']")
     point.focus()
     page.keyboard.press("ArrowUp")
@@ -266,7 +265,7 @@ def test_keyboard_nudges_and_deletes_the_focused_point(page, harness_url):
     state = wait_for_state(page, lambda s: s["points"][1][0] == round(before[0] + 1, 2))
     page.keyboard.press("Shift+ArrowLeft")
     state = wait_for_state(page, lambda s: s["points"][1][0] == round(before[0] - 4, 2))
-    assert state["points"][0] == read_state(page)["points"][0]
+    assert state["points"][0] == first
     page.keyboard.press("Delete")
     wait_for_state(page, lambda s: len(s["points"]) == 1)
 

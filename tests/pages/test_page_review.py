@@ -65,7 +65,7 @@ def _open_items(db) -> list[ReviewItem]:
 
 
 def _choose(at, action: str):
-    at.button_group(key=f"review.{_item_id(at)}.action").set_value(action)
+    at.button_group(key="review.action").set_value(action)
     return run(at)
 
 
@@ -343,3 +343,28 @@ def test_an_unfinished_flagged_annotation_is_shown_without_error(open_review, db
     run(at)
     gold = review.gold_of(db, lead, item.sample_id)
     assert gold.source == "accepted" and gold.boundaries == (0, 4)
+
+
+def test_the_queue_table_and_the_decision_are_one_widget_each(open_review, db, pair, project, lead):
+    """Opening another case neither re-creates the queue table nor the Decision control (a click
+    on either while the page redraws would be lost): the table's selection follows the open case
+    and the chosen decision stays."""
+    a, b = pair
+    for _ in range(3):
+        annotate(db, a, project.id, **SPLIT_A)
+        annotate(db, b, project.id, **SPLIT_B)
+    at = open_review()
+    first, second, third = [r.item_id for r in review.review_queue(db, lead, project.id)]
+    assert at.session_state["review.table"]["selection"]["rows"] == [0]
+    _choose(at, "take")
+    at.selectbox(key="review.pick").set_value(third)
+    run(at)
+    assert _item_id(at) == third
+    assert at.session_state["review.table"]["selection"]["rows"] == [2]
+    assert at.button_group(key="review.action").value == "take"
+    take_b = f"review.{third}.do.take.{review.open_case(db, lead, third).versions[1].annotation_id}"
+    assert at.button(key=take_b).label == "Take ann_b's version"
+    at.button(key=take_b).click()
+    run(at)
+    assert _item_id(at) == second  # after the last one, the one before it
+    assert at.session_state["review.table"]["selection"]["rows"] == [1]
