@@ -20,7 +20,7 @@ from annotation.services import accounts, agreement, annotation_import, datasets
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
-from db.engine import Database, upgrade_schema
+from db.engine import Database
 from db.models import ROLES
 from db.upgrade import SchemaUpgradeError
 
@@ -316,12 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _open_database() -> Database:
     """The configured database, upgraded to the newest schema; an upgrade of an existing
     database (backed up first) is reported on stderr with the backup's path."""
-    db = Database.connect(upgrade=False)
-    try:
-        done = upgrade_schema(db.engine)
-    except BaseException:
-        db.dispose()
-        raise
+    db, done = Database.connect_upgraded()
     line = done.describe()
     if line:
         print(f"chronocept: {line}", file=sys.stderr)

@@ -181,10 +181,22 @@ class Database:
 
     @classmethod
     def connect(cls, url: str | None = None, *, upgrade: bool = True) -> "Database":
-        db = cls(make_engine(url))
         if upgrade:
-            upgrade_schema(db.engine)
-        return db
+            return cls.connect_upgraded(url)[0]
+        return cls(make_engine(url))
+
+    @classmethod
+    def connect_upgraded(cls, url: str | None = None) -> tuple["Database", Any]:
+        """The database brought to the newest schema, with what the upgrade did (a
+        :class:`db.upgrade.SchemaUpgrade`: from, to, backup path) for the caller to report.
+        Raises ``SchemaUpgradeError`` (nothing changed) when the upgrade is refused."""
+        db = cls(make_engine(url))
+        try:
+            done = upgrade_schema(db.engine)
+        except BaseException:
+            db.dispose()
+            raise
+        return db, done
 
     @property
     def url(self) -> str:

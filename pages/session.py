@@ -14,7 +14,7 @@ import streamlit as st
 from annotation.services import projects
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
-from db.engine import Database, upgrade_schema
+from db.engine import Database
 from db.upgrade import SchemaUpgrade
 from pages.display import plain
 
@@ -34,12 +34,7 @@ def get_database() -> Database:
     database is backed up first; :func:`schema_upgrade` says where). Raises
     :class:`SchemaUpgradeError` (one line, nothing changed) when the upgrade is refused."""
     global _schema_upgrade
-    db = Database.connect(upgrade=False)
-    try:
-        _schema_upgrade = upgrade_schema(db.engine)
-    except BaseException:
-        db.dispose()
-        raise
+    db, _schema_upgrade = Database.connect_upgraded()
     # a large text import whose process died (heartbeat stale) is rolled back or finished now
     # rather than at the next import into its project; live imports on other servers are left alone
     projects.recover_interrupted_imports(db)
