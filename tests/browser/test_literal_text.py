@@ -57,7 +57,9 @@ def test_review_shows_hostile_text_literally(run_streamlit, page, hostile_case):
     page.get_by_role("link", name="Review").click()
     main = page.locator('[data-testid="stMain"]')
     expect(main.get_by_text("History of this sample")).to_be_visible(timeout=30_000)
-    expect(main.locator("table")).to_have_count(2, timeout=15_000)  # both segment tables drawn
+    # both segment tables drawn (st.table; a bare "table" would also count the data grids'
+    # accessibility tables, which appear whenever their lazily loaded code has arrived)
+    expect(main.locator('[data-testid="stTable"]')).to_have_count(2, timeout=15_000)
 
     visible = main.inner_text().replace("\u2060", "")  # the word joiner is invisible
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text().replace("\u2060", "")
