@@ -6,10 +6,10 @@ st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglas
 
 from annotation.services import accounts  # noqa: E402
 from annotation.services.errors import AuthenticationFailed  # noqa: E402
-from pages.display import plain  # noqa: E402
+from ui.display import plain  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
-from pages.session import (  # noqa: E402
+from ui.session import (  # noqa: E402
     current_actor, get_database, project_picker, schema_upgrade, sign_in, sign_out,
 )
 
@@ -60,30 +60,30 @@ def _navigation() -> st.navigation:
             sign_in(actor)
     if actor is None:
         if accounts.needs_first_admin(db):
-            return st.navigation([st.Page("pages/first_run.py", title="Welcome", icon=":material/waving_hand:")])
-        return st.navigation([st.Page("pages/login.py", title="Sign in", icon=":material/key:")])
+            return st.navigation([st.Page("screens/first_run.py", title="Welcome", icon=":material/waving_hand:")])
+        return st.navigation([st.Page("screens/login.py", title="Sign in", icon=":material/key:")])
 
     work = [
-        st.Page("pages/queue.py", title="My queue", icon=":material/list_alt:", default=True),
-        st.Page("pages/workbench.py", title="Annotate", icon=":material/edit_note:"),
-        st.Page("pages/guidelines.py", title="Guidelines", icon=":material/menu_book:"),
+        st.Page("screens/queue.py", title="My queue", icon=":material/list_alt:", default=True),
+        st.Page("screens/workbench.py", title="Annotate", icon=":material/edit_note:"),
+        st.Page("screens/guidelines.py", title="Guidelines", icon=":material/menu_book:"),
     ]
     sections = {"Annotation": work}
     if actor.has_role("lead"):
         sections["Back office"] = [
-            st.Page("pages/projects.py", title="Projects & texts", icon=":material/folder_open:"),
-            st.Page("pages/duplicates.py", title="De-duplication", icon=":material/content_copy:"),
-            st.Page("pages/review.py", title="Review", icon=":material/rate_review:"),
-            st.Page("pages/agreement.py", title="Agreement", icon=":material/insights:"),
-            st.Page("pages/warmup.py", title="Warm-up & qualification", icon=":material/school:"),
-            st.Page("pages/annotators.py", title="Annotators", icon=":material/groups:"),
-            st.Page("pages/export.py", title="Export dataset", icon=":material/ios_share:"),
-            st.Page("pages/statistics.py", title="Dataset statistics", icon=":material/bar_chart:"),
-            st.Page("pages/training.py", title="Baseline training", icon=":material/model_training:"),
+            st.Page("screens/projects.py", title="Projects & texts", icon=":material/folder_open:"),
+            st.Page("screens/duplicates.py", title="De-duplication", icon=":material/content_copy:"),
+            st.Page("screens/review.py", title="Review", icon=":material/rate_review:"),
+            st.Page("screens/agreement.py", title="Agreement", icon=":material/insights:"),
+            st.Page("screens/warmup.py", title="Warm-up & qualification", icon=":material/school:"),
+            st.Page("screens/annotators.py", title="Annotators", icon=":material/groups:"),
+            st.Page("screens/export.py", title="Export dataset", icon=":material/ios_share:"),
+            st.Page("screens/statistics.py", title="Dataset statistics", icon=":material/bar_chart:"),
+            st.Page("screens/training.py", title="Baseline training", icon=":material/model_training:"),
         ]
-    admin = [st.Page("pages/account.py", title="My account", icon=":material/person:")]
+    admin = [st.Page("screens/account.py", title="My account", icon=":material/person:")]
     if actor.has_role("admin"):
-        admin.insert(0, st.Page("pages/users.py", title="Users", icon=":material/admin_panel_settings:"))
+        admin.insert(0, st.Page("screens/users.py", title="Users", icon=":material/admin_panel_settings:"))
     sections["Account"] = admin
 
     with st.sidebar:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-if str(REPO_ROOT) not in sys.path:  # `pages` is not an installed package
+if str(REPO_ROOT) not in sys.path:  # `ui` is not an installed package
     sys.path.insert(0, str(REPO_ROOT))
 
 import numpy as np  # noqa: E402
@@ -23,7 +23,7 @@ from scipy.optimize import curve_fit  # noqa: E402
 from scipy.stats import skewnorm  # noqa: E402
 
 from annotation.curve_points import apply_point_event  # noqa: E402
-from pages.components import curve_canvas, token_boundary_editor  # noqa: E402
+from ui.components import curve_canvas, token_boundary_editor  # noqa: E402
 
 st.set_page_config(page_title="Components harness", layout="centered")
 

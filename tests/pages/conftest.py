@@ -1,7 +1,7 @@
 """Fixtures for the page tests: the whole app (``app.py``) driven by Streamlit's AppTest.
 
 Every test gets its own SQLite file: ``CHRONOCEPT_DATABASE_URL`` points at ``tmp_path`` before
-the app runs, and the cached :func:`pages.session.get_database` is cleared before and after the
+the app runs, and the cached :func:`ui.session.get_database` is cleared before and after the
 test, so the app opens that test's database. Seed data with the services through the ``db``
 fixture (a second :class:`Database` on the same file).
 
@@ -25,12 +25,9 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# This folder is called ``pages`` too: with pytest's rootdir-relative sys.path entries,
-# ``import pages`` could find it as a namespace package instead of the app's ``pages`` package.
+# ``screens`` and ``ui`` are not installed packages: the app runs from the repository root.
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
-if getattr(sys.modules.get("pages"), "__file__", "") is None:
-    del sys.modules["pages"]
 
 import pytest  # noqa: E402
 from argon2 import PasswordHasher
@@ -41,7 +38,7 @@ from streamlit.testing.v1 import app_test as app_test_module
 from annotation.services import accounts
 from annotation.services.authz import Actor
 from db.engine import Database
-from pages.session import ACTOR_KEY, get_database
+from ui.session import ACTOR_KEY, get_database
 
 from page_helpers import APP_PATH, PASSWORD, TIMEOUT  # noqa: E402  (shared with the tests)
 

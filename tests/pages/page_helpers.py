@@ -11,7 +11,7 @@ from annotation import editing
 from annotation.protocol import AnnotationContent
 from annotation.services import queue
 from annotation.text_import import TextRecord
-from pages.display import WORD_JOINER
+from ui.display import WORD_JOINER
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP_PATH = str(REPO_ROOT / "app.py")
@@ -34,7 +34,7 @@ def run(at: AppTest) -> AppTest:
 
 
 def shown(markdown: str) -> str:
-    """What a reader sees of Markdown that :func:`pages.display.plain` escaped: the text with the
+    """What a reader sees of Markdown that :func:`ui.display.plain` escaped: the text with the
     escapes, hard line breaks, character references and word joiners taken out again. Messages
     that quote user text are escaped, so tests compare what is *read*."""
     text = markdown.replace("\\\n", "\n")

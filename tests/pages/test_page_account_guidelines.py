@@ -19,7 +19,7 @@ CHANGE = "FormSubmitter:account.password-Change password"
 def open_account(make_app, make_user):
     def _open():
         at = run(make_app(make_user("ann")))
-        at.switch_page("pages/account.py")
+        at.switch_page("screens/account.py")
         return run(at)
 
     return _open
@@ -70,7 +70,7 @@ def test_change_password(open_account, db):
 def test_guidelines_page(make_app, make_user):
     guide = current_guidelines()
     at = run(make_app(make_user("ann")))
-    at.switch_page("pages/guidelines.py")
+    at.switch_page("screens/guidelines.py")
     run(at)
     assert [c.value for c in at.caption] == [f"Guidelines version {guide.version}"]
     text = "\n".join(m.value for m in at.markdown)

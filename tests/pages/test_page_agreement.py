@@ -32,7 +32,7 @@ def seeded(db, admin):
 
 def open_page(make_app, actor):
     at = run(make_app(actor))
-    at.switch_page("pages/agreement.py")
+    at.switch_page("screens/agreement.py")
     return run(at)
 
 
@@ -70,4 +70,4 @@ def test_annotators_cannot_open_it(make_app, make_user, seeded):
     from streamlit.testing.v1 import AppTest  # noqa: F401  (switching to an unregistered page raises)
 
     with pytest.raises(Exception):
-        at.switch_page("pages/agreement.py")
+        at.switch_page("screens/agreement.py")

@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.services import projects, queue
 from page_helpers import APP_PATH, TIMEOUT, annotate, errors, infos, metric_values, run, text_records, titles
-from pages.session import ACTOR_KEY
+from ui.session import ACTOR_KEY
 
-PAGE_PATH = str(Path(APP_PATH).parent / "pages/annotators.py")
+PAGE_PATH = str(Path(APP_PATH).parent / "screens/annotators.py")
 SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
 SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
@@ -40,7 +40,7 @@ def seeded(db, pair, project):
 def open_page(make_app, lead):
     def _open(actor=None):
         at = run(make_app(actor or lead))
-        at.switch_page("pages/annotators.py")
+        at.switch_page("screens/annotators.py")
         return run(at)
 
     return _open
@@ -56,7 +56,7 @@ def _summary(at):
 def test_annotators_do_not_get_the_page(make_app, pair, project):
     at = run(make_app(pair[0]))
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/annotators.py")
+        at.switch_page("screens/annotators.py")
 
 
 def test_the_page_itself_refuses_an_annotator(db_url, pair, project):

@@ -17,7 +17,7 @@ from annotation.text_import import TextRecord
 from db.models import DatasetExport, NearDuplicate, Sample
 from gold_data import gold_project
 from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles
-from pages.session import ACTOR_KEY
+from ui.session import ACTOR_KEY
 
 TEXTS = [
     ("T-0", "The council approved the new budget for the city library on Monday."),
@@ -54,7 +54,7 @@ def mark_status(db):
 
 
 def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
-    at = open_page(make_app, lead, "pages/duplicates.py")
+    at = open_page(make_app, lead, "screens/duplicates.py")
     assert titles(at) == ["De-duplication"]
     assert metric_values(at)["To review"] == "0"
     assert infos(at) == ["Nothing to review. Run the search after importing texts."]
@@ -82,7 +82,7 @@ def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
 
 def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, lead, texts_project):
     duplicates.run_dedup(db, lead, texts_project)
-    at = open_page(make_app, lead, "pages/duplicates.py")
+    at = open_page(make_app, lead, "screens/duplicates.py")
     (mark,) = duplicates.list_pairs(db, lead, texts_project)
     duplicates.decide(db, lead, texts_project, [mark.id], "release")  # another tab released it
     at.button(key=f"dedup.confirm.{mark.id}").click()
@@ -94,17 +94,17 @@ def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, 
 def test_annotators_do_not_get_the_back_office_pages(make_app, make_user, texts_project):
     annotator = make_user("ann1")
     at = run(make_app(annotator))
-    for page in ("pages/duplicates.py", "pages/export.py", "pages/statistics.py"):
+    for page in ("screens/duplicates.py", "screens/export.py", "screens/statistics.py"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
             at.switch_page(page)
-    direct = AppTest.from_file(str(REPO_ROOT / "pages" / "export.py"), default_timeout=TIMEOUT)
+    direct = AppTest.from_file(str(REPO_ROOT / "screens" / "export.py"), default_timeout=TIMEOUT)
     direct.session_state[ACTOR_KEY] = annotator
     run(direct)
     assert errors(direct) == ["This page needs the lead role."]
 
 
 def test_export_without_gold_explains_and_disables(make_app, lead, texts_project, exports_dir):
-    at = open_page(make_app, lead, "pages/export.py")
+    at = open_page(make_app, lead, "screens/export.py")
     assert titles(at) == ["Export dataset"]
     assert any("Nothing to export yet" in i for i in infos(at))
     assert at.button(key="FormSubmitter:export.form-Export").disabled
@@ -112,7 +112,7 @@ def test_export_without_gold_explains_and_disables(make_app, lead, texts_project
 
 def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
     pid = gold_project(db, lead, n=12)
-    at = open_page(make_app, lead, "pages/export.py")
+    at = open_page(make_app, lead, "screens/export.py")
     assert metric_values(at)["Gold · benchmark 1"] == "8"
     at.text_input(key="export.name").set_value("release-1")
     at.number_input(key="export.seed").set_value(11)
@@ -143,7 +143,7 @@ def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
     assert (Path(again[1].path) / "benchmark_1" / "train.json").read_bytes() == \
         (folder / "benchmark_1" / "train.json").read_bytes()
 
-    stats = open_page(make_app, lead, "pages/statistics.py")
+    stats = open_page(make_app, lead, "screens/statistics.py")
     assert titles(stats) == ["Dataset statistics"]
     assert [m.value for m in stats.metric if m.label == "Samples"] == ["8", "4"]  # one tab each
     assert len(stats.get("plotly_chart")) == 2 * 5  # per benchmark: axes, 3 histograms, curves
@@ -151,6 +151,6 @@ def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
 
 
 def test_statistics_without_export(make_app, lead, texts_project):
-    at = open_page(make_app, lead, "pages/statistics.py")
+    at = open_page(make_app, lead, "screens/statistics.py")
     assert infos(at) == ["No export yet. Statistics describe an export: make one on the "
                          "**Export dataset** page."]

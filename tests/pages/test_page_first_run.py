@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from annotation.services import accounts, projects
 from db.models import Project, Sample, User
 from page_helpers import errors, nav_titles, run, titles
-from pages.session import ACTOR_KEY
+from ui.session import ACTOR_KEY
 
 SUBMIT = "FormSubmitter:first_run.form-Create administrator"
 

@@ -4,7 +4,7 @@ spreadsheet formula (item 8).
 Texts, external ids, display names, the project's name and description, a flag note, a lead's
 send-back note and an upload's file name all carry Markdown, Streamlit directives, maths and
 HTML. On every page, no element that renders Markdown may hold one of those fragments
-unescaped; where a page shows one, it shows it through ``pages.display.plain`` (whose output
+unescaped; where a page shows one, it shows it through ``ui.display.plain`` (whose output
 renders as the literal text: tests/unit/test_markdown_literal.py) or in an element that never
 renders Markdown (a dataframe cell, a selectbox option).
 """
@@ -24,7 +24,7 @@ from annotation.services.authz import Actor
 from annotation.settings import ProjectSettings
 from annotation.text_import import TextRecord
 from page_helpers import PASSWORD, annotate, complete_content, run, toasts
-from pages.display import plain
+from ui.display import plain
 
 HOSTILE = "# heading $$x^2$$ :red[alarm] **bold** <b>tag</b> <script>alert(1)</script> [link](http://x)"
 #: Fragments that must never reach a Markdown-rendering element unescaped. (``# heading`` is
@@ -110,10 +110,10 @@ def downloads(monkeypatch):
     return seen
 
 
-LEAD_PAGES = ("pages/queue.py", "pages/review.py", "pages/projects.py", "pages/duplicates.py",
-              "pages/agreement.py", "pages/warmup.py", "pages/annotators.py", "pages/export.py",
-              "pages/statistics.py", "pages/training.py", "pages/users.py", "pages/account.py",
-              "pages/guidelines.py")
+LEAD_PAGES = ("screens/queue.py", "screens/review.py", "screens/projects.py", "screens/duplicates.py",
+              "screens/agreement.py", "screens/warmup.py", "screens/annotators.py", "screens/export.py",
+              "screens/statistics.py", "screens/training.py", "screens/users.py", "screens/account.py",
+              "screens/guidelines.py")
 
 
 @pytest.mark.parametrize("page", LEAD_PAGES)
@@ -127,7 +127,7 @@ def test_no_page_renders_user_text_as_markdown(make_app, hostile, page):
 
 def test_review_shows_segments_ids_and_the_flag_note_literally(make_app, hostile):
     admin, *_ = hostile
-    at = _open(make_app, admin, "pages/review.py")
+    at = _open(make_app, admin, "screens/review.py")
     ext, text = TEXTS[0]
     assert f"### Sample {plain(ext)}" in [m.value for m in at.markdown]
     segments = [list(t.value["segment"]) for t in at.table]
@@ -144,7 +144,7 @@ def test_review_shows_segments_ids_and_the_flag_note_literally(make_app, hostile
 
 def test_project_name_and_upload_file_name_read_literally(make_app, hostile):
     admin, *_ = hostile
-    at = _open(make_app, admin, "pages/projects.py")
+    at = _open(make_app, admin, "screens/projects.py")
     assert [s.value for s in at.subheader][0] == f"Import texts into “{plain(PROJECT)}”"
     name = "**bad** :red[x] $$y$$ <b>t</b>.jsonl"
     at.file_uploader(key="projects.upload").set_value((name, b'{"text": ""}\n', "application/jsonl"))
@@ -156,7 +156,7 @@ def test_project_name_and_upload_file_name_read_literally(make_app, hostile):
 
 def test_workbench_shows_the_send_back_note_and_the_submit_toast_literally(make_app, db, hostile):
     _, a, _, _ = hostile
-    at = _open(make_app, a, "pages/workbench.py")
+    at = _open(make_app, a, "screens/workbench.py")
     ext, _ = TEXTS[1]
     assert f"### Sample {plain(ext)}" in [m.value for m in at.markdown]
     assert [w.value for w in at.warning] == [f"A lead sent this sample back to you: {plain(SEND_BACK)}"]
@@ -175,7 +175,7 @@ def test_workbench_shows_the_send_back_note_and_the_submit_toast_literally(make_
 
 def test_queue_shows_the_project_name_literally(make_app, hostile):
     _, a, _, _ = hostile
-    at = _open(make_app, a, "pages/queue.py")
+    at = _open(make_app, a, "screens/queue.py")
     assert at.caption[0].value.startswith(f"Project **{plain(PROJECT)}** · ")
     _assert_nothing_raw(at, "queue (annotator)")
 
@@ -197,7 +197,7 @@ def _no_formula(rows: list[dict[str, str]]) -> None:
 
 def test_agreement_csv_neutralises_formula_ids(make_app, hostile, downloads):
     admin, *_ = hostile
-    _open(make_app, admin, "pages/agreement.py")
+    _open(make_app, admin, "screens/agreement.py")
     (name,) = [n for n in downloads if n.endswith(".csv")]
     rows = _csv_rows(downloads[name])
     assert sorted(r["sample_id"] for r in rows) == sorted("'" + TEXTS[i][0] for i in (0, 2))  # S1 went back
@@ -207,7 +207,7 @@ def test_agreement_csv_neutralises_formula_ids(make_app, hostile, downloads):
 
 def test_annotators_csv_neutralises_formula_usernames(make_app, hostile, downloads):
     admin, *_ = hostile
-    _open(make_app, admin, "pages/annotators.py")
+    _open(make_app, admin, "screens/annotators.py")
     (name,) = [n for n in downloads if n.endswith(".csv")]
     rows = _csv_rows(downloads[name])
     assert sorted(r["annotator"] for r in rows) == ["'-ann", "ann_b"]

@@ -14,7 +14,7 @@ from annotation.services import accounts
 from page_helpers import APP_PATH, PASSWORD, TIMEOUT
 from db.models import LoginAttempt
 from page_helpers import errors, markdown_text, nav_titles, run, titles
-from pages.session import ACTOR_KEY
+from ui.session import ACTOR_KEY
 
 SIGN_IN = "FormSubmitter:login.form-Sign in"
 WRONG = "Wrong username or password, or the account is inactive."
@@ -122,7 +122,7 @@ def test_a_deactivated_user_is_signed_out_with_a_reason(make_app, admin, make_us
 def test_changing_my_own_password_keeps_this_session_and_ends_the_other(make_app, make_user, db):
     ann = make_user("ann")
     this_tab, other_tab = run(make_app(ann)), run(make_app(accounts.authenticate(db, "ann", PASSWORD)))
-    this_tab.switch_page("pages/account.py")
+    this_tab.switch_page("screens/account.py")
     run(this_tab)
     this_tab.text_input(key="account.old").input(PASSWORD)
     this_tab.text_input(key="account.new").input("new-password-1")
@@ -151,7 +151,7 @@ def test_sign_out_returns_to_the_login_page(make_app, admin):
 def test_annotator_does_not_get_back_office_pages(make_app, make_user):
     at = run(make_app(make_user("ann")))
     assert nav_titles(at) == ANNOTATOR_PAGES
-    for page in ("pages/projects.py", "pages/users.py"):
+    for page in ("screens/projects.py", "screens/users.py"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
             at.switch_page(page)
     # a request for those pages anyway (the page hash a tab that had them open would send)
@@ -164,8 +164,8 @@ def test_annotator_does_not_get_back_office_pages(make_app, make_user):
 
 
 @pytest.mark.parametrize(("page", "role", "title"), [
-    ("pages/projects.py", "lead", "Projects & texts"),
-    ("pages/users.py", "admin", "Users"),
+    ("screens/projects.py", "lead", "Projects & texts"),
+    ("screens/users.py", "admin", "Users"),
 ])
 def test_back_office_page_itself_refuses_an_annotator(db_url, make_user, page, role, title):
     """Defence in depth: run the page script on its own (no app.py menu) as an annotator."""
@@ -178,7 +178,7 @@ def test_back_office_page_itself_refuses_an_annotator(db_url, make_user, page, r
 
 
 def test_lead_pages_refuse_a_signed_out_visitor(db_url, admin):
-    at = AppTest.from_file(str(Path(APP_PATH).parent / "pages/projects.py"), default_timeout=TIMEOUT)
+    at = AppTest.from_file(str(Path(APP_PATH).parent / "screens/projects.py"), default_timeout=TIMEOUT)
     run(at)
     assert [w.value for w in at.warning] == ["Please sign in."]
     assert not titles(at)

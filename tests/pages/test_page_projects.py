@@ -11,7 +11,7 @@ from annotation.services import accounts, projects
 from annotation.settings import ProjectSettings
 from db.models import Project, Sample
 from page_helpers import errors, nav_titles, run, successes, titles
-from pages.session import PROJECT_KEY
+from ui.session import PROJECT_KEY
 
 CREATE = "FormSubmitter:projects.create-Create project"
 SAVE = "FormSubmitter:projects.settings-Save settings"
@@ -21,7 +21,7 @@ SAVE = "FormSubmitter:projects.settings-Save settings"
 def open_projects(make_app, lead):
     def _open():
         at = run(make_app(lead))
-        at.switch_page("pages/projects.py")
+        at.switch_page("screens/projects.py")
         return run(at)
 
     return _open

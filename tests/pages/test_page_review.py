@@ -17,11 +17,11 @@ from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review
 from db.models import Annotation, ReviewItem, Sample
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
-from pages.display import plain
-from pages.session import ACTOR_KEY
+from ui.display import plain
+from ui.session import ACTOR_KEY
 
 # Not imported from conftest: run together with tests/browser, "conftest" names that folder's.
-PAGE_PATH = str(Path(__file__).resolve().parents[2] / "pages" / "review.py")
+PAGE_PATH = str(Path(__file__).resolve().parents[2] / "screens" / "review.py")
 TIMEOUT = 30
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
@@ -49,7 +49,7 @@ def disagreement(db, pair, project):
 def open_review(make_app, lead):
     def _open():
         at = run(make_app(lead))
-        at.switch_page("pages/review.py")
+        at.switch_page("screens/review.py")
         return run(at)
 
     return _open
@@ -291,7 +291,7 @@ def test_the_open_item_settled_by_another_lead_is_explained(open_review, db, pai
 def test_annotators_do_not_get_the_page(make_app, pair, disagreement):
     at = run(make_app(pair[0]))
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/review.py")
+        at.switch_page("screens/review.py")
 
 
 def test_the_page_itself_refuses_an_annotator(db_url, pair, disagreement):

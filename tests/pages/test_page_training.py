@@ -21,7 +21,7 @@ def exported(db, lead, tmp_path, monkeypatch):
 
 def open_page(make_app, actor):
     at = run(make_app(actor))
-    at.switch_page("pages/training.py")
+    at.switch_page("screens/training.py")
     return run(at)
 
 

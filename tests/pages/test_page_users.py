@@ -19,7 +19,7 @@ CREATE = "FormSubmitter:users.create-Create user"
 def open_users(make_app, admin):
     def _open():
         at = run(make_app(admin))
-        at.switch_page("pages/users.py")
+        at.switch_page("screens/users.py")
         return run(at)
 
     return _open
@@ -141,4 +141,4 @@ def test_last_admin_cannot_be_deactivated_or_demoted(open_users, db, admin):
 def test_lead_does_not_get_the_users_page(make_app, make_user):
     at = run(make_app(make_user("lead1", "lead")))
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/users.py")
+        at.switch_page("screens/users.py")

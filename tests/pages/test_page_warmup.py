@@ -27,9 +27,9 @@ from page_helpers import (
     text_records,
     titles,
 )
-from pages.session import ACTOR_KEY
+from ui.session import ACTOR_KEY
 
-PAGE_PATH = str(Path(APP_PATH).parent / "pages/warmup.py")
+PAGE_PATH = str(Path(APP_PATH).parent / "screens/warmup.py")
 WARMUP_IDS = ("S-002", "S-003", "S-004")
 GOLD = dict(boundaries=(0, 4), segment_axes=("static", "main"), xi=30.0, omega=8.0, alpha=0.5)
 
@@ -64,7 +64,7 @@ def warm(db, lead, project):
 def open_page(make_app, lead):
     def _open(actor=None):
         at = run(make_app(actor or lead))
-        at.switch_page("pages/warmup.py")
+        at.switch_page("screens/warmup.py")
         return run(at)
 
     return _open
@@ -95,7 +95,7 @@ def _status(db, pid, user):
 def test_annotators_do_not_get_the_page(make_app, ann, project):
     at = run(make_app(ann))
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/warmup.py")
+        at.switch_page("screens/warmup.py")
 
 
 def test_the_page_itself_refuses_an_annotator(db_url, ann, project):

@@ -42,7 +42,7 @@ def open_workbench(make_app, ann, demo):
 
     def _open():
         at = run(make_app(ann))
-        at.switch_page("pages/workbench.py")
+        at.switch_page("screens/workbench.py")
         return run(at)
 
     return _open
@@ -214,7 +214,7 @@ def test_stale_version_shows_the_conflict_and_loads_the_newer_version(open_workb
 def test_curve_step_with_points_shows_the_fit_and_fine_tuning(make_app, db, ann, demo):
     saved = _seed_draft(db, ann, demo, complete_content(), step=2)
     at = run(make_app(ann))
-    at.switch_page("pages/workbench.py")
+    at.switch_page("screens/workbench.py")
     run(at)
     assert _current_step(at) == 2
     assert len(at.success) == 1  # the curve described in words
@@ -242,7 +242,7 @@ def test_curve_step_with_points_shows_the_fit_and_fine_tuning(make_app, db, ann,
 def test_submit_complete_annotation_moves_to_the_next_sample(make_app, db, ann, demo):
     saved = _seed_draft(db, ann, demo, complete_content(), step=2)
     at = run(make_app(ann))
-    at.switch_page("pages/workbench.py")
+    at.switch_page("screens/workbench.py")
     run(at)
     assert sample_header(at) == "Sample B1-0001"
     submit = at.button(key="wb.submit")
@@ -318,7 +318,7 @@ def test_quota_reached_disables_submit(make_app, db, admin, ann, demo):
     first = queue.next_item(db, ann, demo.id)
     queue.submit(db, ann, first.annotation_id, first.version, complete_content())
     at = run(make_app(ann))
-    at.switch_page("pages/workbench.py")
+    at.switch_page("screens/workbench.py")
     run(at)
     assert sample_header(at) == "Sample B1-0002"
     assert at.button(key="wb.submit").disabled
@@ -333,7 +333,7 @@ def test_submitted_annotation_opened_from_history_is_read_only(make_app, db, ann
     at = make_app(ann)
     at.session_state["workbench.open_annotation_id"] = done.annotation_id
     run(at)
-    at.switch_page("pages/workbench.py")
+    at.switch_page("screens/workbench.py")
     at.session_state["workbench.open_annotation_id"] = done.annotation_id
     run(at)
     assert sample_header(at) == "Sample B1-0001"
@@ -355,7 +355,7 @@ def test_submitted_annotation_opened_from_history_is_read_only(make_app, db, ann
 def test_nothing_left_to_annotate(make_app, db, admin, ann):
     projects.create_project(db, admin, "Empty")
     at = run(make_app(ann))
-    at.switch_page("pages/workbench.py")
+    at.switch_page("screens/workbench.py")
     run(at)
     assert titles(at) == ["Annotate"]
     assert [s.value for s in at.success] == ["Nothing left to annotate in this project for you right now. 🎉"]
@@ -365,7 +365,7 @@ def test_opening_someone_elses_annotation_shows_a_message(make_app, db, ann, mak
     other = make_user("other")
     theirs = queue.next_item(db, other, demo.id)
     at = run(make_app(ann))
-    at.switch_page("pages/workbench.py")
+    at.switch_page("screens/workbench.py")
     at.session_state["workbench.open_annotation_id"] = theirs.annotation_id
     run(at)
     assert errors(at) == ["That annotation does not exist or is not yours."]

@@ -1,4 +1,4 @@
-"""``pages.display.plain``: Markdown source that renders as exactly the user's text.
+"""``ui.display.plain``: Markdown source that renders as exactly the user's text.
 
 Rendered through a CommonMark renderer (markdown-it-py, with the GFM table and strikethrough
 rules Streamlit also has): the only tags are paragraphs and line breaks, and the text equals the
@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from pages.display import WORD_JOINER, plain
+from ui.display import WORD_JOINER, plain
 
 HOSTILE = [
     "$$x^2$$", "inline $y$ and $$z$$ maths", ":red[alarm]", ":blue-background[bg] :small[s]", "**bold**",

@@ -3,7 +3,7 @@ toggles a segment boundary (Streamlit custom component v2, inline HTML/CSS/JS).
 
 Python stays the source of truth: the component draws ``boundaries`` and reports "toggle the
 boundary at gap *i*"; the page applies the toggle to its own state and draws again. Delivery is
-exactly-once (see :mod:`pages.components.events`); while a toggle is on its way the component
+exactly-once (see :mod:`ui.components.events`); while a toggle is on its way the component
 shows it already, dimmed.
 
 DOM for tests (inside the component's shadow root; Playwright CSS selectors pierce it):
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from pages.components.events import (
+from ui.components.events import (
     EVENT_QUEUE_JS,
     TRIGGER,
     acknowledged_ids,

@@ -6,10 +6,10 @@ import streamlit as st
 
 from annotation.flags import flag_label
 from annotation.services import qualification, queue
-from pages.display import plain
-from pages.session import current_project, get_database, require_actor, service_errors
+from ui.display import plain
+from ui.session import current_project, get_database, require_actor, service_errors
 
-WORKBENCH = "pages/workbench.py"
+WORKBENCH = "screens/workbench.py"
 OPEN_KEY = "workbench.open_annotation_id"
 
 actor = require_actor()

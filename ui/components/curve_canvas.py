@@ -4,7 +4,7 @@ the curve's points (Streamlit custom component v2, inline SVG/CSS/JS, no librari
 Python stays the source of truth: the page passes the points and the fitted curve; the chart
 reports each edit as one event dict, which the page applies with
 :func:`annotation.curve_points.apply_point_event` and draws again. Delivery is exactly-once
-(see :mod:`pages.components.events`); an edit on its way is drawn at once (optimistically).
+(see :mod:`ui.components.events`); an edit on its way is drawn at once (optimistically).
 
 Events (the return value, or the argument of ``on_change``)::
 
@@ -39,14 +39,14 @@ from typing import Any
 import streamlit as st
 
 from annotation.curve_points import ACTIONS
-from pages.components.events import (
+from ui.components.events import (
     EVENT_QUEUE_JS,
     TRIGGER,
     acknowledged_ids,
     first_new_action,
     make_callback,
 )
-from pages.components.token_boundaries import css_color
+from ui.components.token_boundaries import css_color
 
 #: Most vertices sent for one curve; denser curves are thinned evenly (the chart is < 2000 px).
 MAX_CURVE_VERTICES = 1200

@@ -5,8 +5,8 @@ import streamlit as st
 
 from annotation.services import accounts
 from db.models import ROLES
-from pages.display import plain
-from pages.session import get_database, require_actor, service_errors
+from ui.display import plain
+from ui.session import get_database, require_actor, service_errors
 
 actor = require_actor("admin")
 db = get_database()

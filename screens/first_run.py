@@ -4,8 +4,8 @@ import streamlit as st
 
 from annotation.services import accounts, projects
 from annotation.services.errors import ServiceError
-from pages.display import plain
-from pages.session import get_database, sign_in
+from ui.display import plain
+from ui.session import get_database, sign_in
 
 st.title("Welcome to Chronocept Studio")
 st.markdown(

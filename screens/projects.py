@@ -5,8 +5,8 @@ import streamlit as st
 
 from annotation.services import projects
 from annotation.text_import import MAX_IMPORT_BYTES, ImportFileError, parse_texts
-from pages.display import plain
-from pages.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
+from ui.display import plain
+from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
 
 actor = require_actor("lead")
 db = get_database()

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from annotation.guidelines import current_guidelines
-from pages.session import require_actor
+from ui.session import require_actor
 
 require_actor()
 guide = current_guidelines()

@@ -16,7 +16,7 @@ from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.engine import Database
 from db.upgrade import SchemaUpgrade
-from pages.display import plain
+from ui.display import plain
 
 ACTOR_KEY = "auth.actor"
 PROJECT_KEY = "auth.project_id"

@@ -22,9 +22,9 @@ from annotation.segmentation import Segmentation, segment_texts, spaces_after, t
 from annotation.services import queue
 from annotation.services.errors import ServiceError, StaleVersion
 from annotation.timeaxis import X_MAX, tick_positions
-from pages.components import curve_canvas, token_boundary_editor
-from pages.display import PARAM_RANGES, axis_color, axis_label, curve_polyline, plain
-from pages.session import current_project, get_database, require_actor, service_errors
+from ui.components import curve_canvas, token_boundary_editor
+from ui.display import PARAM_RANGES, axis_color, axis_label, curve_polyline, plain
+from ui.session import current_project, get_database, require_actor, service_errors
 
 OPEN_KEY = "workbench.open_annotation_id"
 K_ITEM, K_CONTENT, K_STEP = "wb.item", "wb.content", "wb.step"
@@ -69,7 +69,7 @@ with service_errors():
         if nxt is None:
             st.title("Annotate")
             st.success("Nothing left to annotate in this project for you right now. 🎉")
-            st.page_link("pages/queue.py", label="Back to my queue", icon=":material/list:")
+            st.page_link("screens/queue.py", label="Back to my queue", icon=":material/list:")
             st.stop()
         _load(nxt)
 

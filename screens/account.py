@@ -3,8 +3,8 @@
 import streamlit as st
 
 from annotation.services import accounts
-from pages.display import plain
-from pages.session import get_database, require_actor, service_errors, sign_in
+from ui.display import plain
+from ui.session import get_database, require_actor, service_errors, sign_in
 
 actor = require_actor()
 st.title("My account")

@@ -26,15 +26,15 @@ from annotation.resolution import EDITED, Resolution
 from annotation.services import qualification
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
-from pages.components import curve_canvas
-from pages.display import (
+from ui.components import curve_canvas
+from ui.display import (
     DEFAULT_PARAMS,
     PARAM_RANGES,
     curve_polyline,
     plain,
 )
-from pages.segment_editor import segment_axes_editor, set_parameter
-from pages.session import lead_page, service_errors, toast_next_run
+from ui.segment_editor import segment_axes_editor, set_parameter
+from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "warmup.flash"
 SYMBOL = {"xi": "ξ", "omega": "ω", "alpha": "α"}

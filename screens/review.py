@@ -27,8 +27,8 @@ from annotation.segmentation import (
 from annotation.services import review
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
-from pages.components import curve_canvas, token_boundary_editor
-from pages.display import (
+from ui.components import curve_canvas, token_boundary_editor
+from ui.display import (
     DEFAULT_PARAMS,
     PARAM_RANGES,
     axis_color,
@@ -36,8 +36,8 @@ from pages.display import (
     curve_polyline,
     plain,
 )
-from pages.segment_editor import multi_axis_label, segment_axes_editor, set_parameter
-from pages.session import lead_page, service_errors, toast_next_run
+from ui.segment_editor import multi_axis_label, segment_axes_editor, set_parameter
+from ui.session import lead_page, service_errors, toast_next_run
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
 K_NEXT = "review.next_pick"       # item to open on the next run (set after a decision)

@@ -19,8 +19,8 @@ from annotation.training import (
     MODEL_NAMES,
     TARGET_KEYS,
 )
-from pages.display import plain
-from pages.session import lead_page, service_errors, toast_next_run
+from ui.display import plain
+from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "training.flash"
 K_JOB = "training.job"

@@ -9,7 +9,7 @@ browser default such as Alt+Left = "back", and ignores plain keys while the focu
 field, but fires combinations with Ctrl/Cmd/Alt there too).
 """
 
-from pages.components.curve_canvas import curve_canvas
-from pages.components.token_boundaries import token_boundary_editor
+from ui.components.curve_canvas import curve_canvas
+from ui.components.token_boundaries import token_boundary_editor
 
 __all__ = ["curve_canvas", "token_boundary_editor"]

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from annotation.services import datasets
-from pages.display import plain
-from pages.session import lead_page, service_errors, toast_next_run
+from ui.display import plain
+from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "export.flash"
 K_SEED = "export.seed"

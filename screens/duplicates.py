@@ -8,8 +8,8 @@ import streamlit as st
 
 from annotation.embeddings import load_sbert
 from annotation.services import duplicates
-from pages.display import plain
-from pages.session import lead_page, service_errors, toast_next_run
+from ui.display import plain
+from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "dedup.flash"
 K_STATUS = "dedup.status"

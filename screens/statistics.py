@@ -15,8 +15,8 @@ from annotation.dataset_stats import TARGET_KEYS
 from annotation.services import datasets
 from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE, convert_base, tick_positions
-from pages.display import curve_polyline, plain
-from pages.session import lead_page, service_errors
+from ui.display import curve_polyline, plain
+from ui.session import lead_page, service_errors
 
 TARGET_LABELS = {"location": "location ξ", "scale": "scale ω", "skewness": "skewness α"}
 N_CURVES = 40

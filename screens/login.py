@@ -5,7 +5,7 @@ import streamlit as st
 
 from annotation.services import accounts
 from annotation.services.errors import ServiceError
-from pages.session import client_address, get_database, pop_sign_out_reason, sign_in
+from ui.session import client_address, get_database, pop_sign_out_reason, sign_in
 
 st.title("Chronocept Studio")
 st.caption("Temporal-validity annotation: segments, axes and validity curves.")

@@ -22,8 +22,8 @@ from annotation.segmentation import (
     spaces_after,
     token_texts,
 )
-from pages.components import token_boundary_editor
-from pages.display import axis_color, axis_label, plain
+from ui.components import token_boundary_editor
+from ui.display import axis_color, axis_label, plain
 
 
 def multi_axis_label(axes: tuple[str, ...]) -> str:

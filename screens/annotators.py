@@ -12,7 +12,7 @@ import streamlit as st
 
 from annotation.csv_safety import safe_csv
 from annotation.services import dashboard
-from pages.session import lead_page, service_errors
+from ui.session import lead_page, service_errors
 
 DEFAULT_DAYS = 30
 

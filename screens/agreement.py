@@ -12,7 +12,7 @@ import streamlit as st
 from annotation.axes import axis_by_name
 from annotation.csv_safety import safe_csv
 from annotation.services import agreement
-from pages.session import lead_page, service_errors
+from ui.session import lead_page, service_errors
 
 actor, db, project = lead_page("Agreement")
 settings = project.settings
