@@ -68,6 +68,31 @@ class User(Base):
     is_active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     password_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: per-user UI choices (e.g. the workbench layout); unknown keys are ignored by readers
+    preferences: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict, server_default="{}")
+
+
+class UserSession(Base):
+    """One signed-in browser: the SHA-256 of its random token (the token itself lives only in
+    the browser's cookie), valid until ``expires_at`` unless revoked (sign-out, password
+    change, deactivation)."""
+
+    __tablename__ = "user_sessions"
+    __table_args__ = (
+        UniqueConstraint("token_hash", name="uq_user_sessions_token_hash"),
+        Index("ix_user_sessions_user_id", "user_id"),
+        Index("ix_user_sessions_expires_at", "expires_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    revoked_reason: Mapped[str] = mapped_column(String(32), default="", server_default="")
+    user_agent: Mapped[str] = mapped_column(String(255), default="", server_default="")
 
 
 class LoginAttempt(Base):
@@ -219,6 +244,11 @@ class Annotation(Base):
     submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     #: the lead's message when they sent the annotation back to its annotator
     returned_note: Mapped[str] = mapped_column(Text, default="")
+    #: the workbench surface (one id per opened sample in one browser tab) that last wrote the
+    #: draft, and the sequence number of its last applied edit event: a re-sent event is
+    #: applied once only, even after a reconnect or a server restart
+    event_client: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    event_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class GoldAnnotation(Base):

@@ -167,6 +167,16 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
              "started_at": at(95), "heartbeat_at": at(96), "finished_at": at(97)},
         ],
     },
+    "0008": {  # also adds users.preferences and annotations.event_client/event_seq
+        "user_sessions": [
+            {"id": 1, "user_id": 3, "token_hash": "a" * 64, "created_at": at(100),
+             "last_seen_at": at(101), "expires_at": at(820), "revoked_at": None,
+             "revoked_reason": "", "user_agent": "Mozilla/5.0"},
+            {"id": 2, "user_id": 2, "token_hash": "b" * 64, "created_at": at(102),
+             "last_seen_at": at(103), "expires_at": at(822), "revoked_at": at(104),
+             "revoked_reason": "sign-out", "user_agent": ""},
+        ],
+    },
 }
 
 # Rows that a revision's seed needs in tables created earlier (e.g. a project whose
