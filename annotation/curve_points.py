@@ -1,6 +1,6 @@
 """Editing the annotation points of the validity curve — pure, no Streamlit.
 
-The curve chart (``pages/components/curve_canvas.py``) reports what the annotator did as
+The curve chart (``ui/components/curve_canvas.py``) reports what the annotator did as
 small event dicts; :func:`apply_point_event` turns the current list of points plus one event
 into the next list of points. The page keeps the list in its state and re-renders the chart
 from it, so this function is the single place where an edit is interpreted.
