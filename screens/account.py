@@ -1,9 +1,10 @@
-"""My account: change my password."""
+"""My account: change my password; my workbench layout."""
 
 import streamlit as st
 
-from annotation.services import accounts
+from annotation.services import accounts, preferences
 from ui.display import plain
+from ui.preferences import layout_toggle
 from ui.session import get_database, require_actor, service_errors, sign_in
 
 actor = require_actor()
@@ -21,3 +22,8 @@ with st.form("account.password", clear_on_submit=True):
                 # this session stays signed in; the account's other sessions are signed out
                 sign_in(accounts.change_own_password(get_database(), actor, old, new))
             st.success("Password changed.")
+
+st.subheader("Workbench")
+with service_errors():
+    mine = preferences.get_preferences(get_database(), actor)
+layout_toggle(get_database(), actor, mine.workbench_layout, key="account.layout")
