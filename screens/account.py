@@ -25,5 +25,5 @@ with st.form("account.password", clear_on_submit=True):
 
 st.subheader("Workbench")
 with service_errors():
-    mine = preferences.get_preferences(get_database(), actor)
-layout_toggle(get_database(), actor, mine.workbench_layout, key="account.layout")
+    st.session_state["account.layout_value"] = preferences.get_preferences(get_database(), actor).workbench_layout
+layout_toggle(get_database(), actor, key="account.layout", state_key="account.layout_value")
