@@ -238,7 +238,7 @@ def _next_sample() -> None:
 
 def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
     """One row: the sample and its versions, the quota, the guidelines, the layout switch."""
-    head, quota_col, guide_col, layout_col = st.columns([6, 2, 1.6, 2], vertical_alignment="center")
+    head, quota_col, guide_col, layout_col = st.columns([4, 1.6, 1.5, 2.2], vertical_alignment="center")
     head.markdown(f"### Sample {plain(item.external_id)}")
     minutes = item.seconds_spent / 60
     head.caption(f"Benchmark {item.benchmark} · {plain(project.name)} · guidelines "
