@@ -43,6 +43,8 @@ from ui.workbench_view import Notice, SessionFacts, build_view
 OPEN_KEY = "workbench.open_annotation_id"
 #: The URL query parameter naming the annotation shown (reload, bookmark, deep link).
 QUERY_PARAM = "annotation"
+#: Largest id the URL may name (a 32-bit integer column on PostgreSQL; larger is no annotation).
+MAX_ID = 2**31 - 1
 #: Session-state keys of this screen.
 K_STATE, K_LAYOUT, K_TOAST = "wb.state", "wb.layout", "wb.toast"
 #: The ``?annotation=`` value this screen last wrote: the URL asks for something only when it
@@ -113,7 +115,9 @@ def _requested_id() -> tuple[int | None, str | None]:
     state: Loaded | None = st.session_state.get(K_STATE)
     if state is not None and state.item is not None and str(state.item.annotation_id) == raw:
         return None, None  # already the one shown
-    return (int(raw), None) if raw.isdigit() else (None, raw)
+    if raw.isascii() and raw.isdigit() and int(raw) <= MAX_ID:
+        return int(raw), None
+    return None, raw
 
 
 def _open_requested(annotation_id: int) -> Loaded | None:

@@ -413,7 +413,7 @@ def test_a_url_naming_a_submitted_annotation_opens_it_read_only(make_app, db, an
     assert view(at)["annotation_id"] == done.annotation_id and view(at)["read_only"] is True
 
 
-@pytest.mark.parametrize("param", ["abc", "12x", "-3"])
+@pytest.mark.parametrize("param", ["abc", "12x", "-3", "٣", "99999999999999999999"])
 def test_a_url_that_names_no_annotation_says_so_and_opens_the_next_sample(open_workbench, param):
     at = open_workbench({"annotation": param})
     assert warnings(at) == [f"“{param}” does not name an annotation. Here is your next sample instead."]
