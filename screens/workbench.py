@@ -244,9 +244,8 @@ def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
     """One row: the sample and its versions, the quota, the guidelines, the layout switch."""
     head, quota_col, guide_col, layout_col = st.columns([4, 1.6, 1.5, 2.2], vertical_alignment="center")
     head.markdown(f"### Sample {plain(item.external_id)}")
-    minutes = item.seconds_spent / 60
     head.caption(f"Benchmark {item.benchmark} · {plain(project.name)} · guidelines "
-                 f"v{plain(item.guidelines_version)} · {minutes:.1f} min on this sample")
+                 f"v{plain(item.guidelines_version)}")
     if status is not None:
         quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
     with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
