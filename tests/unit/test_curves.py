@@ -33,9 +33,12 @@ XS5 = (35.0, 50.0, 60.0, 72.0, 95.0)
 
 
 def sample_points(xi, omega, alpha, scale=5.0, xs=XS5):
-    """Points on S·f, divided by the highest so that y ≤ 1 (S changes accordingly)."""
+    """Points on S·f, divided by the curve's maximum on the chart so that the curve peaks at
+    exactly 100 % (S changes accordingly). Dividing by the highest *point* instead would make
+    a curve peaking above 100 % between the points, which the fit may not return."""
     ys = scale * skew_normal_pdf(np.asarray(xs), xi, omega, alpha)
-    top = ys.max()
+    peak = min(max(skew_normal_mode(xi, omega, alpha), X_MIN), X_MAX)
+    top = scale * skew_normal_pdf(peak, xi, omega, alpha)
     return [(float(x), float(y / top)) for x, y in zip(xs, ys)], scale / top
 
 
@@ -247,7 +250,10 @@ def test_three_point_fit_is_stable_under_small_moves():
         pts = [base[0], (base[1][0] + dx, base[1][1]), base[2]]
         f = fit_curve(pts)
         params.append((f.xi, f.omega, f.alpha))
-        assert f.rmse < 1e-4
+        # For dx ≤ -0.6 no curve peaking on (60, 1.0) passes exactly through the other two; an
+        # exact curve would peak 0.3 % above 100 % between the points, which the ceiling forbids.
+        assert f.rmse < (2e-3 if dx < -0.5 else 1e-4)
+        assert f.height <= 1.0 and f.passes_through
     steps = np.abs(np.diff(np.array(params), axis=0)).max(axis=0)
     assert steps[0] < 3.0 and steps[1] < 3.0 and steps[2] < 2.0
 
