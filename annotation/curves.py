@@ -1058,7 +1058,9 @@ def drawn_polyline(
     (the point minus its residual) rather than a chord between samples. This is the one
     definition of what the chart shows."""
     extra = [_axis_peak(float(xi), float(omega), float(alpha))] if _params_ok(xi, omega, alpha) else []
-    extra += [p[0] for p in _check_ranges(_read_points(points))] if points else []
+    given = list(points) if points is not None else []
+    if given:
+        extra += [p[0] for p in _check_ranges(_read_points(given))]
     xs = np.union1d(np.linspace(X_MIN, X_MAX, max(int(samples), 2)), np.asarray(extra, dtype=float))
     grid, ys = drawn_curve(xi, omega, alpha, scale, xs)
     return tuple((float(a), float(b)) for a, b in zip(grid, ys))
