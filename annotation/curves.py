@@ -164,6 +164,10 @@ def _standard_mode(alpha: float) -> float:
     """
     if alpha == 0.0:
         return 0.0
+    if abs(alpha) > 1e6:
+        # beyond any fit's bounds (an imported value): the mode is within 1e-5·ω of ξ and the
+        # iterations below would overflow
+        return 0.0
     a = abs(alpha)
     delta = a / math.sqrt(1.0 + a * a)
     mu = math.sqrt(2.0 / math.pi) * delta
@@ -174,7 +178,11 @@ def _standard_mode(alpha: float) -> float:
         az = a * z
         pdf = _INV_SQRT_2PI * math.exp(-0.5 * az * az)
         cdf = 0.5 * math.erfc(-az / _SQRT_2)
-        step = (z * cdf - a * pdf) / (cdf + a * (1.0 + a * a) * z * pdf)
+        denominator = cdf + a * (1.0 + a * a) * z * pdf
+        if not (denominator != 0.0 and math.isfinite(denominator)):
+            z = -1.0  # extreme α (e.g. an imported 1e4): leave it to bisection
+            break
+        step = (z * cdf - a * pdf) / denominator
         z -= step
         if abs(step) < 1e-13:
             break
