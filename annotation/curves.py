@@ -71,9 +71,9 @@ RETRY_MAX_NFEV = 40
 #: information about α vanishes (Azzalini 1985), and with an exact fit TRF would otherwise crawl
 #: along that flat valley to the evaluation cap, with the RMSE already below 1e-6.
 GTOL = 1e-6
-#: At most this many TRF runs per fit (the refined start, the best of the grid in the bounded
-#: form, and two hand-made ones).
-MAX_STARTS = 4
+#: At most this many TRF runs per fit (the refined start and two hand-made ones), plus one from
+#: the grid in the bounded form when the first run ends on the 100 % ceiling.
+MAX_STARTS = 3
 
 #: The fitted curve's ceiling: relative validity cannot exceed 100 %.
 MAX_HEIGHT = 1.0
@@ -359,9 +359,9 @@ class CurveFit:
     100 % (its peak height is :attr:`height` ≤ 1). ``rmse`` is the root-mean-square residual of
     that curve over the ``n_points`` annotation points (y units, i.e. relative validity), and
     ``residuals`` are the per-point residuals ``y − scale·f(x)`` in the order the points were
-    given (positive: the point lies above the curve). ``converged`` is False only when no TRF
-    run converged within its evaluation cap; the parameters are then the best of the vectorised
-    multi-start refinement.
+    given (positive: the point lies above the curve). ``converged`` is False when the best TRF
+    run stopped at its evaluation cap (its parameters are still the closest curve found) or no
+    run gave a finite curve (then they are the best of the vectorised multi-start refinement).
     """
 
     xi: float
@@ -706,6 +706,11 @@ def _axis_peak_density(xi: float, omega: float, alpha: float) -> float:
     return float(_sn_pdf(np.array([_axis_peak(xi, omega, alpha)]), xi, omega, alpha)[0])
 
 
+def _at_ceiling(popt) -> bool:
+    """Whether a bounded-form solution ``(ξ, ω, α, h)`` has its height on the 100 % bound."""
+    return float(popt[3]) >= MAX_HEIGHT * (1.0 - 1e-9)
+
+
 def _to_height_form(start, lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
     """A start ``(ξ, ω, α, S)`` as ``(ξ, ω, α, h)`` with ``h = min(S·f_max, 1)``, strictly inside
     the bounds (as TRF requires); None when the shape has no peak on the chart."""
@@ -714,6 +719,43 @@ def _to_height_form(start, lower: np.ndarray, upper: np.ndarray) -> np.ndarray |
     if not (f_max > 0 and math.isfinite(f_max)):
         return None
     return np.clip(np.array([xi, omega, alpha, min(scale * f_max, MAX_HEIGHT)]), lower, upper)
+
+
+#: Damped Gauss-Newton steps on the shape of a start lowered to 100 % (see _settle_at_ceiling).
+_SETTLE_STEPS = 4
+
+
+def _settle_at_ceiling(xs: np.ndarray, ys: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """A start lowered to 100 %, with its shape (ξ, ω, α) moved by a few Levenberg-Marquardt
+    steps at h = 1 (bounds by clipping). About half of all hand-placed 5-point sets have a free
+    optimum a few per cent above 100 % (the peak point at 1 plus jitter); from the lowered shape
+    TRF needs ~5 evaluations (8 at p90), from these steps ~2 (4), and a step here costs a
+    fraction of a TRF iteration."""
+    p = start[:3].copy()
+    lower, upper = _HEIGHT_LOWER[:3], _HEIGHT_UPPER[:3]
+    resid = _height_model(xs, *p, MAX_HEIGHT) - ys
+    jac = _height_jac(xs, *p, MAX_HEIGHT)[:, :3]
+    sse = float(resid @ resid)
+    damping = 1e-2
+    for _ in range(_SETTLE_STEPS):
+        jtj = jac.T @ jac
+        jtj[np.diag_indices(3)] *= 1.0 + damping
+        try:
+            step = np.linalg.solve(jtj + 1e-300 * np.eye(3), -(jac.T @ resid))
+        except np.linalg.LinAlgError:
+            break
+        trial = np.clip(p + step, lower, upper)
+        resid_t = _height_model(xs, *trial, MAX_HEIGHT) - ys
+        sse_t = float(resid_t @ resid_t)
+        if sse_t < sse:  # False for NaN
+            p, resid, sse = trial, resid_t, sse_t
+            jac = _height_jac(xs, *p, MAX_HEIGHT)[:, :3]
+            damping /= 3.0
+        else:
+            damping *= 4.0
+    out = start.copy()
+    out[:3] = p
+    return out
 
 
 def _from_height_form(popt, xs: np.ndarray, ys: np.ndarray, converged: bool) -> CurveFit | None:
@@ -755,22 +797,31 @@ def _fit_skew_normal(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
             first = (anchored.xi, anchored.omega, anchored.alpha, anchored.scale)
             starts = itertools.chain([first], starts)
 
-    # With fewer points than 5 an exact fit normally exists, so anything short of it is retried.
+    # With fewer points than 5 an exact fit normally exists, so anything short of it is retried
+    # — unless the best curve presses against the 100 % ceiling: then the points are ones only a
+    # taller curve would pass through exactly, the premise fails (retrying found the same
+    # optimum in 4 of 5 such 4-point sets), and the 5-point rule applies.
     retry_above = RETRY_ABOVE_RMSE if xs.size > 4 else _EXACT_RMSE
     span = _HEIGHT_UPPER - _HEIGHT_LOWER
     lower, upper = _HEIGHT_LOWER + 1e-9 * span, _HEIGHT_UPPER - 1e-9 * span
 
+    first_at_ceiling = False
+
     def bounded_starts() -> Iterator[np.ndarray]:
-        # the best free-form start (its height capped at 100 %), then the best of the grid
-        # in the bounded form — the way to optima that hug the ceiling —, then the others
+        # the best free-form start (its height capped at 100 %); then, when that run ends on
+        # the ceiling, the best of the grid in the bounded form — the way to optima that hug
+        # it, which free-form starts can miss —; then the other free-form starts
         free = iter(starts)
         for start in itertools.islice(free, 1):
             converted = _to_height_form(start, lower, upper)
             if converted is not None:
+                if converted[3] >= upper[3]:
+                    converted = np.clip(_settle_at_ceiling(xs, ys, converted), lower, upper)
                 yield converted
-        rows, sse = _height_grid(xs, ys)
-        if np.isfinite(sse).any():
-            yield np.clip(rows[int(np.argmin(sse))], lower, upper)
+        if first_at_ceiling:
+            rows, sse = _height_grid(xs, ys)
+            if np.isfinite(sse).any():
+                yield np.clip(rows[int(np.argmin(sse))], lower, upper)
         for start in free:
             converted = _to_height_form(start, lower, upper)
             if converted is not None:
@@ -785,7 +836,13 @@ def _fit_skew_normal(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
     best: CurveFit | None = None
     first_start = None
     with np.errstate(all="ignore"):
-        for n_start, start in enumerate(itertools.islice(bounded_starts(), MAX_STARTS)):
+        runs = bounded_starts()
+        for n_start in itertools.count():
+            if n_start >= MAX_STARTS + int(first_at_ceiling):
+                break
+            start = next(runs, None)
+            if start is None:
+                break
             first_start = start if first_start is None else first_start
             max_nfev = MAX_NFEV if n_start == 0 else RETRY_MAX_NFEV
             try:
@@ -795,13 +852,21 @@ def _fit_skew_normal(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
                 )
             except _FIT_FAILURES:
                 continue
+            if n_start == 0:
+                first_at_ceiling = _at_ceiling(result.x)
+            # A run stopped by its cap while crawling along a valley of exact fits (3 points
+            # leave one free direction) has still reached an exact fit: count it as converged.
             fit = _from_height_form(result.x, xs, ys, converged=bool(result.success))
+            if fit is not None and not fit.converged and fit.rmse <= _EXACT_RMSE:
+                fit = replace(fit, converged=True)
             if fit is not None and (
                 best is None or fit.rmse < best.rmse - 1e-12
                 or (fit.rmse <= best.rmse + 1e-12 and fit.converged and not best.converged)
             ):
                 best = fit
-            if best is not None and best.converged and best.rmse <= retry_above:
+            if best is not None and best.converged and best.rmse <= (
+                RETRY_ABOVE_RMSE if _at_ceiling(result.x) and best is fit else retry_above
+            ):
                 break
         if best is None and first_start is not None:
             # No start gave a finite curve: report the first start, the best of the
@@ -872,7 +937,8 @@ def fit_curve(points: Iterable) -> CurveFit:
             "then try again."
         )
     given = _check_ranges(given)
-    return replace(best, residuals=curve_residuals(given, best.xi, best.omega, best.alpha, best.scale))
+    residuals = curve_residuals(given, best.xi, best.omega, best.alpha, best.scale)
+    return replace(best, residuals=residuals)
 
 
 def fit_scale_for(
@@ -1065,7 +1131,8 @@ def drawn_polyline(
     so the line reaches its true height and, at each point, is exactly the fitted value
     (the point minus its residual) rather than a chord between samples. This is the one
     definition of what the chart shows."""
-    extra = [_axis_peak(float(xi), float(omega), float(alpha))] if _params_ok(xi, omega, alpha) else []
+    extra = [_axis_peak(float(xi), float(omega), float(alpha))] if _params_ok(xi, omega, alpha) \
+        else []
     given = list(points) if points is not None else []
     if given:
         extra += [p[0] for p in _check_ranges(_read_points(given))]
@@ -1253,7 +1320,10 @@ def compare_distributions(points: Iterable) -> dict[str, float]:
       width = s·scale) so that its near-Gaussian limit stays well-conditioned;
     * gamma — ``gamma(a, loc, scale)``, fitted as (skewness 2/√a, mean, SD) likewise.
 
-    Log-normal and gamma can only skew right; the exponential cannot rise. A family that no
+    The skew-normal's RMSE is that of :func:`fit_curve`, whose curve may not rise above 100 %
+    (the annotator's curve); the other families keep a free S, so where the ceiling binds the
+    comparison slightly favours them. Log-normal and gamma can only skew right; the exponential
+    cannot rise. A family that no
     start fits (TRF does not converge within :data:`COMPARE_MAX_NFEV` evaluations) reports
     ``float("nan")``. The points are checked by :func:`validate_points` (raises
     :class:`CurveFitError`). This is the comparison behind the choice of the skew-normal in the
