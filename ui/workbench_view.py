@@ -15,8 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from annotation import editing
 from annotation.axes import AXES
-from annotation.curves import MAX_POINTS, MIN_POINTS, CurveFitError, describe_curve
+from annotation.curves import (
+    MAX_POINTS,
+    MIN_POINTS,
+    CurveFitError,
+    curve_residuals,
+    describe_curve,
+    peak_height,
+    residual_message,
+)
+from annotation.elicitation import curve_feedback
 from annotation.flags import ANNOTATOR_FLAGS
 from annotation.protocol import AnnotationContent, submission_problems
 from annotation.segmentation import spaces_after, token_texts
@@ -67,39 +77,67 @@ class SessionFacts:
             raise ValueError(f"unknown layout {self.layout!r}")
 
 
-def _more_points(n: int) -> str:
-    missing = MIN_POINTS - n
-    return f"Place {missing} more point{'s' if missing != 1 else ''} to see the curve."
+def _height(content: AnnotationContent) -> float | None:
+    """The drawn curve's peak height (None without a stored scale: drawn at peak 1)."""
+    if not content.has_parameters or content.scale is None:
+        return None
+    try:
+        return min(peak_height(content.xi, content.omega, content.alpha, content.scale), 1.0)
+    except CurveFitError:
+        return None
 
 
 def fit_panel(content: AnnotationContent, fit_message: str | None) -> dict[str, Any]:
     """The chart's side panel: a message (None when there is nothing to say), the curve in
-    words, the stored parameters and (when known) each point's residual.
+    words, the stored parameters and each point's residual (how far it lies above or below the
+    drawn curve).
 
     The message is the last curve edit's own (the server's fit said why it failed) when there
-    is one; otherwise what the stored content itself says: too few points, or points that gave
-    no curve.
+    is one; otherwise what the stored content itself says: too few points, points that gave no
+    curve, or a curve that misses a point (the residual message, also after a reload).
     """
     n = len(content.points)
     message = fit_message
-    if message is None and not content.has_parameters:
-        message = _more_points(n) if n < MIN_POINTS else "The points do not define a curve yet."
     summary: list[str] = []
-    params = None
+    params = residuals = None
     if content.has_parameters:
+        height = _height(content)
         try:
             # stored parameters are base-1.1 log minutes: described in that base
-            summary.append(describe_curve(content.xi, content.omega, content.alpha).capitalize())
+            summary.append(describe_curve(content.xi, content.omega, content.alpha,
+                                          height=height).capitalize())
+            if content.points and content.scale is not None:
+                residuals = list(curve_residuals(content.points, content.xi, content.omega,
+                                                 content.alpha, content.scale))
         except CurveFitError as exc:
             summary.append(str(exc))
+        if message is None and residuals:
+            message = residual_message(residuals, hand_tuned=content.params_source == "manual")
         params = {"xi": content.xi, "omega": content.omega, "alpha": content.alpha,
                   "rmse": content.rmse, "source": content.params_source}
-    return {"message": message, "summary": summary, "params": params, "residuals": None}
+    elif message is None:
+        # too few points: the editing rules' own wording (no fit is run below MIN_POINTS)
+        message = (editing.refit(content)[1] if n < MIN_POINTS
+                   else "The points do not define a curve yet.")
+    return {"message": message, "summary": summary, "params": params, "residuals": residuals}
+
+
+def feedback(content: AnnotationContent) -> dict[str, list] | None:
+    """The drawn curve read back in durations and percentages ("half of its validity is gone
+    by ≈ …", validity left after 1 hour … 1 year); None without a curve."""
+    if not content.has_parameters:
+        return None
+    try:
+        return curve_feedback(content.xi, content.omega, content.alpha,
+                              height=_height(content) or 1.0).to_view()
+    except CurveFitError:
+        return None
 
 
 def drawn_curve(content: AnnotationContent) -> list[list[float]]:
-    """The curve the chart draws for the stored parameters ([] when there are none)."""
-    line = curve_polyline(content.xi, content.omega, content.alpha)
+    """The curve the chart draws for the stored parameters — the fitted ``S·f`` itself, exact at
+    the points' x positions ([] when there are none)."""
+    line = curve_polyline(content.xi, content.omega, content.alpha, content.scale, content.points)
     return [[x, y] for x, y in line] if line else []
 
 
@@ -131,7 +169,7 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "max_points": MAX_POINTS,
         "min_points": MIN_POINTS,
         "fit": fit_panel(content, facts.fit_message),
-        "feedback": None,
+        "feedback": feedback(content),
         # a submitted annotation has nothing left to do; a draft says what stops a submit
         "problems": [] if item.is_submitted else submission_problems(content, item.n_tokens),
         "notices": [n.to_json() for n in facts.notices],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
@@ -75,6 +76,29 @@ def test_the_fit_panel_of_a_fitted_curve_describes_it():
     assert panel["summary"] and panel["summary"][0].startswith("Peaks after")
     assert panel["params"] == {"xi": content.xi, "omega": content.omega, "alpha": content.alpha,
                                "rmse": content.rmse, "source": "fit"}
+    # each point's distance from the drawn curve, in the order placed: this fit passes through
+    assert len(panel["residuals"]) == len(POINTS)
+    assert all(abs(r) <= 0.1 for r in panel["residuals"])
+
+
+def test_a_curve_that_misses_a_point_says_so_after_a_reload_too():
+    # a point far above the curve: the residual message is built from what is stored
+    content = replace(_fitted(), points=POINTS[:4] + ((34.9, 0.9),))
+    panel = fit_panel(content, None)
+    assert panel["residuals"][4] > 0.5
+    assert panel["message"].startswith("No single-peaked curve")
+    assert "point 5 is" in panel["message"] and "above the curve" in panel["message"]
+    hand = fit_panel(replace(content, params_source="manual"), None)
+    assert hand["message"].startswith("The hand-tuned curve misses the points")
+
+
+def test_the_feedback_reads_the_curve_back():
+    v = build_view(_item(_fitted()), SessionFacts(client="c"))
+    fb = v["feedback"]
+    assert [label for label, _ in fb["left_after"]] == ["1 hour", "1 day", "1 week", "1 month", "1 year"]
+    assert all(value.endswith("%") for _, value in fb["left_after"])
+    assert any("half of its validity is gone" in line.lower() for line in fb["lines"])
+    assert build_view(_item(), SessionFacts(client="c"))["feedback"] is None
 
 
 def test_the_last_fit_message_wins_and_points_without_a_curve_say_so():
@@ -85,8 +109,14 @@ def test_the_last_fit_message_wins_and_points_without_a_curve_say_so():
 
 def test_the_drawn_curve_is_empty_without_parameters_and_on_the_chart_with_them():
     assert build_view(_item(), SessionFacts(client="c"))["curve"] == []
-    curve = build_view(_item(_fitted()), SessionFacts(client="c"))["curve"]
+    content = _fitted()
+    curve = build_view(_item(content), SessionFacts(client="c"))["curve"]
     assert len(curve) > 100 and all(0 <= x <= 200 and 0 <= y <= 1 for x, y in curve)
+    # exactly the stored fit S·f, and drawn through each point's x: there it is point − residual
+    drawn = dict((x, y) for x, y in curve)
+    residuals = fit_panel(content, None)["residuals"]
+    for (x, y), r in zip(content.points, residuals):
+        assert drawn[round(x, 3)] == pytest.approx(y - r, abs=1e-3)
 
 
 def test_bad_levels_and_layouts_are_programming_errors():
