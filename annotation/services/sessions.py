@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 
 from annotation.services.authz import Actor, rank
 from annotation.services.errors import AuthenticationFailed, InvalidInput
-from db.engine import Database
+from db.engine import Database, is_transient
 from db.models import User, UserSession, utcnow
 
 #: Environment variable: how long a sign-in lasts, in hours (a decimal number is fine).
@@ -185,10 +185,16 @@ def resume_session(db: Database, token: str, *, now: datetime | None = None) -> 
         actor = Actor.of(user)
         session_id, last_seen = session.id, session.last_seen_at
     if now - last_seen >= TOUCH_INTERVAL:
-        with db.write() as s:
-            s.execute(update(UserSession).where(UserSession.id == session_id,
-                                                UserSession.revoked_at.is_(None))
-                      .values(last_seen_at=now))
+        try:
+            with db.write() as s:
+                s.execute(update(UserSession).where(UserSession.id == session_id,
+                                                    UserSession.revoked_at.is_(None))
+                          .values(last_seen_at=now))
+        except Exception as exc:  # noqa: BLE001 — only a busy database is forgiven here
+            # last_seen is bookkeeping: a database busy with an import must not stop the page
+            # (the next run tries again); anything else is a real fault and is raised
+            if not is_transient(exc):
+                raise
     return actor
 
 
