@@ -68,11 +68,13 @@ def _sign_in_under(spec: PageSpec) -> Callable[[], None]:
 
 
 def signed_out_navigation() -> st.navigation:
-    """The sign-in page at ``/`` and the form under every page's path (hidden, no menu)."""
+    """The sign-in page at ``/`` and the form under every page's path. The stand-ins are hidden,
+    so there is no menu; the default position (not ``"hidden"``) matters: with it Streamlit also
+    closes the sidebar a signed-in run had opened when the visitor signs out."""
     pages = [st.Page("screens/login.py", title="Sign in", icon=":material/key:", default=True)]
     pages += [st.Page(_sign_in_under(spec), title="Sign in", icon=":material/key:",
                       url_path=spec.url_path, visibility="hidden") for spec in PAGES]
-    return st.navigation(pages, position="hidden")
+    return st.navigation(pages)
 
 
 def _refusal(spec: PageSpec, actor: Actor, default: st.Page) -> Callable[[], None]:

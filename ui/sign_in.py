@@ -16,6 +16,9 @@ from annotation.services.errors import ServiceError
 from ui.display import plain
 from ui.session import client_address, get_database, pop_sign_out_reason, sign_in, sync_cookie
 
+#: pixels: two short fields and a button need no more on a wide screen
+FORM_WIDTH = 560
+
 
 def sign_in_form(target: str | None = None, default_title: str | None = None) -> None:
     """Draw the form; on success start the session and rerun (the same URL: the page asked for,
@@ -30,7 +33,7 @@ def sign_in_form(target: str | None = None, default_title: str | None = None) ->
     if target and target != default_title:
         st.info(f"Sign in to open {plain(target)}.", icon=":material/link:")
 
-    with st.form("login.form", clear_on_submit=False):
+    with st.form("login.form", clear_on_submit=False, width=FORM_WIDTH):
         username = st.text_input("Username", key="login.username", autocomplete="username")
         password = st.text_input("Password", type="password", key="login.password",
                                  autocomplete="current-password")

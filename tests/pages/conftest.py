@@ -113,14 +113,15 @@ def pair(make_user) -> tuple[Actor, Actor]:
 
 
 @pytest.fixture
-def make_app(db):
+def make_app(db_url, request):
     """Factory: an AppTest of the whole app, optionally already signed in as ``actor`` — with a
-    session of its own in the database, as the sign-in page would have started."""
+    session of its own in the database, as the sign-in page would have started. (The database
+    is opened only then: a test of the start-up upgrade leaves it to the app.)"""
 
     def _make(actor: Actor | None = None) -> AppTest:
         at = AppTest.from_file(APP_PATH, default_timeout=TIMEOUT)
         if actor is not None:
-            new = sessions.start_session(db, actor)
+            new = sessions.start_session(request.getfixturevalue("db"), actor)
             at.session_state[ACTOR_KEY] = new.actor
             at.session_state[SESSION_TOKEN_KEY] = new.token
         return at
