@@ -16,7 +16,7 @@ from annotation.services.errors import ServiceError
 from ui.display import plain
 from ui.session import client_address, get_database, pop_sign_out_reason, sign_in, sync_cookie
 
-#: pixels: two short fields and a button need no more on a wide screen
+#: pixels: two short fields, a button and a line of message need no more on a wide screen
 FORM_WIDTH = 560
 
 
@@ -27,24 +27,26 @@ def sign_in_form(target: str | None = None, default_title: str | None = None) ->
     signed out lands too)."""
     st.title("Chronocept Studio")
     st.caption("Temporal-validity annotation: segments, axes and validity curves.")
-    reason = pop_sign_out_reason()
-    if reason:
-        st.warning(reason, icon=":material/logout:")
-    if target and target != default_title:
-        st.info(f"Sign in to open {plain(target)}.", icon=":material/link:")
+    with st.container(width=FORM_WIDTH):  # messages as wide as the form they belong to
+        reason = pop_sign_out_reason()
+        if reason:
+            st.warning(reason, icon=":material/logout:")
+        if target and target != default_title:
+            st.info(f"Sign in to open {plain(target)}.", icon=":material/link:")
 
-    with st.form("login.form", clear_on_submit=False, width=FORM_WIDTH):
-        username = st.text_input("Username", key="login.username", autocomplete="username")
-        password = st.text_input("Password", type="password", key="login.password",
-                                 autocomplete="current-password")
-        submitted = st.form_submit_button("Sign in", type="primary")
+        with st.form("login.form", clear_on_submit=False):
+            username = st.text_input("Username", key="login.username", autocomplete="username")
+            password = st.text_input("Password", type="password", key="login.password",
+                                     autocomplete="current-password")
+            submitted = st.form_submit_button("Sign in", type="primary")
 
-    if submitted:
-        try:
-            actor = accounts.authenticate(get_database(), username, password, address=client_address())
-            sign_in(actor)
-        except ServiceError as exc:
-            st.error(plain(exc))
-        else:
-            st.rerun()
+        if submitted:
+            try:
+                actor = accounts.authenticate(get_database(), username, password,
+                                              address=client_address())
+                sign_in(actor)
+            except ServiceError as exc:
+                st.error(plain(exc))
+            else:
+                st.rerun()
     sync_cookie()  # drops a cookie that no longer signs in (after a sign-out or a refusal)

@@ -105,6 +105,7 @@ def test_a_deep_link_while_signed_out_opens_review_after_sign_in(page, app):
     page.set_viewport_size({"width": 1366, "height": 768})
     page.goto(f"{base}/review?from=mail")
     expect(page.get_by_text("Sign in to open Review.")).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("textbox", name="Password")).to_be_editable()  # drawn, not a skeleton
     wait_for_idle(page)
     expect_no_page_not_found(page)
     SHOTS.mkdir(exist_ok=True)
