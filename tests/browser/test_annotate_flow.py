@@ -140,6 +140,30 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
     assert a.guidelines_version == "1.0"
 
 
+def test_a_reload_returns_to_the_same_sample_and_step(page, run_streamlit, seeded):
+    url, db, _ = seeded
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    sign_in(page, base, "ann1", "ann1-password")
+    open_workbench(page)
+    aid = page.locator(SURFACE).get_attribute("data-annotation-id")
+    client = page.locator(SURFACE).get_attribute("data-client")
+    page.locator(f"{SURFACE} [data-gap='2']").click()
+    page.keyboard.press("Alt+ArrowRight")
+    settled(page, 2)
+
+    page.reload()  # the sign-in cookie keeps the session; the URL names the annotation
+    surface = page.locator(SURFACE)
+    expect(surface).to_have_attribute("data-annotation-id", aid, timeout=30_000)
+    expect(surface).to_have_attribute("data-step", "1")
+    expect(page.locator(f"{SURFACE} [data-gap='2']")).to_have_attribute("data-boundary", "true")
+    assert surface.get_attribute("data-client") != client  # this page load numbers its own edits
+    # and it goes on editing the same draft
+    page.locator(f"{SURFACE} [data-segment='0']").focus()
+    page.keyboard.press("1")
+    settled(page, 1)
+    assert stored(db)[0].segment_axes[0] == "main" and str(stored(db)[0].id) == aid
+
+
 def test_an_older_tab_cannot_overwrite_newer_work(chromium_browser, run_streamlit, seeded):
     url, db, _ = seeded
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
