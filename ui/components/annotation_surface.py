@@ -1,0 +1,138 @@
+"""The annotation surface: the whole in-progress annotation of one sample, in the browser
+(Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
+no build step, no libraries).
+
+Why one component
+-----------------
+When every click was a Streamlit rerun, clicks and keys that arrived while a rerun was in flight
+raced with it and were lost (issue 10). The surface therefore owns the annotation while it is
+being made: segmentation, axes, points, hand-tuned parameters, step and flag are edited locally
+and drawn at once, and every edit is sent to the server as one ordered, idempotent **event log**.
+The server (``annotation.services.queue.apply_events``) replays the log through
+``annotation.editing`` and answers with a new ``view``; what the surface draws after an answer is
+exactly what is stored.
+
+Protocol
+--------
+Each edit is an event ``{"seq": n, "kind": ..., ...}``, ``seq`` counting from 1 per ``client``
+(kinds and fields: see CONTRACT.md — ``boundary``, ``reset_segments``, ``axis``, ``point``,
+``params``, ``refit``, ``place``, ``step``, ``flag``, ``submit``). The surface sends the *whole*
+not-yet-acknowledged queue as one payload ``{"client", "base_version", "events"}`` after every
+edit and again after about a second without an acknowledgement, because Streamlit 1.67 keeps only
+the last trigger value of a burst (see :mod:`ui.components.events`). On each new ``view`` it drops
+the events with ``seq <= view["acked"]`` and re-applies the rest on top of ``view["content"]``. A
+new ``annotation_id`` or ``client`` resets it (a new sample).
+
+View
+----
+``view`` is a JSON-able dict built by the screen::
+
+    annotation_id: int, client: str, version: int, acked: int, step: 0|1|2,
+    layout: "steps"|"single", confirm_submit: bool, read_only: bool, quota_reached: bool,
+    tokens: [str], spaces: [bool], content: AnnotationContent.to_json(),
+    axes: [{name, label, color, key_question, digit}],   # the 8 axes in order, digit "1".."8"
+    flags: [{code, label, needs_note}],
+    curve: [[x, y], ...]  (the stored curve as drawn; [] when none), ticks: [[x, label]],
+    x_max: float, max_points: int, min_points: int,
+    fit: {message: str|None, summary: [str], params: {xi, omega, alpha, rmse, source}|None,
+          residuals: [float]|None},
+    feedback: {lines: [str], left_after: [[label, "NN %"]]} | None,
+    problems: [str],       # why the stored content cannot be submitted ([] when it can)
+    notices: [{level: "error"|"warning"|"info"|"success", text: str}],
+    sample: {external_id, benchmark, project, guidelines_version, returned_note, is_warmup}
+
+All user text is set with ``textContent`` in the browser, never parsed as HTML or Markdown.
+
+DOM for tests (Playwright CSS selectors pierce the shadow root): see CONTRACT.md —
+``[data-testid="surface"]`` with ``data-annotation-id``, ``data-client``, ``data-step``,
+``data-layout``, ``data-acked``, ``data-pending``, ``data-version``; ``[data-token]``,
+``[data-gap]``, ``[data-segment]`` rows with ``[data-axis-option]`` buttons,
+``[data-testid="curve-plot"]``, ``circle[data-point]``, ``[data-command=back|next|submit|flag]``,
+``[data-testid="surface-message"]``; also ``[data-testid="surface-confirm"]`` (the submit
+confirmation, ``[data-command="confirm"]`` / ``[data-command="cancel"]``) and
+``[data-testid="surface-flag-panel"]`` (``input[name="flag-reason"]``, ``textarea``,
+``[data-command="flag-submit"]``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+#: The trigger that carries the event queue (``on_events_change`` is its callback).
+TRIGGER = "events"
+#: Most events accepted in one payload (the queue of a live page never comes near it).
+MAX_EVENTS = 500
+#: Longest client id accepted (the screen makes 16 hex characters).
+MAX_CLIENT_LENGTH = 64
+
+_HERE = Path(__file__).resolve().parent
+_JS = (_HERE / "annotation_surface.js").read_text(encoding="utf-8")
+_CSS = (_HERE / "annotation_surface.css").read_text(encoding="utf-8")
+
+_COMPONENT = st.components.v2.component(
+    "chronocept_annotation_surface", css=_CSS, js=_JS, isolate_styles=True
+)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def checked_payload(payload: Any) -> dict[str, Any] | None:
+    """The component's payload in the shape the screen relies on, or None when malformed.
+
+    Kept: ``{"client": str, "base_version": int, "events": [dict, ...]}`` — entries of
+    ``events`` that are not objects are dropped and at most :data:`MAX_EVENTS` are kept (the
+    oldest: the server applies them in order and the component re-sends the rest). Event
+    *contents* are checked by the server (``annotation.event_log.parse_events``), which reports
+    a bad event to the annotator instead of dropping it silently.
+    """
+    if not isinstance(payload, dict):
+        return None
+    client = payload.get("client")
+    base_version = payload.get("base_version")
+    events = payload.get("events")
+    if not isinstance(client, str) or not client or len(client) > MAX_CLIENT_LENGTH:
+        return None
+    if isinstance(base_version, float) and math.isfinite(base_version) and base_version.is_integer():
+        base_version = int(base_version)
+    if not _is_int(base_version) or not isinstance(events, list):
+        return None
+    kept = [event for event in events if isinstance(event, dict)][:MAX_EVENTS]
+    return {"client": client, "base_version": base_version, "events": kept}
+
+
+def _trigger_value(key: str) -> Any:
+    """The current ``events`` trigger value of the component ``key`` (None outside its run)."""
+    try:
+        state = st.session_state[key]
+    except KeyError:
+        return None
+    getter = getattr(state, "get", None)
+    return getter(TRIGGER) if callable(getter) else None
+
+
+def annotation_surface(view: dict, *, key: str, on_events: Callable[[dict], None]) -> None:
+    """Draw the annotation surface for ``view`` (see the module docstring) and deliver its
+    event queue to ``on_events``.
+
+    ``on_events(batch)`` runs as the CCv2 trigger callback, i.e. *before* the script body, so
+    the run that follows already builds its ``view`` from the stored result. ``batch`` is
+    ``{"client": str, "base_version": int, "events": [dict, ...]}`` (see
+    :func:`checked_payload`); malformed payloads never reach it. The same events arrive again
+    until a view acknowledges them (``view["acked"]``): the receiver must skip ``seq`` values
+    it has already applied. Use one stable ``key`` per annotation, e.g.
+    ``f"wb.surface.{annotation_id}"``.
+    """
+
+    def _callback() -> None:
+        batch = checked_payload(_trigger_value(key))
+        if batch is not None:
+            on_events(batch)
+
+    _COMPONENT(key=key, data=view, on_events_change=_callback)
