@@ -19,7 +19,9 @@ import json
 import math
 import secrets
 import sys
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -66,76 +68,101 @@ LAYOUT = "single" if params.get("layout") == "single" else "steps"
 READ_ONLY = params.get("ro") == "1"
 DELAY = float(params.get("delay", "0") or 0)
 
-ss = st.session_state
-if "sample" not in ss:
-    ss.sample = 1
-    ss.client = secrets.token_hex(8)
-    ss.content = AnnotationContent()
-    ss.step = 0
-    ss.version = 1
-    ss.last_seq = 0
-    ss.applied = []          # [seq, kind] in the order applied, this sample
-    ss.submitted = []        # [{sample, content, flagged}]
-    ss.notices = []
-    ss.fit_message = None
-    ss.batches = 0
+
+
+@dataclass
+class Server:
+    """The "server" of one browser session: one plain object, mutated in place.
+
+    Why not separate session-state keys: in Streamlit 1.67 every ``st.session_state`` read or
+    write checks for a pending rerun request and raises the rerun exception right there, so a
+    callback that wrote several keys could stop halfway (an event counted as applied while its
+    effect was lost). The reducer touches session state once, before it starts.
+
+    It also holds a lock: with ``runner.fastReruns`` (on by default) a new rerun starts a new
+    script thread at once while the previous one may still be inside its callback, so two
+    batches of one session can be applied concurrently (the real service needs a row lock or
+    its version check for the same reason).
+    """
+
+    sample: int = 1
+    client: str = field(default_factory=lambda: secrets.token_hex(8))
+    content: AnnotationContent = field(default_factory=AnnotationContent)
+    step: int = 0
+    version: int = 1
+    last_seq: int = 0
+    applied: list = field(default_factory=list)      # [seq, kind] in the order applied, this sample
+    event_log: list = field(default_factory=list)    # every event applied (for failure messages)
+    submitted: list = field(default_factory=list)    # [{sample, content, flagged, applied}]
+    notices: list = field(default_factory=list)
+    fit_message: str | None = None
+    batches: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def next_sample(self) -> None:
+        self.sample += 1
+        self.client = secrets.token_hex(8)
+        self.content = AnnotationContent()
+        self.step = 0
+        self.version = 1
+        self.last_seq = 0
+        self.applied = []
+        self.fit_message = None
+
+
+if "server" not in st.session_state:
+    server = Server()
     if READ_ONLY:
-        content = AnnotationContent(boundaries=(0, 6), segment_axes=("main", "intention"),
-                                    points=((40.0, 0.3), (76.3, 1.0), (110.0, 0.4)))
-        ss.content, _ = editing.refit(content)
+        start = AnnotationContent(boundaries=(0, 6), segment_axes=("main", "intention"),
+                                  points=((40.0, 0.3), (76.3, 1.0), (110.0, 0.4)))
+        server.content, _ = editing.refit(start)
     if params.get("notice") == "1":
-        ss.notices = [{"level": "warning", "text": "Refused: <b>bold</b> and **stars** stay as typed"}]
-
-
-def _next_sample() -> None:
-    ss.sample += 1
-    ss.client = secrets.token_hex(8)
-    ss.content = AnnotationContent()
-    ss.step = 0
-    ss.version = 1
-    ss.last_seq = 0
-    ss.applied = []
-    ss.fit_message = None
+        server.notices = [{"level": "warning", "text": "Refused: <b>bold</b> and **stars** stay as typed"}]
+    st.session_state.server = server
 
 
 def on_events(batch: dict) -> None:
     """The harness's reducer: apply new events in seq order, stop at a gap."""
-    ss.batches += 1
+    srv: Server = st.session_state.server  # the only session-state access (see Server)
+    with srv.lock:
+        _apply(srv, batch)
+
+
+def _apply(srv: Server, batch: dict) -> None:
+    srv.batches += 1
     if DELAY:
         time.sleep(DELAY)
-    if batch["client"] != ss.client:
+    if batch["client"] != srv.client:
         return
     notices: list[dict] = []
     changed = False
     submitted = False
-    for event in sorted(batch["events"], key=lambda e: e.get("seq", 0) if isinstance(e.get("seq"), int) else 0):
+    for event in sorted(batch["events"], key=lambda e: e["seq"] if isinstance(e.get("seq"), int) else 0):
         seq = event.get("seq")
-        if not isinstance(seq, int) or seq <= ss.last_seq:
+        if not isinstance(seq, int) or seq <= srv.last_seq:
             continue
-        if seq != ss.last_seq + 1:
+        if seq != srv.last_seq + 1:
             break  # a gap: wait for the re-send
-        ss.last_seq = seq
         kind = event.get("kind")
-        ss.applied.append([seq, kind])
+        before = (srv.content, srv.step)
+        content, step, fit_message = srv.content, srv.step, srv.fit_message
         if submitted:
             notices.append({"level": "error", "text": "Not applied: the sample was already submitted."})
-            continue
-        before = (ss.content, ss.step)
-        content = ss.content
-        if kind == "boundary" and isinstance(event.get("gap"), int) and 0 < event["gap"] < N:
+        elif kind == "boundary" and isinstance(event.get("gap"), int) and 0 < event["gap"] < N:
             content = editing.toggle_boundary(content, N, event["gap"])
         elif kind == "reset_segments":
             content = editing.reset_segmentation(content)
-        elif kind == "axis" and (event.get("axis") is None or is_axis_name(event.get("axis"))):
-            content = editing.set_segment_axis(content, int(event.get("segment", -1)), event.get("axis"))
+        elif (kind == "axis" and isinstance(event.get("segment"), int)
+              and (event.get("axis") is None or is_axis_name(event.get("axis")))):
+            content = editing.set_segment_axis(content, event["segment"], event.get("axis"))
         elif kind == "point":
-            content, ss.fit_message = editing.edit_points(content, event)
+            content, fit_message = editing.edit_points(content, event)
         elif kind == "params":
-            content, ss.fit_message = editing.set_parameters(content, event["xi"], event["omega"], event["alpha"])
+            content, fit_message = editing.set_parameters(content, event["xi"], event["omega"], event["alpha"])
         elif kind == "refit":
-            content, ss.fit_message = editing.refit(content)
+            content, fit_message = editing.refit(content)
         elif kind == "step" and event.get("step") in (0, 1, 2):
-            ss.step = event["step"]
+            step = event["step"]
         elif kind == "flag":
             content = editing.set_flags(content, list(event.get("flags") or []), str(event.get("note") or ""))
         elif kind == "submit":
@@ -143,20 +170,23 @@ def on_events(batch: dict) -> None:
             if problems:
                 notices.append({"level": "error", "text": "Not submitted: " + " ".join(problems)})
             else:
-                ss.submitted.append({"sample": ss.sample, "content": content.to_json(),
-                                     "flagged": bool(event.get("flagged"))})
                 submitted = True
         else:
             notices.append({"level": "warning", "text": f"Event {seq} ({kind}) was refused."})
-        ss.content = content
-        changed = changed or (ss.content, ss.step) != before
+        srv.content, srv.step, srv.fit_message, srv.last_seq = content, step, fit_message, seq
+        srv.applied.append([seq, kind])
+        srv.event_log.append(event)
+        if submitted and kind == "submit":
+            srv.submitted.append({"sample": srv.sample, "content": content.to_json(),
+                                  "flagged": bool(event.get("flagged")), "applied": list(srv.applied)})
+        changed = changed or (srv.content, srv.step) != before
     if changed:
-        ss.version += 1
+        srv.version += 1
     if submitted:
-        done = ss.sample
-        _next_sample()
+        done = srv.sample
+        srv.next_sample()
         notices.append({"level": "success", "text": f"Submitted sample {done}."})
-    ss.notices = notices
+    srv.notices = notices
 
 
 def _feedback(content: AnnotationContent) -> dict | None:
@@ -176,7 +206,7 @@ def _feedback(content: AnnotationContent) -> dict | None:
     }
 
 
-def build_view() -> dict:
+def build_view(ss: Server) -> dict:
     content: AnnotationContent = ss.content
     curve = curve_polyline(content.xi, content.omega, content.alpha) or []
     summary: list[str] = []
@@ -222,8 +252,9 @@ def build_view() -> dict:
     }
 
 
+ss: Server = st.session_state.server
 st.caption(f"Sample S-{ss.sample} · harness")
-annotation_surface(build_view(), key=f"surface.{1000 + ss.sample}", on_events=on_events)
+annotation_surface(build_view(ss), key=f"surface.{1000 + ss.sample}", on_events=on_events)
 
 state = {
     "sample": ss.sample,
@@ -235,6 +266,7 @@ state = {
     "applied": ss.applied,
     "submitted": ss.submitted,
     "batches": ss.batches,
+    "event_log": ss.event_log[-20:],
 }
 with st.expander("state", expanded=params.get("state", "1") == "1"):
     st.code(json.dumps(state), language="json", wrap_lines=True)

@@ -63,7 +63,8 @@ function isActivatable(t) {
   const tag = t.tagName.toUpperCase();
   if (["BUTTON", "A", "SUMMARY", "INPUT"].includes(tag)) return true;
   const role = t.getAttribute && t.getAttribute("role");
-  return role === "button" || role === "radio" || role === "tab" || role === "link";
+  return ["button", "radio", "tab", "link", "slider", "option", "menuitem", "checkbox", "switch",
+    "combobox", "listbox", "spinbutton", "treeitem", "gridcell"].includes(role);
 }
 
 // ------------------------------------------------------------------ the local model
@@ -608,7 +609,9 @@ function createInstance(parentElement) {
     }
     if (e.ctrlKey || e.metaKey || e.altKey || isTextField(t)) return;
     const onPoint = t && t.getAttribute && t.getAttribute("data-point") !== null;
-    const pageLevel = inside || t === document.body || t === document.documentElement;
+    // keys typed on the page itself (body, Streamlit's main container...) are ours too; keys
+    // on another control (a button, a slider elsewhere on the page) are left to it
+    const pageLevel = inside || !isActivatable(t);
     if (/^[1-8]$/.test(e.key) && rowsShown() && !c.readOnly && pageLevel) {
       stop(e);
       if (e.repeat) return;

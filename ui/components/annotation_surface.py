@@ -128,6 +128,12 @@ def annotation_surface(view: dict, *, key: str, on_events: Callable[[dict], None
     until a view acknowledges them (``view["acked"]``): the receiver must skip ``seq`` values
     it has already applied. Use one stable ``key`` per annotation, e.g.
     ``f"wb.surface.{annotation_id}"``.
+
+    Mind that in Streamlit 1.67 *every* ``st.session_state`` read or write inside the callback
+    may raise Streamlit's rerun exception when a newer payload is already waiting (the
+    session state checks for a pending rerun request on each access): read what the callback
+    needs from session state first, then apply and store the batch in one transaction, and do
+    not rely on session-state writes after it — the next run builds its view from the store.
     """
 
     def _callback() -> None:
