@@ -235,8 +235,8 @@ function createInstance(parentElement) {
   const confirmBody = h("div", { class: "as-confirm-body" });
   const confirmOk = h("button", { type: "button", class: "as-btn as-primary", "data-command": "confirm", text: "Submit (Enter)" });
   const confirmCancel = h("button", { type: "button", class: "as-btn", "data-command": "cancel", text: "Cancel (Esc)" });
-  confirmBox.appendChild(h("div", { class: "as-confirm", "data-testid": "surface-confirm", role: "dialog", "aria-modal": "true" },
-    confirmTitle, confirmBody, h("div", { class: "as-panel-actions" }, confirmOk, confirmCancel)));
+  const confirmDialog = h("div", { class: "as-confirm", "data-testid": "surface-confirm", role: "dialog", "aria-modal": "true", hidden: true },
+    confirmTitle, confirmBody, h("div", { class: "as-panel-actions" }, confirmOk, confirmCancel));
 
   // footer
   const cmd = (name, label, cls) => h("button", { type: "button", class: "as-btn " + (cls || ""), "data-command": name, text: label });
@@ -249,8 +249,9 @@ function createInstance(parentElement) {
     h("div", { class: "as-status" }, h("div", { class: "as-status-top" }, saved, statusMissing), statusKeys),
     flagBtn, submitBtn);
 
+  footer.append(flagPanel, confirmDialog);  // anchored to the footer, which stays on screen
   const body = h("div", { class: "as-body" }, textSection, rowsSection, curveSection);
-  root.append(stepbar, body, messageBox, flagPanel, footer, confirmBox);
+  root.append(stepbar, body, messageBox, footer, confirmBox);
   parentElement.appendChild(root);
 
   // ---------- configuration from the view
@@ -1111,7 +1112,8 @@ function createInstance(parentElement) {
   }
 
   function renderConfirm() {
-    confirmBox.hidden = !inst.confirm;
+    confirmBox.hidden = confirmDialog.hidden = !inst.confirm;
+    root.classList.toggle("confirming", !!inst.confirm);
     if (!inst.confirm) return;
     const c = cfg(), content = inst.local.content;
     confirmTitle.textContent = inst.confirm.flagged ? "Submit this sample as flagged?" : "Submit this annotation?";
