@@ -67,6 +67,7 @@ CONFIRM = params.get("confirm") == "1"
 LAYOUT = "single" if params.get("layout") == "single" else "steps"
 READ_ONLY = params.get("ro") == "1"
 DELAY = float(params.get("delay", "0") or 0)
+DROP = int(params.get("drop", "0") or 0)  # ignore the first DROP batches (lost payloads)
 
 
 
@@ -97,6 +98,7 @@ class Server:
     notices: list = field(default_factory=list)
     fit_message: str | None = None
     batches: int = 0
+    shortcut_presses: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def next_sample(self) -> None:
@@ -130,6 +132,8 @@ def on_events(batch: dict) -> None:
 
 def _apply(srv: Server, batch: dict) -> None:
     srv.batches += 1
+    if srv.batches <= DROP:
+        return  # as if the payload never arrived: the surface must re-send it
     if DELAY:
         time.sleep(DELAY)
     if batch["client"] != srv.client:
@@ -254,6 +258,10 @@ def build_view(ss: Server) -> dict:
 
 ss: Server = st.session_state.server
 st.caption(f"Sample S-{ss.sample} · harness")
+if params.get("shortcut") == "1":
+    # a Streamlit button bound to the surface's own key: the surface must keep it from firing
+    if st.button("Streamlit next", shortcut="Alt+Right", key="st_next"):
+        ss.shortcut_presses += 1
 annotation_surface(build_view(ss), key=f"surface.{1000 + ss.sample}", on_events=on_events)
 
 state = {
@@ -266,6 +274,7 @@ state = {
     "applied": ss.applied,
     "submitted": ss.submitted,
     "batches": ss.batches,
+    "shortcut_presses": ss.shortcut_presses,
     "event_log": ss.event_log[-20:],
 }
 with st.expander("state", expanded=params.get("state", "1") == "1"):

@@ -199,6 +199,16 @@ def test_alt_right_after_an_axis_click_still_changes_step(page, harness_url):
     assert settled(page)["step"] == 1
 
 
+def test_streamlit_shortcuts_on_the_same_keys_do_not_fire(page, harness_url):
+    open_surface(page, harness_url, "shortcut=1")
+    page.keyboard.press("Alt+ArrowRight")
+    page.locator(f"{SURFACE}[data-step='1']").wait_for()
+    state = settled(page)
+    time.sleep(0.5)
+    state = read_state(page)
+    assert state["shortcut_presses"] == 0 and kinds(state) == ["step"]
+
+
 # ----------------------------------------------------------------------------- chart
 
 
@@ -292,6 +302,18 @@ def test_quick_chart_edits_while_reruns_are_in_flight(page, harness_url):
     assert_points_close(page, state["content"]["points"], [targets[1], targets[2], targets[3], (150.0, 0.3)])
     assert_seqs_contiguous(state)
     assert kinds(state) == ["step", "step"] + ["point"] * 8
+
+
+def test_lost_payloads_are_sent_again(page, harness_url):
+    """The first two batches never reach the reducer: the queue is re-sent after ~1 s."""
+    open_surface(page, harness_url, "drop=2")
+    page.locator("[data-gap='2']").click()
+    page.locator("[data-gap='4']").click()
+    page.locator(f"{SURFACE}[data-pending='2']").wait_for()
+    state = settled(page)
+    assert state["content"]["boundaries"] == [0, 2, 4]
+    assert state["batches"] >= 3
+    assert_seqs_contiguous(state)
 
 
 # ----------------------------------------------------------------------------- submit
