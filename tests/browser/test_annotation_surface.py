@@ -243,6 +243,51 @@ def test_chart_add_drag_and_remove(page, harness_url):
     assert page.locator("circle[data-point]").count() == 1
 
 
+def test_fine_tune_parameters_and_back_to_the_fit(page, harness_url):
+    open_surface(page, harness_url)
+    step_to(page, 2)
+    for x, y in [(40.0, 0.3), (76.3, 1.0), (110.0, 0.4)]:
+        page.mouse.click(*plot_position(page, x, y))
+    fitted = settled(page)["content"]
+    assert fitted["params_source"] == "fit"
+    page.locator("[data-command='tune']").click()
+    page.locator("input[name='param-xi']").fill("70")
+    page.locator("input[name='param-omega']").fill("25")
+    page.locator("input[name='param-alpha']").fill("0")
+    page.locator("input[name='param-alpha']").press("Enter")  # Enter in the field applies, not submits
+    state = settled(page)
+    assert (state["content"]["xi"], state["content"]["omega"], state["content"]["alpha"]) == (70, 25, 0)
+    assert state["content"]["params_source"] == "manual" and state["submitted"] == []
+    page.locator('[data-testid="fit-params"]').filter(has_text="hand-tuned").wait_for()
+    page.locator("input[name='param-omega']").fill("500")
+    page.locator("[data-command='params']").click()
+    page.locator(MESSAGE).filter(has_text="must be a number from 0.5 to 200").wait_for()
+    page.locator("[data-command='refit']").click()
+    state = settled(page)
+    assert state["content"]["params_source"] == "fit"
+    assert abs(state["content"]["xi"] - fitted["xi"]) < 1e-6
+
+
+def test_durations_entry_sends_minutes(page, harness_url):
+    open_surface(page, harness_url)
+    step_to(page, 2)
+    page.locator("[data-command='durations']").click()
+    page.locator("input[name='peak-n']").fill("2")
+    page.locator("select[name='peak-unit']").select_option("days")
+    page.locator("input[name='half-n']").fill("1")
+    page.locator("select[name='half-unit']").select_option("hours")
+    page.locator("[data-command='place']").click()
+    page.locator(MESSAGE).filter(has_text="must come after the peak").wait_for()
+    page.locator("select[name='half-unit']").select_option("weeks")
+    page.locator("input[name='half-n']").fill("2")
+    page.locator("[data-command='place']").click()
+    state = settled(page)
+    place = [e for e in state["event_log"] if e["kind"] == "place"]
+    assert place == [{"kind": "place", "peak_minutes": 2880, "half_gone_minutes": 20160, "seq": 3}]
+    # this harness refuses "place": the refusal is shown without blocking
+    page.locator(MESSAGE).filter(has_text="(place) was refused").wait_for()
+
+
 # ----------------------------------------------------------------------------- fast input
 
 

@@ -326,6 +326,10 @@ function createInstance(parentElement) {
       inst.fresh = true;
       return;
     }
+    // A view that acknowledges less than an earlier one is from a superseded run (Streamlit's
+    // fast reruns can let an older run finish late): drawing it would hide applied edits and
+    // shift point indices under the annotator's next click, so it is skipped.
+    if (acked < inst.acked) return;
     if (acked > inst.acked) { inst.acked = acked; inst.lastProgress = Date.now(); }
     inst.pending = inst.pending.filter((e) => e.seq > inst.acked);
     inst.nextSeq = Math.max(inst.nextSeq, inst.acked + 1);
@@ -632,7 +636,7 @@ function createInstance(parentElement) {
     if ((e.key === "Delete" || e.key === "Backspace") && rowsShown() && inside && t.getAttribute && t.getAttribute("data-segment") !== null && !c.readOnly) {
       stop(e); setAxis(inst.focusSeg, null); return;
     }
-    if (e.key === "Enter" && pageLevel && !isActivatable(t)) {
+    if (e.key === "Enter" && (pageLevel || onPoint) && (!isActivatable(t) || onPoint)) {
       stop(e);
       if (!e.repeat) requestSubmit();
     }
