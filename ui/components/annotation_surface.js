@@ -7,7 +7,10 @@
 const INSTANCES = new WeakMap();
 const SVG = "http://www.w3.org/2000/svg";
 const STEP_NAMES = ["Segmentation", "Axis labels", "Validity curve"];
-const RESEND_MS = 1000;
+const RESEND_MS = 1000;         // re-send the queue after this long without an acknowledgement,
+const RESEND_MAX_MS = 4000;     // doubling up to this: every send restarts the script run, so a
+                                // fixed 1 s would never let a run slower than 1 s (a loaded
+                                // server) finish and acknowledge anything
 const STALL_MS = 5000;          // no acknowledgement for this long: say so
 const MARGIN = { left: 50, right: 14, top: 12, bottom: 46 };
 const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
@@ -135,7 +138,7 @@ function createInstance(parentElement) {
   const inst = {
     view: null, id: null, send: null, generation: 0,
     acked: 0, nextSeq: 1, pending: [], baseVersion: 0,
-    resendTimer: null, lastProgress: Date.now(),
+    resendTimer: null, resendDelay: RESEND_MS, lastProgress: Date.now(),
     local: { content: readContent({}), step: 0 },
     focusSeg: 0, flagOpen: false, confirm: null, submittingSeq: null,
     tuneOpen: false, placeOpen: false, message: null, dismissed: new Set(),
@@ -295,12 +298,21 @@ function createInstance(parentElement) {
       inst.send("events", { client: String((inst.view || {}).client || ""), base_version: inst.baseVersion,
         events: inst.pending.map((e) => ({ ...e })) });
     }
-    inst.resendTimer = setTimeout(() => { inst.resendTimer = null; sendQueue(); renderStatus(); }, RESEND_MS);
+    scheduleResend();
+  }
+  function scheduleResend() {
+    if (inst.resendTimer) clearTimeout(inst.resendTimer);
+    inst.resendTimer = setTimeout(() => {
+      inst.resendTimer = null;
+      inst.resendDelay = Math.min(inst.resendDelay * 2, RESEND_MAX_MS);
+      sendQueue();
+      renderStatus();
+    }, inst.resendDelay);
   }
   function push(ev) {
     if (!inst.view || locked()) return false;
     ev.seq = inst.nextSeq++;
-    if (!inst.pending.length) inst.lastProgress = Date.now();
+    if (!inst.pending.length) { inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
     inst.pending.push(ev);
     inst.local = applyEvent(inst.local, ev, cfg());
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(inst.local.content.boundaries.length - 1, 0));
@@ -320,7 +332,9 @@ function createInstance(parentElement) {
       inst.baseVersion = int(view.version, 0);
       inst.focusSeg = 0; inst.flagOpen = false; inst.confirm = null; inst.submittingSeq = null;
       inst.tuneOpen = false; inst.placeOpen = false; inst.message = null; inst.dismissed = new Set();
-      inst.focusPoint = null; inst.lastProgress = Date.now();
+      inst.focusPoint = null; inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS;
+      if (inst.resendTimer) clearTimeout(inst.resendTimer);
+      inst.resendTimer = null;
       inst.view = view;
       recompute();
       inst.fresh = true;
@@ -330,7 +344,8 @@ function createInstance(parentElement) {
     // fast reruns can let an older run finish late): drawing it would hide applied edits and
     // shift point indices under the annotator's next click, so it is skipped.
     if (acked < inst.acked) return;
-    if (acked > inst.acked) { inst.acked = acked; inst.lastProgress = Date.now(); }
+    const progress = acked > inst.acked;
+    if (progress) { inst.acked = acked; inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
     inst.pending = inst.pending.filter((e) => e.seq > inst.acked);
     inst.nextSeq = Math.max(inst.nextSeq, inst.acked + 1);
     inst.view = view;
@@ -340,11 +355,10 @@ function createInstance(parentElement) {
     }
     recompute();
     if (inst.message && inst.message.kind === "missing") refreshMissingMessage();
-    if (inst.pending.length) {
-      if (!inst.resendTimer) sendQueue();
-    } else if (inst.resendTimer) {
+    if (inst.resendTimer && (progress || !inst.pending.length)) {
       clearTimeout(inst.resendTimer); inst.resendTimer = null;
     }
+    if (inst.pending.length && !inst.resendTimer) scheduleResend();
   }
 
   // ---------- commands
