@@ -18,7 +18,7 @@ const CURVE_KINDS = new Set(["point", "params", "refit", "place"]);
 const UNITS = [["minutes", 1], ["hours", 60], ["days", 1440], ["weeks", 10080],
   ["months", 43200], ["years", 525960]];
 const PARAM_LIMITS = { xi: [-100, 300], omega: [0.5, 200], alpha: [-20, 20] };
-const NEUTRAL = ["#9aa3b2", "#c3c9d4"];
+const NEUTRAL = ["#7c8799", "#c2a36e"];  // segments without an axis: two distinct, axis-free tints
 let clipCounter = 0;
 
 // ------------------------------------------------------------------ small helpers
