@@ -48,10 +48,22 @@ DOM for tests (Playwright CSS selectors pierce the shadow root): see CONTRACT.md
 ``data-layout``, ``data-acked``, ``data-pending``, ``data-version``; ``[data-token]``,
 ``[data-gap]``, ``[data-segment]`` rows with ``[data-axis-option]`` buttons,
 ``[data-testid="curve-plot"]``, ``circle[data-point]``, ``[data-command=back|next|submit|flag]``,
-``[data-testid="surface-message"]``; also ``[data-testid="surface-confirm"]`` (the submit
-confirmation, ``[data-command="confirm"]`` / ``[data-command="cancel"]``) and
-``[data-testid="surface-flag-panel"]`` (``input[name="flag-reason"]``, ``textarea``,
-``[data-command="flag-submit"]``).
+``[data-testid="surface-message"]``; also ``data-read-only`` on the root,
+``[data-testid="surface-confirm"]`` (the submit confirmation, ``[data-command="confirm"]`` /
+``[data-command="cancel"]``), ``[data-testid="surface-flag-panel"]``
+(``input[name="flag-reason"]``, ``textarea``, ``[data-command="flag-submit"]``),
+``[data-testid="surface-missing"]`` (what a submit still needs), ``[data-testid="surface-saved"]``
+("Saving…" / "Saved"), ``[data-testid="curve-fit"]`` (the stored curve, ``data-stale="true"``
+while a curve edit is unacknowledged), ``[data-testid="fit-params"]``, ``[data-command="tune"]``
+with ``input[name="param-xi|param-omega|param-alpha"]``, ``[data-command="params"]`` /
+``[data-command="refit"]``, and ``[data-command="durations"]`` with ``input[name="peak-n"]``,
+``select[name="peak-unit"]``, ``input[name="half-n"]``, ``select[name="half-unit"]``,
+``[data-command="place"]``.
+
+Keys (listened to on the document in the capture phase, so no control captures them and a
+Streamlit shortcut on the same keys does not fire as well): 1–8 axis of the focused segment,
+Tab/Shift+Tab and ↑/↓ between segments, Alt+→/Alt+← step, Enter (outside text fields and
+buttons) or Alt+Enter submit, Enter/Escape in the confirmation, Escape closes the flag panel.
 """
 
 from __future__ import annotations
