@@ -4,6 +4,8 @@
 * :func:`curve_canvas` — place, drag and remove the validity-curve points on the log-time chart.
 * :func:`annotation_surface` — the whole workbench for one sample (segments, axes, curve, flag,
   submit), sending the annotator's edits as an ordered event log.
+* ``ui.components.session_cookie.session_cookie`` — write or clear the sign-in cookie (nothing
+  visible; imported from its module by ``ui.session``).
 
 Keyboard shortcuts need no component: Streamlit 1.67's ``st.button(..., shortcut="Alt+Right")``
 binds a key combination to a button natively (it shows the keys on the button, prevents the
