@@ -337,10 +337,10 @@ def test_double_submit_is_refused_and_changes_nothing(db, make_user, make_projec
 
 @pytest.mark.parametrize("content,expected", [
     (AnnotationContent(), ["axis", "Curve"]),
-    (complete_content(segment_axes=(None,)), ["segment 1"]),
+    (complete_content(segment_axes=(None,)), ["segment 1 still needs an axis"]),
     (complete_content(points=GOOD_POINTS[:2]), ["3 to 5 points"]),
     (AnnotationContent(boundaries=(0, 1, 2), segment_axes=("main", None, None)),
-     ["segments 2, 3", "points"]),
+     ["segments 2 and 3 still need", "points"]),
 ])
 def test_incomplete_unflagged_submit_lists_problems_and_changes_nothing(
         db, make_user, make_project, content, expected):
