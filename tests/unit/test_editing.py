@@ -83,3 +83,14 @@ def test_set_parameters_refuses_a_curve_far_from_every_point():
 def test_set_flags_keeps_known_codes_in_order():
     c = editing.set_flags(AnnotationContent(), ["other", "bogus", "not_present_tense"], "  why  ")
     assert c.flags == ("not_present_tense", "other") and c.note == "why"
+
+
+@pytest.mark.parametrize("step", [0, 1, 2])
+def test_set_step_accepts_the_three_steps(step):
+    assert editing.set_step(step) == step
+
+
+@pytest.mark.parametrize("step", [-1, 3, True, 1.5, "1", None])
+def test_set_step_refuses_anything_else(step):
+    with pytest.raises(ValueError, match="there is no step"):
+        editing.set_step(step)
