@@ -16,7 +16,18 @@ from streamlit.testing.v1 import AppTest
 from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review
 from db.models import Annotation, ReviewItem, Sample
-from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
+from page_helpers import (
+    annotate,
+    complete_content,
+    errors,
+    markdown_text,
+    run,
+    reported_states,
+    run_with_gone_widgets,
+    text_records,
+    titles,
+    toasts,
+)
 from pages.display import plain
 from pages.session import ACTOR_KEY
 
@@ -233,6 +244,27 @@ def test_edit_axes_and_location_then_save(open_review, db, lead, disagreement):
     assert gold.segment_axes == (("static",), ("opinion",), ("main",))
     assert gold.xi == 61.5 and gold.note == "my call"
     assert _open_items(db) == []
+
+
+def test_a_merged_segments_late_axes_report_changes_no_other_segment(open_review, db, lead, disagreement):
+    """Joining two segments takes the second one's axes box off the page, but the browser goes on
+    reporting that box until a run ends normally (with a lead clicking fast, runs are cut short),
+    and Streamlit still calls its on_change. The report used to be applied by position: the
+    vanished middle segment's Main + Static landed on the segment now second in the list."""
+    at = _choose(open_review(), "edit")
+    item = _item_id(at)
+    edit_key = f"review.{item}.edit"
+    middle = at.multiselect(key=f"review.{item}.axes.4.2")
+    assert middle.value == ["main", "static"]
+    middle_reported = reported_states([middle])
+    # what a click on the gap before token 4 does: | 0–6 static | 6–14 main |
+    at.session_state[edit_key] = {**at.session_state[edit_key], "boundaries": (0, 6),
+                                  "axes": (("static",), ("main",))}
+    run(at)
+    assert at.multiselect(key=f"review.{item}.axes.6.8").value == ["main"]
+    run_with_gone_widgets(at, middle_reported)
+    assert at.session_state[edit_key]["axes"] == (("static",), ("main",))
+    assert at.multiselect(key=f"review.{item}.axes.6.8").value == ["main"]
 
 
 def test_edit_with_an_empty_segment_is_refused(open_review, db, lead, disagreement):
