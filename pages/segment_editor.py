@@ -85,7 +85,12 @@ def segment_axes_editor(parent_text: str, n_tokens: int, state_key: str, *, text
     for j, text in enumerate(segment_texts(parent_text, seg)):
         start, end = seg.spans[j]
         widget_key = f"{axes_key_prefix}.{start}.{end - start}"
-        st.session_state[widget_key] = list(edit["axes"][j])
+        # Write the box only when the edit holds other axes than it (a new segment, back to the
+        # proposal): a value written here reaches the browser as "show this value" and replaces
+        # whatever the lead chose in the box since this run began.
+        shown = st.session_state.get(widget_key)
+        if shown is None or set(shown) != set(edit["axes"][j]):
+            st.session_state[widget_key] = list(edit["axes"][j])
         left, right = st.columns([3, 2], vertical_alignment="center")
         left.markdown(f"**{j + 1}.** {plain(text)}")
         right.multiselect(f"Axes of segment {j + 1}", AXIS_NAMES, format_func=axis_label,

@@ -267,6 +267,25 @@ def test_a_merged_segments_late_axes_report_changes_no_other_segment(open_review
     assert at.multiselect(key=f"review.{item}.axes.6.8").value == ["main"]
 
 
+def test_the_editor_sends_an_axes_box_only_a_changed_value(open_review, db, lead, disagreement):
+    """A value the page writes into a widget's key reaches the browser as "set this value", which
+    replaces whatever the lead chose there meanwhile (a run's reply can arrive after the next
+    click). The editor writes a segment's box only when the edit changed elsewhere (a new
+    segment, back to the proposal), never the value the box already holds."""
+    at = _choose(open_review(), "edit")
+    item = _item_id(at)
+    box = f"review.{item}.axes.6.8"
+    assert at.multiselect(key=box).proto.set_value  # a new box starts from the edit
+    at.multiselect(key=box).set_value(["recurrent", "main"])
+    run(at)
+    assert at.session_state[f"review.{item}.edit"]["axes"][2] == ("main", "recurrent")
+    assert at.multiselect(key=box).value == ["recurrent", "main"]
+    assert not at.multiselect(key=box).proto.set_value
+    at.button(key=f"review.{item}.edit_reset").click()
+    run(at)
+    assert at.multiselect(key=box).value == ["main"] and at.multiselect(key=box).proto.set_value
+
+
 def test_edit_with_an_empty_segment_is_refused(open_review, db, lead, disagreement):
     at = _choose(open_review(), "edit")
     item = _item_id(at)
