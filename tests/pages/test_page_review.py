@@ -281,9 +281,14 @@ def test_the_editor_sends_an_axes_box_only_a_changed_value(open_review, db, lead
     assert at.session_state[f"review.{item}.edit"]["axes"][2] == ("main", "recurrent")
     assert at.multiselect(key=box).value == ["recurrent", "main"]
     assert not at.multiselect(key=box).proto.set_value
+    at.number_input(key=f"review.{item}.xi").set_value(61.5)  # the same for ξ, ω, α
+    run(at)
+    assert at.number_input(key=f"review.{item}.xi").value == 61.5
+    assert not at.number_input(key=f"review.{item}.xi").proto.set_value
     at.button(key=f"review.{item}.edit_reset").click()
     run(at)
     assert at.multiselect(key=box).value == ["main"] and at.multiselect(key=box).proto.set_value
+    assert at.number_input(key=f"review.{item}.xi").proto.set_value
 
 
 def test_edit_with_an_empty_segment_is_refused(open_review, db, lead, disagreement):
