@@ -16,18 +16,8 @@ from streamlit.testing.v1 import AppTest
 from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review
 from db.models import Annotation, ReviewItem, Sample
-from page_helpers import (
-    annotate,
-    complete_content,
-    errors,
-    markdown_text,
-    run,
-    reported_states,
-    run_with_gone_widgets,
-    text_records,
-    titles,
-    toasts,
-)
+from page_helpers import reported_states, run_with_gone_widgets
+from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
 from pages.display import plain
 from pages.session import ACTOR_KEY
 
