@@ -98,9 +98,11 @@ class CurveFeedback:
     lines: tuple[str, ...]
 
     def to_view(self) -> dict[str, list]:
-        """``{"lines": [str, ...], "left_after": [[label, "NN %"], ...]}``."""
+        """``{"lines": [str, ...], "left_after": [[label, "NN %"], ...]}`` for the workbench,
+        which draws ``left_after`` as its own row of figures: the lines leave out the sentence
+        that says the same ("Validity left after …"), so the panel does not show it twice."""
         return {
-            "lines": list(self.lines),
+            "lines": list(self.lines[:-1]),
             "left_after": [[v.label, v.percent] for v in self.left_after],
         }
 
