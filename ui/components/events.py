@@ -24,7 +24,11 @@ The protocol here makes delivery exactly-once on top of that:
    component key in ``st.session_state``), in order, and sends the delivered ids back to the
    component in ``data["ack"]``.
 3. The component drops acknowledged actions from its queue and re-sends the rest after a short
-   delay (an action can be pending when its rerun was superseded). While an action is pending
+   delay (an action can be pending when its rerun was superseded). The delay doubles while
+   nothing is acknowledged (1.2 s, 2.4 s, 4.8 s, then every 8 s) and the queue is never dropped:
+   a fixed short re-send restarted every run slower than it on a loaded server (a new trigger
+   stops the running script), so nothing was ever acknowledged, and the old give-up after six
+   tries then silently lost a chart click. While an action is pending
    the component draws its effect optimistically, so the UI never feels laggy.
 
 Delivery paths (both exactly-once):
@@ -60,7 +64,7 @@ const EVENT_NONCE = Math.random().toString(36).slice(2, 8) + Date.now().toString
 let eventCounter = 0;
 const RETRY_MS = 1200;
 const PARTIAL_ACK_RETRY_MS = 250;
-const MAX_RETRIES = 6;
+const MAX_RETRY_MS = 8000;
 const MAX_QUEUE = 32;
 
 /* Queue of not-yet-acknowledged actions of one mounted component (see events.py). */
@@ -73,16 +77,10 @@ function createEventQueue(onChange) {
     q.timer = setTimeout(() => {
       q.timer = null;
       if (!q.pending.length) return;
-      if (q.retries >= MAX_RETRIES) {  // the server never took them: give up, redraw
-        q.pending = [];
-        q.retries = 0;
-        onChange();
-        return;
-      }
       q.retries += 1;
       if (q.send) q.send(TRIGGER_NAME, q.pending.slice());
       schedule();
-    }, delay || RETRY_MS);
+    }, delay || Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** Math.min(q.retries, 3)));
   }
   q.push = (action) => {
     action.id = EVENT_NONCE + "-" + (++eventCounter);
