@@ -99,12 +99,25 @@ NOTHING_PENDING_JS = "() => {" + _FIND_JS + """
   const surface = find('[data-testid="surface"]');
   return !!surface && surface.getAttribute("data-pending") === "0";
 }"""
-#: The viewport box of the element ``selector`` now (and its ``data-x-min`` … ``data-y-max``), scrolled into view if it is not (one step
-#: in the page: the surface redraws its text and rows, so an element handle would go stale).
+#: The viewport box of the element ``selector`` now (and its ``data-x-min`` … ``data-y-max``),
+#: scrolled to the middle of the view first when its centre is off screen or covered (by the
+#: surface's sticky footer, say) — as a person scrolls before clicking. One step in the page:
+#: the surface redraws its text and rows, so an element handle would go stale.
 BOX_JS = "(selector) => {" + _FIND_JS + """
   const el = find(selector);
   if (!el) return null;
-  el.scrollIntoView({ block: "nearest", inline: "nearest" });
+  const reachableAt = (fx, fy) => {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width * fx, y = r.top + r.height * fy;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+    const top = el.getRootNode().elementFromPoint(x, y);
+    return !!top && (top === el || el.contains(top) || top.closest("[data-point]") !== null);
+  };
+  // the chart's whole clickable area must be reachable, other elements their centre
+  const reachable = () => el.hasAttribute("data-x-max")
+    ? reachableAt(0.04, 0.04) && reachableAt(0.96, 0.96) && reachableAt(0.04, 0.96) && reachableAt(0.96, 0.04)
+    : reachableAt(0.5, 0.5);
+  if (!reachable()) el.scrollIntoView({ block: "center", inline: "nearest" });
   const r = el.getBoundingClientRect();
   const range = ["data-x-min", "data-x-max", "data-y-min", "data-y-max"].map((a) => Number(el.getAttribute(a)));
   return { x: r.left, y: r.top, width: r.width, height: r.height, range };
