@@ -258,6 +258,7 @@ def detect_ui(page) -> str:
 def plot_point(page, x: float, y: float) -> tuple[float, float]:
     """Pixel position of (x, y) on the chart, from the plot rect's data range and box."""
     plot = page.locator(PLOT)
+    plot.scroll_into_view_if_needed()
     box = plot.bounding_box()
     x_min, x_max = float(plot.get_attribute("data-x-min")), float(plot.get_attribute("data-x-max"))
     y_min, y_max = float(plot.get_attribute("data-y-min")), float(plot.get_attribute("data-y-max"))
