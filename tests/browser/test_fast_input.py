@@ -117,7 +117,8 @@ BOX_JS = "(selector) => {" + _FIND_JS + """
   const reachable = () => el.hasAttribute("data-x-max")
     ? reachableAt(0.04, 0.04) && reachableAt(0.96, 0.96) && reachableAt(0.04, 0.96) && reachableAt(0.96, 0.04)
     : reachableAt(0.5, 0.5);
-  if (!reachable()) el.scrollIntoView({ block: "center", inline: "nearest" });
+  // "instant": a smooth scroll would still be moving when the box is measured
+  if (!reachable()) el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
   const r = el.getBoundingClientRect();
   const range = ["data-x-min", "data-x-max", "data-y-min", "data-y-max"].map((a) => Number(el.getAttribute(a)));
   return { x: r.left, y: r.top, width: r.width, height: r.height, range };
@@ -341,6 +342,8 @@ class Driver:
 
     def geometry(self) -> dict:
         box = self.box(PLOT)
+        if not box["width"] or not box["height"]:
+            raise ActionFailed("the chart is not shown")
         assert box["width"] >= MIN_PLOT_PX[0] and box["height"] >= MIN_PLOT_PX[1], (
             f"the plot is {box['width']:.0f}×{box['height']:.0f} px: too small for the test's "
             f"point spacing (needs {MIN_PLOT_PX[0]:.0f}×{MIN_PLOT_PX[1]:.0f})")
