@@ -41,7 +41,7 @@ import random
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
+from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout, expect
 
 from annotation import editing
 from annotation.axes import AXIS_NAMES
@@ -121,7 +121,16 @@ BOX_JS = "(selector) => {" + _FIND_JS + """
   if (!reachable()) el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
   const r = el.getBoundingClientRect();
   const range = ["data-x-min", "data-x-max", "data-y-min", "data-y-max"].map((a) => Number(el.getAttribute(a)));
-  return { x: r.left, y: r.top, width: r.width, height: r.height, range };
+  // where a click reaches this element: its centre, else the nearest point (1 px steps, ±8 px
+  // around it) that is not covered — a 1-px gap before a one-letter token lies under the
+  // next gap's hit area at its centre
+  let hit = null;
+  const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+  for (const dx of [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7, -8, 8]) {
+    const top = el.getRootNode().elementFromPoint(cx + dx, cy);
+    if (top && (top === el || el.contains(top))) { hit = [cx + dx, cy]; break; }
+  }
+  return { x: r.left, y: r.top, width: r.width, height: r.height, range, hit };
 }"""
 
 #: Give the element ``selector`` the keyboard focus, as Tab would; false when it is not there.
@@ -131,6 +140,29 @@ FOCUS_JS = "(selector) => {" + _FIND_JS + """
   el.focus();
   return true;
 }"""
+
+
+#: A trace of the page's input events for a failure message (test-side, installed with
+#: ``add_init_script``): each pointer/click/key event with its target, and the surface's
+#: ``data-acked`` / ``data-pending`` / ``data-step`` at that moment; acknowledgements in between
+#: are seen as changes of ``acked``. The last 200 are kept.
+TRACE_JS = "(() => {" + _FIND_JS + """
+  const trace = (window.__fastInputTrace = []);
+  let surface = null;
+  const describe = (t) => !t || !t.getAttribute ? String(t && t.nodeName) : t.tagName.toLowerCase()
+    + ["data-gap", "data-point", "data-segment", "data-axis-option", "data-command", "data-testid"]
+      .filter((a) => t.hasAttribute(a)).map((a) => `[${a}=${t.getAttribute(a)}]`).join("");
+  for (const type of ["pointerdown", "pointerup", "click", "dblclick", "contextmenu", "keydown"]) {
+    window.addEventListener(type, (e) => {
+      if (!surface || !surface.isConnected) surface = find('[data-testid="surface"]');
+      const s = surface ? ["acked", "pending", "step"].map((a) => a + "=" + surface.getAttribute("data-" + a)).join(" ") : "";
+      trace.push(`${performance.now().toFixed(0)} ms ${type}${e.key ? " " + e.key : ""} on ${describe(e.composedPath()[0])}`
+        + (type.startsWith("pointer") || type.endsWith("click") ? ` at ${Math.round(e.clientX)},${Math.round(e.clientY)}` : "")
+        + ` | ${s}`);
+      if (trace.length > 200) trace.shift();
+    }, true);
+  }
+})();"""
 
 
 class ActionFailed(Exception):
@@ -336,6 +368,13 @@ class Driver:
             raise ActionFailed(f"{selector} is not on the page")
         return box
 
+    def target(self, selector: str) -> tuple[float, float]:
+        """Where a click reaches the element ``selector`` (see :data:`BOX_JS`)."""
+        box = self.box(selector)
+        if box["hit"] is None:
+            raise ActionFailed(f"no point of {selector} can be clicked: other elements cover it")
+        return box["hit"][0], box["hit"][1]
+
     def focus(self, selector: str) -> None:
         if not self.page.evaluate(FOCUS_JS, selector):
             raise ActionFailed(f"{selector} is not on the page")
@@ -362,8 +401,7 @@ class Driver:
     def perform(self, action: Action, model_before: Model) -> None:
         page, kind, args = self.page, action.name, action.args
         if kind == "gap":
-            box = self.box(f"{SURFACE} [data-gap='{args[0]}']")
-            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.click(*self.target(f"{SURFACE} [data-gap='{args[0]}']"))
         elif kind == "focus_row":
             self.focus(f"{SURFACE} [data-segment='{args[0]}']")
         elif kind == "focus_key":
@@ -371,8 +409,7 @@ class Driver:
         elif kind == "axis_key":
             page.keyboard.press(str(args[0]))
         elif kind == "axis_click":
-            box = self.box(f"{SURFACE} [data-segment='{args[0]}'] [data-axis-option='{args[1]}']")
-            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.click(*self.target(f"{SURFACE} [data-segment='{args[0]}'] [data-axis-option='{args[1]}']"))
         elif kind == "add":
             page.mouse.click(*self.pixel(*args))
         elif kind == "drag":
@@ -479,6 +516,7 @@ def test_fast_random_sequences_lose_and_reorder_nothing(chromium_browser, fast_a
     rng = random.Random(seed)
     context = chromium_browser.new_context(viewport={"width": 1366, "height": 768})
     context.set_default_timeout(30_000)
+    context.add_init_script(TRACE_JS)
     page = context.new_page()
     try:
         sign_in(page, base, USER, PASSWORD)
@@ -493,8 +531,8 @@ def test_fast_random_sequences_lose_and_reorder_nothing(chromium_browser, fast_a
                 last = number == SEQUENCES_PER_SAMPLE - 1
                 actions = (finishing_sequence if last else random_sequence)(rng, model)
                 trouble = run_sequence(page, driver, rng, before, actions)
-                check_stored(db, actor, aid, model, driver.tol, seed=seed, sample=sample, number=number,
-                             before=before, actions=actions, trouble=trouble)
+                check_stored(page, db, actor, aid, model, driver.tol, seed=seed, sample=sample,
+                             number=number, before=before, actions=actions, trouble=trouble)
                 if model.submitted:
                     expect(page.locator(SURFACE)).not_to_have_attribute(
                         "data-annotation-id", str(aid), timeout=30_000)
@@ -524,7 +562,7 @@ def run_sequence(page, driver: Driver, rng: random.Random, before: Model,
     return None
 
 
-def check_stored(db, actor, aid: int, model: Model, tol, *, seed: int, sample: int, number: int,
+def check_stored(page, db, actor, aid: int, model: Model, tol, *, seed: int, sample: int, number: int,
                  before: Model, actions: list[Action], trouble: str | None) -> None:
     """Poll the stored annotation until it is the intended one; fail with everything needed to
     reproduce it otherwise, or when the sequence ran into ``trouble``."""
@@ -546,9 +584,15 @@ def check_stored(db, actor, aid: int, model: Model, tol, *, seed: int, sample: i
     if trouble:
         diff.append(trouble)
     steps = "\n".join(f"  {k + 1:>2}. {a.describe()}" for k, a in enumerate(actions))
+    try:
+        trace = page.evaluate("() => (window.__fastInputTrace || []).slice(-40)")
+    except PlaywrightError as exc:
+        trace = [f"(no trace: {exc})"]
     pytest.fail(
         f"lost or reordered edit — seed {seed} (CHRONOCEPT_FAST_INPUT_SEED={SEED_BASE}), "
         f"sample {sample + 1} (annotation {aid}), sequence {number + 1}:\n"
         f"start:    {describe_model(before)}\n{steps}\n"
         f"stored:   {describe_item(item)}\nintended: {describe_model(model)}\n"
-        f"differences: " + "; ".join(diff), pytrace=False)
+        f"differences: " + "; ".join(diff)
+        + "\nlast input events in the page (time, event, target | surface state):\n  "
+        + "\n  ".join(trace), pytrace=False)
