@@ -148,6 +148,7 @@
   requestAnimationFrame(frame);
 
   window.__uiLatency = {
+    q, qa,
     arm(spec) {
       const id = nextId++;
       const m = { t0: null, done: false, waiting: 0, seen: {}, times: {}, start: spec.start,
