@@ -2,10 +2,21 @@
 
 The annotator places 3 to 5 points ``(x, y)`` on a chart whose x axis is log-time (base-1.1 log
 minutes, :mod:`annotation.timeaxis`) and whose y axis is relative validity in [0, 1]. The tool
-fits ``S · f(x; ξ, ω, α)``, a skew-normal density with a free scale factor S > 0, by bounded least
-squares (Trust Region Reflective, ``scipy.optimize.curve_fit(method="trf")``), reports the RMSE
-over the points, and draws the *proportional validity curve* — the curve normalised to area 1
-over the axis and divided by its maximum, so it peaks at 1.
+fits ``S · f(x; ξ, ω, α)``, a skew-normal density times a scale factor S > 0, by bounded least
+squares (Trust Region Reflective, ``scipy.optimize.curve_fit(method="trf")``), and reports the
+RMSE over the points.
+
+**The curve and the points** (issue 10, item 4). The points are relative validity, so the fitted
+curve never rises above 100 %: the fit is ``h · f(x) / f_max`` with a peak height
+``h = S · f_max`` in (0, 1], ``f_max`` the density's maximum over the chart (SPEC's "free S" is
+free below that ceiling). The chart draws exactly that fitted curve (:func:`drawn_curve`,
+:func:`drawn_polyline`), the RMSE and the per-point residuals are of that curve, and
+:func:`describe_curve` describes its shape. The *proportional validity curve* — normalised to
+area 1 over the axis and divided by its maximum, so it peaks at 1 — is the same shape scaled to
+peak 1; it is what is exported and ranked by. When the highest point is at 100 % (the usual
+case) h = 1 and the two coincide. When no single-peaked curve at or below 100 % comes within
+:data:`PASS_TOLERANCE` of every point, the fit still returns the closest such curve and says so
+(:attr:`CurveFit.passes_through`, :attr:`CurveFit.message`).
 
 Skew-normal density (Azzalini 1985, "A class of distributions which includes the normal ones",
 Scand. J. Statist. 12:171-178)::
@@ -25,11 +36,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import optimize, stats
-from scipy.special import ndtr
+from scipy.special import log_ndtr, ndtr
 
 from annotation.timeaxis import DEFAULT_BASE, X_MAX, X_MIN, humanize_x
 
@@ -60,8 +71,18 @@ RETRY_MAX_NFEV = 40
 #: information about α vanishes (Azzalini 1985), and with an exact fit TRF would otherwise crawl
 #: along that flat valley to the evaluation cap, with the RMSE already below 1e-6.
 GTOL = 1e-6
-#: At most this many TRF runs per fit (the refined start and two hand-made ones).
+#: At most this many TRF runs per fit (the refined start and two hand-made ones), plus one from
+#: the grid in the bounded form when the first run ends on the 100 % ceiling.
 MAX_STARTS = 3
+
+#: The fitted curve's ceiling: relative validity cannot exceed 100 %.
+MAX_HEIGHT = 1.0
+#: The curve "passes through" the points when every point is at most this far from it (relative
+#: validity units). Hand placement is good to about 0.02 (the chart's resolution is 0.01 and a
+#: pixel), so residuals from ordinary jitter stay well below; a point 0.10 off the curve is a
+#: visible gap of a quarter of a typical half-validity drop, which the annotator must be told
+#: about. One rule per point, so the message can name the points that are off.
+PASS_TOLERANCE = 0.10
 
 #: The grid on which curves are normalised and drawn: 801 points over the whole axis.
 AXIS_GRID = np.linspace(X_MIN, X_MAX, 801)
@@ -143,6 +164,10 @@ def _standard_mode(alpha: float) -> float:
     """
     if alpha == 0.0:
         return 0.0
+    if abs(alpha) > 1e6:
+        # beyond any fit's bounds (an imported value): the mode is within 1e-5·ω of ξ and the
+        # iterations below would overflow
+        return 0.0
     a = abs(alpha)
     delta = a / math.sqrt(1.0 + a * a)
     mu = math.sqrt(2.0 / math.pi) * delta
@@ -153,7 +178,11 @@ def _standard_mode(alpha: float) -> float:
         az = a * z
         pdf = _INV_SQRT_2PI * math.exp(-0.5 * az * az)
         cdf = 0.5 * math.erfc(-az / _SQRT_2)
-        step = (z * cdf - a * pdf) / (cdf + a * (1.0 + a * a) * z * pdf)
+        denominator = cdf + a * (1.0 + a * a) * z * pdf
+        if not (denominator != 0.0 and math.isfinite(denominator)):
+            z = -1.0  # extreme α (e.g. an imported 1e4): leave it to bisection
+            break
+        step = (z * cdf - a * pdf) / denominator
         z -= step
         if abs(step) < 1e-13:
             break
@@ -326,9 +355,13 @@ def validate_points(points: Iterable) -> tuple[tuple[float, float], ...]:
 class CurveFit:
     """A fitted validity curve ``scale · f(x; xi, omega, alpha)`` in base-1.1 log minutes.
 
-    ``rmse`` is the root-mean-square residual over the ``n_points`` annotation points (y units,
-    i.e. relative validity). ``converged`` is False only when no TRF run converged within its
-    evaluation cap; the parameters are then the best of the vectorised multi-start refinement.
+    ``scale · f`` is the fitted curve: what the chart draws (:func:`drawn_curve`), never above
+    100 % (its peak height is :attr:`height` ≤ 1). ``rmse`` is the root-mean-square residual of
+    that curve over the ``n_points`` annotation points (y units, i.e. relative validity), and
+    ``residuals`` are the per-point residuals ``y − scale·f(x)`` in the order the points were
+    given (positive: the point lies above the curve). ``converged`` is False when the best TRF
+    run stopped at its evaluation cap (its parameters are still the closest curve found) or no
+    run gave a finite curve (then they are the best of the vectorised multi-start refinement).
     """
 
     xi: float
@@ -338,6 +371,7 @@ class CurveFit:
     rmse: float
     n_points: int
     converged: bool = True
+    residuals: tuple[float, ...] = ()
 
     @property
     def params(self) -> tuple[float, float, float]:
@@ -350,10 +384,27 @@ class CurveFit:
         return skew_normal_mode(self.xi, self.omega, self.alpha)
 
     @property
+    def height(self) -> float:
+        """Peak height ``h`` of the fitted curve on the chart (≤ 1): the drawn curve is ``h`` times
+        the proportional curve."""
+        return peak_height(self.xi, self.omega, self.alpha, self.scale)
+
+    @property
     def half_validity_range(self) -> tuple[float, float]:
         """``(lo, hi)``: where the proportional curve is at least 0.5 (see
         :func:`half_validity_range`)."""
         return half_validity_range(self.xi, self.omega, self.alpha)
+
+    @property
+    def passes_through(self) -> bool:
+        """True when every point is within :data:`PASS_TOLERANCE` of the fitted curve."""
+        return passes_through(self.residuals)
+
+    @property
+    def message(self) -> str | None:
+        """A plain message naming each point's residual when the curve cannot pass through the
+        points (no single-peaked curve at or below 100 % does); None when it passes."""
+        return residual_message(self.residuals)
 
 
 def _height_spread(xs: np.ndarray, ys: np.ndarray, k_peak: int) -> tuple[float, float]:
@@ -583,52 +634,244 @@ def _fit_peak_anchored(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
     return best
 
 
+# --- the ceiling: peak height at most 100 % -----------------------------------------------------
+#
+# With h = S·f(p), p the peak of f on the chart (the mode clipped to [X_MIN, X_MAX]), the fitted
+# curve is  m(x) = h · f(x)/f(p) = h · exp(L(z) − L(z_p)),  L(z) = −z²/2 + log Φ(αz),
+# z = (x − ξ)/ω, z_p = (p − ξ)/ω. Bounding h ∈ (0, 1] bounds the curve's maximum on the chart, so
+# TRF's box bounds express "at most 100 %" exactly. With r(t) = φ(t)/Φ(t) and L'(z) = −z + α r(αz):
+#   ∂m/∂ξ = m (L'(z_p) − L'(z))/ω,  ∂m/∂ω = m (z_p L'(z_p) − z L'(z))/ω,
+#   ∂m/∂α = m (z r(αz) − z_p r(αz_p)),  ∂m/∂h = m/h.
+# When the mode is on the chart, z_p = z₀(α) and L'(z₀) = 0 (it is the maximum), so the same
+# formulas hold (the envelope theorem removes the dependence of z₀ on α).
+
+_HEIGHT_LOWER = np.array([XI_BOUNDS[0], OMEGA_BOUNDS[0], ALPHA_BOUNDS[0], 1e-9])
+_HEIGHT_UPPER = np.array([XI_BOUNDS[1], OMEGA_BOUNDS[1], ALPHA_BOUNDS[1], MAX_HEIGHT])
+
+
+def _peak_z(xi: float, omega: float, alpha: float) -> float:
+    """Standardised position of the curve's maximum on the chart (mode clipped to the axis)."""
+    mode = xi + omega * _standard_mode(alpha)
+    return (min(max(mode, X_MIN), X_MAX) - xi) / omega
+
+
+def _log_shape(z, alpha: float):
+    # L(z) = log(φ(z) Φ(αz)) up to a constant; log_ndtr keeps the far tails finite.
+    return -0.5 * z * z + log_ndtr(alpha * z)
+
+
+def _mills(t):
+    # r(t) = φ(t)/Φ(t), finite for very negative t (where both underflow).
+    return _INV_SQRT_2PI * np.exp(-0.5 * t * t - log_ndtr(t))
+
+
+def _height_model(x: np.ndarray, xi: float, omega: float, alpha: float, h: float) -> np.ndarray:
+    zp = _peak_z(xi, omega, alpha)
+    z = (x - xi) / omega
+    return h * np.exp(_log_shape(z, alpha) - _log_shape(zp, alpha))
+
+
+def _height_jac(x: np.ndarray, xi: float, omega: float, alpha: float, h: float) -> np.ndarray:
+    zp = _peak_z(xi, omega, alpha)
+    z = (x - xi) / omega
+    unit = np.exp(_log_shape(z, alpha) - _log_shape(zp, alpha))
+    m = h * unit
+    r, rp = _mills(alpha * z), float(_mills(alpha * zp))
+    dl, dlp = -z + alpha * r, -zp + alpha * rp
+    jac = np.empty((x.size, 4))
+    jac[:, 0] = m * (dlp - dl) / omega
+    jac[:, 1] = m * (zp * dlp - z * dl) / omega
+    jac[:, 2] = m * (z * r - zp * rp)
+    jac[:, 3] = unit
+    return jac
+
+
+def _height_grid(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The coarse grid of :func:`_grid_candidates` in the bounded form: rows (ξ, ω, α, h) with h
+    in closed form (least squares, clipped to (0, 1]) and their squared errors."""
+    rows, _ = _grid_candidates(xs, ys)
+    xi, omega, alpha = rows[:, 0:1], rows[:, 1:2], rows[:, 2:3]
+    mode_z = _GRID_MODE_Z[np.searchsorted(_GRID_ALPHAS, rows[:, 2])][:, None]
+    zp = (np.clip(xi + omega * mode_z, X_MIN, X_MAX) - xi) / omega
+    g = np.exp(_log_shape((xs[None, :] - xi) / omega, alpha) - _log_shape(zp, alpha))
+    gg = np.einsum("ij,ij->i", g, g)
+    h = np.clip(g @ ys / np.where(gg > 0, gg, np.inf), 1e-6, MAX_HEIGHT)
+    sse = np.sum((h[:, None] * g - ys) ** 2, axis=1)
+    sse[~np.isfinite(sse) | (gg <= 0)] = np.inf
+    return np.column_stack([rows[:, :3], h]), sse
+
+
+def _axis_peak_density(xi: float, omega: float, alpha: float) -> float:
+    """``f_max``: the density at its maximum on the chart."""
+    return float(_sn_pdf(np.array([_axis_peak(xi, omega, alpha)]), xi, omega, alpha)[0])
+
+
+def _at_ceiling(popt) -> bool:
+    """Whether a bounded-form solution ``(ξ, ω, α, h)`` has its height on the 100 % bound."""
+    return float(popt[3]) >= MAX_HEIGHT * (1.0 - 1e-9)
+
+
+def _to_height_form(start, lower: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
+    """A start ``(ξ, ω, α, S)`` as ``(ξ, ω, α, h)`` with ``h = min(S·f_max, 1)``, strictly inside
+    the bounds (as TRF requires); None when the shape has no peak on the chart."""
+    xi, omega, alpha, scale = (float(v) for v in start)
+    f_max = _axis_peak_density(xi, omega, alpha)
+    if not (f_max > 0 and math.isfinite(f_max)):
+        return None
+    return np.clip(np.array([xi, omega, alpha, min(scale * f_max, MAX_HEIGHT)]), lower, upper)
+
+
+#: Damped Gauss-Newton steps on the shape of a start lowered to 100 % (see _settle_at_ceiling).
+_SETTLE_STEPS = 4
+
+
+def _settle_at_ceiling(xs: np.ndarray, ys: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """A start lowered to 100 %, with its shape (ξ, ω, α) moved by a few Levenberg-Marquardt
+    steps at h = 1 (bounds by clipping). About half of all hand-placed 5-point sets have a free
+    optimum a few per cent above 100 % (the peak point at 1 plus jitter); from the lowered shape
+    TRF needs ~5 evaluations (8 at p90), from these steps ~2 (4), and a step here costs a
+    fraction of a TRF iteration."""
+    p = start[:3].copy()
+    lower, upper = _HEIGHT_LOWER[:3], _HEIGHT_UPPER[:3]
+    resid = _height_model(xs, *p, MAX_HEIGHT) - ys
+    jac = _height_jac(xs, *p, MAX_HEIGHT)[:, :3]
+    sse = float(resid @ resid)
+    damping = 1e-2
+    for _ in range(_SETTLE_STEPS):
+        jtj = jac.T @ jac
+        jtj[np.diag_indices(3)] *= 1.0 + damping
+        try:
+            step = np.linalg.solve(jtj + 1e-300 * np.eye(3), -(jac.T @ resid))
+        except np.linalg.LinAlgError:
+            break
+        trial = np.clip(p + step, lower, upper)
+        resid_t = _height_model(xs, *trial, MAX_HEIGHT) - ys
+        sse_t = float(resid_t @ resid_t)
+        if sse_t < sse:  # False for NaN
+            p, resid, sse = trial, resid_t, sse_t
+            jac = _height_jac(xs, *p, MAX_HEIGHT)[:, :3]
+            damping /= 3.0
+        else:
+            damping *= 4.0
+    out = start.copy()
+    out[:3] = p
+    return out
+
+
+def _from_height_form(popt, xs: np.ndarray, ys: np.ndarray, converged: bool) -> CurveFit | None:
+    xi, omega, alpha, h = (float(v) for v in popt)
+    f_max = _axis_peak_density(xi, omega, alpha)
+    if not (f_max > 0 and math.isfinite(f_max)):
+        return None
+    return _as_fit((xi, omega, alpha, h / f_max), xs, ys, converged)
+
+
+def _cap_height(fit: CurveFit, xs: np.ndarray, ys: np.ndarray) -> CurveFit:
+    """``fit`` with its peak clipped to exactly 100 % when it is above. Only the peak-anchored
+    3-point fit can be (by at most its tolerance, :data:`_EXACT_RMSE`, through a point at 1):
+    every other fit is made in the bounded form."""
+    f_max = _axis_peak_density(fit.xi, fit.omega, fit.alpha)
+    if not (f_max > 0 and math.isfinite(f_max)) or fit.scale * f_max <= MAX_HEIGHT:
+        return fit
+    return _as_fit((fit.xi, fit.omega, fit.alpha, MAX_HEIGHT / f_max), xs, ys, fit.converged) or fit
+
+
 def _fit_skew_normal(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
+    """The multi-start TRF of :func:`fit_curve` on sorted points; None when nothing is finite.
+
+    TRF is called as ``scipy.optimize.least_squares(method="trf")`` — the solver that
+    ``curve_fit(method="trf")`` wraps — so that a run stopped by its evaluation cap still
+    yields the point it reached (marked not converged) instead of an exception: optima on a
+    bound (height 100 %, ω at its limit), where TRF is slow, are the ones the ceiling creates.
+    """
     starts: Iterable[tuple[float, float, float, float]] = _starts(xs, ys)
     if xs.size == 3:
         with np.errstate(all="ignore"):
             anchored = _fit_peak_anchored(xs, ys)
         if anchored is not None:
             if anchored.rmse <= _EXACT_RMSE:
-                return anchored
+                # peaks on the highest point, so its height is that point's (≤ 1)
+                return _cap_height(anchored, xs, ys)
             # No curve peaking at the highest point passes through the points: release the
             # anchor from there, so the answer is the exact fit nearest to it.
             first = (anchored.xi, anchored.omega, anchored.alpha, anchored.scale)
             starts = itertools.chain([first], starts)
 
-    # With fewer points than 5 an exact fit normally exists, so anything short of it is retried.
+    # With fewer points than 5 an exact fit normally exists, so anything short of it is retried
+    # — unless the best curve presses against the 100 % ceiling: then the points are ones only a
+    # taller curve would pass through exactly, the premise fails (retrying found the same
+    # optimum in 4 of 5 such 4-point sets), and the 5-point rule applies.
     retry_above = RETRY_ABOVE_RMSE if xs.size > 4 else _EXACT_RMSE
+    span = _HEIGHT_UPPER - _HEIGHT_LOWER
+    lower, upper = _HEIGHT_LOWER + 1e-9 * span, _HEIGHT_UPPER - 1e-9 * span
+
+    first_at_ceiling = False
+
+    def bounded_starts() -> Iterator[np.ndarray]:
+        # the best free-form start (its height capped at 100 %); then, when that run ends on
+        # the ceiling, the best of the grid in the bounded form — the way to optima that hug
+        # it, which free-form starts can miss —; then the other free-form starts
+        free = iter(starts)
+        for start in itertools.islice(free, 1):
+            converted = _to_height_form(start, lower, upper)
+            if converted is not None:
+                if converted[3] >= upper[3]:
+                    converted = np.clip(_settle_at_ceiling(xs, ys, converted), lower, upper)
+                yield converted
+        if first_at_ceiling:
+            rows, sse = _height_grid(xs, ys)
+            if np.isfinite(sse).any():
+                yield np.clip(rows[int(np.argmin(sse))], lower, upper)
+        for start in free:
+            converted = _to_height_form(start, lower, upper)
+            if converted is not None:
+                yield converted
+
+    def residuals(p: np.ndarray) -> np.ndarray:
+        return _height_model(xs, *p) - ys
+
+    def jacobian(p: np.ndarray) -> np.ndarray:
+        return _height_jac(xs, *p)
+
     best: CurveFit | None = None
     first_start = None
     with np.errstate(all="ignore"):
-        for n_start, start in enumerate(itertools.islice(starts, MAX_STARTS)):
-            first_start = first_start or start
+        runs = bounded_starts()
+        for n_start in itertools.count():
+            if n_start >= MAX_STARTS + int(first_at_ceiling):
+                break
+            start = next(runs, None)
+            if start is None:
+                break
+            first_start = start if first_start is None else first_start
+            max_nfev = MAX_NFEV if n_start == 0 else RETRY_MAX_NFEV
             try:
-                popt, _ = optimize.curve_fit(
-                    _model,
-                    xs,
-                    ys,
-                    p0=start,
-                    bounds=(_SN_LOWER, _SN_UPPER),
-                    method="trf",
-                    jac=_model_jac,
-                    max_nfev=MAX_NFEV if n_start == 0 else RETRY_MAX_NFEV,
-                    gtol=GTOL,
-                    check_finite=False,
-                    # no covariance scaling: it is unused, and with 3-4 points it would warn
-                    absolute_sigma=True,
+                result = optimize.least_squares(
+                    residuals, start, jac=jacobian, bounds=(_HEIGHT_LOWER, _HEIGHT_UPPER),
+                    method="trf", max_nfev=max_nfev, gtol=GTOL,
                 )
             except _FIT_FAILURES:
                 continue
-            fit = _as_fit(popt, xs, ys, converged=True)
-            if fit is not None and (best is None or fit.rmse < best.rmse - 1e-12):
+            if n_start == 0:
+                first_at_ceiling = _at_ceiling(result.x)
+            # A run stopped by its cap while crawling along a valley of exact fits (3 points
+            # leave one free direction) has still reached an exact fit: count it as converged.
+            fit = _from_height_form(result.x, xs, ys, converged=bool(result.success))
+            if fit is not None and not fit.converged and fit.rmse <= _EXACT_RMSE:
+                fit = replace(fit, converged=True)
+            if fit is not None and (
+                best is None or fit.rmse < best.rmse - 1e-12
+                or (fit.rmse <= best.rmse + 1e-12 and fit.converged and not best.converged)
+            ):
                 best = fit
-            if best is not None and best.rmse <= retry_above:
+            if best is not None and best.converged and best.rmse <= (
+                RETRY_ABOVE_RMSE if _at_ceiling(result.x) and best is fit else retry_above
+            ):
                 break
         if best is None and first_start is not None:
-            # No start converged within its evaluation cap: report the first start, the best
-            # of the vectorised multi-start refinement, marked as not converged.
-            best = _as_fit(first_start, xs, ys, converged=False)
+            # No start gave a finite curve: report the first start, the best of the
+            # vectorised multi-start refinement, marked as not converged.
+            best = _from_height_form(first_start, xs, ys, converged=False)
     return best
 
 
@@ -665,14 +908,25 @@ def fit_curve(points: Iterable) -> CurveFit:
     such curve passes through the points, the general fit starts from that anchored curve, so it
     ends at an exact fit near it.
 
+    The ceiling: the fitted curve may not rise above 100 % anywhere on the chart, so TRF runs
+    on the equivalent form ``h · f(x)/f_max`` with the peak height ``h ∈ (0, 1]`` as a box
+    bound (``S = h / f_max``). Starts found in the free form are lowered to 100 % where they
+    peak higher; the best of the coarse grid in the bounded form is the second start, for
+    points that only a taller curve would pass through (e.g. 1 min at 100 %, 1 year at 90 %,
+    30 years at 50 %), where the closest admissible curve lies on the ceiling. The result's
+    ``residuals`` (point order as given), ``passes_through`` and ``message`` say how close
+    it came.
+
     Raises :class:`CurveFitError` — and nothing else — when the points break the protocol or no
     start gives a curve.
     """
-    pts = validate_points(points)
+    given = _read_points(points)  # read once: ``points`` may be a one-shot iterator
+    pts = validate_points(given)
     xs = np.fromiter((p[0] for p in pts), dtype=float, count=len(pts))
     ys = np.fromiter((p[1] for p in pts), dtype=float, count=len(pts))
     try:
-        best = _fit_skew_normal(xs, ys)
+        with np.errstate(all="ignore"):
+            best = _fit_skew_normal(xs, ys)
     except CurveFitError:
         raise
     except Exception:  # a scipy failure we did not foresee must not reach the UI as a crash
@@ -682,7 +936,9 @@ def fit_curve(points: Iterable) -> CurveFit:
             "Could not fit a curve through these points. Move a point slightly or add one, "
             "then try again."
         )
-    return best
+    given = _check_ranges(given)
+    residuals = curve_residuals(given, best.xi, best.omega, best.alpha, best.scale)
+    return replace(best, residuals=residuals)
 
 
 def fit_scale_for(
@@ -690,11 +946,12 @@ def fit_scale_for(
 ) -> tuple[float, float]:
     """Best scale factor and RMSE for hand-tuned parameters ``(ξ, ω, α)``.
 
-    With the shape fixed, the least-squares S has the closed form ``S = Σ y·f / Σ f²`` (clamped
-    to the positive lower bound); returns ``(S, rmse)`` with the RMSE over the points of
-    ``S · f``. Points need only be finite, on the axis and in [0, 1] (at least one); the
-    protocol's count and single-peak rules are not applied here, as the annotator may be
-    mid-edit.
+    With the shape fixed, the least-squares S has the closed form ``S = Σ y·f / Σ f²``, clamped
+    to the positive lower bound and to the ceiling ``S · f_max ≤ 1`` (the curve never above
+    100 %; the squared error is a parabola in S, so clamping gives the bounded optimum);
+    returns ``(S, rmse)`` with the RMSE over the points of ``S · f``. Points need only be
+    finite, on the axis and in [0, 1] (at least one); the protocol's count and single-peak
+    rules are not applied here, as the annotator may be mid-edit.
     """
     _check_params(xi, omega, alpha)
     pairs = _check_ranges(_read_points(points))
@@ -711,8 +968,71 @@ def fit_scale_for(
                 "peak (ξ) closer to your points or make it wider (ω)."
             )
         scale = max(float(np.dot(ys, f)) / ff, SCALE_BOUNDS[0])
+        f_max = _axis_peak_density(float(xi), float(omega), float(alpha))
+        if f_max > 0 and math.isfinite(f_max):
+            scale = min(scale, MAX_HEIGHT / f_max)
         rmse = _rmse(scale * f - ys)
     return scale, rmse
+
+
+# --- the fitted curve against the points ------------------------------------------------------
+
+
+def peak_height(xi: float, omega: float, alpha: float, scale: float) -> float:
+    """Height ``h = S · f_max`` of the fitted curve ``S · f`` at its highest point on the chart."""
+    _check_params(xi, omega, alpha)
+    with np.errstate(all="ignore"):
+        return float(scale) * _axis_peak_density(float(xi), float(omega), float(alpha))
+
+
+def curve_residuals(
+    points: Iterable, xi: float, omega: float, alpha: float, scale: float
+) -> tuple[float, ...]:
+    """``y − S·f(x)`` for each point, in the order given: how far each point lies above (+) or
+    below (−) the fitted curve. Points need only be finite, on the axis and in [0, 1]."""
+    _check_params(xi, omega, alpha)
+    pairs = _check_ranges(_read_points(points))
+    if not pairs:
+        return ()
+    xs = np.array([p[0] for p in pairs])
+    ys = np.array([p[1] for p in pairs])
+    with np.errstate(all="ignore"):
+        fitted = float(scale) * _sn_pdf(xs, float(xi), float(omega), float(alpha))
+    return tuple(float(v) for v in ys - fitted)
+
+
+def passes_through(residuals: Sequence[float]) -> bool:
+    """True when there are residuals and each is within :data:`PASS_TOLERANCE`."""
+    return bool(residuals) and all(abs(r) <= PASS_TOLERANCE for r in residuals)
+
+
+def _describe_residual(number: int, residual: float) -> str:
+    if abs(residual) < 0.005:
+        return f"point {number} is on the curve"
+    side = "above" if residual > 0 else "below"
+    return f"point {number} is {abs(residual):.2f} {side} the curve"
+
+
+def residual_message(residuals: Sequence[float], *, hand_tuned: bool = False) -> str | None:
+    """What the annotator reads when the curve misses a point by more than
+    :data:`PASS_TOLERANCE`, naming every point's residual (points numbered from 1 in the order
+    given); None when the curve passes through them all (or there are no residuals).
+
+    ``hand_tuned``: the curve is the annotator's own parameters, not the best fit, so the
+    message says the tuned curve misses the points rather than that no curve can pass.
+    """
+    if not residuals or passes_through(residuals):
+        return None
+    each = ", ".join(_describe_residual(i, r) for i, r in enumerate(residuals, start=1))
+    if hand_tuned:
+        return (
+            f"The hand-tuned curve misses the points by more than {PASS_TOLERANCE:.2f}: {each}. "
+            "Adjust the parameters or go back to the fitted curve."
+        )
+    return (
+        "No single-peaked curve at or below 100 % passes through these points: "
+        f"{each}. The closest such curve is shown; move the points or flag the sample."
+    )
 
 
 # --- normalised and proportional curves -------------------------------------------------------
@@ -771,6 +1091,64 @@ def proportional_curve(
         return grid, f_norm / f_max
 
 
+#: Samples of :func:`drawn_polyline` spread evenly over the axis (plus the peak and the points).
+DRAWN_SAMPLES = 201
+
+
+def drawn_curve(
+    xi: float, omega: float, alpha: float, scale: float | None = None, x=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(x, y)``: the curve the chart draws — the fitted curve ``S · f`` itself, which is
+    ``h ×`` the proportional curve with ``h = S · f_max ≤ 1`` — evaluated on ``x`` (default
+    :data:`AXIS_GRID`).
+
+    ``scale=None`` draws the proportional curve (peak 1): for parameters that come without a
+    fit to points (a lead's resolution, a mean of two annotators). A stored scale that would put
+    the peak above 100 % (a row older than the ceiling) is drawn capped at 100 %, so the chart
+    never shows a validity above 1. Raises :class:`CurveFitError` for parameters that give no
+    curve on the axis.
+    """
+    grid, prop = proportional_curve(xi, omega, alpha, x)
+    if scale is None:
+        return grid, prop
+    if not (isinstance(scale, (int, float, np.floating, np.integer)) and math.isfinite(float(scale))
+            and float(scale) > 0):
+        raise CurveFitError("The curve's scale factor must be a positive number.")
+    height = min(peak_height(xi, omega, alpha, float(scale)), MAX_HEIGHT)
+    return grid, height * prop
+
+
+def drawn_polyline(
+    xi: float,
+    omega: float,
+    alpha: float,
+    scale: float | None = None,
+    points: Iterable = (),
+    samples: int = DRAWN_SAMPLES,
+) -> tuple[tuple[float, float], ...]:
+    """The drawn curve (:func:`drawn_curve`) as a polyline ``((x, y), ...)`` over the whole axis:
+    ``samples`` evenly spaced positions plus the curve's peak and the x of each of ``points``,
+    so the line reaches its true height and, at each point, is exactly the fitted value
+    (the point minus its residual) rather than a chord between samples. This is the one
+    definition of what the chart shows."""
+    extra = [_axis_peak(float(xi), float(omega), float(alpha))] if _params_ok(xi, omega, alpha) \
+        else []
+    given = list(points) if points is not None else []
+    if given:
+        extra += [p[0] for p in _check_ranges(_read_points(given))]
+    xs = np.union1d(np.linspace(X_MIN, X_MAX, max(int(samples), 2)), np.asarray(extra, dtype=float))
+    grid, ys = drawn_curve(xi, omega, alpha, scale, xs)
+    return tuple((float(a), float(b)) for a, b in zip(grid, ys))
+
+
+def _params_ok(xi: float, omega: float, alpha: float) -> bool:
+    try:
+        _check_params(xi, omega, alpha)
+    except CurveFitError:
+        return False
+    return True
+
+
 def half_validity_range(xi: float, omega: float, alpha: float) -> tuple[float, float]:
     """``(lo, hi)`` in axis units: the interval where the proportional curve is at least 0.5.
 
@@ -800,13 +1178,18 @@ def half_validity_range(xi: float, omega: float, alpha: float) -> tuple[float, f
     return float(lo), float(hi)
 
 
-def describe_curve(xi: float, omega: float, alpha: float, base: float = DEFAULT_BASE) -> str:
+def describe_curve(
+    xi: float, omega: float, alpha: float, base: float = DEFAULT_BASE, height: float | None = None
+) -> str:
     """The curve in human terms, e.g. "peaks after ≈ 3 days; above half validity from
     ≈ 9 hours to ≈ 2 weeks".
 
-    Uses the peak of the proportional curve on the axis and its half-validity interval
-    (:func:`half_validity_range`), converted to durations with
-    :func:`annotation.timeaxis.humanize_x` in ``base``.
+    Uses the peak of the curve on the axis and the interval where it is at least half its peak
+    (:func:`half_validity_range`) — the shape shared by the drawn curve and the proportional
+    curve —, converted to durations with :func:`annotation.timeaxis.humanize_x` in ``base``
+    (the base the parameters are expressed in). ``height``: the drawn curve's peak height
+    (:attr:`CurveFit.height`); when given and visibly below 100 %, the text says so
+    ("…; its peak is 80 % valid").
     """
     problem = parameter_bounds_problem(xi, omega, alpha)
     if problem is not None:  # e.g. a stored ξ = 1e308 would overflow the time conversions
@@ -821,7 +1204,10 @@ def describe_curve(xi: float, omega: float, alpha: float, base: float = DEFAULT_
         peak = f"peaks after ≈ {humanize_x(peak_x, base)}"
     start = "the start" if lo <= X_MIN else f"≈ {humanize_x(lo, base)}"
     end = f"beyond ≈ {humanize_x(X_MAX, base)}" if hi >= X_MAX else f"≈ {humanize_x(hi, base)}"
-    return f"{peak}; above half validity from {start} to {end}"
+    text = f"{peak}; above half validity from {start} to {end}"
+    if height is not None and math.isfinite(float(height)) and round(float(height) * 100) < 100:
+        text += f"; its peak is {round(float(height) * 100):d} % valid"
+    return text
 
 
 # --- distribution comparison -----------------------------------------------------------------
@@ -934,7 +1320,10 @@ def compare_distributions(points: Iterable) -> dict[str, float]:
       width = s·scale) so that its near-Gaussian limit stays well-conditioned;
     * gamma — ``gamma(a, loc, scale)``, fitted as (skewness 2/√a, mean, SD) likewise.
 
-    Log-normal and gamma can only skew right; the exponential cannot rise. A family that no
+    The skew-normal's RMSE is that of :func:`fit_curve`, whose curve may not rise above 100 %
+    (the annotator's curve); the other families keep a free S, so where the ceiling binds the
+    comparison slightly favours them. Log-normal and gamma can only skew right; the exponential
+    cannot rise. A family that no
     start fits (TRF does not converge within :data:`COMPARE_MAX_NFEV` evaluations) reports
     ``float("nan")``. The points are checked by :func:`validate_points` (raises
     :class:`CurveFitError`). This is the comparison behind the choice of the skew-normal in the

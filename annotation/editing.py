@@ -3,6 +3,12 @@
 The page reads a widget or chart event and calls one of these; every rule of an edit (carry axes
 over a changed segmentation, refit on every point change, keep hand-tuned parameters apart from
 fitted ones) lives here and is unit-tested without Streamlit.
+
+The curve edits return ``(content, message)``. A message with the content returned unchanged is a
+refusal (the edit was not made: impossible parameters, unusable durations); a message with new
+content is information about the curve now stored — too few points, points that cannot define a
+curve (parameters cleared), or a curve that cannot pass through the points (each point's residual
+named, see :func:`annotation.curves.residual_message`).
 """
 
 from __future__ import annotations
@@ -11,7 +17,16 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from annotation.curve_points import apply_point_event
-from annotation.curves import MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for
+from annotation.curves import (
+    MAX_POINTS,
+    MIN_POINTS,
+    CurveFitError,
+    curve_residuals,
+    fit_curve,
+    fit_scale_for,
+    residual_message,
+)
+from annotation.elicitation import points_from_durations
 from annotation.flags import ANNOTATOR_FLAG_CODES
 from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
@@ -45,7 +60,10 @@ def set_segment_axis(content: AnnotationContent, index: int, axis: str | None) -
 
 def refit(content: AnnotationContent) -> tuple[AnnotationContent, str | None]:
     """Fit the skew-normal to the points; returns the new content and a message when the points
-    cannot define a curve (then the parameters are cleared, never left stale)."""
+    cannot define a curve (then the parameters are cleared, never left stale) or when the fitted
+    curve — the closest one at or below 100 % — misses a point by more than
+    :data:`annotation.curves.PASS_TOLERANCE` (then it is stored, and the message names each
+    point's residual)."""
     cleared = replace(content, xi=None, omega=None, alpha=None, scale=None, rmse=None,
                       params_source="fit")
     n = len(content.points)
@@ -56,7 +74,7 @@ def refit(content: AnnotationContent) -> tuple[AnnotationContent, str | None]:
     except CurveFitError as exc:
         return cleared, str(exc)
     return replace(cleared, xi=fit.xi, omega=fit.omega, alpha=fit.alpha, scale=fit.scale,
-                   rmse=fit.rmse), None
+                   rmse=fit.rmse), fit.message
 
 
 def edit_points(content: AnnotationContent, event: Mapping[str, Any]) -> tuple[AnnotationContent, str | None]:
@@ -67,13 +85,30 @@ def edit_points(content: AnnotationContent, event: Mapping[str, Any]) -> tuple[A
 
 def set_parameters(content: AnnotationContent, xi: float, omega: float,
                    alpha: float) -> tuple[AnnotationContent, str | None]:
-    """Fine-tune ξ, ω, α by hand: the scale and RMSE are recomputed against the points."""
+    """Fine-tune ξ, ω, α by hand: the scale (peak at most 100 %) and RMSE are recomputed against
+    the points. Refused (content unchanged, message) when the parameters give no curve near the
+    points; stored with a message naming each point's residual when the tuned curve misses a
+    point by more than :data:`annotation.curves.PASS_TOLERANCE`."""
     try:
         scale, rmse = fit_scale_for(content.points, xi, omega, alpha)
+        residuals = curve_residuals(content.points, xi, omega, alpha, scale)
     except CurveFitError as exc:
         return content, str(exc)
     return replace(content, xi=float(xi), omega=float(omega), alpha=float(alpha), scale=scale,
-                   rmse=rmse, params_source="manual"), None
+                   rmse=rmse, params_source="manual"), residual_message(residuals, hand_tuned=True)
+
+
+def place_from_durations(content: AnnotationContent, peak_minutes: float,
+                         half_gone_minutes: float) -> tuple[AnnotationContent, str | None]:
+    """Entry by durations: replace the points with those placed by
+    :func:`annotation.elicitation.points_from_durations` ("peak ≈ 2 days, half gone by
+    ≈ 2 weeks") and refit. Refused (content unchanged, message) for durations that cannot place
+    a single-peaked curve on the chart."""
+    try:
+        points = points_from_durations(peak_minutes, half_gone_minutes)
+    except ValueError as exc:
+        return content, str(exc)
+    return refit(replace(content, points=points))
 
 
 def set_flags(content: AnnotationContent, flags: list[str], note: str) -> AnnotationContent:

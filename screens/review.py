@@ -202,7 +202,8 @@ def _describe(xi, omega, alpha) -> str:  # type: ignore[no-untyped-def]
     if None in (xi, omega, alpha):
         return ""
     try:
-        return describe_curve(xi, omega, alpha, project.settings.log_base).capitalize()
+        # stored parameters are in base 1.1 whatever the project's display base
+        return describe_curve(xi, omega, alpha).capitalize()
     except CurveFitError as exc:
         return str(exc)
 

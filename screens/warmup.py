@@ -265,8 +265,8 @@ with gold_tab:
                                 key=widget_key, on_change=set_parameter, args=(name, widget_key, G),
                                 kwargs={"message": None})
             try:
-                st.caption(describe_curve(edit["xi"], edit["omega"], edit["alpha"],
-                                          project.settings.log_base).capitalize())
+                # stored parameters are in base 1.1 whatever the project's display base
+                st.caption(describe_curve(edit["xi"], edit["omega"], edit["alpha"]).capitalize())
             except CurveFitError as exc:
                 st.caption(str(exc))
             st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from annotation.axes import axis_by_name
 from annotation.curves import (
     ALPHA_BOUNDS,
     OMEGA_BOUNDS,
     XI_BOUNDS,
     CurveFitError,
-    proportional_curve,
+    drawn_polyline,
 )
-from annotation.timeaxis import X_MAX, X_MIN
 
 #: Every ASCII character that CommonMark, GFM, remark-math or Streamlit's directives
 #: (``:red[…]``, ``:material/…:``) give a meaning; CommonMark lets any ASCII punctuation be
@@ -63,12 +60,17 @@ def axis_label(name: str | None) -> str:
     return axis_by_name(name).label if name else "—"
 
 
-def curve_polyline(xi: float | None, omega: float | None, alpha: float | None) -> list[tuple[float, float]] | None:
-    """The proportional validity curve as chart points, or None without (valid) parameters."""
+def curve_polyline(xi: float | None, omega: float | None, alpha: float | None,
+                   scale: float | None = None, points=()) -> list[tuple[float, float]] | None:
+    """What the chart draws (:func:`annotation.curves.drawn_polyline`, rounded for the page), or
+    None without (valid) parameters. With the stored ``scale`` it is the fitted curve itself
+    (peak height ≤ 100 %, through or near the points); without, the proportional curve (peak 1),
+    for curves that have no points (a resolution). Passing ``points`` adds their x positions, so
+    the line is exact where the points are."""
     if xi is None or omega is None or alpha is None:
         return None
     try:
-        xs, ys = proportional_curve(xi, omega, alpha, np.linspace(X_MIN, X_MAX, CURVE_SAMPLES))
+        line = drawn_polyline(xi, omega, alpha, scale, points, samples=CURVE_SAMPLES)
     except CurveFitError:
         return None
-    return [(round(float(x), 3), round(float(y), 4)) for x, y in zip(xs, ys)]
+    return [(round(x, 3), round(y, 4)) for x, y in line]

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
+from annotation.curves import describe_curve
 from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review
 from db.models import Annotation, ReviewItem, Sample
@@ -121,6 +122,20 @@ def test_case_shows_both_annotations_and_the_proposal(open_review, disagreement)
                                                plain("on street 0 is closed this week.")]
     history = at.dataframe[-1].value
     assert list(history["what"]) == ["Review opened"] and list(history["who"]) == ["automatic"]
+
+
+def test_curves_are_described_in_stored_base_whatever_the_display_base(open_review, db, lead, project,
+                                                                       disagreement):
+    """Stored parameters are base-1.1 log minutes; a project displaying base 2 must not read them
+    as base-2 values (that turned "peaks after ≈ 1 day" into months)."""
+    projects.update_settings(db, lead, project.id, log_base=2.0)
+    at = open_review()
+    captions = [c.value for c in at.caption]
+    with db.read() as s:
+        a = s.scalars(select(Annotation).where(Annotation.sample_id == disagreement)).first()
+    expected = describe_curve(a.xi, a.omega, a.alpha).capitalize()
+    assert expected in captions
+    assert describe_curve(a.xi, a.omega, a.alpha, 2.0).capitalize() not in captions
 
 
 # --- decisions ----------------------------------------------------------------------------------

@@ -31,3 +31,20 @@ def test_guidelines_current_version_covers_every_axis_and_the_shortcuts():
     assert "Alt+Enter" in guide.text
     with pytest.raises(FileNotFoundError):
         load_guidelines("0.0")
+
+
+def test_current_guidelines_explain_the_curve_and_the_points_with_the_codes_numbers():
+    from annotation.curves import MAX_HEIGHT, PASS_TOLERANCE, residual_message
+
+    guide = current_guidelines()
+    assert "1.1" in available_versions() and load_guidelines("1.0").text != guide.text
+    for heading in ("### How the curve relates to your points", "### Reading the curve back",
+                    "### Entering durations instead of clicking"):
+        assert heading in guide.text
+    # the numbers and the message the guidelines quote are the code's
+    assert MAX_HEIGHT == 1.0 and "never go above 100 %" in guide.text
+    assert f"within {PASS_TOLERANCE:.2f} of every point" in guide.text
+    message = residual_message((0.07, 0.13, -0.08))
+    quoted = message[: message.index("point 3 is 0.08 below the curve") + 31]
+    assert quoted in " ".join(guide.text.split())
+    assert "proportional validity curve" in guide.text
