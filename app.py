@@ -5,12 +5,13 @@ import streamlit as st
 st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
 
 from annotation.services import accounts  # noqa: E402
-from annotation.services.errors import AuthenticationFailed  # noqa: E402
 from ui.display import plain  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
+from ui.navigation import signed_in_navigation, signed_out_navigation  # noqa: E402
 from ui.session import (  # noqa: E402
-    current_actor, get_database, project_picker, schema_upgrade, sign_in, sign_out,
+    get_database, project_picker, schema_upgrade, show_page_notice, signed_in_actor, sign_out,
+    sync_cookie,
 )
 
 UPGRADE_NOTICE_KEY = "app.upgrade_notice_dismissed"
@@ -47,44 +48,14 @@ def _upgrade_notice() -> None:
 
 def _navigation() -> st.navigation:
     db = _open_database()
-    actor = current_actor()
-    if actor is not None:
-        # A role change applies at the user's next click; a deactivation or a password change
-        # since this session signed in signs it out, saying why on the sign-in page.
-        try:
-            actor = accounts.refresh_actor(db, actor)
-        except AuthenticationFailed as exc:  # not any service error: a busy database is no sign-out
-            actor = None
-            sign_out(reason=str(exc))
-        else:
-            sign_in(actor)
+    # This tab's session, or the one of the cookie the browser sent (a reload, a new tab, a
+    # bookmark). The token is checked on every run: a sign-out elsewhere, a password change, a
+    # deactivation, a demotion or an expiry signs this tab out, the reason on the sign-in page.
+    actor = signed_in_actor(db)
     if actor is None:
         if accounts.needs_first_admin(db):
             return st.navigation([st.Page("screens/first_run.py", title="Welcome", icon=":material/waving_hand:")])
-        return st.navigation([st.Page("screens/login.py", title="Sign in", icon=":material/key:")])
-
-    work = [
-        st.Page("screens/queue.py", title="My queue", icon=":material/list_alt:", default=True),
-        st.Page("screens/workbench.py", title="Annotate", icon=":material/edit_note:"),
-        st.Page("screens/guidelines.py", title="Guidelines", icon=":material/menu_book:"),
-    ]
-    sections = {"Annotation": work}
-    if actor.has_role("lead"):
-        sections["Back office"] = [
-            st.Page("screens/projects.py", title="Projects & texts", icon=":material/folder_open:"),
-            st.Page("screens/duplicates.py", title="De-duplication", icon=":material/content_copy:"),
-            st.Page("screens/review.py", title="Review", icon=":material/rate_review:"),
-            st.Page("screens/agreement.py", title="Agreement", icon=":material/insights:"),
-            st.Page("screens/warmup.py", title="Warm-up & qualification", icon=":material/school:"),
-            st.Page("screens/annotators.py", title="Annotators", icon=":material/groups:"),
-            st.Page("screens/export.py", title="Export dataset", icon=":material/ios_share:"),
-            st.Page("screens/statistics.py", title="Dataset statistics", icon=":material/bar_chart:"),
-            st.Page("screens/training.py", title="Baseline training", icon=":material/model_training:"),
-        ]
-    admin = [st.Page("screens/account.py", title="My account", icon=":material/person:")]
-    if actor.has_role("admin"):
-        admin.insert(0, st.Page("screens/users.py", title="Users", icon=":material/admin_panel_settings:"))
-    sections["Account"] = admin
+        return signed_out_navigation()
 
     with st.sidebar:
         st.markdown(f"**{plain(actor.display_name or actor.username)}** · {actor.role}")
@@ -92,9 +63,12 @@ def _navigation() -> st.navigation:
         if actor.has_role("admin"):
             _upgrade_notice()
         if st.button("Sign out", icon=":material/logout:", key="auth.sign_out"):
-            sign_out()
+            sign_out(revoke=True)  # the session ends in the database: the cookie is worthless
             st.rerun()
-    return st.navigation(sections, expanded=True)
+        sync_cookie()
+    navigation = signed_in_navigation(actor)
+    show_page_notice()
+    return navigation
 
 
 def _run_page() -> None:

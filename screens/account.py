@@ -6,9 +6,14 @@ from annotation.services import accounts
 from ui.display import plain
 from ui.session import get_database, require_actor, service_errors, sign_in
 
+#: "Password changed." survives the rerun that lets the sidebar write the new cookie
+CHANGED_KEY = "account.password_changed"
+
 actor = require_actor()
 st.title("My account")
 st.write(f"Signed in as **{plain(actor.username)}** ({actor.role}).")
+if st.session_state.pop(CHANGED_KEY, False):
+    st.success("Password changed.")
 with st.form("account.password", clear_on_submit=True):
     old = st.text_input("Current password", type="password", key="account.old")
     new = st.text_input("New password (at least 8 characters)", type="password", key="account.new")
@@ -18,6 +23,8 @@ with st.form("account.password", clear_on_submit=True):
             st.error("The two new passwords differ.")
         else:
             with service_errors():
-                # this session stays signed in; the account's other sessions are signed out
+                # every session of the account is revoked (other browsers are signed out);
+                # this browser signs in anew, and the rerun has the sidebar write its new cookie
                 sign_in(accounts.change_own_password(get_database(), actor, old, new))
-            st.success("Password changed.")
+            st.session_state[CHANGED_KEY] = True
+            st.rerun()

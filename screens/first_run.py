@@ -32,8 +32,8 @@ if submitted:
             actor = accounts.create_first_admin(db, username, password, display_name)
             if demo:
                 projects.load_demo_project(db, actor)
+            sign_in(actor)  # a session and its cookie, as after any sign-in
         except ServiceError as exc:
             st.error(plain(exc))
         else:
-            sign_in(actor)
             st.rerun()

@@ -97,6 +97,20 @@ elif remaining:
 elif not mine.in_warmup:
     st.info("Nothing left to annotate in this project for you right now.")
 
+
+
+#: what the history shows where a value is missing (a draft's submission time, no flags) —
+#: never Python's "None"
+MISSING = "—"
+
+
+def _when(moment) -> str:  # type: ignore[no-untyped-def]
+    """A stored UTC time in the project's quota time zone ("2026-11-24 09:15 CET"), or "—"."""
+    if moment is None:
+        return MISSING
+    return moment.astimezone(project.settings.timezone).strftime("%Y-%m-%d %H:%M %Z")
+
+
 st.subheader("My annotations")
 if not history:
     st.caption("None yet.")
@@ -106,10 +120,10 @@ else:
         "sample": h.external_id,
         "benchmark": h.benchmark,
         "status": h.status,
-        "flags": ", ".join(flag_label(f) for f in h.flags),
+        "flags": ", ".join(flag_label(f) for f in h.flags) or MISSING,
         "minutes": round(h.seconds_spent / 60, 1),
-        "submitted": h.submitted_at,
-        "last change": h.updated_at,
+        "submitted": _when(h.submitted_at),
+        "last change": _when(h.updated_at),
     } for h in history])
     event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun",
                          selection_mode="single-row", key="queue.history",

@@ -2,6 +2,13 @@
 
 Only identities live in ``st.session_state`` (who is signed in, which project is open); all work
 lives in the database, so several app servers can share one PostgreSQL database.
+
+Signing in starts a server-side session (:mod:`annotation.services.sessions`) whose token the
+browser keeps in the ``chronocept_session`` cookie (:mod:`ui.components.session_cookie` writes
+it). A reload or a new tab is a new Streamlit session with empty state: :func:`signed_in_actor`
+finds the token in the cookie the browser sent when the tab connected and resumes the session.
+Every run re-checks the token, so a sign-out in another tab, a password change, a deactivation
+or an expiry signs this tab out at its next click, with the reason shown on the sign-in page.
 """
 
 from __future__ import annotations
@@ -11,17 +18,29 @@ from typing import Iterator
 
 import streamlit as st
 
-from annotation.services import projects
+from annotation.services import projects, sessions
 from annotation.services.authz import Actor
-from annotation.services.errors import ServiceError
+from annotation.services.errors import AuthenticationFailed, ServiceError
 from db.engine import Database
+from db.models import utcnow
 from db.upgrade import SchemaUpgrade
+from ui.components.session_cookie import COOKIE_NAME, session_cookie
 from ui.display import plain
 
 ACTOR_KEY = "auth.actor"
 PROJECT_KEY = "auth.project_id"
 #: why the last session was signed out (shown once by the sign-in page)
 SIGNED_OUT_KEY = "auth.signed_out_reason"
+#: the token of this tab's server-side session (the same value as the browser's cookie)
+SESSION_TOKEN_KEY = "auth.session_token"
+#: what this tab must make the browser do with its cookie: {"action": "set"|"clear", "token",
+#: "expires_at"} — drawn on every run until replaced (see :func:`sync_cookie`)
+COOKIE_KEY = "auth.cookie"
+#: set when this tab signed out or its cookie was refused: the cookie the browser sent when the
+#: tab connected (``st.context.cookies`` never changes within a tab) is not tried again
+NO_RESUME_KEY = "auth.no_resume"
+#: a one-time message for the page about to run (e.g. a deep link the role does not allow)
+PAGE_NOTICE_KEY = "auth.page_notice"
 
 
 #: What the start-up upgrade of this server process did (None until the database is opened).
@@ -50,15 +69,98 @@ def current_actor() -> Actor | None:
     return st.session_state.get(ACTOR_KEY)
 
 
+def handshake_cookie() -> str | None:
+    """The session token the browser sent in its cookie when this tab connected, or None.
+
+    ``st.context.cookies`` holds the cookies of the websocket's HTTP handshake: a cookie written
+    later in this tab is seen only after a reload or in a new tab (this tab keeps its token in
+    ``st.session_state`` meanwhile). AppTest has no cookies; its tests replace this function."""
+    try:
+        value = st.context.cookies.get(COOKIE_NAME)
+    except Exception:  # noqa: BLE001 — no client (bare mode): no cookie
+        return None
+    return value if isinstance(value, str) and value else None
+
+
+def _user_agent() -> str:
+    try:
+        value = st.context.headers.get("User-Agent")
+    except Exception:  # noqa: BLE001 — no client (bare mode)
+        return ""
+    return value if isinstance(value, str) else ""
+
+
 def sign_in(actor: Actor) -> None:
+    """Start a server-side session for ``actor``, who has just proved their password (sign-in,
+    first admin, own password change), keep it in this tab and have the browser store its cookie.
+    Raises :class:`ServiceError` (shown by the caller) when the session cannot start."""
+    new = sessions.start_session(get_database(), actor, user_agent=_user_agent())
+    st.session_state[ACTOR_KEY] = new.actor
+    st.session_state[SESSION_TOKEN_KEY] = new.token
+    st.session_state[COOKIE_KEY] = {"action": "set", "token": new.token, "expires_at": new.expires_at}
+    st.session_state.pop(SIGNED_OUT_KEY, None)
+
+
+def signed_in_actor(db: Database) -> Actor | None:
+    """Who is signed in for this run: this tab's session, else (a reload, a new tab, a bookmark)
+    the session of the cookie the browser sent, as the database has the user now. A token that
+    no longer signs in (expired, revoked, account deactivated…) signs this tab out, asks the
+    browser to drop the cookie, and leaves the reason for the sign-in page. A database that stays
+    busy raises (the app shows its busy message; nobody is signed out for it)."""
+    token = st.session_state.get(SESSION_TOKEN_KEY)
+    if token is None and not st.session_state.get(NO_RESUME_KEY):
+        token = handshake_cookie()
+    if token is None:
+        st.session_state.pop(ACTOR_KEY, None)
+        return None
+    try:
+        actor = sessions.resume_session(db, token)
+    except AuthenticationFailed as exc:
+        sign_out(reason=str(exc), token=token)
+        return None
     st.session_state[ACTOR_KEY] = actor
+    st.session_state[SESSION_TOKEN_KEY] = token
+    return actor
 
 
-def sign_out(reason: str | None = None) -> None:
-    """Forget everything this browser session held; ``reason`` is shown on the sign-in page."""
+def sign_out(reason: str | None = None, *, token: str | None = None, revoke: bool = False) -> None:
+    """Forget everything this browser session held and have the browser drop the cookie of
+    ``token`` (default: this tab's session). ``revoke`` ends the session in the database too (the
+    Sign out button), so the cookie no longer signs in anywhere. ``reason`` is shown on the
+    sign-in page."""
+    token = token or st.session_state.get(SESSION_TOKEN_KEY)
+    if revoke and token:
+        sessions.end_session(get_database(), token)
     st.session_state.clear()
+    st.session_state[NO_RESUME_KEY] = True
+    if token:
+        st.session_state[COOKIE_KEY] = {"action": "clear", "token": token}
     if reason:
         st.session_state[SIGNED_OUT_KEY] = reason
+
+
+def sync_cookie() -> None:
+    """Draw the cookie component with what this tab's browser must hold (nothing visible; a
+    no-op in the browser once done). Called on every run — in the sidebar when signed in, at the
+    foot of the sign-in page otherwise — so a run cut short by a quick click cannot lose it."""
+    wanted = st.session_state.get(COOKIE_KEY)
+    if not wanted:
+        return
+    if wanted["action"] == "set":
+        left = int((wanted["expires_at"] - utcnow()).total_seconds())
+        if left <= 0:
+            return
+        # whole minutes: the component's data changes at most once a minute, not every run
+        session_cookie("set", wanted["token"], max_age_s=max(60, left - left % 60))
+    else:
+        session_cookie("clear", wanted["token"])
+
+
+def show_page_notice() -> None:
+    """Show, once, a notice left for the page about to run (plain text, shown literally)."""
+    notice = st.session_state.pop(PAGE_NOTICE_KEY, None)
+    if notice:
+        st.warning(plain(notice), icon=":material/block:")
 
 
 def pop_sign_out_reason() -> str | None:

@@ -25,9 +25,11 @@ All state is in ``login_attempts``, so the limit holds across app servers (SPEC 
 stays small: refused attempts are not stored, rows older than the window are deleted at each
 attempt, and a success replaces the earlier rows of its username-and-address.
 
-A signed-in :class:`Actor` carries the ``password_changed_at`` it saw at sign-in;
-:func:`refresh_actor` (every run of the app) signs out a session whose password has changed
-since, or whose account was deactivated.
+A signed-in browser holds a session (:mod:`annotation.services.sessions`): a password change or
+reset, a deactivation and a role taken away revoke every session of that user in the same
+transaction as the change. A signed-in :class:`Actor` also carries the ``password_changed_at`` it
+saw at sign-in; :func:`refresh_actor` refuses an actor whose password has changed since, or whose
+account was deactivated.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from annotation import sign_in_throttle as throttle
-from annotation.services import audit
+from annotation.services import audit, sessions
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import (
     AuthenticationFailed,
@@ -294,7 +296,8 @@ def _active_admins(s: Session) -> int:
 
 
 def set_role(db: Database, actor: Actor, user_id: int, role: str) -> UserInfo:
-    """Admin: change a user's role; the last active admin cannot demote themself."""
+    """Admin: change a user's role; the last active admin cannot demote themself. A demotion
+    signs the user's browsers out (they sign in again with the lesser role)."""
     _check_role(role)
     with db.write() as s:
         require_role(s, actor, "admin")
@@ -302,25 +305,30 @@ def set_role(db: Database, actor: Actor, user_id: int, role: str) -> UserInfo:
         if user.role == "admin" and role != "admin" and user.is_active and _active_admins(s) <= 1:
             raise InvalidInput("This is the last active administrator; make someone else admin first.")
         old, user.role = user.role, role
+        if sessions.is_demotion(old, role):  # powers taken away: the user signs in again
+            sessions.revoke_user_sessions(s, user.id, sessions.ROLE_CHANGED)
         audit.record(s, actor.user_id, "set_role", "user", user.id, old=old, new=role)
         return _info(user)
 
 
 def set_active(db: Database, actor: Actor, user_id: int, active: bool) -> UserInfo:
-    """Admin: deactivate (or reactivate) an account. Their work stays; they cannot sign in."""
+    """Admin: deactivate (or reactivate) an account. Their work stays; they cannot sign in, and
+    a deactivation signs out every browser they are signed in on."""
     with db.write() as s:
         require_role(s, actor, "admin")
         user = _target(s, user_id)
         if not active and user.role == "admin" and user.is_active and _active_admins(s) <= 1:
             raise InvalidInput("This is the last active administrator and cannot be deactivated.")
         user.is_active = active
+        if not active:
+            sessions.revoke_user_sessions(s, user.id, sessions.DEACTIVATED)
         audit.record(s, actor.user_id, "activate" if active else "deactivate", "user", user.id)
         return _info(user)
 
 
 def reset_password(db: Database, actor: Actor, user_id: int, new_password: str) -> None:
-    """Admin: set a new password for someone and clear their sign-in throttle; their open
-    sessions are signed out at their next action (:func:`refresh_actor`)."""
+    """Admin: set a new password for someone and clear their sign-in throttle; every browser
+    they are signed in on is signed out (its session revoked)."""
     _check_password(new_password)
     with db.read() as s:
         require_role(s, actor, "admin")
@@ -331,12 +339,14 @@ def reset_password(db: Database, actor: Actor, user_id: int, new_password: str) 
         user.password_hash = password_hash
         user.password_changed_at = utcnow()
         s.execute(delete(LoginAttempt).where(LoginAttempt.username == user.username))
+        sessions.revoke_user_sessions(s, user.id, sessions.PASSWORD_RESET)
         audit.record(s, actor.user_id, "reset_password", "user", user.id)
 
 
 def change_own_password(db: Database, actor: Actor, old_password: str, new_password: str) -> Actor:
-    """Anyone: change their own password, proving the old one. Returns the actor to keep in this
-    session; the account's other open sessions are signed out at their next action."""
+    """Anyone: change their own password, proving the old one. Every session of the account is
+    revoked, this browser's too; the returned actor may start a new one for this browser
+    (:func:`sessions.start_session`), which the app does so that the changer stays signed in."""
     _check_password(new_password)
     with db.read() as s:
         stored_hash = require_role(s, actor, "annotator").password_hash
@@ -350,6 +360,7 @@ def change_own_password(db: Database, actor: Actor, old_password: str, new_passw
             raise AuthenticationFailed("Your password was changed meanwhile; sign in again.")
         user.password_hash = password_hash
         user.password_changed_at = utcnow()
+        sessions.revoke_user_sessions(s, user.id, sessions.PASSWORD_CHANGED)
         audit.record(s, actor.user_id, "change_password", "user", user.id)
         return Actor.of(user)
 

@@ -18,6 +18,11 @@ from db.models import ROLES, User
 _RANK = {role: i for i, role in enumerate(ROLES)}
 
 
+def rank(role: str) -> int:
+    """The role's place in annotator < lead < admin (-1 for an unknown role)."""
+    return _RANK.get(role, -1)
+
+
 @dataclass(frozen=True)
 class Actor:
     """The person calling a service (what a page keeps after login).

@@ -35,10 +35,10 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
-from annotation.services import accounts
+from annotation.services import accounts, sessions
 from annotation.services.authz import Actor
 from db.engine import Database
-from ui.session import ACTOR_KEY, get_database
+from ui.session import ACTOR_KEY, SESSION_TOKEN_KEY, get_database
 
 from page_helpers import APP_PATH, PASSWORD, TIMEOUT  # noqa: E402  (shared with the tests)
 
@@ -113,13 +113,17 @@ def pair(make_user) -> tuple[Actor, Actor]:
 
 
 @pytest.fixture
-def make_app(db_url):
-    """Factory: an AppTest of the whole app, optionally already signed in as ``actor``."""
+def make_app(db_url, request):
+    """Factory: an AppTest of the whole app, optionally already signed in as ``actor`` — with a
+    session of its own in the database, as the sign-in page would have started. (The database
+    is opened only then: a test of the start-up upgrade leaves it to the app.)"""
 
     def _make(actor: Actor | None = None) -> AppTest:
         at = AppTest.from_file(APP_PATH, default_timeout=TIMEOUT)
         if actor is not None:
-            at.session_state[ACTOR_KEY] = actor
+            new = sessions.start_session(request.getfixturevalue("db"), actor)
+            at.session_state[ACTOR_KEY] = new.actor
+            at.session_state[SESSION_TOKEN_KEY] = new.token
         return at
 
     return _make

@@ -68,12 +68,20 @@ def markdown_text(at: AppTest) -> str:
 
 
 def nav_titles(at: AppTest) -> list[str]:
-    """Titles of the pages st.navigation registered in the last run (the sidebar menu).
+    """Titles of the pages st.navigation registered in the last run that the menu lists: the
+    page scripts. The hidden stand-ins ``ui.navigation`` registers under every other page's
+    URL (the sign-in form while signed out, a refusal for a page the role does not allow) are
+    functions, with no script path.
 
     AppTest has no public accessor for the navigation menu; it keeps the registry that
     ``switch_page`` resolves against.
     """
-    return [info.get("page_name") for info in at._registered_pages.values()]
+    return [info.get("page_name") for info in at._registered_pages.values() if info.get("script_path")]
+
+
+def registered_url_paths(at: AppTest) -> set[str]:
+    """Every URL path the last run's st.navigation answers (menu pages and hidden stand-ins)."""
+    return {info.get("url_pathname") for info in at._registered_pages.values()}
 
 
 def metric_values(at: AppTest) -> dict[str, str]:

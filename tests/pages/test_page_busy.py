@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from annotation.services import accounts, projects, queue
+from annotation.services import projects, queue, sessions
 from annotation.services.errors import Busy
 from db.engine import BUSY_MESSAGE
 from page_helpers import errors, titles
@@ -40,10 +40,10 @@ def test_queue_page_shows_the_busy_message(make_app, make_user, admin, db, monke
 
 
 def test_busy_before_the_page_runs_is_a_message_too(make_app, make_user, monkeypatch):
-    """app.py's own calls (refreshing the signed-in user) are inside the same boundary."""
+    """app.py's own calls (resuming the signed-in user's session) are inside the same boundary."""
     ann = make_user("ann")
-    monkeypatch.setattr(accounts, "refresh_actor", _busy)
     at = make_app(ann)
+    monkeypatch.setattr(sessions, "resume_session", _busy)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert errors(at) == [BUSY_MESSAGE]

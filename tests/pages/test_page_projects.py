@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from annotation.services import accounts, projects
 from annotation.settings import ProjectSettings
 from db.models import Project, Sample
-from page_helpers import errors, nav_titles, run, successes, titles
+from page_helpers import PASSWORD, errors, nav_titles, run, shown, successes, titles
 from ui.session import PROJECT_KEY
 
 CREATE = "FormSubmitter:projects.create-Create project"
@@ -220,16 +220,26 @@ def test_settings_form_follows_the_chosen_project(open_projects, db, lead):
 
 
 def test_demoted_lead_with_an_open_session_loses_the_page_at_once(open_projects, db, admin, lead):
-    """The app re-reads the role on every run: the demoted lead's next click lands on their
-    queue, the back-office page is gone from the menu, and the click did nothing."""
+    """A demotion revokes the lead's sessions: their next click signs them out with the reason
+    (the click did nothing); signing in again under the same URL, as an annotator, lands on
+    their queue with a plain message that the page needs the lead role."""
     at = open_projects()
     accounts.set_role(db, admin, lead.user_id, "annotator")
     at.button(key="projects.demo").click()
     run(at)
+    assert "auth.actor" not in at.session_state
+    assert [w.value for w in at.warning] == ["An administrator changed your role; please sign in again."]
+    assert _project_names(db) == []
+    at.text_input(key="login.username").input("lead1")
+    at.text_input(key="login.password").input(PASSWORD)
+    at.button(key="FormSubmitter:login.form-Sign in").click()
+    run(at)
     assert titles(at) == ["My queue"]
     assert "Projects & texts" not in nav_titles(at)
     assert at.session_state["auth.actor"].role == "annotator"
-    assert _project_names(db) == []
+    assert [shown(w.value) for w in at.warning] == [
+        "The page “Projects & texts” needs the lead role; you are signed in as annotator. "
+        "Here is My queue instead."]
 
 
 @pytest.mark.parametrize("name, data, message", [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotation.services import accounts, projects, queue
@@ -67,6 +69,10 @@ def test_draft_in_progress_offers_continue(make_app, db, ann, demo):
     table = at.dataframe[0].value
     assert list(table["sample"]) == ["B1-0001"]
     assert list(table["status"]) == ["draft"]
+    # a draft has no submission time and no flags: a dash, never Python's "None"
+    assert (table.iloc[0]["submitted"], table.iloc[0]["flags"]) == ("—", "—")
+    assert not [v for v in table.to_numpy().ravel() if v is None or str(v) in ("None", "NaT", "nan")]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", table.iloc[0]["last change"])
 
 
 def test_history_lists_a_submitted_annotation(make_app, db, ann, demo):
@@ -79,7 +85,21 @@ def test_history_lists_a_submitted_annotation(make_app, db, ann, demo):
     row = table.iloc[0]
     assert (row["id"], row["sample"], row["benchmark"], row["status"]) == (
         done.annotation_id, "B1-0001", 1, "submitted")
-    assert row["submitted"] is not None
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", row["submitted"])
+    assert row["flags"] == "—"
+    assert "None" not in table.astype(str).to_numpy().ravel()
+
+
+def test_history_times_are_in_the_projects_time_zone(make_app, db, admin, ann, demo):
+    projects.update_settings(db, admin, demo.id, quota_timezone="Asia/Tokyo")
+    done = _submit_one(db, ann, demo.id)
+    queue.next_item(db, ann, demo.id)  # a draft too
+    table = run(make_app(ann)).dataframe[0].value
+    assert set(table["status"]) == {"submitted", "draft"}
+    by_status = {r["status"]: r for _, r in table.iterrows()}
+    assert by_status["submitted"]["submitted"].endswith(" JST")
+    assert by_status["draft"]["submitted"] == "—"
+    assert done.annotation_id in set(table["id"])
 
 
 def test_quota_reached_message(make_app, db, admin, ann, demo):

@@ -2,6 +2,8 @@
 
 * :func:`token_boundary_editor` — segment a text by clicking between tokens.
 * :func:`curve_canvas` — place, drag and remove the validity-curve points on the log-time chart.
+* ``ui.components.session_cookie.session_cookie`` — write or clear the sign-in cookie (nothing
+  visible; imported from its module by ``ui.session``).
 
 Keyboard shortcuts need no component: Streamlit 1.67's ``st.button(..., shortcut="Alt+Right")``
 binds a key combination to a button natively (it shows the keys on the button, prevents the

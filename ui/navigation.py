@@ -1,0 +1,106 @@
+"""Which pages there are, who may open them, and the navigation the app builds for a visitor.
+
+Every page has a fixed URL path (``PAGES``; the Annotate page is ``/workbench``), so links and
+bookmarks stay valid. Each ``st.navigation`` below registers *every* path, so that no URL of the
+app meets Streamlit's "Page not found" dialog:
+
+* signed out: the sign-in page, plus a hidden stand-in under each page's path that draws the
+  sign-in form. A deep link (``/review``, ``/workbench?annotation=12``) keeps its URL while the
+  visitor signs in; Streamlit's rerun after sign-in asks for the same page again (a page is
+  identified by the hash of its URL path), so the real page opens with its query string.
+* signed in: the pages the role allows, in the sidebar; each page it does not allow is a hidden
+  stand-in that leaves a plain message and switches to the default page (My queue).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from annotation.services.authz import Actor
+from ui.session import PAGE_NOTICE_KEY
+from ui.sign_in import sign_in_form
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page: its script, menu entry, URL path, the least role that may open it and the
+    sidebar section it is listed under."""
+
+    script: str
+    title: str
+    icon: str
+    url_path: str
+    role: str
+    section: str
+    default: bool = False
+
+
+ANNOTATION, BACK_OFFICE, ACCOUNT = "Annotation", "Back office", "Account"
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("screens/queue.py", "My queue", ":material/list_alt:", "queue", "annotator", ANNOTATION, default=True),
+    PageSpec("screens/workbench.py", "Annotate", ":material/edit_note:", "workbench", "annotator", ANNOTATION),
+    PageSpec("screens/guidelines.py", "Guidelines", ":material/menu_book:", "guidelines", "annotator", ANNOTATION),
+    PageSpec("screens/projects.py", "Projects & texts", ":material/folder_open:", "projects", "lead", BACK_OFFICE),
+    PageSpec("screens/duplicates.py", "De-duplication", ":material/content_copy:", "duplicates", "lead", BACK_OFFICE),
+    PageSpec("screens/review.py", "Review", ":material/rate_review:", "review", "lead", BACK_OFFICE),
+    PageSpec("screens/agreement.py", "Agreement", ":material/insights:", "agreement", "lead", BACK_OFFICE),
+    PageSpec("screens/warmup.py", "Warm-up & qualification", ":material/school:", "warmup", "lead", BACK_OFFICE),
+    PageSpec("screens/annotators.py", "Annotators", ":material/groups:", "annotators", "lead", BACK_OFFICE),
+    PageSpec("screens/export.py", "Export dataset", ":material/ios_share:", "export", "lead", BACK_OFFICE),
+    PageSpec("screens/statistics.py", "Dataset statistics", ":material/bar_chart:", "statistics", "lead", BACK_OFFICE),
+    PageSpec("screens/training.py", "Baseline training", ":material/model_training:", "training", "lead", BACK_OFFICE),
+    PageSpec("screens/users.py", "Users", ":material/admin_panel_settings:", "users", "admin", ACCOUNT),
+    PageSpec("screens/account.py", "My account", ":material/person:", "account", "annotator", ACCOUNT),
+)
+
+_DEFAULT = next(spec for spec in PAGES if spec.default)
+
+
+def _sign_in_under(spec: PageSpec) -> Callable[[], None]:
+    def sign_in_stand_in() -> None:
+        sign_in_form(target=spec.title, default_title=_DEFAULT.title)
+
+    return sign_in_stand_in
+
+
+def signed_out_navigation() -> st.navigation:
+    """The sign-in page at ``/`` and the form under every page's path. The stand-ins are hidden,
+    so there is no menu; the default position (not ``"hidden"``) matters: with it Streamlit also
+    closes the sidebar a signed-in run had opened when the visitor signs out."""
+    pages = [st.Page("screens/login.py", title="Sign in", icon=":material/key:", default=True)]
+    pages += [st.Page(_sign_in_under(spec), title="Sign in", icon=":material/key:",
+                      url_path=spec.url_path, visibility="hidden") for spec in PAGES]
+    return st.navigation(pages)
+
+
+def _refusal(spec: PageSpec, actor: Actor, default: st.Page) -> Callable[[], None]:
+    def not_for_this_role() -> None:
+        st.session_state[PAGE_NOTICE_KEY] = (
+            f"The page “{spec.title}” needs the {spec.role} role; you are signed in as "
+            f"{actor.role}. Here is {default.title} instead.")
+        st.switch_page(default)
+
+    return not_for_this_role
+
+
+def signed_in_navigation(actor: Actor) -> st.navigation:
+    """The pages ``actor``'s role allows, by section, and a hidden refusal under every other
+    page's path."""
+    allowed = [spec for spec in PAGES if actor.has_role(spec.role)]
+    real = {spec.url_path: st.Page(spec.script, title=spec.title, icon=spec.icon,
+                                   url_path=spec.url_path, default=spec.default)
+            for spec in allowed}
+    default = next(real[spec.url_path] for spec in allowed if spec.default)
+    sections: dict[str, list[st.Page]] = {}
+    for spec in allowed:
+        sections.setdefault(spec.section, []).append(real[spec.url_path])
+    refused = [st.Page(_refusal(spec, actor, default), title=spec.title, icon=spec.icon,
+                       url_path=spec.url_path, visibility="hidden")
+               for spec in PAGES if spec.url_path not in real]
+    if refused:  # hidden pages draw nothing in the menu; they join the last section
+        sections[list(sections)[-1]].extend(refused)
+    return st.navigation(sections, expanded=True)
