@@ -17,7 +17,8 @@ functions to the intended events: :func:`annotation.editing.toggle_boundary`,
 coordinates are the ones the test aims at; the pixel is computed from the plot rect's
 ``data-x-min/max`` / ``data-y-min/max`` and bounding box (see ``ui/components/curve_canvas.py``),
 so stored points are compared within one pixel (plus the 0.01 rounding). Any difference is a lost
-or reordered edit: the failure prints the seed, the sequence and both results.
+or reordered edit: the failure prints the seed, the sequence, both results and the page's last
+input events with the surface's ``data-acked`` / ``data-pending`` at each (a test-side trace).
 
 Timing never decides the outcome: pauses only pace the input. The stored state is polled for a
 while after the surface reports nothing pending (a slow, loaded machine only makes the test
@@ -31,7 +32,9 @@ fits well).
 Pace: one server and one database per module (per xdist worker), a fresh browser context per
 test; every test annotates :data:`SAMPLES_PER_TEST` demo samples, :data:`SEQUENCES_PER_SAMPLE`
 sequences each, the last of which completes the annotation and submits it (the next sample
-appears). ``CHRONOCEPT_FAST_INPUT_SEED`` changes the seeds (a failure prints the one to re-run).
+appears). ``CHRONOCEPT_FAST_INPUT_SEED`` changes the seeds (a failure prints the one to re-run;
+a test's sequences depend on the samples it gets, so re-run the whole module). The 500 sequences
+took 5–6 min in one process on a 2-CPU machine whose load average was about 24.
 """
 
 from __future__ import annotations
