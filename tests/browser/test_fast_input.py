@@ -44,7 +44,7 @@ import random
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout, expect
+from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
 from annotation import editing
 from annotation.axes import AXIS_NAMES
@@ -99,11 +99,29 @@ _FIND_JS = """
     }
     return null;
   };"""
-#: True once the surface has no unacknowledged event; polled every 20 ms (``expect``'s back-off
-#: would add up to half a second per sequence).
-NOTHING_PENDING_JS = "() => {" + _FIND_JS + """
-  const surface = find('[data-testid="surface"]');
-  return !!surface && surface.getAttribute("data-pending") === "0";
+#: ``findAll(selector)``: every match in the document and all open shadow roots.
+_FIND_ALL_JS = """
+  const findAll = (selector, root = document, out = []) => {
+    out.push(...root.querySelectorAll(selector));
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) findAll(selector, el.shadowRoot, out);
+    return out;
+  };"""
+#: True once the surface of annotation ``id`` has no unacknowledged event; polled every 20 ms
+#: (``expect``'s back-off would add up to half a second per sequence). Right after a submit the
+#: previous sample's surface can still be in the page beside the new one until Streamlit's run
+#: ends, so surfaces are told apart by their annotation id.
+NOTHING_PENDING_JS = "(id) => {" + _FIND_ALL_JS + """
+  const mine = findAll('[data-testid="surface"]').filter((s) => s.getAttribute("data-annotation-id") === String(id));
+  return mine.length > 0 && mine.every((s) => s.getAttribute("data-pending") === "0");
+}"""
+#: The annotation id of the one surface in the page once it is drawn, has nothing pending and is
+#: not ``previous`` (the sample just submitted); null until then.
+NEXT_SURFACE_JS = "(previous) => {" + _FIND_ALL_JS + """
+  const all = findAll('[data-testid="surface"]');
+  if (all.length !== 1) return null;
+  const s = all[0], id = s.getAttribute("data-annotation-id");
+  if (!id || id === String(previous) || s.getAttribute("data-pending") !== "0") return null;
+  return s.querySelector("[data-token]") ? Number(id) : null;
 }"""
 #: The viewport box of the element ``selector`` now (and its ``data-x-min`` … ``data-y-max``),
 #: scrolled to the middle of the view first when its centre is off screen or covered (by the
@@ -512,11 +530,11 @@ def fast_app(tmp_path_factory, run_streamlit_module):
     db.dispose()
 
 
-def open_surface(page) -> int:
-    """The annotation id the surface shows once it is drawn and has nothing pending."""
-    surface = page.locator(f"{SURFACE}[data-pending='0']")
-    expect(surface.locator("[data-token]").first).to_be_visible(timeout=60_000)
-    return int(surface.get_attribute("data-annotation-id"))
+def open_surface(page, previous: int | None = None) -> int:
+    """The annotation id the surface shows once it alone is drawn, has nothing pending and is
+    not ``previous``."""
+    handle = page.wait_for_function(NEXT_SURFACE_JS, arg=previous, polling=50, timeout=60_000)
+    return int(handle.json_value())
 
 
 def model_of(item: queue.WorkItem) -> Model:
@@ -539,26 +557,26 @@ def test_fast_random_sequences_lose_and_reorder_nothing(chromium_browser, fast_a
         sign_in(page, base, USER, PASSWORD)
         page.get_by_role("link", name="Annotate").click()
         driver = Driver(page, random.Random(seed + 1_000_000))
+        aid = None
         for sample in range(SAMPLES_PER_TEST):
-            aid = open_surface(page)
+            aid = open_surface(page, aid)
             item = queue.open_item(db, actor, aid)
             model = model_of(item)
             for number in range(SEQUENCES_PER_SAMPLE):
                 before = Model(model.content, model.step, model.n_tokens, focus=model.focus)
                 last = number == SEQUENCES_PER_SAMPLE - 1
                 actions = (finishing_sequence if last else random_sequence)(rng, model)
-                trouble = run_sequence(page, driver, rng, before, actions)
+                trouble = run_sequence(page, driver, rng, before, actions, aid)
                 check_stored(page, db, actor, aid, model, driver.tol, seed=seed, sample=sample,
                              number=number, before=before, actions=actions, trouble=trouble)
                 if model.submitted:
-                    expect(page.locator(SURFACE)).not_to_have_attribute(
-                        "data-annotation-id", str(aid), timeout=30_000)
+                    break
     finally:
         context.close()
 
 
 def run_sequence(page, driver: Driver, rng: random.Random, before: Model,
-                 actions: list[Action]) -> str | None:
+                 actions: list[Action], aid: int) -> str | None:
     """Do ``actions`` with random 0–120 ms pauses, then wait until nothing is pending. Returns
     what went wrong on the way (an action without its element, events never acknowledged)."""
     replay = Model(before.content, before.step, before.n_tokens, focus=before.focus)
@@ -573,7 +591,7 @@ def run_sequence(page, driver: Driver, rng: random.Random, before: Model,
             return f"action {i + 1} could not be done: {exc}"
         apply(replay, action)
     try:
-        page.wait_for_function(NOTHING_PENDING_JS, polling=20, timeout=SETTLE_S * 1000)
+        page.wait_for_function(NOTHING_PENDING_JS, arg=aid, polling=20, timeout=SETTLE_S * 1000)
     except PlaywrightTimeout:
         return f"the surface still had unacknowledged events after {SETTLE_S:.0f} s"
     return None
