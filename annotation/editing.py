@@ -28,7 +28,7 @@ from annotation.curves import (
 )
 from annotation.elicitation import points_from_durations
 from annotation.flags import ANNOTATOR_FLAG_CODES
-from annotation.protocol import AnnotationContent
+from annotation.protocol import STEPS, AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
 from annotation.timeaxis import X_MAX
 
@@ -115,3 +115,14 @@ def set_flags(content: AnnotationContent, flags: list[str], note: str) -> Annota
     """Set the annotator's flags (known codes only, in the canonical order) and note."""
     chosen = tuple(code for code in ANNOTATOR_FLAG_CODES if code in flags)
     return replace(content, flags=chosen, note=note.strip())
+
+
+def set_step(step: int) -> int:
+    """The workbench step to store (0 segmentation, 1 axes, 2 curve).
+
+    The step is part of the draft, not of its content, so a reload reopens the step the
+    annotator was on; a number outside the steps is refused (ValueError) rather than clamped,
+    so a client bug shows up instead of silently landing on another step."""
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < len(STEPS):
+        raise ValueError(f"there is no step {step!r}; the steps are numbered 0 to {len(STEPS) - 1}")
+    return step

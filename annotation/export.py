@@ -89,6 +89,7 @@ from annotation.splits import (
     stratified_split,
 )
 from annotation.timeaxis import DEFAULT_BASE, convert_base, minutes_to_x
+from annotation.wording import counted
 
 #: The benchmarks of the Chronocept family: 1 = single sentences, 2 = multi-sentence passages.
 BENCHMARKS: tuple[int, int] = (1, 2)
@@ -164,8 +165,8 @@ class GoldSample:
         object.__setattr__(self, "segment_axes", tuple(axes))
         if len(self.segment_axes) != len(self.boundaries):
             raise ExportError(
-                f"sample {self.external_id}: {len(self.segment_axes)} axis sets for "
-                f"{len(self.boundaries)} segments"
+                f"sample {self.external_id}: {counted(len(self.segment_axes), 'axis set')} for "
+                f"{counted(len(self.boundaries), 'segment')}"
             )
         for name in ("xi", "omega", "alpha"):
             value = getattr(self, name)

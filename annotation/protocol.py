@@ -16,6 +16,7 @@ from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.curves import MAX_POINTS, MIN_POINTS
 from annotation.flags import ANNOTATOR_FLAG_CODES, flag_needs_note
 from annotation.segmentation import Segmentation, SegmentationError
+from annotation.wording import numbered
 
 #: Where a step number is stored: 0 segmentation, 1 axes, 2 curve.
 STEPS: tuple[str, ...] = ("Segmentation", "Axis labels", "Validity curve")
@@ -126,10 +127,8 @@ def submission_problems(content: AnnotationContent, n_tokens: int, *,
         problems.append(f"Segmentation: {exc}.")
     missing = [i + 1 for i, a in enumerate(content.segment_axes) if a is None]
     if missing:
-        problems.append(
-            "Axis labels: segment" + ("s " if len(missing) > 1 else " ")
-            + ", ".join(map(str, missing)) + " still need an axis."
-        )
+        verb = "needs" if len(missing) == 1 else "need"
+        problems.append(f"Axis labels: {numbered('segment', missing)} still {verb} an axis.")
     if not points_required and not content.points:
         if not content.has_parameters:
             problems.append("Curve: give the points or the parameters ξ, ω, α.")

@@ -40,6 +40,7 @@ from annotation.agreement.measure import json_ready
 from annotation.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
+from annotation.wording import counted
 
 #: The curve parameters, in the order figures list them.
 PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
@@ -162,7 +163,8 @@ def gold_jaccard(boundaries: Sequence[int], segment_axes: Sequence[str | None], 
     n = gold.n_tokens
     seg = Segmentation.from_boundaries(boundaries, n)
     if len(segment_axes) != seg.n_segments:
-        raise SegmentationError(f"{len(segment_axes)} axis labels for {seg.n_segments} segments")
+        raise SegmentationError(f"{counted(len(segment_axes), 'axis label')} for "
+                                f"{counted(seg.n_segments, 'segment')}")
     mine = [segment_axes[j] for j in seg.segment_ids()]
     golden = [gold.segment_axes[j] for j in gold.segmentation.segment_ids()]
     labelled = sum(1 for a in mine if a is not None)

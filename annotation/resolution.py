@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.segmentation import Segmentation
+from annotation.wording import counted
 
 if TYPE_CHECKING:
     from annotation.protocol import AnnotationContent
@@ -56,8 +57,8 @@ class AnnotatorVersion:
     def __post_init__(self) -> None:
         if len(self.segment_axes) != self.segmentation.n_segments:
             raise ValueError(
-                f"annotator {self.annotator!r}: {len(self.segment_axes)} axis labels for "
-                f"{self.segmentation.n_segments} segments"
+                f"annotator {self.annotator!r}: {counted(len(self.segment_axes), 'axis label')} "
+                f"for {counted(self.segmentation.n_segments, 'segment')}"
             )
         for a in self.segment_axes:
             if a is not None and not is_axis_name(a):
@@ -107,7 +108,8 @@ class Resolution:
         object.__setattr__(self, "boundaries", seg.boundaries)
         if len(self.segment_axes) != len(seg.boundaries):
             raise ValueError(
-                f"{len(self.segment_axes)} axis sets for {len(seg.boundaries)} segments"
+                f"{counted(len(self.segment_axes), 'axis set')} for "
+                f"{counted(len(seg.boundaries), 'segment')}"
             )
         for axes in self.segment_axes:
             if isinstance(axes, str):

@@ -25,6 +25,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from annotation.axes import AXIS_NAMES, is_axis_name
+from annotation.wording import counted
 
 #: The three curve parameters, in the order the report lists them.
 PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
@@ -74,8 +75,8 @@ class Rating:
             raise AgreementInputError(f"rating by {self.annotator!r}: submitted_at is not a datetime")
         if len(self.segment_axes) != len(self.boundaries):
             raise AgreementInputError(
-                f"rating by {self.annotator!r}: {len(self.boundaries)} segments but "
-                f"{len(self.segment_axes)} axis labels"
+                f"rating by {self.annotator!r}: {counted(len(self.boundaries), 'segment')} but "
+                f"{counted(len(self.segment_axes), 'axis label')}"
             )
         for axis in self.segment_axes:
             if axis is not None and not is_axis_name(axis):

@@ -271,7 +271,7 @@ def test_submit_with_missing_parts_shows_the_problems_and_stores_nothing(open_wo
     at = open_workbench()
     at.button(key="wb.submit").click()
     run(at)
-    assert errors(at) == ["Axis labels: segment 1 still need an axis.",
+    assert errors(at) == ["Axis labels: segment 1 still needs an axis.",
                           "Curve: place 3 to 5 points (now 0)."]
     assert not [b for b in at.button if b.key == "wb.confirm_submit"]
     assert not _submitted(db)

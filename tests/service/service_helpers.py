@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from annotation.protocol import AnnotationContent
 from annotation.text_import import TextRecord
@@ -34,4 +34,18 @@ def count(db, model, *where) -> int:
         return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
+def statements_of(db, call) -> list[str]:
+    """The SQL statements ``call()`` sends (BEGIN/COMMIT/ROLLBACK not counted): each is a round
+    trip on PostgreSQL, so tests bound their number on the hot paths."""
+    seen: list[str] = []
 
+    def count_statement(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001
+        if not statement.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
+            seen.append(statement)
+
+    event.listen(db.engine, "before_cursor_execute", count_statement)
+    try:
+        call()
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count_statement)
+    return seen

@@ -22,7 +22,7 @@ from annotation.services.errors import (
 )
 from annotation.settings import ProjectSettings
 from db.models import Annotation, Assignment, AuditEvent, Sample
-from service_helpers import GOOD_POINTS, complete_content, count
+from service_helpers import GOOD_POINTS, complete_content, count, statements_of
 
 
 def _row(db, annotation_id: int) -> Annotation:
@@ -337,10 +337,10 @@ def test_double_submit_is_refused_and_changes_nothing(db, make_user, make_projec
 
 @pytest.mark.parametrize("content,expected", [
     (AnnotationContent(), ["axis", "Curve"]),
-    (complete_content(segment_axes=(None,)), ["segment 1"]),
+    (complete_content(segment_axes=(None,)), ["segment 1 still needs an axis"]),
     (complete_content(points=GOOD_POINTS[:2]), ["3 to 5 points"]),
     (AnnotationContent(boundaries=(0, 1, 2), segment_axes=("main", None, None)),
-     ["segments 2, 3", "points"]),
+     ["segments 2 and 3 still need", "points"]),
 ])
 def test_incomplete_unflagged_submit_lists_problems_and_changes_nothing(
         db, make_user, make_project, content, expected):
@@ -656,23 +656,6 @@ SUBMIT_STATEMENTS_FIRST = 7      # first of k = 2: lock+user, own row, quota+sum
 SUBMIT_STATEMENTS_SETTLING = 9   # the k-th: + gold/open item, INSERT gold
 
 
-def _statements_of(db, call) -> list[str]:
-    from sqlalchemy import event
-
-    seen: list[str] = []
-
-    def count_statement(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001
-        if not statement.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
-            seen.append(statement)
-
-    event.listen(db.engine, "before_cursor_execute", count_statement)
-    try:
-        call()
-    finally:
-        event.remove(db.engine, "before_cursor_execute", count_statement)
-    return seen
-
-
 def test_submit_sends_a_bounded_number_of_statements(db, make_user, make_project):
     pid = make_project(2)
     first, second = make_user("ann1"), make_user("ann2")
@@ -680,9 +663,9 @@ def test_submit_sends_a_bounded_number_of_statements(db, make_user, make_project
     assert items[0].sample_id == items[1].sample_id
 
     done: dict[str, object] = {}
-    one = _statements_of(db, lambda: done.setdefault("1", queue.submit(
+    one = statements_of(db, lambda: done.setdefault("1", queue.submit(
         db, first, items[0].annotation_id, items[0].version, complete_content())))
-    two = _statements_of(db, lambda: done.setdefault("2", queue.submit(
+    two = statements_of(db, lambda: done.setdefault("2", queue.submit(
         db, second, items[1].annotation_id, items[1].version, complete_content())))
     assert done["1"].is_submitted and done["2"].is_submitted and done["2"].version == 2
     assert len(one) <= SUBMIT_STATEMENTS_FIRST, "\n".join(one)

@@ -123,3 +123,14 @@ def test_set_parameters_never_stores_a_curve_above_100_percent():
     c = AnnotationContent(points=((45.0, 1.0), (50.0, 0.9), (55.0, 1.0)))
     tuned, _ = editing.set_parameters(c, 50.0, 4.0, 0.0)
     assert peak_height(tuned.xi, tuned.omega, tuned.alpha, tuned.scale) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("step", [0, 1, 2])
+def test_set_step_accepts_the_three_steps(step):
+    assert editing.set_step(step) == step
+
+
+@pytest.mark.parametrize("step", [-1, 3, True, 1.5, "1", None])
+def test_set_step_refuses_anything_else(step):
+    with pytest.raises(ValueError, match="there is no step"):
+        editing.set_step(step)

@@ -189,7 +189,7 @@ def test_gold_sample_and_settings_validation():
         GoldSample("x", 1, "Hi.", (0,), (("main",),), math.nan, 1.0, 0.0)
     with pytest.raises(ExportError, match="tuple of axis names"):
         GoldSample("x", 1, "Hi.", (0,), ("main",), 1.0, 1.0, 0.0)
-    with pytest.raises(ExportError, match="axis sets"):
+    with pytest.raises(ExportError, match="sample x: 1 axis set for 2 segments$"):
         GoldSample("x", 1, "Hi there.", (0, 1), (("main",),), 1.0, 1.0, 0.0)
     listed = GoldSample("x", 1, "Hi.", [0], [["main"]], 1, 2, 0)
     assert listed.boundaries == (0,) and listed.segment_axes == (("main",),)

@@ -132,9 +132,12 @@ def test_complete_annotation_has_no_problems():
 
 def test_missing_axes_are_listed_by_segment_number():
     one = submission_problems(complete(segment_axes=("main", None)), N_TOKENS)
-    assert one == ["Axis labels: segment 2 still need an axis."]
+    assert one == ["Axis labels: segment 2 still needs an axis."]
     c = complete(boundaries=(0, 2, 5), segment_axes=(None, "main", None))
-    assert submission_problems(c, N_TOKENS) == ["Axis labels: segments 1, 3 still need an axis."]
+    assert submission_problems(c, N_TOKENS) == ["Axis labels: segments 1 and 3 still need an axis."]
+    c = complete(boundaries=(0, 2, 5, 7), segment_axes=(None, None, "main", None))
+    assert submission_problems(c, N_TOKENS) == [
+        "Axis labels: segments 1, 2 and 4 still need an axis."]
 
 
 @pytest.mark.parametrize("n_points", [0, 1, MIN_POINTS - 1])

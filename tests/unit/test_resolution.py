@@ -187,7 +187,7 @@ def test_nothing_to_resolve_raises():
 
 
 def test_annotator_version_is_checked():
-    with pytest.raises(ValueError, match="2 axis labels for 1 segments"):
+    with pytest.raises(ValueError, match="2 axis labels for 1 segment$"):
         version("A", (0,), ("main", "static"))
     with pytest.raises(ValueError, match="unknown axis"):
         version("A", (0,), ("timeless",))
@@ -201,7 +201,7 @@ def test_resolution_is_canonical_and_checked():
     assert r.boundaries == (0, 3)
     assert r.segment_axes == (("main", "opinion"), ("static",))
     assert r.sources == ("lead",)
-    with pytest.raises(ValueError, match="axis sets"):
+    with pytest.raises(ValueError, match="^1 axis set for 2 segments$"):
         Resolution((0, 3), (("main",),), None, None, None, (), 5)
     with pytest.raises(ValueError, match="unknown axis"):
         Resolution((0,), (("nope",),), None, None, None, (), 5)

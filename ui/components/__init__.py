@@ -2,6 +2,8 @@
 
 * :func:`token_boundary_editor` — segment a text by clicking between tokens.
 * :func:`curve_canvas` — place, drag and remove the validity-curve points on the log-time chart.
+* :func:`annotation_surface` — the whole workbench for one sample (segments, axes, curve, flag,
+  submit), sending the annotator's edits as an ordered event log.
 * ``ui.components.session_cookie.session_cookie`` — write or clear the sign-in cookie (nothing
   visible; imported from its module by ``ui.session``).
 
@@ -11,7 +13,8 @@ browser default such as Alt+Left = "back", and ignores plain keys while the focu
 field, but fires combinations with Ctrl/Cmd/Alt there too).
 """
 
+from ui.components.annotation_surface import annotation_surface
 from ui.components.curve_canvas import curve_canvas
 from ui.components.token_boundaries import token_boundary_editor
 
-__all__ = ["curve_canvas", "token_boundary_editor"]
+__all__ = ["annotation_surface", "curve_canvas", "token_boundary_editor"]

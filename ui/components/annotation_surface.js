@@ -1,0 +1,1235 @@
+/* The annotation surface (see annotation_surface.py for the protocol and the view).
+ *
+ * One mounted instance per parentElement (kept in a WeakMap): Streamlit calls the default
+ * export again with new data after every run, and the instance must survive that with its
+ * queue of not-yet-acknowledged events. All user text is set with textContent. */
+
+const INSTANCES = new WeakMap();
+const SVG = "http://www.w3.org/2000/svg";
+const STEP_NAMES = ["Segmentation", "Axis labels", "Validity curve"];
+const RESEND_MS = 1000;         // re-send the queue after this long without an acknowledgement,
+const RESEND_MAX_MS = 4000;     // doubling up to this: every send restarts the script run, so a
+                                // fixed 1 s would never let a run slower than 1 s (a loaded
+                                // server) finish and acknowledge anything
+const STALL_MS = 5000;          // no acknowledgement for this long: say so
+const MARGIN = { left: 50, right: 14, top: 12, bottom: 46 };
+const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
+const CURVE_KINDS = new Set(["point", "params", "refit", "place"]);
+const UNITS = [["minutes", 1], ["hours", 60], ["days", 1440], ["weeks", 10080],
+  ["months", 43200], ["years", 525960]];
+const PARAM_LIMITS = { xi: [-100, 300], omega: [0.5, 200], alpha: [-20, 20] };
+const NEUTRAL = ["#7c8799", "#c2a36e"];  // segments without an axis: two distinct, axis-free tints
+let clipCounter = 0;
+
+// ------------------------------------------------------------------ small helpers
+
+function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = String(v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+  return node;
+}
+function s(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+const finite = (v) => typeof v === "number" && Number.isFinite(v);
+const round2 = (v) => Math.round(v * 100) / 100;
+const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+const int = (v, d) => (Number.isInteger(v) ? v : d);
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+function listWords(items) {
+  if (items.length <= 1) return items.join("");
+  return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+}
+function safeColor(c, fallback) {
+  const v = String(c || "").trim();
+  return /^#[0-9a-fA-F]{3,8}$/.test(v) ? v : fallback;
+}
+function isTextField(t) {
+  if (!t || !t.tagName) return false;
+  const tag = t.tagName.toUpperCase();
+  if (tag === "TEXTAREA" || tag === "SELECT" || t.isContentEditable) return true;
+  if (tag !== "INPUT") return false;
+  const type = String(t.type || "text").toLowerCase();
+  return !["button", "checkbox", "radio", "submit", "reset", "range", "color", "file", "image"].includes(type);
+}
+function isActivatable(t) {
+  if (!t || !t.tagName) return false;
+  const tag = t.tagName.toUpperCase();
+  if (["BUTTON", "A", "SUMMARY", "INPUT"].includes(tag)) return true;
+  const role = t.getAttribute && t.getAttribute("role");
+  return ["button", "radio", "tab", "link", "slider", "option", "menuitem", "checkbox", "switch",
+    "combobox", "listbox", "spinbutton", "treeitem", "gridcell"].includes(role);
+}
+
+// ------------------------------------------------------------------ the local model
+// The same rules as annotation.editing / annotation.curve_points (drawn before the server answers).
+
+function readContent(raw) {
+  const c = raw && typeof raw === "object" ? raw : {};
+  const boundaries = Array.isArray(c.boundaries) && c.boundaries.length ? c.boundaries.map(Number) : [0];
+  let axes = Array.isArray(c.segment_axes) ? c.segment_axes.map((a) => (a ? String(a) : null)) : [];
+  while (axes.length < boundaries.length) axes.push(null);
+  axes = axes.slice(0, boundaries.length);
+  const points = Array.isArray(c.points)
+    ? c.points.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])).map((p) => [p[0], p[1]]) : [];
+  const num = (v) => (finite(v) ? v : null);
+  return {
+    boundaries, segment_axes: axes, points,
+    xi: num(c.xi), omega: num(c.omega), alpha: num(c.alpha), rmse: num(c.rmse),
+    params_source: c.params_source === "manual" ? "manual" : "fit",
+    flags: Array.isArray(c.flags) ? c.flags.map(String) : [],
+    note: typeof c.note === "string" ? c.note : "",
+  };
+}
+function segmentOf(starts, token) {
+  let j = 0;
+  for (let k = 0; k < starts.length; k++) if (starts[k] <= token) j = k;
+  return j;
+}
+function toggleBoundary(c, n, gap) {
+  if (!Number.isInteger(gap) || gap < 1 || gap >= n) return c;
+  const set = new Set(c.boundaries);
+  if (set.has(gap)) set.delete(gap); else set.add(gap);
+  const starts = [...set].sort((a, b) => a - b);
+  const axes = starts.map((st) => c.segment_axes[segmentOf(c.boundaries, st)] ?? null);
+  return { ...c, boundaries: starts, segment_axes: axes };
+}
+function applyPoint(points, ev, xMax, maxPoints) {
+  const pts = points.map((p) => [p[0], p[1]]);
+  const valid = (i) => Number.isInteger(i) && i >= 0 && i < pts.length;
+  const at = (x, y) => [round2(clamp(x, 0, xMax)), round2(clamp(y, 0, 1))];
+  if (ev.action === "add" && pts.length < maxPoints && finite(ev.x) && finite(ev.y)) pts.push(at(ev.x, ev.y));
+  else if (ev.action === "move" && valid(ev.index) && finite(ev.x) && finite(ev.y)) pts[ev.index] = at(ev.x, ev.y);
+  else if (ev.action === "remove" && valid(ev.index)) pts.splice(ev.index, 1);
+  return pts;
+}
+function applyEvent(state, ev, cfg) {
+  const c = state.content;
+  switch (ev.kind) {
+    case "boundary": return { ...state, content: toggleBoundary(c, cfg.n, ev.gap) };
+    case "reset_segments": return { ...state, content: { ...c, boundaries: [0], segment_axes: [null] } };
+    case "axis": {
+      if (!Number.isInteger(ev.segment) || ev.segment < 0 || ev.segment >= c.segment_axes.length) return state;
+      const axes = c.segment_axes.slice();
+      axes[ev.segment] = ev.axis || null;
+      return { ...state, content: { ...c, segment_axes: axes } };
+    }
+    case "point": return { ...state, content: { ...c, points: applyPoint(c.points, ev, cfg.xMax, cfg.maxPoints) } };
+    case "params": return { ...state, content: { ...c, xi: ev.xi, omega: ev.omega, alpha: ev.alpha, params_source: "manual" } };
+    case "refit": return { ...state, content: { ...c, params_source: "fit" } };
+    case "step": return { ...state, step: clamp(int(ev.step, state.step), 0, 2) };
+    case "flag": return { ...state, content: { ...c, flags: (ev.flags || []).slice(), note: String(ev.note || "").trim() } };
+    default: return state;  // place: the server places the points; submit: nothing to draw
+  }
+}
+
+// ------------------------------------------------------------------ the instance
+
+function createInstance(parentElement) {
+  const inst = {
+    view: null, id: null, send: null, generation: 0,
+    acked: 0, nextSeq: 1, pending: [], baseVersion: 0,
+    resendTimer: null, resendDelay: RESEND_MS, lastProgress: Date.now(),
+    local: { content: readContent({}), step: 0 },
+    focusSeg: 0, flagOpen: false, confirm: null, submittingSeq: null,
+    tuneOpen: false, placeOpen: false, message: null, dismissed: new Set(),
+    chartWidth: 0, drag: null, needsChart: false, focusPoint: null, geom: null,
+  };
+
+  // ---------- skeleton (persistent elements; sections are redrawn inside them)
+  const root = h("div", { class: "as-root", "data-testid": "surface", tabindex: "-1" });
+  const stepbar = h("div", { class: "as-stepbar", role: "tablist", "aria-label": "Steps" });
+  const stepButtons = STEP_NAMES.map((name, i) => {
+    const b = h("button", { type: "button", class: "as-step", role: "tab", "data-step-tab": i },
+      h("span", { class: "as-step-num", text: String(i + 1) }), h("span", { class: "as-step-name", text: name }),
+      h("span", { class: "as-step-check", "aria-hidden": "true" }));
+    b.addEventListener("click", () => goStep(i));
+    stepbar.appendChild(b);
+    return b;
+  });
+  const stepInfo = h("div", { class: "as-stepinfo" });
+  stepbar.appendChild(stepInfo);
+
+  const textBox = h("div", { class: "as-text", "data-testid": "surface-text", role: "group" });
+  const legend = h("div", { class: "as-legend", "aria-label": "Axis colours" });
+  const segTools = h("div", { class: "as-segtools" });
+  const segCount = h("span", { class: "as-muted" });
+  const resetBtn = h("button", { type: "button", class: "as-btn as-small", "data-command": "reset-segments", text: "Back to one segment" });
+  resetBtn.addEventListener("click", () => push({ kind: "reset_segments" }));
+  segTools.append(h("span", { class: "as-muted", text: "Click between two words to split or join segments (Enter/Space on a focused gap)." }), segCount, resetBtn);
+  const textSection = h("section", { class: "as-textsec" }, textBox, legend, segTools);
+
+  const rowsBox = h("div", { class: "as-rows", role: "list", "aria-label": "Segments and their axes" });
+  const rowsSection = h("section", { class: "as-rowsec" }, rowsBox);
+
+  // chart + side panel
+  const svg = s("svg", { role: "group", class: "as-svg" });
+  const backdrop = s("g", {}, svg);
+  const plot = s("rect", { class: "as-plot", "data-testid": "curve-plot", "pointer-events": "all",
+    "data-x-min": 0, "data-y-min": 0, "data-y-max": 1 }, svg);
+  const cross = s("g", { class: "as-cross", visibility: "hidden", "pointer-events": "none" }, svg);
+  const crossV = s("line", {}, cross), crossH = s("line", {}, cross);
+  const crossBox = s("rect", { rx: 5 }, cross), crossText = s("text", {}, cross);
+  const pointLayer = s("g", {}, svg);
+  const clipId = "as-clip-" + (++clipCounter);
+  const chartHint = h("div", { class: "as-hint", "data-testid": "curve-hint", "aria-live": "polite" });
+  const chartBox = h("div", { class: "as-chart", "data-testid": "curve-canvas" });
+  chartBox.appendChild(svg);
+  chartBox.appendChild(chartHint);
+  const side = h("div", { class: "as-side", "data-testid": "fit-summary" });
+  const sideInfo = h("div", { class: "as-sideinfo" });
+  // fine-tune parameters
+  const tuneToggle = h("button", { type: "button", class: "as-link", "data-command": "tune", "aria-expanded": "false", text: "Fine-tune parameters" });
+  const tuneInputs = {};
+  const tuneRow = h("div", { class: "as-tune-row" });
+  for (const [name, label] of [["xi", "ξ"], ["omega", "ω"], ["alpha", "α"]]) {
+    const input = h("input", { type: "number", step: "0.5", name: `param-${name}`, "aria-label": label,
+      min: PARAM_LIMITS[name][0], max: PARAM_LIMITS[name][1] });
+    tuneInputs[name] = input;
+    tuneRow.appendChild(h("label", { class: "as-field" }, h("span", { text: label }), input));
+  }
+  const tuneApply = h("button", { type: "button", class: "as-btn as-small", "data-command": "params", text: "Apply" });
+  const tuneRefit = h("button", { type: "button", class: "as-btn as-small", "data-command": "refit", text: "Back to the fitted curve" });
+  const tunePanel = h("div", { class: "as-panel", hidden: true }, tuneRow, h("div", { class: "as-panel-actions" }, tuneApply, tuneRefit));
+  // durations
+  const placeToggle = h("button", { type: "button", class: "as-link", "data-command": "durations", "aria-expanded": "false", text: "Enter durations instead" });
+  const unitSelect = (name) => {
+    const sel = h("select", { name, "aria-label": "unit" });
+    for (const [u] of UNITS) sel.appendChild(h("option", { value: u, text: u }));
+    return sel;
+  };
+  const peakN = h("input", { type: "number", min: "0", step: "any", name: "peak-n", "aria-label": "peak after" });
+  const peakU = unitSelect("peak-unit");
+  const halfN = h("input", { type: "number", min: "0", step: "any", name: "half-n", "aria-label": "half gone by" });
+  const halfU = unitSelect("half-unit");
+  peakU.value = "days"; halfU.value = "weeks";
+  const placeBtn = h("button", { type: "button", class: "as-btn as-small", "data-command": "place", text: "Place the points" });
+  const placePanel = h("div", { class: "as-panel", hidden: true },
+    h("label", { class: "as-dur" }, h("span", { text: "Peak ≈" }), peakN, peakU),
+    h("label", { class: "as-dur" }, h("span", { text: "Half gone by ≈" }), halfN, halfU),
+    h("div", { class: "as-panel-actions" }, placeBtn));
+  side.append(sideInfo, h("div", { class: "as-side-tools" }, tuneToggle, placeToggle), tunePanel, placePanel);
+  const curveSection = h("section", { class: "as-curvesec" }, chartBox, side);
+
+  // message line: local message + the server's notices (non-blocking)
+  const messageBox = h("div", { class: "as-message", "data-testid": "surface-message", "aria-live": "polite" });
+
+  // flag panel and confirm (in-component, not Streamlit popovers)
+  const flagPanel = h("div", { class: "as-flag", "data-testid": "surface-flag-panel", hidden: true, role: "dialog", "aria-label": "Flag this sample" });
+  const flagReasons = h("div", { class: "as-flag-reasons", role: "radiogroup" });
+  const flagNote = h("textarea", { rows: "2", maxlength: "2000", name: "flag-note", placeholder: "Note for the lead" });
+  const flagError = h("div", { class: "as-flag-error", role: "alert" });
+  const flagSubmit = h("button", { type: "button", class: "as-btn as-primary", "data-command": "flag-submit", text: "Submit as flagged" });
+  const flagCancel = h("button", { type: "button", class: "as-btn", "data-command": "flag-cancel", text: "Cancel" });
+  flagPanel.append(h("div", { class: "as-flag-title", text: "Why can this sample not be annotated normally?" }),
+    flagReasons, flagNote, flagError, h("div", { class: "as-panel-actions" }, flagSubmit, flagCancel));
+
+  const confirmBox = h("div", { class: "as-confirm-backdrop", hidden: true });
+  const confirmTitle = h("div", { class: "as-confirm-title" });
+  const confirmBody = h("div", { class: "as-confirm-body" });
+  const confirmOk = h("button", { type: "button", class: "as-btn as-primary", "data-command": "confirm", text: "Submit (Enter)" });
+  const confirmCancel = h("button", { type: "button", class: "as-btn", "data-command": "cancel", text: "Cancel (Esc)" });
+  const confirmDialog = h("div", { class: "as-confirm", "data-testid": "surface-confirm", role: "dialog", "aria-modal": "true", hidden: true },
+    confirmTitle, confirmBody, h("div", { class: "as-panel-actions" }, confirmOk, confirmCancel));
+
+  // footer
+  const cmd = (name, label, cls) => h("button", { type: "button", class: "as-btn " + (cls || ""), "data-command": name, text: label });
+  const backBtn = cmd("back", "← Back"), nextBtn = cmd("next", "Next →");
+  const flagBtn = cmd("flag", "⚑ Flag"), submitBtn = cmd("submit", "Submit", "as-primary");
+  const statusMissing = h("div", { class: "as-missing", "data-testid": "surface-missing" });
+  const statusKeys = h("div", { class: "as-keys" });
+  const saved = h("span", { class: "as-saved", "data-testid": "surface-saved" });
+  const footer = h("div", { class: "as-footer" }, backBtn, nextBtn,
+    h("div", { class: "as-status" }, h("div", { class: "as-status-top" }, saved, statusMissing), statusKeys),
+    flagBtn, submitBtn);
+
+  footer.append(flagPanel, confirmDialog);  // anchored to the footer, which stays on screen
+  const body = h("div", { class: "as-body" }, textSection, rowsSection, curveSection);
+  root.append(stepbar, body, messageBox, footer, confirmBox);
+  parentElement.appendChild(root);
+
+  // ---------- configuration from the view
+  const cfg = () => {
+    const v = inst.view || {};
+    const tokens = Array.isArray(v.tokens) ? v.tokens.map(String) : [];
+    return {
+      tokens, n: tokens.length,
+      spaces: Array.isArray(v.spaces) ? v.spaces : [],
+      xMax: finite(v.x_max) && v.x_max > 0 ? v.x_max : 200,
+      maxPoints: int(v.max_points, 5), minPoints: int(v.min_points, 3),
+      axes: Array.isArray(v.axes) ? v.axes.filter((a) => a && typeof a.name === "string") : [],
+      flags: Array.isArray(v.flags) ? v.flags.filter((f) => f && typeof f.code === "string") : [],
+      single: v.layout === "single",
+      readOnly: !!v.read_only,
+      confirm: !!v.confirm_submit,
+      quota: !!v.quota_reached,
+    };
+  };
+  const axisOf = (name) => cfg().axes.find((a) => a.name === name) || null;
+  const locked = () => cfg().readOnly || inst.submittingSeq !== null;
+  const rowsShown = () => cfg().single || inst.local.step === 1;
+  const curvePending = () => inst.pending.some((e) => CURVE_KINDS.has(e.kind));
+  const placing = () => inst.pending.some((e) => e.kind === "place");
+
+  // ---------- the event log
+  function recompute() {
+    const v = inst.view || {};
+    const c = cfg();
+    let state = { content: readContent(v.content), step: clamp(int(v.step, 0), 0, 2) };
+    for (const ev of inst.pending) state = applyEvent(state, ev, c);
+    inst.local = state;
+    const nseg = state.content.boundaries.length;
+    inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(nseg - 1, 0));
+  }
+  function sendQueue() {
+    if (inst.resendTimer) clearTimeout(inst.resendTimer);
+    inst.resendTimer = null;
+    if (!inst.pending.length) return;
+    if (inst.send) {
+      inst.send("events", { client: String((inst.view || {}).client || ""), base_version: inst.baseVersion,
+        events: inst.pending.map((e) => ({ ...e })) });
+    }
+    scheduleResend();
+  }
+  function scheduleResend() {
+    if (inst.resendTimer) clearTimeout(inst.resendTimer);
+    inst.resendTimer = setTimeout(() => {
+      inst.resendTimer = null;
+      inst.resendDelay = Math.min(inst.resendDelay * 2, RESEND_MAX_MS);
+      sendQueue();
+      renderStatus();
+    }, inst.resendDelay);
+  }
+  function push(ev) {
+    if (!inst.view || locked()) return false;
+    ev.seq = inst.nextSeq++;
+    if (!inst.pending.length) { inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
+    inst.pending.push(ev);
+    inst.local = applyEvent(inst.local, ev, cfg());
+    inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(inst.local.content.boundaries.length - 1, 0));
+    if (inst.message && inst.message.kind === "missing") refreshMissingMessage();
+    sendQueue();
+    render();
+    return true;
+  }
+  function receive(view) {
+    const id = `${view.annotation_id}|${view.client}`;
+    const acked = Math.max(0, int(view.acked, 0));
+    if (id !== inst.id) {  // a new sample (or a new client for it): start over
+      inst.id = id;
+      inst.pending = [];
+      inst.acked = acked;
+      inst.nextSeq = acked + 1;
+      inst.baseVersion = int(view.version, 0);
+      inst.focusSeg = 0; inst.flagOpen = false; inst.confirm = null; inst.submittingSeq = null;
+      inst.tuneOpen = false; inst.placeOpen = false; inst.message = null; inst.dismissed = new Set();
+      inst.focusPoint = null; inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS;
+      if (inst.resendTimer) clearTimeout(inst.resendTimer);
+      inst.resendTimer = null;
+      inst.view = view;
+      recompute();
+      inst.fresh = true;
+      return;
+    }
+    // A view that acknowledges less than an earlier one is from a superseded run (Streamlit's
+    // fast reruns can let an older run finish late): drawing it would hide applied edits and
+    // shift point indices under the annotator's next click, so it is skipped.
+    if (acked < inst.acked) return;
+    const progress = acked > inst.acked;
+    if (progress) { inst.acked = acked; inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
+    inst.pending = inst.pending.filter((e) => e.seq > inst.acked);
+    inst.nextSeq = Math.max(inst.nextSeq, inst.acked + 1);
+    inst.view = view;
+    if (inst.submittingSeq !== null && inst.acked >= inst.submittingSeq) {
+      inst.submittingSeq = null;  // the server answered the submit and this sample is still here
+      if (view.read_only) inst.message = null;
+    }
+    recompute();
+    if (inst.message && inst.message.kind === "missing") refreshMissingMessage();
+    if (inst.resendTimer && (progress || !inst.pending.length)) {
+      clearTimeout(inst.resendTimer); inst.resendTimer = null;
+    }
+    if (inst.pending.length && !inst.resendTimer) scheduleResend();
+  }
+
+  // ---------- commands
+  function goStep(step) {
+    const c = cfg();
+    if (c.single) return;
+    const target = clamp(step, 0, 2);
+    if (target === inst.local.step) return;
+    if (locked()) {
+      if (!c.readOnly) return;
+      inst.local = { ...inst.local, step: target };  // read-only: look around, nothing to save
+      render();
+    } else {
+      push({ kind: "step", step: target });
+    }
+    if (target === 1) {
+      const axes = inst.local.content.segment_axes;
+      const firstEmpty = axes.findIndex((a) => !a);
+      inst.focusSeg = firstEmpty >= 0 ? firstEmpty : clamp(inst.focusSeg, 0, axes.length - 1);
+      focusRow();
+    } else {
+      const active = root.getRootNode().activeElement;
+      if (active && root.contains(active) && !isTextField(active)) root.focus({ preventScroll: true });
+    }
+  }
+  function setAxis(segment, axis) {
+    const c = inst.local.content;
+    if (segment < 0 || segment >= c.segment_axes.length) return;
+    push({ kind: "axis", segment, axis });
+  }
+  function localProblems(content) {
+    const c = cfg(), out = [];
+    if (content.flags.length) {
+      const needs = content.flags.some((code) => (c.flags.find((f) => f.code === code) || {}).needs_note);
+      if (needs && !content.note.trim()) out.push("Explain the flag in the note.");
+      return out;
+    }
+    const missing = content.segment_axes.map((a, i) => (a ? null : i + 1)).filter((x) => x !== null);
+    if (missing.length === 1) out.push(`Axis labels: segment ${missing[0]} still needs an axis.`);
+    else if (missing.length > 1) out.push(`Axis labels: segments ${listWords(missing.map(String))} still need an axis.`);
+    const n = content.points.length;
+    if (n < c.minPoints || n > c.maxPoints) out.push(`Curve: place ${c.minPoints} to ${c.maxPoints} points (now ${n}).`);
+    else if (!curvePending() && (content.xi === null || content.omega === null || content.alpha === null)) {
+      out.push("Curve: the points do not define a curve yet.");
+    }
+    return out;
+  }
+  /* What stops a plain (unflagged) Submit: the server's list while nothing is pending, else
+     the same rules applied to the local content (the server checks again on submit). A plain
+     Submit drops a flag chosen earlier, so the flag does not excuse anything here. */
+  function problems() {
+    const v = inst.view || {}, content = inst.local.content;
+    if (!inst.pending.length && !content.flags.length) return Array.isArray(v.problems) ? v.problems.map(String) : [];
+    return localProblems({ ...content, flags: [], note: "" });
+  }
+  function refreshMissingMessage() {
+    const list = problems();
+    inst.message = list.length ? { kind: "missing", level: "warning", text: "Not submitted yet — " + list.join(" ") } : null;
+  }
+  function requestSubmit() {
+    const c = cfg();
+    if (!inst.view || c.readOnly || inst.submittingSeq !== null || inst.confirm) return;
+    if (c.quota) {
+      inst.message = { kind: "quota", level: "info", text: "You reached today's quota: your work is saved as a draft." };
+      render(); return;
+    }
+    const list = problems();
+    if (list.length) {
+      inst.message = { kind: "missing", level: "warning", text: "Not submitted yet — " + list.join(" ") };
+      render(); return;
+    }
+    inst.message = null;
+    if (c.confirm) { openConfirm(false); return; }
+    doSubmit(false);
+  }
+  function doSubmit(flagged) {
+    if (!flagged && inst.local.content.flags.length) push({ kind: "flag", flags: [], note: "" });
+    const seq = inst.nextSeq;
+    if (push({ kind: "submit", flagged: !!flagged })) inst.submittingSeq = seq;
+    inst.confirm = null; inst.flagOpen = false;
+    render();
+  }
+  function openConfirm(flagged) {
+    inst.confirm = { flagged };
+    render();
+    confirmOk.focus({ preventScroll: true });
+  }
+  function closeConfirm() {
+    inst.confirm = null;
+    render();
+    root.focus({ preventScroll: true });
+  }
+  function submitFlagged() {
+    const c = cfg();
+    const chosen = flagReasons.querySelector("input:checked");
+    const code = chosen ? chosen.value : null;
+    const reason = c.flags.find((f) => f.code === code);
+    if (!reason) { flagError.textContent = "Choose a reason."; return; }
+    const note = flagNote.value;
+    if (reason.needs_note && !note.trim()) { flagError.textContent = `Please explain “${reason.label}” in the note.`; flagNote.focus(); return; }
+    flagError.textContent = "";
+    push({ kind: "flag", flags: [code], note });
+    if (c.confirm) { inst.flagOpen = false; openConfirm(true); } else doSubmit(true);
+  }
+  function toggleFlag() {
+    if (locked()) return;
+    inst.flagOpen = !inst.flagOpen;
+    if (inst.flagOpen) {
+      const content = inst.local.content;
+      flagReasons.replaceChildren();
+      cfg().flags.forEach((f, i) => {
+        const input = h("input", { type: "radio", name: "flag-reason", value: f.code });
+        input.checked = content.flags.length ? content.flags[0] === f.code : i === 0;
+        flagReasons.appendChild(h("label", { class: "as-radio" }, input, h("span", { text: f.label })));
+      });
+      flagNote.value = content.note || "";
+      flagError.textContent = "";
+    }
+    render();
+    if (inst.flagOpen) { const first = flagReasons.querySelector("input:checked"); if (first) first.focus({ preventScroll: true }); }
+  }
+
+  // ---------- listeners: commands
+  const noFocusSteal = (e) => { if (e.button === 0) e.preventDefault(); };
+  for (const b of [backBtn, nextBtn, submitBtn, flagBtn, ...stepButtons]) b.addEventListener("mousedown", noFocusSteal);
+  backBtn.addEventListener("click", () => goStep(inst.local.step - 1));
+  nextBtn.addEventListener("click", () => goStep(inst.local.step + 1));
+  submitBtn.addEventListener("click", requestSubmit);
+  flagBtn.addEventListener("click", toggleFlag);
+  flagSubmit.addEventListener("click", submitFlagged);
+  flagCancel.addEventListener("click", () => { inst.flagOpen = false; render(); });
+  confirmOk.addEventListener("click", () => { if (inst.confirm) doSubmit(inst.confirm.flagged); });
+  confirmCancel.addEventListener("click", closeConfirm);
+  confirmBox.addEventListener("mousedown", (e) => { if (e.target === confirmBox) { e.preventDefault(); closeConfirm(); } });
+  tuneToggle.addEventListener("click", () => { inst.tuneOpen = !inst.tuneOpen; inst.tuneFilled = false; render(); });
+  placeToggle.addEventListener("click", () => { inst.placeOpen = !inst.placeOpen; render(); if (inst.placeOpen) peakN.focus(); });
+  function applyParams() {
+    const vals = {};
+    for (const name of ["xi", "omega", "alpha"]) {
+      const v = Number(tuneInputs[name].value);
+      const [lo, hi] = PARAM_LIMITS[name];
+      if (tuneInputs[name].value === "" || !Number.isFinite(v) || v < lo || v > hi) {
+        inst.message = { kind: "input", level: "warning", text: `${tuneInputs[name].getAttribute("aria-label")} must be a number from ${lo} to ${hi}.` };
+        render(); return;
+      }
+      vals[name] = v;
+    }
+    inst.message = null;
+    push({ kind: "params", ...vals });
+  }
+  tuneApply.addEventListener("click", applyParams);
+  tuneRefit.addEventListener("click", () => push({ kind: "refit" }));
+  for (const input of Object.values(tuneInputs)) input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.altKey) { e.preventDefault(); applyParams(); } });
+  function place() {
+    const factor = (sel) => (UNITS.find((u) => u[0] === sel.value) || UNITS[0])[1];
+    const p = Number(peakN.value), q = Number(halfN.value);
+    if (peakN.value === "" || halfN.value === "" || !(p > 0) || !(q > 0)) {
+      inst.message = { kind: "input", level: "warning", text: "Enter two positive durations: when the validity peaks and when half of it is gone." };
+      render(); return;
+    }
+    const peakMinutes = p * factor(peakU), halfMinutes = q * factor(halfU);
+    if (!(halfMinutes > peakMinutes)) {
+      inst.message = { kind: "input", level: "warning", text: "“Half gone by” must come after the peak." };
+      render(); return;
+    }
+    inst.message = null;
+    push({ kind: "place", peak_minutes: peakMinutes, half_gone_minutes: halfMinutes });
+  }
+  placeBtn.addEventListener("click", place);
+  for (const input of [peakN, halfN]) input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.altKey) { e.preventDefault(); place(); } });
+
+  // ---------- listeners: text gaps
+  function onTextClick(e) {
+    const gapEl = e.target.closest && e.target.closest("[data-gap]");
+    if (!gapEl || !gapEl.classList.contains("active")) return;
+    push({ kind: "boundary", gap: Number(gapEl.getAttribute("data-gap")) });
+  }
+  function onTextKey(e) {
+    const gapEl = e.target.closest && e.target.closest("[data-gap]");
+    if (!gapEl || !gapEl.classList.contains("active") || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault(); e.stopPropagation();
+      if (!e.repeat) push({ kind: "boundary", gap: Number(gapEl.getAttribute("data-gap")) });
+      return;
+    }
+    const gaps = [...textBox.querySelectorAll(".as-gap.active")];
+    const at = gaps.indexOf(gapEl);
+    let next = null;
+    if (e.key === "ArrowRight") next = gaps[at + 1];
+    else if (e.key === "ArrowLeft") next = gaps[at - 1];
+    else if (e.key === "Home") next = gaps[0];
+    else if (e.key === "End") next = gaps[gaps.length - 1];
+    else return;
+    e.preventDefault(); e.stopPropagation();
+    if (next) next.focus();
+  }
+  textBox.addEventListener("click", onTextClick);
+  textBox.addEventListener("keydown", onTextKey);
+
+  // ---------- listeners: rows
+  function focusRow() {
+    const row = rowsBox.querySelector(`[data-segment="${inst.focusSeg}"]`);
+    for (const r of rowsBox.querySelectorAll("[data-segment]")) {
+      const on = r === row;
+      r.classList.toggle("focused", on);
+      r.tabIndex = on ? 0 : -1;
+    }
+    if (row) row.focus({ preventScroll: false });
+  }
+  rowsBox.addEventListener("mousedown", (e) => {
+    const btn = e.target.closest && e.target.closest("[data-axis-option]");
+    if (btn && e.button === 0) e.preventDefault();  // the row keeps the focus, not the button
+  });
+  rowsBox.addEventListener("click", (e) => {
+    const row = e.target.closest && e.target.closest("[data-segment]");
+    if (!row) return;
+    inst.focusSeg = Number(row.getAttribute("data-segment"));
+    const btn = e.target.closest("[data-axis-option]");
+    if (btn && !btn.disabled) {
+      const name = btn.getAttribute("data-axis-option");
+      const current = inst.local.content.segment_axes[inst.focusSeg];
+      setAxis(inst.focusSeg, current === name ? null : name);
+    } else {
+      render();
+    }
+    focusRow();
+  });
+  rowsBox.addEventListener("focusin", (e) => {
+    const row = e.target.closest && e.target.closest("[data-segment]");
+    if (row) {
+      const j = Number(row.getAttribute("data-segment"));
+      if (j !== inst.focusSeg) { inst.focusSeg = j; for (const r of rowsBox.querySelectorAll("[data-segment]")) r.classList.toggle("focused", r === row); }
+    }
+  });
+
+  // ---------- listeners: keyboard (document, capture phase: no control can capture these)
+  function moveSeg(delta) {
+    const n = inst.local.content.boundaries.length;
+    const j = inst.focusSeg + delta;
+    if (j < 0 || j >= n) return false;
+    inst.focusSeg = j;
+    focusRow();
+    return true;
+  }
+  function stop(e) { e.preventDefault(); e.stopImmediatePropagation(); }
+  function onDocKey(e) {
+    if (!root.isConnected || !inst.view) return;
+    const path = e.composedPath ? e.composedPath() : [e.target];
+    const t = path[0];
+    const inside = path.includes(root);
+    const c = cfg();
+    if (inst.confirm) {
+      if (e.key === "Enter" && !e.shiftKey) { stop(e); if (!e.repeat) doSubmit(inst.confirm.flagged); }
+      else if (e.key === "Escape") { stop(e); closeConfirm(); }
+      else if (e.key === "Tab" && inside) { /* stays among the two buttons */ }
+      return;
+    }
+    if (e.altKey && !e.ctrlKey && !e.metaKey) {
+      if (e.key === "ArrowRight") { stop(e); if (!e.repeat) goStep(inst.local.step + 1); }
+      else if (e.key === "ArrowLeft") { stop(e); if (!e.repeat) goStep(inst.local.step - 1); }
+      else if (e.key === "Enter") { stop(e); if (!e.repeat && !inst.flagOpen) requestSubmit(); }
+      return;
+    }
+    if (inst.flagOpen) {
+      if (e.key === "Escape") { stop(e); inst.flagOpen = false; render(); root.focus({ preventScroll: true }); }
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey || isTextField(t)) return;
+    const onPoint = t && t.getAttribute && t.getAttribute("data-point") !== null;
+    // keys typed on the page itself (body, Streamlit's main container...) are ours too; keys
+    // on another control (a button, a slider elsewhere on the page) are left to it
+    const pageLevel = inside || !isActivatable(t);
+    if (/^[1-8]$/.test(e.key) && rowsShown() && !c.readOnly && pageLevel) {
+      stop(e);
+      if (e.repeat) return;
+      const axis = c.axes.find((a) => String(a.digit) === e.key) || c.axes[Number(e.key) - 1];
+      if (axis) setAxis(inst.focusSeg, axis.name);
+      return;
+    }
+    if ((e.key === "ArrowDown" || e.key === "ArrowUp") && rowsShown() && pageLevel && !onPoint) {
+      stop(e);
+      moveSeg(e.key === "ArrowDown" ? 1 : -1);
+      return;
+    }
+    if (e.key === "Tab" && rowsShown() && inside && t.closest && t.closest("[data-segment]")) {
+      if (moveSeg(e.shiftKey ? -1 : 1)) stop(e);
+      return;
+    }
+    if ((e.key === "Delete" || e.key === "Backspace") && rowsShown() && inside && t.getAttribute && t.getAttribute("data-segment") !== null && !c.readOnly) {
+      stop(e); setAxis(inst.focusSeg, null); return;
+    }
+    if (e.key === "Enter" && (pageLevel || onPoint) && (!isActivatable(t) || onPoint)) {
+      stop(e);
+      if (!e.repeat) requestSubmit();
+    }
+  }
+  document.addEventListener("keydown", onDocKey, true);
+
+  // ---------- listeners: chart (as curve_canvas, on the local points)
+  function toData(clientX, clientY) {
+    const xMax = cfg().xMax;
+    const r = plot.getBoundingClientRect();
+    return [round2(clamp(((clientX - r.left) / r.width) * xMax, 0, xMax)), round2(clamp(1 - (clientY - r.top) / r.height, 0, 1))];
+  }
+  function pointIndex(target) {
+    const el = target && target.closest ? target.closest("[data-point]") : null;
+    if (!el || !svg.contains(el)) return null;
+    const i = Number(el.getAttribute("data-point"));
+    return Number.isInteger(i) ? i : null;
+  }
+  const chartLocked = () => locked() || placing();
+  function onPlotClick(e) {
+    if (chartLocked() || e.button !== 0 || e.detail > 1) return;
+    const c = cfg();
+    if (inst.local.content.points.length >= c.maxPoints) { chartHint.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450 }); return; }
+    const [x, y] = toData(e.clientX, e.clientY);
+    push({ kind: "point", action: "add", x, y });
+  }
+  function onPointerDown(e) {
+    const i = pointIndex(e.target);
+    if (i === null && e.target === plot) {
+      e.preventDefault();
+      const active = root.getRootNode().activeElement;
+      if (active && pointIndex(active) !== null) active.blur();
+      return;
+    }
+    if (i === null || chartLocked() || e.button !== 0) return;
+    e.preventDefault();
+    const circle = e.target.closest("[data-point]");
+    circle.focus({ preventScroll: true });
+    try { circle.setPointerCapture(e.pointerId); } catch (_) { /* synthetic events */ }
+    inst.drag = { index: i, pointerId: e.pointerId, x0: e.clientX, y0: e.clientY, moved: false, circle, pos: null };
+  }
+  function onPointerMove(e) {
+    const d = inst.drag;
+    if (d && e.pointerId === d.pointerId) {
+      if (!d.moved && Math.hypot(e.clientX - d.x0, e.clientY - d.y0) < 3) return;
+      d.moved = true;
+      d.circle.classList.add("dragging");
+      d.pos = toData(e.clientX, e.clientY);
+      movePoint(d.index, d.pos);
+      showCross(d.pos);
+      return;
+    }
+    if (e.target === plot && !chartLocked()) showCross(toData(e.clientX, e.clientY));
+  }
+  function endDrag(e, commit) {
+    const d = inst.drag;
+    if (!d || e.pointerId !== d.pointerId) return;
+    inst.drag = null;
+    try { d.circle.releasePointerCapture(e.pointerId); } catch (_) { /* released */ }
+    d.circle.classList.remove("dragging");
+    hideCross();
+    if (commit && d.moved && d.pos) {
+      inst.focusPoint = d.index;
+      push({ kind: "point", action: "move", index: d.index, x: d.pos[0], y: d.pos[1] });
+    } else if (inst.needsChart || d.moved) render();
+  }
+  function removePoint(i, keepFocus) {
+    if (chartLocked()) return;
+    inst.focusPoint = keepFocus ? i : null;
+    push({ kind: "point", action: "remove", index: i });
+  }
+  function onChartKey(e) {
+    const i = pointIndex(e.target);
+    if (i === null || chartLocked() || e.altKey || e.ctrlKey || e.metaKey) return;
+    const pts = inst.local.content.points;
+    if (i >= pts.length) return;
+    const big = e.shiftKey;
+    let [x, y] = pts[i];
+    if (e.key === "ArrowLeft") x -= big ? 5 : 1;
+    else if (e.key === "ArrowRight") x += big ? 5 : 1;
+    else if (e.key === "ArrowUp") y += big ? 0.1 : 0.02;
+    else if (e.key === "ArrowDown") y -= big ? 0.1 : 0.02;
+    else if (e.key === "Delete" || e.key === "Backspace") { e.preventDefault(); e.stopPropagation(); removePoint(i, true); return; }
+    else return;
+    e.preventDefault(); e.stopPropagation();
+    inst.focusPoint = i;
+    const xMax = cfg().xMax;
+    push({ kind: "point", action: "move", index: i, x: round2(clamp(x, 0, xMax)), y: round2(clamp(y, 0, 1)) });
+  }
+  plot.addEventListener("click", onPlotClick);
+  svg.addEventListener("pointerdown", onPointerDown);
+  svg.addEventListener("pointermove", onPointerMove);
+  svg.addEventListener("pointerup", (e) => endDrag(e, true));
+  svg.addEventListener("pointercancel", (e) => endDrag(e, false));
+  svg.addEventListener("pointerleave", () => { if (!inst.drag) hideCross(); });
+  svg.addEventListener("dblclick", (e) => { const i = pointIndex(e.target); if (i !== null) { e.preventDefault(); removePoint(i); } });
+  svg.addEventListener("contextmenu", (e) => { const i = pointIndex(e.target); if (i !== null) { e.preventDefault(); removePoint(i); } });
+  svg.addEventListener("keydown", onChartKey);
+  svg.addEventListener("focusin", (e) => { const i = pointIndex(e.target); if (i !== null) inst.focusPoint = i; });
+  svg.addEventListener("focusout", (e) => { if (!e.relatedTarget || pointIndex(e.relatedTarget) === null) inst.focusPoint = null; });
+
+  function movePoint(i, pos) {
+    const g = inst.geom;
+    const circle = svg.querySelector(`[data-point="${i}"]`);
+    const num = svg.querySelector(`[data-point-label="${i}"]`);
+    if (!g || !circle) return;
+    circle.setAttribute("cx", g.sx(pos[0])); circle.setAttribute("cy", g.sy(pos[1]));
+    if (num) { num.setAttribute("x", g.sx(pos[0])); num.setAttribute("y", g.sy(pos[1])); }
+  }
+  function showCross(pos) {
+    const g = inst.geom;
+    if (!g) return;
+    const cx = g.sx(pos[0]), cy = g.sy(pos[1]);
+    cross.setAttribute("visibility", "visible");
+    crossV.setAttribute("x1", cx); crossV.setAttribute("x2", cx);
+    crossH.setAttribute("y1", cy); crossH.setAttribute("y2", cy);
+    crossText.textContent = Math.round(pos[1] * 100) + "% valid";
+    const tw = crossText.getComputedTextLength ? crossText.getComputedTextLength() : 70;
+    const bw = tw + 14, bh = 22;
+    let bx = cx + 10; if (bx + bw > g.left + g.w) bx = cx - 10 - bw;
+    let by = cy - bh - 8; if (by < g.top) by = cy + 8;
+    crossBox.setAttribute("x", bx); crossBox.setAttribute("y", by);
+    crossBox.setAttribute("width", bw); crossBox.setAttribute("height", bh);
+    crossText.setAttribute("x", bx + 7); crossText.setAttribute("y", by + 15);
+  }
+  function hideCross() { cross.setAttribute("visibility", "hidden"); }
+
+  const resize = new ResizeObserver(() => {
+    const w = Math.floor(chartBox.clientWidth);
+    if (w > 0 && Math.abs(w - inst.chartWidth) >= 1 && inst.view) renderChart();
+  });
+  resize.observe(chartBox);
+  const onWindowResize = () => { if (inst.view) renderChart(); };
+  window.addEventListener("resize", onWindowResize);
+
+  // ------------------------------------------------------------------ drawing
+
+  function segmentColors(content) {
+    let neutral = 0;
+    return content.segment_axes.map((a) => {
+      const axis = a ? axisOf(a) : null;
+      return axis ? safeColor(axis.color, "#4C78A8") : NEUTRAL[(neutral++) % 2];
+    });
+  }
+
+  function renderText() {
+    const c = cfg(), content = inst.local.content;
+    const editable = (c.single || inst.local.step === 0) && !locked();
+    const active = root.getRootNode().activeElement;
+    const focusGap = active && textBox.contains(active) ? active.getAttribute("data-gap") : null;
+    textBox.replaceChildren();
+    textBox.classList.toggle("editable", editable);
+    textBox.setAttribute("aria-label", editable ? "Text: activate a gap between two words to split or join segments" : "Text, coloured by segment");
+    if (!c.n) { textBox.appendChild(h("span", { class: "as-muted", text: "(no text)" })); return; }
+    const starts = content.boundaries;
+    const startSet = new Set(starts);
+    const colors = segmentColors(content);
+    const segOf = new Array(c.n);
+    let seg = -1;
+    for (let i = 0; i < c.n; i++) { if (startSet.has(i)) seg += 1; segOf[i] = Math.max(seg, 0); }
+    const tint = (el, j) => {
+      el.style.setProperty("--seg-bg", `color-mix(in srgb, ${colors[j]} 22%, transparent)`);
+      el.style.setProperty("--seg-line", colors[j]);
+    };
+    const highlight = rowsShown() ? inst.focusSeg : -1;
+    let word = null;
+    for (let i = 0; i < c.n; i++) {
+      const spaced = i > 0 && !!c.spaces[i - 1];
+      if (i > 0) {
+        const boundary = startSet.has(i);
+        const gap = h("span", { class: "as-gap" + (spaced ? "" : " tight") + (boundary ? " boundary" : " inside") + (editable ? " active" : ""),
+          "data-gap": i, "data-boundary": boundary ? "true" : "false" });
+        if (!boundary) { tint(gap, segOf[i]); if (segOf[i] === highlight) gap.classList.add("hl"); }
+        if (editable) {
+          gap.setAttribute("role", "button");
+          gap.tabIndex = 0;
+          gap.setAttribute("aria-pressed", boundary ? "true" : "false");
+          gap.setAttribute("aria-label", (boundary ? "Join the segments before “" : "Start a segment at “") + c.tokens[i] + "”");
+          gap.title = boundary ? "Join segments here" : "Split the segment here";
+        } else gap.setAttribute("aria-hidden", "true");
+        gap.appendChild(h("span", { class: "as-bar" }));
+        if (spaced) textBox.appendChild(gap); else word.appendChild(gap);
+      }
+      if (i === 0 || spaced) { word = h("span", { class: "as-word" }); textBox.appendChild(word); }
+      const j = segOf[i];
+      if (startSet.has(i)) {
+        const axis = axisOf(content.segment_axes[j]);
+        const pill = h("span", { class: "as-pill", "data-segment-label": j, text: String(j + 1) + (axis ? " " + axis.label : "") });
+        pill.style.setProperty("--seg-solid", colors[j]);
+        word.appendChild(pill);
+      }
+      const tok = h("span", { class: "as-tok" + (startSet.has(i) ? " seg-start" : "") + (i === c.n - 1 || startSet.has(i + 1) ? " seg-end" : "") + (j === highlight ? " hl" : ""),
+        "data-token": i, "data-segment-of": j, text: c.tokens[i] });
+      tint(tok, j);
+      word.appendChild(tok);
+    }
+    if (focusGap !== null) {
+      const again = textBox.querySelector(`[data-gap="${focusGap}"]`);
+      if (again && again.tabIndex === 0) again.focus({ preventScroll: true });
+    }
+  }
+
+  function renderLegend() {
+    const c = cfg(), used = new Set(inst.local.content.segment_axes.filter(Boolean));
+    legend.replaceChildren();
+    for (const a of c.axes) {
+      const chip = h("span", { class: "as-legend-item" + (used.has(a.name) ? " used" : ""), title: String(a.key_question || "") },
+        h("span", { class: "as-swatch" }), h("span", { class: "as-digit", text: String(a.digit || "") }), h("span", { text: String(a.label || a.name) }));
+      chip.style.setProperty("--axis", safeColor(a.color, "#888"));
+      legend.appendChild(chip);
+    }
+  }
+
+  function renderSegTools() {
+    const n = inst.local.content.boundaries.length;
+    segCount.textContent = plural(n, "segment", "segments");
+    resetBtn.disabled = n === 1 || locked();
+  }
+
+  function renderRows() {
+    const c = cfg(), content = inst.local.content;
+    const active = root.getRootNode().activeElement;
+    const hadFocus = active && rowsBox.contains(active);
+    rowsBox.replaceChildren();
+    const starts = content.boundaries;
+    const colors = segmentColors(content);
+    starts.forEach((st, j) => {
+      const end = j + 1 < starts.length ? starts[j + 1] : c.n;
+      let text = "";
+      for (let i = st; i < end; i++) text += c.tokens[i] + (i < end - 1 && c.spaces[i] ? " " : "");
+      const focused = j === inst.focusSeg;
+      const row = h("div", { class: "as-row" + (focused ? " focused" : "") + (content.segment_axes[j] ? " done" : ""), role: "listitem",
+        "data-segment": j, tabindex: focused ? "0" : "-1",
+        "aria-label": `Segment ${j + 1}: press 1 to 8 to choose its axis` });
+      row.style.setProperty("--seg-solid", colors[j]);
+      const head = h("div", { class: "as-row-head" }, h("span", { class: "as-row-num", text: String(j + 1) }), h("span", { class: "as-row-text", text }));
+      const opts = h("div", { class: "as-options", role: "radiogroup", "aria-label": `Axis of segment ${j + 1}` });
+      for (const a of c.axes) {
+        const on = content.segment_axes[j] === a.name;
+        const b = h("button", { type: "button", class: "as-opt" + (on ? " on" : ""), "data-axis-option": a.name, role: "radio",
+          "aria-checked": on ? "true" : "false", tabindex: "-1", title: `${a.label} (${a.digit}): ${a.key_question || ""}` },
+          h("kbd", { text: String(a.digit || "") }), h("span", { text: String(a.label || a.name) }));
+        b.style.setProperty("--axis", safeColor(a.color, "#888"));
+        if (c.readOnly) b.disabled = true;
+        opts.appendChild(b);
+      }
+      row.append(head, opts);
+      rowsBox.appendChild(row);
+    });
+    if (hadFocus) { const row = rowsBox.querySelector(`[data-segment="${inst.focusSeg}"]`); if (row) row.focus({ preventScroll: true }); }
+  }
+
+  function chartHeight() {
+    const c = cfg();
+    if (c.single) return 300;
+    return Math.round(clamp(window.innerHeight * 0.5 - 80, 220, 380));
+  }
+
+  function renderChart() {
+    if (inst.drag) { inst.needsChart = true; return; }
+    inst.needsChart = false;
+    const v = inst.view || {};
+    const c = cfg(), content = inst.local.content;
+    const height = chartHeight();
+    const width = Math.max(Math.floor(chartBox.clientWidth) || 560, 260);
+    inst.chartWidth = width;
+    root.style.setProperty("--as-chart-h", height + "px");
+    const g = { left: MARGIN.left, top: MARGIN.top, w: width - MARGIN.left - MARGIN.right, h: height - MARGIN.top - MARGIN.bottom };
+    g.sx = (x) => g.left + (x / c.xMax) * g.w;
+    g.sy = (y) => g.top + (1 - y) * g.h;
+    inst.geom = g;
+    const pts = content.points;
+    const disabled = chartLocked();
+    const stale = curvePending();
+    chartBox.classList.toggle("disabled", disabled);
+    chartBox.classList.toggle("full", pts.length >= c.maxPoints);
+    chartBox.setAttribute("data-points", JSON.stringify(pts));
+    svg.setAttribute("width", width); svg.setAttribute("height", height);
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    svg.setAttribute("aria-label", `Validity curve chart with ${pts.length} of ${c.maxPoints} points`);
+    backdrop.replaceChildren();
+    const clip = s("clipPath", { id: clipId }, s("defs", {}, backdrop));
+    s("rect", { x: g.left, y: g.top - 2, width: g.w, height: g.h + 4 }, clip);
+    const grid = s("g", { class: "as-grid" }, backdrop), labels = s("g", {}, backdrop);
+    for (const yv of Y_GRID) {
+      const y = g.sy(yv);
+      s("line", { x1: g.left, x2: g.left + g.w, y1: y, y2: y, class: yv === 0 ? "axis" : "" }, grid);
+      s("text", { x: g.left - 7, y: y + 4, "text-anchor": "end", class: "as-tick" }, labels).textContent = Math.round(yv * 100) + "%";
+    }
+    const lastRight = [-Infinity, -Infinity];
+    for (const tick of Array.isArray(v.ticks) ? v.ticks : []) {
+      if (!Array.isArray(tick) || !finite(tick[0]) || tick[0] < 0 || tick[0] > c.xMax) continue;
+      const x = g.sx(tick[0]);
+      s("line", { x1: x, x2: x, y1: g.top, y2: g.top + g.h, class: tick[0] === 0 ? "axis" : "" }, grid);
+      const text = String(tick[1] ?? "");
+      const half = text.length * 3.3 + 4;
+      const row = x - half >= lastRight[0] ? 0 : (x - half >= lastRight[1] ? 1 : -1);
+      if (row < 0) continue;
+      s("text", { x, y: g.top + g.h + 16 + row * 13, "text-anchor": "middle", class: "as-tick" }, labels).textContent = text;
+      lastRight[row] = x + half;
+    }
+    s("text", { class: "as-axis-title", "text-anchor": "middle", transform: `translate(12 ${g.top + g.h / 2}) rotate(-90)` }, labels).textContent = "validity";
+    s("text", { class: "as-axis-title", "text-anchor": "end", x: g.left + g.w, y: g.top + g.h + 42 }, labels).textContent = "time since publication (log scale) →";
+    const curve = Array.isArray(v.curve) ? v.curve.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])) : [];
+    if (curve.length > 1) {
+      let d = "";
+      for (const p of curve) d += (d ? "L" : "M") + g.sx(p[0]).toFixed(1) + "," + g.sy(clamp(p[1], -0.05, 1.05)).toFixed(1);
+      const layer = s("g", { "clip-path": `url(#${clipId})`, class: stale ? "stale" : "" }, backdrop);
+      const first = curve[0], last = curve[curve.length - 1];
+      s("path", { class: "as-area", d: d + `L${g.sx(last[0]).toFixed(1)},${g.sy(0)}L${g.sx(first[0]).toFixed(1)},${g.sy(0)}Z` }, layer);
+      s("path", { class: "as-curve", d, "data-testid": "curve-fit", "data-stale": stale ? "true" : "false" }, layer);
+    }
+    for (const [k, val] of Object.entries({ x: g.left, y: g.top, width: g.w, height: g.h, "data-x-max": c.xMax })) plot.setAttribute(k, String(val));
+    crossV.setAttribute("y1", g.top); crossV.setAttribute("y2", g.top + g.h);
+    crossH.setAttribute("x1", g.left); crossH.setAttribute("x2", g.left + g.w);
+
+    const want = inst.focusPoint;
+    while (pointLayer.children.length > 2 * pts.length) pointLayer.lastChild.remove();
+    inst.focusPoint = want;
+    pts.forEach((p, i) => {
+      let circle = pointLayer.children[2 * i], num = pointLayer.children[2 * i + 1];
+      if (!circle) {
+        circle = s("circle", { r: 8, class: "as-point", "data-point": i }, pointLayer);
+        num = s("text", { dy: "0.35em", "text-anchor": "middle", class: "as-num", "data-point-label": i }, pointLayer);
+        num.textContent = String(i + 1);
+      }
+      circle.setAttribute("cx", g.sx(p[0])); circle.setAttribute("cy", g.sy(p[1]));
+      num.setAttribute("x", g.sx(p[0])); num.setAttribute("y", g.sy(p[1]));
+      if (disabled) for (const a of ["tabindex", "role", "aria-label"]) circle.removeAttribute(a);
+      else {
+        circle.setAttribute("tabindex", "0"); circle.setAttribute("role", "button");
+        circle.setAttribute("aria-label", `Point ${i + 1}: ${Math.round(p[1] * 100)}% validity. Arrow keys move it, Delete removes it.`);
+      }
+    });
+    if (inst.focusPoint !== null && !disabled) {
+      const active = root.getRootNode().activeElement;
+      if (!active || pointIndex(active) === null) {
+        const target = pts.length ? pointLayer.children[2 * Math.min(inst.focusPoint, pts.length - 1)] : null;
+        if (target) target.focus({ preventScroll: true }); else inst.focusPoint = null;
+      }
+    }
+    if (c.readOnly) chartHint.textContent = "";
+    else if (placing()) chartHint.textContent = "Placing the points from your durations…";
+    else if (pts.length >= c.maxPoints) chartHint.textContent = `${c.maxPoints} points placed — drag a point to move it, double-click or Delete to remove it`;
+    else chartHint.textContent = `Click to place a point (${pts.length} of ${c.maxPoints}; at least ${c.minPoints}) · drag to move · double-click to remove · arrow keys nudge`;
+  }
+
+  function renderSide() {
+    const v = inst.view || {};
+    const c = cfg(), content = inst.local.content;
+    const fit = v.fit && typeof v.fit === "object" ? v.fit : {};
+    const stale = curvePending();
+    sideInfo.replaceChildren();
+    side.classList.toggle("stale", stale);
+    if (stale) sideInfo.appendChild(h("div", { class: "as-updating", text: "Updating the curve…" }));
+    if (fit.message) sideInfo.appendChild(h("div", { class: "as-fitmsg", "data-testid": "fit-message", text: String(fit.message) }));
+    const summary = Array.isArray(fit.summary) ? fit.summary : [];
+    if (summary.length) {
+      const ul = h("ul", { class: "as-summary" });
+      for (const line of summary) ul.appendChild(h("li", { text: String(line) }));
+      sideInfo.appendChild(ul);
+    }
+    const p = fit.params && typeof fit.params === "object" ? fit.params : null;
+    if (p) {
+      const f = (x, d) => (finite(x) ? x.toFixed(d) : "–");
+      const line = h("div", { class: "as-params", "data-testid": "fit-params" },
+        h("span", { text: `ξ ${f(p.xi, 2)}` }), h("span", { text: `ω ${f(p.omega, 2)}` }), h("span", { text: `α ${f(p.alpha, 2)}` }),
+        h("span", { text: `RMSE ${f(p.rmse, 3)}` }));
+      if (p.source === "manual") line.appendChild(h("span", { class: "as-badge", text: "hand-tuned" }));
+      sideInfo.appendChild(line);
+    } else if (!fit.message && !summary.length) {
+      sideInfo.appendChild(h("div", { class: "as-muted", text: `No curve yet: place at least ${c.minPoints} points.` }));
+    }
+    const residuals = Array.isArray(fit.residuals) ? fit.residuals : null;
+    if (residuals && residuals.length) {
+      const box = h("div", { class: "as-resid" }, h("span", { class: "as-muted", text: "Residual per point: " }));
+      residuals.forEach((r, i) => box.appendChild(h("span", { class: "as-resid-item", text: `${i + 1}: ${finite(r) ? (r >= 0 ? "+" : "") + r.toFixed(2) : "–"}` })));
+      sideInfo.appendChild(box);
+    }
+    const fb = v.feedback && typeof v.feedback === "object" ? v.feedback : null;
+    if (fb) {
+      const lines = Array.isArray(fb.lines) ? fb.lines : [];
+      if (lines.length) {
+        const ul = h("ul", { class: "as-feedback", "data-testid": "feedback" });
+        for (const line of lines) ul.appendChild(h("li", { text: String(line) }));
+        sideInfo.appendChild(ul);
+      }
+      const left = Array.isArray(fb.left_after) ? fb.left_after.filter((r) => Array.isArray(r)) : [];
+      if (left.length) {
+        const grid = h("div", { class: "as-left", "data-testid": "left-after" }, h("div", { class: "as-left-title", text: "Validity left after" }));
+        const cells = h("div", { class: "as-left-cells" });
+        for (const [label, value] of left) cells.appendChild(h("div", { class: "as-left-cell" }, h("span", { class: "as-muted", text: String(label) }), h("b", { text: String(value) })));
+        grid.appendChild(cells);
+        sideInfo.appendChild(grid);
+      }
+    }
+    // tools
+    const ro = locked();
+    tuneToggle.hidden = ro || !p; placeToggle.hidden = ro;
+    tuneToggle.setAttribute("aria-expanded", inst.tuneOpen ? "true" : "false");
+    placeToggle.setAttribute("aria-expanded", inst.placeOpen ? "true" : "false");
+    tunePanel.hidden = ro || !p || !inst.tuneOpen;
+    placePanel.hidden = ro || !inst.placeOpen;
+    if (!tunePanel.hidden) {
+      const shadowActive = root.getRootNode().activeElement;
+      const editing = shadowActive && tunePanel.contains(shadowActive);
+      if (!editing || !inst.tuneFilled) {
+        const src = content.params_source === "manual" && finite(content.xi) ? content : p;
+        for (const name of ["xi", "omega", "alpha"]) if (finite(src[name])) tuneInputs[name].value = String(round2(src[name]));
+        inst.tuneFilled = true;
+      }
+      tuneRefit.disabled = content.params_source !== "manual";
+    }
+  }
+
+  function renderMessages() {
+    const v = inst.view || {};
+    messageBox.replaceChildren();
+    const items = [];
+    if (inst.message) items.push({ level: inst.message.level, text: inst.message.text, local: true });
+    const version = int(v.version, 0);
+    for (const n of Array.isArray(v.notices) ? v.notices : []) {
+      if (!n || typeof n.text !== "string") continue;
+      const level = ["error", "warning", "info", "success"].includes(n.level) ? n.level : "info";
+      const key = `${version}|${level}|${n.text}`;
+      if (!inst.dismissed.has(key)) items.push({ level, text: n.text, key });
+    }
+    if (cfg().readOnly) items.push({ level: "info", text: "Submitted — this annotation can no longer be changed.", fixed: true });
+    for (const it of items) {
+      const close = h("button", { type: "button", class: "as-x", "aria-label": "Dismiss", title: "Dismiss", text: "×" });
+      const row = h("div", { class: "as-note " + it.level, "data-level": it.level, role: it.level === "error" ? "alert" : "status" },
+        h("span", { class: "as-note-text", text: it.text }), it.fixed ? null : close);
+      close.addEventListener("click", () => {
+        if (it.local) inst.message = null; else inst.dismissed.add(it.key);
+        renderMessages();
+      });
+      messageBox.appendChild(row);
+    }
+    messageBox.hidden = !items.length;
+  }
+
+  function renderStatus() {
+    const c = cfg();
+    const pend = inst.pending.length;
+    root.setAttribute("data-acked", String(inst.acked));
+    root.setAttribute("data-pending", String(pend));
+    const stalled = pend && Date.now() - inst.lastProgress > STALL_MS;
+    saved.className = "as-saved" + (pend ? (stalled ? " stalled" : " saving") : " ok");
+    saved.textContent = c.readOnly ? "Submitted" : inst.submittingSeq !== null ? "Submitting…"
+      : pend ? (stalled ? "Not saved yet — retrying…" : "Saving…") : "Saved";
+  }
+
+  function renderFooter() {
+    const c = cfg(), step = inst.local.step;
+    backBtn.disabled = c.single || step === 0;
+    nextBtn.disabled = c.single || step === 2;
+    backBtn.hidden = nextBtn.hidden = c.single;
+    backBtn.title = "Previous step (Alt+←)"; nextBtn.title = "Next step (Alt+→)";
+    flagBtn.hidden = submitBtn.hidden = c.readOnly;
+    flagBtn.disabled = locked();
+    flagBtn.classList.toggle("on", inst.flagOpen);
+    flagBtn.setAttribute("aria-expanded", inst.flagOpen ? "true" : "false");
+    const unflagged = problems();
+    submitBtn.disabled = c.readOnly || c.quota || inst.submittingSeq !== null || unflagged.length > 0;
+    submitBtn.textContent = inst.submittingSeq !== null ? "Submitting…" : "Submit";
+    submitBtn.title = c.quota ? "You reached today's quota" : unflagged.length ? unflagged.join(" ") : "Submit (Enter or Alt+Enter)";
+    statusMissing.textContent = c.readOnly ? "" : c.quota ? "Daily quota reached — saved as a draft."
+      : unflagged.length ? "To submit: " + unflagged.join(" ") : "Ready to submit.";
+    statusMissing.classList.toggle("ready", !c.readOnly && !c.quota && !unflagged.length);
+    statusMissing.title = statusMissing.textContent;
+    const keys = [];
+    if (rowsShown() && !c.readOnly) keys.push("1–8 axis", "Tab/↑↓ segment");
+    if (!c.single) keys.push("Alt+←/→ step");
+    if (!c.readOnly) keys.push(c.confirm ? "Enter submit (then Enter to confirm)" : "Enter submit");
+    statusKeys.textContent = keys.join(" · ");
+    renderStatus();
+  }
+
+  function renderConfirm() {
+    confirmBox.hidden = confirmDialog.hidden = !inst.confirm;
+    root.classList.toggle("confirming", !!inst.confirm);
+    if (!inst.confirm) return;
+    const c = cfg(), content = inst.local.content;
+    confirmTitle.textContent = inst.confirm.flagged ? "Submit this sample as flagged?" : "Submit this annotation?";
+    confirmBody.replaceChildren();
+    if (inst.confirm.flagged) {
+      const labels = content.flags.map((code) => (c.flags.find((f) => f.code === code) || { label: code }).label);
+      confirmBody.appendChild(h("div", { text: "Flagged: " + labels.join(", ") }));
+      if (content.note) confirmBody.appendChild(h("div", { class: "as-muted", text: "Note: " + content.note }));
+    } else {
+      const n = content.boundaries.length;
+      const names = content.segment_axes.map((a) => { const ax = axisOf(a); return ax ? ax.label : "—"; });
+      confirmBody.appendChild(h("div", { text: `${plural(n, "segment", "segments")}: ${names.join(", ")}` }));
+      const fit = (inst.view || {}).fit || {};
+      const summary = Array.isArray(fit.summary) ? fit.summary : [];
+      confirmBody.appendChild(h("div", { text: curvePending() ? `${plural(content.points.length, "point", "points")}; the curve is fitted again on submit.`
+        : (summary.length ? String(summary[0]) : plural(content.points.length, "point", "points")) }));
+    }
+    confirmBody.appendChild(h("div", { class: "as-muted", text: "After submitting you cannot change this annotation." }));
+  }
+
+  function render() {
+    const v = inst.view;
+    if (!v) return;
+    const c = cfg(), step = inst.local.step;
+    root.setAttribute("data-annotation-id", String(v.annotation_id ?? ""));
+    root.setAttribute("data-client", String(v.client ?? ""));
+    root.setAttribute("data-step", String(step));
+    root.setAttribute("data-layout", c.single ? "single" : "steps");
+    root.setAttribute("data-version", String(int(v.version, 0)));
+    root.setAttribute("data-read-only", c.readOnly ? "true" : "false");
+    root.classList.toggle("single", c.single);
+    root.classList.toggle("readonly", c.readOnly);
+    root.classList.toggle("submitting", inst.submittingSeq !== null);
+    const content = inst.local.content;
+    const done = [true, content.segment_axes.every(Boolean), content.points.length >= c.minPoints];
+    stepbar.hidden = c.single;
+    stepButtons.forEach((b, i) => {
+      b.classList.toggle("current", i === step);
+      b.classList.toggle("done", done[i] && i !== step);
+      b.setAttribute("aria-selected", i === step ? "true" : "false");
+      b.tabIndex = -1;
+      b.querySelector(".as-step-check").textContent = done[i] && i !== 0 ? "✓" : "";
+    });
+    stepInfo.textContent = c.single ? "" : "Alt+← / Alt+→ to change step";
+    const showSeg = c.single || step === 0, showRows = c.single || step === 1, showCurve = c.single || step === 2;
+    segTools.hidden = !showSeg || c.readOnly;
+    rowsSection.hidden = !showRows;
+    curveSection.hidden = !showCurve;
+    textSection.classList.toggle("compact", !c.single && step === 2);
+    renderText();
+    renderLegend();
+    if (showSeg) renderSegTools();
+    if (showRows) renderRows();
+    if (showCurve) { renderChart(); renderSide(); }
+    flagPanel.hidden = !inst.flagOpen;
+    renderMessages();
+    renderFooter();
+    renderConfirm();
+  }
+  inst.render = render;
+  inst.receive = receive;
+  inst.afterReceive = () => {
+    if (inst.fresh) {
+      inst.fresh = false;
+      if (rowsShown() && !cfg().readOnly && !cfg().single) focusRow();
+    }
+  };
+  inst.setSend = (fn) => { inst.send = fn; };
+  inst.destroy = () => {
+    document.removeEventListener("keydown", onDocKey, true);
+    window.removeEventListener("resize", onWindowResize);
+    resize.disconnect();
+    if (inst.resendTimer) clearTimeout(inst.resendTimer);
+    inst.resendTimer = null;
+    inst.send = null;
+    root.remove();
+  };
+  return inst;
+}
+
+export default function (component) {
+  const { parentElement, data, setTriggerValue } = component;
+  let inst = INSTANCES.get(parentElement);
+  if (!inst) {
+    inst = createInstance(parentElement);
+    INSTANCES.set(parentElement, inst);
+  }
+  // Called again (same parentElement, previous cleanup not run) whenever `data` changes.
+  inst.setSend(setTriggerValue);
+  if (data && typeof data === "object") {
+    inst.receive(data);
+    inst.render();
+    inst.afterReceive();
+  }
+  const generation = ++inst.generation;
+  return () => {
+    if (inst.generation !== generation) return;  // a newer call owns the instance
+    inst.destroy();
+    INSTANCES.delete(parentElement);
+  };
+}

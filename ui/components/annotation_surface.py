@@ -1,0 +1,156 @@
+"""The annotation surface: the whole in-progress annotation of one sample, in the browser
+(Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
+no build step, no libraries).
+
+Why one component
+-----------------
+When every click was a Streamlit rerun, clicks and keys that arrived while a rerun was in flight
+raced with it and were lost (issue 10). The surface therefore owns the annotation while it is
+being made: segmentation, axes, points, hand-tuned parameters, step and flag are edited locally
+and drawn at once, and every edit is sent to the server as one ordered, idempotent **event log**.
+The server (``annotation.services.queue.apply_events``) replays the log through
+``annotation.editing`` and answers with a new ``view``; what the surface draws after an answer is
+exactly what is stored.
+
+Protocol
+--------
+Each edit is an event ``{"seq": n, "kind": ..., ...}``, ``seq`` counting from 1 per ``client``
+(kinds and fields: see CONTRACT.md — ``boundary``, ``reset_segments``, ``axis``, ``point``,
+``params``, ``refit``, ``place``, ``step``, ``flag``, ``submit``). The surface sends the *whole*
+not-yet-acknowledged queue as one payload ``{"client", "base_version", "events"}`` after every
+edit and again after about a second without an acknowledgement, because Streamlit 1.67 keeps only
+the last trigger value of a burst (see :mod:`ui.components.events`). On each new ``view`` it drops
+the events with ``seq <= view["acked"]`` and re-applies the rest on top of ``view["content"]``. A
+new ``annotation_id`` or ``client`` resets it (a new sample).
+
+View
+----
+``view`` is a JSON-able dict built by the screen::
+
+    annotation_id: int, client: str, version: int, acked: int, step: 0|1|2,
+    layout: "steps"|"single", confirm_submit: bool, read_only: bool, quota_reached: bool,
+    tokens: [str], spaces: [bool], content: AnnotationContent.to_json(),
+    axes: [{name, label, color, key_question, digit}],   # the 8 axes in order, digit "1".."8"
+    flags: [{code, label, needs_note}],
+    curve: [[x, y], ...]  (the stored curve as drawn; [] when none), ticks: [[x, label]],
+    x_max: float, max_points: int, min_points: int,
+    fit: {message: str|None, summary: [str], params: {xi, omega, alpha, rmse, source}|None,
+          residuals: [float]|None},
+    feedback: {lines: [str], left_after: [[label, "NN %"]]} | None,
+    problems: [str],       # why the stored content cannot be submitted ([] when it can)
+    notices: [{level: "error"|"warning"|"info"|"success", text: str}],
+    sample: {external_id, benchmark, project, guidelines_version, returned_note, is_warmup}
+
+All user text is set with ``textContent`` in the browser, never parsed as HTML or Markdown.
+
+DOM for tests (Playwright CSS selectors pierce the shadow root): see CONTRACT.md —
+``[data-testid="surface"]`` with ``data-annotation-id``, ``data-client``, ``data-step``,
+``data-layout``, ``data-acked``, ``data-pending``, ``data-version``; ``[data-token]``,
+``[data-gap]``, ``[data-segment]`` rows with ``[data-axis-option]`` buttons,
+``[data-testid="curve-plot"]``, ``circle[data-point]``, ``[data-command=back|next|submit|flag]``,
+``[data-testid="surface-message"]``; also ``data-read-only`` on the root,
+``[data-testid="surface-confirm"]`` (the submit confirmation, ``[data-command="confirm"]`` /
+``[data-command="cancel"]``), ``[data-testid="surface-flag-panel"]``
+(``input[name="flag-reason"]``, ``textarea``, ``[data-command="flag-submit"]``),
+``[data-testid="surface-missing"]`` (what a submit still needs), ``[data-testid="surface-saved"]``
+("Saving…" / "Saved"), ``[data-testid="curve-fit"]`` (the stored curve, ``data-stale="true"``
+while a curve edit is unacknowledged), ``[data-testid="fit-params"]``, ``[data-command="tune"]``
+with ``input[name="param-xi|param-omega|param-alpha"]``, ``[data-command="params"]`` /
+``[data-command="refit"]``, and ``[data-command="durations"]`` with ``input[name="peak-n"]``,
+``select[name="peak-unit"]``, ``input[name="half-n"]``, ``select[name="half-unit"]``,
+``[data-command="place"]``.
+
+Keys (listened to on the document in the capture phase, so no control captures them and a
+Streamlit shortcut on the same keys does not fire as well): 1–8 axis of the focused segment,
+Tab/Shift+Tab and ↑/↓ between segments, Alt+→/Alt+← step, Enter (outside text fields and
+buttons) or Alt+Enter submit, Enter/Escape in the confirmation, Escape closes the flag panel.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+#: The trigger that carries the event queue (``on_events_change`` is its callback).
+TRIGGER = "events"
+#: Most events accepted in one payload (the queue of a live page never comes near it).
+MAX_EVENTS = 500
+#: Longest client id accepted (the screen makes 16 hex characters).
+MAX_CLIENT_LENGTH = 64
+
+_HERE = Path(__file__).resolve().parent
+_JS = (_HERE / "annotation_surface.js").read_text(encoding="utf-8")
+_CSS = (_HERE / "annotation_surface.css").read_text(encoding="utf-8")
+
+_COMPONENT = st.components.v2.component(
+    "chronocept_annotation_surface", css=_CSS, js=_JS, isolate_styles=True
+)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def checked_payload(payload: Any) -> dict[str, Any] | None:
+    """The component's payload in the shape the screen relies on, or None when malformed.
+
+    Kept: ``{"client": str, "base_version": int, "events": [dict, ...]}`` — entries of
+    ``events`` that are not objects are dropped and at most :data:`MAX_EVENTS` are kept (the
+    oldest: the server applies them in order and the component re-sends the rest). Event
+    *contents* are checked by the server (``annotation.event_log.parse_events``), which reports
+    a bad event to the annotator instead of dropping it silently.
+    """
+    if not isinstance(payload, dict):
+        return None
+    client = payload.get("client")
+    base_version = payload.get("base_version")
+    events = payload.get("events")
+    if not isinstance(client, str) or not client or len(client) > MAX_CLIENT_LENGTH:
+        return None
+    if isinstance(base_version, float) and math.isfinite(base_version) and base_version.is_integer():
+        base_version = int(base_version)
+    if not _is_int(base_version) or not isinstance(events, list):
+        return None
+    kept = [event for event in events if isinstance(event, dict)][:MAX_EVENTS]
+    return {"client": client, "base_version": base_version, "events": kept}
+
+
+def _trigger_value(key: str) -> Any:
+    """The current ``events`` trigger value of the component ``key`` (None outside its run)."""
+    try:
+        state = st.session_state[key]
+    except KeyError:
+        return None
+    getter = getattr(state, "get", None)
+    return getter(TRIGGER) if callable(getter) else None
+
+
+def annotation_surface(view: dict, *, key: str, on_events: Callable[[dict], None]) -> None:
+    """Draw the annotation surface for ``view`` (see the module docstring) and deliver its
+    event queue to ``on_events``.
+
+    ``on_events(batch)`` runs as the CCv2 trigger callback, i.e. *before* the script body, so
+    the run that follows already builds its ``view`` from the stored result. ``batch`` is
+    ``{"client": str, "base_version": int, "events": [dict, ...]}`` (see
+    :func:`checked_payload`); malformed payloads never reach it. The same events arrive again
+    until a view acknowledges them (``view["acked"]``): the receiver must skip ``seq`` values
+    it has already applied. Use one stable ``key`` per annotation, e.g.
+    ``f"wb.surface.{annotation_id}"``.
+
+    Mind that in Streamlit 1.67 *every* ``st.session_state`` read or write inside the callback
+    may raise Streamlit's rerun exception when a newer payload is already waiting (the
+    session state checks for a pending rerun request on each access): read what the callback
+    needs from session state first, then apply and store the batch in one transaction, and do
+    not rely on session-state writes after it — the next run builds its view from the store.
+    """
+
+    def _callback() -> None:
+        batch = checked_payload(_trigger_value(key))
+        if batch is not None:
+            on_events(batch)
+
+    _COMPONENT(key=key, data=view, on_events_change=_callback)
