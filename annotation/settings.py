@@ -39,8 +39,12 @@ class ProjectSettings:
     review_rate: float = 0.10
     # de-duplication
     dedup_threshold: float = 0.7
+    # workbench: ask "Submit this annotation?" before a submit (off: one key submits)
+    confirm_submit: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.confirm_submit, bool):
+            raise SettingsError("the confirm-before-submit setting must be true or false")
         checks = [
             (1 <= self.annotators_per_sample <= 10, "annotators per sample must be between 1 and 10"),
             (1 <= self.daily_quota <= 10_000, "the daily quota must be between 1 and 10000"),
@@ -89,8 +93,23 @@ class ProjectSettings:
 _DEFAULTS = ProjectSettings()
 
 
+#: Text forms of a yes/no setting accepted from stored JSON (a hand-edited row, an older export).
+_TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
+_FALSE_WORDS = frozenset({"false", "no", "off", "0"})
+
+
 def _coerce(name: str, kind: type, value: Any) -> Any:
-    """``value`` as ``kind``: whole numbers stay whole, numbers must be finite."""
+    """``value`` as ``kind``: whole numbers stay whole, numbers must be finite, a yes/no setting
+    is a JSON boolean (or 0/1 or the words true/false, yes/no, on/off) and nothing else — a
+    bare ``bool(value)`` would read the text "false" as true."""
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, (int, float)) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS:
+            return value.strip().lower() in _TRUE_WORDS
+        raise SettingsError(f"setting {name!r} must be true or false")
     if kind is str:
         if not isinstance(value, str):
             raise SettingsError(f"setting {name!r} must be text")

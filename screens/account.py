@@ -1,9 +1,10 @@
-"""My account: change my password."""
+"""My account: change my password; my workbench layout."""
 
 import streamlit as st
 
-from annotation.services import accounts
+from annotation.services import accounts, preferences
 from ui.display import plain
+from ui.preferences import layout_toggle
 from ui.session import get_database, require_actor, service_errors, sign_in
 
 #: "Password changed." survives the rerun that lets the sidebar write the new cookie
@@ -28,3 +29,8 @@ with st.form("account.password", clear_on_submit=True):
                 sign_in(accounts.change_own_password(get_database(), actor, old, new))
             st.session_state[CHANGED_KEY] = True
             st.rerun()
+
+st.subheader("Workbench")
+with service_errors():
+    st.session_state["account.layout_value"] = preferences.get_preferences(get_database(), actor).workbench_layout
+layout_toggle(get_database(), actor, key="account.layout", state_key="account.layout_value")

@@ -109,6 +109,11 @@ with st.form("projects.settings"):
     pk_max = q3.number_input("Pk below", 0.0, 1.0, float(s.qualify_pk_max), step=0.01,
                              format="%.2f", key=f"{sk}.pk")
     warmup = q4.number_input("Warm-up samples", 0, 10_000, s.warmup_size, key=f"{sk}.warmup")
+    st.markdown("**Workbench**")
+    confirm = st.checkbox("Ask “Submit this annotation?” before each submit", s.confirm_submit,
+                          key=f"{sk}.confirm_submit",
+                          help="Off (the default): one key submits and the next sample appears. "
+                               "On: submitting opens a confirmation that Enter accepts.")
     if st.form_submit_button("Save settings"):
         with service_errors():
             projects.update_settings(
@@ -117,6 +122,6 @@ with st.form("projects.settings"):
                 review_rate=float(review_rate), flag_pk_max=float(flag_pk),
                 flag_sigma=float(flag_sigma), qualify_icc_min=float(icc_min),
                 qualify_jaccard_min=float(jaccard_min), qualify_pk_max=float(pk_max),
-                warmup_size=int(warmup))
+                warmup_size=int(warmup), confirm_submit=bool(confirm))
         st.toast("Settings saved")
         st.rerun()

@@ -6,6 +6,7 @@ import streamlit as st
 
 from annotation.flags import flag_label
 from annotation.services import qualification, queue
+from annotation.wording import counted
 from ui.display import plain
 from ui.session import current_project, get_database, require_actor, service_errors
 
@@ -84,7 +85,7 @@ if mine.in_warmup:
     remaining = mine.remaining  # warm-up samples come first; production waits
 
 if status.quota_reached:
-    st.success(f"You reached today's quota of {status.daily_quota} submissions — thank you! "
+    st.success(f"You reached today's quota of {counted(status.daily_quota, 'submission')} — thank you! "
                "Drafts stay saved; new submissions open tomorrow.")
 elif status.in_progress:
     if st.button("Continue where I left off", type="primary", icon=":material/play_arrow:", key="queue.continue"):

@@ -420,7 +420,8 @@ else:  # edit
     with params_col:
         for name, (label, lo, hi) in PARAM_RANGES.items():
             widget_key = f"{P}.{name}"
-            st.session_state[widget_key] = _clamped(name, edit[name])
+            if st.session_state.get(widget_key) != _clamped(name, edit[name]):  # see segment_axes_editor
+                st.session_state[widget_key] = _clamped(name, edit[name])
             st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=widget_key,
                             on_change=set_parameter, args=(name, widget_key, EDIT))
         st.caption(_describe(edit["xi"], edit["omega"], edit["alpha"]))

@@ -260,7 +260,9 @@ with gold_tab:
                 st.warning(edit["message"])
             for name, (label, lo, hi) in PARAM_RANGES.items():
                 widget_key = f"{G}.{name}"
-                st.session_state[widget_key] = float(round(min(hi, max(lo, edit[name])), 2))
+                shown = float(round(min(hi, max(lo, edit[name])), 2))
+                if st.session_state.get(widget_key) != shown:  # see segment_axes_editor
+                    st.session_state[widget_key] = shown
                 st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f",
                                 key=widget_key, on_change=set_parameter, args=(name, widget_key, G),
                                 kwargs={"message": None})

@@ -1,34 +1,58 @@
-"""Annotate one sample in three steps: segmentation, axis labels, validity curve.
+"""Annotate: one sample at a time in the annotation surface, the browser component that owns the
+annotation in progress.
 
-Every edit goes through a callback that calls a pure function of ``annotation.editing``; the
-draft is saved to the database at the start of the next run whenever it changed, with the
-version check that stops a second tab from overwriting newer work.
+Why it is built this way: every edit used to be a Streamlit rerun, and clicks that arrived while
+a rerun was in flight were lost. Now the surface applies each edit locally at once and sends the
+server its ordered queue of not-yet-acknowledged edits; :func:`_on_events` (the component's
+trigger callback, run before the script body) replays them through
+:func:`annotation.services.queue.apply_events` — one transaction, version-checked, idempotent by
+sequence number — and keeps the outcome. The surface is then drawn from what is stored
+(:func:`ui.workbench_view.build_view`), so what the annotator sees after the server answers is
+exactly what is stored.
+
+The surface lives in an ``st.fragment`` together with the header: an edit reruns only the
+fragment (no sign-in refresh, no sidebar), and a submit draws the next sample, its header and
+the new quota in the same fragment run — one round trip.
+
+The annotation shown is kept in the URL (``?annotation=<id>``): a reload or a bookmark opens the
+same sample at the step stored with its draft.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
+from dataclasses import dataclass, replace
+from functools import partial
 
 import pandas as pd
 import streamlit as st
 
-from annotation import editing
-from annotation.axes import AXES, AXIS_NAMES
-from annotation.curves import MAX_POINTS, CurveFitError, compare_distributions, describe_curve
-from annotation.flags import ANNOTATOR_FLAGS, flag_label, flag_needs_note
+from annotation.curves import CurveFitError, compare_distributions
 from annotation.guidelines import current_guidelines
-from annotation.protocol import STEPS, submission_problems
-from annotation.segmentation import Segmentation, segment_texts, spaces_after, token_texts
-from annotation.services import queue
-from annotation.services.errors import ServiceError, StaleVersion
-from annotation.timeaxis import X_MAX, tick_positions
-from ui.components import curve_canvas, token_boundary_editor
-from ui.display import PARAM_RANGES, axis_color, axis_label, curve_polyline, plain
-from ui.session import current_project, get_database, require_actor, service_errors
+from annotation.services import preferences, projects, queue
+from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion
+from db.engine import BUSY_MESSAGE, is_transient
+from ui.components.annotation_surface import annotation_surface
+from ui.display import plain
+from ui.preferences import layout_toggle
+from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
+from ui.workbench_view import Notice, SessionFacts, build_view
 
+#: Set by My queue ("Open" in the history) to show one of the annotator's annotations.
 OPEN_KEY = "workbench.open_annotation_id"
-K_ITEM, K_CONTENT, K_STEP = "wb.item", "wb.content", "wb.step"
-K_SAVED, K_CLOCK, K_FIT_MSG, K_CONFLICT = "wb.saved", "wb.clock", "wb.fit_message", "wb.conflict"
+#: The URL query parameter naming the annotation shown (reload, bookmark, deep link).
+QUERY_PARAM = "annotation"
+#: Largest id the URL may name (a 32-bit integer column on PostgreSQL; larger is no annotation).
+MAX_ID = 2**31 - 1
+#: Session-state keys of this screen.
+K_STATE, K_LAYOUT, K_TOAST = "wb.state", "wb.layout", "wb.toast"
+#: The ``?annotation=`` value this screen last wrote: the URL asks for something only when it
+#: differs (a reload, a bookmark, a link), not when it still names the sample just submitted.
+K_URL = "wb.url"
+#: The sidebar's project selectbox (ui.session.project_picker): dropped when a deep link opens
+#: an annotation of another project, so that the picker shows that project on the next run.
+PROJECT_PICKER_KEY = "auth.project_picker"
 
 actor = require_actor()
 db = get_database()
@@ -38,326 +62,278 @@ if project is None:
     st.stop()
 
 
-# --- loading ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Loaded:
+    """The workbench's state in this browser session (one object, replaced as a whole).
 
-def _load(item: queue.WorkItem) -> None:
-    for k in [k for k in st.session_state if isinstance(k, str) and k.startswith("wb.w.")]:
-        del st.session_state[k]
-    st.session_state[K_ITEM] = item
-    st.session_state[K_CONTENT] = item.content
-    st.session_state[K_STEP] = item.step
-    st.session_state[K_SAVED] = (item.content, item.step)
-    st.session_state[K_CLOCK] = time.monotonic()
-    st.session_state[K_FIT_MSG] = None
-    st.session_state[K_CONFLICT] = None
+    ``item`` is the annotation as stored after the last batch (None: nothing left to annotate);
+    ``client`` the id this tab's surface numbers its edits under for this sample (new for each
+    sample loaded); ``acked`` the last seq the server applied for it; ``conflict`` the message
+    of a refused takeover (another tab saved newer work) — edits wait until the annotator loads
+    the newer version; ``clock`` when the last batch was applied (time spent).
+    """
+
+    project_id: int
+    item: queue.WorkItem | None
+    client: str
+    status: queue.QueueStatus | None
+    acked: int = 0
+    notices: tuple[Notice, ...] = ()
+    fit_message: str | None = None
+    fit_about: tuple | None = None  # the points and parameters ``fit_message`` was said of
+    conflict: str | None = None
+    clock: float = 0.0
 
 
-def _reload_current() -> None:
-    item = st.session_state[K_ITEM]
+def _fresh(item: queue.WorkItem | None, *, notices: tuple[Notice, ...] = ()) -> Loaded:
+    """State for a sample just loaded: a new client id, nothing acknowledged yet."""
+    status = queue.queue_status(db, actor, project.id) if item is not None else None
+    return Loaded(project.id, item, secrets.token_hex(8), status, notices=notices,
+                  clock=time.monotonic())
+
+
+def _fit_key(item: queue.WorkItem) -> tuple:
+    c = item.content
+    return (c.points, c.xi, c.omega, c.alpha, c.params_source)
+
+
+def _error_text(exc: BaseException) -> str:
+    return BUSY_MESSAGE if not isinstance(exc, ServiceError) else str(exc)
+
+
+# --- loading (full runs only) ------------------------------------------------------------------
+
+def _requested_id() -> tuple[int | None, str | None]:
+    """The annotation asked for by My queue or the URL, and the raw URL value when it is not a
+    number (shown back to the annotator)."""
+    opened = st.session_state.pop(OPEN_KEY, None)
+    if opened is not None:
+        return int(opened), None
+    raw = st.query_params.get(QUERY_PARAM)
+    if raw is None or raw == st.session_state.get(K_URL):
+        return None, None  # nothing asked, or what this screen wrote itself
+    state: Loaded | None = st.session_state.get(K_STATE)
+    if state is not None and state.item is not None and str(state.item.annotation_id) == raw:
+        return None, None  # already the one shown
+    if raw.isascii() and raw.isdigit() and int(raw) <= MAX_ID:
+        return int(raw), None
+    return None, raw
+
+
+def _open_requested(annotation_id: int) -> Loaded | None:
+    """Load one of the actor's annotations (None with a message when it is not theirs)."""
     try:
-        _load(queue.open_item(db, actor, item.annotation_id))
+        item = queue.open_item(db, actor, annotation_id)
     except ServiceError as exc:
-        st.session_state[K_CONFLICT] = str(exc)
+        st.warning(f"{plain(exc)} Here is your next sample instead.", icon=":material/info:")
+        return None
+    if item.project_id != project.id:
+        visible = {p.id for p in projects.list_projects(db, actor)}
+        if item.project_id not in visible:
+            st.warning("That annotation belongs to a project you cannot open. "
+                       "Here is your next sample instead.", icon=":material/info:")
+            return None
+        # switch the session to the annotation's project, so header, quota and sidebar agree
+        st.session_state[PROJECT_KEY] = item.project_id
+        st.session_state.pop(PROJECT_PICKER_KEY, None)
+        st.session_state.pop(K_STATE, None)
+        st.session_state[OPEN_KEY] = annotation_id
+        st.rerun()
+    return _fresh(item)
 
 
-requested = st.session_state.pop(OPEN_KEY, None)
-with service_errors():
-    if requested is not None:
-        _load(queue.open_item(db, actor, int(requested)))
-    elif st.session_state.get(K_ITEM) is None or st.session_state[K_ITEM].project_id != project.id:
-        nxt = queue.next_item(db, actor, project.id)
-        if nxt is None:
-            st.title("Annotate")
-            st.success("Nothing left to annotate in this project for you right now. 🎉")
-            st.page_link("screens/queue.py", label="Back to my queue", icon=":material/list:")
-            st.stop()
-        _load(nxt)
-
-item: queue.WorkItem = st.session_state[K_ITEM]
-aid = item.annotation_id
-tokens = token_texts(item.parent_text)
-spaces = spaces_after(item.parent_text)
-
-
-def _content():
-    return st.session_state[K_CONTENT]
+def _load() -> None:
+    """Decide which sample this run shows (full runs only: the fragment never changes it but
+    through its own callbacks)."""
+    requested, bad = _requested_id()
+    with service_errors():
+        if bad is not None:
+            st.warning(f"“{plain(bad)}” does not name an annotation. Here is your next sample "
+                       "instead.", icon=":material/info:")
+        loaded = _open_requested(requested) if requested is not None else None
+        state: Loaded | None = st.session_state.get(K_STATE)
+        if loaded is None and (requested is not None or bad is not None or state is None
+                               or state.project_id != project.id or state.item is None):
+            loaded = _fresh(queue.next_item(db, actor, project.id))
+        if loaded is not None:
+            st.session_state[K_STATE] = loaded
+        st.session_state[K_LAYOUT] = preferences.get_preferences(db, actor).workbench_layout
 
 
-def _set_content(content) -> None:  # type: ignore[no-untyped-def]
-    st.session_state[K_CONTENT] = content
+_load()
 
 
-# --- callbacks: every edit, applied before the page is drawn -----------------------------------
+# --- callbacks (run before the fragment body) ---------------------------------------------------
 
-def _on_gap(gap: int) -> None:
-    _set_content(editing.toggle_boundary(_content(), item.n_tokens, gap))
+def _on_events(annotation_id: int, batch: dict) -> None:
+    """The surface's trigger callback: apply its queue of edits and keep the outcome.
 
-
-def _on_reset_segments() -> None:
-    _set_content(editing.reset_segmentation(_content()))
-
-
-def _on_axis(index: int, widget_key: str) -> None:
-    _set_content(editing.set_segment_axis(_content(), index, st.session_state.get(widget_key)))
-
-
-def _on_curve(event: dict) -> None:
-    content, message = editing.edit_points(_content(), event)
-    _set_content(content)
-    st.session_state[K_FIT_MSG] = message
-
-
-def _on_params() -> None:
-    c = _content()
-    values = [st.session_state.get(f"wb.w.{aid}.{p}") for p in ("xi", "omega", "alpha")]
-    if None in values:
-        return
-    content, message = editing.set_parameters(c, *values)
-    _set_content(content)
-    st.session_state[K_FIT_MSG] = message
-
-
-def _on_refit() -> None:
-    content, message = editing.refit(_content())
-    _set_content(content)
-    st.session_state[K_FIT_MSG] = message
-
-
-def _go(step: int) -> None:
-    st.session_state[K_STEP] = max(0, min(len(STEPS) - 1, step))
-
-
-# --- autosave (the callbacks above already ran) ------------------------------------------------
-
-def _autosave() -> None:
-    if item.is_submitted or st.session_state.get(K_CONFLICT):
-        return
-    current = (_content(), st.session_state[K_STEP])
-    if current == st.session_state[K_SAVED]:
+    Batches of a sample or client no longer loaded (a late re-send after the next sample
+    appeared or after "Load the newer version") are dropped: the new surface starts afresh.
+    Errors become notices on the surface, never a traceback.
+    """
+    state: Loaded | None = st.session_state.get(K_STATE)
+    if (state is None or state.item is None or state.item.annotation_id != annotation_id
+            or batch.get("client") != state.client or state.conflict is not None):
         return
     now = time.monotonic()
     try:
-        saved = queue.save_draft(db, actor, aid, st.session_state[K_ITEM].version, current[0],
-                                 step=current[1], seconds_delta=now - st.session_state[K_CLOCK])
-    except StaleVersion as exc:
-        st.session_state[K_CONFLICT] = str(exc)
+        outcome = queue.apply_events(db, actor, annotation_id, batch["client"],
+                                     batch["base_version"], batch["events"],
+                                     seconds_delta=now - state.clock)
+    except (StaleVersion, AlreadySubmitted) as exc:
+        st.session_state[K_STATE] = replace(state, conflict=str(exc),
+                                            notices=(Notice("error", str(exc)),))
         return
-    except ServiceError as exc:
-        st.error(plain(exc))
+    except Exception as exc:  # noqa: BLE001 — service errors and a busy database become notices
+        if not (isinstance(exc, ServiceError) or is_transient(exc)):
+            raise
+        st.session_state[K_STATE] = replace(state, notices=(Notice("error", _error_text(exc)),))
         return
-    st.session_state[K_ITEM] = saved
-    st.session_state[K_SAVED] = current
-    st.session_state[K_CLOCK] = now
-
-
-_autosave()
-item = st.session_state[K_ITEM]
-content = _content()
-step = st.session_state[K_STEP]
-segmentation = Segmentation.from_boundaries(content.boundaries, item.n_tokens)
-seg_texts = segment_texts(item.parent_text, segmentation)
-
-# --- header ------------------------------------------------------------------------------------
-
-with service_errors():
-    status = queue.queue_status(db, actor, project.id)
-head, quota_col, guide_col = st.columns([6, 2, 2], vertical_alignment="center")
-head.markdown(f"### Sample {plain(item.external_id)}")
-head.caption(f"Benchmark {item.benchmark} · {plain(project.name)} · guidelines v{item.guidelines_version}")
-quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
-with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
-    guide = current_guidelines()
-    st.caption(f"Version {guide.version} — also on the Guidelines page")
-    with st.container(height=520):
-        st.markdown(guide.text)
-
-if item.is_warmup:
-    st.info("Warm-up sample: a lead has annotated this text, and your annotation is compared with "
-            "theirs. Your figures are on **My queue**.", icon=":material/school:")
-
-if item.returned_note and not item.is_submitted:
-    st.warning(f"A lead sent this sample back to you: {plain(item.returned_note)}", icon=":material/undo:")
-
-if st.session_state.get(K_CONFLICT):
-    st.error(plain(st.session_state[K_CONFLICT]))
-    st.button("Load the newer version", on_click=_reload_current, type="primary", key="wb.reload")
-    st.stop()
-
-
-# --- read-only view of a submitted annotation ---------------------------------------------------
-
-def _draw_readonly() -> None:
-    st.info(f"Submitted {item.submitted_at:%Y-%m-%d %H:%M} UTC — submitted work cannot be changed "
-            "(a lead can reopen it).")
-    token_boundary_editor(tokens, spaces, list(content.boundaries),
-                          segment_colors=[axis_color(a) for a in content.segment_axes],
-                          segment_labels=[axis_label(a) for a in content.segment_axes],
-                          key=f"wb.w.{aid}.ro_seg", disabled=True)
-    if content.flags:
-        st.warning("Flagged: " + ", ".join(flag_label(f) for f in content.flags)
-                   + (f" — {plain(content.note)}" if content.note else ""))
-    curve_canvas(list(content.points), curve=curve_polyline(content.xi, content.omega, content.alpha),
-                 ticks=tick_positions(), x_max=X_MAX, key=f"wb.w.{aid}.ro_curve", disabled=True)
-    if content.has_parameters:
-        st.caption(f"ξ = {content.xi:.2f} · ω = {content.omega:.2f} · α = {content.alpha:.2f} · "
-                   f"RMSE {content.rmse:.3f}")
-    if st.button("Next sample", type="primary", key="wb.next_after_view"):
-        st.session_state[K_ITEM] = None
-        st.rerun()
-
-
-if item.is_submitted:
-    _draw_readonly()
-    st.stop()
-
-# --- step bar ----------------------------------------------------------------------------------
-
-step_cols = st.columns(len(STEPS))
-for i, name in enumerate(STEPS):
-    step_cols[i].button(f"{i + 1}. {name}", key=f"wb.stepbar.{i}", width="stretch",
-                        type="primary" if i == step else "secondary", on_click=_go, args=(i,))
-
-
-# --- step 1: segmentation ----------------------------------------------------------------------
-
-def _draw_segmentation() -> None:
-    st.caption("Click between two words to add or remove a segment boundary. One temporal idea "
-               "per segment; keep markers such as “next week” inside the segment they modify.")
-    token_boundary_editor(tokens, spaces, list(content.boundaries), key=f"wb.w.{aid}.seg",
-                          on_change=_on_gap)
-    left, right = st.columns([3, 1], vertical_alignment="center")
-    n = segmentation.n_segments
-    left.caption(f"{n} segment{'s' if n != 1 else ''}")
-    right.button("Back to one segment", on_click=_on_reset_segments, key="wb.reset_segments",
-                 disabled=n == 1, width="stretch")
-
-
-# --- step 2: axis labels -----------------------------------------------------------------------
-
-def _draw_axes() -> None:
-    token_boundary_editor(tokens, spaces, list(content.boundaries),
-                          segment_colors=[axis_color(a) for a in content.segment_axes],
-                          segment_labels=[axis_label(a) for a in content.segment_axes],
-                          key=f"wb.w.{aid}.seg_ro", disabled=True)
-    with st.expander("Key questions for the eight axes", icon=":material/help:"):
-        st.table(pd.DataFrame([{"axis": a.label, "key question": a.key_question,
-                                "what belongs there": a.definition} for a in AXES]))
-    help_text = "\n".join(f"- **{a.label}**: {a.key_question}" for a in AXES)
-    for j, text in enumerate(seg_texts):
-        widget_key = f"wb.w.{aid}.axis.{segmentation.boundaries[j]}.{segmentation.masses[j]}"
-        st.session_state[widget_key] = content.segment_axes[j]
-        st.markdown(f"**Segment {j + 1}** — {plain(text)}")
-        st.segmented_control(
-            f"Axis of segment {j + 1}", AXIS_NAMES, format_func=axis_label, key=widget_key,
-            on_change=_on_axis, args=(j, widget_key), help=help_text, label_visibility="collapsed",
-        )
-
-
-# --- step 3: validity curve --------------------------------------------------------------------
-
-def _draw_curve() -> None:
-    st.caption(f"Click the chart to place 3–{MAX_POINTS} points: one at the peak, two at about half "
-               "validity, two where validity has faded. Drag a point to move it; double-click or "
-               "right-click it to remove it.")
-    chart, summary = st.columns([3, 1])
-    with chart:
-        curve_canvas(list(content.points), curve=curve_polyline(content.xi, content.omega, content.alpha),
-                     ticks=tick_positions(), x_max=X_MAX, max_points=MAX_POINTS,
-                     key=f"wb.w.{aid}.curve", on_change=_on_curve)
-    with summary:
-        message = st.session_state.get(K_FIT_MSG)
-        if message:
-            st.warning(message)
-        if content.has_parameters:
-            try:
-                st.success(describe_curve(content.xi, content.omega, content.alpha,
-                                          project.settings.log_base).capitalize())
-            except CurveFitError as exc:
-                st.warning(str(exc))
-            st.markdown(f"ξ **{content.xi:.2f}** · ω **{content.omega:.2f}** · α **{content.alpha:.2f}**")
-            st.caption(f"Fit error (RMSE): {content.rmse:.3f}"
-                       + (" · parameters tuned by hand" if content.params_source == "manual" else ""))
-        elif not message:
-            st.info("No curve yet: place at least 3 points.")
-    if content.has_parameters:
-        with st.expander("Fine-tune the parameters", icon=":material/tune:"):
-            c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
-            for col, (name, (label, lo, hi)) in zip((c1, c2, c3), PARAM_RANGES.items()):
-                key = f"wb.w.{aid}.{name}"
-                st.session_state[key] = float(round(getattr(content, name), 2))
-                col.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=key,
-                                 on_change=_on_params)
-            c4.button("Back to the fitted curve", on_click=_on_refit, key="wb.refit",
-                      disabled=content.params_source != "manual", width="stretch")
-        with st.expander("Compare with other distributions", icon=":material/compare:"):
-            try:
-                rmses = compare_distributions(content.points)
-            except CurveFitError as exc:
-                st.caption(str(exc))
-            else:
-                st.dataframe(pd.DataFrame([{"distribution": k.replace("_", "-"), "RMSE": v}
-                                           for k, v in sorted(rmses.items(), key=lambda kv: kv[1])]),
-                             hide_index=True)
-
-
-[_draw_segmentation, _draw_axes, _draw_curve][step]()
-
-
-# --- footer: navigation, flag, submit --------------------------------------------------------------
-
-@st.dialog("Submit this annotation?")
-def _confirm_submit(flagged: bool) -> None:
-    current = st.session_state[K_CONTENT]
-    problems = submission_problems(current, item.n_tokens)
-    if problems:
-        for p in problems:
-            st.error(p)
-        return
-    if flagged:
-        st.write("Flagged: " + ", ".join(flag_label(f) for f in current.flags))
-    else:
-        st.write(f"{len(current.boundaries)} segments: "
-                 + ", ".join(axis_label(a) for a in current.segment_axes))
-        st.write(describe_curve(current.xi, current.omega, current.alpha, project.settings.log_base))
-    st.caption("After submitting you cannot change this annotation.")
-    if st.button("Submit", type="primary", key="wb.confirm_submit", shortcut="Enter"):
+    notices = tuple(Notice("warning", r.message) for r in outcome.refused)
+    notices += tuple(Notice("error", p) for p in outcome.submit_problems)
+    if outcome.submitted:
+        done = f"Submitted {state.item.external_id}"
+        st.session_state[K_TOAST] = done
         try:
-            queue.submit(db, actor, aid, st.session_state[K_ITEM].version, current,
-                         seconds_delta=time.monotonic() - st.session_state[K_CLOCK])
-        except ServiceError as exc:
-            st.error(plain(exc))
+            # the service hands out the next sample in the submit's round trip; None means
+            # none left or that hand-out failed, so ask once more (the submit is stored)
+            following = outcome.next_item or queue.next_item(db, actor, project.id)
+            st.session_state[K_STATE] = _fresh(following,
+                                               notices=(Notice("success", done),) + notices)
+        except Exception as exc:  # noqa: BLE001 — the submit is stored; the quota read failed
+            if not (isinstance(exc, ServiceError) or is_transient(exc)):
+                raise
+            st.session_state[K_STATE] = replace(
+                _fresh(None), notices=(Notice("success", done), Notice("error", _error_text(exc))))
+        return
+    fit_message, fit_about = state.fit_message, state.fit_about
+    if outcome.fit_message is not None or _fit_key(outcome.item) != state.fit_about:
+        fit_message, fit_about = outcome.fit_message, _fit_key(outcome.item)
+    st.session_state[K_STATE] = replace(state, item=outcome.item, acked=outcome.last_seq,
+                                        notices=notices, fit_message=fit_message,
+                                        fit_about=fit_about, clock=now)
+
+
+def _load_newer() -> None:
+    """"Load the newer version": the stored draft, under a new client id (the surface resets
+    and takes over from the stored version)."""
+    state: Loaded = st.session_state[K_STATE]
+    try:
+        st.session_state[K_STATE] = _fresh(queue.open_item(db, actor, state.item.annotation_id))
+    except Exception as exc:  # noqa: BLE001
+        if not (isinstance(exc, ServiceError) or is_transient(exc)):
+            raise
+        st.session_state[K_STATE] = replace(state, notices=(Notice("error", _error_text(exc)),))
+
+
+def _next_sample() -> None:
+    """Leave a read-only view (or the end of the pool) for the next sample."""
+    try:
+        st.session_state[K_STATE] = _fresh(queue.next_item(db, actor, project.id))
+    except Exception as exc:  # noqa: BLE001
+        if not (isinstance(exc, ServiceError) or is_transient(exc)):
+            raise
+        state: Loaded = st.session_state[K_STATE]
+        st.session_state[K_STATE] = replace(state, notices=(Notice("error", _error_text(exc)),))
+
+
+# --- drawing -------------------------------------------------------------------------------------
+
+def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
+    """One row: the sample and its versions, the quota, the guidelines, the layout switch."""
+    head, quota_col, guide_col, layout_col = st.columns([4, 1.6, 1.5, 2.2], vertical_alignment="center")
+    head.markdown(f"### Sample {plain(item.external_id)}")
+    head.caption(f"Benchmark {item.benchmark} · {plain(project.name)} · guidelines "
+                 f"v{plain(item.guidelines_version)}")
+    if status is not None:
+        quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
+    with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
+        guide = current_guidelines()
+        st.caption(f"Version {guide.version} — also on the Guidelines page")
+        with st.container(height=520):
+            st.markdown(guide.text)
+    with layout_col:
+        layout_toggle(db, actor, key="wb.layout_toggle", state_key=K_LAYOUT)
+    if item.is_warmup:
+        st.info("Warm-up sample: a lead has annotated this text, and your annotation is compared "
+                "with theirs. Your figures are on **My queue**.", icon=":material/school:")
+    if item.returned_note and not item.is_submitted:
+        st.warning(f"A lead sent this sample back to you: {plain(item.returned_note)}",
+                   icon=":material/undo:")
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _comparison(points: tuple[tuple[float, float], ...]) -> dict[str, float] | str:
+    """Fit error of other distribution families to the points (cached: a few hundred fits)."""
+    try:
+        return compare_distributions(points)
+    except CurveFitError as exc:
+        return str(exc)
+
+
+def _compare(item: queue.WorkItem) -> None:
+    """"Compare with other distributions", computed only when asked (it takes a while)."""
+    with st.expander("Compare with other distributions", icon=":material/compare:"):
+        if not st.toggle("Compare the points with other curve families", key="wb.compare"):
             return
-        st.session_state[K_ITEM] = None
-        st.toast(f"Submitted {plain(item.external_id)}", icon=":material/check_circle:")
-        st.rerun()
+        found = _comparison(tuple(item.content.points))
+        if isinstance(found, str):
+            st.caption(found)
+            return
+        st.dataframe(pd.DataFrame([{"distribution": k.replace("_", "-"), "RMSE": v}
+                                   for k, v in sorted(found.items(), key=lambda kv: kv[1])]),
+                     hide_index=True)
 
 
-st.divider()
-back, nxt, flag_col, submit_col = st.columns([1, 1, 1, 1.4])
-back.button("Back", icon=":material/arrow_back:", on_click=_go, args=(step - 1,), disabled=step == 0,
-            key="wb.back", shortcut="Alt+Left", width="stretch")
-nxt.button("Next", icon=":material/arrow_forward:", on_click=_go, args=(step + 1,),
-           disabled=step == len(STEPS) - 1, key="wb.next", shortcut="Alt+Right", width="stretch")
-with flag_col.popover("Flag", icon=":material/flag:", width="stretch"):
-    reason = st.radio("Why can this sample not be annotated normally?",
-                      [f.code for f in ANNOTATOR_FLAGS], format_func=flag_label, key=f"wb.w.{aid}.flag")
-    note = st.text_area("Note for the lead", key=f"wb.w.{aid}.flag_note", max_chars=2000,
-                        placeholder="Required for 'Other'", height=90)
-    if st.button("Submit as flagged", key="wb.flag_submit", type="primary"):
-        if flag_needs_note(reason) and not note.strip():
-            st.error("Please explain 'Other' in the note.")
-        else:
-            _set_content(editing.set_flags(_content(), [reason], note))
-            _confirm_submit(True)
-problems = submission_problems(content, item.n_tokens)
-if submit_col.button("Submit", icon=":material/send:", type="primary", key="wb.submit",
-                     shortcut="Alt+Enter", width="stretch",
-                     disabled=status.quota_reached,
-                     help="Submit the finished annotation" if not problems else " ".join(problems)):
-    if content.flags:  # a flag chosen earlier and not submitted does not ride along
-        _set_content(editing.set_flags(content, [], ""))
-    _confirm_submit(False)
-if status.quota_reached:
-    st.info(f"You reached today's quota of {status.daily_quota}. Your work is saved as a draft.")
-st.caption("Shortcuts: Alt+→ next step · Alt+← previous step · Alt+Enter submit. "
-           f"Draft saved automatically · {item.seconds_spent / 60:.1f} min on this sample.")
+def _nothing_left(state: Loaded) -> None:
+    if QUERY_PARAM in st.query_params:
+        del st.query_params[QUERY_PARAM]
+    st.session_state.pop(K_URL, None)
+    for notice in state.notices:
+        (st.error if notice.level == "error" else st.caption)(plain(notice.text))
+    st.title("Annotate")
+    st.success("Nothing left to annotate in this project for you right now. 🎉")
+    st.page_link("screens/queue.py", label="Back to my queue", icon=":material/list:")
+
+
+@st.fragment
+def _workbench() -> None:
+    """The header and the surface: an edit or a submit reruns only this."""
+    toast = st.session_state.pop(K_TOAST, None)
+    if toast:
+        st.toast(plain(toast), icon=":material/check_circle:")  # names a sample id
+    state: Loaded = st.session_state[K_STATE]
+    item = state.item
+    if item is None:
+        _nothing_left(state)
+        return
+    st.query_params[QUERY_PARAM] = st.session_state[K_URL] = str(item.annotation_id)
+    status = state.status
+    _header(item, status)
+    quota_reached = bool(status and status.quota_reached) and not item.is_submitted
+    notices = state.notices
+    if quota_reached:
+        notices += (Notice("info", f"You reached today's quota of {status.daily_quota}. "
+                                   "Your work is saved as a draft."),)
+    if item.is_submitted and item.submitted_at is not None:
+        notices += (Notice("info", f"Submitted {item.submitted_at:%Y-%m-%d %H:%M} UTC — submitted "
+                                   "work cannot be changed (a lead can reopen it)."),)
+    facts = SessionFacts(
+        client=state.client, acked=state.acked, layout=st.session_state[K_LAYOUT],
+        confirm_submit=project.settings.confirm_submit, quota_reached=quota_reached,
+        project_name=project.name, notices=notices,
+        fit_message=state.fit_message if state.fit_about == _fit_key(item) else None,
+        read_only=item.is_submitted or state.conflict is not None)
+    view = build_view(item, facts)
+    annotation_surface(view, key=f"wb.surface.{item.annotation_id}",
+                       on_events=partial(_on_events, item.annotation_id))
+    if state.conflict is not None:
+        st.button("Load the newer version", on_click=_load_newer, type="primary", key="wb.reload")
+    if item.is_submitted:
+        st.button("Next sample", on_click=_next_sample, type="primary", key="wb.next_after_view")
+    if item.content.points and (facts.layout == "single" or item.step == 2):
+        _compare(item)
+
+
+_workbench()

@@ -43,21 +43,33 @@ def toggle_boundary(gap: int, *, n_tokens: int, state_key: str) -> None:
     st.session_state[state_key] = {**state, "boundaries": new.boundaries, "axes": tuple(tuple(a) for a in axes)}
 
 
-def choose_segment_axes(index: int, widget_key: str, state_key: str) -> None:
-    """Take segment ``index``'s axes from its multiselect (stored in the fixed axis order)."""
-    state = st.session_state[state_key]
+def choose_segment_axes(start: int, end: int, widget_key: str, state_key: str, n_tokens: int) -> None:
+    """Take the axes of the segment spanning tokens ``start``–``end`` from its multiselect (stored
+    in the fixed axis order).
+
+    The segment is named by its span, never by its place in the list: after a boundary click the
+    browser goes on reporting the boxes of segments that no longer exist until a run ends
+    normally (Streamlit's frontend forgets widgets only then), and Streamlit still calls such a
+    box's ``on_change`` with the arguments of the run that drew it. By position, a vanished
+    segment's box wrote its axes over the segment that took its place in the list."""
+    state = st.session_state.get(state_key)
+    if state is None:  # the edit was dropped (saved, or back to the proposal) meanwhile
+        return
+    spans = Segmentation.from_boundaries(state["boundaries"], n_tokens).spans
+    if (start, end) not in spans:
+        return  # a gone segment's box: nothing of the current edit is its to change
     axes = list(state["axes"])
-    if 0 <= index < len(axes):
-        chosen = set(st.session_state.get(widget_key) or ())
-        axes[index] = tuple(a for a in AXIS_NAMES if a in chosen)
-        st.session_state[state_key] = {**state, "axes": tuple(axes)}
+    chosen = set(st.session_state.get(widget_key) or ())
+    axes[spans.index((start, end))] = tuple(a for a in AXIS_NAMES if a in chosen)
+    st.session_state[state_key] = {**state, "axes": tuple(axes)}
 
 
 def set_parameter(name: str, widget_key: str, state_key: str, **also: Any) -> None:
     """Take a typed ξ, ω or α from its number input (and set ``also`` in the same edit)."""
     value = st.session_state.get(widget_key)
-    if value is not None:
-        st.session_state[state_key] = {**st.session_state[state_key], name: float(value), **also}
+    state = st.session_state.get(state_key)
+    if value is not None and state is not None:
+        st.session_state[state_key] = {**state, name: float(value), **also}
 
 
 def segment_axes_editor(parent_text: str, n_tokens: int, state_key: str, *, text_key: str,
@@ -71,11 +83,18 @@ def segment_axes_editor(parent_text: str, n_tokens: int, state_key: str, *, text
                           segment_labels=[multi_axis_label(a) for a in edit["axes"]],
                           key=text_key, on_change=partial(toggle_boundary, n_tokens=n_tokens, state_key=state_key))
     for j, text in enumerate(segment_texts(parent_text, seg)):
-        widget_key = f"{axes_key_prefix}.{seg.boundaries[j]}.{seg.masses[j]}"
-        st.session_state[widget_key] = list(edit["axes"][j])
+        start, end = seg.spans[j]
+        widget_key = f"{axes_key_prefix}.{start}.{end - start}"
+        # Write the box only when the edit holds other axes than it (a new segment, back to the
+        # proposal): a value written here reaches the browser as "show this value" and replaces
+        # whatever the lead chose in the box since this run began.
+        shown = st.session_state.get(widget_key)
+        if shown is None or set(shown) != set(edit["axes"][j]):
+            st.session_state[widget_key] = list(edit["axes"][j])
         left, right = st.columns([3, 2], vertical_alignment="center")
         left.markdown(f"**{j + 1}.** {plain(text)}")
         right.multiselect(f"Axes of segment {j + 1}", AXIS_NAMES, format_func=axis_label,
-                          key=widget_key, on_change=choose_segment_axes, args=(j, widget_key, state_key),
+                          key=widget_key, on_change=choose_segment_axes,
+                          args=(start, end, widget_key, state_key, n_tokens),
                           label_visibility="collapsed", placeholder="Choose an axis")
     return seg

@@ -123,10 +123,17 @@ def test_lead_edits_the_resolution_and_accepts_it(page, run_streamlit, flagged):
     expect(second).to_be_visible(timeout=20_000)
     expect(multiselect(page, row.item_id, 0, BECAUSE)).to_be_visible()
 
-    # The second segment was Static for both; the lead makes it Recurrent instead.
+    # The second segment was Static for both; the lead makes it Recurrent instead, at once (no
+    # wait for the page's run: a choice made while it runs must not be lost).
     second.get_by_role("button", name="Remove Static").click()
     expect(multiselect(page, row.item_id, BECAUSE, 8).locator("[data-tag]")).to_have_count(0, timeout=20_000)
-    page.get_by_role("combobox", name="Axes of segment 2").click()
+    # Typed, as one picks from a long list. "Recurrent" is below the list's fold, and the list
+    # (virtualised) ignores the pointer for 300 ms after it scrolls: Playwright scrolls an option
+    # into view and clicks it at once, and with the CPU busy the click fell in that pause (the
+    # browser never reported a choice). Typing leaves the list unscrolled.
+    box = page.get_by_role("combobox", name="Axes of segment 2")
+    box.click()
+    box.press_sequentially("Recurrent")
     page.get_by_role("option", name="Recurrent").click()
     page.keyboard.press("Escape")
     expect(multiselect(page, row.item_id, BECAUSE, 8).locator('[data-tag][aria-label="Recurrent"]')).to_be_visible(

@@ -1,8 +1,12 @@
-"""A person annotates one sample end to end in Chromium, and the database holds exactly that.
+"""A person annotates on the real workbench in Chromium, and the database holds exactly that.
 
-They sign in, segment the text by clicking between words, label both segments, place three
-points on the curve chart, see the fitted curve, and submit. A second test opens the same
-draft in two tabs and checks that the older tab cannot overwrite the newer work.
+They sign in, split the text by clicking between two words, label both segments with the digit
+keys, go to the curve with Alt+→, place three points on the chart and submit with Enter: the
+next sample, its header and the new quota appear at once. A second test opens the same draft in
+two tabs and checks that the older tab cannot overwrite the newer work and can load it.
+
+The surface is one custom component (``ui/components/annotation_surface``); its DOM contract is
+in CONTRACT.md. Playwright's CSS selectors pierce its shadow root.
 """
 
 from __future__ import annotations
@@ -17,14 +21,14 @@ from annotation.curves import fit_curve
 from annotation.segmentation import token_texts
 from annotation.services import accounts, projects
 from db.engine import Database
-from tests.browser.flow_steps import sign_in, wait_until
 from db.models import Annotation, Sample
+from tests.browser.flow_steps import sign_in, wait_until
 
 pytestmark = pytest.mark.browser
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHOTS = REPO_ROOT / "screenshots"
-EDITOR = '[data-testid="token-boundaries"][data-disabled="false"]'
+SURFACE = '[data-testid="surface"]'
 PLOT = '[data-testid="curve-plot"]'
 X_MAX = 200.0
 
@@ -41,13 +45,20 @@ def seeded(tmp_path):
     db.dispose()
 
 
-def open_workbench(page) -> None:
-    page.get_by_role("button", name="Start the next sample").click()
+def open_workbench(page, button: str = "Start the next sample") -> None:
+    page.get_by_role("button", name=button).click()
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
-    page.locator(f"{EDITOR} [data-gap='1']").wait_for()
+    page.locator(f"{SURFACE} [data-gap='1']").wait_for(timeout=30_000)
 
 
-def stored(db: Database, username: str = "ann1") -> list[Annotation]:
+def settled(page, acked: int) -> None:
+    """Wait until the server acknowledged edit ``acked`` and nothing is pending."""
+    surface = page.locator(SURFACE)
+    expect(surface).to_have_attribute("data-acked", str(acked), timeout=20_000)
+    expect(surface).to_have_attribute("data-pending", "0", timeout=20_000)
+
+
+def stored(db: Database) -> list[Annotation]:
     with db.read() as s:
         return list(s.scalars(select(Annotation).join(Sample).order_by(Annotation.id)))
 
@@ -60,8 +71,12 @@ def click_chart(page, x: float, y: float) -> None:
 def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded):
     url, db, project = seeded
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    page.set_viewport_size({"width": 1366, "height": 768})
     sign_in(page, base, "ann1", "ann1-password")
     open_workbench(page)
+    expect(page.get_by_text("0 / 70")).to_be_visible()
+    first_id = page.locator(SURFACE).get_attribute("data-annotation-id")
+    assert page.url.endswith(f"?annotation={first_id}")
 
     with db.read() as s:
         sample = s.scalar(select(Sample).where(Sample.external_id == "B1-0001"))
@@ -69,42 +84,51 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
     split = tokens.index("because")  # "… delayed by ten minutes | because of a signal fault …"
 
     # Step 1: one click between two words makes two segments; the draft is saved at once.
-    page.locator(f"{EDITOR} [data-gap='{split}']").click()
-    wait_until(lambda: stored(db) and stored(db)[0].boundaries == [0, split], what="boundary saved")
+    page.locator(f"{SURFACE} [data-gap='{split}']").click()
+    settled(page, 1)
+    assert stored(db)[0].boundaries == [0, split]
     SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / "e2e-step1.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / "e2e-step1.png"))
 
-    # Step 2 via the keyboard shortcut Alt+→.
+    # Step 2 with Alt+→, the axes with the digit keys on the focused segment.
     page.keyboard.press("Alt+ArrowRight")
-    expect(page.get_by_role("radiogroup", name="Axis of segment 2")).to_be_visible(timeout=20_000)
-    page.get_by_role("radiogroup", name="Axis of segment 1").get_by_role("radio", name="Main").click()
-    wait_until(lambda: stored(db)[0].segment_axes == ["main", None], what="first axis saved")
-    page.get_by_role("radiogroup", name="Axis of segment 2").get_by_role("radio", name="Static").click()
-    wait_until(lambda: stored(db)[0].segment_axes == ["main", "static"], what="second axis saved")
-    page.screenshot(path=str(SHOTS / "e2e-step2.png"), full_page=True)
+    settled(page, 2)
+    expect(page.locator(SURFACE)).to_have_attribute("data-step", "1")
+    page.locator(f"{SURFACE} [data-segment='0']").focus()
+    page.keyboard.press("1")  # Main
+    page.locator(f"{SURFACE} [data-segment='1']").focus()
+    page.keyboard.press("2")  # the second axis
+    settled(page, 4)
+    axes = stored(db)[0].segment_axes
+    assert axes[0] == "main" and axes[1] not in (None, "main")
+    page.screenshot(path=str(SHOTS / "e2e-step2.png"))
 
-    # Step 3: three clicks on the chart, the fitted curve and its summary appear.
-    page.get_by_role("button", name="3. Validity curve").click()
+    # Step 3: three clicks on the chart; the text stays visible above the chart.
+    page.keyboard.press("Alt+ArrowRight")
+    settled(page, 5)
     page.locator(PLOT).wait_for(timeout=20_000)
-    for i, (x, y) in enumerate([(40.0, 0.5), (58.0, 1.0), (85.0, 0.3)], start=1):
+    for x, y in [(40.0, 0.5), (58.0, 1.0), (85.0, 0.3)]:
         click_chart(page, x, y)
-        wait_until(lambda n=i: len(stored(db)[0].points) == n, what=f"point {i} saved")
+    settled(page, 8)
+    expect(page.locator(f"{SURFACE} [data-testid='surface-text']")).to_be_visible()
     expect(page.get_by_text("Peaks after", exact=False)).to_be_visible(timeout=20_000)
-    page.screenshot(path=str(SHOTS / "e2e-step3.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / "e2e-step3.png"))
 
-    page.get_by_role("button", name="Submit").last.click()
-    dialog = page.get_by_role("dialog")
-    expect(dialog).to_be_visible(timeout=20_000)
-    dialog.get_by_role("button", name="Submit").click()
-    wait_until(lambda: stored(db)[0].status == "submitted", what="submission")
-    # the workbench moves on to the next sample
+    # One key submits; the next sample, its header and the quota appear.
+    page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=30_000)
+    expect(page.locator(SURFACE)).not_to_have_attribute("data-annotation-id", first_id)
+    expect(page.get_by_text("1 / 70")).to_be_visible(timeout=10_000)
+    expect(page.get_by_text("Submitted B1-0001").first).to_be_visible(timeout=10_000)
+    second_id = page.locator(SURFACE).get_attribute("data-annotation-id")
+    assert page.url.endswith(f"?annotation={second_id}")
 
     rows = [a for a in stored(db) if a.status == "submitted"]
     assert len(rows) == 1
     a = rows[0]
+    assert str(a.id) == first_id
     assert a.boundaries == [0, split]
-    assert a.segment_axes == ["main", "static"]
+    assert a.segment_axes == axes
     assert len(a.points) == 3
     for (x, y), (ex, ey) in zip(a.points, [(40.0, 0.5), (58.0, 1.0), (85.0, 0.3)]):
         assert abs(x - ex) < 1.0 and abs(y - ey) < 0.02
@@ -116,12 +140,36 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
     assert a.guidelines_version == "1.0"
 
 
+def test_a_reload_returns_to_the_same_sample_and_step(page, run_streamlit, seeded):
+    url, db, _ = seeded
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    sign_in(page, base, "ann1", "ann1-password")
+    open_workbench(page)
+    aid = page.locator(SURFACE).get_attribute("data-annotation-id")
+    client = page.locator(SURFACE).get_attribute("data-client")
+    page.locator(f"{SURFACE} [data-gap='2']").click()
+    page.keyboard.press("Alt+ArrowRight")
+    settled(page, 2)
+
+    page.reload()  # the sign-in cookie keeps the session; the URL names the annotation
+    surface = page.locator(SURFACE)
+    expect(surface).to_have_attribute("data-annotation-id", aid, timeout=30_000)
+    expect(surface).to_have_attribute("data-step", "1")
+    expect(page.locator(f"{SURFACE} [data-gap='2']")).to_have_attribute("data-boundary", "true")
+    assert surface.get_attribute("data-client") != client  # this page load numbers its own edits
+    # and it goes on editing the same draft
+    page.locator(f"{SURFACE} [data-segment='0']").focus()
+    page.keyboard.press("1")
+    settled(page, 1)
+    assert stored(db)[0].segment_axes[0] == "main" and str(stored(db)[0].id) == aid
+
+
 def test_an_older_tab_cannot_overwrite_newer_work(chromium_browser, run_streamlit, seeded):
     url, db, _ = seeded
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
     tabs = []
     for _ in range(2):
-        context = chromium_browser.new_context(viewport={"width": 1100, "height": 1200})
+        context = chromium_browser.new_context(viewport={"width": 1366, "height": 900})
         context.set_default_timeout(15_000)
         tabs.append(context.new_page())
     first, second = tabs
@@ -129,17 +177,22 @@ def test_an_older_tab_cannot_overwrite_newer_work(chromium_browser, run_streamli
         sign_in(first, base, "ann1", "ann1-password")
         open_workbench(first)
         sign_in(second, base, "ann1", "ann1-password")
-        second.get_by_role("button", name="Continue where I left off").click()
-        second.locator(f"{EDITOR} [data-gap='1']").wait_for(timeout=30_000)
+        open_workbench(second, "Continue where I left off")
 
-        first.locator(f"{EDITOR} [data-gap='3']").click()
-        wait_until(lambda: stored(db)[0].boundaries == [0, 3], what="first tab's save")
-        second.locator(f"{EDITOR} [data-gap='5']").click()
-        expect(second.get_by_text("saved from another tab", exact=False)).to_be_visible(timeout=20_000)
+        first.locator(f"{SURFACE} [data-gap='3']").click()
+        settled(first, 1)
+        assert stored(db)[0].boundaries == [0, 3]
+        second.locator(f"{SURFACE} [data-gap='5']").click()
+        expect(second.get_by_text("changed in another tab", exact=False).first).to_be_visible(timeout=20_000)
         assert stored(db)[0].boundaries == [0, 3]  # the newer work stands
 
         second.get_by_role("button", name="Load the newer version").click()
-        expect(second.get_by_text("2 segments")).to_be_visible(timeout=20_000)
+        expect(second.locator(SURFACE)).to_have_attribute("data-version", "2", timeout=20_000)
+        expect(second.locator(f"{SURFACE} [data-gap='3']")).to_have_attribute("data-boundary", "true")
+        # and the second tab goes on from there
+        second.locator(f"{SURFACE} [data-gap='5']").click()
+        settled(second, 1)
+        assert stored(db)[0].boundaries == [0, 3, 5]
     finally:
         for tab in tabs:
             tab.context.close()

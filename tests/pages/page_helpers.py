@@ -33,6 +33,25 @@ def run(at: AppTest) -> AppTest:
     return at
 
 
+def reported_states(widgets):  # type: ignore[no-untyped-def]
+    """The WidgetState messages a browser sends for ``widgets`` (AppTest widgets) right now."""
+    return [w._widget_state for w in widgets]
+
+
+def run_with_gone_widgets(at: AppTest, gone_states) -> AppTest:  # type: ignore[no-untyped-def]
+    """Run the app once as a browser does right after a run that took widgets off the page: its
+    rerun request still carries ``gone_states`` (:func:`reported_states` of an earlier run).
+    Streamlit's frontend forgets a widget only once a run ends normally, and the server still
+    calls a gone widget's ``on_change`` when the value reported differs from the one it dropped.
+    AppTest itself reports only the widgets on the page, hence its private ``_tree`` and
+    ``_run``."""
+    states = at._tree.get_widget_states()
+    states.widgets.extend(gone_states)
+    at._run(states)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def shown(markdown: str) -> str:
     """What a reader sees of Markdown that :func:`ui.display.plain` escaped: the text with the
     escapes, hard line breaks, character references and word joiners taken out again. Messages

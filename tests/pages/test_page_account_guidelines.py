@@ -7,7 +7,7 @@ import re
 import pytest
 
 from annotation.guidelines import current_guidelines
-from annotation.services import accounts
+from annotation.services import accounts, preferences
 from annotation.services.errors import AuthenticationFailed
 from page_helpers import PASSWORD
 from page_helpers import errors, run, successes, titles
@@ -37,6 +37,28 @@ def test_account_page(open_account):
     at = open_account()
     assert titles(at) == ["My account"]
     assert "Signed in as **ann** (annotator)." in [m.value for m in at.markdown]
+
+
+def test_account_page_stores_the_workbench_layout(open_account, db):
+    at = open_account()
+    toggle = at.toggle(key="account.layout")
+    assert toggle.label == "Single-screen layout" and toggle.value is False
+    ann = at.session_state["auth.actor"]
+    toggle.set_value(True)
+    run(at)
+    assert preferences.get_preferences(db, ann).workbench_layout == "single"
+    assert at.toggle(key="account.layout").value is True
+    at.toggle(key="account.layout").set_value(False)
+    run(at)
+    assert preferences.get_preferences(db, ann).workbench_layout == "steps"
+
+
+def test_account_page_shows_a_layout_chosen_elsewhere(open_account, db, make_app):
+    at = open_account()
+    ann = at.session_state["auth.actor"]
+    preferences.set_preferences(db, ann, workbench_layout="single")  # e.g. on the workbench
+    run(at)
+    assert at.toggle(key="account.layout").value is True
 
 
 def test_wrong_current_password(open_account, db):

@@ -24,6 +24,7 @@ from annotation.services.authz import Actor
 from annotation.settings import ProjectSettings
 from annotation.text_import import TextRecord
 from page_helpers import PASSWORD, annotate, complete_content, run, toasts
+from surface_driver import send, view
 from ui.display import plain
 
 HOSTILE = "# heading $$x^2$$ :red[alarm] **bold** <b>tag</b> <script>alert(1)</script> [link](http://x)"
@@ -162,12 +163,11 @@ def test_workbench_shows_the_send_back_note_and_the_submit_toast_literally(make_
     assert [w.value for w in at.warning] == [f"A lead sent this sample back to you: {plain(SEND_BACK)}"]
     assert plain(PROJECT) in at.caption[0].value
     _assert_nothing_raw(at, "workbench")
-    # submit the returned sample: the toast names it literally
-    at.button(key="wb.submit").click()
-    run(at)
-    at.button(key="wb.submit").click()
-    at.button(key="wb.confirm_submit").click()
-    run(at)
+    # the surface gets the note and the id as data (it sets them with textContent)
+    assert view(at)["sample"]["returned_note"] == SEND_BACK
+    assert view(at)["sample"]["external_id"] == ext
+    # submit the returned sample (the surface's submit event): the toast names it literally
+    send(at, [{"seq": 1, "kind": "submit", "flagged": False}])
     assert toasts(at) == [f"Submitted {ext}"]
     assert [t.value for t in at.toast] == [f"Submitted {plain(ext)}"]
     _assert_nothing_raw(at, "workbench after submit")

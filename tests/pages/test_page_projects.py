@@ -137,6 +137,25 @@ def test_settings_save_valid_values(open_projects, db, lead):
     assert (list(table["k"]), list(table["daily quota"])) == ([3], [25])
 
 
+def test_confirm_before_submit_is_off_by_default_and_can_be_turned_on(open_projects, db, lead):
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    box = at.checkbox(key=_setting(at, "confirm_submit"))
+    assert box.label == "Ask “Submit this annotation?” before each submit"
+    assert box.value is False
+    box.check()
+    at.button(key=SAVE).click()
+    run(at)
+    assert not errors(at)
+    assert projects.get_project(db, lead, p.id).settings.confirm_submit is True
+    assert at.checkbox(key=_setting(at, "confirm_submit")).value is True
+    # and off again
+    at.checkbox(key=_setting(at, "confirm_submit")).uncheck()
+    at.button(key=SAVE).click()
+    run(at)
+    assert projects.get_project(db, lead, p.id).settings.confirm_submit is False
+
+
 def test_import_preview_and_import(open_projects, db, lead):
     p = projects.create_project(db, lead, "Pilot")
     lines = [

@@ -107,7 +107,7 @@ def test_quota_reached_message(make_app, db, admin, ann, demo):
     _submit_one(db, ann, demo.id)
     at = run(make_app(ann))
     assert metric_values(at)["Submitted today"] == "1 / 1"
-    assert successes(at) == ["You reached today's quota of 1 submissions — thank you! "
+    assert successes(at) == ["You reached today's quota of 1 submission — thank you! "
                              "Drafts stay saved; new submissions open tomorrow."]
     assert not [b for b in at.button if b.key in ("queue.start", "queue.continue")]
 

@@ -17,6 +17,7 @@ from annotation.curves import describe_curve
 from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review
 from db.models import Annotation, ReviewItem, Sample
+from page_helpers import reported_states, run_with_gone_widgets
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
 from ui.display import plain
 from ui.session import ACTOR_KEY
@@ -248,6 +249,51 @@ def test_edit_axes_and_location_then_save(open_review, db, lead, disagreement):
     assert gold.segment_axes == (("static",), ("opinion",), ("main",))
     assert gold.xi == 61.5 and gold.note == "my call"
     assert _open_items(db) == []
+
+
+def test_a_merged_segments_late_axes_report_changes_no_other_segment(open_review, db, lead, disagreement):
+    """Joining two segments takes the second one's axes box off the page, but the browser goes on
+    reporting that box until a run ends normally (with a lead clicking fast, runs are cut short),
+    and Streamlit still calls its on_change. The report used to be applied by position: the
+    vanished middle segment's Main + Static landed on the segment now second in the list."""
+    at = _choose(open_review(), "edit")
+    item = _item_id(at)
+    edit_key = f"review.{item}.edit"
+    middle = at.multiselect(key=f"review.{item}.axes.4.2")
+    assert middle.value == ["main", "static"]
+    middle_reported = reported_states([middle])
+    # what a click on the gap before token 4 does: | 0–6 static | 6–14 main |
+    at.session_state[edit_key] = {**at.session_state[edit_key], "boundaries": (0, 6),
+                                  "axes": (("static",), ("main",))}
+    run(at)
+    assert at.multiselect(key=f"review.{item}.axes.6.8").value == ["main"]
+    run_with_gone_widgets(at, middle_reported)
+    assert at.session_state[edit_key]["axes"] == (("static",), ("main",))
+    assert at.multiselect(key=f"review.{item}.axes.6.8").value == ["main"]
+
+
+def test_the_editor_sends_an_axes_box_only_a_changed_value(open_review, db, lead, disagreement):
+    """A value the page writes into a widget's key reaches the browser as "set this value", which
+    replaces whatever the lead chose there meanwhile (a run's reply can arrive after the next
+    click). The editor writes a segment's box only when the edit changed elsewhere (a new
+    segment, back to the proposal), never the value the box already holds."""
+    at = _choose(open_review(), "edit")
+    item = _item_id(at)
+    box = f"review.{item}.axes.6.8"
+    assert at.multiselect(key=box).proto.set_value  # a new box starts from the edit
+    at.multiselect(key=box).set_value(["recurrent", "main"])
+    run(at)
+    assert at.session_state[f"review.{item}.edit"]["axes"][2] == ("main", "recurrent")
+    assert at.multiselect(key=box).value == ["recurrent", "main"]
+    assert not at.multiselect(key=box).proto.set_value
+    at.number_input(key=f"review.{item}.xi").set_value(61.5)  # the same for ξ, ω, α
+    run(at)
+    assert at.number_input(key=f"review.{item}.xi").value == 61.5
+    assert not at.number_input(key=f"review.{item}.xi").proto.set_value
+    at.button(key=f"review.{item}.edit_reset").click()
+    run(at)
+    assert at.multiselect(key=box).value == ["main"] and at.multiselect(key=box).proto.set_value
+    assert at.number_input(key=f"review.{item}.xi").proto.set_value
 
 
 def test_edit_with_an_empty_segment_is_refused(open_review, db, lead, disagreement):

@@ -22,7 +22,9 @@ from page_helpers import (
     infos,
     markdown_text,
     metric_values,
+    reported_states,
     run,
+    run_with_gone_widgets,
     sample_header,
     text_records,
     titles,
@@ -160,6 +162,34 @@ def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
     assert (gold.source, gold.boundaries, gold.segment_axes) == ("warmup", [0], [["main", "opinion"]])
     assert (gold.xi, gold.omega, gold.alpha, gold.note) == (55.5, 10.0, 0.0, "reference for the team")
     assert any("Stored" in c.value for c in at.caption)
+
+
+def test_a_merged_segments_late_axes_report_changes_no_other_gold_segment(open_page, db, lead, project):
+    """The gold editor is the Review page's: after a boundary click the browser may still report
+    the box of a segment that no longer exists, and that report must not land on the segment
+    that took its place in the list (it used to, by position)."""
+    qualification.mark_warmup(db, lead, project.id, ["S-001"])
+    sid = _sid(db, project.id, "S-001")
+    at = open_page()
+    G = f"warmup.gold.{sid}"
+    at.session_state[G] = {**at.session_state[G], "boundaries": (0, 4, 9),
+                           "axes": (("static",), ("main", "opinion"), ("main",))}
+    run(at)
+    middle = at.multiselect(key=f"{G}.axes.4.5")
+    assert middle.value == ["main", "opinion"]
+    middle_reported = reported_states([middle])
+    # what a click on the gap before token 4 does: | 0–9 static | 9–14 main |
+    at.session_state[G] = {**at.session_state[G], "boundaries": (0, 9), "axes": (("static",), ("main",))}
+    run(at)
+    run_with_gone_widgets(at, middle_reported)
+    assert at.session_state[G]["axes"] == (("static",), ("main",))
+    assert at.multiselect(key=f"{G}.axes.9.5").value == ["main"]
+    at.button(key="warmup.save_gold").click()
+    run(at)
+    assert not errors(at)
+    with db.read() as s:
+        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == sid))
+    assert (gold.boundaries, gold.segment_axes) == ([0, 9], [["static"], ["main"]])
 
 
 def test_board_shows_figures_and_the_lead_admits_then_revokes(open_page, db, ann, warm):

@@ -1,8 +1,9 @@
-"""The workbench: loading the next sample, the step bar, axis labels with autosave, the stale
-version conflict, submit (complete, incomplete, flagged) and the read-only view.
+"""The workbench screen around the annotation surface: which sample it loads, the ``view`` it
+gives the surface, what it does with the surface's event batches, and the states around them
+(stale version, quota, read-only, nothing left, URL restore, layout, confirm setting).
 
-The two custom components (token boundaries, curve chart) cannot be clicked in AppTest; the
-browser tests cover them. Here the content they would produce is seeded through the service.
+The surface is driven through :mod:`surface_driver` (the component's trigger, as the browser
+sends it); see there why and how.
 """
 
 from __future__ import annotations
@@ -11,20 +12,21 @@ import pytest
 from sqlalchemy import select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import projects, queue
+from annotation.services import preferences, projects, queue
+from annotation.services.errors import Busy
+from db.engine import BUSY_MESSAGE
 from db.models import Annotation
+from surface_driver import send, surface, view
 from page_helpers import (
     complete_content,
-    errors,
-    infos,
     metric_values,
     run,
     sample_header,
+    shown,
+    text_records,
     titles,
+    toasts,
 )
-
-STEP_LABELS = ["1. Segmentation", "2. Axis labels", "3. Validity curve"]
-
 
 @pytest.fixture
 def demo(db, admin):
@@ -38,14 +40,20 @@ def ann(make_user):
 
 @pytest.fixture
 def open_workbench(make_app, ann, demo):
-    """Factory: the app signed in as the annotator, on the workbench."""
+    """Factory: the app signed in as the annotator, on the workbench (optional URL query)."""
 
-    def _open():
+    def _open(query: dict[str, str] | None = None):
         at = run(make_app(ann))
         at.switch_page("screens/workbench.py")
+        if query:
+            at.query_params.update(query)
         return run(at)
 
     return _open
+
+
+def _state(at):
+    return at.session_state["wb.state"]
 
 
 def _row(db, annotation_id: int) -> Annotation:
@@ -58,298 +66,236 @@ def _submitted(db) -> list[Annotation]:
         return list(s.scalars(select(Annotation).where(Annotation.status == "submitted")))
 
 
-def _step_buttons(at):
-    return [at.button(key=f"wb.stepbar.{i}") for i in range(3)]
-
-
-def _current_step(at) -> int:
-    """The highlighted (primary) step of the step bar."""
-    primary = [i for i, b in enumerate(_step_buttons(at)) if b.proto.type == "primary"]
-    assert len(primary) == 1
-    return primary[0]
-
-
-def _axis_control(at, item):
-    return at.button_group(key=f"wb.w.{item.annotation_id}.axis.0.{item.n_tokens}")
-
-
-def _confirm(at, trigger_key: str):
-    """Press the open dialog's Submit button.
-
-    In a browser a button inside ``st.dialog`` reruns only the dialog (a fragment). AppTest has
-    no fragment reruns: it reruns the whole page, where the dialog is drawn only when the button
-    that opened it is pressed in that run. So the opening button is pressed again in the same run
-    as the dialog's own button — the dialog body then runs with the same state as in a browser.
-    """
-    confirm = at.button(key="wb.confirm_submit")
-    assert confirm.label == "Submit"
-    at.button(key=trigger_key).click()
-    confirm.click()
-    return run(at)
-
-
-def _item(at):
-    return at.session_state["wb.item"]
-
-
 def _seed_draft(db, ann, demo, content: AnnotationContent, step: int = 2):
-    """Hand the annotator the next sample and save ``content`` as its draft (as the page would)."""
+    """Hand the annotator the next sample and save ``content`` as its draft."""
     item = queue.next_item(db, ann, demo.id)
     return queue.save_draft(db, ann, item.annotation_id, item.version, content, step=step)
 
 
-# --- loading and the step bar ---------------------------------------------------------------------
+def warnings(at) -> list[str]:
+    return [shown(w.value) for w in at.warning]
 
-def test_loads_the_next_sample(open_workbench, db):
+
+def _notices(v: dict) -> list[tuple[str, str]]:
+    return [(n["level"], n["text"]) for n in v["notices"]]
+
+
+# --- loading and the view --------------------------------------------------------------------------
+
+def test_loads_the_next_sample_and_gives_the_surface_its_view(open_workbench, db, demo):
     at = open_workbench()
     assert sample_header(at) == "Sample B1-0001"
-    assert [b.label for b in _step_buttons(at)] == STEP_LABELS
-    assert _current_step(at) == 0
     assert metric_values(at)["Submitted today"] == "0 / 70"
-    item = _item(at)
+    item = _state(at).item
     assert item.external_id == "B1-0001" and item.version == 1
     assert _row(db, item.annotation_id).status == "draft"
-    # step 1 draws the segmentation tools around the component
-    assert at.button(key="wb.reset_segments").disabled  # one segment: nothing to reset
-    assert "1 segment" in [c.value for c in at.caption]
-    assert at.button(key="wb.back").disabled and not at.button(key="wb.next").disabled
+    assert at.query_params["annotation"] == str(item.annotation_id)
+
+    v = view(at)
+    assert surface(at).key == f"wb.surface.{item.annotation_id}"
+    assert (v["annotation_id"], v["version"], v["acked"], v["step"]) == (item.annotation_id, 1, 0, 0)
+    assert v["client"] == _state(at).client and len(v["client"]) == 16
+    assert (v["layout"], v["confirm_submit"], v["read_only"], v["quota_reached"]) == (
+        "steps", False, False, False)
+    assert "".join(t + (" " if s else "") for t, s in zip(v["tokens"], v["spaces"])).strip() \
+        == item.parent_text.strip()
+    assert len(v["tokens"]) == item.n_tokens
+    assert v["content"] == AnnotationContent().to_json()
+    assert [a["digit"] for a in v["axes"]] == [str(i) for i in range(1, 9)]
+    assert v["axes"][0]["name"] == "main" and v["axes"][0]["label"] == "Main"
+    assert {f["code"] for f in v["flags"]} >= {"other", "no_main_timeline"}
+    assert [f["needs_note"] for f in v["flags"] if f["code"] == "other"] == [True]
+    assert v["curve"] == [] and v["x_max"] == 200.0
+    assert (v["min_points"], v["max_points"]) == (3, 5)
+    assert v["fit"] == {"message": "Place 3 more points to see the curve.", "summary": [],
+                        "params": None, "residuals": None}
+    assert v["problems"] == ["Axis labels: segment 1 still needs an axis.",
+                             "Curve: place 3 to 5 points (now 0)."]
+    assert v["notices"] == []
+    assert v["sample"] == {"external_id": "B1-0001", "benchmark": 1, "project": demo.name,
+                           "guidelines_version": "1.0", "returned_note": "", "is_warmup": False}
 
 
-def test_step_bar_moves_between_steps_and_saves_the_step(open_workbench, db):
-    at = open_workbench()
-    aid = _item(at).annotation_id
-
-    at.button(key="wb.stepbar.1").click()
-    run(at)
-    assert _current_step(at) == 1
-    assert _axis_control(at, _item(at)).value is None
-    assert at.expander[0].label == "Key questions for the eight axes"
-
-    at.button(key="wb.stepbar.2").click()
-    run(at)
-    assert _current_step(at) == 2
-    assert "No curve yet: place at least 3 points." in infos(at)
-    assert at.button(key="wb.next").disabled
-
-    at.button(key="wb.stepbar.0").click()
-    run(at)
-    assert _current_step(at) == 0
-    assert at.button(key="wb.reset_segments")
-
-    # Next step / Back buttons do the same
-    at.button(key="wb.next").click()
-    run(at)
-    assert _current_step(at) == 1
-    at.button(key="wb.back").click()
-    run(at)
-    assert _current_step(at) == 0
-
-    row = _row(db, aid)
-    assert row.step == 0 and row.version > 1  # each step change was saved as a draft
-
-
-def test_choosing_an_axis_saves_the_draft(open_workbench, db):
-    at = open_workbench()
-    at.button(key="wb.stepbar.1").click()
-    run(at)
-    item = _item(at)
-    before = _row(db, item.annotation_id)
-    assert before.segment_axes == [None] and before.step == 1
-
-    _axis_control(at, item).set_value("main")
-    run(at)
-    after = _row(db, item.annotation_id)
-    assert after.version == before.version + 1
-    assert after.segment_axes == ["main"]
-    assert after.status == "draft"
-    assert _item(at).version == after.version
-    assert _axis_control(at, _item(at)).value == "main"
-    # the Submit button's help now only names the missing curve
-    assert at.button(key="wb.submit").help == "Curve: place 3 to 5 points (now 0)."
-
-    # clearing the choice is saved too
-    _axis_control(at, _item(at)).set_value(None)
-    run(at)
-    assert _row(db, item.annotation_id).segment_axes == [None]
-    assert _row(db, item.annotation_id).version == after.version + 1
-
-
-def test_stale_version_shows_the_conflict_and_loads_the_newer_version(open_workbench, db, ann):
-    at = open_workbench()
-    at.button(key="wb.stepbar.1").click()
-    run(at)
-    item = _item(at)
-    # another tab saves newer work behind the page's back
-    newer = queue.save_draft(db, ann, item.annotation_id, item.version,
-                             AnnotationContent(segment_axes=("static",)), step=1)
-
-    _axis_control(at, item).set_value("main")
-    run(at)
-    message = ("This sample was saved from another tab or window after you opened it "
-               f"(version {newer.version}, yours {item.version}). "
-               "Reload to continue with the newer work.")
-    assert errors(at) == [message]
-    reload_button = at.button(key="wb.reload")
-    assert reload_button.label == "Load the newer version"
-    assert not [b for b in at.button if b.key == "wb.submit"]  # the page stops at the conflict
-    row = _row(db, item.annotation_id)
-    assert (row.version, row.segment_axes) == (newer.version, ["static"])  # nothing overwritten
-
-    reload_button.click()
-    run(at)
-    assert not errors(at)
-    assert _item(at).version == newer.version
-    assert at.session_state["wb.content"].segment_axes == ("static",)
-    assert _axis_control(at, _item(at)).value == "static"
-
-    # and editing goes on from the newer version
-    _axis_control(at, _item(at)).set_value("generic")
-    run(at)
-    row = _row(db, item.annotation_id)
-    assert (row.version, row.segment_axes) == (newer.version + 1, ["generic"])
-
-
-# --- the curve step around the chart ----------------------------------------------------------------
-
-def test_curve_step_with_points_shows_the_fit_and_fine_tuning(make_app, db, ann, demo):
+def test_view_of_a_draft_with_a_curve(make_app, db, ann, demo):
     saved = _seed_draft(db, ann, demo, complete_content(), step=2)
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     run(at)
-    assert _current_step(at) == 2
-    assert len(at.success) == 1  # the curve described in words
-    aid = saved.annotation_id
-    xi = at.number_input(key=f"wb.w.{aid}.xi")
-    assert xi.value == pytest.approx(round(saved.content.xi, 2))
-    assert at.button(key="wb.refit").disabled  # fitted, not tuned by hand
-
-    xi.set_value(round(saved.content.xi, 2) + 1.0)
-    run(at)
-    row = _row(db, aid)
-    assert row.params_source == "manual"
-    assert row.xi == pytest.approx(round(saved.content.xi, 2) + 1.0)
-    assert "parameters tuned by hand" in " ".join(c.value for c in at.caption)
-
-    at.button(key="wb.refit").click()
-    run(at)
-    row = _row(db, aid)
-    assert row.params_source == "fit"
-    assert row.xi == pytest.approx(saved.content.xi)
+    v = view(at)
+    assert v["step"] == 2 and v["problems"] == []
+    assert v["content"]["points"] == [list(p) for p in saved.content.points]
+    assert v["fit"]["params"] == {"xi": saved.content.xi, "omega": saved.content.omega,
+                                  "alpha": saved.content.alpha, "rmse": saved.content.rmse,
+                                  "source": "fit"}
+    assert v["fit"]["message"] is None
+    assert len(v["fit"]["summary"]) == 1 and v["fit"]["summary"][0].startswith("Peaks")
+    assert len(v["curve"]) > 100 and all(0 <= x <= 200 and 0 <= y <= 1 for x, y in v["curve"])
+    # step 3: the comparison with other distributions sits under the surface
+    assert [e.label for e in at.expander] == ["Compare with other distributions"]
 
 
-# --- submit ---------------------------------------------------------------------------------------
+# --- event batches ---------------------------------------------------------------------------------
 
-def test_submit_complete_annotation_moves_to_the_next_sample(make_app, db, ann, demo):
+def test_an_event_batch_is_applied_stored_and_acknowledged(open_workbench, db):
+    at = open_workbench()
+    item = _state(at).item
+    send(at, [{"seq": 1, "kind": "boundary", "gap": 3},
+              {"seq": 2, "kind": "axis", "segment": 0, "axis": "main"},
+              {"seq": 3, "kind": "step", "step": 1}])
+    row = _row(db, item.annotation_id)
+    assert row.boundaries == [0, 3] and row.segment_axes == ["main", None] and row.step == 1
+    assert row.version == 2  # one batch, one version bump
+    assert row.event_client == view(at)["client"] and row.event_seq == 3
+    v = view(at)
+    assert (v["acked"], v["version"], v["step"]) == (3, 2, 1)
+    assert v["content"]["boundaries"] == [0, 3]
+    assert v["problems"][0] == "Axis labels: segment 2 still needs an axis."
+    assert v["notices"] == []
+
+
+def test_the_same_batch_twice_is_applied_once(open_workbench, db):
+    at = open_workbench()
+    item = _state(at).item
+    batch = [{"seq": 1, "kind": "boundary", "gap": 2}]
+    send(at, batch)
+    client, version = view(at)["client"], view(at)["version"]
+    send(at, batch, client=client, base_version=1)  # a re-send after a lost acknowledgement
+    row = _row(db, item.annotation_id)
+    assert row.version == version == 2 and row.boundaries == [0, 2]
+    assert view(at)["acked"] == 1 and view(at)["version"] == 2
+    # the next edit continues the same numbering
+    send(at, batch + [{"seq": 2, "kind": "boundary", "gap": 2}], base_version=1)
+    row = _row(db, item.annotation_id)
+    assert row.boundaries == [0] and row.version == 3 and view(at)["acked"] == 2
+
+
+def test_a_refused_event_is_acknowledged_and_shown_as_a_notice(open_workbench, db):
+    at = open_workbench()
+    item = _state(at).item
+    send(at, [{"seq": 1, "kind": "axis", "segment": 0, "axis": "sideways"},
+              {"seq": 2, "kind": "axis", "segment": 0, "axis": "static"}])
+    v = view(at)
+    assert v["acked"] == 2
+    assert [level for level, _ in _notices(v)] == ["warning"]
+    assert "sideways" in _notices(v)[0][1]
+    assert _row(db, item.annotation_id).segment_axes == ["static"]
+    # the next batch's answer replaces the notices
+    send(at, [{"seq": 3, "kind": "step", "step": 1}])
+    assert view(at)["notices"] == []
+
+
+def test_a_batch_from_another_client_of_this_tab_is_dropped(open_workbench, db):
+    """A late re-send from a surface this tab no longer shows (its client was replaced) must
+    not reach the draft."""
+    at = open_workbench()
+    item = _state(at).item
+    send(at, [{"seq": 1, "kind": "boundary", "gap": 2}], client="0123456789abcdef")
+    assert _row(db, item.annotation_id).version == 1
+    assert view(at)["acked"] == 0
+
+
+def test_points_are_fitted_and_the_fit_message_follows_the_points(open_workbench, db):
+    at = open_workbench()
+    item = _state(at).item
+    send(at, [{"seq": 1, "kind": "step", "step": 2},
+              {"seq": 2, "kind": "point", "action": "add", "x": 27.6, "y": 0.77}])
+    assert view(at)["fit"]["message"] == "Place 2 more points to see the curve."
+    assert view(at)["curve"] == []
+    events = [{"seq": 3 + i, "kind": "point", "action": "add", "x": x, "y": y}
+              for i, (x, y) in enumerate([(21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2)])]
+    send(at, events)
+    v = view(at)
+    row = _row(db, item.annotation_id)
+    assert len(row.points) == 5 and row.xi is not None
+    assert v["fit"]["message"] is None and v["fit"]["params"]["xi"] == row.xi
+    assert v["curve"] and v["problems"] == ["Axis labels: segment 1 still needs an axis."]
+
+
+# --- submit ----------------------------------------------------------------------------------------
+
+def test_submit_moves_to_the_next_sample_in_the_same_run(make_app, db, ann, demo):
     saved = _seed_draft(db, ann, demo, complete_content(), step=2)
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     run(at)
-    assert sample_header(at) == "Sample B1-0001"
-    submit = at.button(key="wb.submit")
-    assert not submit.disabled
-    assert submit.help == "Submit the finished annotation"
+    first_client = view(at)["client"]
+    send(at, [{"seq": 1, "kind": "submit", "flagged": False}])
 
-    submit.click()
-    run(at)
-    confirm = at.button(key="wb.confirm_submit")  # the dialog
-    assert confirm.label == "Submit"
-    assert "1 segments: Main" in [m.value for m in at.markdown]
-    assert not _submitted(db)  # opening the dialog stores nothing
-
-    _confirm(at, "wb.submit")
     stored = _submitted(db)
     assert [a.id for a in stored] == [saved.annotation_id]
     assert stored[0].segment_axes == ["main"] and len(stored[0].points) == 5
     assert stored[0].xi is not None and stored[0].flags == []
-    # the page moved on to the next sample
+    # the page shows the next sample, with a new client, the new quota and a toast
     assert sample_header(at) == "Sample B1-0002"
-    assert _item(at).annotation_id != saved.annotation_id
+    v = view(at)
+    assert v["annotation_id"] != saved.annotation_id and v["client"] != first_client
+    assert (v["acked"], v["version"], v["step"]) == (0, 1, 0)
+    assert ("success", "Submitted B1-0001") in _notices(v)
+    assert toasts(at) == ["Submitted B1-0001"]
     assert metric_values(at)["Submitted today"] == "1 / 70"
+    assert at.query_params["annotation"] == str(v["annotation_id"])
 
 
-def test_submit_with_missing_parts_shows_the_problems_and_stores_nothing(open_workbench, db):
+def test_submit_of_an_incomplete_annotation_keeps_the_edits_and_says_what_is_missing(
+        open_workbench, db):
     at = open_workbench()
-    at.button(key="wb.submit").click()
-    run(at)
-    assert errors(at) == ["Axis labels: segment 1 still needs an axis.",
-                          "Curve: place 3 to 5 points (now 0)."]
-    assert not [b for b in at.button if b.key == "wb.confirm_submit"]
+    item = _state(at).item
+    send(at, [{"seq": 1, "kind": "axis", "segment": 0, "axis": "main"},
+              {"seq": 2, "kind": "submit", "flagged": False}])
     assert not _submitted(db)
-    assert _row(db, _item(at).annotation_id).status == "draft"
+    row = _row(db, item.annotation_id)
+    assert row.status == "draft" and row.segment_axes == ["main"]
+    v = view(at)
+    assert v["annotation_id"] == item.annotation_id and v["acked"] == 2
+    assert _notices(v) == [("error", "Curve: place 3 to 5 points (now 0).")]
+    assert sample_header(at) == "Sample B1-0001"
 
 
-def test_flag_other_needs_a_note(open_workbench, db):
+def test_flagged_submit_with_a_note(open_workbench, db):
     at = open_workbench()
-    aid = _item(at).annotation_id
-    at.radio(key=f"wb.w.{aid}.flag").set_value("other")
-    at.button(key="wb.flag_submit").click()
-    run(at)
-    assert errors(at) == ["Please explain 'Other' in the note."]
-    assert not [b for b in at.button if b.key == "wb.confirm_submit"]
-    assert not _submitted(db)
-
-    at.text_area(key=f"wb.w.{aid}.flag_note").input("The text is a recipe, not a statement.")
-    at.button(key="wb.flag_submit").click()
-    run(at)
-    assert not errors(at)
-    assert "Flagged: Other (explain in the note)" in [m.value for m in at.markdown]
-    assert not _submitted(db)
-    _confirm(at, "wb.flag_submit")
+    item = _state(at).item
+    send(at, [{"seq": 1, "kind": "flag", "flags": ["other"],
+               "note": "The text is a recipe, not a statement."},
+              {"seq": 2, "kind": "submit", "flagged": True}])
     stored = _submitted(db)
-    assert [a.id for a in stored] == [aid]
-    assert stored[0].flags == ["other"]
-    assert stored[0].note == "The text is a recipe, not a statement."
-    assert stored[0].segment_axes == [None] and stored[0].points == []
+    assert [(a.id, a.flags, a.note) for a in stored] == [
+        (item.annotation_id, ["other"], "The text is a recipe, not a statement.")]
     assert sample_header(at) == "Sample B1-0002"
 
 
-def test_flag_without_note_for_a_reason_that_needs_none(open_workbench, db):
-    at = open_workbench()
-    aid = _item(at).annotation_id
-    at.radio(key=f"wb.w.{aid}.flag").set_value("not_present_tense")
-    at.button(key="wb.flag_submit").click()
-    run(at)
-    _confirm(at, "wb.flag_submit")
-    assert [(a.id, a.flags) for a in _submitted(db)] == [(aid, ["not_present_tense"])]
-
-
-def test_quota_reached_disables_submit(make_app, db, admin, ann, demo):
+def test_quota_reached_is_in_the_view_and_a_submit_is_refused(make_app, db, admin, ann, demo):
     projects.update_settings(db, admin, demo.id, daily_quota=1)
     first = queue.next_item(db, ann, demo.id)
     queue.submit(db, ann, first.annotation_id, first.version, complete_content())
+    _seed_draft(db, ann, demo, complete_content(), step=2)
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     run(at)
     assert sample_header(at) == "Sample B1-0002"
-    assert at.button(key="wb.submit").disabled
-    assert "You reached today's quota of 1. Your work is saved as a draft." in infos(at)
+    v = view(at)
+    assert v["quota_reached"] is True
+    assert ("info", "You reached today's quota of 1. Your work is saved as a draft.") in _notices(v)
+    send(at, [{"seq": 1, "kind": "submit", "flagged": False}])
+    assert len(_submitted(db)) == 1
+    assert [level for level, _ in _notices(view(at))] == ["error", "info"]
+    assert "quota of 1" in _notices(view(at))[0][1]
 
 
-# --- read-only view -------------------------------------------------------------------------------
-
-def test_submitted_annotation_opened_from_history_is_read_only(make_app, db, ann, demo):
-    first = queue.next_item(db, ann, demo.id)
-    done = queue.submit(db, ann, first.annotation_id, first.version, complete_content())
-    at = make_app(ann)
-    at.session_state["workbench.open_annotation_id"] = done.annotation_id
-    run(at)
+def test_nothing_left_after_the_last_submit(make_app, db, admin, ann):
+    p = projects.create_project(db, admin, "Tiny")
+    projects.import_texts(db, admin, p.id, text_records(1))
+    item = queue.next_item(db, ann, p.id)
+    queue.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=2)
+    at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
-    at.session_state["workbench.open_annotation_id"] = done.annotation_id
     run(at)
-    assert sample_header(at) == "Sample B1-0001"
-    assert infos(at) == [f"Submitted {done.submitted_at:%Y-%m-%d %H:%M} UTC — submitted work cannot "
-                         "be changed (a lead can reopen it)."]
-    keys = {b.key for b in at.button}
-    assert not keys & {"wb.submit", "wb.flag_submit", "wb.stepbar.0", "wb.next", "wb.back"}
-    assert not at.button_group and not at.number_input
-    before = _row(db, done.annotation_id)
-    run(at)  # nothing is saved from the read-only view
-    assert _row(db, done.annotation_id).version == before.version
-
-    at.button(key="wb.next_after_view").click()
-    run(at)
-    assert sample_header(at) == "Sample B1-0002"
-    assert "wb.submit" in {b.key for b in at.button}
+    send(at, [{"seq": 1, "kind": "submit", "flagged": False}])
+    assert [a.id for a in _submitted(db)] == [item.annotation_id]
+    assert titles(at) == ["Annotate"]
+    assert [shown(s.value) for s in at.success] == [
+        "Nothing left to annotate in this project for you right now. 🎉"]
+    assert not at.get("bidi_component")
+    assert "annotation" not in at.query_params
 
 
 def test_nothing_left_to_annotate(make_app, db, admin, ann):
@@ -361,12 +307,187 @@ def test_nothing_left_to_annotate(make_app, db, admin, ann):
     assert [s.value for s in at.success] == ["Nothing left to annotate in this project for you right now. 🎉"]
 
 
-def test_opening_someone_elses_annotation_shows_a_message(make_app, db, ann, make_user, demo):
-    other = make_user("other")
-    theirs = queue.next_item(db, other, demo.id)
+# --- conflicts and errors --------------------------------------------------------------------------
+
+def test_stale_version_shows_a_notice_and_loads_the_newer_version(open_workbench, db, ann):
+    at = open_workbench()
+    item = _state(at).item
+    send(at, [{"seq": 1, "kind": "boundary", "gap": 2}])
+    # another tab takes the draft over and saves newer work
+    newer = queue.apply_events(db, ann, item.annotation_id, "another-tab", 2,
+                               [{"seq": 1, "kind": "axis", "segment": 0, "axis": "static"}])
+    send(at, [{"seq": 2, "kind": "axis", "segment": 0, "axis": "main"}], base_version=1)
+    row = _row(db, item.annotation_id)
+    assert (row.version, row.segment_axes) == (newer.item.version, ["static", None])  # kept
+    v = view(at)
+    assert v["read_only"] is True  # edits wait until the annotator chooses
+    [(level, text)] = _notices(v)
+    assert level == "error" and "another tab" in text
+    reload_button = at.button(key="wb.reload")
+    assert reload_button.label == "Load the newer version"
+
+    old_client = v["client"]
+    reload_button.click()
+    run(at)
+    v = view(at)
+    assert v["client"] != old_client and v["read_only"] is False and v["notices"] == []
+    assert v["version"] == newer.item.version and v["content"]["segment_axes"] == ["static", None]
+    assert not [b for b in at.button if b.key == "wb.reload"]
+    # and editing goes on from the newer version under the new client
+    send(at, [{"seq": 1, "kind": "axis", "segment": 1, "axis": "generic"}])
+    assert _row(db, item.annotation_id).segment_axes == ["static", "generic"]
+
+
+def test_a_busy_database_is_a_notice_not_a_traceback(open_workbench, db, monkeypatch):
+    at = open_workbench()
+    item = _state(at).item
+
+    def busy(*args, **kwargs):
+        raise Busy()
+
+    monkeypatch.setattr(queue, "apply_events", busy)
+    send(at, [{"seq": 1, "kind": "boundary", "gap": 2}])
+    v = view(at)
+    assert _notices(v) == [("error", BUSY_MESSAGE)]
+    assert v["acked"] == 0 and v["read_only"] is False  # the surface re-sends later
+    assert _row(db, item.annotation_id).version == 1
+    monkeypatch.undo()
+    send(at, [{"seq": 1, "kind": "boundary", "gap": 2}])
+    assert view(at)["acked"] == 1 and view(at)["notices"] == []
+
+
+# --- read-only, URL restore ------------------------------------------------------------------------
+
+def test_submitted_annotation_opened_from_my_queue_is_read_only(make_app, db, ann, demo):
+    first = queue.next_item(db, ann, demo.id)
+    done = queue.submit(db, ann, first.annotation_id, first.version, complete_content())
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
-    at.session_state["workbench.open_annotation_id"] = theirs.annotation_id
+    at.session_state["workbench.open_annotation_id"] = done.annotation_id
     run(at)
-    assert errors(at) == ["That annotation does not exist or is not yours."]
-    assert sample_header(at) is None
+    assert sample_header(at) == "Sample B1-0001"
+    v = view(at)
+    assert v["read_only"] is True and v["problems"] == []
+    assert v["content"]["segment_axes"] == ["main"]
+    assert _notices(v) == [("info", f"Submitted {done.submitted_at:%Y-%m-%d %H:%M} UTC — submitted "
+                                    "work cannot be changed (a lead can reopen it).")]
+    before = _row(db, done.annotation_id).version
+    send(at, [{"seq": 1, "kind": "boundary", "gap": 2}])  # nothing is saved from the view
+    assert _row(db, done.annotation_id).version == before
+
+    at.button(key="wb.next_after_view").click()
+    run(at)
+    assert sample_header(at) == "Sample B1-0002"
+    assert view(at)["read_only"] is False
+
+
+def test_reload_returns_to_the_same_sample_and_step(make_app, db, ann, demo):
+    """A new browser session (a reload) with ?annotation=<id> opens that draft at its step."""
+    first = queue.next_item(db, ann, demo.id)
+    at = run(make_app(ann))
+    at.switch_page("screens/workbench.py")
+    run(at)
+    send(at, [{"seq": 1, "kind": "boundary", "gap": 2}, {"seq": 2, "kind": "step", "step": 1}])
+    url = dict(at.query_params)
+    assert url == {"annotation": str(first.annotation_id)}
+
+    again = make_app(ann)
+    again.switch_page("screens/workbench.py")
+    again.query_params["annotation"] = str(first.annotation_id)
+    run(again)
+    v = view(again)
+    assert v["annotation_id"] == first.annotation_id and v["step"] == 1
+    assert v["content"]["boundaries"] == [0, 2]
+    assert v["client"] != view(at)["client"]  # a new tab numbers its own edits
+    send(again, [{"seq": 1, "kind": "step", "step": 2}])  # and takes the draft over
+    assert _row(db, first.annotation_id).step == 2
+
+
+def test_a_url_naming_a_submitted_annotation_opens_it_read_only(make_app, db, ann, demo):
+    first = queue.next_item(db, ann, demo.id)
+    done = queue.submit(db, ann, first.annotation_id, first.version, complete_content())
+    at = make_app(ann)
+    at.switch_page("screens/workbench.py")
+    at.query_params["annotation"] = str(done.annotation_id)
+    run(at)
+    assert view(at)["annotation_id"] == done.annotation_id and view(at)["read_only"] is True
+
+
+@pytest.mark.parametrize("param", ["abc", "12x", "-3", "٣", "99999999999999999999"])
+def test_a_url_that_names_no_annotation_says_so_and_opens_the_next_sample(open_workbench, param):
+    at = open_workbench({"annotation": param})
+    assert warnings(at) == [f"“{param}” does not name an annotation. Here is your next sample instead."]
+    assert sample_header(at) == "Sample B1-0001"
+    assert at.query_params["annotation"] == str(_state(at).item.annotation_id)
+
+
+def test_a_url_naming_someone_elses_annotation_opens_the_next_sample(open_workbench, db, make_user,
+                                                                    demo):
+    other = make_user("other")
+    theirs = queue.next_item(db, other, demo.id)
+    at = open_workbench({"annotation": str(theirs.annotation_id)})
+    assert warnings(at) == ["That annotation does not exist or is not yours. Here is your next "
+                            "sample instead."]
+    assert sample_header(at) == "Sample B1-0001"  # k = 2: their sample, but a draft of ann's own
+    assert _state(at).item.annotation_id != theirs.annotation_id
+    assert at.query_params["annotation"] == str(_state(at).item.annotation_id)
+
+
+def test_a_url_naming_an_annotation_of_another_project_switches_the_project(make_app, db, admin,
+                                                                           ann, demo):
+    other = projects.create_project(db, admin, "Second")
+    projects.import_texts(db, admin, other.id, text_records(2))
+    there = queue.next_item(db, ann, other.id)
+    at = make_app(ann)
+    at.switch_page("screens/workbench.py")
+    at.query_params["annotation"] = str(there.annotation_id)
+    run(at)
+    assert view(at)["annotation_id"] == there.annotation_id
+    assert view(at)["sample"]["project"] == "Second"
+    assert at.session_state["auth.project_id"] == other.id
+
+
+# --- settings and preferences ----------------------------------------------------------------------
+
+def test_the_confirm_setting_is_passed_to_the_surface(make_app, db, admin, ann, demo):
+    projects.update_settings(db, admin, demo.id, confirm_submit=True)
+    at = run(make_app(ann))
+    at.switch_page("screens/workbench.py")
+    run(at)
+    assert view(at)["confirm_submit"] is True
+
+
+def test_the_layout_preference_is_stored_and_passed_to_the_surface(open_workbench, db, ann):
+    at = open_workbench()
+    toggle = at.toggle(key="wb.layout_toggle")
+    assert toggle.label == "Single-screen layout" and toggle.value is False
+    assert view(at)["layout"] == "steps"
+    toggle.set_value(True)
+    run(at)
+    assert preferences.get_preferences(db, ann).workbench_layout == "single"
+    assert view(at)["layout"] == "single"
+    assert at.toggle(key="wb.layout_toggle").value is True
+
+
+def test_a_layout_chosen_on_the_account_page_reaches_the_workbench(make_app, db, ann, demo):
+    preferences.set_preferences(db, ann, workbench_layout="single")
+    at = run(make_app(ann))
+    at.switch_page("screens/workbench.py")
+    run(at)
+    assert view(at)["layout"] == "single"
+
+
+def test_a_sample_sent_back_shows_the_leads_note_literally(make_app, db, ann, demo):
+    at = run(make_app(ann))
+    at.switch_page("screens/workbench.py")
+    run(at)
+    item = _state(at).item
+    note = "Re-check *segment 2* — [see](http://x) :red[now]"
+    with db.write() as s:
+        s.get(Annotation, item.annotation_id).returned_note = note
+    fresh = make_app(ann)
+    fresh.switch_page("screens/workbench.py")
+    fresh.query_params["annotation"] = str(item.annotation_id)
+    run(fresh)
+    assert warnings(fresh) == [f"A lead sent this sample back to you: {note}"]
+    assert view(fresh)["sample"]["returned_note"] == note

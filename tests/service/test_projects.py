@@ -109,6 +109,15 @@ def test_update_settings_changes_only_what_was_asked(db, lead):
     assert set(ev.detail["changes"]) == {"daily_quota", "annotators_per_sample", "quota_timezone"}
 
 
+def test_confirm_submit_setting_is_stored_as_a_boolean(db, lead):
+    p = projects.create_project(db, lead, "P")
+    assert projects.get_project(db, lead, p.id).settings.confirm_submit is False
+    new = projects.update_settings(db, lead, p.id, confirm_submit=True)
+    assert new.confirm_submit is True
+    assert _stored_settings(db, p.id)["confirm_submit"] is True
+    assert projects.get_project(db, lead, p.id).settings.confirm_submit is True
+
+
 @pytest.mark.parametrize("changes", [
     {"daily_quota": 0},
     {"daily_quota": "lots"},
@@ -124,6 +133,7 @@ def test_update_settings_changes_only_what_was_asked(db, lead):
     {"daily_quota": 2.9},  # not silently truncated to 2
     {"log_base": float("inf")},
     {"daily_qouta": 10},  # a typo is refused, not ignored
+    {"confirm_submit": "perhaps"},  # a yes/no setting takes yes or no only
 ])
 def test_update_settings_rejects_bad_values_and_changes_nothing(db, lead, changes):
     p = projects.create_project(db, lead, "P")

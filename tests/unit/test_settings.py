@@ -149,3 +149,41 @@ def test_settings_are_immutable_and_updated_returns_a_copy():
     assert (s.daily_quota, t.daily_quota) == (70, 10)
     with pytest.raises(AttributeError):
         s.daily_quota = 5  # type: ignore[misc]
+
+
+def test_confirm_submit_is_off_by_default_and_round_trips():
+    assert ProjectSettings().confirm_submit is False  # issue 10: one key submits
+    on = ProjectSettings(confirm_submit=True)
+    stored = json.loads(json.dumps(on.to_dict()))
+    assert stored["confirm_submit"] is True
+    assert ProjectSettings.from_dict(stored) == on
+
+
+@pytest.mark.parametrize("value, expected", [
+    (True, True), (False, False), (1, True), (0, False), (1.0, True),
+    ("true", True), ("False", False), (" yes ", True), ("no", False), ("on", True), ("off", False),
+    ("1", True), ("0", False),
+])
+def test_from_dict_reads_a_yes_no_setting(value, expected):
+    s = ProjectSettings.from_dict({"confirm_submit": value})
+    assert s.confirm_submit is expected
+
+
+@pytest.mark.parametrize("value", ["maybe", "", 2, -1, 0.5, [True], {}, "truee"])
+def test_from_dict_refuses_what_is_not_yes_or_no(value):
+    # bool("false") is True: a plain bool() would silently turn these into a setting
+    with pytest.raises(SettingsError, match="'confirm_submit' must be true or false"):
+        ProjectSettings.from_dict({"confirm_submit": value})
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_a_yes_no_setting_built_in_code_must_be_a_bool(value):
+    with pytest.raises(SettingsError, match="true or false"):
+        ProjectSettings(confirm_submit=value)
+    with pytest.raises(SettingsError, match="true or false"):
+        ProjectSettings().updated(confirm_submit=value)
+
+
+def test_a_number_setting_still_refuses_a_bool():
+    with pytest.raises(SettingsError, match="must be a number"):
+        ProjectSettings.from_dict({"daily_quota": True})

@@ -1,0 +1,179 @@
+"""What the annotation surface draws, built from what is stored — no Streamlit here.
+
+The workbench screen keeps the stored :class:`~annotation.services.queue.WorkItem` (as the last
+event batch left it) and a few facts about the session (client id, last acknowledged seq,
+notices); :func:`build_view` turns them into the JSON ``view`` of the annotation surface
+component (CONTRACT.md, "Python API of the component"). Keeping it pure means the page tests
+and unit tests can check every field without a browser, and the component never has to know
+the domain: the fit summary, the problems and the curve are computed here, on the server, from
+the same content that is stored — so what the chart draws after the server answers is exactly
+what is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from annotation import editing
+from annotation.axes import AXES
+from annotation.curves import (
+    MAX_POINTS,
+    MIN_POINTS,
+    CurveFitError,
+    curve_residuals,
+    describe_curve,
+    peak_height,
+    residual_message,
+)
+from annotation.elicitation import curve_feedback
+from annotation.flags import ANNOTATOR_FLAGS
+from annotation.protocol import AnnotationContent, submission_problems
+from annotation.segmentation import spaces_after, token_texts
+from annotation.services.queue import WorkItem
+from annotation.timeaxis import X_MAX, tick_positions
+from ui.display import curve_polyline
+
+#: Levels a notice may have (the component styles them; anything else is a programming error).
+NOTICE_LEVELS: tuple[str, ...] = ("error", "warning", "info", "success")
+#: The two layouts of the surface: one step at a time, or all three on one screen.
+LAYOUTS: tuple[str, ...] = ("steps", "single")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A non-blocking message the surface shows (a refused edit, why a submit was not done,
+    "Submitted B1-0001"). ``text`` is plain text: the component sets it with textContent."""
+
+    level: str
+    text: str
+
+    def __post_init__(self) -> None:
+        if self.level not in NOTICE_LEVELS:
+            raise ValueError(f"unknown notice level {self.level!r}")
+
+    def to_json(self) -> dict[str, str]:
+        return {"level": self.level, "text": self.text}
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What the screen knows beyond the stored item: the tab's client id and the last seq the
+    server applied for it, the layout and confirm setting in force, the quota, the notices to
+    show, and the fit message of the last curve edit (None when it fitted)."""
+
+    client: str
+    acked: int = 0
+    layout: str = "steps"
+    confirm_submit: bool = False
+    quota_reached: bool = False
+    project_name: str = ""
+    notices: tuple[Notice, ...] = ()
+    fit_message: str | None = None
+    read_only: bool = False
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {self.layout!r}")
+
+
+def _height(content: AnnotationContent) -> float | None:
+    """The drawn curve's peak height (None without a stored scale: drawn at peak 1)."""
+    if not content.has_parameters or content.scale is None:
+        return None
+    try:
+        return min(peak_height(content.xi, content.omega, content.alpha, content.scale), 1.0)
+    except CurveFitError:
+        return None
+
+
+def fit_panel(content: AnnotationContent, fit_message: str | None) -> dict[str, Any]:
+    """The chart's side panel: a message (None when there is nothing to say), the curve in
+    words, the stored parameters and each point's residual (how far it lies above or below the
+    drawn curve).
+
+    The message is the last curve edit's own (the server's fit said why it failed) when there
+    is one; otherwise what the stored content itself says: too few points, points that gave no
+    curve, or a curve that misses a point (the residual message, also after a reload).
+    """
+    n = len(content.points)
+    message = fit_message
+    summary: list[str] = []
+    params = residuals = None
+    if content.has_parameters:
+        height = _height(content)
+        try:
+            # stored parameters are base-1.1 log minutes: described in that base
+            summary.append(describe_curve(content.xi, content.omega, content.alpha,
+                                          height=height).capitalize())
+            if content.points and content.scale is not None:
+                residuals = list(curve_residuals(content.points, content.xi, content.omega,
+                                                 content.alpha, content.scale))
+        except CurveFitError as exc:
+            summary.append(str(exc))
+        if message is None and residuals:
+            message = residual_message(residuals, hand_tuned=content.params_source == "manual")
+        params = {"xi": content.xi, "omega": content.omega, "alpha": content.alpha,
+                  "rmse": content.rmse, "source": content.params_source}
+    elif message is None:
+        # too few points: the editing rules' own wording (no fit is run below MIN_POINTS)
+        message = (editing.refit(content)[1] if n < MIN_POINTS
+                   else "The points do not define a curve yet.")
+    return {"message": message, "summary": summary, "params": params, "residuals": residuals}
+
+
+def feedback(content: AnnotationContent) -> dict[str, list] | None:
+    """The drawn curve read back in durations and percentages ("half of its validity is gone
+    by ≈ …", validity left after 1 hour … 1 year); None without a curve."""
+    if not content.has_parameters:
+        return None
+    try:
+        return curve_feedback(content.xi, content.omega, content.alpha,
+                              height=_height(content) or 1.0).to_view()
+    except CurveFitError:
+        return None
+
+
+def drawn_curve(content: AnnotationContent) -> list[list[float]]:
+    """The curve the chart draws for the stored parameters — the fitted ``S·f`` itself, exact at
+    the points' x positions ([] when there are none)."""
+    line = curve_polyline(content.xi, content.omega, content.alpha, content.scale, content.points)
+    return [[x, y] for x, y in line] if line else []
+
+
+def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
+    """The surface's ``view`` for ``item`` as stored (JSON-able; see CONTRACT.md)."""
+    content = item.content
+    read_only = facts.read_only or item.is_submitted
+    return {
+        "annotation_id": item.annotation_id,
+        "client": facts.client,
+        "version": item.version,
+        "acked": facts.acked,
+        "step": item.step,
+        "layout": facts.layout,
+        "confirm_submit": facts.confirm_submit,
+        "read_only": read_only,
+        "quota_reached": facts.quota_reached,
+        "tokens": token_texts(item.parent_text),
+        "spaces": spaces_after(item.parent_text),
+        "content": content.to_json(),
+        "axes": [{"name": a.name, "label": a.label, "color": a.color,
+                  "key_question": a.key_question, "digit": str(i)}
+                 for i, a in enumerate(AXES, start=1)],
+        "flags": [{"code": f.code, "label": f.label, "needs_note": f.needs_note}
+                  for f in ANNOTATOR_FLAGS],
+        "curve": drawn_curve(content),
+        "ticks": [[x, label] for x, label in tick_positions()],
+        "x_max": X_MAX,
+        "max_points": MAX_POINTS,
+        "min_points": MIN_POINTS,
+        "fit": fit_panel(content, facts.fit_message),
+        "feedback": feedback(content),
+        # a submitted annotation has nothing left to do; a draft says what stops a submit
+        "problems": [] if item.is_submitted else submission_problems(content, item.n_tokens),
+        "notices": [n.to_json() for n in facts.notices],
+        "sample": {"external_id": item.external_id, "benchmark": item.benchmark,
+                   "project": facts.project_name, "guidelines_version": item.guidelines_version,
+                   "returned_note": item.returned_note, "is_warmup": item.is_warmup},
+    }
