@@ -621,7 +621,7 @@ def check_stored(page, db, actor, aid: int, model: Model, tol, *, seed: int, sam
         diff.append(trouble)
     steps = "\n".join(f"  {k + 1:>2}. {a.describe()}" for k, a in enumerate(actions))
     try:
-        trace = page.evaluate("() => (window.__fastInputTrace || []).slice(-40)")
+        trace = page.evaluate("() => (window.__fastInputTrace || []).slice(-60)")
     except PlaywrightError as exc:
         trace = [f"(no trace: {exc})"]
     pytest.fail(
