@@ -106,13 +106,17 @@ _FIND_ALL_JS = """
     for (const el of root.querySelectorAll("*")) if (el.shadowRoot) findAll(selector, el.shadowRoot, out);
     return out;
   };"""
-#: True once the surface of annotation ``id`` has no unacknowledged event; polled every 20 ms
+#: True once the surface of annotation ``id`` has no unacknowledged event, or has been replaced
+#: by the next sample's (after a submit); polled every 20 ms
 #: (``expect``'s back-off would add up to half a second per sequence). Right after a submit the
 #: previous sample's surface can still be in the page beside the new one until Streamlit's run
 #: ends, so surfaces are told apart by their annotation id.
 NOTHING_PENDING_JS = "(id) => {" + _FIND_ALL_JS + """
-  const mine = findAll('[data-testid="surface"]').filter((s) => s.getAttribute("data-annotation-id") === String(id));
-  return mine.length > 0 && mine.every((s) => s.getAttribute("data-pending") === "0");
+  const all = findAll('[data-testid="surface"]');
+  const mine = all.filter((s) => s.getAttribute("data-annotation-id") === String(id));
+  // a submitted sample's surface is replaced by the next sample's in the same run
+  if (!mine.length) return all.length > 0;
+  return mine.every((s) => s.getAttribute("data-pending") === "0");
 }"""
 #: The annotation id of the one surface in the page once it is drawn, has nothing pending and is
 #: not ``previous`` (the sample just submitted); null until then.
