@@ -332,7 +332,10 @@ def _workbench() -> None:
         st.button("Load the newer version", on_click=_load_newer, type="primary", key="wb.reload")
     if item.is_submitted:
         st.button("Next sample", on_click=_next_sample, type="primary", key="wb.next_after_view")
-    if item.content.points and (facts.layout == "single" or item.step == 2):
+    if not item.is_submitted:
+        # Always there, whatever the step or the points: an element that appeared under the
+        # surface when the server stored the first point (or the step) moved the page, and
+        # with it the chart, between an annotator's aim and their next click.
         _compare(item)
 
 

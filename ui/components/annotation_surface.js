@@ -5,6 +5,13 @@
  * queue of not-yet-acknowledged events. All user text is set with textContent. */
 
 const INSTANCES = new WeakMap();
+// The instance last showing each sample/client ("annotation|client"): when Streamlit mounts
+// the surface anew (a new parentElement) for the same sample and client, the new instance takes
+// over its queue and numbering. Starting again from view.acked would lose the events still
+// pending and, when the view was older than the server, reuse sequence numbers the server
+// already applied (it would then skip the new edits as re-sends).
+const BY_CLIENT = new Map();
+const BY_CLIENT_MAX = 32;
 const SVG = "http://www.w3.org/2000/svg";
 const STEP_NAMES = ["Segmentation", "Axis labels", "Validity curve"];
 const RESEND_MS = 1000;         // re-send the queue after this long without an acknowledgement,
@@ -326,18 +333,38 @@ function createInstance(parentElement) {
     const acked = Math.max(0, int(view.acked, 0));
     if (id !== inst.id) {  // a new sample (or a new client for it): start over
       inst.id = id;
+      const prev = BY_CLIENT.get(id);
       inst.pending = [];
       inst.acked = acked;
       inst.nextSeq = acked + 1;
       inst.baseVersion = int(view.version, 0);
+      const carried = prev && prev !== inst && prev.id === id ? prev : null;
+      if (carried) {  // a remount: carry on with its queue
+        inst.acked = Math.max(acked, prev.acked);
+        inst.pending = prev.pending.filter((e) => e.seq > inst.acked);
+        inst.nextSeq = Math.max(prev.nextSeq, inst.acked + 1);
+        inst.baseVersion = prev.baseVersion;
+        if (prev.resendTimer) clearTimeout(prev.resendTimer);
+        prev.resendTimer = null;
+        prev.send = null;
+        prev.id = null;  // the old instance no longer speaks for this client
+      }
+      BY_CLIENT.delete(id);
+      BY_CLIENT.set(id, inst);
+      while (BY_CLIENT.size > BY_CLIENT_MAX) BY_CLIENT.delete(BY_CLIENT.keys().next().value);
       inst.focusSeg = 0; inst.flagOpen = false; inst.confirm = null; inst.submittingSeq = null;
       inst.tuneOpen = false; inst.placeOpen = false; inst.message = null; inst.dismissed = new Set();
       inst.focusPoint = null; inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS;
       if (inst.resendTimer) clearTimeout(inst.resendTimer);
       inst.resendTimer = null;
+      if (carried) {
+        inst.focusSeg = carried.focusSeg;  // the next digit labels the same segment
+        if (carried.submittingSeq !== null && carried.submittingSeq > inst.acked) inst.submittingSeq = carried.submittingSeq;
+      }
       inst.view = view;
       recompute();
       inst.fresh = true;
+      if (inst.pending.length) sendQueue();
       return;
     }
     // A view that acknowledges less than an earlier one is from a superseded run (Streamlit's
@@ -531,7 +558,11 @@ function createInstance(parentElement) {
   for (const input of [peakN, halfN]) input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.altKey) { e.preventDefault(); place(); } });
 
   // ---------- listeners: text gaps
-  function onTextClick(e) {
+  // A pointer edit acts on the press, not on the click: every server answer redraws the text
+  // and the rows, and a press that began on the old element and ended on the new one gets no
+  // click event at all (an annotator's press lasts ~100 ms, often across an answer).
+  function onTextPress(e) {
+    if (e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey) return;
     const gapEl = e.target.closest && e.target.closest("[data-gap]");
     if (!gapEl || !gapEl.classList.contains("active")) return;
     push({ kind: "boundary", gap: Number(gapEl.getAttribute("data-gap")) });
@@ -555,7 +586,7 @@ function createInstance(parentElement) {
     e.preventDefault(); e.stopPropagation();
     if (next) next.focus();
   }
-  textBox.addEventListener("click", onTextClick);
+  textBox.addEventListener("pointerdown", onTextPress);
   textBox.addEventListener("keydown", onTextKey);
 
   // ---------- listeners: rows
@@ -572,7 +603,7 @@ function createInstance(parentElement) {
     const btn = e.target.closest && e.target.closest("[data-axis-option]");
     if (btn && e.button === 0) e.preventDefault();  // the row keeps the focus, not the button
   });
-  rowsBox.addEventListener("click", (e) => {
+  function onRowActivate(e) {
     const row = e.target.closest && e.target.closest("[data-segment]");
     if (!row) return;
     inst.focusSeg = Number(row.getAttribute("data-segment"));
@@ -585,6 +616,12 @@ function createInstance(parentElement) {
       render();
     }
     focusRow();
+  }
+  rowsBox.addEventListener("pointerdown", (e) => {  // on the press: see onTextPress
+    if (e.button === 0 && !e.altKey && !e.ctrlKey && !e.metaKey) onRowActivate(e);
+  });
+  rowsBox.addEventListener("click", (e) => {
+    if (e.detail === 0) onRowActivate(e);  // Enter/Space on a focused button; pointer presses are done
   });
   rowsBox.addEventListener("focusin", (e) => {
     const row = e.target.closest && e.target.closest("[data-segment]");
