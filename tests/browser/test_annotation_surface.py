@@ -76,6 +76,9 @@ def surface_attr(page, name: str) -> str:
 
 
 def plot_position(page, x: float, y: float) -> tuple[float, float]:
+    # aim only at a chart that is drawn, as a person does: once in a loaded CI run the plot
+    # was not visible for a moment in the single layout and bounding_box() returned None
+    page.locator(PLOT).wait_for(state="visible")
     box = page.locator(PLOT).bounding_box()
     return box["x"] + x / X_MAX * box["width"], box["y"] + (1 - y) * box["height"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts, projects
+from annotation.services import accounts, projects, queue
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, wait_until
 
@@ -121,14 +121,21 @@ def test_a_deep_link_while_signed_out_opens_review_after_sign_in(page, app):
 
 
 def test_a_deep_link_keeps_the_annotate_pages_query_string(page, app):
-    base, _db = app
-    page.goto(f"{base}/workbench?annotation=12")
+    """A bookmark of one of the user's drafts keeps its query string through sign-in and opens
+    that draft (an id that is not theirs is rightly replaced by their next sample, with a
+    message — the workbench's page tests cover that — so the link names a real draft)."""
+    base, db = app
+    ann2 = accounts.authenticate(db, "ann2", "ann2-password")
+    project = projects.list_projects(db, ann2)[0]
+    aid = queue.next_item(db, ann2, project.id).annotation_id
+    page.goto(f"{base}/workbench?annotation={aid}")
     expect(page.get_by_text("Sign in to open Annotate.")).to_be_visible(timeout=60_000)
     fill_sign_in(page, "ann2")
     expect(page.get_by_role("button", name="Sign out")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
     expect_no_page_not_found(page)
-    assert page.url == f"{base}/workbench?annotation=12"
+    assert page.url == f"{base}/workbench?annotation={aid}"
+    expect(page.locator(f'[data-testid="surface"][data-annotation-id="{aid}"]')).to_be_visible(timeout=30_000)
     expect(page.get_by_role("link", name="Annotate")).to_have_attribute("aria-current", "page")
 
 
