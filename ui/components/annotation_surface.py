@@ -75,8 +75,9 @@ from typing import Any
 
 import streamlit as st
 
-#: The trigger that carries the event queue (``on_events_change`` is its callback).
-TRIGGER = "events"
+# the queue arrives on the "events" trigger, read as the chart and text components read theirs
+from ui.components.events import trigger_payload
+
 #: Most events accepted in one payload (the queue of a live page never comes near it).
 MAX_EVENTS = 500
 #: Longest client id accepted (the screen makes 16 hex characters).
@@ -119,16 +120,6 @@ def checked_payload(payload: Any) -> dict[str, Any] | None:
     return {"client": client, "base_version": base_version, "events": kept}
 
 
-def _trigger_value(key: str) -> Any:
-    """The current ``events`` trigger value of the component ``key`` (None outside its run)."""
-    try:
-        state = st.session_state[key]
-    except KeyError:
-        return None
-    getter = getattr(state, "get", None)
-    return getter(TRIGGER) if callable(getter) else None
-
-
 def annotation_surface(view: dict, *, key: str, on_events: Callable[[dict], None]) -> None:
     """Draw the annotation surface for ``view`` (see the module docstring) and deliver its
     event queue to ``on_events``.
@@ -149,7 +140,7 @@ def annotation_surface(view: dict, *, key: str, on_events: Callable[[dict], None
     """
 
     def _callback() -> None:
-        batch = checked_payload(_trigger_value(key))
+        batch = checked_payload(trigger_payload(key))
         if batch is not None:
             on_events(batch)
 

@@ -155,7 +155,7 @@ def take_new_actions(
     return new
 
 
-def _trigger_payload(key: str) -> Any:
+def trigger_payload(key: str) -> Any:
     """The current ``events`` trigger value of component ``key`` (None outside its run)."""
     try:
         state = st.session_state[key]
@@ -180,7 +180,7 @@ def make_callback(
     def _callback() -> None:
         if on_change is None:
             return
-        for action in take_new_actions(key, _trigger_payload(key), parse):
+        for action in take_new_actions(key, trigger_payload(key), parse):
             on_change(action)
 
     return _callback
