@@ -172,8 +172,9 @@ FOCUS_JS = "(selector) => {" + _FIND_JS + """
 
 #: A trace of the page's input events for a failure message (test-side, installed with
 #: ``add_init_script``): each pointer/click/key event with its target, and the surface's
-#: annotation id, client, version, ``data-acked`` / ``data-pending`` / ``data-step`` at that
-#: moment; acknowledgements in between are seen as changes of ``acked``. The last 200 are kept.
+#: annotation id, client, ``data-mount`` (a remount shows as a new number), version,
+#: ``data-acked`` / ``data-pending`` / ``data-step`` at that moment; acknowledgements in between
+#: are seen as changes of ``acked``. The last 200 are kept.
 TRACE_JS = "(() => {" + _FIND_JS + """
   const trace = (window.__fastInputTrace = []);
   let surface = null;
@@ -183,7 +184,7 @@ TRACE_JS = "(() => {" + _FIND_JS + """
   for (const type of ["pointerdown", "pointerup", "click", "dblclick", "contextmenu", "keydown"]) {
     window.addEventListener(type, (e) => {
       if (!surface || !surface.isConnected) surface = find('[data-testid="surface"]');
-      const s = surface ? ["annotation-id", "client", "version", "acked", "pending", "step"]
+      const s = surface ? ["annotation-id", "client", "mount", "version", "acked", "pending", "step"]
         .map((a) => a + "=" + surface.getAttribute("data-" + a)).join(" ") : "no surface";
       trace.push(`${performance.now().toFixed(0)} ms ${type}${e.key ? " " + e.key : ""} on ${describe(e.composedPath()[0])}`
         + (type.startsWith("pointer") || type.endsWith("click") ? ` at ${Math.round(e.clientX)},${Math.round(e.clientY)}` : "")

@@ -27,6 +27,7 @@ const UNITS = [["minutes", 1], ["hours", 60], ["days", 1440], ["weeks", 10080],
 const PARAM_LIMITS = { xi: [-100, 300], omega: [0.5, 200], alpha: [-20, 20] };
 const NEUTRAL = ["#7c8799", "#c2a36e"];  // segments without an axis: two distinct, axis-free tints
 let clipCounter = 0;
+let MOUNTS = 0;  // instances created on this page (data-mount: a remount shows as a new number)
 
 // ------------------------------------------------------------------ small helpers
 
@@ -143,7 +144,7 @@ function applyEvent(state, ev, cfg) {
 
 function createInstance(parentElement) {
   const inst = {
-    view: null, id: null, send: null, generation: 0,
+    view: null, id: null, send: null, generation: 0, mount: ++MOUNTS,
     acked: 0, nextSeq: 1, pending: [], baseVersion: 0,
     resendTimer: null, resendDelay: RESEND_MS, lastProgress: Date.now(),
     local: { content: readContent({}), step: 0 },
@@ -361,7 +362,11 @@ function createInstance(parentElement) {
         inst.focusSeg = carried.focusSeg;  // the next digit labels the same segment
         if (carried.submittingSeq !== null && carried.submittingSeq > inst.acked) inst.submittingSeq = carried.submittingSeq;
       }
-      inst.view = view;
+      // the newer of the two views: a remount can come with the data of a run older than the
+      // one the old instance last drew (fast reruns finish out of order), and recomputing from
+      // it would drop the edits acknowledged in between from what is shown (a step shown one
+      // behind, so the next Alt+→ would store the wrong step)
+      inst.view = carried && carried.view && int(carried.view.acked, 0) > acked ? carried.view : view;
       recompute();
       inst.fresh = true;
       if (inst.pending.length) sendQueue();
@@ -1195,6 +1200,7 @@ function createInstance(parentElement) {
     const c = cfg(), step = inst.local.step;
     root.setAttribute("data-annotation-id", String(v.annotation_id ?? ""));
     root.setAttribute("data-client", String(v.client ?? ""));
+    root.setAttribute("data-mount", String(inst.mount));
     root.setAttribute("data-step", String(step));
     root.setAttribute("data-layout", c.single ? "single" : "steps");
     root.setAttribute("data-version", String(int(v.version, 0)));
@@ -1237,6 +1243,7 @@ function createInstance(parentElement) {
     }
   };
   inst.setSend = (fn) => { inst.send = fn; };
+  inst.mounted = () => root.isConnected;
   inst.destroy = () => {
     document.removeEventListener("keydown", onDocKey, true);
     window.removeEventListener("resize", onWindowResize);
@@ -1264,9 +1271,17 @@ export default function (component) {
     inst.afterReceive();
   }
   const generation = ++inst.generation;
-  return () => {
+  const cleanup = () => {
     if (inst.generation !== generation) return;  // a newer call owns the instance
+    // Streamlit 1.67 (BidiComponent) also runs this for a call whose data was replaced while
+    // its module import was still resolving: the surface is still on the page then and the
+    // next call, with the newer data, comes to the same parentElement. Tearing it down here
+    // rebuilt the whole surface under the annotator's pointer and keys (a click or Alt+→ lost
+    // in between, a chart gone under the test's aim). Only a surface that has left the
+    // document is torn down; one still shown is looked at again later.
+    if (inst.mounted()) { setTimeout(cleanup, 2000); return; }
     inst.destroy();
-    INSTANCES.delete(parentElement);
+    if (INSTANCES.get(parentElement) === inst) INSTANCES.delete(parentElement);
   };
+  return cleanup;
 }

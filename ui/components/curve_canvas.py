@@ -523,12 +523,7 @@ export default function (component) {
   inst.data = data && typeof data === "object" ? data : {};
   inst.queue.acknowledge(inst.data.ack);
   inst.render();
-  const generation = ++inst.generation;
-  return () => {
-    if (inst.generation !== generation) return;
-    inst.destroy();
-    INSTANCES.delete(parentElement);
-  };
+  return instanceCleanup(inst, ++inst.generation, parentElement, INSTANCES);
 }
 """
 )

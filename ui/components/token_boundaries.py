@@ -320,12 +320,7 @@ export default function (component) {
   inst.data = data && typeof data === "object" ? data : {};
   inst.queue.acknowledge(inst.data.ack);
   inst.render();
-  const generation = ++inst.generation;
-  return () => {
-    if (inst.generation !== generation) return;  // a newer call owns the instance
-    inst.destroy();
-    INSTANCES.delete(parentElement);
-  };
+  return instanceCleanup(inst, ++inst.generation, parentElement, INSTANCES);
 }
 """
 )
