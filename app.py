@@ -8,7 +8,7 @@ from annotation.services import accounts  # noqa: E402
 from ui.display import plain  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
-from ui.navigation import signed_in_navigation, signed_out_navigation  # noqa: E402
+from ui.navigation import first_run_navigation, signed_in_navigation, signed_out_navigation  # noqa: E402
 from ui.session import (  # noqa: E402
     get_database, project_picker, schema_upgrade, show_page_notice, signed_in_actor, sign_out,
     sync_cookie,
@@ -54,7 +54,7 @@ def _navigation() -> st.navigation:
     actor = signed_in_actor(db)
     if actor is None:
         if accounts.needs_first_admin(db):
-            return st.navigation([st.Page("screens/first_run.py", title="Welcome", icon=":material/waving_hand:")])
+            return first_run_navigation()
         return signed_out_navigation()
 
     with st.sidebar:

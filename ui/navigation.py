@@ -8,6 +8,8 @@ app meets Streamlit's "Page not found" dialog:
   sign-in form. A deep link (``/review``, ``/workbench?annotation=12``) keeps its URL while the
   visitor signs in; Streamlit's rerun after sign-in asks for the same page again (a page is
   identified by the hash of its URL path), so the real page opens with its query string.
+* first run (no user yet): the Welcome page, plus the same stand-ins drawing the Welcome form;
+  once the administrator exists and is signed in, the rerun opens the page the URL named.
 * signed in: the pages the role allows, in the sidebar; each page it does not allow is a hidden
   stand-in that leaves a plain message and switches to the default page (My queue).
 """
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from annotation.services.authz import Actor
+from ui.first_run import first_run_form
 from ui.session import PAGE_NOTICE_KEY
 from ui.sign_in import sign_in_form
 
@@ -73,6 +76,15 @@ def signed_out_navigation() -> st.navigation:
     closes the sidebar a signed-in run had opened when the visitor signs out."""
     pages = [st.Page("screens/login.py", title="Sign in", icon=":material/key:", default=True)]
     pages += [st.Page(_sign_in_under(spec), title="Sign in", icon=":material/key:",
+                      url_path=spec.url_path, visibility="hidden") for spec in PAGES]
+    return st.navigation(pages)
+
+
+def first_run_navigation() -> st.navigation:
+    """An empty database: the Welcome page at ``/`` and the Welcome form under every page's path
+    (hidden, as the signed-out stand-ins)."""
+    pages = [st.Page("screens/first_run.py", title="Welcome", icon=":material/waving_hand:", default=True)]
+    pages += [st.Page(first_run_form, title="Welcome", icon=":material/waving_hand:",
                       url_path=spec.url_path, visibility="hidden") for spec in PAGES]
     return st.navigation(pages)
 

@@ -4,8 +4,10 @@ The app writes the ``chronocept_session`` cookie from the page (``ui.components.
 and reads it back when a tab connects. These tests click through the real thing: a reload and a
 new tab stay signed in; a deep link while signed out opens its page after sign-in (no "Page not
 found"); sign-out revokes the token, so the old cookie value no longer signs in even when put back
-by hand; a password change signs the other browsers out. One server serves the module; each test
-uses its own account, so the tests do not depend on their order.
+by hand; a password change signs the other browsers out; on an empty database a deep link meets the
+Welcome form and, once the administrator exists, opens its page. One server serves the module
+(the empty-database test starts its own); each test uses its own account, so the tests do not
+depend on their order.
 """
 
 from __future__ import annotations
@@ -235,3 +237,28 @@ def test_a_password_change_signs_the_other_browsers_out(page, app, chromium_brow
         wait_for_cookie(other, present=False)
     finally:
         other.close()
+
+
+def test_a_deep_link_on_an_empty_database_shows_welcome_then_opens_its_page(page, tmp_path, run_streamlit):
+    """First run: a bookmark of a page meets the Welcome form (not "Page not found"); once the
+    administrator exists, the page it named opens."""
+    url = f"sqlite:///{tmp_path / 'empty.db'}"
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(f"{base}/users")
+    expect(page.get_by_role("heading", name="Welcome to Chronocept Studio")).to_be_visible(timeout=60_000)
+    wait_for_idle(page)
+    expect_no_page_not_found(page)
+    page.get_by_role("textbox", name="Password (at least 8 characters)").fill("first-admin-pw")
+    page.get_by_role("textbox", name="Repeat the password").fill("first-admin-pw")
+    page.get_by_role("button", name="Create administrator").click()
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible(timeout=30_000)
+    wait_for_idle(page)
+    expect_no_page_not_found(page)
+    assert page.url == f"{base}/users"
+    expect(page.get_by_role("heading", name="Users")).to_be_visible()
+    db = Database.connect(url)
+    try:
+        assert [u.username for u in accounts.list_users(db, accounts.authenticate(db, "admin", "first-admin-pw"))] == ["admin"]
+    finally:
+        db.dispose()
