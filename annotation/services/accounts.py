@@ -27,9 +27,8 @@ attempt, and a success replaces the earlier rows of its username-and-address.
 
 A signed-in browser holds a session (:mod:`annotation.services.sessions`): a password change or
 reset, a deactivation and a role taken away revoke every session of that user in the same
-transaction as the change. A signed-in :class:`Actor` also carries the ``password_changed_at`` it
-saw at sign-in; :func:`refresh_actor` refuses an actor whose password has changed since, or whose
-account was deactivated.
+transaction as the change; :func:`annotation.services.sessions.resume_session` is what each page
+run calls to learn who is signed in as the database has them now.
 """
 
 from __future__ import annotations
@@ -66,8 +65,6 @@ MAX_FAILURES = THROTTLE.free_per_pair
 #: failed attempts older than this no longer count (and their rows are deleted)
 FAILURE_WINDOW = THROTTLE.window
 WRONG_CREDENTIALS = "Wrong username or password, or the account is inactive."
-PASSWORD_CHANGED = "Your password was changed; please sign in again."
-ACCOUNT_INACTIVE = "Your account is no longer active. Ask an administrator."
 #: PostgreSQL advisory lock taken by the throttle's short transaction (any constant bigint)
 _THROTTLE_LOCK = 0x43687254  # "ChrT"
 _hasher = PasswordHasher()
@@ -379,20 +376,3 @@ def actor_for_script(db: Database, username: str | None = None) -> Actor | None:
             stmt = stmt.where(User.role == "admin").order_by(User.id)
         user = s.scalars(stmt).first()
         return Actor.of(user) if user else None
-
-
-def refresh_actor(db: Database, actor: Actor) -> Actor:
-    """The actor as the database has them now (role changes apply at once).
-
-    Raises :class:`AuthenticationFailed` with the reason — the page then signs the session
-    out — when the account was deleted or deactivated, or when its password changed after this
-    session signed in (an admin's reset, or a change made in another session).
-    """
-    with db.read() as s:
-        user = s.get(User, actor.user_id)
-        if user is None or not user.is_active:
-            raise AuthenticationFailed(ACCOUNT_INACTIVE)
-        if (actor.password_changed_at is not None and user.password_changed_at is not None
-                and user.password_changed_at > actor.password_changed_at):
-            raise AuthenticationFailed(PASSWORD_CHANGED)
-        return Actor.of(user)

@@ -27,9 +27,9 @@ def rank(role: str) -> int:
 class Actor:
     """The person calling a service (what a page keeps after login).
 
-    ``password_changed_at`` is the account's as it was at sign-in: a later change (an admin's
-    reset, or the user's own change in another session) signs this session out
-    (``accounts.refresh_actor``).
+    ``password_changed_at`` is the account's as it was at sign-in: a session older than a later
+    change (an admin's reset, or the user's own change in another session) no longer signs in
+    (``sessions.resume_session``).
     """
 
     user_id: int
