@@ -162,6 +162,35 @@ def test_gaps_toggle_boundaries_and_axes_follow_tokens(page, harness_url):
     assert text.locator(".as-gap.active").count() == 0
 
 
+#: For every gap of the text: [its number, the gap a press at its centre lands on].
+GAP_AT_CENTRE_JS = """() => {
+  const host = [...document.querySelectorAll("*")].find((e) => e.shadowRoot
+    && e.shadowRoot.querySelector('[data-testid="surface"]'));
+  const root = host.shadowRoot;
+  return [...root.querySelectorAll("[data-gap]")].map((g) => {
+    const r = g.getBoundingClientRect();
+    const hit = root.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    const gap = hit && hit.closest("[data-gap]");
+    return [g.getAttribute("data-gap"), gap ? gap.getAttribute("data-gap") : String(hit && hit.tagName)];
+  });
+}"""
+
+
+@pytest.mark.parametrize("width", [1366, 1920])
+def test_a_press_at_a_gaps_centre_lands_on_that_gap(page, harness_url, width):
+    """Also a gap between a word and a comma: the comma is narrower than two hit areas, and the
+    gap after it used to take the press (a split one token off from where the annotator aimed)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    open_surface(page, harness_url, "state=0&text=long")
+    for boundaries in ((), (18, 19, 24)):  # a boundary before a comma is wider: again
+        for gap in boundaries:
+            page.locator(f"[data-gap='{gap}']").click()
+        settled(page, state=False)
+        landed = page.evaluate(GAP_AT_CENTRE_JS)
+        assert len(landed) > 50
+        assert [pair for pair in landed if pair[0] != pair[1]] == []
+
+
 # ----------------------------------------------------------------------------- axes and keys
 
 
