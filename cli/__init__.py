@@ -4,6 +4,10 @@ Acts on the database named by ``CHRONOCEPT_DATABASE_URL`` (default ``./data/chro
 exactly like the app. Exit status 0 on success; otherwise non-zero with a one-line reason on
 stderr. Commands that act as a lead run as ``--user`` (default: the first active admin), so
 the audit log names a real person.
+
+A front end beside ``app.py``: it calls the services and opens the database itself, and nothing
+below it imports it (``tests/unit/test_layers.py``). ``python -m cli`` runs it too
+(:mod:`cli.__main__`).
 """
 
 from __future__ import annotations
@@ -341,7 +345,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("chronocept: interrupted", file=sys.stderr)
         return 130
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
