@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Sequence
 
 from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, jobs, projects, review
-from annotation.services.authz import Actor
+from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
 from db.engine import Database
-from db.models import ROLES
 from db.upgrade import SchemaUpgradeError
 
 
