@@ -27,7 +27,7 @@ from annotation.curves import (
     residual_message,
 )
 from annotation.elicitation import points_from_durations
-from annotation.flags import ANNOTATOR_FLAG_CODES
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
 from annotation.protocol import STEPS, AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
 from annotation.timeaxis import X_MAX

@@ -38,7 +38,7 @@ from annotation import editing
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
-from annotation.flags import ANNOTATOR_FLAG_CODES
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
 from annotation.protocol import NOTE_MAX_CHARS, AnnotationContent
 from annotation.wording import counted
 

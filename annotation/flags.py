@@ -1,12 +1,12 @@
-"""Sample flags: why a sample goes to a lead (SPEC section 5).
+"""Sample flags: why a sample goes to a lead (SPEC section 5) — the rules and their hits.
 
-Two kinds of flag share one vocabulary (:data:`FLAG_REASONS`, :data:`FLAG_LABELS`,
-:func:`flag_label`):
+Two kinds of flag share one vocabulary, :mod:`annotation.flag_reasons` (codes, labels, which
+need a note):
 
 * **annotator flags** (SPEC section 3) — the reasons an annotator can give instead of finishing a
-  sample (:data:`ANNOTATOR_FLAGS`);
-* **automatic flags** — computed once at least two annotations of a sample are in
-  (:data:`AUTOMATIC_FLAGS`):
+  sample, collected here as hits (:func:`annotator_flag_hits`);
+* **automatic flags** — computed here once at least two annotations of a sample are in
+  (:func:`automatic_flags`):
 
   - ``segmentation_mismatch``: two annotations have different boundaries;
   - ``pk_above_threshold``: Pk between two segmentations, computed both ways and averaged (neither
@@ -35,86 +35,29 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from annotation.agreement import pk_both_ways
+from annotation.flag_reasons import (
+    ANNOTATOR_FLAG_CODES,
+    DEVIATION_CODES,
+    PARAMETERS,
+    PK_ABOVE_THRESHOLD,
+    SEGMENTATION_MISMATCH,
+    flag_label,
+    is_automatic_flag,
+)
+from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 
-if TYPE_CHECKING:  # protocol imports this module; only the type is needed here
-    from annotation.protocol import AnnotationContent
-
-
-@dataclass(frozen=True)
-class FlagReason:
-    """One reason a sample can be flagged: its stored code, the label shown to people, whether
-    the annotator must explain it in the note, and whether the back office raises it itself."""
-
-    code: str
-    label: str
-    needs_note: bool = False
-    automatic: bool = False
-
-
-# --- the vocabulary -----------------------------------------------------------------------------
-
-ANNOTATOR_FLAGS: tuple[FlagReason, ...] = (
-    FlagReason("no_main_timeline", "No clear main timeline"),
-    FlagReason("not_present_tense", "Not present tense"),
-    FlagReason("multiple_peaks", "Needs more than one peak"),
-    FlagReason("other", "Other (explain in the note)", needs_note=True),
-)
-ANNOTATOR_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in ANNOTATOR_FLAGS)
-
-#: The curve parameters compared by the deviation rules (base-1.1 log minutes for ξ and ω).
-PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
 _PARAMETER_SYMBOLS = {"xi": "ξ", "omega": "ω", "alpha": "α"}
 
 #: Differences below this (log minutes, or α units) are fitting noise, never a disagreement:
 #: two annotators' fits of the same curve can differ by ~1e-8 on another CPU, and the spread of
 #: a project where everyone agrees is 0 (or rounding noise) — without it, 8e-8 > 2·0 flags.
 PARAMETER_TOLERANCE = 1e-6
-
-SEGMENTATION_MISMATCH = "segmentation_mismatch"
-PK_ABOVE_THRESHOLD = "pk_above_threshold"
-#: Deviation flag code of each parameter, e.g. ``DEVIATION_CODES["xi"] == "xi_deviation"``.
-DEVIATION_CODES: Mapping[str, str] = {p: f"{p}_deviation" for p in PARAMETERS}
-
-AUTOMATIC_FLAGS: tuple[FlagReason, ...] = (
-    FlagReason(SEGMENTATION_MISMATCH, "Segmentation mismatch", automatic=True),
-    FlagReason(PK_ABOVE_THRESHOLD, "Pk above threshold", automatic=True),
-    FlagReason(DEVIATION_CODES["xi"], "Location ξ deviates", automatic=True),
-    FlagReason(DEVIATION_CODES["omega"], "Scale ω deviates", automatic=True),
-    FlagReason(DEVIATION_CODES["alpha"], "Skewness α deviates", automatic=True),
-)
-AUTOMATIC_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in AUTOMATIC_FLAGS)
-
-#: Every flag reason, annotator reasons first (the order hits and filters are listed in).
-FLAG_REASONS: tuple[FlagReason, ...] = ANNOTATOR_FLAGS + AUTOMATIC_FLAGS
-FLAG_CODES: tuple[str, ...] = tuple(f.code for f in FLAG_REASONS)
-#: Code → human label, for both kinds.
-FLAG_LABELS: Mapping[str, str] = {f.code: f.label for f in FLAG_REASONS}
-_BY_CODE = {f.code: f for f in FLAG_REASONS}
-
-
-def flag_label(code: str) -> str:
-    """Human label of a flag code of either kind (the code itself when unknown)."""
-    reason = _BY_CODE.get(code)
-    return reason.label if reason else code
-
-
-def flag_needs_note(code: str) -> bool:
-    """Whether the annotator must explain flag ``code`` in the note (only "other")."""
-    reason = _BY_CODE.get(code)
-    return bool(reason and reason.needs_note)
-
-
-def is_automatic_flag(code: str) -> bool:
-    """True for a flag the back office raises itself (not an annotator's reason)."""
-    reason = _BY_CODE.get(code)
-    return bool(reason and reason.automatic)
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -253,8 +196,9 @@ def automatic_flags(
 
     Every pair of annotations is compared; a rule fires when any pair breaches it (strictly
     above its threshold) and yields one :class:`FlagHit` describing the worst pair (the first
-    such pair in index order on ties). Hits come in :data:`AUTOMATIC_FLAG_CODES` order. Fewer than
-    two usable annotations for a rule means that rule cannot fire.
+    such pair in index order on ties). Hits come in
+    :data:`~annotation.flag_reasons.AUTOMATIC_FLAG_CODES` order. Fewer than two usable
+    annotations for a rule means that rule cannot fire.
     """
     if len(boundaries_list) != len(params_list):
         raise ValueError(
@@ -321,8 +265,9 @@ def automatic_flags(
 
 
 def annotator_flag_hits(annotations: Sequence[AnnotationContent]) -> tuple[FlagHit, ...]:
-    """The annotators' own flags on a sample, one hit per reason (in :data:`ANNOTATOR_FLAG_CODES`
-    order, unknown codes after them), naming who raised it; ``detail`` carries their notes."""
+    """The annotators' own flags on a sample, one hit per reason (in
+    :data:`~annotation.flag_reasons.ANNOTATOR_FLAG_CODES` order, unknown codes after them),
+    naming who raised it; ``detail`` carries their notes."""
     raisers: dict[str, list[int]] = {}
     for i, a in enumerate(annotations):
         for code in a.flags:

@@ -4,7 +4,7 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.flags import flag_label
+from annotation.flag_reasons import flag_label
 from annotation.services import qualification, queue
 from annotation.wording import counted
 from ui.display import plain

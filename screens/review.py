@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.curves import CurveFitError, describe_curve
-from annotation.flags import FLAG_CODES, flag_label
+from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.resolution import Resolution
 from annotation.segmentation import (
     Segmentation,

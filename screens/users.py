@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.services import accounts
-from db.models import ROLES
+from annotation.services.authz import ROLES
 from ui.display import plain
 from ui.session import get_database, require_actor, service_errors
 

@@ -31,8 +31,7 @@ import streamlit as st
 from annotation.curves import CurveFitError, compare_distributions
 from annotation.guidelines import current_guidelines
 from annotation.services import preferences, projects, queue
-from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion
-from db.engine import BUSY_MESSAGE, is_transient
+from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion, failure_message
 from ui.components.annotation_surface import annotation_surface
 from ui.display import plain
 from ui.preferences import layout_toggle
@@ -95,10 +94,6 @@ def _fresh(item: queue.WorkItem | None, *, notices: tuple[Notice, ...] = ()) -> 
 def _fit_key(item: queue.WorkItem) -> tuple:
     c = item.content
     return (c.points, c.xi, c.omega, c.alpha, c.params_source)
-
-
-def _error_text(exc: BaseException) -> str:
-    return BUSY_MESSAGE if not isinstance(exc, ServiceError) else str(exc)
 
 
 # --- loading (full runs only) ------------------------------------------------------------------
@@ -186,9 +181,10 @@ def _on_events(annotation_id: int, batch: dict) -> None:
                                             notices=(Notice("error", str(exc)),))
         return
     except Exception as exc:  # noqa: BLE001 — service errors and a busy database become notices
-        if not (isinstance(exc, ServiceError) or is_transient(exc)):
+        message = failure_message(exc)
+        if message is None:
             raise
-        st.session_state[K_STATE] = replace(state, notices=(Notice("error", _error_text(exc)),))
+        st.session_state[K_STATE] = replace(state, notices=(Notice("error", message),))
         return
     notices = tuple(Notice("warning", r.message) for r in outcome.refused)
     notices += tuple(Notice("error", p) for p in outcome.submit_problems)
@@ -202,10 +198,11 @@ def _on_events(annotation_id: int, batch: dict) -> None:
             st.session_state[K_STATE] = _fresh(following,
                                                notices=(Notice("success", done),) + notices)
         except Exception as exc:  # noqa: BLE001 — the submit is stored; the quota read failed
-            if not (isinstance(exc, ServiceError) or is_transient(exc)):
+            message = failure_message(exc)
+            if message is None:
                 raise
             st.session_state[K_STATE] = replace(
-                _fresh(None), notices=(Notice("success", done), Notice("error", _error_text(exc))))
+                _fresh(None), notices=(Notice("success", done), Notice("error", message)))
         return
     fit_message, fit_about = state.fit_message, state.fit_about
     if outcome.fit_message is not None or _fit_key(outcome.item) != state.fit_about:
@@ -222,9 +219,10 @@ def _load_newer() -> None:
     try:
         st.session_state[K_STATE] = _fresh(queue.open_item(db, actor, state.item.annotation_id))
     except Exception as exc:  # noqa: BLE001
-        if not (isinstance(exc, ServiceError) or is_transient(exc)):
+        message = failure_message(exc)
+        if message is None:
             raise
-        st.session_state[K_STATE] = replace(state, notices=(Notice("error", _error_text(exc)),))
+        st.session_state[K_STATE] = replace(state, notices=(Notice("error", message),))
 
 
 def _next_sample() -> None:
@@ -232,10 +230,11 @@ def _next_sample() -> None:
     try:
         st.session_state[K_STATE] = _fresh(queue.next_item(db, actor, project.id))
     except Exception as exc:  # noqa: BLE001
-        if not (isinstance(exc, ServiceError) or is_transient(exc)):
+        message = failure_message(exc)
+        if message is None:
             raise
         state: Loaded = st.session_state[K_STATE]
-        st.session_state[K_STATE] = replace(state, notices=(Notice("error", _error_text(exc)),))
+        st.session_state[K_STATE] = replace(state, notices=(Notice("error", message),))
 
 
 # --- drawing -------------------------------------------------------------------------------------

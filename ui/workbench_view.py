@@ -27,7 +27,7 @@ from annotation.curves import (
     residual_message,
 )
 from annotation.elicitation import curve_feedback
-from annotation.flags import ANNOTATOR_FLAGS
+from annotation.flag_reasons import ANNOTATOR_FLAGS
 from annotation.protocol import AnnotationContent, submission_problems
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.queue import WorkItem

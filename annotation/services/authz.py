@@ -13,7 +13,13 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from annotation.services.errors import PermissionDenied
-from db.models import ROLES, User
+from db import models
+from db.models import User
+
+#: The roles, lowest first: annotator < lead < admin. The users table defines them
+#: (``db.models.ROLES``, the values its check constraint accepts); front ends list them from
+#: here, so no screen and no command reaches into ``db`` for them.
+ROLES: tuple[str, ...] = models.ROLES
 
 _RANK = {role: i for i, role in enumerate(ROLES)}
 

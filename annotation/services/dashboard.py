@@ -21,7 +21,7 @@ from annotation.annotator_stats import (
     daily_activity,
     partner_table,
 )
-from annotation.flags import is_automatic_flag
+from annotation.flag_reasons import is_automatic_flag
 from annotation.services import agreement
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound

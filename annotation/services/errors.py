@@ -1,7 +1,7 @@
 """Errors services raise. Each carries a message fit to show a user as it is; pages catch
 :class:`ServiceError` and show it, so no traceback ever reaches the UI."""
 
-from db.engine import BUSY_MESSAGE, DatabaseBusy, register_busy_error
+from db.engine import BUSY_MESSAGE, DatabaseBusy, is_transient, register_busy_error
 
 
 class ServiceError(Exception):
@@ -51,3 +51,19 @@ class Busy(ServiceError, DatabaseBusy):
 
 
 register_busy_error(Busy)
+
+
+def failure_message(exc: BaseException) -> str | None:
+    """What to tell the user about ``exc`` raised by a service call, or None when it is no
+    expected failure (a bug, which the caller lets propagate).
+
+    A :class:`ServiceError` says itself. A transient database error that got past the call's
+    retries (locked, deadlocked, no free connection: ``db.engine.is_transient``) is
+    ``BUSY_MESSAGE``: nothing of that call was written. A screen asks here rather than reading
+    ``db`` itself.
+    """
+    if isinstance(exc, ServiceError):
+        return str(exc)
+    if is_transient(exc):
+        return BUSY_MESSAGE
+    return None

@@ -177,7 +177,7 @@ def _start_worker(db: Database, job_id: int, launcher: str) -> None:
     if launcher:
         argv = launcher_argv(launcher, job_id, url, run_dir)
     else:
-        argv = [sys.executable, "-m", "annotation.cli", "run-job", str(job_id)]
+        argv = [sys.executable, "-m", "cli", "run-job", str(job_id)]
     env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url}
     with open(run_dir / "worker.log", "ab") as out:
         child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

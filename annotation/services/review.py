@@ -23,13 +23,12 @@ from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, parameter_bounds_problem
+from annotation.flag_reasons import flag_label, is_automatic_flag
 from annotation.flags import (
     FlagHit,
     ParameterSpread,
     annotator_flag_hits,
-    flag_label,
     flags_for_sample,
-    is_automatic_flag,
     spread_from_sums,
     sums_are_finite,
 )

@@ -41,7 +41,7 @@ from annotation.curves import (  # noqa: E402
     half_validity_range,
     proportional_curve,
 )
-from annotation.flags import ANNOTATOR_FLAGS  # noqa: E402
+from annotation.flag_reasons import ANNOTATOR_FLAGS  # noqa: E402
 from annotation.protocol import AnnotationContent, submission_problems  # noqa: E402
 from annotation.segmentation import spaces_after, token_texts  # noqa: E402
 from annotation.timeaxis import X_MAX, humanize_x, minutes_to_x, tick_positions  # noqa: E402

@@ -137,7 +137,7 @@ def test_dead_and_lost_workers_are_marked_failed(db, lead, export):
 def test_the_worker_process_runs_locally_and_through_a_launcher(db, lead, export):
     pid, export_id = export
     local = jobs.launch_training(db, lead, pid, export_id, QUICK)
-    launcher = f"{sys.executable} -m annotation.cli run-job {{job_id}}"
+    launcher = f"{sys.executable} -m cli run-job {{job_id}}"
     remote = jobs.launch_training(db, lead, pid, export_id, QUICK, launcher=launcher)
     assert remote.launcher == launcher
     assert jobs.wait_for(db, local.id, 120) == "succeeded", jobs.get_job(db, lead, local.id).log

@@ -7,19 +7,21 @@ import math
 
 import pytest
 
-from annotation.flags import (
+from annotation.flag_reasons import (
     ANNOTATOR_FLAG_CODES,
     ANNOTATOR_FLAGS,
     AUTOMATIC_FLAG_CODES,
     FLAG_CODES,
     FLAG_LABELS,
+    flag_label,
+    flag_needs_note,
+    is_automatic_flag,
+)
+from annotation.flags import (
     FlagHit,
     ParameterSpread,
     automatic_flags,
-    flag_label,
-    flag_needs_note,
     flags_for_sample,
-    is_automatic_flag,
     parameter_spread,
     spread_of_annotations,
 )

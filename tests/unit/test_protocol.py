@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from annotation.flags import ANNOTATOR_FLAG_CODES
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
 from annotation.protocol import (
     MAX_POINTS,
     MIN_POINTS,

@@ -4,6 +4,10 @@ Acts on the database named by ``CHRONOCEPT_DATABASE_URL`` (default ``./data/chro
 exactly like the app. Exit status 0 on success; otherwise non-zero with a one-line reason on
 stderr. Commands that act as a lead run as ``--user`` (default: the first active admin), so
 the audit log names a real person.
+
+A front end beside ``app.py``: it calls the services and opens the database itself, and nothing
+below it imports it (``tests/unit/test_layers.py``). ``python -m cli`` runs it too
+(:mod:`cli.__main__`).
 """
 
 from __future__ import annotations
@@ -17,11 +21,10 @@ from pathlib import Path
 from typing import Sequence
 
 from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, jobs, projects, review
-from annotation.services.authz import Actor
+from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
 from db.engine import Database
-from db.models import ROLES
 from db.upgrade import SchemaUpgradeError
 
 
@@ -341,7 +344,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("chronocept: interrupted", file=sys.stderr)
         return 130
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The flag vocabulary (SPEC sections 3 and 5): every reason a sample can go to a lead.
+
+Two kinds of flag share it (:data:`FLAG_REASONS`, :data:`FLAG_LABELS`, :func:`flag_label`):
+
+* **annotator flags** (SPEC section 3) — the reasons an annotator can give instead of finishing a
+  sample (:data:`ANNOTATOR_FLAGS`);
+* **automatic flags** (SPEC section 5) — raised by the rules of :mod:`annotation.flags` once at
+  least two annotations of a sample are in (:data:`AUTOMATIC_FLAGS`).
+
+The vocabulary stands apart from the rules so that :mod:`annotation.protocol`, which checks the
+flags an annotation carries, and :mod:`annotation.flags`, whose rules read annotations, need
+not import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FlagReason:
+    """One reason a sample can be flagged: its stored code, the label shown to people, whether
+    the annotator must explain it in the note, and whether the back office raises it itself."""
+
+    code: str
+    label: str
+    needs_note: bool = False
+    automatic: bool = False
+
+
+ANNOTATOR_FLAGS: tuple[FlagReason, ...] = (
+    FlagReason("no_main_timeline", "No clear main timeline"),
+    FlagReason("not_present_tense", "Not present tense"),
+    FlagReason("multiple_peaks", "Needs more than one peak"),
+    FlagReason("other", "Other (explain in the note)", needs_note=True),
+)
+ANNOTATOR_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in ANNOTATOR_FLAGS)
+
+#: The curve parameters compared by the deviation rules (base-1.1 log minutes for ξ and ω).
+PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
+
+SEGMENTATION_MISMATCH = "segmentation_mismatch"
+PK_ABOVE_THRESHOLD = "pk_above_threshold"
+#: Deviation flag code of each parameter, e.g. ``DEVIATION_CODES["xi"] == "xi_deviation"``.
+DEVIATION_CODES: Mapping[str, str] = {p: f"{p}_deviation" for p in PARAMETERS}
+
+AUTOMATIC_FLAGS: tuple[FlagReason, ...] = (
+    FlagReason(SEGMENTATION_MISMATCH, "Segmentation mismatch", automatic=True),
+    FlagReason(PK_ABOVE_THRESHOLD, "Pk above threshold", automatic=True),
+    FlagReason(DEVIATION_CODES["xi"], "Location ξ deviates", automatic=True),
+    FlagReason(DEVIATION_CODES["omega"], "Scale ω deviates", automatic=True),
+    FlagReason(DEVIATION_CODES["alpha"], "Skewness α deviates", automatic=True),
+)
+AUTOMATIC_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in AUTOMATIC_FLAGS)
+
+#: Every flag reason, annotator reasons first (the order hits and filters are listed in).
+FLAG_REASONS: tuple[FlagReason, ...] = ANNOTATOR_FLAGS + AUTOMATIC_FLAGS
+FLAG_CODES: tuple[str, ...] = tuple(f.code for f in FLAG_REASONS)
+#: Code → human label, for both kinds.
+FLAG_LABELS: Mapping[str, str] = {f.code: f.label for f in FLAG_REASONS}
+_BY_CODE = {f.code: f for f in FLAG_REASONS}
+
+
+def flag_label(code: str) -> str:
+    """Human label of a flag code of either kind (the code itself when unknown)."""
+    reason = _BY_CODE.get(code)
+    return reason.label if reason else code
+
+
+def flag_needs_note(code: str) -> bool:
+    """Whether the annotator must explain flag ``code`` in the note (only "other")."""
+    reason = _BY_CODE.get(code)
+    return bool(reason and reason.needs_note)
+
+
+def is_automatic_flag(code: str) -> bool:
+    """True for a flag the back office raises itself (not an annotator's reason)."""
+    reason = _BY_CODE.get(code)
+    return bool(reason and reason.automatic)
