@@ -1243,7 +1243,7 @@ function createInstance(parentElement) {
     }
   };
   inst.setSend = (fn) => { inst.send = fn; };
-  inst.mounted = () => root.isConnected;
+  inst.root = root;
   inst.destroy = () => {
     document.removeEventListener("keydown", onDocKey, true);
     window.removeEventListener("resize", onWindowResize);
@@ -1270,18 +1270,7 @@ export default function (component) {
     inst.render();
     inst.afterReceive();
   }
-  const generation = ++inst.generation;
-  const cleanup = () => {
-    if (inst.generation !== generation) return;  // a newer call owns the instance
-    // Streamlit 1.67 (BidiComponent) also runs this for a call whose data was replaced while
-    // its module import was still resolving: the surface is still on the page then and the
-    // next call, with the newer data, comes to the same parentElement. Tearing it down here
-    // rebuilt the whole surface under the annotator's pointer and keys (a click or Alt+→ lost
-    // in between, a chart gone under the test's aim). Only a surface that has left the
-    // document is torn down; one still shown is looked at again later.
-    if (inst.mounted()) { setTimeout(cleanup, 2000); return; }
-    inst.destroy();
-    if (INSTANCES.get(parentElement) === inst) INSTANCES.delete(parentElement);
-  };
-  return cleanup;
+  // the cleanup rule (a surface still on the page is kept): instanceCleanup, pasted in from
+  // ui/components/events.py by annotation_surface.py
+  return instanceCleanup(inst, ++inst.generation, parentElement, INSTANCES);
 }

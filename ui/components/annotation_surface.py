@@ -76,7 +76,7 @@ from typing import Any
 import streamlit as st
 
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs
-from ui.components.events import trigger_payload
+from ui.components.events import INSTANCE_CLEANUP_JS, trigger_payload
 
 #: Most events accepted in one payload (the queue of a live page never comes near it).
 MAX_EVENTS = 500
@@ -84,7 +84,7 @@ MAX_EVENTS = 500
 MAX_CLIENT_LENGTH = 64
 
 _HERE = Path(__file__).resolve().parent
-_JS = (_HERE / "annotation_surface.js").read_text(encoding="utf-8")
+_JS = INSTANCE_CLEANUP_JS + (_HERE / "annotation_surface.js").read_text(encoding="utf-8")
 _CSS = (_HERE / "annotation_surface.css").read_text(encoding="utf-8")
 
 _COMPONENT = st.components.v2.component(

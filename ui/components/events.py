@@ -57,6 +57,26 @@ MAX_REMEMBERED = 64
 #: Longest id accepted from the browser.
 MAX_ID_LENGTH = 80
 
+# JavaScript shared by every component module (the annotation surface included): when to tear
+# an instance down.
+INSTANCE_CLEANUP_JS = r"""
+/* The cleanup a component's default export returns. Streamlit 1.67 (BidiComponent) also runs
+   it for a call whose data was replaced while the call's module import was still resolving: the
+   component is still on the page then and the next call comes to the same parentElement, so
+   tearing it down would rebuild it under the user's pointer and drop its queue (a lost click
+   under load). Only an instance that has left the document is destroyed; one still shown is
+   looked at again later. */
+function instanceCleanup(inst, generation, parentElement, instances) {
+  const cleanup = () => {
+    if (inst.generation !== generation) return;  // a newer call owns the instance
+    if (inst.root.isConnected) { setTimeout(cleanup, 2000); return; }
+    inst.destroy();
+    if (instances.get(parentElement) === inst) instances.delete(parentElement);
+  };
+  return cleanup;
+}
+"""
+
 # JavaScript shared by the components: the queue side of the protocol. It is pasted into each
 # component's ES module (components cannot import each other's modules).
 EVENT_QUEUE_JS = r"""
@@ -108,23 +128,7 @@ function createEventQueue(onChange) {
   return q;
 }
 const TRIGGER_NAME = "events";
-
-/* The cleanup a component's default export returns. Streamlit 1.67 (BidiComponent) also runs
-   it for a call whose data was replaced while the call's module import was still resolving: the
-   component is still on the page then and the next call comes to the same parentElement, so
-   tearing it down would rebuild it under the user's pointer and drop its queue (a lost click
-   under load). Only an instance that has left the document is destroyed; one still shown is
-   looked at again later. */
-function instanceCleanup(inst, generation, parentElement, instances) {
-  const cleanup = () => {
-    if (inst.generation !== generation) return;  // a newer call owns the instance
-    if (inst.root.isConnected) { setTimeout(cleanup, 2000); return; }
-    inst.destroy();
-    if (instances.get(parentElement) === inst) instances.delete(parentElement);
-  };
-  return cleanup;
-}
-"""
+""" + INSTANCE_CLEANUP_JS
 
 
 def _delivered_ids(key: str) -> list[str]:
