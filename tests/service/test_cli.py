@@ -1,17 +1,25 @@
-"""The `chronocept` console script, run as a real process against SQLite and PostgreSQL."""
+"""The `chronocept` command line against SQLite and PostgreSQL.
+
+Most cases call :func:`cli.main` in this process (a fresh process per call would import the
+whole stack each time: minutes of CI for nothing the command does differently); the installed
+console script itself is run as a real process by the smoke tests at the end."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sqlite3
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
-from db.engine import Database
+import cli
+from db.engine import ENV_VAR, Database
 from db.models import Project, Sample, User
 
 CLI = str(Path(sys.executable).parent / "chronocept")
@@ -24,8 +32,40 @@ def db_url(request, tmp_path):
     return request.getfixturevalue("postgres_url")
 
 
-def run(url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url}
+@dataclass
+class Done:
+    """What a command left: the same three things a process would."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(url: str, *args: str, stdin: str = "") -> Done:
+    """``chronocept ARGS`` with ``CHRONOCEPT_DATABASE_URL=url``, run through :func:`cli.main`
+    with its own standard streams (standard input is not a terminal, as in a pipe)."""
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_stdin = os.environ.get(ENV_VAR), sys.stdin
+    os.environ[ENV_VAR] = url
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = cli.main(list(args))
+            except SystemExit as exc:  # argparse's usage errors
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.stdin = saved_stdin
+        if saved_env is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = saved_env
+    return Done(code, out.getvalue(), err.getvalue())
+
+
+def run_process(url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """The installed console script as a real process."""
+    env = {**os.environ, ENV_VAR: url}
     return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, env=env,
                           timeout=120)
 
@@ -37,10 +77,6 @@ def count(url: str, model) -> int:
             return s.scalar(select(func.count()).select_from(model))
     finally:
         db.dispose()
-
-
-def test_console_script_is_installed():
-    assert Path(CLI).exists()
 
 
 def test_create_user_import_and_errors(db_url, tmp_path):
@@ -281,4 +317,22 @@ def test_refused_imports_create_nothing_and_never_show_a_traceback(tmp_path):
     path.write_text("[" * 100_000 + "\n")
     done = run(url, "import", "annotations", str(path))
     assert done.returncode == 1 and "line 1: the JSON is nested too deeply" in done.stderr
+    assert count(url, User) == 1
+
+
+def test_the_installed_console_script_runs_as_a_process(tmp_path):
+    """One real process per kind of ending: success, a refused command (one line on stderr, no
+    traceback), a usage error, and ``python -m cli``."""
+    assert Path(CLI).exists()
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    done = run_process(url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n")
+    assert done.returncode == 0 and "created admin boss" in done.stdout, done.stderr
+    again = run_process(url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n")
+    assert again.returncode == 1 and again.stderr.startswith("chronocept: ") and "taken" in again.stderr
+    assert len(again.stderr.splitlines()) == 1
+    usage = run_process(url, "no-such-command")
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr
+    module = subprocess.run([sys.executable, "-m", "cli", "--help"], capture_output=True, text=True,
+                            timeout=120)
+    assert module.returncode == 0 and "create-user" in module.stdout
     assert count(url, User) == 1
