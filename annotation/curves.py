@@ -200,11 +200,38 @@ def _standard_mode(alpha: float) -> float:
     return z if alpha > 0 else -z
 
 
+def _standard_modes(alpha: np.ndarray) -> np.ndarray:
+    """:func:`_standard_mode` for an array of α at once: the same Newton iteration from the same
+    start, vectorised; an entry that does not settle inside (0, 1) takes the scalar routine
+    (and its bisection)."""
+    a = np.abs(np.asarray(alpha, dtype=float))
+    with np.errstate(all="ignore"):
+        delta = a / np.sqrt(1.0 + a * a)
+        mu = math.sqrt(2.0 / math.pi) * delta
+        var = 1.0 - mu * mu
+        skew = (4.0 - math.pi) / 2.0 * mu**3 / var**1.5
+        z = mu - skew * np.sqrt(var) / 2.0 - 0.5 * np.exp(-2.0 * math.pi / a)
+        step = np.zeros_like(z)
+        for _ in range(12):
+            az = a * z
+            pdf = _INV_SQRT_2PI * np.exp(-0.5 * az * az)
+            cdf = ndtr(az)
+            step = (z * cdf - a * pdf) / (cdf + a * (1.0 + a * a) * z * pdf)
+            z = z - step
+            if not np.any(np.abs(step) >= 1e-13):  # NaN counts as settled: the check below
+                break
+        settled = (z > 0.0) & (z < 1.0) & (np.abs(step) < 1e-13)
+    z = np.where(a == 0.0, 0.0, z)
+    for i in np.flatnonzero(~settled & (a != 0.0)):
+        z[i] = _standard_mode(float(a[i]))
+    return np.where(alpha < 0, -z, z)
+
+
 def _standard_mode_slope(alpha: float, z: float) -> float:
     """dz₀/dα for the standard mode z₀(α), by implicit differentiation of
-    h(z, α) = z Φ(αz) − α φ(αz) = 0."""
-    phi_a = _INV_SQRT_2PI * math.exp(-0.5 * (alpha * z) ** 2)
-    cdf_a = 0.5 * math.erfc(-alpha * z / _SQRT_2)
+    h(z, α) = z Φ(αz) − α φ(αz) = 0. Elementwise on arrays too."""
+    phi_a = _INV_SQRT_2PI * np.exp(-0.5 * (alpha * z) ** 2)
+    cdf_a = ndtr(alpha * z)
     dh_dz = cdf_a + alpha * (1.0 + alpha * alpha) * z * phi_a
     dh_da = (z * z * (1.0 + alpha * alpha) - 1.0) * phi_a
     return -dh_da / dh_dz
@@ -487,15 +514,30 @@ def _batch_model_jac(xs: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np
     return scale * f, jac
 
 
-def _refine(xs: np.ndarray, ys: np.ndarray, params: np.ndarray, steps: int) -> np.ndarray:
-    """Levenberg-Marquardt steps on all rows of ``params`` together (bounds by clipping);
-    returns the row with the smallest squared error."""
-    model, jac = _batch_model_jac(xs, params)
+def _lm_rows(
+    xs: np.ndarray, ys: np.ndarray, params: np.ndarray, steps: int,
+    lower: np.ndarray, upper: np.ndarray, model_jac=_batch_model_jac,
+    *, target_sse: float = 1e-26, stall: float = 0.0, enough=None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Levenberg-Marquardt steps on all rows of ``params`` together (bounds by clipping; a step
+    that does not lower a row's squared error is refused and its damping grows). Returns the
+    rows and their squared errors. Stops early once every row is done: its squared error is at
+    most ``target_sse``, its damping has grown past use, or its last step lowered the squared
+    error by no more than the fraction ``stall`` (a local minimum that is not a fit) — or, with
+    ``enough(met, done)`` (boolean arrays: rows at ``target_sse``; rows done), as soon as that
+    says the rows still moving cannot change the answer.
+    ``model_jac(xs, rows)`` gives the model (K, n) and its Jacobian (K, n, p)."""
+    model, jac = model_jac(xs, params)
     resid = model - ys
     sse = np.einsum("kn,kn->k", resid, resid)
     damping = np.full(len(params), 1e-2)
-    diag_idx = np.arange(4)
+    stalled = np.zeros(len(params), dtype=bool)
+    diag_idx = np.arange(params.shape[1])
     for _ in range(steps):
+        met = sse <= target_sse
+        done = met | (damping > 1e12) | stalled | ~np.isfinite(sse)
+        if done.all() or (enough is not None and enough(met, done)):
+            break
         jtj = np.einsum("kni,knj->kij", jac, jac)
         grad = np.einsum("kni,kn->ki", jac, resid)
         diag = jtj[:, diag_idx, diag_idx]
@@ -506,17 +548,25 @@ def _refine(xs: np.ndarray, ys: np.ndarray, params: np.ndarray, steps: int) -> n
             step = np.linalg.solve(jtj, -grad[..., None])[..., 0]
         except np.linalg.LinAlgError:
             break
-        trial = np.clip(params + step, _SN_LOWER, _SN_UPPER)
-        model_t, jac_t = _batch_model_jac(xs, trial)
+        trial = np.clip(params + step, lower, upper)
+        model_t, jac_t = model_jac(xs, trial)
         resid_t = model_t - ys
         sse_t = np.einsum("kn,kn->k", resid_t, resid_t)
         better = sse_t < sse  # False for NaN
+        stalled |= better & (sse - sse_t <= stall * sse)
         params[better] = trial[better]
         jac[better] = jac_t[better]
         resid[better] = resid_t[better]
         sse[better] = sse_t[better]
         damping *= np.where(better, 1.0 / 3.0, 4.0)
-    return params[int(np.argmin(np.where(np.isfinite(sse), sse, np.inf)))]
+    return params, np.where(np.isfinite(sse), sse, np.inf)
+
+
+def _refine(xs: np.ndarray, ys: np.ndarray, params: np.ndarray, steps: int) -> np.ndarray:
+    """:func:`_lm_rows` on the free form (ξ, ω, α, S); returns the row with the smallest
+    squared error."""
+    params, sse = _lm_rows(xs, ys, params, steps, _SN_LOWER, _SN_UPPER)
+    return params[int(np.argmin(sse))]
 
 
 def _best_start(xs: np.ndarray, ys: np.ndarray) -> tuple[float, float, float, float] | None:
@@ -575,15 +625,77 @@ _EXACT_RMSE = 1e-4
 _ANCHORED_STARTS = 3
 
 
+#: Levenberg-Marquardt steps run on the peak-anchored starts (one per grid α) at once.
+_ANCHORED_STEPS = 40
+#: ... and a start stops there once a step lowers its squared error by less than this fraction.
+_ANCHORED_STALL = 1e-4
+
+
+def _anchored_model_jac(xs: np.ndarray, xp: float, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The peak-anchored model (ξ = x_peak − ω·z₀(α)) and its Jacobian in (ω, α, S) for K rows
+    ``(ω, α, S)`` at once: shapes (K, n) and (K, n, 3). Chain rule on :func:`_batch_model_jac`:
+    ∂/∂ω = ∂/∂ω − z₀ ∂/∂ξ, ∂/∂α = ∂/∂α − ω z₀'(α) ∂/∂ξ."""
+    omega, alpha = rows[:, 0], rows[:, 1]
+    z0 = _standard_modes(alpha)
+    full = np.column_stack([xp - omega * z0, omega, alpha, rows[:, 2]])
+    model, jac = _batch_model_jac(xs, full)
+    with np.errstate(all="ignore"):
+        slope = _standard_mode_slope(alpha, z0)
+    out = np.empty(jac.shape[:2] + (3,))
+    out[..., 0] = jac[..., 1] - z0[:, None] * jac[..., 0]
+    out[..., 1] = jac[..., 2] - (omega * slope)[:, None] * jac[..., 0]
+    out[..., 2] = jac[..., 3]
+    return model, out
+
+
+def _least_skewed_exact_start(xs: np.ndarray, ys: np.ndarray, xp: float, params: np.ndarray,
+                              sse: np.ndarray) -> tuple[float, float, float] | None:
+    """The grid's best width for each α (anchored rows ``(ξ, ω, α, S)``), moved together by
+    Levenberg-Marquardt steps; of those that end on the points (RMSE ≤ :data:`_EXACT_RMSE`,
+    ξ in bounds) the least skewed, as ``(ω, α, S)``. None when none does.
+
+    TRF from the grid start needs ~20 iterations (each a few hundred microseconds of scipy's
+    bookkeeping) to cross the flat region around α = 0 — skewing about a fixed mode changes the
+    curve only at third order there — ; these vectorised steps reach every branch at once for
+    the price of a few of them, and TRF then confirms the fit in one or two evaluations."""
+    per_alpha = np.where(np.isfinite(sse), sse, np.inf).reshape(len(_GRID_ALPHAS), -1)
+    best = per_alpha.argmin(axis=1) + np.arange(len(_GRID_ALPHAS)) * per_alpha.shape[1]
+    best = best[np.isfinite(sse[best])]
+    if best.size == 0:
+        return None
+    span = _SN_UPPER[1:] - _SN_LOWER[1:]
+    lower, upper = _SN_LOWER[1:] + 1e-9 * span, _SN_UPPER[1:] - 1e-9 * span
+    rows = np.clip(params[best, 1:].astype(float), lower, upper)
+    skew = np.abs(rows[:, 1])
+
+    def enough(met: np.ndarray, done: np.ndarray) -> bool:
+        # a start has met the points, and every less skewed start has finished
+        return bool(met.any()) and bool(done[skew < skew[met].min()].all())
+
+    rows, row_sse = _lm_rows(
+        xs, ys, rows, _ANCHORED_STEPS, lower, upper,
+        model_jac=lambda x, r: _anchored_model_jac(x, xp, r),
+        target_sse=xs.size * (1e-2 * _EXACT_RMSE) ** 2, stall=_ANCHORED_STALL, enough=enough,
+    )
+    xi = xp - rows[:, 0] * _standard_modes(rows[:, 1])
+    exact = ((np.sqrt(row_sse / xs.size) <= _EXACT_RMSE) & (xi >= XI_BOUNDS[0]) & (xi <= XI_BOUNDS[1]))
+    if not exact.any():
+        return None
+    chosen = np.flatnonzero(exact)
+    pick = chosen[np.lexsort((row_sse[chosen], np.abs(rows[chosen, 1])))[0]]
+    return tuple(float(v) for v in rows[pick])  # type: ignore[return-value]
+
+
 def _fit_peak_anchored(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
     """Three points leave one degree of freedom among exact fits; pin it by making the curve
     peak at the highest point (the protocol's "one point at the peak"): ξ = x_peak − ω·z₀(α),
     and fit (ω, α, S) by least squares.
 
-    That can still have several exact solutions, so starts are taken in order of increasing
-    skew (the best grid width for α = 0, then α = −1.5 and +1.5) and the first exact fit wins:
-    the least skewed curve through the points. Otherwise the closest fit found; None if all
-    fail.
+    That can still have several exact solutions; the least skewed curve through the points is
+    the answer. The first start is the least skewed exact fit found by the vectorised steps of
+    :func:`_least_skewed_exact_start` (TRF under the bounds then confirms it); failing that,
+    starts are taken in order of increasing skew (the best grid width for α = 0, then α = −1.5
+    and +1.5) and the first exact fit wins. Otherwise the closest fit found; None if all fail.
     """
     xp = float(xs[int(np.argmax(ys))])
     params, sse = _grid_candidates(xs, ys, mode_on_peak=True)
@@ -600,12 +712,17 @@ def _fit_peak_anchored(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
         out[:, 2] = full[:, 3]
         return out
 
+    def anchored_starts() -> Iterator[tuple[float, float, float]]:
+        exact = _least_skewed_exact_start(xs, ys, xp, params, sse)
+        if exact is not None:
+            yield exact
+        for a in sorted(_GRID_ALPHAS, key=lambda v: (abs(v), v))[:_ANCHORED_STARTS]:
+            rows = np.flatnonzero((params[:, 2] == a) & np.isfinite(sse))
+            if rows.size:
+                yield tuple(float(v) for v in params[rows[np.argmin(sse[rows])], 1:])  # type: ignore[misc]
+
     best: CurveFit | None = None
-    for a in sorted(_GRID_ALPHAS, key=lambda v: (abs(v), v))[:_ANCHORED_STARTS]:
-        rows = np.flatnonzero((params[:, 2] == a) & np.isfinite(sse))
-        if rows.size == 0:
-            continue
-        _, omega0, alpha0, scale0 = (float(v) for v in params[rows[np.argmin(sse[rows])]])
+    for omega0, alpha0, scale0 in anchored_starts():
         try:
             popt, _ = optimize.curve_fit(
                 model,

@@ -232,6 +232,42 @@ def test_three_points_give_a_curve_through_them_peaking_at_the_highest(points):
     assert fit.peak_x == pytest.approx(top_x, abs=0.05)
 
 
+def test_vectorised_standard_mode_equals_the_scalar_one():
+    from annotation.curves import _standard_mode, _standard_modes
+
+    alphas = np.array([-20, -10, -3.5, -1.5, -1e-4, 0, 1e-4, 0.3, 1.33, 6, 19.9, 20])
+    assert _standard_modes(alphas) == pytest.approx([_standard_mode(float(a)) for a in alphas], abs=1e-13)
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        [(40.0, 0.5), (60.0, 1.0), (90.0, 0.3)],  # bench/service_latency.py's submit
+        [(40.0, 0.3), (50.0, 1.0), (70.0, 0.5)],
+        [(10.0, 0.2), (30.0, 0.6), (50.0, 1.0)],
+        [(60.0, 1.0), (80.0, 0.5), (100.0, 0.1)],
+        [(24.0, 0.78), (93.0, 1.0), (110.0, 0.61)],
+    ],
+)
+def test_a_three_point_fit_reaches_the_points_before_trf(points, monkeypatch):
+    """The vectorised steps on the anchored starts end on the points, so TRF only confirms the
+    fit (from the grid start it took ~20 iterations to cross the flat region around α = 0)."""
+    from annotation import curves
+
+    evaluations = []
+    real = curves.optimize.curve_fit
+
+    def counting(*args, **kwargs):
+        popt, pcov, info, *_ = real(*args, full_output=True, **kwargs)
+        evaluations.append(info["nfev"])
+        return popt, pcov
+
+    monkeypatch.setattr(curves.optimize, "curve_fit", counting)
+    fit = fit_curve(points)
+    assert fit.rmse < 1e-9 and fit.peak_x == pytest.approx(max(points, key=lambda p: p[1])[0], abs=0.05)
+    assert evaluations and evaluations[0] <= 3 and len(evaluations) == 1
+
+
 def test_three_symmetric_points_give_a_symmetric_curve():
     fit = fit_curve([(40.0, 0.5), (50.0, 1.0), (60.0, 0.5)])
     # Near α = 0 skewing about a fixed mode changes the curve only to second order (the
