@@ -626,7 +626,7 @@ _ANCHORED_STARTS = 3
 
 
 #: Levenberg-Marquardt steps run on the peak-anchored starts (one per grid α) at once.
-_ANCHORED_STEPS = 40
+_ANCHORED_STEPS = 15
 #: ... and a start stops there once a step lowers its squared error by less than this fraction.
 _ANCHORED_STALL = 1e-4
 
@@ -651,8 +651,9 @@ def _anchored_model_jac(xs: np.ndarray, xp: float, rows: np.ndarray) -> tuple[np
 def _least_skewed_exact_start(xs: np.ndarray, ys: np.ndarray, xp: float, params: np.ndarray,
                               sse: np.ndarray) -> tuple[float, float, float] | None:
     """The grid's best width for each α (anchored rows ``(ξ, ω, α, S)``), moved together by
-    Levenberg-Marquardt steps; of those that end on the points (RMSE ≤ :data:`_EXACT_RMSE`,
-    ξ in bounds) the least skewed, as ``(ω, α, S)``. None when none does.
+    Levenberg-Marquardt steps until one of them meets the points; of those that do then
+    (RMSE ≤ :data:`_EXACT_RMSE`, ξ in bounds) the least skewed, as ``(ω, α, S)``. None when
+    none does within :data:`_ANCHORED_STEPS`.
 
     TRF from the grid start needs ~20 iterations (each a few hundred microseconds of scipy's
     bookkeeping) to cross the flat region around α = 0 — skewing about a fixed mode changes the
@@ -666,16 +667,11 @@ def _least_skewed_exact_start(xs: np.ndarray, ys: np.ndarray, xp: float, params:
     span = _SN_UPPER[1:] - _SN_LOWER[1:]
     lower, upper = _SN_LOWER[1:] + 1e-9 * span, _SN_UPPER[1:] - 1e-9 * span
     rows = np.clip(params[best, 1:].astype(float), lower, upper)
-    skew = np.abs(rows[:, 1])
-
-    def enough(met: np.ndarray, done: np.ndarray) -> bool:
-        # a start has met the points, and every less skewed start has finished
-        return bool(met.any()) and bool(done[skew < skew[met].min()].all())
-
     rows, row_sse = _lm_rows(
         xs, ys, rows, _ANCHORED_STEPS, lower, upper,
         model_jac=lambda x, r: _anchored_model_jac(x, xp, r),
-        target_sse=xs.size * (1e-2 * _EXACT_RMSE) ** 2, stall=_ANCHORED_STALL, enough=enough,
+        target_sse=xs.size * (1e-2 * _EXACT_RMSE) ** 2, stall=_ANCHORED_STALL,
+        enough=lambda met, done: bool(met.any()),
     )
     xi = xp - rows[:, 0] * _standard_modes(rows[:, 1])
     exact = ((np.sqrt(row_sse / xs.size) <= _EXACT_RMSE) & (xi >= XI_BOUNDS[0]) & (xi <= XI_BOUNDS[1]))
@@ -691,8 +687,8 @@ def _fit_peak_anchored(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
     peak at the highest point (the protocol's "one point at the peak"): ξ = x_peak − ω·z₀(α),
     and fit (ω, α, S) by least squares.
 
-    That can still have several exact solutions; the least skewed curve through the points is
-    the answer. The first start is the least skewed exact fit found by the vectorised steps of
+    That can still have several exact solutions; the answer is the least skewed of the first
+    found. The first start is the exact fit found by the vectorised steps of
     :func:`_least_skewed_exact_start` (TRF under the bounds then confirms it); failing that,
     starts are taken in order of increasing skew (the best grid width for α = 0, then α = −1.5
     and +1.5) and the first exact fit wins. Otherwise the closest fit found; None if all fail.

@@ -88,6 +88,12 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, sa_exc.TimeoutError):  # QueuePool limit … reached, connection timed out
         return True
     if isinstance(exc, sa_exc.DBAPIError):
+        if exc.connection_invalidated:
+            # The server went away (restart, failover, an idle connection killed): SQLAlchemy
+            # has dropped the pool's connections, and the transaction died with the old one,
+            # so the unit of work re-runs on a new connection. This replaces a "ping" before
+            # every transaction (pool_pre_ping), a round trip on every service call.
+            return True
         orig = exc.orig
         sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
         if sqlstate in _PG_TRANSIENT_SQLSTATES:
@@ -143,8 +149,38 @@ def make_engine(url: str | None = None, *, busy_timeout_s: float = SQLITE_BUSY_T
                                **pool_args)
         _configure_sqlite(engine, busy_timeout_s)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=PG_MAX_OVERFLOW,
-                         pool_timeout=pool_timeout_s)
+    engine = create_engine(url, pool_size=POOL_SIZE, max_overflow=PG_MAX_OVERFLOW,
+                           pool_timeout=pool_timeout_s)
+    _ping_idle_connections(engine)
+    return engine
+
+
+#: A pooled PostgreSQL connection unused for this long is pinged before it is handed out.
+PING_AFTER_IDLE_S = 5.0
+
+
+def _ping_idle_connections(engine: Engine) -> None:
+    """Ping a pooled connection before use only when it has sat idle (SQLAlchemy's
+    ``pool_pre_ping`` pings every time: a round trip on every service call). A dead connection
+    found by the ping is replaced at checkout; one that died in the last few seconds of use is
+    found by its first statement instead, and :meth:`Database.run_write` / ``run_read`` run
+    the unit of work again (:func:`is_transient`: ``connection_invalidated``)."""
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_conn, record):  # type: ignore[no-untyped-def]
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_conn, record, _proxy):  # type: ignore[no-untyped-def]
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_S:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_conn)
+        except Exception as exc:  # noqa: BLE001 - any failure means: not usable
+            raise sa_exc.DisconnectionError("a pooled connection is no longer open") from exc
+        if not alive:
+            raise sa_exc.DisconnectionError("a pooled connection is no longer open")
 
 
 def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True):

@@ -378,3 +378,65 @@ def test_sqlite_lock_held_past_the_busy_timeout_is_retried(tmp_path):
         holder.close()
     assert queue.open_item(db, ann, item.annotation_id).version == saved.version
     db.dispose()
+
+
+def _fill_pool_and_kill_its_connections(database, postgres_url, n=3):
+    from sqlalchemy import create_engine, text
+
+    sessions = [database._write() for _ in range(n)]
+    for s in sessions:
+        s.execute(text("SELECT 1"))
+    for s in sessions:
+        s.close()
+    admin = create_engine(postgres_url.rsplit("/", 1)[0] + "/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        killed = conn.execute(text(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = :d AND pid <> pg_backend_pid()"), {"d": database.engine.url.database}).scalar()
+    admin.dispose()
+    assert killed >= n
+
+
+@pytest.mark.postgres
+def test_connections_the_server_dropped_are_replaced_without_an_error(postgres_url):
+    """No ping before each transaction (a round trip per service call): when the server has
+    dropped the pool's recently used connections (a restart, an administrator's kill), the next
+    unit of work meets the dead connection and is run again on a new one; the caller sees no
+    error."""
+    from db.engine import Database
+    from db.models import User
+
+    database = Database.connect(postgres_url)
+    try:
+        assert database.engine.pool._pre_ping is False
+        _fill_pool_and_kill_its_connections(database, postgres_url)
+        runs = []
+
+        def unit(s):
+            runs.append(1)
+            return s.scalar(select(func.count()).select_from(User))
+
+        assert database.run_read(unit) == 0
+        assert len(runs) == 2  # the first run met a dead connection, the second a new one
+        assert database.run_write(unit) == 0 and len(runs) == 3
+    finally:
+        database.dispose()
+
+
+@pytest.mark.postgres
+def test_an_idle_pooled_connection_is_pinged_before_use(postgres_url, monkeypatch):
+    """A connection idle longer than PING_AFTER_IDLE_S is pinged at checkout, so even a
+    ``with db.read()`` block (which cannot be re-run) never meets a connection the server
+    dropped while it sat in the pool."""
+    from db import engine as engine_module
+    from db.engine import Database
+    from db.models import User
+
+    monkeypatch.setattr(engine_module, "PING_AFTER_IDLE_S", 0.0)
+    database = Database.connect(postgres_url)
+    try:
+        _fill_pool_and_kill_its_connections(database, postgres_url)
+        with database.read() as s:
+            assert s.scalar(select(func.count()).select_from(User)) == 0
+    finally:
+        database.dispose()
