@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Set up (the first time) and run the whole test suite: ./test.sh [pytest options]
+# Creates .venv when missing, installs the project with its test extras, installs Debian's
+# Chromium for the browser tests when it is missing and this user can, then runs pytest.
+set -euo pipefail
+cd "$(dirname "$0")"
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "chronocept: installing Chromium for the browser tests" >&2
+    apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chronocept: the browser tests need Chromium: sudo apt-get install chromium" >&2
+    exit 1
+  fi
+fi
+. scripts/setup.sh test
+exec python -m pytest "$@"
