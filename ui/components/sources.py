@@ -1,0 +1,19 @@
+"""The components' browser code: the ``.js`` and ``.css`` files beside this module.
+
+Each component module reads its files once, at import, and hands the text to
+``st.components.v2.component`` (no build step, no bundler). A component's ES module cannot import
+another's, so code that several components share stays in one file of its own and is put in
+front of each component's code at import (see ``ui.components.events``: the teardown rule and
+the event queue).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+
+
+def component_source(name: str) -> str:
+    """The text of ``name``, a ``.js`` or ``.css`` file in ``ui/components/``, read as UTF-8."""
+    return (_HERE / name).read_text(encoding="utf-8")
