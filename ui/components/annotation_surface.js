@@ -1270,7 +1270,7 @@ export default function (component) {
     inst.render();
     inst.afterReceive();
   }
-  // the cleanup rule (a surface still on the page is kept): instanceCleanup, pasted in from
-  // ui/components/events.py by annotation_surface.py
+  // the cleanup rule (a surface still on the page is kept): instanceCleanup, from
+  // instance_cleanup.js, put in front of this module by annotation_surface.py
   return instanceCleanup(inst, ++inst.generation, parentElement, INSTANCES);
 }
