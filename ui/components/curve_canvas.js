@@ -413,16 +413,5 @@ function createInstance(parentElement) {
 }
 
 export default function (component) {
-  const { parentElement, data, setTriggerValue } = component;
-  let inst = INSTANCES.get(parentElement);
-  if (!inst) {
-    inst = createInstance(parentElement);
-    INSTANCES.set(parentElement, inst);
-  }
-  // Called again (same parentElement, previous cleanup not run) whenever `data` changes.
-  inst.queue.send = setTriggerValue;
-  inst.data = data && typeof data === "object" ? data : {};
-  inst.queue.acknowledge(inst.data.ack);
-  inst.render();
-  return instanceCleanup(inst, ++inst.generation, parentElement, INSTANCES);
+  return mountQueued(component, INSTANCES, createInstance);  // event_queue.js
 }

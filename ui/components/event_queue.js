@@ -47,3 +47,21 @@ function createEventQueue(onChange) {
   return q;
 }
 const TRIGGER_NAME = "events";
+
+/* The default export of a component built on the queue: one instance per parentElement, made by
+   createInstance(parentElement) and kept in instances (a WeakMap). Streamlit calls the export
+   again (same parentElement, without running the previous cleanup) whenever `data` changes: the
+   one instance is updated instead of stacking listeners. */
+function mountQueued(component, instances, createInstance) {
+  const { parentElement, data, setTriggerValue } = component;
+  let inst = instances.get(parentElement);
+  if (!inst) {
+    inst = createInstance(parentElement);
+    instances.set(parentElement, inst);
+  }
+  inst.queue.send = setTriggerValue;
+  inst.data = data && typeof data === "object" ? data : {};
+  inst.queue.acknowledge(inst.data.ack);
+  inst.render();
+  return instanceCleanup(inst, ++inst.generation, parentElement, instances);
+}
