@@ -2,8 +2,8 @@
 
 Streamlit 1.67 can only *read* cookies (``st.context.cookies``, the ones the browser sent with the
 websocket's handshake when the tab connected); a page cannot send a ``Set-Cookie`` header. This
-component runs a few lines of JavaScript (``session_cookie.js``) in the page (CCv2 components live in the app's own
-document, not in an iframe) that set ``document.cookie``:
+component runs a few lines of JavaScript (``session_cookie.js``) in the page (CCv2 components
+live in the app's own document, not in an iframe) that set ``document.cookie``:
 
 * ``chronocept_session=<token>; Path=/; Max-Age=<seconds left>; SameSite=Strict`` plus ``Secure``
   when the page was loaded over https. Written only when the browser does not hold that value
