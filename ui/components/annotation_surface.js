@@ -580,16 +580,7 @@ function createInstance(parentElement) {
       if (!e.repeat) push({ kind: "boundary", gap: Number(gapEl.getAttribute("data-gap")) });
       return;
     }
-    const gaps = [...textBox.querySelectorAll(".as-gap.active")];
-    const at = gaps.indexOf(gapEl);
-    let next = null;
-    if (e.key === "ArrowRight") next = gaps[at + 1];
-    else if (e.key === "ArrowLeft") next = gaps[at - 1];
-    else if (e.key === "Home") next = gaps[0];
-    else if (e.key === "End") next = gaps[gaps.length - 1];
-    else return;
-    e.preventDefault(); e.stopPropagation();
-    if (next) next.focus();
+    moveGapFocus(e, [...textBox.querySelectorAll(".as-gap.active")], gapEl);  // text_gaps.js
   }
   textBox.addEventListener("pointerdown", onTextPress);
   textBox.addEventListener("keydown", onTextKey);

@@ -64,17 +64,7 @@ function createInstance(parentElement) {
       if (!e.repeat) toggle(gapEl);
       return;
     }
-    const gaps = [...root.querySelectorAll(".tb-gap.active")];
-    const at = gaps.indexOf(gapEl);
-    let next = null;
-    if (e.key === "ArrowRight") next = gaps[at + 1];
-    else if (e.key === "ArrowLeft") next = gaps[at - 1];
-    else if (e.key === "Home") next = gaps[0];
-    else if (e.key === "End") next = gaps[gaps.length - 1];
-    else return;
-    e.preventDefault();
-    e.stopPropagation();
-    if (next) next.focus();
+    moveGapFocus(e, [...root.querySelectorAll(".tb-gap.active")], gapEl);  // text_gaps.js
   }
   root.addEventListener("click", onClick);
   root.addEventListener("keydown", onKeyDown);

@@ -1,7 +1,7 @@
 """Token boundary editor: the text as tokens, segments coloured, a click between two tokens
 toggles a segment boundary (Streamlit custom component v2; its code is ``token_boundaries.js`` /
-``.css`` beside this file, after the shared ``event_queue.js`` and ``instance_cleanup.js``; no
-build step).
+``.css`` beside this file, after the shared ``event_queue.js``, ``instance_cleanup.js`` and
+``text_gaps.js``; no build step).
 
 Python stays the source of truth: the component draws ``boundaries`` and reports "toggle the
 boundary at gap *i*"; the page applies the toggle to its own state and draws again. Delivery is
@@ -34,14 +34,14 @@ from ui.components.events import (
     first_new_action,
     make_callback,
 )
-from ui.components.sources import component_source
+from ui.components.sources import TEXT_GAPS_JS, component_source
 
 #: Default segment colours when the page gives none, cycled. Drawn as a light tint with a
 #: stronger underline, so they stay legible on light and dark themes alike.
 DEFAULT_SEGMENT_COLORS = ("#3b82f6", "#ec4899", "#10b981")
 
 _CSS = component_source("token_boundaries.css")
-_JS = EVENT_QUEUE_JS + component_source("token_boundaries.js")
+_JS = EVENT_QUEUE_JS + TEXT_GAPS_JS + component_source("token_boundaries.js")
 
 _COMPONENT = st.components.v2.component(
     "chronocept_token_boundaries", css=_CSS, js=_JS, isolate_styles=True
