@@ -11,24 +11,7 @@ function el(name, attrs, parent) {
   if (parent) parent.appendChild(node);
   return node;
 }
-const round2 = (v) => Math.round(v * 100) / 100;
-const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
-const finite = (v) => typeof v === "number" && Number.isFinite(v);
-
-/* The same rules as annotation.curve_points.apply_point_event (drawn while an edit is on
-   its way to Python). */
-function applyAction(points, a, xMax, maxPoints) {
-  const pts = points.map((p) => [p[0], p[1]]);
-  const valid = (i) => Number.isInteger(i) && i >= 0 && i < pts.length;
-  if (a.action === "add" && pts.length < maxPoints && finite(a.x) && finite(a.y)) {
-    pts.push([round2(clamp(a.x, 0, xMax)), round2(clamp(a.y, 0, 1))]);
-  } else if (a.action === "move" && valid(a.index) && finite(a.x) && finite(a.y)) {
-    pts[a.index] = [round2(clamp(a.x, 0, xMax)), round2(clamp(a.y, 0, 1))];
-  } else if (a.action === "remove" && valid(a.index)) {
-    pts.splice(a.index, 1);
-  }
-  return pts;
-}
+// finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
 
 function createInstance(parentElement) {
   const root = document.createElement("div");
@@ -78,23 +61,12 @@ function createInstance(parentElement) {
     const { xMax, maxPoints, disabled } = cfg();
     let pts = Array.isArray(d.points) ? d.points.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])) : [];
     pts = pts.map((p) => [p[0], p[1]]);
-    if (!disabled) for (const a of inst.queue.pending) pts = applyAction(pts, a, xMax, maxPoints);
+    if (!disabled) for (const a of inst.queue.pending) pts = applyPointAction(pts, a, xMax, maxPoints);
     return pts;
   }
   // client (page) coordinates -> data coordinates, through the plot rect's real box
-  function toData(clientX, clientY) {
-    const { xMax } = cfg();
-    const r = inst.plotRect.getBoundingClientRect();
-    const x = ((clientX - r.left) / r.width) * xMax;
-    const y = 1 - (clientY - r.top) / r.height;
-    return [round2(clamp(x, 0, xMax)), round2(clamp(y, 0, 1))];
-  }
-  function pointIndex(target) {
-    const c = target && target.closest ? target.closest("[data-point]") : null;
-    if (!c || !svg.contains(c)) return null;
-    const i = Number(c.getAttribute("data-point"));
-    return Number.isInteger(i) ? i : null;
-  }
+  function toData(clientX, clientY) { return plotPosition(inst.plotRect, cfg().xMax, clientX, clientY); }
+  function pointIndex(target) { return pointIndexIn(svg, target); }
 
   // ---------- interactions ----------
   function onPlotClick(e) {
@@ -207,33 +179,8 @@ function createInstance(parentElement) {
   resize.observe(root);
 
   // ---------- drawing ----------
-  function placePoint(i, pos) {
-    const g = inst.geom;
-    const circle = svg.querySelector(`[data-point="${i}"]`);
-    const num = svg.querySelector(`[data-point-label="${i}"]`);
-    if (!g || !circle) return;
-    circle.setAttribute("cx", g.sx(pos[0]));
-    circle.setAttribute("cy", g.sy(pos[1]));
-    if (num) { num.setAttribute("x", g.sx(pos[0])); num.setAttribute("y", g.sy(pos[1])); }
-  }
-  function showCross(pos) {
-    const g = inst.geom;
-    if (!g || !inst.cross) return;
-    const cx = g.sx(pos[0]), cy = g.sy(pos[1]);
-    inst.cross.setAttribute("visibility", "visible");
-    inst.crossV.setAttribute("x1", cx); inst.crossV.setAttribute("x2", cx);
-    inst.crossH.setAttribute("y1", cy); inst.crossH.setAttribute("y2", cy);
-    inst.crossText.textContent = Math.round(pos[1] * 100) + "% valid";
-    const tw = inst.crossText.getComputedTextLength ? inst.crossText.getComputedTextLength() : 70;
-    const boxW = tw + 14, boxH = 22;
-    let bx = cx + 10;
-    if (bx + boxW > g.left + g.w) bx = cx - 10 - boxW;
-    let by = cy - boxH - 8;
-    if (by < g.top) by = cy + 8;
-    inst.crossBox.setAttribute("x", bx); inst.crossBox.setAttribute("y", by);
-    inst.crossBox.setAttribute("width", boxW); inst.crossBox.setAttribute("height", boxH);
-    inst.crossText.setAttribute("x", bx + 7); inst.crossText.setAttribute("y", by + 15);
-  }
+  function placePoint(i, pos) { placePointAt(svg, inst.geom, i, pos); }
+  function showCross(pos) { showCrosshair(inst, inst.geom, pos); }  // inst holds cross, crossV, ...
   function hideCross() { if (inst.cross) inst.cross.setAttribute("visibility", "hidden"); }
   function flashHint() {
     hint.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450 });

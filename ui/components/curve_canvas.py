@@ -1,7 +1,7 @@
 """Curve canvas: the log-time validity chart on which the annotator places, drags and removes
 the curve's points (Streamlit custom component v2; its code is ``curve_canvas.js`` / ``.css``
-beside this file, after the shared ``event_queue.js`` and ``instance_cleanup.js``; SVG, no
-build step, no libraries).
+beside this file, after the shared ``event_queue.js``, ``instance_cleanup.js`` and
+``curve_points.js``; SVG, no build step, no libraries).
 
 Python stays the source of truth: the page passes the points and the fitted curve; the chart
 reports each edit as one event dict, which the page applies with
@@ -48,14 +48,14 @@ from ui.components.events import (
     first_new_action,
     make_callback,
 )
-from ui.components.sources import component_source
+from ui.components.sources import CURVE_POINTS_JS, component_source
 from ui.components.token_boundaries import css_color
 
 #: Most vertices sent for one curve; denser curves are thinned evenly (the chart is < 2000 px).
 MAX_CURVE_VERTICES = 1200
 
 _CSS = component_source("curve_canvas.css")
-_JS = EVENT_QUEUE_JS + component_source("curve_canvas.js")
+_JS = EVENT_QUEUE_JS + CURVE_POINTS_JS + component_source("curve_canvas.js")
 
 _COMPONENT = st.components.v2.component(
     "chronocept_curve_canvas", css=_CSS, js=_JS, isolate_styles=True
