@@ -162,6 +162,29 @@ def test_gaps_toggle_boundaries_and_axes_follow_tokens(page, harness_url):
     assert text.locator(".as-gap.active").count() == 0
 
 
+
+def test_gaps_work_from_the_keyboard(page, harness_url):
+    """Enter and Space toggle the focused gap; ←/→ move to the neighbouring gap, Home/End to the
+    first and the last (the keys the token boundary editor has too: text_gaps.js)."""
+    open_surface(page, harness_url)
+    last = page.locator("[data-token]").count() - 1
+    page.locator("[data-gap='3']").focus()
+    page.keyboard.press("Enter")
+    wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 3])
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press(" ")
+    wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 3, 4])
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Enter")
+    wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 4])
+    page.keyboard.press("End")
+    page.keyboard.press(" ")
+    wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 4, last])
+    page.keyboard.press("Home")
+    page.keyboard.press("Enter")
+    state = wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 1, 4, last])
+    assert_seqs_contiguous(state)
+
 #: For every gap of the text: [its number, the gap a press at its centre lands on].
 GAP_AT_CENTRE_JS = """() => {
   const host = [...document.querySelectorAll("*")].find((e) => e.shadowRoot

@@ -48,9 +48,7 @@ function s(name, attrs, parent) {
   if (parent) parent.appendChild(node);
   return node;
 }
-const finite = (v) => typeof v === "number" && Number.isFinite(v);
-const round2 = (v) => Math.round(v * 100) / 100;
-const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+// finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
 const int = (v, d) => (Number.isInteger(v) ? v : d);
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 function listWords(items) {
@@ -111,15 +109,6 @@ function toggleBoundary(c, n, gap) {
   const axes = starts.map((st) => c.segment_axes[segmentOf(c.boundaries, st)] ?? null);
   return { ...c, boundaries: starts, segment_axes: axes };
 }
-function applyPoint(points, ev, xMax, maxPoints) {
-  const pts = points.map((p) => [p[0], p[1]]);
-  const valid = (i) => Number.isInteger(i) && i >= 0 && i < pts.length;
-  const at = (x, y) => [round2(clamp(x, 0, xMax)), round2(clamp(y, 0, 1))];
-  if (ev.action === "add" && pts.length < maxPoints && finite(ev.x) && finite(ev.y)) pts.push(at(ev.x, ev.y));
-  else if (ev.action === "move" && valid(ev.index) && finite(ev.x) && finite(ev.y)) pts[ev.index] = at(ev.x, ev.y);
-  else if (ev.action === "remove" && valid(ev.index)) pts.splice(ev.index, 1);
-  return pts;
-}
 function applyEvent(state, ev, cfg) {
   const c = state.content;
   switch (ev.kind) {
@@ -131,7 +120,7 @@ function applyEvent(state, ev, cfg) {
       axes[ev.segment] = ev.axis || null;
       return { ...state, content: { ...c, segment_axes: axes } };
     }
-    case "point": return { ...state, content: { ...c, points: applyPoint(c.points, ev, cfg.xMax, cfg.maxPoints) } };
+    case "point": return { ...state, content: { ...c, points: applyPointAction(c.points, ev, cfg.xMax, cfg.maxPoints) } };
     case "params": return { ...state, content: { ...c, xi: ev.xi, omega: ev.omega, alpha: ev.alpha, params_source: "manual" } };
     case "refit": return { ...state, content: { ...c, params_source: "fit" } };
     case "step": return { ...state, step: clamp(int(ev.step, state.step), 0, 2) };
@@ -187,6 +176,7 @@ function createInstance(parentElement) {
   const cross = s("g", { class: "as-cross", visibility: "hidden", "pointer-events": "none" }, svg);
   const crossV = s("line", {}, cross), crossH = s("line", {}, cross);
   const crossBox = s("rect", { rx: 5 }, cross), crossText = s("text", {}, cross);
+  const crossParts = { cross, crossV, crossH, crossBox, crossText };
   const pointLayer = s("g", {}, svg);
   const clipId = "as-clip-" + (++clipCounter);
   const chartHint = h("div", { class: "as-hint", "data-testid": "curve-hint", "aria-live": "polite" });
@@ -580,16 +570,7 @@ function createInstance(parentElement) {
       if (!e.repeat) push({ kind: "boundary", gap: Number(gapEl.getAttribute("data-gap")) });
       return;
     }
-    const gaps = [...textBox.querySelectorAll(".as-gap.active")];
-    const at = gaps.indexOf(gapEl);
-    let next = null;
-    if (e.key === "ArrowRight") next = gaps[at + 1];
-    else if (e.key === "ArrowLeft") next = gaps[at - 1];
-    else if (e.key === "Home") next = gaps[0];
-    else if (e.key === "End") next = gaps[gaps.length - 1];
-    else return;
-    e.preventDefault(); e.stopPropagation();
-    if (next) next.focus();
+    moveGapFocus(e, [...textBox.querySelectorAll(".as-gap.active")], gapEl);  // text_gaps.js
   }
   textBox.addEventListener("pointerdown", onTextPress);
   textBox.addEventListener("keydown", onTextKey);
@@ -700,17 +681,8 @@ function createInstance(parentElement) {
   document.addEventListener("keydown", onDocKey, true);
 
   // ---------- listeners: chart (as curve_canvas, on the local points)
-  function toData(clientX, clientY) {
-    const xMax = cfg().xMax;
-    const r = plot.getBoundingClientRect();
-    return [round2(clamp(((clientX - r.left) / r.width) * xMax, 0, xMax)), round2(clamp(1 - (clientY - r.top) / r.height, 0, 1))];
-  }
-  function pointIndex(target) {
-    const el = target && target.closest ? target.closest("[data-point]") : null;
-    if (!el || !svg.contains(el)) return null;
-    const i = Number(el.getAttribute("data-point"));
-    return Number.isInteger(i) ? i : null;
-  }
+  function toData(clientX, clientY) { return plotPosition(plot, cfg().xMax, clientX, clientY); }
+  function pointIndex(target) { return pointIndexIn(svg, target); }
   const chartLocked = () => locked() || placing();
   function onPlotClick(e) {
     if (chartLocked() || e.button !== 0 || e.detail > 1) return;
@@ -794,30 +766,8 @@ function createInstance(parentElement) {
   svg.addEventListener("focusin", (e) => { const i = pointIndex(e.target); if (i !== null) inst.focusPoint = i; });
   svg.addEventListener("focusout", (e) => { if (!e.relatedTarget || pointIndex(e.relatedTarget) === null) inst.focusPoint = null; });
 
-  function movePoint(i, pos) {
-    const g = inst.geom;
-    const circle = svg.querySelector(`[data-point="${i}"]`);
-    const num = svg.querySelector(`[data-point-label="${i}"]`);
-    if (!g || !circle) return;
-    circle.setAttribute("cx", g.sx(pos[0])); circle.setAttribute("cy", g.sy(pos[1]));
-    if (num) { num.setAttribute("x", g.sx(pos[0])); num.setAttribute("y", g.sy(pos[1])); }
-  }
-  function showCross(pos) {
-    const g = inst.geom;
-    if (!g) return;
-    const cx = g.sx(pos[0]), cy = g.sy(pos[1]);
-    cross.setAttribute("visibility", "visible");
-    crossV.setAttribute("x1", cx); crossV.setAttribute("x2", cx);
-    crossH.setAttribute("y1", cy); crossH.setAttribute("y2", cy);
-    crossText.textContent = Math.round(pos[1] * 100) + "% valid";
-    const tw = crossText.getComputedTextLength ? crossText.getComputedTextLength() : 70;
-    const bw = tw + 14, bh = 22;
-    let bx = cx + 10; if (bx + bw > g.left + g.w) bx = cx - 10 - bw;
-    let by = cy - bh - 8; if (by < g.top) by = cy + 8;
-    crossBox.setAttribute("x", bx); crossBox.setAttribute("y", by);
-    crossBox.setAttribute("width", bw); crossBox.setAttribute("height", bh);
-    crossText.setAttribute("x", bx + 7); crossText.setAttribute("y", by + 15);
-  }
+  function movePoint(i, pos) { placePointAt(svg, inst.geom, i, pos); }
+  function showCross(pos) { showCrosshair(crossParts, inst.geom, pos); }
   function hideCross() { cross.setAttribute("visibility", "hidden"); }
 
   const resize = new ResizeObserver(() => {
@@ -1270,7 +1220,7 @@ export default function (component) {
     inst.render();
     inst.afterReceive();
   }
-  // the cleanup rule (a surface still on the page is kept): instanceCleanup, pasted in from
-  // ui/components/events.py by annotation_surface.py
+  // the cleanup rule (a surface still on the page is kept): instanceCleanup, from
+  // instance_cleanup.js, put in front of this module by annotation_surface.py
   return instanceCleanup(inst, ++inst.generation, parentElement, INSTANCES);
 }

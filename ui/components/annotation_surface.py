@@ -1,6 +1,7 @@
 """The annotation surface: the whole in-progress annotation of one sample, in the browser
 (Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
-no build step, no libraries).
+after the shared ``instance_cleanup.js``, ``curve_points.js`` and ``text_gaps.js``; no build step,
+no libraries).
 
 Why one component
 -----------------
@@ -70,22 +71,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs
 from ui.components.events import INSTANCE_CLEANUP_JS, trigger_payload
+from ui.components.sources import CURVE_POINTS_JS, TEXT_GAPS_JS, component_source
 
 #: Most events accepted in one payload (the queue of a live page never comes near it).
 MAX_EVENTS = 500
 #: Longest client id accepted (the screen makes 16 hex characters).
 MAX_CLIENT_LENGTH = 64
 
-_HERE = Path(__file__).resolve().parent
-_JS = INSTANCE_CLEANUP_JS + (_HERE / "annotation_surface.js").read_text(encoding="utf-8")
-_CSS = (_HERE / "annotation_surface.css").read_text(encoding="utf-8")
+_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS
+       + component_source("annotation_surface.js"))
+_CSS = component_source("annotation_surface.css")
 
 _COMPONENT = st.components.v2.component(
     "chronocept_annotation_surface", css=_CSS, js=_JS, isolate_styles=True

@@ -46,6 +46,8 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from ui.components.sources import component_source
+
 T = TypeVar("T")
 
 #: Session-state key holding ``{component key: [delivered action ids, oldest first]}``.
@@ -59,76 +61,11 @@ MAX_ID_LENGTH = 80
 
 # JavaScript shared by every component module (the annotation surface included): when to tear
 # an instance down.
-INSTANCE_CLEANUP_JS = r"""
-/* The cleanup a component's default export returns. Streamlit 1.67 (BidiComponent) also runs
-   it for a call whose data was replaced while the call's module import was still resolving: the
-   component is still on the page then and the next call comes to the same parentElement, so
-   tearing it down would rebuild it under the user's pointer and drop its queue (a lost click
-   under load). Only an instance that has left the document is destroyed; one still shown is
-   looked at again later. */
-function instanceCleanup(inst, generation, parentElement, instances) {
-  const cleanup = () => {
-    if (inst.generation !== generation) return;  // a newer call owns the instance
-    if (inst.root.isConnected) { setTimeout(cleanup, 2000); return; }
-    inst.destroy();
-    if (instances.get(parentElement) === inst) instances.delete(parentElement);
-  };
-  return cleanup;
-}
-"""
+INSTANCE_CLEANUP_JS = component_source("instance_cleanup.js")
 
-# JavaScript shared by the components: the queue side of the protocol. It is pasted into each
+# JavaScript shared by the components: the queue side of the protocol. It is put in front of each
 # component's ES module (components cannot import each other's modules).
-EVENT_QUEUE_JS = r"""
-const EVENT_NONCE = Math.random().toString(36).slice(2, 8) + Date.now().toString(36);
-let eventCounter = 0;
-const RETRY_MS = 1200;
-const PARTIAL_ACK_RETRY_MS = 250;
-const MAX_RETRY_MS = 8000;
-const MAX_QUEUE = 32;
-
-/* Queue of not-yet-acknowledged actions of one mounted component (see events.py). */
-function createEventQueue(onChange) {
-  const q = { pending: [], send: null, timer: null, retries: 0 };
-  function schedule(delay) {
-    if (q.timer) clearTimeout(q.timer);
-    q.timer = null;
-    if (!q.pending.length) return;
-    q.timer = setTimeout(() => {
-      q.timer = null;
-      if (!q.pending.length) return;
-      q.retries += 1;
-      if (q.send) q.send(TRIGGER_NAME, q.pending.slice());
-      schedule();
-    }, delay || Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** Math.min(q.retries, 3)));
-  }
-  q.push = (action) => {
-    action.id = EVENT_NONCE + "-" + (++eventCounter);
-    q.pending.push(action);
-    if (q.pending.length > MAX_QUEUE) q.pending.splice(0, q.pending.length - MAX_QUEUE);
-    q.retries = 0;
-    if (q.send) q.send(TRIGGER_NAME, q.pending.slice());
-    schedule();
-    onChange();
-  };
-  q.acknowledge = (ackIds) => {
-    const acked = new Set(Array.isArray(ackIds) ? ackIds : []);
-    const before = q.pending.length;
-    q.pending = q.pending.filter((a) => !acked.has(a.id));
-    if (q.pending.length !== before) {
-      // Python took some but not all (it returns one action per run on the return-value
-      // path): offer the rest again soon rather than after the full retry delay.
-      q.retries = 0;
-      schedule(PARTIAL_ACK_RETRY_MS);
-    } else {
-      schedule();
-    }
-  };
-  q.dispose = () => { if (q.timer) clearTimeout(q.timer); q.timer = null; q.send = null; };
-  return q;
-}
-const TRIGGER_NAME = "events";
-""" + INSTANCE_CLEANUP_JS
+EVENT_QUEUE_JS = component_source("event_queue.js") + INSTANCE_CLEANUP_JS
 
 
 def _delivered_ids(key: str) -> list[str]:

@@ -2,8 +2,8 @@
 
 Streamlit 1.67 can only *read* cookies (``st.context.cookies``, the ones the browser sent with the
 websocket's handshake when the tab connected); a page cannot send a ``Set-Cookie`` header. This
-component runs a few lines of JavaScript in the page (CCv2 components live in the app's own
-document, not in an iframe) that set ``document.cookie``:
+component runs a few lines of JavaScript (``session_cookie.js``) in the page (CCv2 components
+live in the app's own document, not in an iframe) that set ``document.cookie``:
 
 * ``chronocept_session=<token>; Path=/; Max-Age=<seconds left>; SameSite=Strict`` plus ``Secure``
   when the page was loaded over https. Written only when the browser does not hold that value
@@ -27,6 +27,8 @@ from typing import Literal
 
 import streamlit as st
 
+from ui.components.sources import component_source
+
 #: The cookie's name (read back by ``ui.session.handshake_cookie``).
 COOKIE_NAME = "chronocept_session"
 #: What a token may look like (``secrets.token_urlsafe``: URL-safe base64), so it can be written
@@ -35,44 +37,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
 _HTML = '<span data-testid="session-cookie" hidden></span>'
 
-_JS = r"""
-function readCookie(name) {
-  for (const part of document.cookie.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
-export default function (component) {
-  const { parentElement, data } = component;
-  const d = data && typeof data === "object" ? data : {};
-  const marker = parentElement.querySelector('[data-testid="session-cookie"]');
-  const name = String(d.name || "");
-  const value = String(d.value || "");
-  if (!/^[A-Za-z0-9_]+$/.test(name) || !/^[A-Za-z0-9_-]+$/.test(value)) return;
-  const attributes = "; Path=/; SameSite=Strict" + (location.protocol === "https:" ? "; Secure" : "");
-  const current = readCookie(name);
-  let state;
-  if (d.action === "set") {
-    const maxAge = Math.max(1, Math.floor(Number(d.max_age) || 0));
-    if (current === value) {
-      state = "kept";
-    } else {
-      document.cookie = name + "=" + value + "; Max-Age=" + maxAge + attributes;
-      state = "set";
-    }
-  } else if (d.action === "clear") {
-    if (current === value) {
-      document.cookie = name + "=; Max-Age=0" + attributes;
-      state = "cleared";
-    } else {
-      state = "absent";
-    }
-  }
-  if (marker && state) marker.setAttribute("data-state", state);
-}
-"""
+_JS = component_source("session_cookie.js")
 
 _COMPONENT = st.components.v2.component(
     "chronocept_session_cookie", html=_HTML, js=_JS, isolate_styles=True

@@ -1,0 +1,364 @@
+
+const INSTANCES = new WeakMap();
+const SVG = "http://www.w3.org/2000/svg";
+const MARGIN = { left: 58, right: 18, top: 16, bottom: 62 };
+const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
+let clipCounter = 0;
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+// finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
+
+function createInstance(parentElement) {
+  const root = document.createElement("div");
+  root.className = "cc-root";
+  root.setAttribute("data-testid", "curve-canvas");
+  const svg = el("svg", { role: "group" });
+  root.appendChild(svg);
+  const hint = document.createElement("div");
+  hint.className = "cc-hint";
+  hint.setAttribute("data-testid", "curve-hint");
+  hint.setAttribute("aria-live", "polite");
+  root.appendChild(hint);
+  parentElement.appendChild(root);
+
+  const inst = { root, svg, hint, data: null, generation: 0, width: 0, drag: null,
+                 needsRender: false, geom: null, focusIndex: null };
+  inst.queue = createEventQueue(() => inst.render());
+  const clipId = "cc-clip-" + (++clipCounter);
+
+  // Layers. The backdrop (grid, labels, curves, legend) is redrawn on every render; the plot
+  // rect, the crosshair and the point circles persist and are updated in place, so listeners,
+  // focus and element handles survive a redraw.
+  const backdrop = el("g", { class: "cc-backdrop" }, svg);
+  const plot = el("rect", {
+    class: "cc-plot", "data-testid": "curve-plot", "pointer-events": "all",
+    "data-x-min": 0, "data-y-min": 0, "data-y-max": 1,
+  }, svg);
+  inst.plotRect = plot;
+  const cross = el("g", { class: "cc-cross", visibility: "hidden", "pointer-events": "none" }, svg);
+  inst.cross = cross;
+  inst.crossV = el("line", {}, cross);
+  inst.crossH = el("line", {}, cross);
+  inst.crossBox = el("rect", { rx: 5 }, cross);
+  inst.crossText = el("text", {}, cross);
+  const pointLayer = el("g", { class: "cc-points" }, svg);
+
+  const cfg = () => {
+    const d = inst.data || {};
+    return {
+      xMax: finite(d.x_max) && d.x_max > 0 ? d.x_max : 200,
+      maxPoints: Number.isInteger(d.max_points) && d.max_points > 0 ? d.max_points : 5,
+      disabled: !!d.disabled,
+    };
+  };
+  function currentPoints() {
+    const d = inst.data || {};
+    const { xMax, maxPoints, disabled } = cfg();
+    let pts = Array.isArray(d.points) ? d.points.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])) : [];
+    pts = pts.map((p) => [p[0], p[1]]);
+    if (!disabled) for (const a of inst.queue.pending) pts = applyPointAction(pts, a, xMax, maxPoints);
+    return pts;
+  }
+  // client (page) coordinates -> data coordinates, through the plot rect's real box
+  function toData(clientX, clientY) { return plotPosition(inst.plotRect, cfg().xMax, clientX, clientY); }
+  function pointIndex(target) { return pointIndexIn(svg, target); }
+
+  // ---------- interactions ----------
+  function onPlotClick(e) {
+    const { maxPoints, disabled } = cfg();
+    if (disabled || e.button !== 0 || e.detail > 1) return;  // 2nd click of a double-click
+    if (currentPoints().length >= maxPoints) { flashHint(); return; }
+    const [x, y] = toData(e.clientX, e.clientY);
+    inst.queue.push({ action: "add", x, y });
+  }
+  function onPointerDown(e) {
+    const i = pointIndex(e.target);
+    if (i === null && e.target === inst.plotRect) {
+      e.preventDefault();  // no focus ring on the chart, no text selection; click still fires
+      const active = root.getRootNode().activeElement;
+      if (active && pointIndex(active) !== null) active.blur();
+      return;
+    }
+    if (i === null || cfg().disabled || e.button !== 0) return;
+    e.preventDefault();
+    const circle = e.target.closest("[data-point]");
+    circle.focus({ preventScroll: true });
+    try { circle.setPointerCapture(e.pointerId); } catch (_) { /* synthetic events */ }
+    inst.drag = { index: i, pointerId: e.pointerId, x0: e.clientX, y0: e.clientY, moved: false, circle, pos: null };
+  }
+  function onPointerMove(e) {
+    const drag = inst.drag;
+    if (drag && e.pointerId === drag.pointerId) {
+      if (!drag.moved && Math.hypot(e.clientX - drag.x0, e.clientY - drag.y0) < 3) return;
+      drag.moved = true;
+      drag.circle.classList.add("dragging");
+      drag.pos = toData(e.clientX, e.clientY);
+      placePoint(drag.index, drag.pos);
+      showCross(drag.pos);
+      return;
+    }
+    if (e.target === inst.plotRect) showCross(toData(e.clientX, e.clientY));
+  }
+  function endDrag(e, commit) {
+    const drag = inst.drag;
+    if (!drag || e.pointerId !== drag.pointerId) return;
+    inst.drag = null;
+    try { drag.circle.releasePointerCapture(e.pointerId); } catch (_) { /* already released */ }
+    drag.circle.classList.remove("dragging");
+    hideCross();
+    if (commit && drag.moved && drag.pos) {
+      inst.focusIndex = drag.index;
+      inst.queue.push({ action: "move", index: drag.index, x: drag.pos[0], y: drag.pos[1] });
+    } else if (inst.needsRender || drag.moved) {
+      inst.render();
+    }
+  }
+  const onPointerUp = (e) => endDrag(e, true);
+  const onPointerCancel = (e) => endDrag(e, false);
+  function onPointerLeave(e) { if (!inst.drag) hideCross(); }
+  function remove(i, keepFocus) {
+    if (cfg().disabled) return;
+    inst.focusIndex = keepFocus ? i : null;  // keyboard: focus moves on to the next point
+    inst.queue.push({ action: "remove", index: i });
+  }
+  function onDblClick(e) {
+    const i = pointIndex(e.target);
+    if (i !== null) { e.preventDefault(); remove(i); }
+  }
+  function onContextMenu(e) {
+    const i = pointIndex(e.target);
+    if (i !== null) { e.preventDefault(); remove(i); }
+  }
+  function onKeyDown(e) {
+    const i = pointIndex(e.target);
+    if (i === null || cfg().disabled || e.altKey || e.ctrlKey || e.metaKey) return;
+    const pts = currentPoints();
+    if (i >= pts.length) return;
+    const big = e.shiftKey;
+    let [x, y] = pts[i];
+    if (e.key === "ArrowLeft") x -= big ? 5 : 1;
+    else if (e.key === "ArrowRight") x += big ? 5 : 1;
+    else if (e.key === "ArrowUp") y += big ? 0.1 : 0.02;
+    else if (e.key === "ArrowDown") y -= big ? 0.1 : 0.02;
+    else if (e.key === "Delete" || e.key === "Backspace") {
+      e.preventDefault(); e.stopPropagation(); remove(i, true); return;
+    } else return;
+    e.preventDefault();
+    e.stopPropagation();
+    const { xMax } = cfg();
+    inst.focusIndex = i;
+    inst.queue.push({ action: "move", index: i, x: round2(clamp(x, 0, xMax)), y: round2(clamp(y, 0, 1)) });
+  }
+  function onFocusIn(e) { const i = pointIndex(e.target); if (i !== null) inst.focusIndex = i; }
+  function onFocusOut(e) {
+    const to = e.relatedTarget;
+    if (!to || pointIndex(to) === null) inst.focusIndex = null;
+  }
+
+  plot.addEventListener("click", onPlotClick);
+  svg.addEventListener("pointerdown", onPointerDown);
+  svg.addEventListener("pointermove", onPointerMove);
+  svg.addEventListener("pointerup", onPointerUp);
+  svg.addEventListener("pointercancel", onPointerCancel);
+  svg.addEventListener("pointerleave", onPointerLeave);
+  svg.addEventListener("dblclick", onDblClick);
+  svg.addEventListener("contextmenu", onContextMenu);
+  svg.addEventListener("keydown", onKeyDown);
+  svg.addEventListener("focusin", onFocusIn);
+  svg.addEventListener("focusout", onFocusOut);
+
+  const resize = new ResizeObserver(() => {
+    const w = Math.floor(root.clientWidth);
+    if (w > 0 && Math.abs(w - inst.width) >= 1) inst.render();
+  });
+  resize.observe(root);
+
+  // ---------- drawing ----------
+  function placePoint(i, pos) { placePointAt(svg, inst.geom, i, pos); }
+  function showCross(pos) { showCrosshair(inst, inst.geom, pos); }  // inst holds cross, crossV, ...
+  function hideCross() { if (inst.cross) inst.cross.setAttribute("visibility", "hidden"); }
+  function flashHint() {
+    hint.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450 });
+  }
+
+  inst.render = () => {
+    if (inst.drag) { inst.needsRender = true; return; }
+    inst.needsRender = false;
+    const d = inst.data;
+    if (!d) return;
+    const { xMax, maxPoints, disabled } = cfg();
+    const height = Number.isInteger(d.height) && d.height > 120 ? d.height : 380;
+    const width = Math.max(Math.floor(root.clientWidth) || 640, 280);
+    inst.width = width;
+    const g = {
+      left: MARGIN.left, top: MARGIN.top,
+      w: width - MARGIN.left - MARGIN.right, h: height - MARGIN.top - MARGIN.bottom,
+    };
+    g.sx = (x) => g.left + (x / xMax) * g.w;
+    g.sy = (y) => g.top + (1 - y) * g.h;
+    inst.geom = g;
+    const pts = currentPoints();
+    const full = pts.length >= maxPoints;
+    root.classList.toggle("full", full);
+    root.classList.toggle("disabled", disabled);
+    root.setAttribute("data-points", JSON.stringify(pts));
+
+    backdrop.replaceChildren();
+    svg.setAttribute("width", width);
+    svg.setAttribute("height", height);
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    svg.setAttribute("aria-label", `Validity curve chart with ${pts.length} of ${maxPoints} points`);
+
+    const defs = el("defs", {}, backdrop);
+    const clip = el("clipPath", { id: clipId }, defs);
+    el("rect", { x: g.left, y: g.top - 2, width: g.w, height: g.h + 4 }, clip);
+
+    // grid and axes
+    const grid = el("g", { class: "cc-grid" }, backdrop);
+    const labels = el("g", {}, backdrop);
+    for (const yv of Y_GRID) {
+      const y = g.sy(yv);
+      el("line", { x1: g.left, x2: g.left + g.w, y1: y, y2: y, class: yv === 0 ? "cc-axis" : "" }, grid);
+      const t = el("text", { x: g.left - 8, y: y + 4, "text-anchor": "end", class: "cc-tick" }, labels);
+      t.textContent = Math.round(yv * 100) + "%";
+    }
+    // Labels that would overlap their left neighbour drop to a second row ("12 h" / "1 day");
+    // only when both rows are taken (very narrow charts) is a label left out.
+    const lastRight = [-Infinity, -Infinity];
+    const ticks = Array.isArray(d.ticks) ? d.ticks : [];
+    for (const tick of ticks) {
+      if (!Array.isArray(tick) || !finite(tick[0]) || tick[0] < 0 || tick[0] > xMax) continue;
+      const x = g.sx(tick[0]);
+      el("line", { x1: x, x2: x, y1: g.top, y2: g.top + g.h, class: tick[0] === 0 ? "cc-axis" : "" }, grid);
+      const text = String(tick[1] ?? "");
+      const halfW = text.length * 3.4 + 4;
+      const row = x - halfW >= lastRight[0] ? 0 : (x - halfW >= lastRight[1] ? 1 : -1);
+      if (row < 0) continue;
+      const t = el("text", { x, y: g.top + g.h + 18 + row * 14, "text-anchor": "middle", class: "cc-tick" }, labels);
+      t.textContent = text;
+      lastRight[row] = x + halfW;
+    }
+    const yTitle = el("text", { class: "cc-title", "text-anchor": "middle",
+      transform: `translate(${14} ${g.top + g.h / 2}) rotate(-90)` }, labels);
+    yTitle.textContent = "validity";
+    const xTitle = el("text", { class: "cc-title", "text-anchor": "middle", x: g.left + g.w / 2, y: g.top + g.h + 54 }, labels);
+    xTitle.textContent = "time since publication (log scale)";
+
+    // curves
+    const pathOf = (list) => {
+      let s = "";
+      for (const p of list) {
+        if (!Array.isArray(p) || !finite(p[0]) || !finite(p[1])) continue;
+        s += (s ? "L" : "M") + g.sx(p[0]).toFixed(1) + "," + g.sy(clamp(p[1], -0.05, 1.05)).toFixed(1);
+      }
+      return s;
+    };
+    const curves = el("g", { "clip-path": `url(#${clipId})` }, backdrop);
+    const extras = Array.isArray(d.extra_curves) ? d.extra_curves : [];
+    for (const c of extras) {
+      const path = pathOf(Array.isArray(c.points) ? c.points : []);
+      if (!path) continue;
+      const color = String(c.color || "#64748b");
+      const node = el("path", { d: path, class: "cc-extra", stroke: color }, curves);
+      if (c.dash) node.setAttribute("stroke-dasharray", "7 5");
+    }
+    const main = Array.isArray(d.curve) ? d.curve.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])) : [];
+    if (main.length > 1) {
+      const line = pathOf(main);
+      const first = main[0], last = main[main.length - 1];
+      el("path", { class: "cc-area", d: line + `L${g.sx(last[0]).toFixed(1)},${g.sy(0)}L${g.sx(first[0]).toFixed(1)},${g.sy(0)}Z` }, curves);
+      el("path", { class: "cc-curve", d: line, "data-testid": "curve-fit" }, curves);
+    }
+
+    // legend (only when there is something to tell apart)
+    if (extras.length) {
+      const entries = (main.length > 1 ? [{ label: String(d.curve_label || "fitted curve"), color: null, dash: false }] : [])
+        .concat(extras.map((c) => ({ label: String(c.label || ""), color: String(c.color || "#64748b"), dash: !!c.dash })));
+      const lg = el("g", { class: "cc-legend" }, backdrop);
+      const bg = el("rect", { class: "cc-legend-bg", rx: 6 }, lg);
+      let y = g.top + 16, maxW = 0;
+      const x0 = g.left + g.w - 12;
+      const rows = [];
+      for (const en of entries) {
+        const t = el("text", { y: y + 4 }, lg);
+        t.textContent = en.label;
+        const w = t.getComputedTextLength ? t.getComputedTextLength() : en.label.length * 6.5;
+        maxW = Math.max(maxW, w);
+        rows.push({ y, en, t });
+        y += 18;
+      }
+      for (const r of rows) {
+        r.t.setAttribute("x", x0 - maxW);
+        const sw = el("line", { x1: x0 - maxW - 34, x2: x0 - maxW - 8, y1: r.y, y2: r.y, "stroke-width": 2.5 }, lg);
+        if (r.en.color) sw.setAttribute("stroke", r.en.color); else sw.setAttribute("class", "cc-curve");
+        if (r.en.dash) sw.setAttribute("stroke-dasharray", "7 5");
+      }
+      bg.setAttribute("x", x0 - maxW - 42); bg.setAttribute("y", g.top + 4);
+      bg.setAttribute("width", maxW + 50); bg.setAttribute("height", rows.length * 18 + 6);
+    }
+
+    // the click target: exactly the plot area
+    for (const [k, v] of Object.entries({ x: g.left, y: g.top, width: g.w, height: g.h, "data-x-max": xMax })) {
+      plot.setAttribute(k, String(v));
+    }
+    inst.crossV.setAttribute("y1", g.top); inst.crossV.setAttribute("y2", g.top + g.h);
+    inst.crossH.setAttribute("x1", g.left); inst.crossH.setAttribute("x2", g.left + g.w);
+
+    // points, numbered: reuse circle i for point i
+    const wantFocus = inst.focusIndex;  // removing a focused circle may fire focusout
+    while (pointLayer.children.length > 2 * pts.length) pointLayer.lastChild.remove();
+    inst.focusIndex = wantFocus;
+    pts.forEach((p, i) => {
+      let c = pointLayer.children[2 * i];
+      let num = pointLayer.children[2 * i + 1];
+      if (!c) {
+        c = el("circle", { r: 8, class: "cc-point", "data-point": i }, pointLayer);
+        num = el("text", { dy: "0.35em", "text-anchor": "middle", class: "cc-num", "data-point-label": i }, pointLayer);
+        num.textContent = String(i + 1);
+      }
+      c.setAttribute("cx", g.sx(p[0])); c.setAttribute("cy", g.sy(p[1]));
+      num.setAttribute("x", g.sx(p[0])); num.setAttribute("y", g.sy(p[1]));
+      if (disabled) {
+        for (const a of ["tabindex", "role", "aria-label"]) c.removeAttribute(a);
+      } else {
+        c.setAttribute("tabindex", "0");
+        c.setAttribute("role", "button");
+        c.setAttribute("aria-label", `Point ${i + 1}: ${Math.round(p[1] * 100)}% validity. Arrow keys move it, Delete removes it.`);
+      }
+    });
+    // the focused point was the last one and was removed: focus the new last one
+    if (inst.focusIndex !== null && !disabled) {
+      const active = root.getRootNode().activeElement;
+      if (!active || pointIndex(active) === null) {
+        const last = pts.length ? pointLayer.children[2 * Math.min(inst.focusIndex, pts.length - 1)] : null;
+        if (last) last.focus({ preventScroll: true }); else inst.focusIndex = null;
+      }
+    }
+
+    // hint line
+    hint.classList.toggle("full", full && !disabled);
+    if (disabled) hint.textContent = "";
+    else if (full) hint.textContent = `${maxPoints} points placed \u2014 drag or double-click a point to change it`;
+    else hint.textContent = `Click to place a point (${pts.length} of ${maxPoints}) \u00b7 drag to move \u00b7 double-click to remove \u00b7 arrow keys nudge`;
+  };
+
+  inst.destroy = () => {
+    for (const [name, fn] of [["pointerdown", onPointerDown], ["pointermove", onPointerMove],
+      ["pointerup", onPointerUp], ["pointercancel", onPointerCancel], ["pointerleave", onPointerLeave],
+      ["dblclick", onDblClick], ["contextmenu", onContextMenu], ["keydown", onKeyDown],
+      ["focusin", onFocusIn], ["focusout", onFocusOut]]) svg.removeEventListener(name, fn);
+    resize.disconnect();
+    inst.queue.dispose();
+    root.remove();
+  };
+  return inst;
+}
+
+export default function (component) {
+  return mountQueued(component, INSTANCES, createInstance);  // event_queue.js
+}

@@ -1,0 +1,16 @@
+
+/* The cleanup a component's default export returns. Streamlit 1.67 (BidiComponent) also runs
+   it for a call whose data was replaced while the call's module import was still resolving: the
+   component is still on the page then and the next call comes to the same parentElement, so
+   tearing it down would rebuild it under the user's pointer and drop its queue (a lost click
+   under load). Only an instance that has left the document is destroyed; one still shown is
+   looked at again later. */
+function instanceCleanup(inst, generation, parentElement, instances) {
+  const cleanup = () => {
+    if (inst.generation !== generation) return;  // a newer call owns the instance
+    if (inst.root.isConnected) { setTimeout(cleanup, 2000); return; }
+    inst.destroy();
+    if (instances.get(parentElement) === inst) instances.delete(parentElement);
+  };
+  return cleanup;
+}
