@@ -9,7 +9,7 @@ oldest active sample that has fewer than k annotators and is not theirs is hande
 hand-over is one conditional ``UPDATE samples SET n_assigned = n_assigned + 1 WHERE n_assigned < k``
 so two annotators racing for the last slot cannot both get it, on SQLite or PostgreSQL.
 
-Warm-up (``annotation.services.qualification``): in a project with a warm-up set, a user who is
+Warm-up (``annotation.services.admission``): in a project with a warm-up set, a user who is
 not admitted yet gets warm-up samples only (not subject to k), an admitted one never gets them;
 a warm-up submission updates the annotator's qualification instead of settling the sample.
 Projects without warm-up samples take exactly the paths they took before.
@@ -31,7 +31,7 @@ from annotation.curves import (
 from annotation import event_log
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
-from annotation.services import audit, qualification, review
+from annotation.services import admission, audit, review
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import (
     AlreadySubmitted,
@@ -261,7 +261,7 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
             # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
             s.execute(select(User.id).where(User.id == user.id).with_for_update())
         settings = _settings(s, project_id)
-        route = qualification.warmup_route(s, project_id, actor.user_id)
+        route = admission.warmup_route(s, project_id, actor.user_id)
         if route.in_warmup:
             return _next_warmup(s, actor, project_id, settings, route)
         found = _open_draft(s, actor.user_id, project_id,
@@ -301,14 +301,14 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
 
 
 def _next_warmup(s: Session, actor: Actor, project_id: int, settings: ProjectSettings,
-                 route: qualification.WarmupRoute) -> WorkItem | None:
+                 route: admission.WarmupRoute) -> WorkItem | None:
     """A user in warm-up: their open warm-up draft, else the oldest warm-up sample they have not
     had (no k limit: everyone in warm-up annotates every warm-up sample), else None."""
-    qualification.ensure_qualification(s, project_id, actor.user_id)
+    admission.ensure_qualification(s, project_id, actor.user_id)
     found = _open_draft(s, actor.user_id, project_id, warmup=True)
     if found:
         return _item(*found)
-    for sample_id in qualification.warmup_candidates(s, route, actor.user_id):
+    for sample_id in admission.warmup_candidates(s, route, actor.user_id):
         claimed = s.execute(
             update(Sample).where(Sample.id == sample_id, Sample.status == "active")
             .values(n_assigned=Sample.n_assigned + 1).returning(Sample.n_assigned)
@@ -531,7 +531,7 @@ def _store_submission(s: Session, actor: Actor, a: Annotation, smp: Sample, plan
     audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
                  flags=list(plan.work.flags))
     if smp.is_warmup:  # scored against gold; never counted, flagged or settled
-        qualification.record_warmup_submission(s, smp, actor.user_id)
+        admission.record_warmup_submission(s, smp, actor.user_id)
     else:
         review.record_submission(s, smp, plan.work, plan.settings)
 

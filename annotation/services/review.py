@@ -243,7 +243,7 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
     and ``anns`` (the sample's submitted annotations, freshly read) save a caller that has just
     read them the round trips.
     """
-    if smp.is_warmup:  # scored against the lead's gold (services.qualification), never settled
+    if smp.is_warmup:  # scored against the lead's gold (services.admission), never settled
         return "incomplete"
     if anns is None:
         anns = _submitted(s, smp.id)
