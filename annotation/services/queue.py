@@ -31,7 +31,7 @@ from annotation.curves import (
 from annotation import event_log
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
-from annotation.services import admission, audit, review
+from annotation.services import admission, audit, settling
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import (
     AlreadySubmitted,
@@ -506,7 +506,7 @@ def _plan_submit(s: Session, actor: Actor, smp: Sample, project: Project,
         submitted_today = s.scalar(quota_query) or 0
     else:
         # the project's running sums come with the quota count (one round trip); ``stats``
-        # is held so that review.ensure_stats / count_parameters find it without a query
+        # is held so that settling.ensure_stats / count_parameters find it without a query
         row = s.execute(select(ParameterStats, quota_query.scalar_subquery())
                         .where(ParameterStats.project_id == smp.project_id)).first()
         if row is not None:
@@ -525,7 +525,7 @@ def _store_submission(s: Session, actor: Actor, a: Annotation, smp: Sample, plan
     """Write a planned submit: the row (status, content, ``values``) in one versioned UPDATE,
     the audit event, and the warm-up score or the project's counts and settling."""
     if not smp.is_warmup and plan.stats is None:
-        review.ensure_stats(s, smp.project_id)  # before the row counts as submitted
+        settling.ensure_stats(s, smp.project_id)  # before the row counts as submitted
     _bump(s, a, expected_version, status="submitted", submitted_at=plan.now, step=2,
           **values, **_content_values(plan.work))  # refreshes ``a``
     audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
@@ -533,7 +533,7 @@ def _store_submission(s: Session, actor: Actor, a: Annotation, smp: Sample, plan
     if smp.is_warmup:  # scored against gold; never counted, flagged or settled
         admission.record_warmup_submission(s, smp, actor.user_id)
     else:
-        review.record_submission(s, smp, plan.work, plan.settings)
+        settling.record_submission(s, smp, plan.work, plan.settings)
 
 
 def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int,
