@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
-from annotation.services import projects, qualification, queue, warmup_set
+from annotation.services import projects, qualification, queue, submission, warmup_set
 from db.models import GoldAnnotation, Qualification, Sample
 from page_helpers import (
     APP_PATH,
@@ -75,7 +75,7 @@ def open_page(make_app, lead):
 def _poor_warmup(db, user, pid):
     for _ in WARMUP_IDS:
         item = queue.next_item(db, user, pid)
-        queue.submit(db, user, item.annotation_id, item.version, complete_content())
+        submission.submit(db, user, item.annotation_id, item.version, complete_content())
 
 
 def _table(at, column: str):

@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 import pytest
 from sqlalchemy import select, update
 
-from annotation.services import dashboard, queue, warmup_set
+from annotation.services import dashboard, queue, submission, warmup_set
 from annotation.services.errors import InvalidInput, PermissionDenied
 from db.models import Annotation, Sample
 from service_helpers import complete_content
@@ -25,7 +25,7 @@ def at(day: date, hour: int = 10) -> datetime:
 
 def annotate(db, user, pid, **content):
     item = queue.next_item(db, user, pid)
-    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
     return item
 
 

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation.resolution import Resolution
-from annotation.services import queue, review, settling
+from annotation.services import queue, review, settling, submission
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
 from db.models import Annotation, GoldAnnotation, ReviewDay, ReviewItem, Sample
 from service_helpers import complete_content, count
@@ -20,7 +20,7 @@ SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 def annotate(db, user, pid, **content):
     item = queue.next_item(db, user, pid)
-    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
     return item
 
 
@@ -142,7 +142,7 @@ def test_send_back_returns_drafts_with_the_note_and_resubmission_settles(db, pai
     for user in (a, b):
         item = queue.next_item(db, user, pid)
         assert item.sample_id == row.sample_id
-        queue.submit(db, user, item.annotation_id, item.version, complete_content(**SPLIT_A))
+        submission.submit(db, user, item.annotation_id, item.version, complete_content(**SPLIT_A))
     [gold] = gold_rows(db)
     assert gold.source == "auto"
 
