@@ -22,8 +22,8 @@ The protocol:
   applied (acknowledged, so the queue moves on) and comes back as a :class:`Refusal` whose message
   the component shows without blocking the annotator.
 * ``submit`` is an event in the same stream, so it is applied after every edit before it; the
-  caller (``annotation.services.queue.apply_events``) performs it. Every later event in the same
-  batch is refused, as the sample is then immutable.
+  caller (``annotation.services.workbench_events.apply_events``) performs it. Every later event
+  in the same batch is refused, as the sample is then immutable.
 """
 
 from __future__ import annotations

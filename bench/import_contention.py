@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import event  # noqa: E402
 
 from annotation.protocol import AnnotationContent  # noqa: E402
-from annotation.services import accounts, projects, queue  # noqa: E402
+from annotation.services import accounts, projects, queue, submission  # noqa: E402
 from annotation.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 
@@ -60,8 +60,9 @@ class Worker(threading.Thread):
                 self.next_ms.append((time.perf_counter() - t0) * 1000)
                 if item is None:
                     return
-                saved = queue.save_draft(self.db, self.actor, item.annotation_id, item.version, CONTENT, step=2)
-                queue.submit(self.db, self.actor, saved.annotation_id, saved.version, CONTENT)
+                saved = submission.save_draft(self.db, self.actor, item.annotation_id, item.version,
+                                              CONTENT, step=2)
+                submission.submit(self.db, self.actor, saved.annotation_id, saved.version, CONTENT)
                 self.submits.append(time.perf_counter())
             except Exception as exc:  # noqa: BLE001 - a failed call is a figure
                 self.failures.append(f"{type(exc).__name__}: {exc}")

@@ -24,8 +24,8 @@ PostgreSQL is ANALYZEd after the load (autovacuum would do the same shortly afte
 SQLite is left as the application leaves it (the app never runs ANALYZE there).
 
 Then ``--steps`` annotation steps rotate over the annotators; each step times, with
-``time.perf_counter``, ``queue.next_item``, ``queue.save_draft`` (expected version, a partial
-draft), ``queue.submit`` (complete content: a valid segmentation with an axis per segment and the
+``time.perf_counter``, ``queue.next_item``, ``submission.save_draft`` (expected version, a partial
+draft), ``submission.submit`` (complete content: a valid segmentation with an axis per segment and the
 points (40, 0.5), (60, 1.0), (90, 0.3)) and ``queue.queue_status``. A few steps are run first as a
 warm-up and not counted. The table also shows the machine's floor (a round trip and an empty
 write transaction through the same session plumbing) and the load average, so that figures from
@@ -62,7 +62,7 @@ from annotation.axes import AXIS_NAMES  # noqa: E402
 from annotation.curves import CurveFitError, fit_curve  # noqa: E402
 from annotation.protocol import AnnotationContent  # noqa: E402
 from annotation.segmentation import _TOKEN_RE  # noqa: E402  (the tokenizer's own pattern)
-from annotation.services import accounts, projects, queue  # noqa: E402
+from annotation.services import accounts, projects, queue, submission  # noqa: E402
 from annotation.services.authz import Actor  # noqa: E402
 from annotation.settings import ProjectSettings  # noqa: E402
 from db.engine import Database  # noqa: E402
@@ -310,11 +310,11 @@ def measure(db: Database, setup: Setup, steps: int, warmup: int) -> tuple[dict[s
         if item is None:
             raise SystemExit(f"next_item returned None for {actor.username} (pool exhausted?)")
         resumed = item.version > 1
-        saved = queue.save_draft(db, actor, item.annotation_id, item.version,
-                                 _draft_content(item.n_tokens), step=1, seconds_delta=25.0)
+        saved = submission.save_draft(db, actor, item.annotation_id, item.version,
+                                      _draft_content(item.n_tokens), step=1, seconds_delta=25.0)
         t2 = pc()
-        done = queue.submit(db, actor, saved.annotation_id, saved.version,
-                            _final_content(item.n_tokens), seconds_delta=40.0)
+        done = submission.submit(db, actor, saved.annotation_id, saved.version,
+                                 _final_content(item.n_tokens), seconds_delta=40.0)
         t3 = pc()
         queue.queue_status(db, actor, setup.project_id)
         t4 = pc()
@@ -413,10 +413,10 @@ def explain(db: Database, setup: Setup) -> None:
         current["call"] = "next_item"
         item = queue.next_item(db, actor, setup.project_id)
         current["call"] = "save_draft"
-        saved = queue.save_draft(db, actor, item.annotation_id, item.version,
-                                 _draft_content(item.n_tokens), step=1)
+        saved = submission.save_draft(db, actor, item.annotation_id, item.version,
+                                      _draft_content(item.n_tokens), step=1)
         current["call"] = "submit"
-        queue.submit(db, actor, saved.annotation_id, saved.version, _final_content(item.n_tokens))
+        submission.submit(db, actor, saved.annotation_id, saved.version, _final_content(item.n_tokens))
         current["call"] = "queue_status"
         queue.queue_status(db, actor, setup.project_id)
     finally:

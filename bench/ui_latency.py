@@ -70,7 +70,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from annotation.protocol import AnnotationContent  # noqa: E402
-from annotation.services import accounts, projects, queue  # noqa: E402
+from annotation.services import accounts, projects, queue, submission  # noqa: E402
 from db.engine import Database  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
@@ -162,7 +162,7 @@ def reset_open_draft(url: str, project_id: int) -> None:
         actor = accounts.authenticate(db, USER, PASSWORD)
         item = queue.next_item(db, actor, project_id)
         if item is not None and not item.is_submitted:
-            queue.save_draft(db, actor, item.annotation_id, item.version, AnnotationContent(), step=0)
+            submission.save_draft(db, actor, item.annotation_id, item.version, AnnotationContent(), step=0)
     finally:
         db.dispose()
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, jobs, projects, review
+from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, jobs, projects, settling
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -129,7 +129,7 @@ def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
-    summary = review.resolve_project(db, actor, pid, recheck=args.recheck)
+    summary = settling.resolve_project(db, actor, pid, recheck=args.recheck)
     return (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review, "
             f"{summary.pending} awaiting a lead, {summary.incomplete} incomplete")
 

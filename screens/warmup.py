@@ -7,7 +7,7 @@ sample, edited with the workbench's widgets (boundaries by clicking between word
 segment, the curve by placing points or typing ξ, ω, α).
 
 The rules themselves (who does the warm-up, when the rule admits) are in
-``annotation.services.qualification``. Session state holds only the lead's unsaved gold edit and
+``annotation.services.admission``. Session state holds only the lead's unsaved gold edit and
 widget values, under ``warmup.*``.
 """
 
@@ -23,7 +23,7 @@ from annotation.curves import MAX_POINTS, CurveFitError, describe_curve
 from annotation.protocol import AnnotationContent
 from annotation.qualification import PARAMETERS
 from annotation.resolution import EDITED, Resolution
-from annotation.services import qualification
+from annotation.services import qualification, warmup_set
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas
@@ -43,7 +43,7 @@ actor, db, project = lead_page("Warm-up & qualification", flash_key=K_FLASH)
 
 with service_errors():
     board = qualification.qualification_board(db, actor, project.id)
-    samples = qualification.warmup_samples(db, actor, project.id)
+    samples = warmup_set.warmup_samples(db, actor, project.id)
 
 t = board.thresholds
 st.caption(
@@ -182,7 +182,7 @@ with set_tab:
         n_pick = st.number_input("How many", 1, 10_000, missing, key="warmup.pick_n")
         if st.button("Pick samples", icon=":material/casino:", key="warmup.pick"):
             try:
-                picked = qualification.pick_warmup(db, actor, project.id, int(n_pick))
+                picked = warmup_set.pick_warmup(db, actor, project.id, int(n_pick))
             except ServiceError as exc:
                 st.error(plain(exc))
             else:
@@ -193,7 +193,7 @@ with set_tab:
         if st.button("Add", icon=":material/add:", key="warmup.add"):
             ids = [x for x in ids_text.replace(",", " ").split() if x]
             try:
-                marked = qualification.mark_warmup(db, actor, project.id, ids)
+                marked = warmup_set.mark_warmup(db, actor, project.id, ids)
             except ServiceError as exc:
                 st.error(plain(exc))
             else:
@@ -205,7 +205,7 @@ with set_tab:
                    "is retired (discarded) and leaves everyone's figures.")
         if st.button("Take out", icon=":material/remove:", key="warmup.remove", disabled=not chosen):
             try:
-                done = qualification.unmark_warmup(db, actor, project.id, chosen)
+                done = warmup_set.unmark_warmup(db, actor, project.id, chosen)
             except ServiceError as exc:
                 st.error(plain(exc))
             else:
@@ -278,8 +278,8 @@ with gold_tab:
             try:
                 gold = Resolution(tuple(seg.boundaries), tuple(edit["axes"]), edit["xi"], edit["omega"],
                                   edit["alpha"], (actor.username,), w.n_tokens, method=EDITED)
-                qualification.set_warmup_gold(db, actor, w.sample_id, gold,
-                                               note=st.session_state.get(note_key, ""))
+                warmup_set.set_warmup_gold(db, actor, w.sample_id, gold,
+                                           note=st.session_state.get(note_key, ""))
             except (ServiceError, ValueError) as exc:
                 st.error(plain(exc))
             else:

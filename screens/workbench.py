@@ -5,8 +5,8 @@ Why it is built this way: every edit used to be a Streamlit rerun, and clicks th
 a rerun was in flight were lost. Now the surface applies each edit locally at once and sends the
 server its ordered queue of not-yet-acknowledged edits; :func:`_on_events` (the component's
 trigger callback, run before the script body) replays them through
-:func:`annotation.services.queue.apply_events` — one transaction, version-checked, idempotent by
-sequence number — and keeps the outcome. The surface is then drawn from what is stored
+:func:`annotation.services.workbench_events.apply_events` — one transaction, version-checked,
+idempotent by sequence number — and keeps the outcome. The surface is then drawn from what is stored
 (:func:`ui.workbench_view.build_view`), so what the annotator sees after the server answers is
 exactly what is stored.
 
@@ -30,7 +30,7 @@ import streamlit as st
 
 from annotation.curves import CurveFitError, compare_distributions
 from annotation.guidelines import current_guidelines
-from annotation.services import preferences, projects, queue
+from annotation.services import preferences, projects, queue, workbench_events
 from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion, failure_message
 from ui.components.annotation_surface import annotation_surface
 from ui.display import plain
@@ -173,9 +173,9 @@ def _on_events(annotation_id: int, batch: dict) -> None:
         return
     now = time.monotonic()
     try:
-        outcome = queue.apply_events(db, actor, annotation_id, batch["client"],
-                                     batch["base_version"], batch["events"],
-                                     seconds_delta=now - state.clock)
+        outcome = workbench_events.apply_events(db, actor, annotation_id, batch["client"],
+                                                batch["base_version"], batch["events"],
+                                                seconds_delta=now - state.clock)
     except (StaleVersion, AlreadySubmitted) as exc:
         st.session_state[K_STATE] = replace(state, conflict=str(exc),
                                             notices=(Notice("error", str(exc)),))

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from annotation.interchange import InterchangeError, InterchangeRecord, parse_interchange
-from annotation.services import audit, projects, review
+from annotation.services import audit, projects, settling
 from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
@@ -84,7 +84,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
             records = parse_interchange(data, {k: v.n_tokens for k, v in samples.items()})
         except InterchangeError as exc:
             raise InvalidInput(f"{source or 'file'}: {exc}. Nothing was imported.") from None
-        review.ensure_stats(s, project_id)
+        settling.ensure_stats(s, project_id)
         users = {u.username: u for u in s.scalars(
             select(User).where(User.username.in_({r.annotator for r in records})))}
         _refuse_lookalikes(s, records, set(users), source)
@@ -126,9 +126,9 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
         s.flush()
         production = [(smp, c) for smp, c in added_samples if not smp.is_warmup]
         for smp, c in production:  # count every parameter before judging any deviation
-            review.count_parameters(s, smp.project_id, c, +1)
+            settling.count_parameters(s, smp.project_id, c, +1)
         for smp in {id(smp): smp for smp, _ in production}.values():
-            review.settle(s, smp, settings)
+            settling.settle(s, smp, settings)
         audit.record(s, actor.user_id, "import_annotations", "project", project_id,
                      source=source, added=added, already_present=present, new_accounts=new_accounts)
         return AnnotationImportSummary(added, present, tuple(new_accounts))

@@ -4,8 +4,8 @@ real screen or a database.
 It holds one sample's content in session state and applies the surface's event batches with a
 minimal reducer written here on :mod:`annotation.editing` (seq dedupe, stop at a gap, refusals
 acknowledged, submit after everything before it) — the real one is
-``annotation.event_log`` / ``annotation.services.queue.apply_events``. After a successful submit
-it loads the "next sample" (new annotation id and client), as the screen does.
+``annotation.event_log`` / ``annotation.services.workbench_events.apply_events``. After a
+successful submit it loads the "next sample" (new annotation id and client), as the screen does.
 
 Query parameters configure a page: ``confirm=1`` (confirm dialog on), ``layout=single``,
 ``ro=1`` (read-only), ``notice=1`` (a notice with markup-like text), ``delay=0.15`` (seconds

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import accounts, projects, queue, review
+from annotation.services import accounts, projects, queue, review, submission
 from db.engine import Database
 from tests.browser.flow_steps import sign_in, wait_for_idle, wait_until
 from db.models import ReviewItem, Sample
@@ -50,8 +50,8 @@ def seed(tmp_path, n_samples: int):
         for name, boundaries, axes, points in work:
             item = queue.next_item(db, users[name], project.id)
             assert item.external_id == f"B1-{n + 1:04d}"
-            queue.submit(db, users[name], item.annotation_id, item.version,
-                         AnnotationContent(boundaries=boundaries, segment_axes=axes, points=points))
+            submission.submit(db, users[name], item.annotation_id, item.version,
+                              AnnotationContent(boundaries=boundaries, segment_axes=axes, points=points))
     rows = review.review_queue(db, lead, project.id)
     assert len(rows) == n_samples and all("segmentation_mismatch" in r.reasons for r in rows)
     return url, db, lead, rows

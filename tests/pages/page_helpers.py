@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation import editing
 from annotation.protocol import AnnotationContent
-from annotation.services import queue
+from annotation.services import queue, submission
 from annotation.text_import import TextRecord
 from ui.display import WORD_JOINER
 
@@ -133,5 +133,5 @@ def text_records(n: int) -> list[TextRecord]:
 def annotate(db, user, pid, **content):  # type: ignore[no-untyped-def]
     """``user`` takes their next sample and submits a complete annotation of it."""
     item = queue.next_item(db, user, pid)
-    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
     return item

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from annotation.services import accounts, projects, queue
+from annotation.services import accounts, projects, queue, submission
 from page_helpers import (
     complete_content,
     errors,
@@ -31,7 +31,7 @@ def ann(make_user):
 
 def _submit_one(db, actor, project_id):
     item = queue.next_item(db, actor, project_id)
-    return queue.submit(db, actor, item.annotation_id, item.version, complete_content())
+    return submission.submit(db, actor, item.annotation_id, item.version, complete_content())
 
 
 def test_no_project_yet(make_app, ann):

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.curves import describe_curve
 from annotation.protocol import AnnotationContent
-from annotation.services import projects, queue, review
+from annotation.services import projects, queue, review, submission
 from db.models import Annotation, ReviewItem, Sample
 from page_helpers import reported_states, run_with_gone_widgets
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
@@ -371,7 +371,7 @@ def test_history_shows_earlier_decisions_on_the_sample(open_review, db, pair, pr
     for user, split in zip(pair, (SPLIT_A, SPLIT_B)):
         item = queue.next_item(db, user, project.id)
         assert item.sample_id == disagreement
-        queue.submit(db, user, item.annotation_id, item.version, complete_content(**split))
+        submission.submit(db, user, item.annotation_id, item.version, complete_content(**split))
     at = open_review()
     history = at.dataframe[-1].value
     assert list(history["what"]) == ["Review opened", "Sent back to the annotators", "Review opened"]
@@ -384,8 +384,8 @@ def test_an_unfinished_flagged_annotation_is_shown_without_error(open_review, db
     a, b = pair
     annotate(db, a, project.id, **SPLIT_A)
     item = queue.next_item(db, b, project.id)
-    queue.submit(db, b, item.annotation_id, item.version,
-                 AnnotationContent(flags=("other",), note="Two events, two timelines."))
+    submission.submit(db, b, item.annotation_id, item.version,
+                      AnnotationContent(flags=("other",), note="Two events, two timelines."))
     at = open_review()
     assert at.dataframe[0].value["reasons"][0].startswith("Other (explain in the note)")
     text = markdown_text(at)

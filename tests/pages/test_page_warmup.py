@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
-from annotation.services import projects, qualification, queue
+from annotation.services import projects, qualification, queue, submission, warmup_set
 from db.models import GoldAnnotation, Qualification, Sample
 from page_helpers import (
     APP_PATH,
@@ -56,9 +56,9 @@ def _sid(db, pid, ext) -> int:
 @pytest.fixture
 def warm(db, lead, project):
     """S-002 … S-004 are the warm-up set, each with the same gold."""
-    qualification.mark_warmup(db, lead, project.id, list(WARMUP_IDS))
+    warmup_set.mark_warmup(db, lead, project.id, list(WARMUP_IDS))
     for ext in WARMUP_IDS:
-        qualification.set_warmup_gold(db, lead, _sid(db, project.id, ext), **GOLD)
+        warmup_set.set_warmup_gold(db, lead, _sid(db, project.id, ext), **GOLD)
     return project
 
 
@@ -75,7 +75,7 @@ def open_page(make_app, lead):
 def _poor_warmup(db, user, pid):
     for _ in WARMUP_IDS:
         item = queue.next_item(db, user, pid)
-        queue.submit(db, user, item.annotation_id, item.version, complete_content())
+        submission.submit(db, user, item.annotation_id, item.version, complete_content())
 
 
 def _table(at, column: str):
@@ -125,23 +125,23 @@ def test_pick_and_add_samples(open_page, db, lead, project):
     at.number_input(key="warmup.pick_n").set_value(2)
     at.button(key="warmup.pick").click()
     run(at)
-    assert len(qualification.warmup_samples(db, lead, project.id)) == 2
+    assert len(warmup_set.warmup_samples(db, lead, project.id)) == 2
     assert len(_table(at, "drafts")) == 2
     at.text_input(key="warmup.add_ids").input("S-404")
     at.button(key="warmup.add").click()
     run(at)
     assert any("No sample S-404" in e for e in errors(at))
-    already = {w.external_id for w in qualification.warmup_samples(db, lead, project.id)}
+    already = {w.external_id for w in warmup_set.warmup_samples(db, lead, project.id)}
     free = next(r.external_id for r in text_records(6) if r.external_id not in already)
     at.text_input(key="warmup.add_ids").input(free)
     at.button(key="warmup.add").click()
     run(at)
     assert not errors(at)
-    assert free in {w.external_id for w in qualification.warmup_samples(db, lead, project.id)}
+    assert free in {w.external_id for w in warmup_set.warmup_samples(db, lead, project.id)}
 
 
 def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
-    qualification.mark_warmup(db, lead, project.id, ["S-001"])
+    warmup_set.mark_warmup(db, lead, project.id, ["S-001"])
     sid = _sid(db, project.id, "S-001")
     at = open_page()
     assert at.selectbox(key="warmup.gold_pick").value == sid
@@ -168,7 +168,7 @@ def test_a_merged_segments_late_axes_report_changes_no_other_gold_segment(open_p
     """The gold editor is the Review page's: after a boundary click the browser may still report
     the box of a segment that no longer exists, and that report must not land on the segment
     that took its place in the list (it used to, by position)."""
-    qualification.mark_warmup(db, lead, project.id, ["S-001"])
+    warmup_set.mark_warmup(db, lead, project.id, ["S-001"])
     sid = _sid(db, project.id, "S-001")
     at = open_page()
     G = f"warmup.gold.{sid}"
@@ -229,7 +229,7 @@ def test_take_a_sample_out_of_the_set(open_page, db, lead, warm):
     at.button(key="warmup.remove").click()
     run(at)
     assert not errors(at)
-    assert [w.external_id for w in qualification.warmup_samples(db, lead, warm.id)] == ["S-002", "S-004"]
+    assert [w.external_id for w in warmup_set.warmup_samples(db, lead, warm.id)] == ["S-002", "S-004"]
 
 
 def test_recheck_button(open_page, warm):

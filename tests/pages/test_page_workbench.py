@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import preferences, projects, queue
+from annotation.services import preferences, projects, queue, submission, workbench_events
 from annotation.services.errors import Busy
 from db.engine import BUSY_MESSAGE
 from db.models import Annotation
@@ -69,7 +69,7 @@ def _submitted(db) -> list[Annotation]:
 def _seed_draft(db, ann, demo, content: AnnotationContent, step: int = 2):
     """Hand the annotator the next sample and save ``content`` as its draft."""
     item = queue.next_item(db, ann, demo.id)
-    return queue.save_draft(db, ann, item.annotation_id, item.version, content, step=step)
+    return submission.save_draft(db, ann, item.annotation_id, item.version, content, step=step)
 
 
 def warnings(at) -> list[str]:
@@ -266,7 +266,7 @@ def test_flagged_submit_with_a_note(open_workbench, db):
 def test_quota_reached_is_in_the_view_and_a_submit_is_refused(make_app, db, admin, ann, demo):
     projects.update_settings(db, admin, demo.id, daily_quota=1)
     first = queue.next_item(db, ann, demo.id)
-    queue.submit(db, ann, first.annotation_id, first.version, complete_content())
+    submission.submit(db, ann, first.annotation_id, first.version, complete_content())
     _seed_draft(db, ann, demo, complete_content(), step=2)
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
@@ -285,7 +285,7 @@ def test_nothing_left_after_the_last_submit(make_app, db, admin, ann):
     p = projects.create_project(db, admin, "Tiny")
     projects.import_texts(db, admin, p.id, text_records(1))
     item = queue.next_item(db, ann, p.id)
-    queue.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=2)
+    submission.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=2)
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     run(at)
@@ -314,8 +314,8 @@ def test_stale_version_shows_a_notice_and_loads_the_newer_version(open_workbench
     item = _state(at).item
     send(at, [{"seq": 1, "kind": "boundary", "gap": 2}])
     # another tab takes the draft over and saves newer work
-    newer = queue.apply_events(db, ann, item.annotation_id, "another-tab", 2,
-                               [{"seq": 1, "kind": "axis", "segment": 0, "axis": "static"}])
+    newer = workbench_events.apply_events(db, ann, item.annotation_id, "another-tab", 2,
+                                          [{"seq": 1, "kind": "axis", "segment": 0, "axis": "static"}])
     send(at, [{"seq": 2, "kind": "axis", "segment": 0, "axis": "main"}], base_version=1)
     row = _row(db, item.annotation_id)
     assert (row.version, row.segment_axes) == (newer.item.version, ["static", None])  # kept
@@ -345,7 +345,7 @@ def test_a_busy_database_is_a_notice_not_a_traceback(open_workbench, db, monkeyp
     def busy(*args, **kwargs):
         raise Busy()
 
-    monkeypatch.setattr(queue, "apply_events", busy)
+    monkeypatch.setattr(workbench_events, "apply_events", busy)
     send(at, [{"seq": 1, "kind": "boundary", "gap": 2}])
     v = view(at)
     assert _notices(v) == [("error", BUSY_MESSAGE)]
@@ -360,7 +360,7 @@ def test_a_busy_database_is_a_notice_not_a_traceback(open_workbench, db, monkeyp
 
 def test_submitted_annotation_opened_from_my_queue_is_read_only(make_app, db, ann, demo):
     first = queue.next_item(db, ann, demo.id)
-    done = queue.submit(db, ann, first.annotation_id, first.version, complete_content())
+    done = submission.submit(db, ann, first.annotation_id, first.version, complete_content())
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     at.session_state["workbench.open_annotation_id"] = done.annotation_id
@@ -405,7 +405,7 @@ def test_reload_returns_to_the_same_sample_and_step(make_app, db, ann, demo):
 
 def test_a_url_naming_a_submitted_annotation_opens_it_read_only(make_app, db, ann, demo):
     first = queue.next_item(db, ann, demo.id)
-    done = queue.submit(db, ann, first.annotation_id, first.version, complete_content())
+    done = submission.submit(db, ann, first.annotation_id, first.version, complete_content())
     at = make_app(ann)
     at.switch_page("screens/workbench.py")
     at.query_params["annotation"] = str(done.annotation_id)

@@ -147,7 +147,7 @@ def test_parameters_outside_the_fit_are_refused_and_review_is_unharmed(db, lead,
 
 def test_sums_poisoned_before_the_fix_are_rebuilt_and_an_extreme_value_is_described(db, lead, spread):
     from annotation.curves import CurveFitError, describe_curve
-    from annotation.services import review
+    from annotation.services import settling
 
     with db.write() as s:  # what an unchecked import of ξ = ω = α = 1e308 left behind
         a = s.scalar(select(Annotation).join(Sample, Sample.id == Annotation.sample_id)
@@ -160,7 +160,7 @@ def test_sums_poisoned_before_the_fix_are_rebuilt_and_an_extreme_value_is_descri
     import_close_pair(db, lead, spread)
     assert review_state(db, "B1-00043") == ([], True)
     with db.read() as s:
-        sd = review._spread(s, spread.id)
+        sd = settling._spread(s, spread.id)
     assert sd.xi is not None and 5 < sd.xi < 25  # from 40, 60, 50, 50.5: the 1e308 left out
     with pytest.raises(CurveFitError, match="outside the fit's range"):  # not OverflowError
         describe_curve(1e308, 1e308, 1e308)

@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 import pytest
 from sqlalchemy import select, update
 
-from annotation.services import dashboard, qualification, queue
+from annotation.services import dashboard, queue, submission, warmup_set
 from annotation.services.errors import InvalidInput, PermissionDenied
 from db.models import Annotation, Sample
 from service_helpers import complete_content
@@ -25,7 +25,7 @@ def at(day: date, hour: int = 10) -> datetime:
 
 def annotate(db, user, pid, **content):
     item = queue.next_item(db, user, pid)
-    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
     return item
 
 
@@ -114,11 +114,11 @@ def test_date_filter(db, lead, seeded):
 
 def test_warmup_work_is_counted_apart(db, make_user, lead, make_project):
     pid = make_project(3)
-    qualification.mark_warmup(db, lead, pid, ["S-002"])
+    warmup_set.mark_warmup(db, lead, pid, ["S-002"])
     with db.read() as s:
         sid = s.scalar(select(Sample.id).where(Sample.project_id == pid, Sample.external_id == "S-002"))
-    qualification.set_warmup_gold(db, lead, sid, boundaries=(0,), segment_axes=("main",),
-                                  xi=30.0, omega=8.0, alpha=0.5)
+    warmup_set.set_warmup_gold(db, lead, sid, boundaries=(0,), segment_axes=("main",),
+                               xi=30.0, omega=8.0, alpha=0.5)
     ann = make_user("ann")
     item = annotate(db, ann, pid)
     assert item.is_warmup

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from annotation.services import duplicates, projects, qualification
+from annotation.services import duplicates, projects, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.text_import import TextRecord
 from db.models import AuditEvent, NearDuplicate, Sample, TextEmbedding
@@ -138,7 +138,7 @@ def test_a_higher_threshold_drops_pending_marks_but_not_decisions(db, lead, proj
 
 
 def test_warmup_and_discarded_texts_are_left_out(db, lead, project, encoder):
-    qualification.mark_warmup(db, lead, project, ["T-2"])
+    warmup_set.mark_warmup(db, lead, project, ["T-2"])
     duplicates.run_dedup(db, lead, project, model=encoder)
     assert marks(db, project) == {"T-4": "pending"}
 

@@ -1,4 +1,4 @@
-"""The workbench's event log on the server (queue.apply_events), on SQLite and PostgreSQL:
+"""The workbench's event log on the server (workbench_events.apply_events), on SQLite and PostgreSQL:
 batches stored once, re-sends and restarts, gaps, take-over between clients, submit in the
 stream, refusals, concurrency and the statements one batch sends."""
 
@@ -11,7 +11,7 @@ from sqlalchemy import update
 
 from annotation.event_log import ALREADY_SUBMITTED
 from annotation.protocol import AnnotationContent
-from annotation.services import projects, queue
+from annotation.services import projects, queue, submission, workbench_events
 from annotation.services.errors import (
     AlreadySubmitted,
     InvalidInput,
@@ -26,7 +26,7 @@ from service_helpers import GOOD_POINTS, complete_content, count, statements_of
 #: Upper bound on the statements of a batch of plain edits: the user row (role check), the
 #: annotation with its sample and project (locked), one UPDATE … RETURNING.
 EDIT_BATCH_STATEMENTS = 3
-#: A batch ending in a submit: the statements of queue.submit (SUBMIT_STATEMENTS_FIRST in
+#: A batch ending in a submit: the statements of submission.submit (SUBMIT_STATEMENTS_FIRST in
 #: test_queue.py: the edits ride in the submit's UPDATE) plus next_item handing out a new sample
 #: afterwards (user, its lock on PostgreSQL, project, warm-up route, open draft, candidates,
 #: claim, sample, INSERT annotation, INSERT assignment, audit).
@@ -64,8 +64,8 @@ def _draft(db, make_user, make_project, n: int = 3, **settings):
 
 
 def _apply(db, ann, item, events, client=CLIENT, base_version=None, **kw):
-    return queue.apply_events(db, ann, item.annotation_id, client,
-                              item.version if base_version is None else base_version, events, **kw)
+    return workbench_events.apply_events(db, ann, item.annotation_id, client,
+                                         item.version if base_version is None else base_version, events, **kw)
 
 
 # --- a batch, re-sends, restarts, gaps ----------------------------------------------------------
@@ -112,7 +112,7 @@ def test_a_resend_after_a_server_restart_is_applied_once(db, make_user, make_pro
     url = db.engine.url.render_as_string(hide_password=False)
     restarted = Database.connect(url, upgrade=False)  # a new process: nothing kept in memory
     try:
-        out = queue.apply_events(restarted, ann, item.annotation_id, CLIENT, item.version, _edits())
+        out = workbench_events.apply_events(restarted, ann, item.annotation_id, CLIENT, item.version, _edits())
     finally:
         restarted.dispose()
     assert out.item.content.boundaries == (0, 4)
@@ -140,8 +140,8 @@ def test_a_gap_waits_for_the_missing_event_and_the_resend_fills_it(db, make_user
 
 def test_the_first_client_takes_over_a_draft_saved_the_old_way(db, make_user, make_project):
     _pid, ann, item = _draft(db, make_user, make_project)
-    saved = queue.save_draft(db, ann, item.annotation_id, item.version,
-                             AnnotationContent(boundaries=(0, 2), segment_axes=("main", None)), step=1)
+    saved = submission.save_draft(db, ann, item.annotation_id, item.version,
+                                  AnnotationContent(boundaries=(0, 2), segment_axes=("main", None)), step=1)
     out = _apply(db, ann, saved, [{"seq": 1, "kind": "axis", "segment": 1, "axis": "static"}])
     assert out.item.content.segment_axes == ("main", "static") and out.item.step == 1
     assert (_row(db, item.annotation_id).event_client, out.last_seq) == (CLIENT, 1)
@@ -207,13 +207,13 @@ def test_submit_in_the_stream_stores_every_edit_before_it_and_hands_out_the_next
 
 
 def test_submit_stores_what_submit_would_store(db, make_user, make_project):
-    """The event path and queue.submit share one code path: the same content gives the same row."""
+    """The event path and submission.submit share one code path: the same content gives the same row."""
     pid = make_project(2)
     one, two = make_user("one"), make_user("two")
     a, b = queue.next_item(db, one, pid), queue.next_item(db, two, pid)
     events = _edits() + [{"seq": 10, "kind": "submit", "flagged": False}]
     via_events = _apply(db, one, a, events).item
-    via_submit = queue.submit(db, two, b.annotation_id, b.version, via_events.content)
+    via_submit = submission.submit(db, two, b.annotation_id, b.version, via_events.content)
     assert via_submit.content == via_events.content
 
 
@@ -257,15 +257,15 @@ def test_flagged_submit_needs_a_reason_and_then_goes_through_unfinished(db, make
 def test_quota_reached_keeps_the_edits_and_says_so(db, make_user, make_project, lead):
     pid, ann, item = _draft(db, make_user, make_project, n=3)
     projects.update_settings(db, lead, pid, daily_quota=1)
-    queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+    submission.submit(db, ann, item.annotation_id, item.version, complete_content())
     second = queue.next_item(db, ann, pid)
     out = _apply(db, ann, second, _edits() + [{"seq": 10, "kind": "submit", "flagged": False}])
     assert not out.submitted and out.item.status == "draft"
     assert out.submit_problems == ("You reached today's quota of 1 submission. "
                                    "Your draft stays open; submit it tomorrow.",)
     assert out.item.content.points == GOOD_POINTS and out.last_seq == 10
-    with pytest.raises(QuotaReached):  # queue.submit says the same, as an error
-        queue.submit(db, ann, second.annotation_id, out.item.version, out.item.content)
+    with pytest.raises(QuotaReached):  # submission.submit says the same, as an error
+        submission.submit(db, ann, second.annotation_id, out.item.version, out.item.content)
 
 
 def test_submit_on_a_withdrawn_sample_is_not_done(db, make_user, make_project):
@@ -312,7 +312,7 @@ def test_malformed_batches_are_refused_and_nothing_changes(db, make_user, make_p
     _pid, ann, item = _draft(db, make_user, make_project)
     before = _snapshot(db, item.annotation_id)
     with pytest.raises(InvalidInput, match=fragment):
-        queue.apply_events(db, ann, item.annotation_id, client, base, events)
+        workbench_events.apply_events(db, ann, item.annotation_id, client, base, events)
     assert _snapshot(db, item.annotation_id) == before
 
 
@@ -321,7 +321,7 @@ def test_events_for_a_submitted_or_anothers_annotation_are_refused(db, make_user
     other = make_user("other")
     with pytest.raises(NotFound):
         _apply(db, other, item, _edits())
-    queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+    submission.submit(db, ann, item.annotation_id, item.version, complete_content())
     with pytest.raises(AlreadySubmitted):
         _apply(db, ann, item, _edits())
 
@@ -348,7 +348,7 @@ def test_two_threads_sending_the_same_batch_apply_it_once(db, make_user, make_pr
     for t in threads:
         t.join(60)
     assert not any(t.is_alive() for t in threads)
-    assert all(isinstance(r, queue.EventOutcome) for r in results), results
+    assert all(isinstance(r, workbench_events.EventOutcome) for r in results), results
     row = _row(db, item.annotation_id)
     assert row.version == item.version + 1 and row.event_seq == 9
     assert row.boundaries == [0, 4]  # a toggle applied twice would have removed it
@@ -358,7 +358,7 @@ def test_two_threads_sending_the_same_batch_apply_it_once(db, make_user, make_pr
 
 def test_a_batch_of_edits_sends_a_bounded_number_of_statements(db, make_user, make_project):
     _pid, ann, item = _draft(db, make_user, make_project)
-    done: dict[str, queue.EventOutcome] = {}
+    done: dict[str, workbench_events.EventOutcome] = {}
     seen = statements_of(db, lambda: done.setdefault("out", _apply(db, ann, item, _edits())))
     assert done["out"].last_seq == 9
     assert len(seen) <= EDIT_BATCH_STATEMENTS, "\n".join(seen)
@@ -368,7 +368,7 @@ def test_a_batch_of_edits_sends_a_bounded_number_of_statements(db, make_user, ma
 
 def test_a_batch_with_a_submit_sends_a_bounded_number_of_statements(db, make_user, make_project):
     _pid, ann, item = _draft(db, make_user, make_project)
-    done: dict[str, queue.EventOutcome] = {}
+    done: dict[str, workbench_events.EventOutcome] = {}
     events = _edits() + [{"seq": 10, "kind": "submit", "flagged": False}]
     seen = statements_of(db, lambda: done.setdefault("out", _apply(db, ann, item, events)))
     assert done["out"].submitted and done["out"].next_item is not None

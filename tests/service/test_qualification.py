@@ -8,7 +8,7 @@ import segeval
 from sqlalchemy import select
 
 from annotation.qualification import Thresholds
-from annotation.services import agreement, projects, qualification, queue, review
+from annotation.services import agreement, projects, qualification, queue, review, settling, submission, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import (
     Annotation,
@@ -44,10 +44,10 @@ def warm_project(db, lead, make_project):
     """Six texts, k = 2; S-002…S-004 are the warm-up set with gold (not the oldest samples,
     so handing them first is the routing, not the id order)."""
     pid = make_project(6)
-    assert qualification.mark_warmup(db, lead, pid, list(WARMUP_IDS)) == list(WARMUP_IDS)
+    assert warmup_set.mark_warmup(db, lead, pid, list(WARMUP_IDS)) == list(WARMUP_IDS)
     for ext, (xi, omega, alpha) in GOLD_CURVES.items():
-        qualification.set_warmup_gold(db, lead, sample_id(db, pid, ext), boundaries=GOLD_SPLIT["boundaries"],
-                                      segment_axes=GOLD_SPLIT["segment_axes"], xi=xi, omega=omega, alpha=alpha)
+        warmup_set.set_warmup_gold(db, lead, sample_id(db, pid, ext), boundaries=GOLD_SPLIT["boundaries"],
+                                   segment_axes=GOLD_SPLIT["segment_axes"], xi=xi, omega=omega, alpha=alpha)
     return pid
 
 
@@ -57,7 +57,7 @@ def do_warmup(db, user, pid, contents):
     for _ in contents:
         item = queue.next_item(db, user, pid)
         assert item is not None and item.is_warmup, item
-        queue.submit(db, user, item.annotation_id, item.version, contents[item.external_id])
+        submission.submit(db, user, item.annotation_id, item.version, contents[item.external_id])
         seen.append(item.external_id)
     return seen
 
@@ -93,7 +93,7 @@ def test_an_admitted_annotator_never_gets_a_warmup_sample(db, make_user, lead, w
     got = []
     while (item := queue.next_item(db, ann, pid)) is not None:
         got.append(item.external_id)
-        queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert got == ["S-000", "S-001", "S-005"]
 
 
@@ -126,13 +126,13 @@ def test_a_lead_who_annotates_does_the_warmup_too(db, lead, warm_project):
 
 def test_marked_samples_without_gold_go_to_nobody(db, make_user, lead, make_project):
     pid = make_project(3)
-    qualification.mark_warmup(db, lead, pid, ["S-000"])  # no gold: no warm-up set yet
+    warmup_set.mark_warmup(db, lead, pid, ["S-000"])  # no gold: no warm-up set yet
     ann = make_user("ann")
     assert not qualification.my_qualification(db, ann, pid).in_warmup
     got = []
     while (item := queue.next_item(db, ann, pid)) is not None:
         got.append(item.external_id)
-        queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert got == ["S-001", "S-002"]
     assert queue.pool_size(db, ann, pid) == 2  # S-001 and S-002 need one more annotator each
 
@@ -165,7 +165,7 @@ def test_warmup_submissions_never_settle_flag_or_count(db, make_user, lead, warm
     with db.read() as s:
         assert {g.source for g in s.scalars(select(GoldAnnotation))} == {"warmup"}
         assert s.get(ParameterStats, pid).n == 0
-    assert review.resolve_project(db, lead, pid).gold == 0
+    assert settling.resolve_project(db, lead, pid).gold == 0
     assert review.review_queue(db, lead, pid) == []
     assert agreement.project_agreement(db, lead, pid).report.n_samples == 0
     with db.read() as s:
@@ -232,8 +232,8 @@ def test_changing_gold_rechecks_and_can_admit(db, make_user, lead, warm_project)
     assert f.jaccard == pytest.approx((1 + 1 + 4 / 24) / 3)
     assert status_of(db, pid, ann) == "warmup"
     # the lead decides both axes belong to the second segment: the annotator's "opinion" counts
-    qualification.set_warmup_gold(db, lead, sample_id(db, pid, "S-004"), boundaries=(0, 4),
-                                  segment_axes=("static", ["main", "opinion"]), xi=70.0, omega=12.0, alpha=1.5)
+    warmup_set.set_warmup_gold(db, lead, sample_id(db, pid, "S-004"), boundaries=(0, 4),
+                               segment_axes=("static", ["main", "opinion"]), xi=70.0, omega=12.0, alpha=1.5)
     f = qualification.my_qualification(db, ann, pid).figures
     # gold pairs 4 + 2·10 = 24, all 14 of the annotator's among them
     assert f.jaccard == pytest.approx((1 + 1 + 14 / 24) / 3)
@@ -287,12 +287,12 @@ def test_a_revoked_annotator_is_not_readmitted_by_a_recheck_but_by_new_warmup_wo
     assert status_of(db, pid, ann) == "warmup"
     assert queue.next_item(db, ann, pid) is None
     # the lead adds a warm-up sample; doing it well hands the decision back to the rule
-    qualification.mark_warmup(db, lead, pid, ["S-005"])
-    qualification.set_warmup_gold(db, lead, sample_id(db, pid, "S-005"), boundaries=(0, 4),
-                                  segment_axes=("static", "main"), xi=40.0, omega=9.0, alpha=0.0)
+    warmup_set.mark_warmup(db, lead, pid, ["S-005"])
+    warmup_set.set_warmup_gold(db, lead, sample_id(db, pid, "S-005"), boundaries=(0, 4),
+                               segment_axes=("static", "main"), xi=40.0, omega=9.0, alpha=0.0)
     item = queue.next_item(db, ann, pid)
     assert item.external_id == "S-005"
-    queue.submit(db, ann, item.annotation_id, item.version, manual(40.0, 9.0, 0.0))
+    submission.submit(db, ann, item.annotation_id, item.version, manual(40.0, 9.0, 0.0))
     assert status_of(db, pid, ann) == "admitted"
 
 
@@ -301,12 +301,12 @@ def test_roles_annotators_cannot_run_lead_functions(db, make_user, warm_project)
     ann = make_user("ann")
     sid = sample_id(db, pid, "S-002")
     calls = [
-        lambda: qualification.mark_warmup(db, ann, pid, ["S-000"]),
-        lambda: qualification.pick_warmup(db, ann, pid, 1),
-        lambda: qualification.unmark_warmup(db, ann, pid, ["S-002"]),
-        lambda: qualification.set_warmup_gold(db, ann, sid, boundaries=(0,), segment_axes=("main",),
-                                              xi=1.0, omega=1.0, alpha=0.0),
-        lambda: qualification.warmup_samples(db, ann, pid),
+        lambda: warmup_set.mark_warmup(db, ann, pid, ["S-000"]),
+        lambda: warmup_set.pick_warmup(db, ann, pid, 1),
+        lambda: warmup_set.unmark_warmup(db, ann, pid, ["S-002"]),
+        lambda: warmup_set.set_warmup_gold(db, ann, sid, boundaries=(0,), segment_axes=("main",),
+                                           xi=1.0, omega=1.0, alpha=0.0),
+        lambda: warmup_set.warmup_samples(db, ann, pid),
         lambda: qualification.qualification_board(db, ann, pid),
         lambda: qualification.admit(db, ann, pid, ann.user_id, note="me"),
         lambda: qualification.revoke(db, ann, pid, ann.user_id, note="me"),
@@ -326,18 +326,18 @@ def test_pick_warmup_takes_untouched_samples_reproducibly(db, make_user, lead, m
     pid = make_project(20, warmup_size=5)
     ann = make_user("ann")
     queue.next_item(db, ann, pid)  # S-000 is started: never picked
-    picked = qualification.pick_warmup(db, lead, pid, seed=7)
+    picked = warmup_set.pick_warmup(db, lead, pid, seed=7)
     assert len(picked) == 5 and "S-000" not in picked
     pid2 = make_project(20, warmup_size=5)
     queue.next_item(db, ann, pid2)
-    assert qualification.pick_warmup(db, lead, pid2, seed=7) == picked
+    assert warmup_set.pick_warmup(db, lead, pid2, seed=7) == picked
     with pytest.raises(InvalidInput, match="already has 5"):
-        qualification.pick_warmup(db, lead, pid)
-    more = qualification.pick_warmup(db, lead, pid, 2, seed=1)
+        warmup_set.pick_warmup(db, lead, pid)
+    more = warmup_set.pick_warmup(db, lead, pid, 2, seed=1)
     assert len(more) == 2 and not set(more) & set(picked)
-    listed = [w.external_id for w in qualification.warmup_samples(db, lead, pid)]
+    listed = [w.external_id for w in warmup_set.warmup_samples(db, lead, pid)]
     assert listed == sorted([*picked, *more])
-    assert all(w.gold is None for w in qualification.warmup_samples(db, lead, pid))
+    assert all(w.gold is None for w in warmup_set.warmup_samples(db, lead, pid))
 
 
 def test_marking_is_all_or_nothing_and_refuses_started_samples(db, make_user, lead, make_project):
@@ -345,13 +345,13 @@ def test_marking_is_all_or_nothing_and_refuses_started_samples(db, make_user, le
     ann = make_user("ann")
     queue.next_item(db, ann, pid)  # S-000 started
     with pytest.raises(InvalidInput, match="nobody has started"):
-        qualification.mark_warmup(db, lead, pid, ["S-001", "S-000"])
+        warmup_set.mark_warmup(db, lead, pid, ["S-001", "S-000"])
     with pytest.raises(InvalidInput, match="No sample S-404"):
-        qualification.mark_warmup(db, lead, pid, ["S-001", "S-404"])
-    assert qualification.warmup_samples(db, lead, pid) == []
+        warmup_set.mark_warmup(db, lead, pid, ["S-001", "S-404"])
+    assert warmup_set.warmup_samples(db, lead, pid) == []
     with pytest.raises(InvalidInput, match="not in the warm-up set"):
-        qualification.set_warmup_gold(db, lead, sample_id(db, pid, "S-001"), boundaries=(0,),
-                                      segment_axes=("main",), xi=1.0, omega=1.0, alpha=0.0)
+        warmup_set.set_warmup_gold(db, lead, sample_id(db, pid, "S-001"), boundaries=(0,),
+                                   segment_axes=("main",), xi=1.0, omega=1.0, alpha=0.0)
 
 
 def test_gold_is_validated(db, lead, warm_project):
@@ -365,11 +365,11 @@ def test_gold_is_validated(db, lead, warm_project):
     ]
     for values in bad:
         with pytest.raises(InvalidInput):
-            qualification.set_warmup_gold(db, lead, sid, **values)
+            warmup_set.set_warmup_gold(db, lead, sid, **values)
     with pytest.raises(NotFound):
-        qualification.set_warmup_gold(db, lead, 10_000, boundaries=(0,), segment_axes=("main",),
-                                      xi=1.0, omega=1.0, alpha=0.0)
-    [w] = [w for w in qualification.warmup_samples(db, lead, warm_project) if w.sample_id == sid]
+        warmup_set.set_warmup_gold(db, lead, 10_000, boundaries=(0,), segment_axes=("main",),
+                                   xi=1.0, omega=1.0, alpha=0.0)
+    [w] = [w for w in warmup_set.warmup_samples(db, lead, warm_project) if w.sample_id == sid]
     assert w.gold.segment_axes == (("static",), ("main",)) and w.gold.decided_by == "lead1"
 
 
@@ -377,7 +377,7 @@ def test_unmark_returns_untouched_samples_and_retires_annotated_ones(db, make_us
     pid = warm_project
     ann = make_user("ann")
     do_warmup(db, ann, pid, {"S-002": perfect("S-002")})
-    summary = qualification.unmark_warmup(db, lead, pid, ["S-002", "S-003"])
+    summary = warmup_set.unmark_warmup(db, lead, pid, ["S-002", "S-003"])
     assert (summary.returned, summary.retired) == (("S-003",), ("S-002",))
     with db.read() as s:
         s2 = s.get(Sample, sample_id(db, pid, "S-002"))
@@ -387,7 +387,7 @@ def test_unmark_returns_untouched_samples_and_retires_annotated_ones(db, make_us
         assert s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == s3.id)) is None
     mine = qualification.my_qualification(db, ann, pid)
     assert (mine.n_done, mine.n_total) == (0, 1)  # only S-004 is left in the set
-    assert [w.external_id for w in qualification.warmup_samples(db, lead, pid)] == ["S-004"]
+    assert [w.external_id for w in warmup_set.warmup_samples(db, lead, pid)] == ["S-004"]
     with db.read() as s:
         events = [e.action for e in s.scalars(select(AuditEvent).order_by(AuditEvent.id))]
     assert events.count("warmup_mark") == 1 and events.count("warmup_gold") == 3

@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 
 from annotation.curves import fit_curve
 from annotation.protocol import AnnotationContent
-from annotation.services import projects, queue
+from annotation.services import projects, queue, submission
 from annotation.services.errors import (
     AlreadySubmitted,
     InvalidInput,
@@ -44,7 +44,7 @@ def _finish(db, actor, project_id: int, content: AnnotationContent | None = None
     """next_item → submit; returns the submitted WorkItem."""
     item = queue.next_item(db, actor, project_id)
     assert item is not None
-    return queue.submit(db, actor, item.annotation_id, item.version, content or complete_content())
+    return submission.submit(db, actor, item.annotation_id, item.version, content or complete_content())
 
 
 # --- next_item -------------------------------------------------------------------------------
@@ -68,12 +68,12 @@ def test_next_item_assigns_and_returns_the_same_draft_until_submitted(db, make_u
     for _ in range(3):
         again = queue.next_item(db, ann, pid)
         assert again.annotation_id == item.annotation_id
-    saved = queue.save_draft(db, ann, item.annotation_id, 1, complete_content(), step=2)
+    saved = submission.save_draft(db, ann, item.annotation_id, 1, complete_content(), step=2)
     again = queue.next_item(db, ann, pid)
     assert (again.annotation_id, again.version) == (item.annotation_id, saved.version)
     assert count(db, Assignment) == 1 and count(db, Annotation) == 1
 
-    queue.submit(db, ann, item.annotation_id, saved.version, complete_content())
+    submission.submit(db, ann, item.annotation_id, saved.version, complete_content())
     nxt = queue.next_item(db, ann, pid)
     assert nxt.annotation_id != item.annotation_id
     assert nxt.sample_id != item.sample_id
@@ -112,7 +112,7 @@ def test_pool_runs_dry_and_n_assigned_never_exceeds_k(db, make_user, make_projec
             item = queue.next_item(db, u, pid)
             if item is None:
                 continue
-            queue.submit(db, u, item.annotation_id, item.version, complete_content())
+            submission.submit(db, u, item.annotation_id, item.version, complete_content())
             done += 1
     assert done == 6
     assert all(queue.next_item(db, u, pid) is None for u in users)
@@ -128,7 +128,7 @@ def test_an_annotator_never_gets_the_same_sample_twice(db, make_user, make_proje
     seen = []
     while (item := queue.next_item(db, ann, pid)) is not None:
         seen.append(item.sample_id)
-        queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert len(seen) == 4 and len(set(seen)) == 4
     assert queue.pool_size(db, ann, pid) == 4 * 3 - 4
 
@@ -166,42 +166,42 @@ def test_save_draft_increments_version_and_stores_content(db, make_user, make_pr
     item = queue.next_item(db, ann, pid)
     n = item.n_tokens
     c1 = AnnotationContent(boundaries=(0, 2), segment_axes=("main", None))
-    s1 = queue.save_draft(db, ann, item.annotation_id, 1, c1, step=1, seconds_delta=12.5)
+    s1 = submission.save_draft(db, ann, item.annotation_id, 1, c1, step=1, seconds_delta=12.5)
     assert (s1.version, s1.step, s1.status) == (2, 1, "draft")
     assert s1.content.boundaries == (0, 2) and s1.content.segment_axes == ("main", None)
     assert s1.seconds_spent == pytest.approx(12.5)
 
     c2 = AnnotationContent(boundaries=(0, 2, n - 1), segment_axes=("main", "static", None),
                            points=((30.0, 1.0), (20.0, 0.4)), note="thinking")
-    s2 = queue.save_draft(db, ann, item.annotation_id, 2, c2, step=2, seconds_delta=5)
+    s2 = submission.save_draft(db, ann, item.annotation_id, 2, c2, step=2, seconds_delta=5)
     assert s2.version == 3
     stored = queue.open_item(db, ann, item.annotation_id)
     assert stored.content == c2
     assert stored.version == 3 and stored.seconds_spent == pytest.approx(17.5)
     assert stored.updated_at >= item.updated_at
     # the step is clamped to the three steps
-    assert queue.save_draft(db, ann, item.annotation_id, 3, c2, step=9).step == 2
-    assert queue.save_draft(db, ann, item.annotation_id, 4, c2, step=-3).step == 0
+    assert submission.save_draft(db, ann, item.annotation_id, 3, c2, step=9).step == 2
+    assert submission.save_draft(db, ann, item.annotation_id, 4, c2, step=-3).step == 0
 
 
 def test_stale_version_is_refused_and_newer_content_kept(db, make_user, make_project):
     pid = make_project(2)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    tab1 = queue.save_draft(db, ann, item.annotation_id, 1,
-                            AnnotationContent(boundaries=(0, 1), segment_axes=("main", "opinion")), step=1)
+    tab1 = submission.save_draft(db, ann, item.annotation_id, 1,
+                                 AnnotationContent(boundaries=(0, 1), segment_axes=("main", "opinion")), step=1)
     before = _snapshot(db, item.annotation_id)
     # tab 2 still holds version 1
     old_tab = AnnotationContent(boundaries=(0,), segment_axes=("generic",))
     with pytest.raises(StaleVersion):
-        queue.save_draft(db, ann, item.annotation_id, 1, old_tab, step=1)
+        submission.save_draft(db, ann, item.annotation_id, 1, old_tab, step=1)
     with pytest.raises(StaleVersion):
-        queue.submit(db, ann, item.annotation_id, 1, complete_content())
+        submission.submit(db, ann, item.annotation_id, 1, complete_content())
     assert _snapshot(db, item.annotation_id) == before
     assert queue.open_item(db, ann, item.annotation_id).content == tab1.content
     # a version from the future is stale too
     with pytest.raises(StaleVersion):
-        queue.save_draft(db, ann, item.annotation_id, 7, old_tab, step=1)
+        submission.save_draft(db, ann, item.annotation_id, 7, old_tab, step=1)
     assert _snapshot(db, item.annotation_id) == before
 
 
@@ -220,7 +220,7 @@ def test_save_draft_refuses_malformed_content(db, make_user, make_project, conte
     item = queue.next_item(db, ann, pid)
     before = _snapshot(db, item.annotation_id)
     with pytest.raises(InvalidInput):
-        queue.save_draft(db, ann, item.annotation_id, 1, content, step=0)
+        submission.save_draft(db, ann, item.annotation_id, 1, content, step=0)
     assert _snapshot(db, item.annotation_id) == before
 
 
@@ -230,12 +230,12 @@ def test_boundary_at_last_token_is_fine_but_one_past_is_not(db, make_user, make_
     item = queue.next_item(db, ann, pid)
     n = item.n_tokens
     ok = AnnotationContent(boundaries=(0, n - 1), segment_axes=("main", "static"))
-    saved = queue.save_draft(db, ann, item.annotation_id, 1, ok, step=0)
+    saved = submission.save_draft(db, ann, item.annotation_id, 1, ok, step=0)
     bad = AnnotationContent(boundaries=(0, n), segment_axes=("main", "static"))
     with pytest.raises(InvalidInput, match="past the last token"):
-        queue.save_draft(db, ann, item.annotation_id, saved.version, bad, step=0)
+        submission.save_draft(db, ann, item.annotation_id, saved.version, bad, step=0)
     with pytest.raises(InvalidInput):
-        queue.submit(db, ann, item.annotation_id, saved.version, replace(bad, points=GOOD_POINTS))
+        submission.submit(db, ann, item.annotation_id, saved.version, replace(bad, points=GOOD_POINTS))
     assert _row(db, item.annotation_id).status == "draft"
     assert _row(db, item.annotation_id).boundaries == [0, n - 1]
 
@@ -249,7 +249,7 @@ def test_submit_stores_parameters_fitted_from_the_points(db, make_user, make_pro
     item = queue.next_item(db, ann, pid)
     # the client sends made-up parameters: the server refits from the points
     sent = complete_content(xi=1.0, omega=2.0, alpha=3.0, scale=4.0, rmse=0.0)
-    done = queue.submit(db, ann, item.annotation_id, 1, sent, seconds_delta=40)
+    done = submission.submit(db, ann, item.annotation_id, 1, sent, seconds_delta=40)
     fit = fit_curve(GOOD_POINTS)
     row = _row(db, item.annotation_id)
     assert row.status == "submitted" and done.status == "submitted" and done.is_submitted
@@ -272,7 +272,7 @@ def test_submit_with_manual_parameters_keeps_them_and_recomputes_scale_and_rmse(
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     sent = complete_content(xi=28.0, omega=9.0, alpha=-1.0, scale=123.0, rmse=0.0, params_source="manual")
-    queue.submit(db, ann, item.annotation_id, 1, sent)
+    submission.submit(db, ann, item.annotation_id, 1, sent)
     row = _row(db, item.annotation_id)
     scale, rmse = fit_scale_for(GOOD_POINTS, 28.0, 9.0, -1.0)
     assert (row.xi, row.omega, row.alpha, row.params_source) == (28.0, 9.0, -1.0, "manual")
@@ -290,7 +290,7 @@ def test_submit_refuses_hand_tuned_parameters_the_fit_could_not_make(db, make_us
     item = queue.next_item(db, ann, pid)
     sent = complete_content(**params, params_source="manual")
     with pytest.raises(InvalidInput, match="outside the fit's range"):
-        queue.submit(db, ann, item.annotation_id, 1, sent)
+        submission.submit(db, ann, item.annotation_id, 1, sent)
     row = _row(db, item.annotation_id)
     assert row.status == "draft" and row.version == 1 and row.xi is None
 
@@ -299,17 +299,17 @@ def test_seconds_accumulate_and_idle_time_is_capped(db, make_user, make_project)
     pid = make_project(1)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    cap = queue.IDLE_CAP_SECONDS
-    v = queue.save_draft(db, ann, item.annotation_id, 1, AnnotationContent(), step=0,
-                         seconds_delta=30).version
-    v = queue.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
-                         seconds_delta=cap * 20).version  # lunch break
-    v = queue.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
-                         seconds_delta=-50).version  # clock skew
-    v = queue.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
-                         seconds_delta=float("nan")).version
+    cap = submission.IDLE_CAP_SECONDS
+    v = submission.save_draft(db, ann, item.annotation_id, 1, AnnotationContent(), step=0,
+                              seconds_delta=30).version
+    v = submission.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
+                              seconds_delta=cap * 20).version  # lunch break
+    v = submission.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
+                              seconds_delta=-50).version  # clock skew
+    v = submission.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
+                              seconds_delta=float("nan")).version
     assert _row(db, item.annotation_id).seconds_spent == pytest.approx(30 + cap)
-    queue.submit(db, ann, item.annotation_id, v, complete_content(), seconds_delta=cap + 1)
+    submission.submit(db, ann, item.annotation_id, v, complete_content(), seconds_delta=cap + 1)
     assert _row(db, item.annotation_id).seconds_spent == pytest.approx(30 + 2 * cap)
 
 
@@ -317,17 +317,17 @@ def test_double_submit_is_refused_and_changes_nothing(db, make_user, make_projec
     pid = make_project(2)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    queue.submit(db, ann, item.annotation_id, 1, complete_content(), seconds_delta=10)
+    submission.submit(db, ann, item.annotation_id, 1, complete_content(), seconds_delta=10)
     before = _snapshot(db, item.annotation_id)
     other = complete_content(segment_axes=("generic",), points=((40, 1.0), (30, 0.5), (55, 0.5)))
     with pytest.raises(AlreadySubmitted):
-        queue.submit(db, ann, item.annotation_id, 1, other, seconds_delta=10)
+        submission.submit(db, ann, item.annotation_id, 1, other, seconds_delta=10)
     with pytest.raises(AlreadySubmitted):
-        queue.submit(db, ann, item.annotation_id, 2, other, seconds_delta=10)  # current version
+        submission.submit(db, ann, item.annotation_id, 2, other, seconds_delta=10)  # current version
     with pytest.raises(AlreadySubmitted):
-        queue.save_draft(db, ann, item.annotation_id, 2, other, step=1)
+        submission.save_draft(db, ann, item.annotation_id, 2, other, step=1)
     with pytest.raises(AlreadySubmitted):
-        queue.save_draft(db, ann, item.annotation_id, 1, other, step=1)
+        submission.save_draft(db, ann, item.annotation_id, 1, other, step=1)
     assert _snapshot(db, item.annotation_id) == before
     assert _snapshot(db, item.annotation_id)["version"] == 2
     assert count(db, AuditEvent, AuditEvent.action == "submit") == 1
@@ -349,7 +349,7 @@ def test_incomplete_unflagged_submit_lists_problems_and_changes_nothing(
     item = queue.next_item(db, ann, pid)
     before = _snapshot(db, item.annotation_id)
     with pytest.raises(InvalidInput) as exc:
-        queue.submit(db, ann, item.annotation_id, 1, content)
+        submission.submit(db, ann, item.annotation_id, 1, content)
     for fragment in expected:
         assert fragment in str(exc.value)
     assert _snapshot(db, item.annotation_id) == before
@@ -361,11 +361,11 @@ def test_unfittable_points_refuse_an_unflagged_submit(db, make_user, make_projec
     item = queue.next_item(db, ann, pid)
     two_peaks = ((10.0, 1.0), (30.0, 0.1), (50.0, 1.0))
     with pytest.raises(InvalidInput, match="peak"):
-        queue.submit(db, ann, item.annotation_id, 1, complete_content(points=two_peaks))
+        submission.submit(db, ann, item.annotation_id, 1, complete_content(points=two_peaks))
     assert _row(db, item.annotation_id).status == "draft"
     # flagged as needing more than one peak, the same points may be submitted
     flagged = complete_content(points=two_peaks, flags=("multiple_peaks",))
-    done = queue.submit(db, ann, item.annotation_id, 1, flagged)
+    done = submission.submit(db, ann, item.annotation_id, 1, flagged)
     assert done.status == "submitted" and done.content.flags == ("multiple_peaks",)
 
 
@@ -374,7 +374,7 @@ def test_flagged_submit_with_incomplete_curve_is_accepted(db, make_user, make_pr
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     content = AnnotationContent(points=((30.0, 1.0),), flags=("not_present_tense",))
-    done = queue.submit(db, ann, item.annotation_id, 1, content)
+    done = submission.submit(db, ann, item.annotation_id, 1, content)
     row = _row(db, item.annotation_id)
     assert row.status == "submitted" and row.flags == ["not_present_tense"]
     assert row.xi is None and done.content.segment_axes == (None,)
@@ -386,12 +386,12 @@ def test_flag_other_needs_a_note(db, make_user, make_project):
     item = queue.next_item(db, ann, pid)
     before = _snapshot(db, item.annotation_id)
     with pytest.raises(InvalidInput, match="note"):
-        queue.submit(db, ann, item.annotation_id, 1, AnnotationContent(flags=("other",)))
+        submission.submit(db, ann, item.annotation_id, 1, AnnotationContent(flags=("other",)))
     with pytest.raises(InvalidInput, match="note"):
-        queue.submit(db, ann, item.annotation_id, 1, AnnotationContent(flags=("other",), note="   "))
+        submission.submit(db, ann, item.annotation_id, 1, AnnotationContent(flags=("other",), note="   "))
     assert _snapshot(db, item.annotation_id) == before
-    done = queue.submit(db, ann, item.annotation_id, 1,
-                        AnnotationContent(flags=("other",), note="The text is in Latin."))
+    done = submission.submit(db, ann, item.annotation_id, 1,
+                             AnnotationContent(flags=("other",), note="The text is in Latin."))
     assert done.status == "submitted" and _row(db, item.annotation_id).note == "The text is in Latin."
 
 
@@ -402,7 +402,7 @@ def test_submit_on_withdrawn_sample_is_refused(db, make_user, make_project):
     with db.write() as s:
         s.execute(update(Sample).values(status="discarded"))
     with pytest.raises(InvalidInput, match="withdrawn"):
-        queue.submit(db, ann, item.annotation_id, 1, complete_content())
+        submission.submit(db, ann, item.annotation_id, 1, complete_content())
     assert _row(db, item.annotation_id).status == "draft"
 
 
@@ -419,10 +419,10 @@ def test_quota_reached_keeps_the_draft_a_draft(db, make_user, make_project, lead
     assert (status.submitted_today, status.daily_quota, status.quota_reached) == (2, 2, True)
 
     third = queue.next_item(db, ann, pid)  # a draft may still be prepared
-    third = queue.save_draft(db, ann, third.annotation_id, third.version, complete_content(), step=2)
+    third = submission.save_draft(db, ann, third.annotation_id, third.version, complete_content(), step=2)
     before = _snapshot(db, third.annotation_id)
     with pytest.raises(QuotaReached, match="2"):
-        queue.submit(db, ann, third.annotation_id, third.version, complete_content())
+        submission.submit(db, ann, third.annotation_id, third.version, complete_content())
     assert _snapshot(db, third.annotation_id) == before
     assert _row(db, third.annotation_id).status == "draft"
     assert count(db, Annotation, Annotation.status == "submitted") == 2
@@ -431,7 +431,7 @@ def test_quota_reached_keeps_the_draft_a_draft(db, make_user, make_project, lead
     assert _finish(db, bob, pid).status == "submitted"
     # raising the quota lets the draft through
     projects.update_settings(db, lead, pid, daily_quota=3)
-    assert queue.submit(db, ann, third.annotation_id, third.version, complete_content()).is_submitted
+    assert submission.submit(db, ann, third.annotation_id, third.version, complete_content()).is_submitted
 
 
 def test_quota_counts_only_todays_submissions(db, make_user, make_project, lead):
@@ -441,13 +441,13 @@ def test_quota_counts_only_todays_submissions(db, make_user, make_project, lead)
     first = _finish(db, ann, pid)
     item = queue.next_item(db, ann, pid)
     with pytest.raises(QuotaReached):
-        queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
     # the first submission was two days ago: today's quota is free again
     with db.write() as s:
         s.execute(update(Annotation).where(Annotation.id == first.annotation_id)
                   .values(submitted_at=datetime.now(timezone.utc) - timedelta(days=2)))
     assert queue.queue_status(db, ann, pid).submitted_today == 0
-    assert queue.submit(db, ann, item.annotation_id, item.version, complete_content()).is_submitted
+    assert submission.submit(db, ann, item.annotation_id, item.version, complete_content()).is_submitted
     assert queue.queue_status(db, ann, pid).submitted_today == 1
     assert queue.queue_status(db, ann, pid).submitted_total == 2
 
@@ -511,7 +511,7 @@ def test_quota_day_follows_the_configured_zone(db, make_user, make_project, lead
     # and one more is over the quota
     item = queue.next_item(db, ann, pid)
     with pytest.raises(QuotaReached):
-        queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
 
 
 # --- blindness -------------------------------------------------------------------------------
@@ -523,24 +523,24 @@ def test_annotator_cannot_reach_anothers_annotation(db, make_user, make_project)
     ia = queue.next_item(db, a, pid)
     ib = queue.next_item(db, b, pid)
     assert ia.sample_id == ib.sample_id  # same text, separate annotations
-    queue.save_draft(db, a, ia.annotation_id, 1, complete_content(note="A's secret"), step=2)
+    submission.save_draft(db, a, ia.annotation_id, 1, complete_content(note="A's secret"), step=2)
     before = _snapshot(db, ia.annotation_id)
 
     with pytest.raises(NotFound) as missing:
         queue.open_item(db, b, 10_000_000)
     calls = [
         lambda: queue.open_item(db, b, ia.annotation_id),
-        lambda: queue.save_draft(db, b, ia.annotation_id, 2, complete_content(), step=1),
-        lambda: queue.submit(db, b, ia.annotation_id, 2, complete_content()),
+        lambda: submission.save_draft(db, b, ia.annotation_id, 2, complete_content(), step=1),
+        lambda: submission.submit(db, b, ia.annotation_id, 2, complete_content()),
     ]
     for call in calls:
         with pytest.raises(NotFound) as exc:
             call()
         assert str(exc.value) == str(missing.value)  # no hint that the id exists
         assert "secret" not in str(exc.value)
-    for fn in (queue.save_draft, queue.submit):
+    for fn in (submission.save_draft, submission.submit):
         with pytest.raises(NotFound) as exc:
-            if fn is queue.save_draft:
+            if fn is submission.save_draft:
                 fn(db, b, 10_000_000, 1, complete_content(), step=1)
             else:
                 fn(db, b, 10_000_000, 1, complete_content())
@@ -549,7 +549,7 @@ def test_annotator_cannot_reach_anothers_annotation(db, make_user, make_project)
 
     # B's own draft is unaffected by A's note, and B sees only B's work
     assert queue.open_item(db, b, ib.annotation_id).content.note == ""
-    queue.submit(db, a, ia.annotation_id, 2, complete_content())
+    submission.submit(db, a, ia.annotation_id, 2, complete_content())
     hist_a = queue.my_history(db, a, pid)
     hist_b = queue.my_history(db, b, pid)
     assert [h.annotation_id for h in hist_a] == [ia.annotation_id]
@@ -601,7 +601,7 @@ def test_assign_and_submit_are_audited(db, make_user, make_project):
         ann.user_id, "sample", str(item.sample_id))
     assert assigns[0].detail == {"slot": 1}
 
-    queue.submit(db, ann, item.annotation_id, 1, complete_content(flags=("multiple_peaks",)))
+    submission.submit(db, ann, item.annotation_id, 1, complete_content(flags=("multiple_peaks",)))
     with db.read() as s:
         subs = list(s.scalars(select(AuditEvent).where(AuditEvent.action == "submit")))
     assert len(subs) == 1
@@ -617,9 +617,9 @@ def test_failed_submit_leaves_no_audit_event(db, make_user, make_project, lead):
     _finish(db, ann, pid)
     item = queue.next_item(db, ann, pid)
     with pytest.raises(QuotaReached):
-        queue.submit(db, ann, item.annotation_id, item.version, complete_content())
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
     with pytest.raises(InvalidInput):
-        queue.submit(db, ann, item.annotation_id, item.version, AnnotationContent())
+        submission.submit(db, ann, item.annotation_id, item.version, AnnotationContent())
     assert count(db, AuditEvent, AuditEvent.action == "submit") == 1
 
 
@@ -629,7 +629,7 @@ def test_flagged_submit_never_stores_parameters_the_points_do_not_support(db, ma
     item = queue.next_item(db, ann, pid)
     content = AnnotationContent(points=((30.0, 1.0),), xi=50.0, omega=9.0, alpha=1.0, scale=3.0,
                                 rmse=0.0, flags=("multiple_peaks",))
-    queue.submit(db, ann, item.annotation_id, 1, content)
+    submission.submit(db, ann, item.annotation_id, 1, content)
     row = _row(db, item.annotation_id)
     assert (row.xi, row.omega, row.alpha, row.scale, row.rmse) == (None, None, None, None, None)
 
@@ -641,7 +641,7 @@ def test_unflagged_submit_names_the_fit_problem_with_the_other_problems(db, make
     two_peaks = ((10.0, 1.0), (30.0, 0.1), (50.0, 1.0))
     content = AnnotationContent(boundaries=(0,), segment_axes=(None,), points=two_peaks)
     with pytest.raises(InvalidInput) as err:
-        queue.submit(db, ann, item.annotation_id, 1, content)
+        submission.submit(db, ann, item.annotation_id, 1, content)
     message = str(err.value)
     assert "Axis labels" in message and "both peaks" in message
     assert "do not define a curve" not in message
@@ -663,9 +663,9 @@ def test_submit_sends_a_bounded_number_of_statements(db, make_user, make_project
     assert items[0].sample_id == items[1].sample_id
 
     done: dict[str, object] = {}
-    one = statements_of(db, lambda: done.setdefault("1", queue.submit(
+    one = statements_of(db, lambda: done.setdefault("1", submission.submit(
         db, first, items[0].annotation_id, items[0].version, complete_content())))
-    two = statements_of(db, lambda: done.setdefault("2", queue.submit(
+    two = statements_of(db, lambda: done.setdefault("2", submission.submit(
         db, second, items[1].annotation_id, items[1].version, complete_content())))
     assert done["1"].is_submitted and done["2"].is_submitted and done["2"].version == 2
     assert len(one) <= SUBMIT_STATEMENTS_FIRST, "\n".join(one)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation.resolution import Resolution
-from annotation.services import queue, review
+from annotation.services import queue, review, settling, submission
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
 from db.models import Annotation, GoldAnnotation, ReviewDay, ReviewItem, Sample
 from service_helpers import complete_content, count
@@ -20,7 +20,7 @@ SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 def annotate(db, user, pid, **content):
     item = queue.next_item(db, user, pid)
-    queue.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
     return item
 
 
@@ -142,7 +142,7 @@ def test_send_back_returns_drafts_with_the_note_and_resubmission_settles(db, pai
     for user in (a, b):
         item = queue.next_item(db, user, pid)
         assert item.sample_id == row.sample_id
-        queue.submit(db, user, item.annotation_id, item.version, complete_content(**SPLIT_A))
+        submission.submit(db, user, item.annotation_id, item.version, complete_content(**SPLIT_A))
     [gold] = gold_rows(db)
     assert gold.source == "auto"
 
@@ -172,7 +172,7 @@ def test_annotators_cannot_review(db, pair, make_project):
         item_id = s.scalar(select(ReviewItem.id))
     for call in (lambda: review.open_case(db, a, item_id),
                  lambda: review.decide(db, a, item_id, "accept_auto"),
-                 lambda: review.resolve_project(db, a, pid)):
+                 lambda: settling.resolve_project(db, a, pid)):
         with pytest.raises(PermissionDenied):
             call()
 
@@ -201,10 +201,10 @@ def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair,
     annotate(db, a, pid, **SPLIT_A)
     annotate(db, b, pid, **SPLIT_A)
     assert len(gold_rows(db)) == 1
-    summary = review.resolve_project(db, lead, pid)
+    summary = settling.resolve_project(db, lead, pid)
     assert summary.gold == 1 and summary.flagged == 0  # auto gold is re-checked, stays gold
     projects.update_settings(db, lead, pid, flag_sigma=0.0001)
-    summary = review.resolve_project(db, lead, pid, recheck=True)
+    summary = settling.resolve_project(db, lead, pid, recheck=True)
     assert summary.gold == 1  # identical parameters: |Δ| = 0 is never above a threshold
 
 

@@ -1,0 +1,224 @@
+"""Admission to production (SPEC section 5): who must do the warm-up first, where the queue
+sends them, their figures against gold and the rule that admits them.
+
+The warm-up set itself (which samples, their gold) is :mod:`annotation.services.warmup_set`;
+the lead's board and decisions and the annotator's own view are
+:mod:`annotation.services.qualification`. The rules, as leads see them:
+
+* **Who does it.** When the project has a warm-up set, every user who annotates — annotators,
+  and leads and admins alike — is in warm-up until their :class:`~db.models.Qualification` says
+  *admitted*. When the project has no warm-up set, everyone is admitted implicitly and the queue
+  behaves exactly as without warm-up; annotators who worked before a set existed must then be
+  admitted by a lead (or do the warm-up) once one is defined.
+* **Routing** (:func:`warmup_route`, used by ``queue.next_item``). In warm-up: the annotator's open
+  warm-up draft, else the oldest warm-up sample they have not had, regardless of k (everyone in
+  warm-up annotates every warm-up sample); once all are submitted, nothing until admitted
+  (a production draft started before the set existed waits). Admitted: production only, never
+  a warm-up sample.
+* **Figures** (:mod:`annotation.qualification`): ICC(1,1) per parameter of annotator vs gold (the
+  smallest of the three is compared), Jaccard of (token, axis) sets and Pk against gold, over the
+  annotator's submitted warm-up annotations; shown to the annotator and to the lead.
+* **Admission.** Automatic when the annotator has submitted the whole set and ICC >
+  ``qualify_icc_min``, Jaccard > ``qualify_jaccard_min``, Pk < ``qualify_pk_max`` — checked at each
+  warm-up submission and whenever a lead changes the set or its gold (:func:`recheck_all`). The
+  rule only admits, it never revokes. A lead may **admit** anyone or **revoke** an admission, with a
+  note (an override); the rule then leaves that person's status alone until they submit another
+  warm-up annotation (a revoked annotator gets new warm-up samples when the lead adds some).
+  Every decision — the rule's and the lead's — is in the audit log (entity ``qualification``).
+* **Isolation.** Warm-up samples never count towards k and never enter production agreement,
+  automatic flags, the review queue, the parameter spread or gold resolution (the services
+  filter ``Sample.is_warmup``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from sqlalchemy import select, true
+from sqlalchemy.orm import Session
+
+from annotation.qualification import (
+    QualificationFigures,
+    Thresholds,
+    WarmupAttempt,
+    meets_thresholds,
+    qualification_figures,
+)
+from annotation.resolution import EDITED, Resolution
+from annotation.services import audit
+from annotation.services.errors import NotFound
+from annotation.settings import ProjectSettings
+from db.models import (
+    Annotation,
+    Assignment,
+    GoldAnnotation,
+    Project,
+    Qualification,
+    Sample,
+    utcnow,
+)
+
+ADMITTED, WARMUP = "admitted", "warmup"
+
+
+# --- routing (inside the queue's transaction) ----------------------------------------------------
+
+@dataclass(frozen=True)
+class WarmupRoute:
+    """Where the queue sends one user in one project.
+
+    ``marked``: the project has active samples marked warm-up (production must skip them);
+    ``sample_ids``: the warm-up set (marked, active, with gold), oldest first;
+    ``in_warmup``: the user gets warm-up samples only.
+    """
+
+    marked: bool
+    sample_ids: tuple[int, ...]
+    in_warmup: bool
+
+
+def _warmup_rows(s: Session, project_id: int) -> list[tuple[int, int | None]]:
+    # (project_id, is_warmup) is indexed (ix_samples_warmup): this stays a few index entries on
+    # a project of 100k samples; "= true" rather than "IS true", which PostgreSQL cannot index.
+    return list(s.execute(
+        select(Sample.id, GoldAnnotation.id)
+        .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .where(Sample.project_id == project_id, Sample.is_warmup == true(), Sample.status == "active")
+        .order_by(Sample.id)).all())
+
+
+def warmup_route(s: Session, project_id: int, user_id: int) -> WarmupRoute:
+    """The user's route in the project (see module docstring); two indexed look-ups."""
+    rows = _warmup_rows(s, project_id)
+    ids = tuple(sid for sid, gold_id in rows if gold_id is not None)
+    if not ids:
+        return WarmupRoute(bool(rows), (), False)
+    status = s.scalar(select(Qualification.status).where(Qualification.project_id == project_id,
+                                                         Qualification.user_id == user_id))
+    return WarmupRoute(True, ids, status != ADMITTED)
+
+
+def warmup_candidates(s: Session, route: WarmupRoute, user_id: int) -> list[int]:
+    """Warm-up samples of ``route`` not yet handed to the user, oldest first."""
+    if not route.sample_ids:
+        return []
+    had = set(s.scalars(select(Assignment.sample_id).where(Assignment.user_id == user_id,
+                                                           Assignment.sample_id.in_(route.sample_ids))))
+    return [sid for sid in route.sample_ids if sid not in had]
+
+
+def ensure_qualification(s: Session, project_id: int, user_id: int) -> Qualification:
+    """The user's qualification row in the project, created in warm-up when missing."""
+    row = s.scalar(select(Qualification).where(Qualification.project_id == project_id,
+                                               Qualification.user_id == user_id))
+    if row is None:
+        row = Qualification(project_id=project_id, user_id=user_id, status=WARMUP, figures={},
+                            overridden=False)
+        s.add(row)
+        s.flush()
+    return row
+
+
+def record_warmup_submission(s: Session, smp: Sample, user_id: int) -> str:
+    """A warm-up annotation was just submitted: refresh the annotator's figures and admit them
+    if the rule says so. Returns their status. Runs inside the submit transaction."""
+    row = ensure_qualification(s, smp.project_id, user_id)
+    _evaluate(s, _settings(s, smp.project_id), row, by_submission=True)
+    return row.status
+
+
+# --- figures ---------------------------------------------------------------------------------------
+
+def project_row(s: Session, project_id: int) -> Project:
+    """The project's row; :class:`NotFound` when there is none."""
+    p = s.get(Project, project_id)
+    if p is None:
+        raise NotFound("No such project.")
+    return p
+
+
+def _settings(s: Session, project_id: int) -> ProjectSettings:
+    return ProjectSettings.from_dict(project_row(s, project_id).settings)
+
+
+def _gold_resolution(g: GoldAnnotation, n_tokens: int) -> Resolution:
+    return Resolution(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi, g.omega,
+                      g.alpha, (), n_tokens, method=EDITED)
+
+
+def figures_by_user(s: Session, project_id: int,
+                    user_ids: Iterable[int] | None = None) -> tuple[int, dict[int, QualificationFigures]]:
+    """(size of the warm-up set, figures of every user with a submitted warm-up annotation —
+    or of ``user_ids``, with empty figures for those without)."""
+    golds = {smp.id: (smp.external_id, _gold_resolution(g, smp.n_tokens)) for smp, g in s.execute(
+        select(Sample, GoldAnnotation).join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .where(Sample.project_id == project_id, Sample.is_warmup == true(), Sample.status == "active")
+        .order_by(Sample.id))}
+    wanted = None if user_ids is None else set(user_ids)
+    attempts: dict[int, list[WarmupAttempt]] = {uid: [] for uid in wanted or ()}
+    if golds:
+        stmt = (select(Annotation.annotator_id, Annotation.sample_id, Annotation.boundaries,
+                       Annotation.segment_axes, Annotation.xi, Annotation.omega, Annotation.alpha)
+                .where(Annotation.sample_id.in_(list(golds)), Annotation.status == "submitted")
+                .order_by(Annotation.sample_id, Annotation.id))
+        if wanted is not None:
+            stmt = stmt.where(Annotation.annotator_id.in_(wanted))
+        for uid, sid, boundaries, axes, xi, omega, alpha in s.execute(stmt):
+            external_id, gold = golds[sid]
+            attempts.setdefault(uid, []).append(WarmupAttempt(
+                external_id, gold, tuple(boundaries or (0,)), tuple(axes or (None,)), xi, omega, alpha))
+    return len(golds), {uid: qualification_figures(a, len(golds)) for uid, a in attempts.items()}
+
+
+def store_figures(s: Session, row: Qualification,
+                  figures: QualificationFigures | None = None) -> QualificationFigures:
+    """Keep the row's figures against gold (``figures``, else computed now), with the time."""
+    if figures is None:
+        _, by_user = figures_by_user(s, row.project_id, [row.user_id])
+        figures = by_user[row.user_id]
+    row.figures = {**figures.to_json(), "evaluated_at": utcnow().isoformat()}
+    return figures
+
+
+def _evaluate(s: Session, settings: ProjectSettings, row: Qualification, *,
+              by_submission: bool = False, figures: QualificationFigures | None = None) -> None:
+    """Store the row's current figures; admit by the rule when it applies (module docstring)."""
+    figures = store_figures(s, row, figures)
+    now = utcnow()
+    if row.status != WARMUP:
+        return
+    if by_submission:
+        row.overridden = False  # new warm-up work hands the decision back to the rule
+    if not row.overridden and meets_thresholds(figures, Thresholds.of(settings)):
+        row.status, row.decided_by, row.decided_at = ADMITTED, None, now
+        audit.record(s, None, "qualification_admit_rule", "qualification", row.id,
+                     project=row.project_id, user=row.user_id, figures=row.figures)
+
+
+def recheck_all(s: Session, project_id: int) -> int:
+    """Re-evaluate every qualification row of the project (after the set or its gold changed)."""
+    settings = _settings(s, project_id)
+    rows = list(s.scalars(select(Qualification).where(Qualification.project_id == project_id)
+                          .order_by(Qualification.id)))
+    if not rows:
+        return 0
+    _, by_user = figures_by_user(s, project_id, [r.user_id for r in rows])
+    for row in rows:
+        _evaluate(s, settings, row, figures=by_user[row.user_id])
+    return len(rows)
+
+
+__all__ = [
+    "ADMITTED",
+    "WARMUP",
+    "WarmupRoute",
+    "ensure_qualification",
+    "figures_by_user",
+    "project_row",
+    "recheck_all",
+    "record_warmup_submission",
+    "store_figures",
+    "warmup_candidates",
+    "warmup_route",
+]

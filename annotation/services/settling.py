@@ -1,0 +1,320 @@
+"""Settling at submit (SPEC section 4): what happens to a sample when its annotations are
+submitted.
+
+* Every submitted production annotation is counted into the project's running parameter sums
+  (:class:`db.models.ParameterStats`): the 2σ rule needs the SD of each parameter over the
+  project's submitted annotations, and the sums keep that O(1) per submit.
+* An annotator's flag opens a review item at once.
+* When a sample has its k-th submitted annotation (:func:`record_submission`, called inside the
+  submit transaction) its flags are computed (``annotation.flags``): flagged samples open a review
+  item, unflagged ones are resolved automatically into gold (``annotation.resolution``).
+* :func:`resolve_project` settles a whole project again (CLI ``resolve``, settings changes).
+
+The lead's side — the review queue and the decisions on its items — is
+:mod:`annotation.services.review`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from sqlalchemy import and_, func, select, update
+from sqlalchemy.orm import Session
+
+from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, parameter_bounds_problem
+from annotation.flag_reasons import is_automatic_flag
+from annotation.flags import (
+    FlagHit,
+    ParameterSpread,
+    annotator_flag_hits,
+    flags_for_sample,
+    spread_from_sums,
+    sums_are_finite,
+)
+from annotation.protocol import AnnotationContent
+from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair
+from annotation.segmentation import SegmentationError
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from annotation.settings import ProjectSettings
+from db.engine import Database
+from db.models import (
+    Annotation,
+    GoldAnnotation,
+    ParameterStats,
+    Project,
+    ReviewItem,
+    Sample,
+    utcnow,
+)
+
+_PARAMS = ("xi", "omega", "alpha")
+_BOUNDS = {"xi": XI_BOUNDS, "omega": OMEGA_BOUNDS, "alpha": ALPHA_BOUNDS}
+
+
+# --- running parameter statistics -----------------------------------------------------------
+
+def ensure_stats(s: Session, project_id: int) -> ParameterStats:
+    """The project's running sums, built from the stored annotations the first time.
+
+    Call it *before* changing which annotations are submitted in a transaction, so the sums it
+    builds do not already contain the change that :func:`count_parameters` then adds.
+    """
+    stats = s.get(ParameterStats, project_id)
+    if stats is not None:
+        return stats
+    n, sx, so, sa, qx, qo, qa = _sums_from_annotations(s, project_id)
+    stats = ParameterStats(project_id=project_id, n=n, sum_xi=sx, sum_omega=so, sum_alpha=sa,
+                           sumsq_xi=qx, sumsq_omega=qo, sumsq_alpha=qa)
+    s.add(stats)
+    s.flush()
+    return stats
+
+
+def _sums_from_annotations(s: Session, project_id: int) -> tuple[Any, ...]:
+    """``(n, Σξ, Σω, Σα, Σξ², Σω², Σα²)`` over the submitted production annotations whose curve
+    the fit could have made (finite, inside the fit's bounds): a value from before imports were
+    checked (ξ = 1e308) is left out, so it cannot make σ infinite, NaN or 0 for good."""
+    in_bounds = [getattr(Annotation, p).between(*bounds) for p, bounds in _BOUNDS.items()]
+    row = s.execute(
+        select(func.count(), *[func.sum(getattr(Annotation, p)) for p in _PARAMS],
+               *[func.sum(getattr(Annotation, p) * getattr(Annotation, p)) for p in _PARAMS])
+        .join(Sample, Sample.id == Annotation.sample_id)
+        .where(Sample.project_id == project_id, Annotation.status == "submitted",
+               Sample.is_warmup.is_(False), *in_bounds)
+    ).one()
+    n, *sums = (v or 0 for v in row)
+    return (int(n), *(float(v) for v in sums))
+
+
+def _counted(content: AnnotationContent) -> bool:
+    """Whether an annotation's parameters take part in the running sums (the same rule as
+    :func:`_sums_from_annotations`, so adding and removing it stay symmetric)."""
+    return content.has_parameters and parameter_bounds_problem(
+        content.xi, content.omega, content.alpha) is None
+
+
+def count_parameters(s: Session, project_id: int, content: AnnotationContent,
+                     sign: int) -> ParameterStats | None:
+    """Add (sign=+1) or remove (sign=-1) one annotation's parameters from the running sums,
+    as one atomic UPDATE so concurrent submits cannot lose each other's counts.
+
+    Returns the project's sums as updated (the UPDATE returns them, so they are current: the row
+    stays locked until the transaction ends), or None when ``content``'s parameters are not
+    counted (none, or outside the fit's bounds: see :func:`_counted`)."""
+    if not _counted(content):
+        return None
+    ensure_stats(s, project_id)
+    values: dict[str, Any] = {"n": ParameterStats.n + sign}
+    for p in _PARAMS:
+        v = float(getattr(content, p))
+        values[f"sum_{p}"] = getattr(ParameterStats, f"sum_{p}") + sign * v
+        values[f"sumsq_{p}"] = getattr(ParameterStats, f"sumsq_{p}") + sign * v * v
+    return s.execute(
+        update(ParameterStats).where(ParameterStats.project_id == project_id).values(**values)
+        .returning(ParameterStats),
+        execution_options={"synchronize_session": False, "populate_existing": True},
+    ).scalars().first()
+
+
+def _spread(s: Session, project_id: int, stats: ParameterStats | None = None) -> ParameterSpread:
+    """The SD of each parameter from the running sums; ``stats`` when the caller holds current
+    ones (just returned by :func:`count_parameters`), else read afresh. Sums poisoned before
+    values were checked (non-finite) are rebuilt from the annotations."""
+    if stats is None:
+        stats = s.get(ParameterStats, project_id, populate_existing=True) or ensure_stats(s, project_id)
+    sums = [getattr(stats, f"{kind}_{p}") for kind in ("sum", "sumsq") for p in _PARAMS]
+    if not sums_are_finite(*sums):
+        n, *fresh = _sums_from_annotations(s, project_id)
+        stats.n = n
+        for name, value in zip((f"{kind}_{p}" for kind in ("sum", "sumsq") for p in _PARAMS), fresh):
+            setattr(stats, name, value)
+        s.flush()
+    return spread_from_sums(stats.n, {p: getattr(stats, f"sum_{p}") for p in _PARAMS},
+                            {p: getattr(stats, f"sumsq_{p}") for p in _PARAMS})
+
+
+# --- settling a complete sample --------------------------------------------------------------
+
+def annotation_content(a: Annotation) -> AnnotationContent:
+    """The stored annotation's content, as the domain reads it."""
+    return AnnotationContent(
+        boundaries=tuple(a.boundaries), segment_axes=tuple(a.segment_axes),
+        points=tuple((float(x), float(y)) for x, y in a.points), xi=a.xi, omega=a.omega,
+        alpha=a.alpha, scale=a.scale, rmse=a.rmse, params_source=a.params_source,
+        flags=tuple(a.flags), note=a.note)
+
+
+def submitted_annotations(s: Session, sample_id: int) -> list[Annotation]:
+    """The sample's submitted annotations, in the order they were submitted, read afresh."""
+    # populate_existing: the caller may have just written these rows with a bulk UPDATE
+    return list(s.scalars(select(Annotation).where(Annotation.sample_id == sample_id,
+                                                   Annotation.status == "submitted")
+                          .order_by(Annotation.submitted_at, Annotation.id)
+                          .execution_options(populate_existing=True)))
+
+
+#: "not looked up yet" (None means "looked up: there is none")
+_UNKNOWN: Any = object()
+
+
+def _gold_and_open_item(s: Session, sample_id: int) -> tuple[GoldAnnotation | None, ReviewItem | None]:
+    """The sample's gold row and its open review item, in one statement."""
+    row = s.execute(
+        select(Sample.id, GoldAnnotation, ReviewItem).select_from(Sample)
+        .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .outerjoin(ReviewItem, and_(ReviewItem.sample_id == Sample.id, ReviewItem.status == "open"))
+        .where(Sample.id == sample_id).limit(1)
+    ).first()
+    return (row[1], row[2]) if row is not None else (None, None)
+
+
+def _open_item(s: Session, sample_id: int) -> ReviewItem | None:
+    return s.scalar(select(ReviewItem).where(ReviewItem.sample_id == sample_id,
+                                             ReviewItem.status == "open"))
+
+
+def _hit_json(hit: FlagHit, annotations: Sequence[Annotation]) -> dict[str, Any]:
+    return {"code": hit.code, "detail": hit.detail, "value": hit.value, "threshold": hit.threshold,
+            "annotation_ids": [annotations[i].id for i in hit.annotators if i < len(annotations)]}
+
+
+def open_review(s: Session, smp: Sample, reasons: Sequence[str], details: Sequence[dict],
+                item: ReviewItem | None = _UNKNOWN) -> ReviewItem:
+    """Open (or extend) the sample's review item with ``reasons`` (``item``: the open item when
+    the caller has just looked it up, None when it found none)."""
+    if item is _UNKNOWN:
+        item = _open_item(s, smp.id)
+    if item is None:
+        item = ReviewItem(sample_id=smp.id, reasons=[], details=[], status="open", opened_at=utcnow())
+        s.add(item)
+    new = [r for r in dict.fromkeys(reasons) if r not in item.reasons]
+    item.reasons = [*item.reasons, *new]
+    item.details = [*item.details, *(d for d in details if d.get("code") in new)]
+    s.flush()
+    return item
+
+
+def usable_versions(anns: Sequence[Annotation], n_tokens: int) -> list[AnnotatorVersion]:
+    """The annotations that can take part in a resolution (complete ones), as versions."""
+    versions = []
+    for a in anns:
+        try:
+            versions.append(AnnotatorVersion.from_content(a.annotator_id, annotation_content(a), n_tokens))
+        except (SegmentationError, ValueError):
+            continue  # an unfinished flagged annotation cannot take part in a merge
+    return versions
+
+
+def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by: int | None,
+               note: str = "", source_annotation_id: int | None = None,
+               gold: GoldAnnotation | None = _UNKNOWN) -> GoldAnnotation:
+    """Store ``res`` as the sample's gold, decided by ``decided_by`` (None: automatic); ``gold``:
+    the sample's gold row when the caller has just looked it up, None when it found none."""
+    if not res.has_parameters:
+        raise InvalidInput("The resolution has no curve (ξ, ω, α); edit it or send the sample back.")
+    if gold is _UNKNOWN:  # else the caller has just looked it up
+        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
+    if gold is None:
+        gold = GoldAnnotation(sample_id=smp.id)
+        s.add(gold)
+    gold.boundaries = list(res.boundaries)
+    gold.segment_axes = [list(axes) for axes in res.segment_axes]
+    gold.xi, gold.omega, gold.alpha = float(res.xi), float(res.omega), float(res.alpha)
+    gold.source, gold.decided_by, gold.decided_at = source, decided_by, utcnow()
+    gold.note, gold.source_annotation_id = note, source_annotation_id
+    s.flush()
+    return gold
+
+
+def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
+           stats: ParameterStats | None = None, anns: Sequence[Annotation] | None = None) -> str:
+    """Flag or auto-resolve a sample with at least k submitted annotations.
+
+    Returns "incomplete", "pending" (an item is already open or a lead decided it),
+    "flagged" or "gold". Runs inside the caller's transaction. ``stats`` (current running sums)
+    and ``anns`` (the sample's submitted annotations, freshly read) save a caller that has just
+    read them the round trips.
+    """
+    if smp.is_warmup:  # scored against the lead's gold (services.admission), never settled
+        return "incomplete"
+    if anns is None:
+        anns = submitted_annotations(s, smp.id)
+    if len(anns) < settings.annotators_per_sample or smp.status != "active":
+        return "incomplete"
+    gold, item = _gold_and_open_item(s, smp.id)
+    if gold is not None and gold.source != "auto":
+        return "pending"  # a lead decided it
+    hits = flags_for_sample([annotation_content(a) for a in anns], smp.n_tokens,
+                            _spread(s, smp.project_id, stats), settings)
+    if item is not None:
+        # already waiting for a lead (an annotator's flag, the daily sample): add what the
+        # complete sample shows, so the lead sees every reason in one place
+        open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits], item)
+        return "pending"
+    if hits:
+        if gold is not None:  # new thresholds flag what was auto-resolved before
+            s.delete(gold)
+        open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits], None)
+        return "flagged"
+    res = resolve_pair(usable_versions(anns, smp.n_tokens))
+    store_gold(s, smp, res, "auto", None, gold=gold)
+    return "gold"
+
+
+def record_submission(s: Session, smp: Sample, content: AnnotationContent,
+                      settings: ProjectSettings) -> str:
+    """Count a newly submitted annotation; an annotator's flag goes to the lead at once, and
+    the sample is settled if it is now complete."""
+    stats = count_parameters(s, smp.project_id, content, +1)
+    anns = None
+    if content.flags:
+        anns = submitted_annotations(s, smp.id)
+        hits = annotator_flag_hits([annotation_content(a) for a in anns])
+        open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits])
+    return settle(s, smp, settings, stats=stats, anns=anns)
+
+
+def project_settings(s: Session, project_id: int) -> ProjectSettings:
+    """The project's settings; :class:`NotFound` when there is no such project."""
+    p = s.get(Project, project_id)
+    if p is None:
+        raise NotFound("No such project.")
+    return ProjectSettings.from_dict(p.settings)
+
+
+# --- batch settling (CLI `resolve`, settings changes) --------------------------------------------
+
+@dataclass(frozen=True)
+class SettleSummary:
+    gold: int
+    flagged: int
+    pending: int
+    incomplete: int
+
+
+def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: bool = False) -> SettleSummary:
+    """Lead: settle every complete sample not settled yet — unflagged ones become gold, flagged
+    ones open review items. With ``recheck`` (after thresholds changed) open items that hold only
+    automatic flags are re-evaluated, and automatic gold is checked against the new thresholds."""
+    counts = {"gold": 0, "flagged": 0, "pending": 0, "incomplete": 0}
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        settings = project_settings(s, project_id)
+        k = settings.annotators_per_sample
+        complete = list(s.scalars(
+            select(Sample).join(Annotation, Annotation.sample_id == Sample.id)
+            .where(Sample.project_id == project_id, Sample.status == "active",
+                   Sample.is_warmup.is_(False), Annotation.status == "submitted")
+            .group_by(Sample.id).having(func.count(Annotation.id) >= k).order_by(Sample.id)))
+        for smp in complete:
+            if recheck:
+                item = _open_item(s, smp.id)
+                if item is not None and all(is_automatic_flag(r) for r in item.reasons):
+                    s.delete(item)
+                    s.flush()
+            counts[settle(s, smp, settings)] += 1
+        audit.record(s, actor.user_id, "resolve_project", "project", project_id, recheck=recheck, **counts)
+    return SettleSummary(**counts)
