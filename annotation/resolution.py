@@ -150,6 +150,17 @@ def resolve_pair(annotations: Sequence[AnnotatorVersion]) -> Resolution:
     axis any annotator put on any of its tokens), in AXES order. ξ, ω, α: arithmetic mean over
     the annotations with a curve, None when none has one (SPEC section 5).
     Raises ValueError for no annotations or annotations of texts of different lengths.
+
+    Examples:
+        >>> a = AnnotatorVersion("A", Segmentation((0, 5), 10), ("main", "static"), 40.0, 10.0, 0.0)
+        >>> b = AnnotatorVersion("B", Segmentation((0, 3), 10), ("main", "generic"), 50.0, 14.0, 2.0)
+        >>> gold = resolve_pair([a, b])
+        >>> gold.boundaries                     # union of (0, 5) and (0, 3)
+        (0, 3, 5)
+        >>> gold.segment_axes                   # tokens 3-4: A said main, B generic
+        (('main',), ('main', 'generic'), ('static', 'generic'))
+        >>> gold.xi, gold.omega, gold.alpha     # means of (40, 50), (10, 14), (0, 2)
+        (45.0, 12.0, 1.0)
     """
     if not annotations:
         raise ValueError("nothing to resolve: no annotations given")
@@ -180,7 +191,14 @@ def resolve_pair(annotations: Sequence[AnnotatorVersion]) -> Resolution:
 
 def take_version(annotation: AnnotatorVersion) -> Resolution:
     """One annotator's version as the resolution (the lead's "take A's version"): its own
-    segmentation, one axis per segment (``()`` where unlabelled), its own parameters."""
+    segmentation, one axis per segment (``()`` where unlabelled), its own parameters.
+
+    Examples:
+        >>> b = AnnotatorVersion("B", Segmentation((0, 3), 10), ("main", None))
+        >>> gold = take_version(b)
+        >>> gold.boundaries, gold.segment_axes, gold.xi, gold.method
+        ((0, 3), (('main',), ()), None, 'one_version')
+    """
     return Resolution(
         boundaries=annotation.segmentation.boundaries,
         segment_axes=tuple(() if a is None else (a,) for a in annotation.segment_axes),

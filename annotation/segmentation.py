@@ -35,23 +35,43 @@ class Token:
 
 @lru_cache(maxsize=8192)
 def tokenize(text: str) -> tuple[Token, ...]:
-    """Split ``text`` into the project's tokens (see module docstring), with character offsets."""
+    """Split ``text`` into the project's tokens (see module docstring), with character offsets.
+
+    Examples:
+        >>> [(t.text, t.start, t.end) for t in tokenize("It's 8:15.")]
+        [("It's", 0, 4), ('8:15', 5, 9), ('.', 9, 10)]
+    """
     return tuple(Token(m.group(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text))
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` character offsets of the tokens of ``text`` — :func:`tokenize` without
-    building a :class:`Token` per token (the export reads 100k texts and is 4× faster so)."""
+    building a :class:`Token` per token (the export reads 100k texts and is 4× faster so).
+
+    Examples:
+        >>> token_spans("Rain, then sun.")
+        [(0, 4), (4, 5), (6, 10), (11, 14), (14, 15)]
+    """
     return [m.span() for m in _TOKEN_RE.finditer(text)]
 
 
 def token_texts(text: str) -> list[str]:
-    """The token strings of ``text``."""
+    """The token strings of ``text``.
+
+    Examples:
+        >>> token_texts("Don't panic... yet!")
+        ["Don't", 'panic', '...', 'yet', '!']
+    """
     return [t.text for t in tokenize(text)]
 
 
 def spaces_after(text: str) -> list[bool]:
-    """For each token, whether whitespace follows it in the original text (for re-display)."""
+    """For each token, whether whitespace follows it in the original text (for re-display).
+
+    Examples:
+        >>> token_texts("Hi, you."), spaces_after("Hi, you.")
+        (['Hi', ',', 'you', '.'], [False, True, False, False])
+    """
     toks = tokenize(text)
     return [i + 1 < len(toks) and toks[i + 1].start > t.end for i, t in enumerate(toks)]
 
@@ -62,6 +82,13 @@ class Segmentation:
 
     ``boundaries`` are the token indices where each segment starts, strictly increasing,
     the first 0, all ``< n_tokens``.
+
+    Examples:
+        >>> seg = Segmentation((0, 2, 5), 10)
+        >>> seg.masses, seg.spans
+        ((2, 3, 5), ((0, 2), (2, 5), (5, 10)))
+        >>> seg.toggle(5).boundaries            # an existing boundary is removed
+        (0, 2)
     """
 
     boundaries: tuple[int, ...]
@@ -147,7 +174,15 @@ class Segmentation:
 
 
 def segment_texts(text: str, segmentation: Segmentation) -> list[str]:
-    """The original text of each segment (from its first token's start to its last token's end)."""
+    """The original text of each segment (from its first token's start to its last token's end).
+
+    Examples:
+        >>> text = "The bridge closed today. It reopens in May."
+        >>> len(tokenize(text))
+        10
+        >>> segment_texts(text, Segmentation((0, 5), 10))    # boundaries [0, 5]: two segments
+        ['The bridge closed today.', 'It reopens in May.']
+    """
     toks = tokenize(text)
     if len(toks) != segmentation.n_tokens:
         raise SegmentationError(
@@ -163,6 +198,13 @@ def remap_segment_axes(
 
     Each new segment takes the axis of the old segment containing its first token, so splitting
     a labelled segment keeps the label on both halves and merging keeps the left one's.
+
+    Examples:
+        >>> old = Segmentation((0, 5), 10)
+        >>> remap_segment_axes(old, ["main", "intention"], Segmentation((0, 2, 5), 10))  # split
+        ['main', 'main', 'intention']
+        >>> remap_segment_axes(old, ["main", "intention"], Segmentation.whole(10))       # merge
+        ['main']
     """
     if len(old_axes) != old.n_segments or old.n_tokens != new.n_tokens:
         return [None] * new.n_segments

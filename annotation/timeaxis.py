@@ -75,6 +75,16 @@ def minutes_to_x(minutes, base=DEFAULT_BASE):
     Times under one minute (including 0) are clamped to one minute, i.e. x = 0. Negative or
     non-finite times raise :class:`ValueError`. Accepts a scalar (returns ``float``) or a numpy
     array (returns an array of the same shape).
+
+    Examples:
+        >>> minutes_to_x(1)                     # one minute is the origin
+        0.0
+        >>> round(minutes_to_x(60), 4)          # one hour: ln(60) / ln(1.1)
+        42.9581
+        >>> minutes_to_x(0.5)                   # under a minute: clamped to the floor
+        0.0
+        >>> round(minutes_to_x(60, base=math.e), 4)
+        4.0943
     """
     b = _check_base(base)
     t = np.asarray(minutes, dtype=float)
@@ -97,6 +107,14 @@ def x_to_minutes(x, base=DEFAULT_BASE):
 
     The inverse of :func:`minutes_to_x` for x >= 0 (x < 0 gives less than a minute, which the
     axis treats as one minute). Scalar in, ``float`` out; array in, array out.
+
+    Examples:
+        >>> x_to_minutes(0)
+        1.0
+        >>> round(x_to_minutes(10), 4)          # 1.1 ** 10
+        2.5937
+        >>> round(x_to_minutes(minutes_to_x(1440)), 6)   # round trip of one day
+        1440.0
     """
     b = _check_base(base)
     xa = np.asarray(x, dtype=float)
@@ -120,6 +138,11 @@ def convert_base(
     Since ``x_b = x_m · ln(m)/ln(b)``, location ξ and scale ω are multiplied by
     ``ln(from_base)/ln(to_base)``; the shape α is unchanged (SPEC section 4). Both bases must be
     finite and greater than 1. Example: base 1.1 → e multiplies ξ and ω by ln(1.1) ≈ 0.0953.
+
+    Examples:
+        >>> xi, omega, alpha = convert_base(60.0, 10.0, 2.0, to_base=math.e)
+        >>> round(xi, 4), round(omega, 4), alpha
+        (5.7186, 0.9531, 2.0)
     """
     m = _check_base(from_base, "from_base")
     b = _check_base(to_base, "to_base")
@@ -128,7 +151,14 @@ def convert_base(
 
 
 def tick_positions(base: float = DEFAULT_BASE) -> list[tuple[float, str]]:
-    """The chart ticks as ``(x, label)`` pairs, keeping those inside ``[X_MIN, X_MAX]``."""
+    """The chart ticks as ``(x, label)`` pairs, keeping those inside ``[X_MIN, X_MAX]``.
+
+    Examples:
+        >>> [(round(x, 2), label) for x, label in tick_positions()][:3]
+        [(0.0, '1 min'), (28.41, '15 min'), (42.96, '1 h')]
+        >>> len(tick_positions())               # all nine ticks fit in [0, 200] in base 1.1
+        9
+    """
     out = []
     for label, minutes in TICKS:
         x = minutes_to_x(minutes, base)
@@ -172,6 +202,14 @@ def humanize_minutes(minutes: float) -> str:
     year = 365.25 days); whole numbers from 10 up, half steps below 10, whole minutes.
     A value that rounds up to the next unit is shown in that unit ("59.7 min" → "1 hour").
     Times under one minute show as "1 min" (the axis floor).
+
+    Examples:
+        >>> humanize_minutes(45)
+        '45 min'
+        >>> humanize_minutes(36 * 60)
+        '1.5 days'
+        >>> humanize_minutes(59.7)              # rounds up into the next unit
+        '1 hour'
     """
     m = float(minutes)
     if not math.isfinite(m):
@@ -190,7 +228,14 @@ def humanize_minutes(minutes: float) -> str:
 
 
 def humanize_x(x: float, base: float = DEFAULT_BASE) -> str:
-    """:func:`humanize_minutes` of the time at axis position ``x``."""
+    """:func:`humanize_minutes` of the time at axis position ``x``.
+
+    Examples:
+        >>> humanize_x(0)
+        '1 min'
+        >>> humanize_x(minutes_to_x(3 * 24 * 60))
+        '3 days'
+    """
     return humanize_minutes(x_to_minutes(x, base))
 
 
@@ -231,6 +276,16 @@ def parse_duration(text: str) -> float:
 
     Raises :class:`DurationParseError` (a :class:`ValueError`) with a user-facing message for
     anything else, including negative and zero durations.
+
+    Examples:
+        >>> parse_duration("1h30m")
+        90.0
+        >>> parse_duration("2 days and 3 hours")    # 2 · 1440 + 3 · 60
+        3060.0
+        >>> parse_duration("soon")
+        Traceback (most recent call last):
+        ...
+        annotation.timeaxis.DurationParseError: could not read 'soon' as a duration; try e.g. '3 days' or '90 min'
     """
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
         raise DurationParseError(f"could not read {text!r} as a duration; {_EXAMPLES}")

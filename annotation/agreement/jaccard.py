@@ -37,7 +37,15 @@ _N_AXES = len(AXIS_NAMES)
 
 
 def label_set_jaccard(a: Rating, b: Rating, n_tokens: int) -> float:
-    """J of two ratings' (token, axis) sets over a text of ``n_tokens`` tokens."""
+    """J of two ratings' (token, axis) sets over a text of ``n_tokens`` tokens.
+
+    Examples:
+        >>> from datetime import datetime
+        >>> ann = Rating("ann", datetime(2026, 1, 5), (0,), ("main",))
+        >>> bob = Rating("bob", datetime(2026, 1, 5), (0, 2), ("main", "static"))
+        >>> round(label_set_jaccard(ann, bob, 4), 4)    # 2 of 4 tokens agree: 2 / (8 − 2)
+        0.3333
+    """
     ca, cb = token_axis_codes(a, n_tokens), token_axis_codes(b, n_tokens)
     same = int(np.count_nonzero(ca == cb))
     return same / (2 * n_tokens - same)

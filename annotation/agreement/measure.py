@@ -55,21 +55,40 @@ class Measure(Protocol):
 
 
 def nan_mean(values: np.ndarray) -> float:
-    """Mean of the finite entries, NaN when there are none (no warning)."""
+    """Mean of the finite entries, NaN when there are none (no warning).
+
+    Examples:
+        >>> nan_mean(np.array([1.0, np.nan, 3.0]))
+        2.0
+        >>> nan_mean(np.array([np.nan]))
+        nan
+    """
     values = np.asarray(values, dtype=float)
     finite = values[np.isfinite(values)]
     return float(finite.mean()) if finite.size else math.nan
 
 
 def optional(value: float) -> float | None:
-    """``value`` as a float, or None when it is undefined (NaN)."""
+    """``value`` as a float, or None when it is undefined (NaN).
+
+    Examples:
+        >>> optional(np.float64(0.5))
+        0.5
+        >>> print(optional(math.nan))
+        None
+    """
     value = float(value)
     return None if math.isnan(value) else value
 
 
 def json_ready(obj: Any) -> Any:
     """A JSON-serialisable copy of ``obj``: NaN and ±inf → None, numpy → Python, tuples → lists,
-    datetimes → ISO strings, enums → their value."""
+    datetimes → ISO strings, enums → their value.
+
+    Examples:
+        >>> json_ready({"pk": np.float64(0.25), "icc": math.nan, "masses": (2, 3), "day": date(2026, 1, 5)})
+        {'pk': 0.25, 'icc': None, 'masses': [2, 3], 'day': '2026-01-05'}
+    """
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, Enum):

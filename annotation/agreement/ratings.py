@@ -162,7 +162,14 @@ class RatedSample:
 
 
 def iso_week(moment: datetime) -> str:
-    """``"YYYY-Www"``: the ISO 8601 year and week of ``moment``."""
+    """``"YYYY-Www"``: the ISO 8601 year and week of ``moment``.
+
+    Examples:
+        >>> iso_week(datetime(2026, 1, 5))      # 1 January 2026 is a Thursday: week 1 began 29 Dec
+        '2026-W02'
+        >>> iso_week(datetime(2027, 1, 1))      # a Friday: still the last week of 2026
+        '2026-W53'
+    """
     year, week, _ = moment.isocalendar()
     return f"{year}-W{week:02d}"
 
@@ -173,6 +180,14 @@ def rating_supplies(rating: Rating, consumes: Consumes) -> bool:
     Curve parameters need ξ, ω, α. Axis labels need an axis on every segment. A segmentation
     counts only once its segments are labelled too: a rating flagged at step 1 keeps the
     default one-segment segmentation, which is not a segmentation the annotator made.
+
+    Examples:
+        >>> t = datetime(2026, 1, 5)
+        >>> labelled = Rating("ann", t, (0, 2), ("main", "static"))     # no curve drawn
+        >>> [(kind.value, rating_supplies(labelled, kind)) for kind in Consumes]
+        [('curve parameters', False), ('token axis labels', True), ('segmentation', True)]
+        >>> rating_supplies(Rating("bob", t, (0,), (None,)), Consumes.SEGMENTATION)  # flagged at step 1
+        False
     """
     if consumes is Consumes.CURVE_PARAMETERS:
         return rating.has_curve
@@ -183,6 +198,14 @@ def usable_ratings(sample: RatedSample, consumes: Consumes) -> tuple[Rating, ...
     """The ratings of ``sample`` that a measure consuming ``consumes`` can use, in slot order.
 
     The rule of :func:`rating_supplies`, inlined: this runs about 100k times per report.
+
+    Examples:
+        >>> t = datetime(2026, 1, 5)
+        >>> ann = Rating("ann", t, (0, 2), ("main", "static"), 40.0, 10.0, 0.0)
+        >>> bob = Rating("bob", t, (0, 2), ("main", "static"))              # no curve
+        >>> sample = RatedSample("s1", 1, 4, (ann, bob))
+        >>> [r.annotator for r in usable_ratings(sample, Consumes.CURVE_PARAMETERS)]
+        ['ann']
     """
     if consumes is Consumes.CURVE_PARAMETERS:
         return tuple(r for r in sample.ratings if r.has_curve)
@@ -190,12 +213,28 @@ def usable_ratings(sample: RatedSample, consumes: Consumes) -> tuple[Rating, ...
 
 
 def rating_pairs(sample: RatedSample, consumes: Consumes) -> Iterator[tuple[Rating, Rating]]:
-    """Every pair of usable ratings of ``sample``, earlier slot first (k(k−1)/2 pairs)."""
+    """Every pair of usable ratings of ``sample``, earlier slot first (k(k−1)/2 pairs).
+
+    Examples:
+        >>> t = datetime(2026, 1, 5)
+        >>> sample = RatedSample("s1", 1, 3, [Rating(name, t, (0,), ("main",)) for name in "abc"])
+        >>> [(x.annotator, y.annotator) for x, y in rating_pairs(sample, Consumes.SEGMENTATION)]
+        [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    """
     return itertools.combinations(usable_ratings(sample, consumes), 2)
 
 
 def raters_per_sample(samples: Sequence[RatedSample]) -> int:
-    """The design's k: the most common number of ratings per sample (ties → the smaller), ≥ 2."""
+    """The design's k: the most common number of ratings per sample (ties → the smaller), ≥ 2.
+
+    Examples:
+        >>> t = datetime(2026, 1, 5)
+        >>> a, b, c = (Rating(name, t, (0,), ("main",)) for name in "abc")
+        >>> samples = [RatedSample("s1", 1, 3, (a, b)), RatedSample("s2", 1, 3, (a, b, c)),
+        ...            RatedSample("s3", 1, 3, (a, b, c))]
+        >>> raters_per_sample(samples), raters_per_sample(samples[:2]), raters_per_sample([])
+        (3, 2, 2)
+    """
     counts = Counter(len(s.ratings) for s in samples)
     if not counts:
         return 2
@@ -204,7 +243,12 @@ def raters_per_sample(samples: Sequence[RatedSample]) -> int:
 
 
 def segment_masses(boundaries: tuple[int, ...], n_tokens: int) -> tuple[int, ...]:
-    """Segment lengths in tokens (segeval's *masses*) from start indices."""
+    """Segment lengths in tokens (segeval's *masses*) from start indices.
+
+    Examples:
+        >>> segment_masses((0, 2, 5), 10)
+        (2, 3, 5)
+    """
     ends = boundaries[1:] + (n_tokens,)
     return tuple(e - s for s, e in zip(boundaries, ends))
 
@@ -213,6 +257,11 @@ def token_axis_codes(rating: Rating, n_tokens: int) -> np.ndarray:
     """The axis code (:data:`AXIS_CODES`) of every token: each token takes its segment's axis.
 
     Read-only array (shared through a cache). The rating must have axis labels.
+
+    Examples:
+        >>> rating = Rating("ann", datetime(2026, 1, 5), (0, 2), ("main", "static"))
+        >>> token_axis_codes(rating, 4).tolist()    # main is axis 0, static axis 1
+        [0, 0, 1, 1]
     """
     return _token_axis_codes(rating.boundaries, rating.segment_axes, n_tokens)
 
@@ -228,7 +277,14 @@ def _token_axis_codes(
 
 
 def clear_token_cache() -> None:
-    """Forget memoised token axis codes."""
+    """Forget memoised token axis codes.
+
+    Examples:
+        >>> codes = token_axis_codes(Rating("ann", datetime(2026, 1, 5), (0,), ("main",)), 3)
+        >>> clear_token_cache()
+        >>> _token_axis_codes.cache_info().currsize
+        0
+    """
     _token_axis_codes.cache_clear()
 
 
@@ -257,7 +313,15 @@ def token_label_pairs(samples: Sequence[RatedSample]) -> TokenLabelPairs:
 
     Built for all pairs at once (one ``np.repeat`` of every segment's axis code by its length
     per side) rather than an array per rating: at 100k samples the per-rating arrays were most
-    of the time of the export card's Jaccard."""
+    of the time of the export card's Jaccard.
+
+    Examples:
+        >>> t = datetime(2026, 1, 5)
+        >>> ann, bob = Rating("ann", t, (0,), ("main",)), Rating("bob", t, (0, 2), ("main", "static"))
+        >>> pairs = token_label_pairs([RatedSample("s1", 1, 4, (ann, bob))])
+        >>> pairs.n_pairs, pairs.first.tolist(), pairs.second.tolist()
+        (1, [0, 0, 0, 0], [0, 0, 1, 1])
+    """
     sample_of_pair: list[int] = []
     n_tokens: list[int] = []
     firsts: list[Rating] = []

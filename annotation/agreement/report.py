@@ -166,6 +166,23 @@ def agreement_report(
     as excluded in the ICC; every measure skips the ratings that lack what it consumes. With
     ``breakdowns=False`` only the overall figures are computed (no pairs, weeks or per-sample
     table) — enough for :attr:`AgreementReport.headline`.
+
+    Examples:
+        Two 4-token samples: identical one-segment ratings (J 1, Pk 0), and one segment against
+        2 + 2 with the second half "static" (J 2/6, Pk 1). Pooled, 6 of 8 tokens agree but all
+        of ann's are "main", so chance agreement is 6/8 too and kappa is 0.
+
+        >>> from datetime import datetime
+        >>> from annotation.agreement.ratings import Rating
+        >>> t = datetime(2026, 1, 5)
+        >>> ann, bob = Rating("ann", t, (0,), ("main",)), Rating("bob", t, (0,), ("main",))
+        >>> bob_split = Rating("bob", t, (0, 2), ("main", "static"))
+        >>> report = agreement_report([RatedSample("s1", 1, 4, (ann, bob)),
+        ...                            RatedSample("s2", 1, 4, (ann, bob_split))])
+        >>> round(report.jaccard.mean, 4), report.segmentation.pk, report.kappa.headline
+        (0.6667, 0.5, 0.0)
+        >>> report.pairs[0].annotators, report.weeks[0].week, report.icc["xi"].ok   # no curves drawn
+        (('ann', 'bob'), '2026-W02', False)
     """
     samples = list(samples)
     names = [m.name for m in measures]
@@ -193,7 +210,16 @@ def agreement_report(
 
 
 def clear_caches() -> None:
-    """Forget the memoised token labels and segmentation comparisons (for cold-start timing)."""
+    """Forget the memoised token labels and segmentation comparisons (for cold-start timing).
+
+    Examples:
+        >>> from annotation.agreement import ratings, segment_agreement
+        >>> clear_caches()
+        >>> ratings._token_axis_codes.cache_info().currsize
+        0
+        >>> segment_agreement._compare_ordered.cache_info().currsize
+        0
+    """
     clear_token_cache()
     clear_segmentation_cache()
 

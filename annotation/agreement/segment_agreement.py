@@ -51,7 +51,17 @@ class SegmentComparison:
 
 
 def compare_segmentations(a: Segmentation, b: Segmentation) -> SegmentComparison:
-    """Pk and WindowDiff both ways averaged, and boundary similarity, of two segmentations."""
+    """Pk and WindowDiff both ways averaged, and boundary similarity, of two segmentations.
+
+    Examples:
+        Ten tokens split 5 + 5 against 4 + 1 + 5 (one extra boundary before token 4). Both
+        windows are 2 tokens, so each direction has 8 windows: Pk counts 1 of them wrong (2–4),
+        WindowDiff 2 (2–4, and 3–5 holding two boundaries against one); B has one matched
+        boundary and one addition, 1 − 1/2.
+
+        >>> compare_segmentations(Segmentation.from_masses((5, 5)), Segmentation.from_masses((4, 1, 5)))
+        SegmentComparison(pk=0.125, window_diff=0.25, boundary_similarity=0.5)
+    """
     if a.n_tokens != b.n_tokens:
         raise ValueError(f"the segmentations cover different texts ({a.n_tokens} and {b.n_tokens} tokens)")
     return SegmentComparison(*_compare(a.n_tokens, a.boundaries, b.boundaries))
@@ -61,7 +71,19 @@ def pk_both_ways(a: Segmentation, b: Segmentation) -> float:
     """``(Pk(a|b) + Pk(b|a)) / 2`` with segeval; 0 is perfect agreement, NaN when undefined.
 
     Pk alone (the automatic flag at every settling submit needs only this): the same value as
-    :func:`compare_segmentations`' ``pk`` without computing WindowDiff and B, which cost more."""
+    :func:`compare_segmentations`' ``pk`` without computing WindowDiff and B, which cost more.
+
+    Examples:
+        One segment against 5 + 5 tokens: with 5 + 5 as reference the window is 2 tokens and
+        2 of 8 windows straddle its boundary (0.25); with the single segment as reference the
+        window is 5 and all 5 windows do (1.0). The mean is 0.625.
+
+        >>> one, two = Segmentation.whole(10), Segmentation.from_masses((5, 5))
+        >>> pk_both_ways(one, two), pk_both_ways(two, two)
+        (0.625, 0.0)
+        >>> pk_both_ways(Segmentation.whole(2), Segmentation.from_masses((1, 1)))  # no window fits
+        nan
+    """
     if a.n_tokens != b.n_tokens:
         raise ValueError(f"the segmentations cover different texts ({a.n_tokens} and {b.n_tokens} tokens)")
     x, y = a.boundaries, b.boundaries
@@ -69,7 +91,13 @@ def pk_both_ways(a: Segmentation, b: Segmentation) -> float:
 
 
 def window_diff_both_ways(a: Segmentation, b: Segmentation) -> float:
-    """``(WD(a|b) + WD(b|a)) / 2`` with segeval; 0 is perfect agreement, NaN when undefined."""
+    """``(WD(a|b) + WD(b|a)) / 2`` with segeval; 0 is perfect agreement, NaN when undefined.
+
+    Examples:
+        >>> two, three = Segmentation.from_masses((5, 5)), Segmentation.from_masses((4, 1, 5))
+        >>> window_diff_both_ways(two, three)   # 2 of 8 windows differ, both ways (see compare_segmentations)
+        0.25
+    """
     return compare_segmentations(a, b).window_diff
 
 
@@ -151,6 +179,10 @@ def pk_both_ways_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
     numpy instead of one segeval call per pair and direction (the export card's headline over
     100k samples). Agrees with segeval to float precision (segeval sums exact Decimals);
     tests/unit/test_agreement.py checks that on random segmentations.
+
+    Examples:
+        >>> pk_both_ways_many([10, 10, 2], [(0,), (0, 5), (0,)], [(0, 5), (0, 5), (0, 1)]).tolist()
+        [0.625, 0.0, nan]
     """
     n = np.asarray(n_tokens, dtype=np.int64)
     out = np.zeros(n.size)
@@ -178,7 +210,14 @@ def pk_both_ways_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
 
 
 def clear_cache() -> None:
-    """Forget memoised comparisons (benchmarks time a cold start with it)."""
+    """Forget memoised comparisons (benchmarks time a cold start with it).
+
+    Examples:
+        >>> pk = pk_both_ways(Segmentation.whole(10), Segmentation.from_masses((5, 5)))
+        >>> clear_cache()
+        >>> _compare_ordered.cache_info().currsize, _pk_ordered.cache_info().currsize
+        (0, 0)
+    """
     _compare_ordered.cache_clear()
     _pk_ordered.cache_clear()
 
