@@ -629,6 +629,8 @@ _ANCHORED_STARTS = 3
 _ANCHORED_STEPS = 15
 #: ... and a start stops there once a step lowers its squared error by less than this fraction.
 _ANCHORED_STALL = 1e-4
+#: An anchored fit this close to the points is taken as is: TRF could only confirm it.
+_POLISHED_RMSE = 1e-10
 
 
 def _anchored_model_jac(xs: np.ndarray, xp: float, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -670,7 +672,7 @@ def _least_skewed_exact_start(xs: np.ndarray, ys: np.ndarray, xp: float, params:
     rows, row_sse = _lm_rows(
         xs, ys, rows, _ANCHORED_STEPS, lower, upper,
         model_jac=lambda x, r: _anchored_model_jac(x, xp, r),
-        target_sse=xs.size * (1e-2 * _EXACT_RMSE) ** 2, stall=_ANCHORED_STALL,
+        target_sse=xs.size * _POLISHED_RMSE ** 2, stall=_ANCHORED_STALL,
         enough=lambda met, done: bool(met.any()),
     )
     xi = xp - rows[:, 0] * _standard_modes(rows[:, 1])
@@ -688,8 +690,9 @@ def _fit_peak_anchored(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
     and fit (ω, α, S) by least squares.
 
     That can still have several exact solutions; the answer is the least skewed of the first
-    found. The first start is the exact fit found by the vectorised steps of
-    :func:`_least_skewed_exact_start` (TRF under the bounds then confirms it); failing that,
+    found. The first answer is the exact fit found by the vectorised steps of
+    :func:`_least_skewed_exact_start` — taken as is when within :data:`_POLISHED_RMSE` of the
+    points (inside the bounds by construction), else confirmed by TRF under the bounds; failing that,
     starts are taken in order of increasing skew (the best grid width for α = 0, then α = −1.5
     and +1.5) and the first exact fit wins. Otherwise the closest fit found; None if all fail.
     """
@@ -708,8 +711,14 @@ def _fit_peak_anchored(xs: np.ndarray, ys: np.ndarray) -> CurveFit | None:
         out[:, 2] = full[:, 3]
         return out
 
+    exact = _least_skewed_exact_start(xs, ys, xp, params, sse)
+    if exact is not None:
+        omega, alpha, scale = exact
+        fit = _as_fit((xp - omega * _standard_mode(alpha), omega, alpha, scale), xs, ys, converged=True)
+        if fit is not None and fit.rmse <= _POLISHED_RMSE and XI_BOUNDS[0] <= fit.xi <= XI_BOUNDS[1]:
+            return fit
+
     def anchored_starts() -> Iterator[tuple[float, float, float]]:
-        exact = _least_skewed_exact_start(xs, ys, xp, params, sse)
         if exact is not None:
             yield exact
         for a in sorted(_GRID_ALPHAS, key=lambda v: (abs(v), v))[:_ANCHORED_STARTS]:

@@ -250,8 +250,9 @@ def test_vectorised_standard_mode_equals_the_scalar_one():
     ],
 )
 def test_a_three_point_fit_reaches_the_points_before_trf(points, monkeypatch):
-    """The vectorised steps on the anchored starts end on the points, so TRF only confirms the
-    fit (from the grid start it took ~20 iterations to cross the flat region around α = 0)."""
+    """The vectorised steps on the anchored starts end on the points, so TRF has at most to
+    confirm the fit (from the grid start it took ~20 iterations to cross the flat region
+    around α = 0)."""
     from annotation import curves
 
     evaluations = []
@@ -265,7 +266,7 @@ def test_a_three_point_fit_reaches_the_points_before_trf(points, monkeypatch):
     monkeypatch.setattr(curves.optimize, "curve_fit", counting)
     fit = fit_curve(points)
     assert fit.rmse < 1e-9 and fit.peak_x == pytest.approx(max(points, key=lambda p: p[1])[0], abs=0.05)
-    assert evaluations and evaluations[0] <= 3 and len(evaluations) == 1
+    assert evaluations in ([], [1], [2], [3])
 
 
 def test_three_symmetric_points_give_a_symmetric_curve():
