@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation import export as hf_export
+from annotation.export import writer as export_writer
 from annotation.services import datasets
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
@@ -111,7 +112,7 @@ def test_a_failed_write_is_recorded_and_leaves_no_folder(db, lead, gold, tmp_pat
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(hf_export, "write_json_lines", broken)
+    monkeypatch.setattr(export_writer, "write_json_lines", broken)
     out = tmp_path / "exports" / "x"
     out.parent.mkdir()
     with pytest.raises(InvalidInput, match="disk full"):
@@ -285,16 +286,16 @@ def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
     out = tmp_path / "exports" / "killed"
     script = (
         "import sys, time\n"
-        "from annotation import export as hf_export\n"
+        "from annotation.export import writer as export_writer\n"
         "from annotation.services import datasets\n"
         "from annotation.services.authz import Actor\n"
         "from db.engine import Database\n"
-        "original = hf_export.write_json_lines\n"
+        "original = export_writer.write_json_lines\n"
         "def slow(path, lines):\n"
         "    original(path, lines)\n"
         "    print('WRITING', flush=True)\n"
         "    time.sleep(600)\n"
-        "hf_export.write_json_lines = slow\n"
+        "export_writer.write_json_lines = slow\n"
         f"db = Database.connect({db.engine.url.render_as_string(hide_password=False)!r}, upgrade=False)\n"
         f"datasets.export_dataset(db, Actor({lead.user_id}, {lead.username!r}, 'lead', ''), {gold},"
         f" {str(out)!r}, seed=1, include_agreement=False)\n"

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from annotation import export
 from annotation.axes import AXIS_NAMES, EXPORT_KEYS, axis_by_name
 from annotation.export import (
     ANNOTATION_KEYS,
@@ -32,6 +31,7 @@ from annotation.export import (
     read_export,
     zip_export,
 )
+from annotation.export import writer as export_writer
 from annotation.interchange import to_interchange
 from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, segment_texts, token_spans, tokenize
@@ -385,7 +385,7 @@ def test_nothing_to_export_still_writes_a_folder(tmp_path):
 
 
 def _failing_writer(monkeypatch, after: int):
-    real = export.write_json_lines
+    real = export_writer.write_json_lines
     calls = []
 
     def write(path, lines):
@@ -394,7 +394,7 @@ def _failing_writer(monkeypatch, after: int):
             raise OSError("disk full (injected)")
         real(path, lines)
 
-    monkeypatch.setattr(export, "write_json_lines", write)
+    monkeypatch.setattr(export_writer, "write_json_lines", write)
     return calls
 
 

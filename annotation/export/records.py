@@ -1,0 +1,181 @@
+"""The record formatters of the export: one gold sample → one benchmark record
+(:func:`benchmark_record`, its ``axes`` by :func:`axis_texts`), one annotation → one interchange
+record (:func:`annotation_record`, SPEC section 11), and the passes that format and encode every
+sample and annotation of an export into JSON lines per config and split."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from annotation.axes import AXES, AXIS_NAMES
+from annotation.export.dataset import (
+    BENCHMARK_CONFIGS,
+    ExportAnnotation,
+    ExportError,
+    GoldSample,
+    base_factor,
+)
+from annotation.interchange import parse_submitted_at, to_interchange
+from annotation.protocol import AnnotationContent
+from annotation.segmentation import token_spans
+from annotation.splits import SPLITS
+from annotation.timeaxis import DEFAULT_BASE
+
+#: Keys of a benchmark record, in record order.
+RECORD_KEYS: tuple[str, str, str, str] = ("_id", "parent_text", "axes", "target_values")
+#: Keys of an annotation record, in record order: those of the interchange record (SPEC
+#: section 11), read off :func:`annotation.interchange.to_interchange`, which defines them.
+ANNOTATION_KEYS: tuple[str, ...] = tuple(to_interchange("", "", AnnotationContent(), None))
+
+_EXPORT_KEY_OF_AXIS: Mapping[str, str] = {axis.name: axis.export_key for axis in AXES}
+_AXIS_NAME_SET = frozenset(AXIS_NAMES)
+# One encoder for every line: non-ASCII text kept as is, NaN refused (it is not JSON).
+encode_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
+def axis_texts(
+    parent_text: str,
+    boundaries: Sequence[int],
+    segment_axes: Sequence[Sequence[str]],
+) -> tuple[dict[str, str], int]:
+    """The ``axes`` field of a record and the text's token count.
+
+    For every axis (export key, AXES order): the text of the segments carrying it, in text
+    order, joined by a space; "" when none. A segment's text is ``parent_text`` from its first
+    token's start to its last token's end. Raises :class:`ExportError` when the boundaries do not
+    partition the tokens (first 0, strictly increasing, inside the text) or an axis is unknown.
+    """
+    spans = token_spans(parent_text)
+    n_tokens = len(spans)
+    previous = -1
+    for start in boundaries:
+        if isinstance(start, bool) or not isinstance(start, int) or start <= previous or start >= n_tokens:
+            raise ExportError(
+                f"boundaries {list(boundaries)} do not partition a text of {n_tokens} tokens"
+            )
+        previous = start
+    if not boundaries or boundaries[0] != 0:
+        raise ExportError(f"boundaries {list(boundaries)} must start at token 0")
+    parts: dict[str, list[str]] = {}
+    ends = (*boundaries[1:], n_tokens)
+    for start, end, names in zip(boundaries, ends, segment_axes):
+        if not names:
+            continue
+        text = parent_text[spans[start][0] : spans[end - 1][1]]
+        for name in names:
+            parts.setdefault(name, []).append(text)
+    if not parts.keys() <= _AXIS_NAME_SET:
+        unknown = sorted(parts.keys() - _AXIS_NAME_SET)
+        raise ExportError(f"unknown axis {', '.join(map(repr, unknown))}; expected one of {', '.join(AXIS_NAMES)}")
+    return {
+        key: " ".join(parts[name]) if name in parts else ""
+        for name, key in _EXPORT_KEY_OF_AXIS.items()
+    }, n_tokens
+
+
+def benchmark_record(sample: GoldSample, base: float = DEFAULT_BASE) -> tuple[dict[str, Any], int]:
+    """One gold sample as a benchmark record (key order :data:`RECORD_KEYS`), its parameters
+    rewritten in log base ``base``, and the parent text's token count."""
+    return _benchmark_record(sample, base_factor(base))
+
+
+def _benchmark_record(sample: GoldSample, factor: float) -> tuple[dict[str, Any], int]:
+    try:
+        axes, n_tokens = axis_texts(sample.parent_text, sample.boundaries, sample.segment_axes)
+    except ExportError as exc:
+        raise ExportError(f"sample {sample.external_id}: {exc}") from None
+    record = {
+        "_id": sample.external_id,
+        "parent_text": sample.parent_text,
+        "axes": axes,
+        "target_values": {
+            "location": float(sample.xi) * factor,
+            "scale": float(sample.omega) * factor,
+            "skewness": float(sample.alpha),
+        },
+    }
+    return record, n_tokens
+
+
+def annotation_record(
+    annotation: ExportAnnotation | Mapping[str, Any], base: float = DEFAULT_BASE
+) -> dict[str, Any]:
+    """One annotation as an interchange record (SPEC section 11, key order
+    :data:`ANNOTATION_KEYS`) with ξ, ω and the points' x rewritten in log base ``base``
+    (α and the points' y unchanged). Accepts an :class:`ExportAnnotation` or an interchange dict
+    in base 1.1 (its ``submitted_at`` rewritten as ``YYYY-MM-DDTHH:MM:SSZ``, the form
+    ``datasets`` reads as the declared ``timestamp[s, tz=UTC]``)."""
+    return _annotation_record(annotation, base_factor(base))
+
+
+def _annotation_record(annotation: ExportAnnotation | Mapping[str, Any], factor: float) -> dict[str, Any]:
+    if isinstance(annotation, ExportAnnotation):
+        record = to_interchange(annotation.sample_id, annotation.annotator, annotation.content,
+                                annotation.submitted_at)
+    else:
+        missing = [k for k in ANNOTATION_KEYS if k not in annotation]
+        if missing:
+            raise ExportError(f"annotation record lacks {', '.join(missing)}")
+        record = {key: annotation[key] for key in ANNOTATION_KEYS}
+        if record["submitted_at"] is not None:  # the one timestamp form the card declares
+            try:
+                moment = parse_submitted_at(record["submitted_at"])
+            except ValueError as exc:
+                raise ExportError(f"annotation of {record['sample_id']}: {exc}") from None
+            record["submitted_at"] = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if factor != 1.0:
+        record["points"] = [[x * factor, y] for x, y in record["points"] or ()]
+        for key in ("xi", "omega"):
+            if record[key] is not None:
+                record[key] = record[key] * factor
+    return record
+
+
+def format_samples(
+    ordered: Sequence[GoldSample], split_of: Mapping[str, str], factor: float
+) -> tuple[dict[str, dict[str, list[dict[str, Any]]]], dict[str, dict[str, list[str]]], dict[str, int]]:
+    """Records and encoded lines per benchmark config and split (in ``ordered`` order), and the
+    token count of every sample's text."""
+    records: dict[str, dict[str, list[dict[str, Any]]]] = {
+        c: {s: [] for s in SPLITS} for c in BENCHMARK_CONFIGS.values()
+    }
+    lines: dict[str, dict[str, list[str]]] = {c: {s: [] for s in SPLITS} for c in BENCHMARK_CONFIGS.values()}
+    token_lengths: dict[str, int] = {}
+    for sample in ordered:
+        record, n_tokens = _benchmark_record(sample, factor)
+        config, split = BENCHMARK_CONFIGS[sample.benchmark], split_of[sample.external_id]
+        records[config][split].append(record)
+        lines[config][split].append(_encode_line(record, sample.external_id))
+        token_lengths[sample.external_id] = n_tokens
+    return records, lines, token_lengths
+
+
+def format_annotations(
+    annotations: Iterable[ExportAnnotation | Mapping[str, Any]], split_of: Mapping[str, str], factor: float
+) -> tuple[dict[str, list[str]], int]:
+    """Encoded annotation lines per split of their sample, ordered by (sample, submission time,
+    annotator) whatever the input order, and how many were left out (sample not exported)."""
+    keyed: dict[str, list[tuple[str, str, str, str]]] = {s: [] for s in SPLITS}
+    left_out = 0
+    for annotation in annotations:
+        record = _annotation_record(annotation, factor)
+        split = split_of.get(record["sample_id"])
+        if split is None:
+            left_out += 1
+            continue
+        line = _encode_line(record, record["sample_id"])
+        keyed[split].append((record["sample_id"], record["submitted_at"] or "", record["annotator"], line))
+    lines = {}
+    for split in SPLITS:
+        keyed[split].sort()
+        lines[split] = [item[3] for item in keyed[split]]
+    return lines, left_out
+
+
+def _encode_line(record: Mapping[str, Any], sample_id: str) -> str:
+    try:
+        return encode_json(record)
+    except (TypeError, ValueError) as exc:
+        raise ExportError(f"sample {sample_id}: cannot write the record as JSON ({exc})") from None
