@@ -61,7 +61,8 @@ from pathlib import Path
 from typing import Any
 
 from annotation.dataset_stats import TARGET_KEYS, dataset_statistics
-from annotation.export.card import card_header, dataset_card, plain_json
+from annotation.agreement.measure import json_ready
+from annotation.export.card import card_header, dataset_card
 from annotation.export.dataset import (
     ANNOTATIONS_CONFIG,
     BENCHMARK_CONFIGS,
@@ -188,7 +189,7 @@ def _export(
             for config in BENCHMARK_CONFIGS.values()
         },
         annotations_left_out=left_out,
-        agreement=plain_json(agreement) if agreement is not None else None,
+        agreement=json_ready(agreement) if agreement is not None else None,
         statistics=statistics,
     )
     card = dataset_card(manifest)

@@ -236,19 +236,3 @@ def _figure(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return _one_line(str(value))
-
-
-def plain_json(value: Any) -> Any:
-    """``value`` made JSON-safe: mappings and sequences copied, non-finite floats → None,
-    numpy scalars → Python numbers, anything else → its text."""
-    if isinstance(value, Mapping):
-        return {str(k): plain_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain_json(v) for v in value]
-    if value is None or isinstance(value, (bool, str, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if hasattr(value, "item"):  # numpy scalars
-        return plain_json(value.item())
-    return str(value)
