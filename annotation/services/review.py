@@ -19,6 +19,7 @@ from sqlalchemy import and_, delete, select
 from sqlalchemy.orm import Session
 
 from annotation.flag_reasons import flag_label
+from annotation.project_day import day_start, local_day
 from annotation.protocol import AnnotationContent
 from annotation.resolution import EDITED, AnnotatorVersion, Resolution, resolve_pair, take_version
 from annotation.review_sampling import daily_review_sample
@@ -61,9 +62,8 @@ def reason_label(code: str) -> str:
 
 def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, today: date) -> int:
     """Draw the review sample of every finished day not drawn yet; returns items touched."""
-    zone = settings.timezone
     drawn = set(s.scalars(select(ReviewDay.day).where(ReviewDay.project_id == project_id)))
-    start_today = datetime.combine(today, datetime.min.time(), tzinfo=zone)
+    start_today = day_start(today, settings)
     rows = s.execute(
         select(Annotation.id, Annotation.submitted_at, Annotation.sample_id)
         .join(Sample, Sample.id == Annotation.sample_id)
@@ -72,7 +72,7 @@ def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, to
     ).all()
     by_day: dict[date, list[tuple[int, int]]] = {}
     for aid, when, sid in rows:
-        day = when.astimezone(zone).date()
+        day = local_day(when, settings)
         if day.isoformat() not in drawn:
             by_day.setdefault(day, []).append((aid, sid))
     touched = 0
@@ -111,7 +111,7 @@ def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | N
     with db.write() as s:
         require_role(s, actor, "lead")
         settings = project_settings(s, project_id)
-        _draw_review_days(s, project_id, settings, utcnow().astimezone(settings.timezone).date())
+        _draw_review_days(s, project_id, settings, local_day(utcnow(), settings))
     with db.read() as s:
         items = s.execute(
             select(ReviewItem, Sample).join(Sample, Sample.id == ReviewItem.sample_id)
