@@ -16,6 +16,7 @@ from sqlalchemy import select
 import annotation.training as training
 from annotation.services import datasets, job_reporter, jobs
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
+from annotation.training import TARGET_KEYS
 from db.models import Job, utcnow
 from gold_data import gold_project
 from service_helpers import count
@@ -44,7 +45,7 @@ def test_a_queued_job_runs_in_the_worker_and_keeps_its_results(db, lead, export)
     assert set(done.result["predictions"]) == {"mean__none", "linear__none"}
     series = done.prediction_series()
     assert {(p.model, p.ablation) for p in series} == {("mean", "none"), ("linear", "none")}
-    assert all(p.rows and "xi_gold" in p.rows[0] for p in series)
+    assert all(p.rows and f"{TARGET_KEYS[0]}_gold" in p.rows[0] for p in series)
     assert "linear" in done.log
     assert os.path.isfile(os.path.join(done.run_dir, "metrics.json"))
     with pytest.raises(InvalidInput, match="not queued"):  # a second worker cannot take it again
