@@ -24,6 +24,7 @@ MODULES: tuple[str, ...] = (
     "annotation.resolution",
     "annotation.project_day",
     "annotation.export_folder",
+    "annotation.sample_disagreement",
     "annotation.agreement.icc",
     "annotation.agreement.jaccard",
     "annotation.agreement.kappa",
