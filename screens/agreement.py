@@ -9,6 +9,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from annotation.agreement import threshold_verdict
 from annotation.axes import axis_by_name
 from annotation.csv_safety import safe_csv
 from annotation.services import agreement
@@ -53,22 +54,15 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
 
 
-def _verdict(value: float | None, threshold: float, higher_is_better: bool) -> str:
-    if value is None or math.isnan(value):
-        return "not enough data"
-    ok = value > threshold if higher_is_better else value < threshold
-    return ("meets" if ok else "below") + f" the {threshold:.2f} threshold"
-
-
 head = report.headline
 cols = st.columns(5)
 for col, key, label in zip(cols[:3], ("icc_xi", "icc_omega", "icc_alpha"), ("ICC(1,1) ξ", "ICC(1,1) ω", "ICC(1,1) α")):
     col.metric(label, _fmt(head.get(key)), help=HELP)
-    col.caption(_verdict(head.get(key), settings.qualify_icc_min, True))
+    col.caption(threshold_verdict(head.get(key), settings.qualify_icc_min, True))
 cols[3].metric("Jaccard (axis labels)", _fmt(head.get("jaccard")), help=HELP)
-cols[3].caption(_verdict(head.get("jaccard"), settings.qualify_jaccard_min, True))
+cols[3].caption(threshold_verdict(head.get("jaccard"), settings.qualify_jaccard_min, True))
 cols[4].metric("Pk (segmentation)", _fmt(head.get("pk")), help=HELP)
-cols[4].caption(_verdict(head.get("pk"), settings.qualify_pk_max, False))
+cols[4].caption(threshold_verdict(head.get("pk"), settings.qualify_pk_max, False))
 
 tab_labels, tab_params, tab_seg, tab_time, tab_pairs = st.tabs(
     ["Axis labels", "Curve parameters", "Segmentation", "Over time", "Annotator pairs"])

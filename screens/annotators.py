@@ -4,20 +4,21 @@ partners and drafts in progress, the figures that show fatigue or drift (definit
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pandas as pd
 import plotly.express as px
 import streamlit as st
 
 from annotation.csv_safety import safe_csv
+from annotation.project_day import local_today
 from annotation.services import dashboard
 from ui.session import lead_page, service_errors
 
 DEFAULT_DAYS = 30
 
 actor, db, project = lead_page("Annotators")
-today = datetime.now(timezone.utc).astimezone(project.settings.timezone).date()
+today = local_today(project.settings)
 f_range, f_people = st.columns([1, 2])
 picked = f_range.date_input("Submitted between", value=(today - timedelta(days=DEFAULT_DAYS - 1), today),
                             max_value=today, key="annotators.range",

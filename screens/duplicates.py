@@ -77,21 +77,20 @@ status = st.segmented_control(
     "Show", list(STATUS_LABELS), format_func=STATUS_LABELS.__getitem__, default="pending",
     key=K_STATUS) or "pending"
 with service_errors():
-    pairs = duplicates.list_pairs(db, actor, project.id, status=status, limit=10_000)
-if not pairs:
+    listing = duplicates.pair_page(db, actor, project.id, status=status,
+                                   page=int(st.session_state.get(K_PAGE) or 1), page_size=PAGE_SIZE)
+if not listing.total:
     st.info({"pending": "Nothing to review. Run the search after importing texts.",
              "confirmed": "No confirmed duplicates.",
              "released": "No released texts."}[status])
     st.stop()
 
-n_pages = (len(pairs) + PAGE_SIZE - 1) // PAGE_SIZE
-page_no = min(int(st.session_state.get(K_PAGE) or 1), n_pages)
-st.session_state[K_PAGE] = page_no  # before the widget exists: clamp after marks were decided
-shown = pairs[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]
+n_pages, page_no, shown = listing.n_pages, listing.page, listing.pairs
+st.session_state[K_PAGE] = page_no  # before the widget exists: clamped after marks were decided
 bulk_decision = {"pending": "confirm", "confirmed": "undo", "released": "undo"}[status]
 bulk_label = {"confirm": f"Confirm all {len(shown)} on this page", "undo": f"Undo all {len(shown)} on this page"}
 head_l, head_r = st.columns([2, 1], vertical_alignment="bottom")
-head_l.caption(f"{len(pairs)} pairs, most similar first · page {page_no} of {n_pages}")
+head_l.caption(f"{listing.total} pairs, most similar first · page {page_no} of {n_pages}")
 if head_r.button(bulk_label[bulk_decision], key=f"dedup.bulk.{status}.{page_no}"):
     with service_errors():
         n = duplicates.decide(db, actor, project.id, [p.id for p in shown], bulk_decision)

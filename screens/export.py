@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import secrets
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_folder_name, repeat_folder_name
 from annotation.services import datasets
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
@@ -18,12 +17,6 @@ K_FLASH = "export.flash"
 K_SEED = "export.seed"
 K_LAST = "export.last_id"
 LICENCES = ("cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc0-1.0", "mit", "apache-2.0", "other")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-
-
-def default_folder_name(project_name: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", project_name.lower()).strip("-") or "project"
-    return f"{slug[:60]}-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
 
 
 def zip_button(export: datasets.ExportRecord, key: str) -> None:
@@ -76,8 +69,8 @@ with st.form("export.form", border=True):
                                       disabled=ready.n_gold == 0)
 if submitted:
     chosen = other.strip() if licence == "other" else licence
-    if not _NAME.match(name.strip()):
-        st.error("The folder name may use letters, digits, '.', '_' and '-' (up to 100 characters).")
+    if not is_folder_name(name):
+        st.error(FOLDER_NAME_RULE)
     elif licence == "other" and not chosen:
         st.error("Give the licence identifier, or choose one from the list.")
     else:
@@ -131,7 +124,7 @@ if complete:
         zip_button(chosen_export, f"export.zip.{picked}")
     if p3.button("Repeat exactly", key=f"export.repeat.{picked}", icon=":material/replay:",
                  help="Same samples, split, base, seed and licence, into a new folder."):
-        folder = root / f"{Path(chosen_export.path).name}-repeat-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
+        folder = root / repeat_folder_name(chosen_export.path)
         with st.spinner("Repeating the export…"), service_errors():
             record = datasets.export_dataset(db, actor, project.id, folder, reproduce=picked,
                                              include_agreement=True)

@@ -14,29 +14,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.curves import CurveFitError, describe_curve
 from annotation.flag_reasons import FLAG_CODES, flag_label
+from annotation.lead_edit import LeadEdit
 from annotation.resolution import Resolution
-from annotation.segmentation import (
-    Segmentation,
-    SegmentationError,
-    segment_texts,
-    spaces_after,
-    token_texts,
-)
+from annotation.sample_disagreement import can_be_taken, sample_disagreement
+from annotation.segmentation import segment_texts, spaces_after, token_texts
 from annotation.services import review
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas, token_boundary_editor
-from ui.display import (
-    DEFAULT_PARAMS,
-    PARAM_RANGES,
-    axis_color,
-    axis_label,
-    curve_polyline,
-    plain,
-)
-from ui.segment_editor import multi_axis_label, segment_axes_editor, set_parameter
+from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
+from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
@@ -184,13 +172,6 @@ later = ids[ids.index(pick) + 1:] + ids[:ids.index(pick)][::-1]
 next_id = later[0] if later else None
 
 
-def _segmentation(boundaries, n_tokens: int) -> Segmentation | None:  # type: ignore[no-untyped-def]
-    try:
-        return Segmentation.from_boundaries(boundaries, n_tokens)
-    except SegmentationError:
-        return None
-
-
 def _params_line(xi, omega, alpha, rmse=None) -> str:  # type: ignore[no-untyped-def]
     if None in (xi, omega, alpha):
         return "no curve"
@@ -198,21 +179,9 @@ def _params_line(xi, omega, alpha, rmse=None) -> str:  # type: ignore[no-untyped
     return line + (f" · RMSE {rmse:.3f}" if rmse is not None else "")
 
 
-def _describe(xi, omega, alpha) -> str:  # type: ignore[no-untyped-def]
-    if None in (xi, omega, alpha):
-        return ""
-    try:
-        # stored parameters are in base 1.1 whatever the project's display base
-        return describe_curve(xi, omega, alpha).capitalize()
-    except CurveFitError as exc:
-        return str(exc)
-
-
-def _spread(values: list[float]) -> float | None:
-    return max(values) - min(values) if len(values) >= 2 else None
-
-
-segs = {v.annotation_id: _segmentation(v.content.boundaries, case.n_tokens) for v in versions}
+# Per-sample agreement without the agreement module: shared boundaries and parameter gaps.
+disagreement = sample_disagreement({v.annotation_id: v.content for v in versions}, case.n_tokens)
+segs = disagreement.segmentations
 why_col, figures_col = st.columns([3, 2])
 with why_col, st.container(border=True):  # why the sample is here
     detailed = set()
@@ -226,27 +195,20 @@ with why_col, st.container(border=True):  # why the sample is here
     for code in case.reasons:
         if code not in detailed:
             st.markdown(f":material/flag: **{plain(review.reason_label(code))}**")
-    # boundaries placed by some annotators only, named by the word they come before
-    inner = [set(sg.boundaries[1:]) for sg in segs.values() if sg is not None]
-    union = set().union(*inner) if inner else set()
-    shared = set.intersection(*inner) if inner else set()
-    if union - shared:
-        parts = []
-        for b in sorted(union - shared):
-            users = [names[aid] for aid, sg in segs.items() if sg is not None and b in sg.boundaries]
-            parts.append(f"before “{plain(tokens[b])}” ({', '.join(plain(u) for u in users)})")
-        st.caption("Boundaries not shared: " + "; ".join(parts))
+    if disagreement.unshared:  # boundaries placed by some only, named by the word they come before
+        st.caption("Boundaries not shared: " + "; ".join(
+            f"before “{plain(tokens[b])}” ({', '.join(plain(names[aid]) for aid in who)})"
+            for b, who in disagreement.unshared))
 
-# Per-sample agreement without the agreement module: shared boundaries and parameter gaps.
-with_curve = [v.content for v in versions if v.content.has_parameters]
+shared, placed = disagreement.shared, disagreement.placed
 with figures_col:
     top = st.columns(2)
     bottom = st.columns(2)
-    top[0].metric("Shared boundaries", f"{len(shared)} of {len(union)}" if union else "none used",
+    top[0].metric("Shared boundaries", f"{len(shared)} of {len(placed)}" if placed else "none used",
                   help="Segment boundaries every annotator placed, of all boundaries anyone placed.",
                   border=True)
     for col, name, sym in ((top[1], "xi", "ξ"), (bottom[0], "omega", "ω"), (bottom[1], "alpha", "α")):
-        gap = _spread([getattr(c, name) for c in with_curve])
+        gap = disagreement.spread[name]
         col.metric(f"|Δ{sym}|", "—" if gap is None else f"{gap:.2f}", border=True,
                    help="Largest difference between two annotators' values.")
 
@@ -279,7 +241,7 @@ for col, v in zip(columns, versions):
             st.caption(f"Note: {plain(c.note)}")
         st.markdown(_params_line(c.xi, c.omega, c.alpha, c.rmse))
         if c.has_parameters:
-            st.caption(_describe(c.xi, c.omega, c.alpha))
+            st.caption(curve_description(c.xi, c.omega, c.alpha))
 
 
 def _annotator_curves() -> list[dict]:
@@ -310,7 +272,7 @@ with proposal_col:
                               segment_labels=[multi_axis_label(a) for a in proposal.segment_axes],
                               key=f"{P}.proposal", disabled=True)
         st.markdown(_params_line(proposal.xi, proposal.omega, proposal.alpha))
-        st.caption(_describe(proposal.xi, proposal.omega, proposal.alpha))
+        st.caption(curve_description(proposal.xi, proposal.omega, proposal.alpha))
 
 
 # --- decisions --------------------------------------------------------------------------------
@@ -359,7 +321,7 @@ elif action == "take":
     note_key = _note("take", "Optional: why this version")
     buttons = st.columns(max(len(versions), 1))
     for col, v in zip(buttons, versions):
-        complete = v.content.has_parameters and None not in v.content.segment_axes
+        complete = can_be_taken(v.content)
         if col.button(f"Take {plain(v.annotator)}'s version", key=f"{P}.do.take.{v.annotation_id}",
                       icon=":material/how_to_reg:", width="stretch", disabled=not complete,
                       help=None if complete else "This annotation is unfinished."):
@@ -393,53 +355,30 @@ elif action == "discard":
 else:  # edit
     EDIT = f"{P}.edit"
 
-    def _initial_edit() -> dict:
-        if proposal is not None:
-            params = {p: getattr(proposal, p) for p in PARAM_RANGES}
-            if None in params.values():
-                params = dict(DEFAULT_PARAMS)
-            return {"boundaries": tuple(proposal.boundaries), "axes": tuple(proposal.segment_axes), **params}
-        return {"boundaries": (0,), "axes": ((),), **DEFAULT_PARAMS}
-
-    def _clamped(name: str, value: float) -> float:
-        _, lo, hi = PARAM_RANGES[name]
-        return float(round(min(hi, max(lo, value)), 2))
-
     if EDIT not in st.session_state:
-        st.session_state[EDIT] = _initial_edit()
-    edit = st.session_state[EDIT]
+        st.session_state[EDIT] = LeadEdit.from_proposal(proposal, case.n_tokens)
+    edit: LeadEdit = st.session_state[EDIT]
 
     def _on_reset(state_key: str = EDIT) -> None:
         st.session_state.pop(state_key, None)
 
     st.caption("Start from the proposal: click between two words to add or remove a boundary, "
                "choose each segment's axes (a union may keep several), tune ξ, ω, α.")
-    seg = segment_axes_editor(case.parent_text, case.n_tokens, EDIT, text_key=f"{P}.edit_text",
+    segment_axes_editor(case.parent_text, case.n_tokens, EDIT, text_key=f"{P}.edit_text",
                               axes_key_prefix=f"{P}.axes")
     params_col, preview_col = st.columns([1, 2])
     with params_col:
-        for name, (label, lo, hi) in PARAM_RANGES.items():
-            widget_key = f"{P}.{name}"
-            if st.session_state.get(widget_key) != _clamped(name, edit[name]):  # see segment_axes_editor
-                st.session_state[widget_key] = _clamped(name, edit[name])
-            st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=widget_key,
-                            on_change=set_parameter, args=(name, widget_key, EDIT))
-        st.caption(_describe(edit["xi"], edit["omega"], edit["alpha"]))
+        parameter_inputs(EDIT, P)
+        st.caption(curve_description(edit.xi, edit.omega, edit.alpha))
         st.button("Back to the proposal", key=f"{P}.edit_reset", on_click=_on_reset,
                   icon=":material/restart_alt:")
     with preview_col:
-        curve_canvas([], curve=curve_polyline(edit["xi"], edit["omega"], edit["alpha"]),
+        curve_canvas([], curve=curve_polyline(edit.xi, edit.omega, edit.alpha),
                      extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
                      key=f"{P}.edit_chart", height=260, disabled=True, curve_label="edited resolution")
     note_key = _note("edit", "Optional: why")
     if st.button("Save edited resolution", type="primary", icon=":material/save:", key=f"{P}.do.edit"):
-        try:
-            edited = Resolution(tuple(seg.boundaries), tuple(edit["axes"]), edit["xi"], edit["omega"],
-                                edit["alpha"], (actor.username,), case.n_tokens)
-        except ValueError as exc:
-            st.error(plain(exc))
-        else:
-            _decide("edit", "stored the edited resolution", note_key, resolution=edited)
+        _decide("edit", "stored the edited resolution", note_key, edit=edit)
 
 
 # --- history --------------------------------------------------------------------------------

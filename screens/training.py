@@ -68,13 +68,13 @@ def scatter_chart(job: jobs.JobInfo) -> go.Figure:
     (a shared legend: click a model to hide it everywhere)."""
     fig = make_subplots(rows=1, cols=len(TARGET_KEYS), subplot_titles=TARGET_KEYS)
     colours = px.colors.qualitative.Plotly
-    for k, (key, rows) in enumerate((job.result.get("predictions") or {}).items()):
-        model, _, ablation = key.partition("__")
+    for k, series in enumerate(job.prediction_series()):
+        model, ablation, rows = series.model, series.ablation, series.rows
         label = MODEL_LABELS.get(model, model) + ("" if ablation == "none" else f" · {ABLATION_LABELS.get(ablation, ablation)}")
         for col, target in enumerate(TARGET_KEYS, start=1):
             fig.add_trace(go.Scatter(
                 x=[p[f"{target}_gold"] for p in rows], y=[p[f"{target}_pred"] for p in rows],
-                mode="markers", name=label, legendgroup=key, showlegend=col == 1, opacity=0.6,
+                mode="markers", name=label, legendgroup=series.key, showlegend=col == 1, opacity=0.6,
                 marker=dict(size=5, color=colours[k % len(colours)])), row=1, col=col)
     for col, target in enumerate(TARGET_KEYS, start=1):
         values = [v for trace in fig.data if trace.xaxis == ("x" if col == 1 else f"x{col}")

@@ -18,22 +18,15 @@ import math
 import pandas as pd
 import streamlit as st
 
-from annotation import editing
-from annotation.curves import MAX_POINTS, CurveFitError, describe_curve
-from annotation.protocol import AnnotationContent
+from annotation.curves import MAX_POINTS
+from annotation.lead_edit import LeadEdit
 from annotation.qualification import PARAMETERS
-from annotation.resolution import EDITED, Resolution
 from annotation.services import qualification, warmup_set
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas
-from ui.display import (
-    DEFAULT_PARAMS,
-    PARAM_RANGES,
-    curve_polyline,
-    plain,
-)
-from ui.segment_editor import segment_axes_editor, set_parameter
+from ui.display import curve_description, curve_polyline, plain
+from ui.segment_editor import parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "warmup.flash"
@@ -224,23 +217,14 @@ with gold_tab:
         w = by_id[pick]
         G = f"warmup.gold.{w.sample_id}"  # this sample's unsaved edit
 
-        def _initial() -> dict:
-            if w.gold is not None:
-                return {"boundaries": w.gold.boundaries, "axes": w.gold.segment_axes, "points": (),
-                        "xi": w.gold.xi, "omega": w.gold.omega, "alpha": w.gold.alpha, "message": None}
-            return {"boundaries": (0,), "axes": ((),), "points": (), **DEFAULT_PARAMS, "message": None}
-
         if G not in st.session_state:
-            st.session_state[G] = _initial()
-        edit = st.session_state[G]
+            g = w.gold
+            st.session_state[G] = (LeadEdit(w.n_tokens) if g is None else
+                                   LeadEdit(w.n_tokens, g.boundaries, g.segment_axes, g.xi, g.omega, g.alpha))
+        edit: LeadEdit = st.session_state[G]
 
         def _on_points(event: dict, key: str = G) -> None:
-            state = st.session_state[key]
-            content, message = editing.edit_points(AnnotationContent(points=tuple(state["points"])), event)
-            new = {**state, "points": content.points, "message": message}
-            if content.has_parameters:  # a fitted curve replaces the numbers; otherwise keep them
-                new.update(xi=content.xi, omega=content.omega, alpha=content.alpha)
-            st.session_state[key] = new
+            st.session_state[key] = st.session_state[key].with_point_event(event)
 
         def _on_reset(key: str = G) -> None:
             st.session_state.pop(key, None)
@@ -248,39 +232,25 @@ with gold_tab:
         st.caption("Click between two words to add or remove a boundary; choose each segment's axes "
                    "(several are allowed: the annotator's axis counts if it is one of them); place 3–5 "
                    "points on the chart to fit the curve, or type ξ, ω, α.")
-        seg = segment_axes_editor(w.parent_text, w.n_tokens, G, text_key=f"{G}.text", axes_key_prefix=f"{G}.axes")
+        segment_axes_editor(w.parent_text, w.n_tokens, G, text_key=f"{G}.text", axes_key_prefix=f"{G}.axes")
         chart_col, params_col = st.columns([2, 1])
         with chart_col:
-            curve_canvas([tuple(p) for p in edit["points"]],
-                         curve=curve_polyline(edit["xi"], edit["omega"], edit["alpha"]),
+            curve_canvas([tuple(p) for p in edit.points],
+                         curve=curve_polyline(edit.xi, edit.omega, edit.alpha),
                          ticks=tick_positions(), x_max=X_MAX, max_points=MAX_POINTS,
                          key=f"{G}.chart", height=300, on_change=_on_points, curve_label="gold curve")
         with params_col:
-            if edit.get("message"):
-                st.warning(edit["message"])
-            for name, (label, lo, hi) in PARAM_RANGES.items():
-                widget_key = f"{G}.{name}"
-                shown = float(round(min(hi, max(lo, edit[name])), 2))
-                if st.session_state.get(widget_key) != shown:  # see segment_axes_editor
-                    st.session_state[widget_key] = shown
-                st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f",
-                                key=widget_key, on_change=set_parameter, args=(name, widget_key, G),
-                                kwargs={"message": None})
-            try:
-                # stored parameters are in base 1.1 whatever the project's display base
-                st.caption(describe_curve(edit["xi"], edit["omega"], edit["alpha"]).capitalize())
-            except CurveFitError as exc:
-                st.caption(str(exc))
+            if edit.message:
+                st.warning(edit.message)
+            parameter_inputs(G, G)
+            st.caption(curve_description(edit.xi, edit.omega, edit.alpha))
             st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")
         note_key = f"{G}.note"
         st.text_input("Note", key=note_key, max_chars=500, placeholder="Optional: why this gold")
         if st.button("Save gold", type="primary", icon=":material/save:", key="warmup.save_gold"):
             try:
-                gold = Resolution(tuple(seg.boundaries), tuple(edit["axes"]), edit["xi"], edit["omega"],
-                                  edit["alpha"], (actor.username,), w.n_tokens, method=EDITED)
-                warmup_set.set_warmup_gold(db, actor, w.sample_id, gold,
-                                           note=st.session_state.get(note_key, ""))
-            except (ServiceError, ValueError) as exc:
+                warmup_set.set_warmup_gold(db, actor, w.sample_id, edit, note=st.session_state.get(note_key, ""))
+            except ServiceError as exc:
                 st.error(plain(exc))
             else:
                 st.session_state.pop(G, None)

@@ -10,6 +10,7 @@ from annotation.curves import (
     OMEGA_BOUNDS,
     XI_BOUNDS,
     CurveFitError,
+    describe_curve,
     drawn_polyline,
 )
 
@@ -29,8 +30,6 @@ CURVE_SAMPLES = 201
 #: Label and input range of each curve parameter in the pages' number inputs — the fit's bounds.
 PARAM_RANGES = {"xi": ("ξ location", *XI_BOUNDS), "omega": ("ω scale", *OMEGA_BOUNDS),
                 "alpha": ("α skew", *ALPHA_BOUNDS)}
-#: Where a hand-made curve starts when there is nothing to start from (about a day, symmetric).
-DEFAULT_PARAMS = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
 
 
 def plain(text: object) -> str:
@@ -74,3 +73,14 @@ def curve_polyline(xi: float | None, omega: float | None, alpha: float | None,
     except CurveFitError:
         return None
     return [(round(x, 3), round(y, 4)) for x, y in line]
+
+
+def curve_description(xi: float | None, omega: float | None, alpha: float | None) -> str:
+    """The curve in words, capitalised ("" without parameters; the reason when the parameters
+    give no curve). Stored parameters are in base 1.1 whatever the project's display base."""
+    if xi is None or omega is None or alpha is None:
+        return ""
+    try:
+        return describe_curve(xi, omega, alpha).capitalize()
+    except CurveFitError as exc:
+        return str(exc)

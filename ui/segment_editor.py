@@ -1,29 +1,21 @@
 """The segment editor the Review page (edit a resolution) and the Warm-up page (make gold) share.
 
-The edit lives in ``st.session_state[state_key]`` as a dict with at least ``boundaries``,
-``axes`` (one tuple of axis names per segment: a resolution may keep several) and ``xi``,
-``omega``, ``alpha``. The callbacks below change that dict; :func:`segment_axes_editor` draws
-the text with its clickable gaps and one axis choice per segment.
+The edit lives in ``st.session_state[state_key]`` as an :class:`annotation.lead_edit.LeadEdit`;
+the callbacks below replace it with the edited one; :func:`segment_axes_editor` draws the text
+with its clickable gaps and one axis choice per segment.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 import streamlit as st
 
 from annotation.axes import AXIS_NAMES
-from annotation.segmentation import (
-    Segmentation,
-    SegmentationError,
-    remap_segment_axes,
-    segment_texts,
-    spaces_after,
-    token_texts,
-)
+from annotation.lead_edit import LeadEdit
+from annotation.segmentation import Segmentation, segment_texts, spaces_after, token_texts
 from ui.components import token_boundary_editor
-from ui.display import axis_color, axis_label, plain
+from ui.display import PARAM_RANGES, axis_color, axis_label, plain
 
 
 def multi_axis_label(axes: tuple[str, ...]) -> str:
@@ -33,54 +25,41 @@ def multi_axis_label(axes: tuple[str, ...]) -> str:
 
 def toggle_boundary(gap: int, *, n_tokens: int, state_key: str) -> None:
     """Add or remove the boundary at ``gap``; the segments keep their axes where they survive."""
-    state = st.session_state[state_key]
-    old = Segmentation.from_boundaries(state["boundaries"], n_tokens)
-    try:
-        new = old.toggle(gap)
-    except SegmentationError:
-        return
-    axes = remap_segment_axes(old, state["axes"], new)
-    st.session_state[state_key] = {**state, "boundaries": new.boundaries, "axes": tuple(tuple(a) for a in axes)}
+    edit: LeadEdit = st.session_state[state_key]
+    st.session_state[state_key] = edit.toggled(gap)
 
 
 def choose_segment_axes(start: int, end: int, widget_key: str, state_key: str, n_tokens: int) -> None:
-    """Take the axes of the segment spanning tokens ``start``–``end`` from its multiselect (stored
-    in the fixed axis order).
+    """Take the axes of the segment spanning tokens ``start``–``end`` from its multiselect.
 
     The segment is named by its span, never by its place in the list: after a boundary click the
     browser goes on reporting the boxes of segments that no longer exist until a run ends
     normally (Streamlit's frontend forgets widgets only then), and Streamlit still calls such a
     box's ``on_change`` with the arguments of the run that drew it. By position, a vanished
     segment's box wrote its axes over the segment that took its place in the list."""
-    state = st.session_state.get(state_key)
-    if state is None:  # the edit was dropped (saved, or back to the proposal) meanwhile
+    edit: LeadEdit | None = st.session_state.get(state_key)
+    if edit is None:  # the edit was dropped (saved, or back to the proposal) meanwhile
         return
-    spans = Segmentation.from_boundaries(state["boundaries"], n_tokens).spans
-    if (start, end) not in spans:
-        return  # a gone segment's box: nothing of the current edit is its to change
-    axes = list(state["axes"])
-    chosen = set(st.session_state.get(widget_key) or ())
-    axes[spans.index((start, end))] = tuple(a for a in AXIS_NAMES if a in chosen)
-    st.session_state[state_key] = {**state, "axes": tuple(axes)}
+    st.session_state[state_key] = edit.with_segment_axes(start, end, st.session_state.get(widget_key) or ())
 
 
-def set_parameter(name: str, widget_key: str, state_key: str, **also: Any) -> None:
-    """Take a typed ξ, ω or α from its number input (and set ``also`` in the same edit)."""
+def set_parameter(name: str, widget_key: str, state_key: str) -> None:
+    """Take a typed ξ, ω or α from its number input."""
     value = st.session_state.get(widget_key)
-    state = st.session_state.get(state_key)
-    if value is not None and state is not None:
-        st.session_state[state_key] = {**state, name: float(value), **also}
+    edit: LeadEdit | None = st.session_state.get(state_key)
+    if value is not None and edit is not None:
+        st.session_state[state_key] = edit.with_parameter(name, value)
 
 
 def segment_axes_editor(parent_text: str, n_tokens: int, state_key: str, *, text_key: str,
                         axes_key_prefix: str) -> Segmentation:
     """Draw the text (click a gap to toggle a boundary) and one axis choice per segment for the
     edit under ``state_key``; returns its current segmentation."""
-    edit = st.session_state[state_key]
-    seg = Segmentation.from_boundaries(edit["boundaries"], n_tokens)
+    edit: LeadEdit = st.session_state[state_key]
+    seg = edit.segmentation
     token_boundary_editor(token_texts(parent_text), spaces_after(parent_text), list(seg.boundaries),
-                          segment_colors=[axis_color(a[0] if a else None) for a in edit["axes"]],
-                          segment_labels=[multi_axis_label(a) for a in edit["axes"]],
+                          segment_colors=[axis_color(a[0] if a else None) for a in edit.segment_axes],
+                          segment_labels=[multi_axis_label(a) for a in edit.segment_axes],
                           key=text_key, on_change=partial(toggle_boundary, n_tokens=n_tokens, state_key=state_key))
     for j, text in enumerate(segment_texts(parent_text, seg)):
         start, end = seg.spans[j]
@@ -89,8 +68,8 @@ def segment_axes_editor(parent_text: str, n_tokens: int, state_key: str, *, text
         # proposal): a value written here reaches the browser as "show this value" and replaces
         # whatever the lead chose in the box since this run began.
         shown = st.session_state.get(widget_key)
-        if shown is None or set(shown) != set(edit["axes"][j]):
-            st.session_state[widget_key] = list(edit["axes"][j])
+        if shown is None or set(shown) != set(edit.segment_axes[j]):
+            st.session_state[widget_key] = list(edit.segment_axes[j])
         left, right = st.columns([3, 2], vertical_alignment="center")
         left.markdown(f"**{j + 1}.** {plain(text)}")
         right.multiselect(f"Axes of segment {j + 1}", AXIS_NAMES, format_func=axis_label,
@@ -98,3 +77,16 @@ def segment_axes_editor(parent_text: str, n_tokens: int, state_key: str, *, text
                           args=(start, end, widget_key, state_key, n_tokens),
                           label_visibility="collapsed", placeholder="Choose an axis")
     return seg
+
+
+def parameter_inputs(state_key: str, key_prefix: str) -> None:
+    """ξ, ω and α of the edit under ``state_key`` as number inputs (keys ``<key_prefix>.xi`` …),
+    each shown within its input range."""
+    edit: LeadEdit = st.session_state[state_key]
+    for name, (label, lo, hi) in PARAM_RANGES.items():
+        widget_key = f"{key_prefix}.{name}"
+        shown = float(round(min(hi, max(lo, getattr(edit, name))), 2))
+        if st.session_state.get(widget_key) != shown:  # see segment_axes_editor
+            st.session_state[widget_key] = shown
+        st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=widget_key,
+                        on_change=set_parameter, args=(name, widget_key, state_key))

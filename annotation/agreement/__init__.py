@@ -70,6 +70,7 @@ from annotation.agreement.segment_agreement import (
     pk_both_ways,
     window_diff_both_ways,
 )
+from annotation.agreement.verdict import threshold_verdict
 
 __all__ = [
     "AgreementInputError",
@@ -113,5 +114,6 @@ __all__ = [
     "label_set_jaccard",
     "pk_both_ways",
     "raters_per_sample",
+    "threshold_verdict",
     "window_diff_both_ways",
 ]

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from sqlalchemy import Text, cast, select
 
 from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report
+from annotation.project_day import local_day
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings
@@ -49,7 +50,7 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         project = s.get(Project, project_id)
         if project is None:
             raise NotFound("No such project.")
-        zone = ProjectSettings.from_dict(project.settings).timezone
+        settings = ProjectSettings.from_dict(project.settings)
         stmt = (select(Sample.id, Sample.external_id, Sample.benchmark, Sample.n_tokens,
                        User.username, Annotation.submitted_at, cast(Annotation.boundaries, Text),
                        cast(Annotation.segment_axes, Text), Annotation.xi, Annotation.omega, Annotation.alpha)
@@ -74,7 +75,7 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         if len(group) < 2:
             single += 1
             continue
-        day = max(r.submitted_at for r, _, _ in group).astimezone(zone).date()
+        day = local_day(max(r.submitted_at for r, _, _ in group), settings)
         if (start and day < start) or (end and day > end):
             continue
         first = group[0][0]

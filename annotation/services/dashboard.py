@@ -10,7 +10,7 @@ submitted in the period), so it matches the agreement page.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 
 import pandas as pd
 from sqlalchemy import func, select
@@ -22,6 +22,7 @@ from annotation.annotator_stats import (
     partner_table,
 )
 from annotation.flag_reasons import is_automatic_flag
+from annotation.project_day import day_start, local_day
 from annotation.services import agreement
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
@@ -58,18 +59,16 @@ def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: d
         if project is None:
             raise NotFound("No such project.")
         settings = ProjectSettings.from_dict(project.settings)
-        zone = settings.timezone
         stmt = (select(User.username, Annotation.sample_id, Annotation.submitted_at,
                        Annotation.seconds_spent, Annotation.flags, Sample.is_warmup)
                 .join(Sample, Sample.id == Annotation.sample_id)
                 .join(User, User.id == Annotation.annotator_id)
                 .where(Sample.project_id == project_id, Annotation.status == "submitted"))
         if start:
-            stmt = stmt.where(Annotation.submitted_at >= datetime.combine(start, time(0), tzinfo=zone))
+            stmt = stmt.where(Annotation.submitted_at >= day_start(start, settings))
         if end:
-            stmt = stmt.where(Annotation.submitted_at < datetime.combine(end + timedelta(days=1), time(0),
-                                                                        tzinfo=zone))
-        subs = [Submission(name, sid, when.astimezone(zone).date(), float(spent or 0.0),
+            stmt = stmt.where(Annotation.submitted_at < day_start(end + timedelta(days=1), settings))
+        subs = [Submission(name, sid, local_day(when, settings), float(spent or 0.0),
                            bool(flags), bool(warm))
                 for name, sid, when, spent, flags, warm in s.execute(stmt)]
         drafts = dict(s.execute(

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import case, delete, func, or_, select
 from sqlalchemy.orm import aliased
 
 from annotation import dedup
@@ -218,32 +218,72 @@ def duplicate_counts(db: Database, actor: Actor, project_id: int) -> DuplicateCo
     return DuplicateCounts(got.get("pending", 0), got.get("confirmed", 0), got.get("released", 0))
 
 
-def list_pairs(db: Database, actor: Actor, project_id: int, *, status: str | None = "pending",
-               limit: int = 50, offset: int = 0, min_score: float = 0.0) -> list[DuplicatePair]:
-    """Lead: marks to review, most similar first, each with both texts side by side."""
+def _where(q, project_id: int, status: str | None, min_score: float):  # type: ignore[no-untyped-def]
+    """``q`` narrowed to the project's marks with ``status`` (None: all) above ``min_score``."""
     if status not in (None, "pending", "confirmed", "released"):
         raise InvalidInput(f"Unknown status {status!r}.")
+    q = q.where(NearDuplicate.project_id == project_id)
+    if status is not None:
+        q = q.where(NearDuplicate.status == status)
+    if min_score > 0:
+        q = q.where(or_(NearDuplicate.sbert_score > min_score, NearDuplicate.tfidf_score > min_score))
+    return q
+
+
+#: :attr:`DuplicatePair.score` in SQL (the similarity that fired, the larger when both did), so
+#: the database sorts and pages the marks.
+_SCORE = case((NearDuplicate.representation == "sbert", NearDuplicate.sbert_score),
+              (NearDuplicate.representation == "tfidf", NearDuplicate.tfidf_score),
+              (NearDuplicate.sbert_score >= NearDuplicate.tfidf_score, NearDuplicate.sbert_score),
+              else_=NearDuplicate.tfidf_score)
+
+
+def list_pairs(db: Database, actor: Actor, project_id: int, *, status: str | None = "pending",
+               limit: int = 50, offset: int = 0, min_score: float = 0.0) -> list[DuplicatePair]:
+    """Lead: marks to review, most similar first (ties by mark id), each with both texts side by
+    side; only the ``limit`` marks after the first ``offset`` are read from the database."""
     later, earlier, who = aliased(Sample), aliased(Sample), aliased(User)
+    q = (select(NearDuplicate, later, earlier, who.username)
+         .join(later, later.id == NearDuplicate.sample_id)
+         .join(earlier, earlier.id == NearDuplicate.duplicate_of_id)
+         .outerjoin(who, who.id == NearDuplicate.decided_by))
+    q = _where(q, project_id, status, min_score)
     with db.read() as s:
         require_role(s, actor, "lead")
-        q = (select(NearDuplicate, later, earlier, who.username)
-             .join(later, later.id == NearDuplicate.sample_id)
-             .join(earlier, earlier.id == NearDuplicate.duplicate_of_id)
-             .outerjoin(who, who.id == NearDuplicate.decided_by)
-             .where(NearDuplicate.project_id == project_id))
-        if status is not None:
-            q = q.where(NearDuplicate.status == status)
-        if min_score > 0:
-            q = q.where(or_(NearDuplicate.sbert_score > min_score, NearDuplicate.tfidf_score > min_score))
-        rows = s.execute(q).all()
-    pairs = [
+        rows = s.execute(q.order_by(_SCORE.desc(), NearDuplicate.id)
+                         .limit(max(0, limit)).offset(max(0, offset))).all()
+    return [
         DuplicatePair(m.id, a.external_id, a.parent_text, b.external_id, b.parent_text,
                       m.sbert_score, m.tfidf_score, m.representation, m.status, name,
                       m.decided_at, a.n_assigned > 0)
         for m, a, b, name in rows
     ]
-    pairs.sort(key=lambda p: (-p.score, p.id))
-    return pairs[offset:offset + limit]
+
+
+@dataclass(frozen=True)
+class PairPage:
+    """One page of marks (most similar first) and where it lies among all of them."""
+
+    pairs: list[DuplicatePair]
+    total: int
+    page: int
+    n_pages: int
+
+
+def pair_page(db: Database, actor: Actor, project_id: int, *, status: str | None = "pending",
+              page: int = 1, page_size: int = 20) -> PairPage:
+    """Lead: page ``page`` (from 1; clamped to the pages there are, so a page emptied by
+    decisions shows the last one) of the marks with ``status``, and how many there are."""
+    if page_size < 1:
+        raise InvalidInput("A page holds at least one mark.")
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        total = s.scalar(_where(select(func.count(NearDuplicate.id)), project_id, status, 0.0)) or 0
+    n_pages = max(1, (total + page_size - 1) // page_size)
+    page = min(max(1, int(page)), n_pages)
+    pairs = list_pairs(db, actor, project_id, status=status, limit=page_size,
+                       offset=(page - 1) * page_size) if total else []
+    return PairPage(pairs, total, page, n_pages)
 
 
 def decide(db: Database, actor: Actor, project_id: int, mark_ids: Sequence[int], decision: str) -> int:

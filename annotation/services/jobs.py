@@ -20,7 +20,6 @@ import shlex
 import socket
 import subprocess
 import sys
-import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -31,8 +30,15 @@ from typing import Any
 from sqlalchemy import select, update
 
 from annotation.services import audit
+from annotation.services.job_reporter import JobReporter, log_tail
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
+from annotation.training.predictions import (
+    MAX_PREDICTIONS,
+    PredictionSeries,
+    prediction_series,
+    stored_result,
+)
 from db.engine import Database
 from db.models import DatasetExport, Job, User, utcnow
 
@@ -41,15 +47,10 @@ LAUNCHER_ENV = "CHRONOCEPT_JOB_LAUNCHER"
 DEFAULT_RUNS_DIR = Path("data") / "runs"
 TRAINING = "training"
 FINISHED = ("succeeded", "failed", "cancelled")
-#: how often a worker writes progress, log and heartbeat (seconds)
-FLUSH_EVERY_S = 2.0
 #: a running job silent for this long is taken for dead
 HEARTBEAT_TIMEOUT_S = 90.0
 #: a queued job no worker has claimed after this long is taken for lost
 START_TIMEOUT_S = 180.0
-LOG_TAIL_LINES = 200
-#: predictions kept per model in the job's result, for the scatter plots
-MAX_PREDICTIONS = 2000
 
 _children: list[subprocess.Popen] = []  # local workers, polled so none stays a zombie
 
@@ -90,6 +91,10 @@ class JobInfo:
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    def prediction_series(self) -> list[PredictionSeries]:
+        """The test predictions kept in the result, one series per (model, ablation)."""
+        return prediction_series(self.result.get("predictions") or {})
 
     @property
     def seconds(self) -> float | None:
@@ -246,15 +251,11 @@ def _finish(db: Database, job_id: int, status: str, message: str, *, extra_log: 
             return
         job.status, job.message, job.finished_at = status, message, utcnow()
         if extra_log:
-            job.log = _tail((job.log + "\n" if job.log else "") + extra_log)
+            job.log = log_tail((job.log + "\n" if job.log else "") + extra_log)
         if result is not None:
             job.result = result
         if status == "succeeded":
             job.progress = 1.0
-
-
-def _tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
-    return "\n".join(text.splitlines()[-lines:])
 
 
 def list_jobs(db: Database, actor: Actor, project_id: int) -> list[JobInfo]:
@@ -304,61 +305,6 @@ def cancel_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
 # --------------------------------------------------------------------------- the worker side
 
 
-class _JobReporter:
-    """Collects progress and log lines in memory; a thread writes them, with a heartbeat, to the
-    job row every :data:`FLUSH_EVERY_S` seconds and reads back whether a cancel was asked."""
-
-    def __init__(self, db: Database, job_id: int):
-        self.db, self.job_id = db, job_id
-        self.lock = threading.Lock()
-        self.fraction, self.message = 0.0, "Starting…"
-        self.lines: list[str] = []
-        self.cancel = False
-        self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self._loop, name=f"job-{job_id}-flush", daemon=True)
-
-    def progress(self, fraction: float, message: str) -> None:
-        with self.lock:
-            self.fraction, self.message = float(fraction), message
-
-    def log(self, line: str) -> None:
-        with self.lock:
-            self.lines.append(line)
-
-    def should_stop(self) -> bool:
-        return self.cancel
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def close(self) -> None:
-        self.stop_event.set()
-        self.thread.join(timeout=10)
-        self.flush()
-
-    def _loop(self) -> None:
-        while not self.stop_event.wait(FLUSH_EVERY_S):
-            try:
-                self.flush()
-            except Exception:  # noqa: BLE001 - a failed write must not kill the training
-                traceback.print_exc()
-
-    def flush(self) -> None:
-        with self.lock:
-            fraction, message, lines = self.fraction, self.message, self.lines
-            self.lines = []
-        with self.db.write() as s:
-            job = s.get(Job, self.job_id)
-            if job.status != "running":
-                return
-            job.progress = min(max(fraction, job.progress), 1.0)
-            job.message = message if not job.cancel_requested else "Cancelling…"
-            if lines:
-                job.log = _tail((job.log + "\n" if job.log else "") + "\n".join(lines))
-            job.heartbeat_at = utcnow()
-            self.cancel = bool(job.cancel_requested)
-
-
 def run_job(db: Database, job_id: int) -> str:
     """Worker: claim a queued job, run it, write the outcome. Returns the final status. Used by
     ``chronocept run-job`` (a local child process or a remote host's)."""
@@ -376,7 +322,7 @@ def run_job(db: Database, job_id: int) -> str:
         export_path, run_dir, config_data = export.path, job.run_dir, dict(job.config)
     from annotation.training import TrainingCancelled, TrainingConfig, TrainingInputError, run_training
 
-    reporter = _JobReporter(db, job_id)
+    reporter = JobReporter(db, job_id)
     reporter.start()
     try:
         results = run_training(export_path, run_dir, TrainingConfig.from_dict(config_data),
@@ -396,34 +342,8 @@ def run_job(db: Database, job_id: int) -> str:
         return "failed"
     reporter.close()
     _finish(db, job_id, "succeeded", f"Finished in {results.total_seconds:.0f} s on {results.device}.",
-            result=job_result(results))
+            result=stored_result(results, MAX_PREDICTIONS))
     return "succeeded"
-
-
-def job_result(results) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """What the job row keeps of a run, so the page can show it even when the run folder is on
-    another machine: metrics, loss curves and (a sample of) test predictions per row."""
-    from annotation.training.results import results_to_dict
-
-    data = results_to_dict(results)
-    predictions: dict[str, list[dict[str, Any]]] = {}
-    for row in results.rows:
-        rel = row.artefacts.get("predictions")
-        if not rel:
-            continue
-        path = Path(results.run_dir, rel)
-        try:
-            import csv
-
-            with path.open(newline="", encoding="utf-8") as handle:
-                rows = list(csv.DictReader(handle))
-        except OSError:
-            continue
-        step = max(1, len(rows) // MAX_PREDICTIONS)
-        predictions[f"{row.model}__{row.ablation}"] = [
-            {k: (v if k == "_id" else float(v)) for k, v in r.items()} for r in rows[::step]]
-    data["predictions"] = predictions
-    return data
 
 
 def wait_for(db: Database, job_id: int, timeout_s: float = 60.0) -> str:

@@ -21,12 +21,13 @@ numbered edits are :mod:`annotation.services.workbench_events`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, timezone
+from datetime import datetime
 
 from sqlalchemy import func, select, true, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from annotation.project_day import day_bounds
 from annotation.protocol import AnnotationContent
 from annotation.services import admission, audit
 from annotation.services.authz import Actor, require_role
@@ -94,18 +95,6 @@ def _settings(s: Session, project_id: int) -> ProjectSettings:
     if p is None:
         raise NotFound("No such project.")
     return ProjectSettings.from_dict(p.settings)
-
-
-def day_bounds(now: datetime, settings: ProjectSettings) -> tuple[datetime, datetime]:
-    """Start and end (UTC) of the quota's calendar day containing ``now``.
-
-    The end is the next local midnight, so a day with a daylight-saving change is 23 or 25 hours.
-    """
-    zone = settings.timezone
-    today = now.astimezone(zone).date()
-    start = datetime.combine(today, time(0), tzinfo=zone)
-    end = datetime.combine(today + timedelta(days=1), time(0), tzinfo=zone)
-    return start.astimezone(timezone.utc), end.astimezone(timezone.utc)
 
 
 def submitted_between_query(user_id: int, project_id: int, start: datetime, end: datetime):

@@ -19,8 +19,10 @@ from sqlalchemy import and_, delete, select
 from sqlalchemy.orm import Session
 
 from annotation.flag_reasons import flag_label
+from annotation.lead_edit import LeadEdit
+from annotation.project_day import day_start, local_day
 from annotation.protocol import AnnotationContent
-from annotation.resolution import EDITED, AnnotatorVersion, Resolution, resolve_pair, take_version
+from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
 from annotation.review_sampling import daily_review_sample
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
@@ -61,9 +63,8 @@ def reason_label(code: str) -> str:
 
 def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, today: date) -> int:
     """Draw the review sample of every finished day not drawn yet; returns items touched."""
-    zone = settings.timezone
     drawn = set(s.scalars(select(ReviewDay.day).where(ReviewDay.project_id == project_id)))
-    start_today = datetime.combine(today, datetime.min.time(), tzinfo=zone)
+    start_today = day_start(today, settings)
     rows = s.execute(
         select(Annotation.id, Annotation.submitted_at, Annotation.sample_id)
         .join(Sample, Sample.id == Annotation.sample_id)
@@ -72,7 +73,7 @@ def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, to
     ).all()
     by_day: dict[date, list[tuple[int, int]]] = {}
     for aid, when, sid in rows:
-        day = when.astimezone(zone).date()
+        day = local_day(when, settings)
         if day.isoformat() not in drawn:
             by_day.setdefault(day, []).append((aid, sid))
     touched = 0
@@ -111,7 +112,7 @@ def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | N
     with db.write() as s:
         require_role(s, actor, "lead")
         settings = project_settings(s, project_id)
-        _draw_review_days(s, project_id, settings, utcnow().astimezone(settings.timezone).date())
+        _draw_review_days(s, project_id, settings, local_day(utcnow(), settings))
     with db.read() as s:
         items = s.execute(
             select(ReviewItem, Sample).join(Sample, Sample.id == ReviewItem.sample_id)
@@ -205,10 +206,10 @@ def sample_history(db: Database, actor: Actor, sample_id: int) -> list[dict]:
 
 
 def decide(db: Database, actor: Actor, item_id: int, decision: str, *, note: str = "",
-           resolution: Resolution | None = None, annotation_id: int | None = None) -> str:
+           edit: LeadEdit | None = None, annotation_id: int | None = None) -> str:
     """Lead: settle an open review item (see module docstring). Returns the decision.
 
-    ``edit`` needs ``resolution``; ``take_version`` needs the ``annotation_id`` to take;
+    ``edit`` needs the lead's ``edit`` (stored as an edited resolution by the lead); ``take_version`` needs the ``annotation_id`` to take;
     ``send_back`` and ``discard`` need a ``note`` (the annotators and the history show it).
     A decision on an item that is no longer open raises :class:`StaleVersion`.
     """
@@ -232,15 +233,11 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, note: str
                 raise InvalidInput("No complete annotation to resolve; send the sample back or discard it.")
             store_gold(s, smp, resolve_pair(usable), "accepted", actor.user_id, note)
         elif decision == "edit":
-            if resolution is None or resolution.n_tokens != smp.n_tokens:
+            if edit is None or edit.n_tokens != smp.n_tokens:
                 raise InvalidInput("The edited resolution does not fit this text.")
-            if any(not axes for axes in resolution.segment_axes):
+            if edit.has_unlabelled_segment:
                 raise InvalidInput("Every segment of the resolution needs at least one axis.")
-            store_gold(s, smp, Resolution(resolution.boundaries, resolution.segment_axes,
-                                          resolution.xi, resolution.omega, resolution.alpha,
-                                          resolution.sources, resolution.n_tokens,
-                                          resolution.parameter_sources, EDITED),
-                       "edited", actor.user_id, note)
+            store_gold(s, smp, edit.resolution((actor.username,)), "edited", actor.user_id, note)
         elif decision == "take_version":
             chosen = next((a for a in anns if a.id == annotation_id), None)
             if chosen is None:

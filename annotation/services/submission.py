@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from annotation.curves import (
     MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem,
 )
+from annotation.project_day import day_bounds
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.services import admission, audit, settling
@@ -35,7 +36,6 @@ from annotation.services.errors import (
 )
 from annotation.services.queue import (
     WorkItem,
-    day_bounds,
     own_annotation,
     submitted_between_query,
     work_item,

@@ -21,6 +21,7 @@ from sqlalchemy import delete, false, func, select, true
 from sqlalchemy.orm import Session
 
 from annotation.axes import is_axis_name
+from annotation.lead_edit import LeadEdit
 from annotation.resolution import EDITED, Resolution
 from annotation.services import audit
 from annotation.services.admission import project_row, recheck_all
@@ -224,12 +225,12 @@ def _normalised_axes(segment_axes: Sequence) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
-def set_warmup_gold(db: Database, actor: Actor, sample_id: int, resolution: Resolution | None = None, *,
+def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit | None = None, *,
                     boundaries: Sequence[int] | None = None, segment_axes: Sequence | None = None,
                     xi: float | None = None, omega: float | None = None, alpha: float | None = None,
                     note: str = "") -> GoldValues:
-    """Lead: store the gold of a warm-up sample, from a :class:`Resolution` or from plain values
-    (``segment_axes``: one axis name, or a list of axis names, per segment).
+    """Lead: store the gold of a warm-up sample, from the lead's :class:`LeadEdit` or from plain
+    values (``segment_axes``: one axis name, or a list of axis names, per segment).
 
     Every segment needs at least one axis and the curve must be valid (ω > 0). The figures of
     everyone who annotated the sample are re-checked against the new gold.
@@ -241,7 +242,9 @@ def set_warmup_gold(db: Database, actor: Actor, sample_id: int, resolution: Reso
             raise NotFound("No such sample.")
         if not smp.is_warmup or smp.status != "active":
             raise InvalidInput(f"{smp.external_id} is not in the warm-up set; mark it as a warm-up sample first.")
-        if resolution is None:
+        if edit is not None:
+            resolution = edit.resolution((actor.username,))
+        else:
             if boundaries is None or segment_axes is None:
                 raise InvalidInput("Give the gold's boundaries and the axes of each segment.")
             try:

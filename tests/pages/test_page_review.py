@@ -7,6 +7,7 @@ browser test clicks them; here the edit goes through the axis multiselects and n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -263,12 +264,12 @@ def test_a_merged_segments_late_axes_report_changes_no_other_segment(open_review
     assert middle.value == ["main", "static"]
     middle_reported = reported_states([middle])
     # what a click on the gap before token 4 does: | 0–6 static | 6–14 main |
-    at.session_state[edit_key] = {**at.session_state[edit_key], "boundaries": (0, 6),
-                                  "axes": (("static",), ("main",))}
+    at.session_state[edit_key] = replace(at.session_state[edit_key], boundaries=(0, 6),
+                                         segment_axes=(("static",), ("main",)))
     run(at)
     assert at.multiselect(key=f"review.{item}.axes.6.8").value == ["main"]
     run_with_gone_widgets(at, middle_reported)
-    assert at.session_state[edit_key]["axes"] == (("static",), ("main",))
+    assert at.session_state[edit_key].segment_axes == (("static",), ("main",))
     assert at.multiselect(key=f"review.{item}.axes.6.8").value == ["main"]
 
 
@@ -283,7 +284,7 @@ def test_the_editor_sends_an_axes_box_only_a_changed_value(open_review, db, lead
     assert at.multiselect(key=box).proto.set_value  # a new box starts from the edit
     at.multiselect(key=box).set_value(["recurrent", "main"])
     run(at)
-    assert at.session_state[f"review.{item}.edit"]["axes"][2] == ("main", "recurrent")
+    assert at.session_state[f"review.{item}.edit"].segment_axes[2] == ("main", "recurrent")
     assert at.multiselect(key=box).value == ["recurrent", "main"]
     assert not at.multiselect(key=box).proto.set_value
     at.number_input(key=f"review.{item}.xi").set_value(61.5)  # the same for ξ, ω, α

@@ -6,6 +6,7 @@ edited here through the axis multiselects and the ξ ω α number inputs.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -172,17 +173,17 @@ def test_a_merged_segments_late_axes_report_changes_no_other_gold_segment(open_p
     sid = _sid(db, project.id, "S-001")
     at = open_page()
     G = f"warmup.gold.{sid}"
-    at.session_state[G] = {**at.session_state[G], "boundaries": (0, 4, 9),
-                           "axes": (("static",), ("main", "opinion"), ("main",))}
+    at.session_state[G] = replace(at.session_state[G], boundaries=(0, 4, 9),
+                                  segment_axes=(("static",), ("main", "opinion"), ("main",)))
     run(at)
     middle = at.multiselect(key=f"{G}.axes.4.5")
     assert middle.value == ["main", "opinion"]
     middle_reported = reported_states([middle])
     # what a click on the gap before token 4 does: | 0–9 static | 9–14 main |
-    at.session_state[G] = {**at.session_state[G], "boundaries": (0, 9), "axes": (("static",), ("main",))}
+    at.session_state[G] = replace(at.session_state[G], boundaries=(0, 9), segment_axes=(("static",), ("main",)))
     run(at)
     run_with_gone_widgets(at, middle_reported)
-    assert at.session_state[G]["axes"] == (("static",), ("main",))
+    assert at.session_state[G].segment_axes == (("static",), ("main",))
     assert at.multiselect(key=f"{G}.axes.9.5").value == ["main"]
     at.button(key="warmup.save_gold").click()
     run(at)

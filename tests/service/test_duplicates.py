@@ -160,3 +160,23 @@ def test_bad_requests_change_nothing(db, lead, project, encoder, make_user):
         duplicates.decide(db, lead, project, [mark.id, 999_999], "confirm")
     assert set(marks(db, project).values()) == {"pending"}
     assert all(status_of(db, i) == "active" for i, _ in TEXTS)
+
+
+def test_the_database_pages_the_marks_most_similar_first(db, lead, project, encoder):
+    duplicates.run_dedup(db, lead, project, model=encoder, threshold=0.05)
+    everything = duplicates.list_pairs(db, lead, project, limit=10_000)
+    assert len(everything) >= 4
+    assert everything == sorted(everything, key=lambda p: (-p.score, p.id))  # the score that fired
+    n_pages = -(-len(everything) // 3)
+    pages = [duplicates.pair_page(db, lead, project, page=n, page_size=3) for n in range(1, n_pages + 1)]
+    assert {(p.total, p.n_pages) for p in pages} == {(len(everything), n_pages)}
+    seen = [pair.id for p in pages for pair in p.pairs]
+    assert seen == [p.id for p in everything]
+    assert all(len(p.pairs) <= 3 for p in pages)
+    last = duplicates.pair_page(db, lead, project, page=99, page_size=3)  # past the end: the last page
+    assert last.page == last.n_pages and last.pairs
+    assert duplicates.pair_page(db, lead, project, page=0, page_size=3).page == 1
+    empty = duplicates.pair_page(db, lead, project, status="confirmed")
+    assert (empty.total, empty.page, empty.n_pages, empty.pairs) == (0, 1, 1, [])
+    with pytest.raises(InvalidInput):
+        duplicates.pair_page(db, lead, project, status="nonsense")

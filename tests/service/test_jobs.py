@@ -14,8 +14,9 @@ import pytest
 from sqlalchemy import select
 
 import annotation.training as training
-from annotation.services import datasets, jobs
+from annotation.services import datasets, job_reporter, jobs
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
+from annotation.training import TARGET_KEYS
 from db.models import Job, utcnow
 from gold_data import gold_project
 from service_helpers import count
@@ -42,6 +43,9 @@ def test_a_queued_job_runs_in_the_worker_and_keeps_its_results(db, lead, export)
     assert done.started_at and done.finished_at and done.pid == os.getpid()
     assert {r["model"] for r in done.result["rows"]} == {"mean", "linear"}
     assert set(done.result["predictions"]) == {"mean__none", "linear__none"}
+    series = done.prediction_series()
+    assert {(p.model, p.ablation) for p in series} == {("mean", "none"), ("linear", "none")}
+    assert all(p.rows and f"{TARGET_KEYS[0]}_gold" in p.rows[0] for p in series)
     assert "linear" in done.log
     assert os.path.isfile(os.path.join(done.run_dir, "metrics.json"))
     with pytest.raises(InvalidInput, match="not queued"):  # a second worker cannot take it again
@@ -81,7 +85,7 @@ def test_cancel_a_queued_job_and_a_running_one(db, lead, export, monkeypatch):
             time.sleep(0.01)
 
     monkeypatch.setattr(training, "run_training", endless)
-    monkeypatch.setattr(jobs, "FLUSH_EVERY_S", 0.05)
+    monkeypatch.setattr(job_reporter, "FLUSH_EVERY_S", 0.05)
     job = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
     outcome = []
     worker = threading.Thread(target=lambda: outcome.append(jobs.run_job(db, job.id)))

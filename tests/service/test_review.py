@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from annotation.resolution import Resolution
+from annotation.lead_edit import LeadEdit
 from annotation.services import queue, review, settling, submission
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
 from db.models import Annotation, GoldAnnotation, ReviewDay, ReviewItem, Sample
@@ -105,8 +105,8 @@ def test_accept_edit_take_and_history(db, pair, make_project, lead):
     assert gold.source == "accepted" and gold.boundaries == (0, 4, 6)
     assert gold.segment_axes == (("static",), ("main", "static"), ("main",))
 
-    edited = Resolution((0, 5), (("static",), ("main", "opinion")), 60.0, 9.0, 0.5, ("lead",), 14)
-    review.decide(db, lead, items[1].item_id, "edit", resolution=edited, note="my call")
+    edited = LeadEdit(14, (0, 5), (("static",), ("main", "opinion")), 60.0, 9.0, 0.5)
+    review.decide(db, lead, items[1].item_id, "edit", edit=edited, note="my call")
     gold = review.gold_of(db, lead, items[1].sample_id)
     assert (gold.source, gold.boundaries, gold.xi) == ("edited", (0, 5), 60.0)
 

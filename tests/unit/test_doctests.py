@@ -22,6 +22,9 @@ MODULES: tuple[str, ...] = (
     "annotation.timeaxis",
     "annotation.segmentation",
     "annotation.resolution",
+    "annotation.project_day",
+    "annotation.export_folder",
+    "annotation.sample_disagreement",
     "annotation.agreement.icc",
     "annotation.agreement.jaccard",
     "annotation.agreement.kappa",
@@ -29,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "annotation.agreement.ratings",
     "annotation.agreement.report",
     "annotation.agreement.segment_agreement",
+    "annotation.agreement.verdict",
 )
 
 AGREEMENT_DIR = Path(__file__).resolve().parents[2] / "annotation" / "agreement"
