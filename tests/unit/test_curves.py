@@ -233,7 +233,7 @@ def test_three_points_give_a_curve_through_them_peaking_at_the_highest(points):
 
 
 def test_vectorised_standard_mode_equals_the_scalar_one():
-    from annotation.curves import _standard_mode, _standard_modes
+    from annotation.curves.density import _standard_mode, _standard_modes
 
     alphas = np.array([-20, -10, -3.5, -1.5, -1e-4, 0, 1e-4, 0.3, 1.33, 6, 19.9, 20])
     assert _standard_modes(alphas) == pytest.approx([_standard_mode(float(a)) for a in alphas], abs=1e-13)
@@ -253,17 +253,17 @@ def test_a_three_point_fit_reaches_the_points_before_trf(points, monkeypatch):
     """The vectorised steps on the anchored starts end on the points, so TRF has at most to
     confirm the fit (from the grid start it took ~20 iterations to cross the flat region
     around α = 0)."""
-    from annotation import curves
+    from annotation.curves import anchored
 
     evaluations = []
-    real = curves.optimize.curve_fit
+    real = anchored.optimize.curve_fit
 
     def counting(*args, **kwargs):
         popt, pcov, info, *_ = real(*args, full_output=True, **kwargs)
         evaluations.append(info["nfev"])
         return popt, pcov
 
-    monkeypatch.setattr(curves.optimize, "curve_fit", counting)
+    monkeypatch.setattr(anchored.optimize, "curve_fit", counting)
     fit = fit_curve(points)
     assert fit.rmse < 1e-9 and fit.peak_x == pytest.approx(max(points, key=lambda p: p[1])[0], abs=0.05)
     assert evaluations in ([], [1], [2], [3])

@@ -250,7 +250,7 @@ def test_the_domain_has_no_import_cycle():
 
 @pytest.mark.parametrize("path, source, line, layer, prefix", [
     ("annotation/timeaxis.py", "import math\nimport streamlit as st\n", 2, "domain", "streamlit"),
-    ("annotation/curves.py", "from sqlalchemy.orm import Session\n", 1, "domain", "sqlalchemy"),
+    ("annotation/curves/fit.py", "from sqlalchemy.orm import Session\n", 1, "domain", "sqlalchemy"),
     ("annotation/export/writer.py", "from annotation import services\n", 1, "domain", "annotation.services"),
     ("annotation/training/data.py", "from ..services.queue import WorkItem\n", 1, "domain",
      "annotation.services"),
