@@ -12,12 +12,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.editing import edit_points
 from annotation.protocol import AnnotationContent
-from annotation.resolution import EDITED, Resolution
+from annotation.resolution import EDITED, Resolution, canonical_segment_axes
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
-from annotation.wording import counted
 
 #: Where a hand-made curve starts when there is nothing to start from (about a day, symmetric).
 DEFAULT_PARAMETERS: Mapping[str, float] = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
@@ -43,16 +41,7 @@ class LeadEdit:
     def __post_init__(self) -> None:
         seg = Segmentation.from_boundaries(self.boundaries, self.n_tokens)  # validates
         object.__setattr__(self, "boundaries", seg.boundaries)
-        if len(self.segment_axes) != seg.n_segments:
-            raise ValueError(f"{counted(len(self.segment_axes), 'axis set')} for "
-                             f"{counted(seg.n_segments, 'segment')}")
-        for axes in self.segment_axes:
-            if isinstance(axes, str):
-                raise ValueError(f"segment axes must be collections of axis names, not {axes!r}")
-            for a in axes:
-                if not is_axis_name(a):
-                    raise ValueError(f"unknown axis {a!r}; expected one of {', '.join(AXIS_NAMES)}")
-        object.__setattr__(self, "segment_axes", tuple(_in_axes_order(a) for a in self.segment_axes))
+        object.__setattr__(self, "segment_axes", canonical_segment_axes(self.segment_axes, seg.n_segments))
         for name in PARAMETER_NAMES:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -144,7 +133,3 @@ class LeadEdit:
         """
         return Resolution(self.boundaries, self.segment_axes, self.xi, self.omega, self.alpha,
                           tuple(sources), self.n_tokens, method=EDITED)
-
-
-def _in_axes_order(names: Iterable[str]) -> tuple[str, ...]:
-    return tuple(sorted(set(names), key=AXIS_NAMES.index))

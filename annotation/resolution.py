@@ -106,20 +106,7 @@ class Resolution:
         # set distinct and in AXES order.
         seg = Segmentation.from_boundaries(self.boundaries, self.n_tokens)  # validates
         object.__setattr__(self, "boundaries", seg.boundaries)
-        if len(self.segment_axes) != len(seg.boundaries):
-            raise ValueError(
-                f"{counted(len(self.segment_axes), 'axis set')} for "
-                f"{counted(len(seg.boundaries), 'segment')}"
-            )
-        for axes in self.segment_axes:
-            if isinstance(axes, str):
-                raise ValueError(f"segment axes must be collections of axis names, not {axes!r}")
-            for a in axes:
-                if not is_axis_name(a):
-                    raise ValueError(f"unknown axis {a!r}; expected one of {', '.join(AXIS_NAMES)}")
-        object.__setattr__(
-            self, "segment_axes", tuple(tuple(_in_axes_order(axes)) for axes in self.segment_axes)
-        )
+        object.__setattr__(self, "segment_axes", canonical_segment_axes(self.segment_axes, seg.n_segments))
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "parameter_sources", tuple(self.parameter_sources))
         if self.method not in (UNION_MEAN, ONE_VERSION, EDITED):
@@ -221,6 +208,25 @@ def _common_n_tokens(annotations: Sequence[AnnotatorVersion]) -> int:
             "they must all annotate the same text"
         )
     return sizes.pop()
+
+
+def canonical_segment_axes(segment_axes: Sequence[Sequence[str]], n_segments: int) -> tuple[tuple[str, ...], ...]:
+    """One axis set per segment, each distinct and in AXES order; ValueError naming the
+    problem otherwise (wrong count, a bare string, an unknown axis).
+
+    Examples:
+        >>> canonical_segment_axes([["static", "main", "static"], ["static"]], 2)
+        (('main', 'static'), ('static',))
+    """
+    if len(segment_axes) != n_segments:
+        raise ValueError(f"{counted(len(segment_axes), 'axis set')} for {counted(n_segments, 'segment')}")
+    for axes in segment_axes:
+        if isinstance(axes, str):
+            raise ValueError(f"segment axes must be collections of axis names, not {axes!r}")
+        for a in axes:
+            if not is_axis_name(a):
+                raise ValueError(f"unknown axis {a!r}; expected one of {', '.join(AXIS_NAMES)}")
+    return tuple(tuple(_in_axes_order(axes)) for axes in segment_axes)
 
 
 def _in_axes_order(names) -> list[str]:
