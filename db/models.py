@@ -1,12 +1,12 @@
 """ORM models. Persistence only: no business rules here (those live in annotation/services).
 
-Every timestamp is stored as UTC and read back timezone-aware (:class:`UTCDateTime`), so SQLite
-and PostgreSQL behave the same.
+Every timestamp is stored as UTC and read back timezone-aware (:class:`db.types.UTCDateTime`), so
+SQLite and PostgreSQL behave the same.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -22,31 +22,11 @@ from sqlalchemy import (
     SmallInteger,
     String,
     Text,
-    TypeDecorator,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-class UTCDateTime(TypeDecorator):
-    """A timestamp stored as naive UTC and returned as an aware UTC datetime."""
-
-    impl = DateTime
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetimes are not stored; pass an aware UTC datetime")
-        return value.astimezone(timezone.utc).replace(tzinfo=None)
-
-    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
-        return None if value is None else value.replace(tzinfo=timezone.utc)
+from db.types import UTCDateTime, utcnow  # noqa: F401 (utcnow: imported from here by the services)
 
 
 class Base(DeclarativeBase):
