@@ -29,6 +29,10 @@ def skew_normal_pdf(x, xi: float, omega: float, alpha: float):
     ``x`` in axis units (log minutes); vectorised over ``x`` (scalar in, ``float`` out).
     ``omega`` must be positive. Equals ``scipy.stats.skewnorm.pdf(x, alpha, xi, omega)``, only
     faster.
+
+    Examples:
+        >>> round(skew_normal_pdf(50.0, 50.0, 10.0, 0.0), 6)  # α = 0: the normal density, 1/(10·√(2π))
+        0.039894
     """
     if not omega > 0:
         raise ValueError(f"omega must be positive, got {omega!r}")
@@ -152,7 +156,12 @@ def _standard_mode_slope(alpha: float, z: float) -> float:
 
 
 def skew_normal_mode(xi: float, omega: float, alpha: float) -> float:
-    """Position (axis units) of the maximum of the skew-normal density: ``ξ + ω·z₀(α)``."""
+    """Position (axis units) of the maximum of the skew-normal density: ``ξ + ω·z₀(α)``.
+
+    Examples:
+        >>> skew_normal_mode(50.0, 10.0, 0.0), round(skew_normal_mode(50.0, 10.0, 4.0), 4)
+        (50.0, 54.1697)
+    """
     _check_params(xi, omega, alpha)
     return float(xi) + float(omega) * _standard_mode(float(alpha))
 
@@ -173,6 +182,12 @@ def parameter_bounds_problem(xi: float, omega: float, alpha: float) -> str | Non
     The rules a fitted curve obeys by construction — finite numbers within :data:`XI_BOUNDS`,
     :data:`OMEGA_BOUNDS` and :data:`ALPHA_BOUNDS` — for parameters that arrive from elsewhere
     (an imported file, a stored row), so no path stores or counts a curve the fit could not make.
+
+    Examples:
+        >>> parameter_bounds_problem(50.0, 10.0, 0.0) is None
+        True
+        >>> parameter_bounds_problem(50.0, 0.001, 0.0)
+        "omega (ω) = 0.001 is outside the fit's range [0.5, 200]"
     """
     for name, symbol, value, (lo, hi) in (("xi", "ξ", xi, XI_BOUNDS), ("omega", "ω", omega, OMEGA_BOUNDS),
                                           ("alpha", "α", alpha, ALPHA_BOUNDS)):
@@ -199,7 +214,13 @@ def _axis_peak_density(xi: float, omega: float, alpha: float) -> float:
 
 
 def peak_height(xi: float, omega: float, alpha: float, scale: float) -> float:
-    """Height ``h = S · f_max`` of the fitted curve ``S · f`` at its highest point on the chart."""
+    """Height ``h = S · f_max`` of the fitted curve ``S · f`` at its highest point on the chart.
+
+    Examples:
+        >>> import math
+        >>> round(peak_height(50.0, 10.0, 0.0, 10.0 * math.sqrt(2 * math.pi)), 6)  # S = 1/f(mode)
+        1.0
+    """
     _check_params(xi, omega, alpha)
     with np.errstate(all="ignore"):
         return float(scale) * _axis_peak_density(float(xi), float(omega), float(alpha))

@@ -177,6 +177,13 @@ def fit_curve(points: Iterable) -> CurveFit:
 
     Raises :class:`CurveFitError` — and nothing else — when the points break the protocol or no
     start gives a curve.
+
+    Examples:
+        >>> fit = fit_curve([(40.0, 0.5), (50.0, 1.0), (60.0, 0.5)])
+        >>> round(fit.xi, 3), round(fit.omega, 3), round(abs(fit.alpha), 3), fit.passes_through
+        (50.0, 8.493, 0.0, True)
+        >>> round(fit.omega * math.sqrt(2 * math.log(2)), 3)  # half validity 10 either side
+        10.0
     """
     given = _read_points(points)  # read once: ``points`` may be a one-shot iterator
     pts = validate_points(given)
@@ -210,6 +217,11 @@ def fit_scale_for(
     returns ``(S, rmse)`` with the RMSE over the points of ``S · f``. Points need only be
     finite, on the axis and in [0, 1] (at least one); the protocol's count and single-peak
     rules are not applied here, as the annotator may be mid-edit.
+
+    Examples:
+        >>> scale, rmse = fit_scale_for([(40.0, 0.5), (50.0, 1.0), (60.0, 0.5)], 50.0, 8.493218, 0.0)
+        >>> round(scale, 4), round(rmse, 4)  # S = 1/f(50) = 8.493218·√(2π)
+        (21.2893, 0.0)
     """
     _check_params(xi, omega, alpha)
     pairs = _check_ranges(_read_points(points))

@@ -76,6 +76,10 @@ def validate_points(points: Iterable) -> tuple[tuple[float, float], ...]:
 
     Raises :class:`CurveFitError` naming the first problem found; point numbers count from 1 in
     the order given.
+
+    Examples:
+        >>> validate_points([(60, 0.5), (40, 0.5), (50, 1)])
+        ((40.0, 0.5), (50.0, 1.0), (60.0, 0.5))
     """
     pairs = _read_points(points)
     n = len(pairs)

@@ -17,7 +17,14 @@ def curve_residuals(
     points: Iterable, xi: float, omega: float, alpha: float, scale: float
 ) -> tuple[float, ...]:
     """``y − S·f(x)`` for each point, in the order given: how far each point lies above (+) or
-    below (−) the fitted curve. Points need only be finite, on the axis and in [0, 1]."""
+    below (−) the fitted curve. Points need only be finite, on the axis and in [0, 1].
+
+    Examples:
+        >>> import math
+        >>> [round(r, 4) for r in curve_residuals([(50.0, 1.0), (60.0, 0.5)], 50.0, 10.0, 0.0,
+        ...                                         10.0 * math.sqrt(2 * math.pi))]
+        [0.0, -0.1065]
+    """
     _check_params(xi, omega, alpha)
     pairs = _check_ranges(_read_points(points))
     if not pairs:
@@ -30,7 +37,12 @@ def curve_residuals(
 
 
 def passes_through(residuals: Sequence[float]) -> bool:
-    """True when there are residuals and each is within :data:`PASS_TOLERANCE`."""
+    """True when there are residuals and each is within :data:`PASS_TOLERANCE`.
+
+    Examples:
+        >>> passes_through([0.01, -0.02]), passes_through([0.2])
+        (True, False)
+    """
     return bool(residuals) and all(abs(r) <= PASS_TOLERANCE for r in residuals)
 
 
@@ -48,6 +60,12 @@ def residual_message(residuals: Sequence[float], *, hand_tuned: bool = False) ->
 
     ``hand_tuned``: the curve is the annotator's own parameters, not the best fit, so the
     message says the tuned curve misses the points rather than that no curve can pass.
+
+    Examples:
+        >>> residual_message([0.01, -0.02]) is None
+        True
+        >>> residual_message([0.0, 0.3])[:61]
+        'No single-peaked curve at or below 100 % passes through these'
     """
     if not residuals or passes_through(residuals):
         return None

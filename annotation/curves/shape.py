@@ -35,6 +35,12 @@ def normalised_curve(
     (801 points); ``f_norm = S·f / N``, evaluated on ``x`` (default :data:`AXIS_GRID`). Since
     S cancels, the result does not depend on ``scale``. Raises :class:`CurveFitError` when the
     curve lies entirely off the axis (N = 0).
+
+    Examples:
+        >>> import numpy as np
+        >>> xs, ys = normalised_curve(50.0, 10.0, 0.0)
+        >>> len(xs), float(xs[0]), float(xs[-1]), round(float(np.trapezoid(ys, xs)), 4)
+        (801, 0.0, 200.0, 1.0)
     """
     _check_params(xi, omega, alpha)
     if not (math.isfinite(float(scale)) and float(scale) > 0):
@@ -59,6 +65,12 @@ def proportional_curve(
     nearest to it when the mode is off the chart), so values are at most 1 and equal 1 at the
     peak even when the peak falls between grid points. This is the curve the chart shows and
     applications rank by.
+
+    Examples:
+        >>> import numpy as np
+        >>> xs, ys = proportional_curve(50.0, 10.0, 0.0, np.array([40.0, 50.0, 60.0]))
+        >>> [round(float(v), 4) for v in ys]  # exp(−1/2) at one ω from the peak
+        [0.6065, 1.0, 0.6065]
     """
     grid, f_norm = normalised_curve(xi, omega, alpha, 1.0, x)
     xi, omega, alpha = float(xi), float(omega), float(alpha)
@@ -90,6 +102,12 @@ def drawn_curve(
     the peak above 100 % (a row older than the ceiling) is drawn capped at 100 %, so the chart
     never shows a validity above 1. Raises :class:`CurveFitError` for parameters that give no
     curve on the axis.
+
+    Examples:
+        >>> import math, numpy as np
+        >>> xs, ys = drawn_curve(50.0, 10.0, 0.0, scale=5.0 * math.sqrt(2 * math.pi), x=np.array([50.0, 60.0]))
+        >>> [round(float(v), 4) for v in ys]  # a curve peaking at 50 %
+        [0.5, 0.3033]
     """
     grid, prop = proportional_curve(xi, omega, alpha, x)
     if scale is None:
@@ -113,7 +131,12 @@ def drawn_polyline(
     ``samples`` evenly spaced positions plus the curve's peak and the x of each of ``points``,
     so the line reaches its true height and, at each point, is exactly the fitted value
     (the point minus its residual) rather than a chord between samples. This is the one
-    definition of what the chart shows."""
+    definition of what the chart shows.
+
+    Examples:
+        >>> [(x, round(y, 4)) for x, y in drawn_polyline(50.0, 10.0, 0.0, samples=5)]
+        [(0.0, 0.0), (50.0, 1.0), (100.0, 0.0), (150.0, 0.0), (200.0, 0.0)]
+    """
     extra = [_axis_peak(float(xi), float(omega), float(alpha))] if _params_ok(xi, omega, alpha) \
         else []
     given = list(points) if points is not None else []
@@ -138,6 +161,10 @@ def half_validity_range(xi: float, omega: float, alpha: float) -> tuple[float, f
     Crossings are found by root-finding on the density, so they are exact rather than
     grid-bound; ``lo = X_MIN`` / ``hi = X_MAX`` when the curve is still above half at that end of
     the axis.
+
+    Examples:
+        >>> [round(v, 3) for v in half_validity_range(50.0, 10.0, 0.0)]  # 50 ± 10·√(2 ln 2)
+        [38.226, 61.774]
     """
     _check_params(xi, omega, alpha)
     xi, omega, alpha = float(xi), float(omega), float(alpha)
@@ -173,6 +200,10 @@ def describe_curve(
     (the base the parameters are expressed in). ``height``: the drawn curve's peak height
     (:attr:`CurveFit.height`); when given and visibly below 100 %, the text says so
     ("…; its peak is 80 % valid").
+
+    Examples:
+        >>> describe_curve(50.0, 10.0, 0.0)
+        'peaks after ≈ 2 hours; above half validity from ≈ 38 min to ≈ 6 hours'
     """
     problem = parameter_bounds_problem(xi, omega, alpha)
     if problem is not None:  # e.g. a stored ξ = 1e308 would overflow the time conversions

@@ -20,6 +20,12 @@ import pytest
 
 MODULES: tuple[str, ...] = (
     "annotation.timeaxis",
+    "annotation.curves.density",
+    "annotation.curves.points",
+    "annotation.curves.residuals",
+    "annotation.curves.shape",
+    "annotation.curves.fit",
+    "annotation.curves.compare",
     "annotation.segmentation",
     "annotation.resolution",
     "annotation.project_day",
