@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from annotation.parameters import PARAMETERS
+
 
 @dataclass(frozen=True)
 class FlagReason:
@@ -38,7 +40,6 @@ ANNOTATOR_FLAGS: tuple[FlagReason, ...] = (
 ANNOTATOR_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in ANNOTATOR_FLAGS)
 
 #: The curve parameters compared by the deviation rules (base-1.1 log minutes for ξ and ω).
-PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
 
 SEGMENTATION_MISMATCH = "segmentation_mismatch"
 PK_ABOVE_THRESHOLD = "pk_above_threshold"

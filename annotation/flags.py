@@ -48,11 +48,12 @@ from annotation.flag_reasons import (
     flag_label,
     is_automatic_flag,
 )
+from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 
-_PARAMETER_SYMBOLS = {"xi": "ξ", "omega": "ω", "alpha": "α"}
+_PARAMETER_SYMBOLS = PARAMETER_SYMBOLS
 
 #: Differences below this (log minutes, or α units) are fitting noise, never a disagreement:
 #: two annotators' fits of the same curve can differ by ~1e-8 on another CPU, and the spread of

@@ -13,13 +13,14 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
 from annotation.editing import edit_points
+from annotation.parameters import PARAMETERS
 from annotation.protocol import AnnotationContent
 from annotation.resolution import EDITED, Resolution, canonical_segment_axes
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
 
 #: Where a hand-made curve starts when there is nothing to start from (about a day, symmetric).
 DEFAULT_PARAMETERS: Mapping[str, float] = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
-PARAMETER_NAMES = ("xi", "omega", "alpha")
+PARAMETER_NAMES = PARAMETERS
 
 
 @dataclass(frozen=True)

@@ -37,13 +37,13 @@ import numpy as np
 
 from annotation.agreement import icc_1_1, pk_both_ways
 from annotation.agreement.measure import json_ready
+from annotation.parameters import PARAMETERS
 from annotation.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 from annotation.wording import counted
 
 #: The curve parameters, in the order figures list them.
-PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
 #: The three figures an annotator must pass, in display order.
 FIGURES: tuple[str, ...] = ("icc", "jaccard", "pk")
 

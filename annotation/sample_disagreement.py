@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable, Mapping
 
+from annotation.parameters import PARAMETERS
 from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError
 
-PARAMETERS = ("xi", "omega", "alpha")
 
 
 @dataclass(frozen=True)

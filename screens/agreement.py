@@ -12,6 +12,7 @@ import streamlit as st
 from annotation.agreement import threshold_verdict
 from annotation.axes import axis_by_name
 from annotation.csv_safety import safe_csv
+from annotation.parameters import PARAMETER_LABELS, PARAMETERS
 from annotation.services import agreement
 from ui.session import lead_page, service_errors
 
@@ -98,7 +99,8 @@ with tab_labels:
 with tab_params:
     icc = report.icc
     pcols = st.columns(3)
-    for col, p, label in zip(pcols, ("xi", "omega", "alpha"), ("ξ location", "ω scale", "α skew")):
+    for col, p in zip(pcols, PARAMETERS):
+        label = PARAMETER_LABELS[p]
         first, second = scope.slot_pairs(p)
         fig = px.scatter(x=first, y=second, labels={"x": "first annotator", "y": "second annotator"},
                          title=label, opacity=0.6)
@@ -108,7 +110,7 @@ with tab_params:
         fig.update_layout(height=330, margin=dict(l=10, r=10, t=40, b=10))
         col.plotly_chart(fig, key=f"agreement.scatter.{p}")
     if icc is not None:
-        for p in ("xi", "omega", "alpha"):
+        for p in PARAMETERS:
             res = icc[p]
             with st.expander(f"All ICC forms for {p} — {res.n_used} samples used, "
                              f"{res.n_excluded} excluded", icon=":material/table:"):

@@ -20,7 +20,7 @@ import streamlit as st
 
 from annotation.curves import MAX_POINTS
 from annotation.lead_edit import LeadEdit
-from annotation.qualification import PARAMETERS
+from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import qualification, warmup_set
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
@@ -30,7 +30,7 @@ from ui.segment_editor import parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "warmup.flash"
-SYMBOL = {"xi": "ξ", "omega": "ω", "alpha": "α"}
+SYMBOL = PARAMETER_SYMBOLS
 
 actor, db, project = lead_page("Warm-up & qualification", flash_key=K_FLASH)
 

@@ -25,10 +25,10 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from annotation.axes import AXIS_NAMES, is_axis_name
+from annotation.parameters import PARAMETERS
 from annotation.wording import counted
 
 #: The three curve parameters, in the order the report lists them.
-PARAMETERS: tuple[str, ...] = ("xi", "omega", "alpha")
 
 #: Integer code of each axis (its position in :data:`annotation.axes.AXES`).
 AXIS_CODES: dict[str, int] = {name: i for i, name in enumerate(AXIS_NAMES)}

@@ -14,6 +14,7 @@ from annotation.axes import AXES, EXPORT_KEYS
 from annotation.dataset_stats import PARAMETER_OF_TARGET, TARGET_KEYS, DatasetStatistics
 from annotation.export.dataset import ANNOTATIONS_CONFIG, BENCHMARK_CONFIGS, CONFIGS, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
+from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.export.records import ANNOTATION_KEYS, RECORD_KEYS, encode_json
 from annotation.splits import SPLITS
 from annotation.timeaxis import minutes_to_x
@@ -138,7 +139,7 @@ def dataset_card(manifest: ExportManifest) -> str:
         out.append("| | " + " | ".join(f"`{n}`" for n in names) + " |")
         out.append("|---|" + "---:|" * len(names))
         for key in TARGET_KEYS:
-            symbol = {"xi": "ξ", "omega": "ω", "alpha": "α"}[PARAMETER_OF_TARGET[key]]
+            symbol = PARAMETER_SYMBOLS[PARAMETER_OF_TARGET[key]]
             out.append(f"| {key} ({symbol}) | "
                        + " | ".join(_mean_sd(stats[n].overall.targets[key]) for n in names) + " |")
         out.append("| tokens per text | " + " | ".join(_mean_sd(stats[n].overall.token_length) for n in names) + " |")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from annotation.parameters import PARAMETERS
 from annotation.protocol import AnnotationContent
 from annotation.splits import DEFAULT_RATIOS, SPLITS, check_ratios, stratified_split
 from annotation.timeaxis import DEFAULT_BASE, convert_base
@@ -79,7 +80,7 @@ class GoldSample:
                 f"sample {self.external_id}: {counted(len(self.segment_axes), 'axis set')} for "
                 f"{counted(len(self.boundaries), 'segment')}"
             )
-        for name in ("xi", "omega", "alpha"):
+        for name in PARAMETERS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ExportError(f"sample {self.external_id}: {name} must be a finite number, got {value!r}")

@@ -32,6 +32,7 @@ from annotation.flags import (
     spread_from_sums,
     sums_are_finite,
 )
+from annotation.parameters import PARAMETERS
 from annotation.protocol import AnnotationContent
 from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import SegmentationError
@@ -50,7 +51,7 @@ from db.models import (
     utcnow,
 )
 
-_PARAMS = ("xi", "omega", "alpha")
+_PARAMS = PARAMETERS
 _BOUNDS = {"xi": XI_BOUNDS, "omega": OMEGA_BOUNDS, "alpha": ALPHA_BOUNDS}
 
 
