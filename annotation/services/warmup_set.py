@@ -23,13 +23,13 @@ from sqlalchemy.orm import Session
 from annotation.axes import is_axis_name
 from annotation.lead_edit import LeadEdit
 from annotation.resolution import EDITED, Resolution
-from annotation.services import audit
+from annotation.services import audit, settling
 from annotation.services.admission import project_row, recheck_all
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.settings import ProjectSettings
 from db.engine import Database
-from db.models import Annotation, GoldAnnotation, Sample, User, utcnow
+from db.models import Annotation, GoldAnnotation, Sample, User
 
 #: ``GoldAnnotation.source`` of a warm-up sample's lead-made gold.
 WARMUP_SOURCE = "warmup"
@@ -264,16 +264,8 @@ def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit |
             raise InvalidInput("The gold needs a curve: ξ, ω and α as numbers.")
         if not float(resolution.omega) > 0:  # type: ignore[arg-type]
             raise InvalidInput("The curve's width ω must be greater than zero.")
-        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
-        if gold is None:
-            gold = GoldAnnotation(sample_id=smp.id)
-            s.add(gold)
-        gold.boundaries = list(resolution.boundaries)
-        gold.segment_axes = [list(axes) for axes in resolution.segment_axes]
-        gold.xi, gold.omega, gold.alpha = (float(p) for p in params)  # type: ignore[arg-type]
-        gold.source, gold.decided_by, gold.decided_at = WARMUP_SOURCE, actor.user_id, utcnow()
-        gold.note, gold.source_annotation_id = (note or "").strip(), None
-        s.flush()
+        gold = settling.store_gold(s, smp, resolution, WARMUP_SOURCE, actor.user_id,
+                                   note=(note or "").strip())
         audit.record(s, actor.user_id, "warmup_gold", "sample", smp.id, sample=smp.external_id,
                      boundaries=gold.boundaries, segment_axes=gold.segment_axes,
                      xi=gold.xi, omega=gold.omega, alpha=gold.alpha, note=gold.note)
