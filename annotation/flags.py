@@ -53,7 +53,6 @@ from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 
-_PARAMETER_SYMBOLS = PARAMETER_SYMBOLS
 
 #: Differences below this (log minutes, or α units) are fitting noise, never a disagreement:
 #: two annotators' fits of the same curve can differ by ~1e-8 on another CPU, and the spread of
@@ -255,7 +254,7 @@ def automatic_flags(
         worst = _worst(((i, j), abs(params[i][k] - params[j][k])) for i, j in par_pairs)
         if worst is not None and worst[1] > limit + PARAMETER_TOLERANCE:
             (i, j), delta = worst
-            sym = _PARAMETER_SYMBOLS[name]
+            sym = PARAMETER_SYMBOLS[name]
             hits.append(FlagHit(
                 DEVIATION_CODES[name],
                 f"|Δ{sym}| = {delta:.2f} > {sigma:g}·σ = {limit:.2f} (σ = {sd:.2f}) "

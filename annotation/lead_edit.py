@@ -20,7 +20,6 @@ from annotation.segmentation import Segmentation, SegmentationError, remap_segme
 
 #: Where a hand-made curve starts when there is nothing to start from (about a day, symmetric).
 DEFAULT_PARAMETERS: Mapping[str, float] = {"xi": 60.0, "omega": 10.0, "alpha": 0.0}
-PARAMETER_NAMES = PARAMETERS
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class LeadEdit:
         seg = Segmentation.from_boundaries(self.boundaries, self.n_tokens)  # validates
         object.__setattr__(self, "boundaries", seg.boundaries)
         object.__setattr__(self, "segment_axes", canonical_segment_axes(self.segment_axes, seg.n_segments))
-        for name in PARAMETER_NAMES:
+        for name in PARAMETERS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f"{name} must be a finite number, not {value!r}")
@@ -61,7 +60,7 @@ class LeadEdit:
         """
         if proposal is None:
             return cls(n_tokens)
-        params = ({p: getattr(proposal, p) for p in PARAMETER_NAMES} if proposal.has_parameters
+        params = ({p: getattr(proposal, p) for p in PARAMETERS} if proposal.has_parameters
                   else dict(DEFAULT_PARAMETERS))
         return cls(n_tokens, proposal.boundaries, proposal.segment_axes, **params)
 
@@ -113,7 +112,7 @@ class LeadEdit:
 
     def with_parameter(self, name: str, value: float) -> "LeadEdit":
         """ξ, ω or α typed by hand (the last fit's message no longer applies)."""
-        if name not in PARAMETER_NAMES:
+        if name not in PARAMETERS:
             raise ValueError(f"unknown curve parameter {name!r}")
         return replace(self, **{name: float(value)}, message=None)
 
@@ -122,7 +121,7 @@ class LeadEdit:
         (:func:`annotation.editing.edit_points`): a fitted curve replaces ξ, ω, α; without one
         the parameters typed so far stay. The fit's message is kept for the page to show."""
         content, message = edit_points(AnnotationContent(points=self.points), event)
-        fitted = {p: getattr(content, p) for p in PARAMETER_NAMES} if content.has_parameters else {}
+        fitted = {p: getattr(content, p) for p in PARAMETERS} if content.has_parameters else {}
         return replace(self, points=content.points, message=message, **fitted)
 
     def resolution(self, sources: tuple[int | str, ...]) -> Resolution:

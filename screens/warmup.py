@@ -30,7 +30,6 @@ from ui.segment_editor import parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "warmup.flash"
-SYMBOL = PARAMETER_SYMBOLS
 
 actor, db, project = lead_page("Warm-up & qualification", flash_key=K_FLASH)
 
@@ -100,7 +99,7 @@ with people_tab:
                     text=f"Warm-up: {f.n_done} of {board.n_total} submitted")
         c1, c2, c3 = st.columns(3)
         c1.metric("ICC (smallest of ξ ω α)", _fmt(f.icc_min),
-                  help=" · ".join(f"{SYMBOL[p]} {_fmt(f.icc.get(p))}" for p in PARAMETERS)
+                  help=" · ".join(f"{PARAMETER_SYMBOLS[p]} {_fmt(f.icc.get(p))}" for p in PARAMETERS)
                   + f" · over {f.n_with_curve} sample(s) with a curve")
         c1.caption(("passes" if row.checks["icc"] else "does not pass") + f" (> {t.icc_min:.2f})")
         c2.metric("Jaccard (token, axis)", _fmt(f.jaccard))

@@ -51,7 +51,6 @@ from db.models import (
     utcnow,
 )
 
-_PARAMS = PARAMETERS
 _BOUNDS = {"xi": XI_BOUNDS, "omega": OMEGA_BOUNDS, "alpha": ALPHA_BOUNDS}
 
 
@@ -80,8 +79,8 @@ def _sums_from_annotations(s: Session, project_id: int) -> tuple[Any, ...]:
     checked (ξ = 1e308) is left out, so it cannot make σ infinite, NaN or 0 for good."""
     in_bounds = [getattr(Annotation, p).between(*bounds) for p, bounds in _BOUNDS.items()]
     row = s.execute(
-        select(func.count(), *[func.sum(getattr(Annotation, p)) for p in _PARAMS],
-               *[func.sum(getattr(Annotation, p) * getattr(Annotation, p)) for p in _PARAMS])
+        select(func.count(), *[func.sum(getattr(Annotation, p)) for p in PARAMETERS],
+               *[func.sum(getattr(Annotation, p) * getattr(Annotation, p)) for p in PARAMETERS])
         .join(Sample, Sample.id == Annotation.sample_id)
         .where(Sample.project_id == project_id, Annotation.status == "submitted",
                Sample.is_warmup.is_(False), *in_bounds)
@@ -109,7 +108,7 @@ def count_parameters(s: Session, project_id: int, content: AnnotationContent,
         return None
     ensure_stats(s, project_id)
     values: dict[str, Any] = {"n": ParameterStats.n + sign}
-    for p in _PARAMS:
+    for p in PARAMETERS:
         v = float(getattr(content, p))
         values[f"sum_{p}"] = getattr(ParameterStats, f"sum_{p}") + sign * v
         values[f"sumsq_{p}"] = getattr(ParameterStats, f"sumsq_{p}") + sign * v * v
@@ -126,15 +125,15 @@ def _spread(s: Session, project_id: int, stats: ParameterStats | None = None) ->
     values were checked (non-finite) are rebuilt from the annotations."""
     if stats is None:
         stats = s.get(ParameterStats, project_id, populate_existing=True) or ensure_stats(s, project_id)
-    sums = [getattr(stats, f"{kind}_{p}") for kind in ("sum", "sumsq") for p in _PARAMS]
+    sums = [getattr(stats, f"{kind}_{p}") for kind in ("sum", "sumsq") for p in PARAMETERS]
     if not sums_are_finite(*sums):
         n, *fresh = _sums_from_annotations(s, project_id)
         stats.n = n
-        for name, value in zip((f"{kind}_{p}" for kind in ("sum", "sumsq") for p in _PARAMS), fresh):
+        for name, value in zip((f"{kind}_{p}" for kind in ("sum", "sumsq") for p in PARAMETERS), fresh):
             setattr(stats, name, value)
         s.flush()
-    return spread_from_sums(stats.n, {p: getattr(stats, f"sum_{p}") for p in _PARAMS},
-                            {p: getattr(stats, f"sumsq_{p}") for p in _PARAMS})
+    return spread_from_sums(stats.n, {p: getattr(stats, f"sum_{p}") for p in PARAMETERS},
+                            {p: getattr(stats, f"sumsq_{p}") for p in PARAMETERS})
 
 
 # --- settling a complete sample --------------------------------------------------------------
