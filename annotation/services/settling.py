@@ -160,15 +160,33 @@ def submitted_annotations(s: Session, sample_id: int) -> list[Annotation]:
 _UNKNOWN: Any = object()
 
 
-def _gold_and_open_item(s: Session, sample_id: int) -> tuple[GoldAnnotation | None, ReviewItem | None]:
-    """The sample's gold row and its open review item, in one statement."""
-    row = s.execute(
-        select(Sample.id, GoldAnnotation, ReviewItem).select_from(Sample)
+@dataclass
+class SampleState:
+    """What settling reads about one sample: its submitted annotations (in submit order, read
+    afresh), its gold row and its open review item (None: there is none)."""
+
+    annotations: list[Annotation]
+    gold: GoldAnnotation | None
+    item: ReviewItem | None
+
+
+def sample_state(s: Session, sample_id: int) -> SampleState:
+    """The sample's :class:`SampleState` in one statement (one round trip): a row per submitted
+    annotation, each carrying the gold row and the open item (one row of Nones for none)."""
+    rows = s.execute(
+        select(Annotation, GoldAnnotation, ReviewItem).select_from(Sample)
+        .outerjoin(Annotation, and_(Annotation.sample_id == Sample.id, Annotation.status == "submitted"))
         .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .outerjoin(ReviewItem, and_(ReviewItem.sample_id == Sample.id, ReviewItem.status == "open"))
-        .where(Sample.id == sample_id).limit(1)
-    ).first()
-    return (row[1], row[2]) if row is not None else (None, None)
+        .where(Sample.id == sample_id)
+        .order_by(Annotation.submitted_at, Annotation.id, ReviewItem.id)
+        # the caller may have just written these rows with a bulk UPDATE
+        .execution_options(populate_existing=True)
+    ).all()
+    annotations = list({row[0].id: row[0] for row in rows if row[0] is not None}.values())
+    gold = next((row[1] for row in rows if row[1] is not None), None)
+    item = next((row[2] for row in rows if row[2] is not None), None)
+    return SampleState(annotations, gold, item)
 
 
 def _open_item(s: Session, sample_id: int) -> ReviewItem | None:
@@ -230,21 +248,21 @@ def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by
 
 
 def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
-           stats: ParameterStats | None = None, anns: Sequence[Annotation] | None = None) -> str:
+           stats: ParameterStats | None = None, state: SampleState | None = None) -> str:
     """Flag or auto-resolve a sample with at least k submitted annotations.
 
     Returns "incomplete", "pending" (an item is already open or a lead decided it),
     "flagged" or "gold". Runs inside the caller's transaction. ``stats`` (current running sums)
-    and ``anns`` (the sample's submitted annotations, freshly read) save a caller that has just
+    and ``state`` (the sample's :func:`sample_state`, freshly read) save a caller that has just
     read them the round trips.
     """
     if smp.is_warmup:  # scored against the lead's gold (services.admission), never settled
         return "incomplete"
-    if anns is None:
-        anns = submitted_annotations(s, smp.id)
+    if state is None:
+        state = sample_state(s, smp.id)
+    anns, gold, item = state.annotations, state.gold, state.item
     if len(anns) < settings.annotators_per_sample or smp.status != "active":
         return "incomplete"
-    gold, item = _gold_and_open_item(s, smp.id)
     if gold is not None and gold.source != "auto":
         return "pending"  # a lead decided it
     hits = flags_for_sample([annotation_content(a) for a in anns], smp.n_tokens,
@@ -269,12 +287,13 @@ def record_submission(s: Session, smp: Sample, content: AnnotationContent,
     """Count a newly submitted annotation; an annotator's flag goes to the lead at once, and
     the sample is settled if it is now complete."""
     stats = count_parameters(s, smp.project_id, content, +1)
-    anns = None
+    state = sample_state(s, smp.id)
     if content.flags:
-        anns = submitted_annotations(s, smp.id)
+        anns = state.annotations
         hits = annotator_flag_hits([annotation_content(a) for a in anns])
-        open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits])
-    return settle(s, smp, settings, stats=stats, anns=anns)
+        state.item = open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits],
+                                 state.item)
+    return settle(s, smp, settings, stats=stats, state=state)
 
 
 def project_settings(s: Session, project_id: int) -> ProjectSettings:

@@ -49,14 +49,26 @@ from db.models import Annotation, ParameterStats, Project, Sample, User, utcnow
 IDLE_CAP_SECONDS = 300.0
 
 
-def own_with_project(s: Session, actor: Actor, annotation_id: int) -> tuple[Annotation, Sample, Project]:
-    """:func:`own_annotation` (locked) with the sample's project in the same statement (one round trip)."""
+def own_with_project(s: Session, actor: Actor, annotation_id: int, *,
+                     lock_user: bool = False) -> tuple[Annotation, Sample, Project]:
+    """:func:`own_annotation` (locked) with the sample's project and the actor's user row in the
+    same statement (one round trip); the user's role is checked as :func:`require_role` does.
+
+    With ``lock_user`` the user row is locked too (FOR UPDATE on PostgreSQL; SQLite's BEGIN
+    IMMEDIATE already serialises writers): one person's submits then run one after another, so
+    two tabs cannot both take the last slot of today's quota.
+    """
+    locked = [Annotation, User] if lock_user else [Annotation]
     row = s.execute(
-        select(Annotation, Sample, Project).join(Sample, Sample.id == Annotation.sample_id)
+        select(Annotation, Sample, Project, User).join(Sample, Sample.id == Annotation.sample_id)
         .join(Project, Project.id == Sample.project_id)
+        .join(User, User.id == Annotation.annotator_id)
         .where(Annotation.id == annotation_id, Annotation.annotator_id == actor.user_id)
-        .with_for_update(of=Annotation)
+        .with_for_update(of=locked)
     ).first()
+    # the role check finds the user row read above in the session (no second query while
+    # ``row`` holds it); without a row, a user who lost the role hears that, not "not found"
+    require_role(s, actor, "annotator")
     if row is None:
         raise NotFound("That annotation does not exist or is not yours.")
     return row[0], row[1], row[2]
@@ -158,6 +170,27 @@ def _refit(content: AnnotationContent) -> AnnotationContent:
 
 
 @dataclass(frozen=True)
+class Refit:
+    """A content with its parameters recomputed from its points (:func:`refit`), or cleared
+    with the fit's ``problem`` when the points support no curve."""
+
+    content: AnnotationContent
+    problem: str | None = None
+
+
+def refit(content: AnnotationContent) -> Refit:
+    """Refit ``content`` for a submit. Pure (no database): :func:`submit` runs it before its
+    write transaction, so no lock is held while the curve is fitted."""
+    try:
+        return Refit(_refit(content))
+    except CurveFitError as exc:
+        # Never store parameters the points do not support (a flagged sample may be
+        # submitted with an unfinished curve, an unflagged one may not).
+        cleared = replace(content, xi=None, omega=None, alpha=None, scale=None, rmse=None)
+        return Refit(cleared, f"Curve: {exc}")
+
+
+@dataclass(frozen=True)
 class SubmitPlan:
     """A submit that passed every check: the content to store (refitted), and what the
     writes need (the project's settings, the time, the running sums if already loaded)."""
@@ -180,25 +213,21 @@ class SubmitBlocked:
 
 
 def plan_submit(s: Session, actor: Actor, smp: Sample, project: Project,
-                content: AnnotationContent, *, flagged: bool | None = None) -> SubmitPlan | SubmitBlocked:
+                content: AnnotationContent, *, flagged: bool | None = None,
+                refitted: Refit | None = None) -> SubmitPlan | SubmitBlocked:
     """Every check of a submit, before anything is written: the sample is active, the content
     is complete once refitted (a flagged one may be unfinished) and today's quota has room.
 
-    ``flagged`` is the workbench's "submit as flagged": it needs a flag reason. Raises
+    ``flagged`` is the workbench's "submit as flagged": it needs a flag reason. ``refitted``:
+    :func:`refit` of ``content`` when the caller has already run it. Raises
     :class:`InvalidInput` only for malformed content (``checked_content``).
     """
     if smp.status != "active":
         message = "This sample was withdrawn from annotation by a lead; it cannot be submitted."
         return SubmitBlocked(InvalidInput, message, (message,))
     work = checked_content(content, smp)
-    fit_problem = None
-    try:
-        work = _refit(work)
-    except CurveFitError as exc:
-        # Never store parameters the points do not support (a flagged sample may be
-        # submitted with an unfinished curve, an unflagged one may not).
-        fit_problem = f"Curve: {exc}"
-        work = replace(work, xi=None, omega=None, alpha=None, scale=None, rmse=None)
+    done = refitted if refitted is not None else refit(work)
+    work, fit_problem = done.content, done.problem
     if flagged and not work.flags:
         problems = ["Flag: choose why this sample cannot be annotated normally."]
     else:
@@ -255,14 +284,19 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
     :class:`QuotaReached`, :class:`StaleVersion` or :class:`AlreadySubmitted`; nothing changes then.
     """
     # Every statement is a round trip (PostgreSQL over the network): reads are combined where
-    # they can be (user + lock, annotation + sample + project, quota + running sums), writes
-    # return what they wrote, and no row is read twice. tests/service/test_queue.py bounds the
-    # count of statements.
+    # they can be (annotation + sample + project + user, locked; quota + running sums; the
+    # sample's annotations + gold + open review item), writes return what they wrote, and no
+    # row is read twice. tests/service/test_queue.py bounds the count of statements.
+    try:
+        content.check_shape()
+        refitted: Refit | None = refit(content)  # before the transaction: no lock held meanwhile
+    except ContentError:
+        refitted = None  # malformed: plan_submit says why
+
     def attempt(s: Session) -> WorkItem:
-        submitter(s, actor, lock=True)
-        a, smp, project = own_with_project(s, actor, annotation_id)
+        a, smp, project = own_with_project(s, actor, annotation_id, lock_user=True)
         _guard(a, expected_version)
-        plan = plan_submit(s, actor, smp, project, content)
+        plan = plan_submit(s, actor, smp, project, content, refitted=refitted)
         if isinstance(plan, SubmitBlocked):
             raise plan.error(plan.message)
         spent = a.seconds_spent + clamp_seconds(seconds_delta)
@@ -270,19 +304,6 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
         return work_item(a, smp)
 
     return db.run_write(attempt)  # re-run whole on a transient lock, deadlock or pool error
-
-
-def submitter(s: Session, actor: Actor, *, lock: bool) -> User:
-    """The acting annotator's user row (role checked). With ``lock`` on PostgreSQL the row is
-    read FOR UPDATE, serialising one person's submits so two tabs cannot both take the last
-    quota slot (SQLite's BEGIN IMMEDIATE already does); require_role then finds the row in the
-    session without a second query (it must still be referenced then: the session holds rows
-    weakly)."""
-    locked = None
-    if lock and s.bind.dialect.name == "postgresql":
-        locked = s.get(User, actor.user_id, with_for_update=True)  # noqa: F841 (held)
-    user = require_role(s, actor, "annotator")  # ``locked`` is held until here
-    return user
 
 
 def clamp_seconds(seconds: float) -> float:

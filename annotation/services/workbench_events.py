@@ -24,7 +24,6 @@ from annotation.services.submission import (
     plan_submit,
     refuse_if_submitted,
     store_submission,
-    submitter,
 )
 from db.engine import Database
 
@@ -91,8 +90,7 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
     wants_submit = any(e.kind == "submit" for e in parsed)
 
     def attempt(s: Session) -> tuple[EventOutcome, int | None]:
-        submitter(s, actor, lock=wants_submit)
-        a, smp, project = own_with_project(s, actor, annotation_id)
+        a, smp, project = own_with_project(s, actor, annotation_id, lock_user=wants_submit)
         refuse_if_submitted(a)
         if client == a.event_client:
             start = a.event_seq

@@ -651,9 +651,9 @@ def test_unflagged_submit_names_the_fit_problem_with_the_other_problems(db, make
 
 #: Upper bounds on the statements one submit sends (each is a network round trip on PostgreSQL;
 #: BEGIN/COMMIT not counted). Before the round-trip work a settling submit took 17 on PostgreSQL.
-SUBMIT_STATEMENTS_FIRST = 7      # first of k = 2: lock+user, own row, quota+sums, UPDATE, audit,
-                                 # sums UPDATE, the sample's submitted annotations
-SUBMIT_STATEMENTS_SETTLING = 9   # the k-th: + gold/open item, INSERT gold
+SUBMIT_STATEMENTS_FIRST = 6      # first of k = 2: own row + user (locked), quota+sums, UPDATE,
+                                 # audit, sums UPDATE, the sample's annotations + gold + open item
+SUBMIT_STATEMENTS_SETTLING = 7   # the k-th: + INSERT gold
 
 
 def test_submit_sends_a_bounded_number_of_statements(db, make_user, make_project):
