@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.dedup import find_near_duplicates, tfidf_matrix  # noqa: E402
+from annotation.duplicates import find_near_duplicates, tfidf_matrix  # noqa: E402
 
 RATIO_TARGET = 1.3
 PEAK_TARGET_MB = 2048.0

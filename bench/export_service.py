@@ -1,21 +1,20 @@
 """Export benchmark through the service (SPEC section 10: export of 100k samples ≤ 15 s).
 
-Loads a database with ``--samples`` gold samples and about two submitted annotations each (the
-loader of ``bench/service_latency.py``, plus one gold row per sample), then times
-:func:`annotation.services.datasets.export_dataset` end to end — database read, splits,
+Loads a database with ``--samples`` gold samples and about two submitted annotations each
+(``bench/annotated_pool.py``, plus one gold row per sample), then times
+:func:`annotation.services.exports.export_dataset` end to end — database read, splits,
 formatting, card, atomic write, record — without and with the agreement figures on the card.
 
     python bench/export_service.py [--samples 100000] [--backend sqlite|postgres|both]
         [--repeat 2] [--only-agreement] [--keep-db FILE]
 
 ``--keep-db FILE`` (SQLite) loads the database into FILE once and re-uses it on later runs (the
-load takes minutes at 100k; the export itself does not change the data it reads).
+load takes about a minute at 100k; the export itself does not change the data it reads).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import statistics
@@ -29,20 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import create_engine, insert, select, text  # noqa: E402
 
-from annotation.services import datasets  # noqa: E402
+from annotation.services import exports  # noqa: E402
+from annotated_pool import build  # noqa: E402  (bench/annotated_pool.py, beside this script)
 from db.engine import Database  # noqa: E402
 from db.models import Annotation, GoldAnnotation, Sample  # noqa: E402
 
 PG_ADMIN = os.environ.get("CHRONOCEPT_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 TARGET_S = 15.0
-
-
-def _loader():
-    spec = importlib.util.spec_from_file_location("service_latency", Path(__file__).with_name("service_latency.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def add_gold(db: Database, project_id: int, n_gold: int) -> int:
@@ -85,7 +77,6 @@ def _reuse(db: Database):
 
 def run(backend: str, n_samples: int, repeat: int, keep_db: str | None = None,
         only_agreement: bool = False) -> bool:
-    loader = _loader()
     pg_name = None
     reuse = False
     if backend == "sqlite" and keep_db:
@@ -110,7 +101,7 @@ def run(backend: str, n_samples: int, repeat: int, keep_db: str | None = None,
                   f"(re-used {keep_db})")
         else:
             # ~5% more samples than gold: the loader keeps open slots for its queue benchmark
-            setup = loader.build(db, int(n_samples * 1.05), 2 * n_samples, 40, 7)
+            setup = build(db, int(n_samples * 1.05), 2 * n_samples, 40, 7)
             n_gold = add_gold(db, setup.project_id, n_samples)
             admin_actor, project_id = setup.admin, setup.project_id
             print(f"\n== {backend}: {n_gold} gold samples, {setup.counts['annotations']} annotations "
@@ -123,7 +114,7 @@ def run(backend: str, n_samples: int, repeat: int, keep_db: str | None = None,
             times = []
             for i in range(repeat):
                 t = time.perf_counter()
-                rec = datasets.export_dataset(db, admin_actor, project_id,
+                rec = exports.export_dataset(db, admin_actor, project_id,
                                               out_root / f"{agreement}-{i}", seed=1, include_agreement=agreement)
                 times.append(time.perf_counter() - t)
             med = statistics.median(times)

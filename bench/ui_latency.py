@@ -20,29 +20,25 @@ action the script arms a measurement (``bench/ui_latency_probe.js``, installed w
 checked on every DOM mutation (the document and every open shadow root are observed) and on
 every animation frame. "Visible" is taken after the frame that draws the change (the next
 animation frame, then a message-channel task, i.e. once that frame has been painted);
-"acknowledged" is the moment the DOM says so:
+"acknowledged" is the moment the DOM says so: on the annotation surface
+(``ui/components/annotation_surface.py``, DOM contract in issue 10's CONTRACT.md)
+``[data-testid="surface"]`` has ``data-pending="0"`` and ``data-acked`` ≥ the edit's seq (one
+more than ``data-acked`` before the edit: the script waits for each edit's acknowledgement
+before the next). Submit is one key (Alt+Enter) → the next sample's text drawn (a new
+``data-annotation-id``).
 
-* old workbench (Streamlit widgets, one rerun per edit): the app root's
-  ``data-test-script-state`` went to ``running`` after t0 and is back at ``notRunning`` (the
-  rerun that applied and saved the edit has finished; see ``tests/browser/flow_steps``);
-* new annotation surface (``ui/components/annotation_surface.py``, DOM contract in issue 10's
-  CONTRACT.md): ``[data-testid="surface"]`` has ``data-pending="0"`` and ``data-acked`` ≥ the
-  edit's seq (one more than ``data-acked`` before the edit: the script waits for each edit's
-  acknowledgement before the next).
-
-Submit: on the old workbench a person needs two actions (Submit, then Submit in the confirm
-dialog); the figure is (Submit → dialog drawn) + (confirm → next sample drawn), without the
-script's own reaction time between the two (both parts are printed too). On the new surface it
-is one key (Alt+Enter) → the next sample's text drawn (a new ``data-annotation-id``).
+The workbench before issue 10 (Streamlit widgets, one rerun per edit) was measured by this
+script's earlier version (``git log -- bench/ui_latency.py``; its figures are in
+``bench/results/ui_latency_before.txt``); that workbench no longer exists, so this version
+drives only the surface.
 
 Per sample the script makes one boundary, labels both segments, places three points and
 submits, waiting for each acknowledgement before the next action (this measures latency, not
 fast input: ``tests/browser/test_fast_input.py`` does that).
 
-    python bench/ui_latency.py [--samples 15] [--signins 8] [--port 0] [--ui old|new|auto]
+    python bench/ui_latency.py [--samples 15] [--signins 8] [--port 0]
 
-``--ui auto`` looks at the Annotate page: the surface component's root means ``new``, the old
-token editor means ``old``. The load average is printed with the figures: on a busy machine
+The load average is printed with the figures: on a busy machine
 (other test suites running) the figures are slower than an annotator's own machine would give.
 Exit status 0 (it is a benchmark; the targets are printed beside the figures).
 """
@@ -54,13 +50,9 @@ import json
 import math
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -73,6 +65,7 @@ from annotation.protocol import AnnotationContent  # noqa: E402
 from annotation.services import accounts, projects, queue, submission  # noqa: E402
 from db.engine import Database  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.browser import app_server  # noqa: E402
 
 PROBE_JS = (Path(__file__).resolve().parent / "ui_latency_probe.js").read_text(encoding="utf-8")
 USER, PASSWORD = "ann1", "ann1-password"
@@ -80,7 +73,6 @@ START_TIMEOUT_S = 90.0
 WAIT_MS = 30_000
 VIEWPORT = {"width": 1440, "height": 900}
 SURFACE = '[data-testid="surface"]'
-OLD_EDITOR = '[data-testid="token-boundaries"][data-disabled="false"]'
 PLOT = '[data-testid="curve-plot"]'
 #: The three points placed on every sample (x in log-time units, y validity): a valid curve.
 POINTS = ((40.0, 0.5), (58.0, 1.0), (85.0, 0.3))
@@ -128,20 +120,6 @@ def percentile(values: list[float], p: float) -> float:
 
 # --------------------------------------------------------------------------------- the app
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        return False
-
-
 def seed_database(url: str) -> int:
     """Admin, annotator ``ann1`` and the demo project, through the services (as the tests do);
     returns the project's id."""
@@ -165,39 +143,6 @@ def reset_open_draft(url: str, project_id: int) -> None:
             submission.save_draft(db, actor, item.annotation_id, item.version, AnnotationContent(), step=0)
     finally:
         db.dispose()
-
-
-def start_app(url: str, port: int, log_path: Path) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on ``port`` with the database ``url``; waits until healthy."""
-    env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url, "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)}
-    command = [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"),
-               "--server.headless", "true", "--browser.gatherUsageStats", "false",
-               "--server.port", str(port), "--server.address", "127.0.0.1",
-               "--server.fileWatcherType", "none"]
-    with log_path.open("w") as log:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while not _healthy(f"{base}/_stcore/health"):
-        if process.poll() is not None or time.monotonic() > deadline:
-            stop_app(process)
-            raise BenchError(f"the app did not start on port {port} within {START_TIMEOUT_S:.0f} s; "
-                             f"its log:\n{log_path.read_text(errors='replace')[-4000:]}")
-        time.sleep(0.25)
-    return process, base
-
-
-def stop_app(process: subprocess.Popen) -> None:
-    """Stop the server this script started, by its own PID."""
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
 
 
 # ----------------------------------------------------------------------------- measuring
@@ -250,11 +195,6 @@ def navigate(page, figures: Figures) -> None:
         wait_idle(page)
 
 
-def detect_ui(page) -> str:
-    page.locator(f"{SURFACE}, {OLD_EDITOR}").first.wait_for(timeout=WAIT_MS)
-    return "new" if page.locator(SURFACE).count() else "old"
-
-
 def plot_point(page, x: float, y: float) -> tuple[float, float]:
     """Pixel position of (x, y) on the chart, from the plot rect's data range and box."""
     plot = page.locator(PLOT)
@@ -294,76 +234,6 @@ def split_gap(page, root: str) -> int:
     return gap
 
 
-# -- old workbench: Streamlit widgets, one rerun per edit
-
-def old_sample(page, figures: Figures) -> None:
-    page.locator(OLD_EDITOR).wait_for()
-    wait_idle(page)
-    current = page.locator("h3", has_text="Sample ").first.inner_text().strip()
-    gap = split_gap(page, OLD_EDITOR)
-    ack = "runEnded()"
-
-    gap_sel = f"{OLD_EDITOR} [data-gap='{gap}']"
-    t = measure(page, page.locator(gap_sel).click, start="pointerdown",
-                checks={"visible": f"(e => e && e.dataset.boundary === 'true')(q({js(gap_sel)}))",
-                        "ack": ack}, paint=("visible",))
-    figures.add("edit → visible: gap click", t["visible"])
-    figures.add("edit → acknowledged: gap click", t["ack"])
-    wait_idle(page)
-
-    group = "[role='radiogroup'][aria-label='Axis of segment 1']"
-    t = measure(page, lambda: page.keyboard.press("Alt+ArrowRight"), start="keydown",
-                checks={"visible": f"(e => e && fresh(e))(q({js(group)}))", "ack": ack}, paint=("visible",))
-    figures.add("step change → visible (old: Alt+→)", t["visible"])
-    figures.add("step change → acknowledged", t["ack"])
-    wait_idle(page)
-
-    for j, axis in enumerate(AXES, start=1):
-        radio = page.get_by_role("radiogroup", name=f"Axis of segment {j}").get_by_role(
-            "radio", name=axis.capitalize())
-        sel = f"[role='radiogroup'][aria-label='Axis of segment {j}'] [aria-checked='true']"
-        t = measure(page, radio.click, start="pointerdown",
-                    checks={"visible": f"(e => e && e.textContent.includes({js(axis.capitalize())}))(q({js(sel)}))",
-                            "ack": ack}, paint=("visible",))
-        figures.add("edit → visible: axis click", t["visible"])
-        figures.add("edit → acknowledged: axis click", t["ack"])
-        wait_idle(page)
-
-    # Alt+→ is captured by the axis control after an axis click (issue 10): the step bar's button
-    step3 = page.get_by_role("button", name="3. Validity curve")
-    t = measure(page, step3.click, start="pointerdown",
-                checks={"visible": f"(e => e && fresh(e))(q({js(PLOT)}))", "ack": ack}, paint=("visible",))
-    figures.add("step change → visible (old: step-bar click)", t["visible"])
-    figures.add("step change → acknowledged", t["ack"])
-    wait_idle(page)
-
-    for i, (x, y) in enumerate(POINTS):
-        px, py = plot_point(page, x, y)
-        point = js(f"circle[data-point='{i}']")
-        t = measure(page, lambda: page.mouse.click(px, py), start="pointerdown",
-                    checks={"visible": f"!!q({point})", "ack": ack}, paint=("visible",))
-        figures.add("edit → visible: chart click", t["visible"])
-        figures.add("edit → acknowledged: chart click", t["ack"])
-        wait_idle(page)
-
-    submit = page.get_by_role("button", name="Submit").last
-    t1 = measure(page, submit.click, start="pointerdown",
-                 checks={"dialog": "qa('[role=dialog] button').some("
-                                   "b => fresh(b) && b.textContent.trim().startsWith('Submit'))"},
-                 paint=("dialog",))
-    confirm = page.get_by_role("dialog").get_by_role("button", name="Submit")
-    confirm.wait_for()
-    t2 = measure(page, confirm.click, start="pointerdown",
-                 checks={"next": f"(h => h && h !== {js(current)})(startsHeading('Sample '))"
-                                 f" && (e => e && fresh(e))(q({js(OLD_EDITOR)}))"},
-                 paint=("next",))
-    figures.add("submit → dialog (old)", t1["dialog"])
-    figures.add("confirm → next sample (old)", t2["next"])
-    figures.add("submit → next sample visible",
-                None if t1["dialog"] is None or t2["next"] is None else t1["dialog"] + t2["next"])
-    wait_idle(page)
-
-
 # -- new surface: the browser owns the annotation, edits are an acknowledged event log
 
 def _surface_ack() -> str:
@@ -395,7 +265,7 @@ def new_sample(page, figures: Figures) -> None:
                     base=_surface_base(),
                     checks={"visible": f"q({js(SURFACE)}).dataset.step !== base.step", "ack": _surface_ack()},
                     paint=("visible",))
-        figures.add("step change → visible (new: Alt+→)", t["visible"])
+        figures.add("step change → visible (Alt+→)", t["visible"])
         figures.add("step change → acknowledged", t["ack"])
 
     if surface.get_attribute("data-layout") == "steps":
@@ -440,10 +310,10 @@ def load_line() -> str:
         return f"load average: {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
-def report(figures: Figures, ui: str, args: argparse.Namespace, chromium: str,
+def report(figures: Figures, args: argparse.Namespace, chromium: str,
            load_before: str, load_after: str) -> str:
     lines = [
-        f"ui_latency — {datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} UTC — workbench: {ui}",
+        f"ui_latency — {datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} UTC — annotation surface",
         f"{platform.node()} · {os.cpu_count()} CPUs · Chromium {chromium} headless · "
         f"viewport {VIEWPORT['width']}×{VIEWPORT['height']} · {args.samples} samples, {args.signins} sign-ins",
         f"uptime before: {load_before}",
@@ -482,7 +352,11 @@ def run(args: argparse.Namespace) -> str:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         project_id = seed_database(url)
         log_path = Path(tmp) / "streamlit.log"
-        process, base = start_app(url, args.port or _free_port(), log_path)
+        try:
+            process, base = app_server.start(Path("app.py"), args.port or app_server.free_port(), log_path,
+                                             {"CHRONOCEPT_DATABASE_URL": url}, timeout_s=START_TIMEOUT_S)
+        except app_server.AppNotStarted as exc:
+            raise BenchError(str(exc)) from None
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -495,14 +369,13 @@ def run(args: argparse.Namespace) -> str:
                     for _ in range(args.samples):
                         navigate(page, figures)
                     page.get_by_role("link", name="Annotate").click()
-                    ui = detect_ui(page) if args.ui == "auto" else args.ui
                     done = 0
                     while done < args.samples and len(figures.aborted) < args.samples:
                         try:
-                            (new_sample if ui == "new" else old_sample)(page, figures)
+                            new_sample(page, figures)
                             done += 1
                         except PlaywrightError as exc:
-                            # a step that never came (the old workbench loses fast input, a
+                            # a step that never came (a lost edit would be a bug, or a
                             # loaded machine): note it, start this sample again from blank
                             figures.aborted.append(str(exc).splitlines()[0])
                             context.close()
@@ -516,8 +389,8 @@ def run(args: argparse.Namespace) -> str:
             raise BenchError(f"the browser step failed: {str(exc).splitlines()[0]}\n"
                              f"app log (tail):\n{log_path.read_text(errors='replace')[-3000:]}") from None
         finally:
-            stop_app(process)
-    return report(figures, ui, args, chromium, load_before, load_line())
+            app_server.stop(process)
+    return report(figures, args, chromium, load_before, load_line())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -527,8 +400,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="samples annotated and submitted (the demo project has 50); default 15")
     parser.add_argument("--signins", type=int, default=8, help="sign-ins timed; default 8")
     parser.add_argument("--port", type=int, default=0, help="the app's port (default: a free one)")
-    parser.add_argument("--ui", choices=("old", "new", "auto"), default="auto",
-                        help="which workbench to drive (auto: detect it on the Annotate page)")
     args = parser.parse_args(argv)
     if not 1 <= args.samples <= 45:
         parser.error("--samples must be between 1 and 45 (the demo project has 50 texts)")

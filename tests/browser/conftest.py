@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.browser import app_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHRONOCEPT_CHROMIUM", "/usr/bin/chromium")
@@ -44,32 +42,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SERVER_START_TIMEOUT_S = 60.0
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        return False
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Stop the server we started, by its own PID: terminate, then kill."""
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -147,46 +119,20 @@ def streamlit_server(
     app_path: str | os.PathLike[str], env: dict[str, str] | None = None
 ) -> Iterator[StreamlitServer]:
     """Start ``python -m streamlit run APP`` on a free port, wait until healthy, stop it after."""
-    app = Path(app_path)
-    if not app.is_absolute():
-        app = REPO_ROOT / app
-    port = _free_port()
     log_fd, log_name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
+    os.close(log_fd)
     log_path = Path(log_name)
-    full_env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(
-            p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p
-        ),
-        "PYTHONUNBUFFERED": "1",
-        **(env or {}),
-    }
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(app),
-        "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--server.fileWatcherType", "none",
-    ]
-    with os.fdopen(log_fd, "w") as log:
-        process = subprocess.Popen(
-            command, cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT
-        )
-    server = StreamlitServer(process, f"http://127.0.0.1:{port}", log_path)
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while not _healthy(f"{server.base_url}/_stcore/health"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                _stop(process)
-                pytest.fail(
-                    f"Streamlit did not become healthy within {SERVER_START_TIMEOUT_S:.0f} s "
-                    f"(exit code {process.poll()}). Log:\n{server.log_text()}"
-                )
-            time.sleep(0.25)
-        yield server
+        try:
+            process, base_url = app_server.start(Path(app_path), app_server.free_port(), log_path,
+                                                 env, timeout_s=SERVER_START_TIMEOUT_S)
+        except app_server.AppNotStarted as exc:
+            pytest.fail(str(exc))
+        try:
+            yield StreamlitServer(process, base_url, log_path)
+        finally:
+            app_server.stop(process)
     finally:
-        _stop(process)
         log_path.unlink(missing_ok=True)
 
 

@@ -1,0 +1,85 @@
+"""A Streamlit app as a subprocess, for the browser tests (``conftest.streamlit_server``) and the
+browser benchmark (``bench/ui_latency.py``): ``python -m streamlit run APP`` on a local port
+(cwd = repository root, the repository on ``PYTHONPATH``), waited for until ``/_stcore/health``
+answers, and stopped by its own PID."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class AppNotStarted(RuntimeError):
+    """The server did not answer its health check in time (the message ends with its log)."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a server started here, by its own PID: terminate, then kill."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def start(app: Path, port: int, log_path: Path, env: dict[str, str] | None = None, *,
+          timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
+    """Start ``app`` (a path under the repository root, or absolute) on ``port`` with ``env``
+    added to this process's environment, its output going to ``log_path``; returns the process
+    and its base URL once healthy. Raises :class:`AppNotStarted` (the server stopped) when it
+    exits or stays unhealthy for ``timeout_s``."""
+    app = app if app.is_absolute() else REPO_ROOT / app
+    full_env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p),
+        "PYTHONUNBUFFERED": "1",
+        **(env or {}),
+    }
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(app),
+        "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.fileWatcherType", "none",
+    ]
+    with log_path.open("w") as log:
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=full_env, stdout=log,
+                                   stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_s
+    while not healthy(f"{base}/_stcore/health"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            code = process.poll()
+            stop(process)
+            raise AppNotStarted(
+                f"Streamlit did not become healthy within {timeout_s:.0f} s (exit code {code}). "
+                f"Log:\n{log_path.read_text(errors='replace')[-20_000:]}")
+        time.sleep(0.25)
+    return process, base
