@@ -31,8 +31,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-#: the default threshold of SPEC section 7; the project's value lives in ProjectSettings
-DEFAULT_THRESHOLD = 0.7
+from annotation.settings import ProjectSettings
+
+#: the default threshold of SPEC section 7: a new project's (the project's own value is its
+#: ProjectSettings.dedup_threshold)
+DEFAULT_THRESHOLD = ProjectSettings.dedup_threshold
 
 #: texts kept so far are compared in tiles of this many columns, so that memory per step is
 #: block_size × COLUMN_TILE whatever the corpus size

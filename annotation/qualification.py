@@ -43,18 +43,18 @@ from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 from annotation.wording import counted
 
-#: The curve parameters, in the order figures list them.
 #: The three figures an annotator must pass, in display order.
 FIGURES: tuple[str, ...] = ("icc", "jaccard", "pk")
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The qualification thresholds of a project (``ProjectSettings.qualify_*``)."""
+    """The qualification thresholds of a project (``ProjectSettings.qualify_*``; the defaults
+    are a new project's)."""
 
-    icc_min: float = 0.90
-    jaccard_min: float = 0.75
-    pk_max: float = 0.15
+    icc_min: float = ProjectSettings.qualify_icc_min
+    jaccard_min: float = ProjectSettings.qualify_jaccard_min
+    pk_max: float = ProjectSettings.qualify_pk_max
 
     @classmethod
     def of(cls, settings: ProjectSettings) -> "Thresholds":

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from annotation.services import accounts, agreement, annotation_import, datasets, duplicates, jobs, projects, settling
+from annotation.services import accounts, agreement, annotation_import, duplicates, exports, jobs, projects, settling
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -174,7 +174,7 @@ def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
 def cmd_export(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
-    record = datasets.export_dataset(
+    record = exports.export_dataset(
         db, actor, pid, Path(args.out_dir), base=args.base, seed=args.seed, licence=args.licence,
         overwrite=args.overwrite, reproduce=args.reproduce,
         progress=None if args.quiet else ProgressBar())

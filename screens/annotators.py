@@ -11,6 +11,7 @@ import plotly.express as px
 import streamlit as st
 
 from annotation.csv_safety import safe_csv
+from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
 from annotation.services import dashboard
 from ui.session import lead_page, service_errors
@@ -74,11 +75,10 @@ st.dataframe(
             help="Share of their complete samples that got an automatic flag (a pair's flag: "
                  "compare with their partners)."),
         "partners": st.column_config.NumberColumn("partners"),
-        **{c: st.column_config.NumberColumn(c.replace("icc_", "ICC ").replace("xi", "ξ")
-                                            .replace("omega", "ω").replace("alpha", "α"),
-                                            format="%.3f",
+        **{c: st.column_config.NumberColumn(label, format="%.3f",
                                             help="Mean over their partners, weighted by shared samples.")
-           for c in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha")},
+           for c, label in (("jaccard", "jaccard"), ("kappa", "kappa"), ("pk", "pk"),
+                            *((f"icc_{p}", f"ICC {PARAMETER_SYMBOLS[p]}") for p in PARAMETERS))},
     },
 )
 st.caption("Agreement columns: the agreement report's per-pair figures (production samples completed "

@@ -11,9 +11,9 @@ from annotation.services import duplicates
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
 
-K_FLASH = "dedup.flash"
-K_STATUS = "dedup.status"
-K_PAGE = "dedup.page"
+K_FLASH = "duplicates.flash"
+K_STATUS = "duplicates.status"
+K_PAGE = "duplicates.page"
 PAGE_SIZE = 20
 STATUS_LABELS = {"pending": "To review", "confirmed": "Confirmed", "released": "Released"}
 FIRED = {"sbert": "meaning (SBERT)", "tfidf": "wording (TF-IDF)", "both": "meaning and wording"}
@@ -55,11 +55,11 @@ m2.metric("To review", counts.pending)
 m3.metric("Confirmed duplicates", counts.confirmed, help="Out of the annotation pool.")
 m4.metric("Released", counts.released, help="Kept: later runs treat them as distinct texts.")
 
-with st.form("dedup.run", border=True):
+with st.form("duplicates.run", border=True):
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
     threshold = c1.number_input(
         "Similarity threshold", min_value=0.05, max_value=1.0, step=0.05, format="%.2f",
-        value=float(project.settings.dedup_threshold), key="dedup.threshold",
+        value=float(project.settings.dedup_threshold), key="duplicates.threshold",
         help="A pair is marked when the cosine similarity is strictly greater than this.")
     run = c2.form_submit_button("Find near-duplicates", type="primary", icon=":material/search:")
 if run:
@@ -91,7 +91,7 @@ bulk_decision = {"pending": "confirm", "confirmed": "undo", "released": "undo"}[
 bulk_label = {"confirm": f"Confirm all {len(shown)} on this page", "undo": f"Undo all {len(shown)} on this page"}
 head_l, head_r = st.columns([2, 1], vertical_alignment="bottom")
 head_l.caption(f"{listing.total} pairs, most similar first · page {page_no} of {n_pages}")
-if head_r.button(bulk_label[bulk_decision], key=f"dedup.bulk.{status}.{page_no}"):
+if head_r.button(bulk_label[bulk_decision], key=f"duplicates.bulk.{status}.{page_no}"):
     with service_errors():
         n = duplicates.decide(db, actor, project.id, [p.id for p in shown], bulk_decision)
     toast_next_run(K_FLASH, f"{n} marks {'confirmed' if bulk_decision == 'confirm' else 'back to review'}.")
@@ -111,15 +111,15 @@ for pair in shown:
         side.caption(f"SBERT {pair.sbert_score:.2f} · TF-IDF {pair.tfidf_score:.2f}")
         choice = None
         if pair.status == "pending":
-            if side.button("Confirm", key=f"dedup.confirm.{pair.id}", type="primary",
+            if side.button("Confirm", key=f"duplicates.confirm.{pair.id}", type="primary",
                            icon=":material/content_copy:", help="Take the later text out of the pool"):
                 choice = "confirm"
-            if side.button("Release", key=f"dedup.release.{pair.id}", icon=":material/call_split:",
+            if side.button("Release", key=f"duplicates.release.{pair.id}", icon=":material/call_split:",
                            help="They are different texts: keep both"):
                 choice = "release"
         else:
             side.caption(f"{STATUS_LABELS[pair.status]} by {plain(pair.decided_by or '—')}")
-            if side.button("Undo", key=f"dedup.undo.{pair.id}", icon=":material/undo:"):
+            if side.button("Undo", key=f"duplicates.undo.{pair.id}", icon=":material/undo:"):
                 choice = "undo"
         if choice:
             with service_errors():

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_folder_name, repeat_folder_name
-from annotation.services import datasets
+from annotation.services import exports
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
 
@@ -19,10 +19,10 @@ K_LAST = "export.last_id"
 LICENCES = ("cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc0-1.0", "mit", "apache-2.0", "other")
 
 
-def zip_button(export: datasets.ExportRecord, key: str) -> None:
+def zip_button(export: exports.ExportRecord, key: str) -> None:
     """A download button whose zip is built only when clicked."""
     st.download_button(
-        "Download zip", data=lambda: datasets.zip_of_export(db, actor, export.id),
+        "Download zip", data=lambda: exports.zip_of_export(db, actor, export.id),
         file_name=f"{Path(export.path).name}.zip", mime="application/zip", key=key,
         icon=":material/download:", on_click="ignore", disabled=not export.folder_exists,
         help=None if export.folder_exists else "The folder is no longer on this server.")
@@ -31,7 +31,7 @@ def zip_button(export: datasets.ExportRecord, key: str) -> None:
 actor, db, project = lead_page("Export dataset", flash_key=K_FLASH)
 
 with service_errors():
-    ready = datasets.export_readiness(db, actor, project.id)
+    ready = exports.export_readiness(db, actor, project.id)
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Gold · benchmark 1", ready.gold_by_benchmark[1])
 c2.metric("Gold · benchmark 2", ready.gold_by_benchmark[2])
@@ -44,7 +44,7 @@ if ready.n_gold == 0:
     st.info("Nothing to export yet: samples get gold values when their annotations are resolved "
             "(automatically for agreeing pairs, or by a lead on the **Review** page).")
 
-root = datasets.export_root()
+root = exports.export_root()
 if K_SEED not in st.session_state:
     st.session_state[K_SEED] = secrets.randbelow(100_000)
 with st.form("export.form", border=True):
@@ -76,7 +76,7 @@ if submitted:
     else:
         bar = st.progress(0.0, text="Starting…")
         with service_errors():
-            record = datasets.export_dataset(
+            record = exports.export_dataset(
                 db, actor, project.id, root / name.strip(), base=base, seed=int(seed), licence=chosen,
                 overwrite=overwrite, include_agreement=with_agreement,
                 progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
@@ -85,8 +85,8 @@ if submitted:
         st.rerun()
 
 with service_errors():
-    exports = datasets.list_exports(db, actor, project.id)
-last = next((e for e in exports if e.id == st.session_state.get(K_LAST)), None)
+    past_exports = exports.list_exports(db, actor, project.id)
+last = next((e for e in past_exports if e.id == st.session_state.get(K_LAST)), None)
 if last is not None and last.status == "complete":
     with st.container(border=True):
         st.success(f"Export {last.id} is ready: {plain(last.path)}")
@@ -96,7 +96,7 @@ if last is not None and last.status == "complete":
         zip_button(last, f"export.zip.last.{last.id}")
 
 st.subheader("Past exports")
-if not exports:
+if not past_exports:
     st.caption("None yet.")
     st.stop()
 table = pd.DataFrame([{
@@ -111,10 +111,10 @@ table = pd.DataFrame([{
     "Licence": e.licence,
     "Repeats": f"export {e.reproduces_id}" if e.reproduces_id else "",
     "Folder": e.path + ("" if e.folder_exists or e.status != "complete" else " (gone)"),
-} for e in exports])
+} for e in past_exports])
 st.dataframe(table, hide_index=True, width="stretch")
 
-complete = [e for e in exports if e.status == "complete"]
+complete = [e for e in past_exports if e.status == "complete"]
 if complete:
     p1, p2, p3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     picked = p1.selectbox("Export", [e.id for e in complete], key="export.pick",
@@ -126,7 +126,7 @@ if complete:
                  help="Same samples, split, base, seed and licence, into a new folder."):
         folder = root / repeat_folder_name(chosen_export.path)
         with st.spinner("Repeating the export…"), service_errors():
-            record = datasets.export_dataset(db, actor, project.id, folder, reproduce=picked,
+            record = exports.export_dataset(db, actor, project.id, folder, reproduce=picked,
                                              include_agreement=True)
         st.session_state[K_LAST] = record.id
         toast_next_run(K_FLASH, f"Export {record.id} repeats export {picked}: {record.path}")

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.flag_reasons import flag_label
+from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import qualification, queue
 from annotation.wording import counted
 from ui.display import plain
@@ -64,7 +65,7 @@ if mine.has_set and (mine.in_warmup or mine.n_done):
         w1.metric("Curve (ICC)", _figure(f.icc_min),
                   help="Intraclass correlation ICC(1,1) of your ξ, ω, α with the gold's; the smallest "
                        "of the three counts: " + ", ".join(
-                           f"{s} {_figure(f.icc.get(p))}" for p, s in (("xi", "ξ"), ("omega", "ω"), ("alpha", "α"))))
+                           f"{PARAMETER_SYMBOLS[p]} {_figure(f.icc.get(p))}" for p in PARAMETERS))
         w1.caption(_mark("icc") + f"target above {t.icc_min:.2f}")
         w2.metric("Axis labels (Jaccard)", _figure(f.jaccard),
                   help="Overlap of your (word, axis) labels with the gold's: 1 is identical.")

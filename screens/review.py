@@ -16,6 +16,7 @@ import streamlit as st
 
 from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.lead_edit import LeadEdit
+from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.resolution import Resolution
 from annotation.sample_disagreement import can_be_taken, sample_disagreement
 from annotation.segmentation import segment_texts, spaces_after, token_texts
@@ -175,7 +176,7 @@ next_id = later[0] if later else None
 def _params_line(xi, omega, alpha, rmse=None) -> str:  # type: ignore[no-untyped-def]
     if None in (xi, omega, alpha):
         return "no curve"
-    line = f"ξ **{xi:.2f}** · ω **{omega:.2f}** · α **{alpha:.2f}**"
+    line = " · ".join(f"{PARAMETER_SYMBOLS[p]} **{v:.2f}**" for p, v in zip(PARAMETERS, (xi, omega, alpha)))
     return line + (f" · RMSE {rmse:.3f}" if rmse is not None else "")
 
 
@@ -207,9 +208,9 @@ with figures_col:
     top[0].metric("Shared boundaries", f"{len(shared)} of {len(placed)}" if placed else "none used",
                   help="Segment boundaries every annotator placed, of all boundaries anyone placed.",
                   border=True)
-    for col, name, sym in ((top[1], "xi", "ξ"), (bottom[0], "omega", "ω"), (bottom[1], "alpha", "α")):
+    for col, name in zip((top[1], bottom[0], bottom[1]), PARAMETERS):
         gap = disagreement.spread[name]
-        col.metric(f"|Δ{sym}|", "—" if gap is None else f"{gap:.2f}", border=True,
+        col.metric(f"|Δ{PARAMETER_SYMBOLS[name]}|", "—" if gap is None else f"{gap:.2f}", border=True,
                    help="Largest difference between two annotators' values.")
 
 # The annotations side by side

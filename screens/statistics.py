@@ -12,7 +12,7 @@ import streamlit as st
 
 from annotation.axes import AXES
 from annotation.dataset_stats import TARGET_KEYS
-from annotation.services import datasets
+from annotation.services import exports
 from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE, convert_base, tick_positions
 from ui.display import curve_polyline, plain
@@ -28,16 +28,16 @@ def _fmt(value: float | None, digits: int = 2) -> str:
 
 actor, db, project = lead_page("Dataset statistics")
 with service_errors():
-    exports = [e for e in datasets.list_exports(db, actor, project.id) if e.status == "complete"]
-if not exports:
+    past_exports = [e for e in exports.list_exports(db, actor, project.id) if e.status == "complete"]
+if not past_exports:
     st.info("No export yet. Statistics describe an export: make one on the **Export dataset** page.")
     st.stop()
 picked = st.selectbox(
-    "Export", [e.id for e in exports], key="stats.export",
+    "Export", [e.id for e in past_exports], key="stats.export",
     format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {e.n_samples} samples"
-                               for e in exports if e.id == i))
+                               for e in past_exports if e.id == i))
 with st.spinner("Reading the export…"), service_errors():
-    result = datasets.export_statistics(db, actor, picked)
+    result = exports.export_statistics(db, actor, picked)
 st.caption(f"Folder {plain(result.export.path)} · log base {result.base:g} · seed {result.export.seed} · "
            f"licence {plain(result.export.licence)}")
 if not result.statistics:

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 import streamlit as st
 
-from annotation.services import datasets, jobs
+from annotation.services import exports, jobs
 from annotation.training import (
     ABLATIONS,
     BASELINE_MODELS,
@@ -91,7 +91,7 @@ def scatter_chart(job: jobs.JobInfo) -> go.Figure:
 
 actor, db, project = lead_page("Baseline training", flash_key=K_FLASH)
 with service_errors():
-    exports = [e for e in datasets.list_exports(db, actor, project.id) if e.status == "complete"]
+    past_exports = [e for e in exports.list_exports(db, actor, project.id) if e.status == "complete"]
     all_jobs = jobs.list_jobs(db, actor, project.id)
 
 launcher = jobs.launcher_command()
@@ -101,16 +101,16 @@ st.caption("Trains the baselines of the Chronocept paper on an export — the pa
            + (f"Jobs start through the launcher `{launcher}`." if launcher else
               "Jobs run on this server, on its GPU when it has one."))
 
-if not exports:
+if not past_exports:
     st.info("No export yet: make one on the **Export dataset** page first.")
 else:
     with st.form("training.launch", border=True):
         st.markdown("**New training run**")
         c1, c2, c3 = st.columns([3, 1, 1])
         export_id = c1.selectbox(
-            "Export", [e.id for e in exports], key="training.export",
+            "Export", [e.id for e in past_exports], key="training.export",
             format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {e.n_samples} samples"
-                                       for e in exports if e.id == i))
+                                       for e in past_exports if e.id == i))
         benchmark = c2.selectbox("Benchmark", [1, 2], key="training.benchmark")
         seed = c3.number_input("Seed", min_value=0, max_value=2**31 - 1, value=13, step=1, key="training.seed")
         models = st.multiselect("Models", list(MODEL_NAMES), default=list(BASELINE_MODELS),

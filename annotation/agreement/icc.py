@@ -348,7 +348,7 @@ class IccMeasure:
         """``abs_delta_xi`` … : |p_A − p_B|, averaged over all pairs of ratings with a curve."""
         out = np.full((len(samples), len(PARAMETERS)), math.nan)
         for i, sample in enumerate(samples):
-            rated = usable_ratings(sample, Consumes.CURVE_PARAMETERS)
+            rated = usable_ratings(sample, self.consumes)
             if len(rated) < 2:
                 continue
             values = np.array([(r.xi, r.omega, r.alpha) for r in rated], dtype=float)

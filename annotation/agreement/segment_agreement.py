@@ -275,7 +275,7 @@ class SegmentationMeasure:
         for i, sample in enumerate(samples):
             values = [
                 self._one(sample.n_tokens, a.boundaries, b.boundaries)
-                for a, b in rating_pairs(sample, Consumes.SEGMENTATION)
+                for a, b in rating_pairs(sample, self.consumes)
             ]
             n_pairs += len(values)
             compared[i] = bool(values)
@@ -294,7 +294,7 @@ class SegmentationMeasure:
         firsts: list[tuple[int, ...]] = []
         seconds: list[tuple[int, ...]] = []
         for i, sample in enumerate(samples):
-            for a, b in rating_pairs(sample, Consumes.SEGMENTATION):
+            for a, b in rating_pairs(sample, self.consumes):
                 sample_of_pair.append(i)
                 n_tokens.append(sample.n_tokens)
                 firsts.append(a.boundaries)

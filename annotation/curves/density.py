@@ -15,6 +15,7 @@ from scipy import optimize
 from scipy.special import ndtr
 
 from annotation.curves.limits import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, CurveFitError
+from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.timeaxis import X_MAX, X_MIN
 
 
@@ -189,8 +190,8 @@ def parameter_bounds_problem(xi: float, omega: float, alpha: float) -> str | Non
         >>> parameter_bounds_problem(50.0, 0.001, 0.0)
         "omega (ω) = 0.001 is outside the fit's range [0.5, 200]"
     """
-    for name, symbol, value, (lo, hi) in (("xi", "ξ", xi, XI_BOUNDS), ("omega", "ω", omega, OMEGA_BOUNDS),
-                                          ("alpha", "α", alpha, ALPHA_BOUNDS)):
+    for name, value, (lo, hi) in zip(PARAMETERS, (xi, omega, alpha), (XI_BOUNDS, OMEGA_BOUNDS, ALPHA_BOUNDS)):
+        symbol = PARAMETER_SYMBOLS[name]
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
             return f"{name} ({symbol}) must be a number"
         if not math.isfinite(float(value)):

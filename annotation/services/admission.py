@@ -47,13 +47,12 @@ from annotation.qualification import (
 )
 from annotation.resolution import EDITED, Resolution
 from annotation.services import audit
-from annotation.services.errors import NotFound
+from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
 from db.models import (
     Annotation,
     Assignment,
     GoldAnnotation,
-    Project,
     Qualification,
     Sample,
     utcnow,
@@ -124,22 +123,12 @@ def record_warmup_submission(s: Session, smp: Sample, user_id: int) -> str:
     """A warm-up annotation was just submitted: refresh the annotator's figures and admit them
     if the rule says so. Returns their status. Runs inside the submit transaction."""
     row = ensure_qualification(s, smp.project_id, user_id)
-    _evaluate(s, _settings(s, smp.project_id), row, by_submission=True)
+    _evaluate(s, project_settings(s, smp.project_id), row, by_submission=True)
     return row.status
 
 
 # --- figures ---------------------------------------------------------------------------------------
 
-def project_row(s: Session, project_id: int) -> Project:
-    """The project's row; :class:`NotFound` when there is none."""
-    p = s.get(Project, project_id)
-    if p is None:
-        raise NotFound("No such project.")
-    return p
-
-
-def _settings(s: Session, project_id: int) -> ProjectSettings:
-    return ProjectSettings.from_dict(project_row(s, project_id).settings)
 
 
 def _gold_resolution(g: GoldAnnotation, n_tokens: int) -> Resolution:
@@ -198,7 +187,7 @@ def _evaluate(s: Session, settings: ProjectSettings, row: Qualification, *,
 
 def recheck_all(s: Session, project_id: int) -> int:
     """Re-evaluate every qualification row of the project (after the set or its gold changed)."""
-    settings = _settings(s, project_id)
+    settings = project_settings(s, project_id)
     rows = list(s.scalars(select(Qualification).where(Qualification.project_id == project_id)
                           .order_by(Qualification.id)))
     if not rows:
@@ -215,7 +204,6 @@ __all__ = [
     "WarmupRoute",
     "ensure_qualification",
     "figures_by_user",
-    "project_row",
     "recheck_all",
     "record_warmup_submission",
     "store_figures",

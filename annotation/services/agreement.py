@@ -17,11 +17,10 @@ from sqlalchemy import Text, cast, select
 from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report
 from annotation.project_day import local_day
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound
-from annotation.settings import ProjectSettings
+from annotation.services.errors import InvalidInput
+from annotation.services.lookup import project_settings
 from db.engine import Database, decode_json_texts
-from db.models import Annotation, Project, Sample, User
-
+from db.models import Annotation, Sample, User
 
 @dataclass(frozen=True)
 class AgreementScope:
@@ -47,10 +46,7 @@ class AgreementScope:
 def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: date | None,
                    end: date | None, annotators: tuple[str, ...]) -> tuple[list[RatedSample], int, tuple[str, ...]]:
     with db.read() as s:
-        project = s.get(Project, project_id)
-        if project is None:
-            raise NotFound("No such project.")
-        settings = ProjectSettings.from_dict(project.settings)
+        settings = project_settings(s, project_id)
         stmt = (select(Sample.id, Sample.external_id, Sample.benchmark, Sample.n_tokens,
                        User.username, Annotation.submitted_at, cast(Annotation.boundaries, Text),
                        cast(Annotation.segment_axes, Text), Annotation.xi, Annotation.omega, Annotation.alpha)

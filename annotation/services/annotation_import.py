@@ -23,11 +23,12 @@ from annotation.interchange import InterchangeError, InterchangeRecord, parse_in
 from annotation.services import audit, projects, settling
 from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.errors import InvalidInput
+from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from annotation.usernames import find_lookalike
 from db.engine import Database
-from db.models import Annotation, Assignment, Project, Sample, User, utcnow
+from db.models import Annotation, Assignment, Sample, User, utcnow
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
     unusable_hash = hash_password(secrets.token_urlsafe(32))
     with db.write() as s:
         require_role(s, actor, "lead")
-        project = s.get(Project, project_id)
-        if project is None:
-            raise NotFound("No such project.")
+        project = project_row(s, project_id)
         settings = ProjectSettings.from_dict(project.settings)
         samples = {smp.external_id: smp for smp in s.scalars(
             select(Sample).where(Sample.project_id == project_id,

@@ -25,11 +25,10 @@ from annotation.flag_reasons import is_automatic_flag
 from annotation.project_day import day_start, local_day
 from annotation.services import agreement
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound
-from annotation.settings import ProjectSettings
+from annotation.services.errors import InvalidInput
+from annotation.services.lookup import project_settings
 from db.engine import Database
-from db.models import Annotation, Project, ReviewItem, Sample, User
-
+from db.models import Annotation, ReviewItem, Sample, User
 
 @dataclass(frozen=True, eq=False)
 class AnnotatorDashboard:
@@ -55,10 +54,7 @@ def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: d
         raise InvalidInput("The start date is after the end date.")
     with db.read() as s:
         require_role(s, actor, "lead")
-        project = s.get(Project, project_id)
-        if project is None:
-            raise NotFound("No such project.")
-        settings = ProjectSettings.from_dict(project.settings)
+        settings = project_settings(s, project_id)
         stmt = (select(User.username, Annotation.sample_id, Annotation.submitted_at,
                        Annotation.seconds_spent, Annotation.flags, Sample.is_warmup)
                 .join(Sample, Sample.id == Annotation.sample_id)

@@ -1,7 +1,7 @@
 """De-duplication before annotation: find near-duplicate texts, let the lead confirm or release.
 
 A run embeds the project's texts with SBERT (only those without a cached vector), builds TF-IDF
-vectors, and marks every text too similar to an earlier kept one (``annotation.dedup``). Marks
+vectors, and marks every text too similar to an earlier kept one (``annotation.duplicates``). Marks
 start *pending* — the text stays in the annotation pool. Confirming a mark takes the text out
 of the pool (sample status ``duplicate``); releasing it keeps the text for good (later runs
 treat it as kept). Every decision can be undone, and every step is in the audit log. Nothing is
@@ -19,14 +19,21 @@ import numpy as np
 from sqlalchemy import case, delete, func, or_, select
 from sqlalchemy.orm import aliased
 
-from annotation import dedup
+from annotation.duplicates import NearDuplicate as FoundDuplicate  # the model's row shares the name
+from annotation.duplicates import (
+    find_near_duplicates,
+    pack_embedding,
+    tfidf_matrix,
+    unpack_embeddings,
+)
 from annotation.embeddings import SBERT_MODEL_NAME, embed_texts
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from db.engine import Database
-from db.models import NearDuplicate, Project, Sample, TextEmbedding, User, utcnow
+from db.models import NearDuplicate, Sample, TextEmbedding, User, utcnow
 
 #: progress callback: (fraction done 0..1, what is happening)
 Progress = Callable[[float, str], None]
@@ -88,13 +95,6 @@ class DuplicateCounts:
         return self.pending + self.confirmed + self.released
 
 
-def _project(s, project_id: int) -> Project:  # type: ignore[no-untyped-def]
-    p = s.get(Project, project_id)
-    if p is None:
-        raise NotFound("No such project.")
-    return p
-
-
 def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress | None = None,
               model=None, threshold: float | None = None) -> DedupSummary:  # type: ignore[no-untyped-def]
     """Lead: (re-)compute the near-duplicate marks of a project's production texts.
@@ -107,7 +107,7 @@ def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress
     report = progress or (lambda fraction, message: None)
     with db.read() as s:
         require_role(s, actor, "lead")
-        settings = ProjectSettings.from_dict(_project(s, project_id).settings)
+        settings = ProjectSettings.from_dict(project_row(s, project_id).settings)
         limit = settings.dedup_threshold if threshold is None else float(threshold)
         if not 0 < limit <= 1:
             raise InvalidInput("The similarity threshold must be in (0, 1].")
@@ -142,13 +142,13 @@ def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress
         vectors[missing] = fresh
     known = [i for i, sid in enumerate(ids) if sid in cached]
     if known:
-        vectors[known] = dedup.unpack_embeddings([cached[ids[i]] for i in known], dim)
+        vectors[known] = unpack_embeddings([cached[ids[i]] for i in known], dim)
     report(embed_share, "Comparing texts…")
     index_of = {sid: i for i, sid in enumerate(ids)}
     keep = [index_of[sid] for sid, st in decided.items() if st == "released" and sid in index_of]
     drop = [index_of[sid] for sid, st in decided.items() if st == "confirmed" and sid in index_of]
-    found = dedup.find_near_duplicates(
-        vectors, dedup.tfidf_matrix(texts), threshold=limit, keep=keep, drop=drop,
+    found = find_near_duplicates(
+        vectors, tfidf_matrix(texts), threshold=limit, keep=keep, drop=drop,
         progress=lambda done, total: report(
             embed_share + (0.98 - embed_share) * done / max(total, 1), f"Comparing texts: {done}/{total}"))
     report(0.98, "Saving the marks…")
@@ -172,12 +172,12 @@ def _store_embeddings(db: Database, sample_ids: Sequence[int], vectors: np.ndarr
             # a concurrent run may have stored some of them meanwhile: replace, never duplicate
             s.execute(delete(TextEmbedding).where(TextEmbedding.sample_id.in_(part)))
             s.add_all(TextEmbedding(sample_id=sid, model=SBERT_MODEL_NAME, dim=vectors.shape[1],
-                                    vector=dedup.pack_embedding(vectors[start + j]))
+                                    vector=pack_embedding(vectors[start + j]))
                       for j, sid in enumerate(part))
 
 
 def _store_marks(db: Database, actor: Actor, project_id: int, ids: Sequence[int],
-                 found: Iterable[dedup.NearDuplicate], threshold: float) -> int:
+                 found: Iterable[FoundDuplicate], threshold: float) -> int:
     """Replace the project's pending marks by ``found``; decided marks are never touched (a
     decision taken while the run was computing wins over the run)."""
     with db.write() as s:

@@ -42,6 +42,7 @@ from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.services import agreement, audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from db.engine import Database, decode_json_texts
 from db.models import (
@@ -49,7 +50,6 @@ from db.models import (
     DatasetExport,
     GoldAnnotation,
     NearDuplicate,
-    Project,
     ReviewItem,
     Sample,
     User,
@@ -278,9 +278,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     report(0.0, "Reading the gold values…")
     with db.read() as s:
         user = require_role(s, actor, "lead")
-        project = s.get(Project, project_id)
-        if project is None:
-            raise NotFound("No such project.")
+        project = project_row(s, project_id)
         settings = ProjectSettings.from_dict(project.settings)
         assignment = None
         if reproduce is not None:

@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 from annotation.segmentation import tokenize
 from annotation.services import audit, settling
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.errors import InvalidInput
+from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings, SettingsError
 from annotation.text_import import ImportFileError, TextRecord, parse_texts
 from db.engine import Database
@@ -61,9 +62,7 @@ def list_projects(db: Database, actor: Actor) -> list[ProjectInfo]:
 def get_project(db: Database, actor: Actor, project_id: int) -> ProjectInfo:
     with db.read() as s:
         require_role(s, actor, "annotator")
-        p = s.get(Project, project_id)
-        if p is None:
-            raise NotFound("No such project.")
+        p = project_row(s, project_id)
         n = s.scalar(select(func.count()).select_from(Sample)
                      .where(Sample.project_id == p.id, Sample.status != IMPORTING)) or 0
         return _info(p, n)
@@ -104,9 +103,7 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
     """Lead: change some settings; invalid values raise :class:`InvalidInput` and change nothing."""
     with db.write() as s:
         require_role(s, actor, "lead")
-        p = s.get(Project, project_id)
-        if p is None:
-            raise NotFound("No such project.")
+        p = project_row(s, project_id)
         unknown = sorted(set(changes) - set(ProjectSettings().to_dict()))
         if unknown:
             raise InvalidInput(f"Unknown setting {', '.join(unknown)}; nothing was changed.")
@@ -217,8 +214,7 @@ def _import_texts(db: Database, actor: Actor, project_id: int | None, records: S
     if new_project is None:
         with db.read() as s:
             require_role(s, actor, "lead")
-            if project_id is None or s.get(Project, project_id) is None:
-                raise NotFound("No such project.")
+            project_row(s, project_id)
     n_tokens = [len(tokenize(r.text)) for r in records]
     if len(records) > IMPORT_BATCH_ROWS:
         return _import_in_batches(db, actor, project_id, records, n_tokens, source, new_project)

@@ -24,13 +24,13 @@ from annotation.services.admission import (
     WARMUP,
     ensure_qualification,
     figures_by_user,
-    project_row,
     recheck_all,
     store_figures,
     warmup_route,
 )
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import AuditEvent, Qualification, Sample, User, utcnow

@@ -32,9 +32,10 @@ from annotation.protocol import AnnotationContent
 from annotation.services import admission, audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import NotFound, StaleVersion
+from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
 from db.engine import Database
-from db.models import Annotation, Assignment, Project, Sample, User, utcnow
+from db.models import Annotation, Assignment, Sample, User, utcnow
 
 _CANDIDATES = 20
 
@@ -90,13 +91,6 @@ class HistoryRow:
     submitted_at: datetime | None
 
 
-def _settings(s: Session, project_id: int) -> ProjectSettings:
-    p = s.get(Project, project_id)
-    if p is None:
-        raise NotFound("No such project.")
-    return ProjectSettings.from_dict(p.settings)
-
-
 def submitted_between_query(user_id: int, project_id: int, start: datetime, end: datetime):
     """The count of the user's annotations in the project submitted in ``[start, end)``."""
     return (
@@ -116,7 +110,7 @@ def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
     """The annotator's counters for one project: today's submissions against the quota, etc."""
     with db.read() as s:
         require_role(s, actor, "annotator")
-        settings = _settings(s, project_id)
+        settings = project_settings(s, project_id)
         start, end = day_bounds(utcnow(), settings)
         today = _submitted_between(s, actor.user_id, project_id, start, end)
         # Start from the annotator's own rows (index on annotator_id) and look each one's project
@@ -136,7 +130,7 @@ def pool_size(db: Database, actor: Actor, project_id: int) -> int:
     """How many more annotations the project's pool still needs (open slots over active samples)."""
     with db.read() as s:
         require_role(s, actor, "annotator")
-        k = _settings(s, project_id).annotators_per_sample
+        k = project_settings(s, project_id).annotators_per_sample
         total = int(s.scalar(
             select(func.coalesce(func.sum(k - Sample.n_assigned), 0))
             .where(Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned < k)
@@ -240,7 +234,7 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
             # One person's requests one at a time, so two tabs asking at once get the
             # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
             s.execute(select(User.id).where(User.id == user.id).with_for_update())
-        settings = _settings(s, project_id)
+        settings = project_settings(s, project_id)
         route = admission.warmup_route(s, project_id, actor.user_id)
         if route.in_warmup:
             return _next_warmup(s, actor, project_id, settings, route)

@@ -28,12 +28,12 @@ from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound, StaleVersion
+from annotation.services.lookup import project_settings
 from annotation.services.settling import (
     annotation_content,
     count_parameters,
     ensure_stats,
     open_review,
-    project_settings,
     store_gold,
     submitted_annotations,
     usable_versions,

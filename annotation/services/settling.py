@@ -38,14 +38,14 @@ from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.errors import InvalidInput
+from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import (
     Annotation,
     GoldAnnotation,
     ParameterStats,
-    Project,
     ReviewItem,
     Sample,
     utcnow,
@@ -294,14 +294,6 @@ def record_submission(s: Session, smp: Sample, content: AnnotationContent,
         state.item = open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits],
                                  state.item)
     return settle(s, smp, settings, stats=stats, state=state)
-
-
-def project_settings(s: Session, project_id: int) -> ProjectSettings:
-    """The project's settings; :class:`NotFound` when there is no such project."""
-    p = s.get(Project, project_id)
-    if p is None:
-        raise NotFound("No such project.")
-    return ProjectSettings.from_dict(p.settings)
 
 
 # --- batch settling (CLI `resolve`, settings changes) --------------------------------------------

@@ -24,9 +24,10 @@ from annotation.axes import is_axis_name
 from annotation.lead_edit import LeadEdit
 from annotation.resolution import EDITED, Resolution
 from annotation.services import audit, settling
-from annotation.services.admission import project_row, recheck_all
+from annotation.services.admission import recheck_all
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Sample, User

@@ -9,12 +9,17 @@ own (a position on a canvas).
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Callable
 
 from playwright.sync_api import expect
 
 
 APP_ROOT = '[data-testid="stApp"]'
+#: Where the component harnesses (harness_components.py, harness_surface.py) print their state
+#: as JSON after every run.
+HARNESS_STATE = '[data-testid="stCode"] code'
 
 
 def wait_for_idle(page, timeout: float = 30_000) -> None:
@@ -55,3 +60,23 @@ def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def read_state(page) -> dict | None:
+    """A harness app's state (:data:`HARNESS_STATE`), or None while a rerun replaces it."""
+    try:
+        return json.loads(page.locator(HARNESS_STATE).inner_text(timeout=2_000))
+    except Exception:  # mid-rerun: the block is being replaced
+        return None
+
+
+def wait_for_state(page, predicate: Callable[[dict], bool], timeout: float = 30.0) -> dict:
+    """Poll the harness state until ``predicate`` holds; fail with the last state otherwise."""
+    deadline = time.monotonic() + timeout
+    state = None
+    while time.monotonic() < deadline:
+        state = read_state(page)
+        if state is not None and predicate(state):
+            return state
+        time.sleep(0.1)
+    raise AssertionError(f"state never matched; last state: {state}")

@@ -22,7 +22,7 @@ from annotation.segmentation import token_texts
 from annotation.services import accounts, projects
 from db.engine import Database
 from db.models import Annotation, Sample
-from tests.browser.flow_steps import sign_in, wait_until
+from tests.browser.flow_steps import sign_in
 
 pytestmark = pytest.mark.browser
 

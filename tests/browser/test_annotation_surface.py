@@ -11,16 +11,17 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.browser.flow_steps import HARNESS_STATE, read_state, wait_for_state
 
 pytestmark = pytest.mark.browser
 
 HARNESS = "tests/browser/harness_surface.py"
 SURFACE = '[data-testid="surface"]'
-STATE = '[data-testid="stCode"] code'
+STATE = HARNESS_STATE
 PLOT = '[data-testid="curve-plot"]'
 MESSAGE = '[data-testid="surface-message"]'
 SHOTS = Path("/tmp/shots")
@@ -42,24 +43,6 @@ def open_surface(page, url: str, query: str = "") -> None:
     page.locator(f"{SURFACE}[data-version]").wait_for(timeout=LOADED_TIMEOUT_MS)
     if "state=0" not in query:
         page.locator(STATE).wait_for(timeout=LOADED_TIMEOUT_MS)
-
-
-def read_state(page) -> dict | None:
-    try:
-        return json.loads(page.locator(STATE).inner_text(timeout=2_000))
-    except Exception:  # mid-rerun
-        return None
-
-
-def wait_for_state(page, predicate: Callable[[dict], bool], timeout: float = 30.0) -> dict:
-    deadline = time.monotonic() + timeout
-    state = None
-    while time.monotonic() < deadline:
-        state = read_state(page)
-        if state is not None and predicate(state):
-            return state
-        time.sleep(0.1)
-    raise AssertionError(f"state never matched; last state: {state}")
 
 
 def settled(page, timeout: float = 30.0, *, state: bool = True) -> dict | None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.flow_steps import HARNESS_STATE, read_state, wait_for_state
+
 pytestmark = pytest.mark.browser
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +27,7 @@ X_MAX = 200.0
 EDITOR = '[data-testid="token-boundaries"][data-disabled="false"]'
 READONLY = '[data-testid="token-boundaries"][data-disabled="true"]'
 PLOT = '[data-testid="curve-plot"]'
-STATE = '[data-testid="stCode"] code'
+STATE = HARNESS_STATE
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -42,25 +44,6 @@ def open_harness(page, url: str) -> None:
     page.locator(PLOT).wait_for()
     page.locator(STATE).wait_for()
     wait_for_state(page, lambda s: s["boundaries"] == [0] and s["points"] == [])
-
-
-def read_state(page) -> dict | None:
-    try:
-        return json.loads(page.locator(STATE).inner_text(timeout=2_000))
-    except Exception:  # mid-rerun: the block is being replaced
-        return None
-
-
-def wait_for_state(page, predicate: Callable[[dict], bool], timeout: float = 15.0) -> dict:
-    """Poll the harness state until ``predicate`` holds; fail with the last state otherwise."""
-    deadline = time.monotonic() + timeout
-    state = None
-    while time.monotonic() < deadline:
-        state = read_state(page)
-        if state is not None and predicate(state):
-            return state
-        time.sleep(0.1)
-    raise AssertionError(f"state never matched; last state: {state}")
 
 
 def assert_state_stays(page, predicate: Callable[[dict], bool], seconds: float = 1.5) -> None:

@@ -105,7 +105,7 @@ def review_duplicates(page, db: Database, project_id: int, shot_path) -> None:
     assert mark_of(db, project_id, "N-003") is None and mark_of(db, project_id, "N-004") is None
     # a button with a tooltip also has a zero-size twin in the DOM: take the visible one; while a
     # run is under way Streamlit keeps the previous run's elements (data-stale="true")
-    confirm = page.locator(f'.st-key-dedup-confirm-{mark_id}:not([data-stale="true"]) button:visible')
+    confirm = page.locator(f'.st-key-duplicates-confirm-{mark_id}:not([data-stale="true"]) button:visible')
     expect(confirm).to_be_visible(timeout=60_000)
     expect(page.get_by_text("Near-duplicate · N-002")).to_be_visible()
     expect(page.get_by_text("Kept · N-001 (earlier)")).to_be_visible()
@@ -123,7 +123,7 @@ def review_duplicates(page, db: Database, project_id: int, shot_path) -> None:
     page.get_by_role("radiogroup", name="Show").get_by_role("radio", name="Confirmed").click()
     expect(page.get_by_text("Near-duplicate · N-002")).to_be_visible(timeout=20_000)
     expect(page.get_by_text("Confirmed by lead1")).to_be_visible()
-    undo = page.locator(f'.st-key-dedup-undo-{mark_id}:not([data-stale="true"]) button:visible')
+    undo = page.locator(f'.st-key-duplicates-undo-{mark_id}:not([data-stale="true"]) button:visible')
     undo.click()
     wait_until(lambda: sample_status(db, project_id, "N-002") == "active", what="N-002 back in the pool")
     assert mark_of(db, project_id, "N-002")[1] == "pending"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts, datasets
+from annotation.services import accounts, exports
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in
 from tests.gold_data import gold_project
@@ -24,7 +24,7 @@ def exported(tmp_path):
     db = Database.connect(url)
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     project_id = gold_project(db, admin, 30, "Gold")
-    datasets.export_dataset(db, admin, project_id, tmp_path / "export", seed=4, include_agreement=False)
+    exports.export_dataset(db, admin, project_id, tmp_path / "export", seed=4, include_agreement=False)
     yield url
     db.dispose()
 

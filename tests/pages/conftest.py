@@ -35,7 +35,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
-from annotation.services import accounts, sessions
+from annotation.services import accounts, projects, sessions
 from annotation.services.authz import Actor
 from db.engine import Database
 from ui.session import ACTOR_KEY, SESSION_TOKEN_KEY, get_database
@@ -104,6 +104,18 @@ def make_user(db, admin):
 @pytest.fixture
 def lead(make_user) -> Actor:
     return make_user("lead1", "lead")
+
+
+@pytest.fixture
+def ann(make_user) -> Actor:
+    """One annotator, ann."""
+    return make_user("ann")
+
+
+@pytest.fixture
+def demo(db, admin):  # type: ignore[no-untyped-def]
+    """The demo project (its 50 sample texts), made by the admin."""
+    return projects.load_demo_project(db, admin)
 
 
 @pytest.fixture

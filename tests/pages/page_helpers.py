@@ -130,6 +130,12 @@ def text_records(n: int) -> list[TextRecord]:
                        f"S-{i:03d}", i + 1) for i in range(n)]
 
 
+#: Two segmentations of a text of at least 7 tokens (e.g. ``text_records``' "Sample number 0
+#: says the shop on street 0 is closed this week.", 14 tokens) that disagree on the boundary.
+SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
+SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
+
+
 def annotate(db, user, pid, **content):  # type: ignore[no-untyped-def]
     """``user`` takes their next sample and submits a complete annotation of it."""
     item = queue.next_item(db, user, pid)

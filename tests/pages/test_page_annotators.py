@@ -9,12 +9,22 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotation.services import projects, queue
-from page_helpers import APP_PATH, TIMEOUT, annotate, errors, infos, metric_values, run, text_records, titles
+from page_helpers import (
+    APP_PATH,
+    SPLIT_A,
+    SPLIT_B,
+    TIMEOUT,
+    annotate,
+    errors,
+    infos,
+    metric_values,
+    run,
+    text_records,
+    titles,
+)
 from ui.session import ACTOR_KEY
 
 PAGE_PATH = str(Path(APP_PATH).parent / "screens/annotators.py")
-SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
-SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 
 @pytest.fixture

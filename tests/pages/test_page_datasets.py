@@ -58,7 +58,7 @@ def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
     assert titles(at) == ["De-duplication"]
     assert metric_values(at)["To review"] == "0"
     assert infos(at) == ["Nothing to review. Run the search after importing texts."]
-    at.button(key="FormSubmitter:dedup.run-Find near-duplicates").click()
+    at.button(key="FormSubmitter:duplicates.run-Find near-duplicates").click()
     run(at)
     run(at)  # the page reruns itself after the run; the toast says what happened
     assert mark_status(db) == {"T-2": "pending"}
@@ -68,14 +68,14 @@ def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
     captions = "\n".join(c.value for c in at.caption)
     assert "Kept · **T\\-0** (earlier)" in captions and "Near-duplicate · **T\\-2**" in captions
     (mark,) = duplicates.list_pairs(db, lead, texts_project)
-    at.button(key=f"dedup.confirm.{mark.id}").click()
+    at.button(key=f"duplicates.confirm.{mark.id}").click()
     run(at)
     assert mark_status(db) == {"T-2": "confirmed"}
     with db.read() as s:
         assert s.scalar(select(Sample.status).where(Sample.external_id == "T-2")) == "duplicate"
-    at.segmented_control(key="dedup.status").set_value("confirmed")
+    at.segmented_control(key="duplicates.status").set_value("confirmed")
     run(at)
-    at.button(key=f"dedup.undo.{mark.id}").click()
+    at.button(key=f"duplicates.undo.{mark.id}").click()
     run(at)
     assert mark_status(db) == {"T-2": "pending"}
 
@@ -85,7 +85,7 @@ def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, 
     at = open_page(make_app, lead, "screens/duplicates.py")
     (mark,) = duplicates.list_pairs(db, lead, texts_project)
     duplicates.decide(db, lead, texts_project, [mark.id], "release")  # another tab released it
-    at.button(key=f"dedup.confirm.{mark.id}").click()
+    at.button(key=f"duplicates.confirm.{mark.id}").click()
     run(at)
     assert mark_status(db) == {"T-2": "released"}  # the old button no longer exists: no effect
     assert infos(at) == ["Nothing to review. Run the search after importing texts."]

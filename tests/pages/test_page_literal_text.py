@@ -19,11 +19,11 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from annotation.segmentation import Segmentation, segment_texts, token_texts
-from annotation.services import accounts, projects, queue, review
+from annotation.services import accounts, projects, review
 from annotation.services.authz import Actor
 from annotation.settings import ProjectSettings
 from annotation.text_import import TextRecord
-from page_helpers import PASSWORD, annotate, complete_content, run, toasts
+from page_helpers import PASSWORD, SPLIT_A, SPLIT_B, annotate, run, toasts
 from surface_driver import send, view
 from ui.display import plain
 
@@ -40,8 +40,6 @@ TEXTS = [  # (external id, text): the ids also start formulas for the CSV check
     ("**id**:red[x]$$y$$", f"The bakery {HOSTILE} opens again next Monday."),
     ("@SUM(1)", f"Rain {HOSTILE} is expected every Friday this month."),
 ]
-SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
-SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 
 @pytest.fixture

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from annotation.services import accounts, projects, queue, submission
 from page_helpers import (
     complete_content,
-    errors,
     infos,
     metric_values,
     run,
@@ -17,16 +14,6 @@ from page_helpers import (
     successes,
     titles,
 )
-
-
-@pytest.fixture
-def demo(db, admin):
-    return projects.load_demo_project(db, admin)
-
-
-@pytest.fixture
-def ann(make_user):
-    return make_user("ann")
 
 
 def _submit_one(db, actor, project_id):

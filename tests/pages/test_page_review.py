@@ -18,7 +18,7 @@ from annotation.curves import describe_curve
 from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review, submission
 from db.models import Annotation, ReviewItem, Sample
-from page_helpers import reported_states, run_with_gone_widgets
+from page_helpers import SPLIT_A, SPLIT_B, reported_states, run_with_gone_widgets
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
 from ui.display import plain
 from ui.session import ACTOR_KEY
@@ -27,9 +27,6 @@ from ui.session import ACTOR_KEY
 PAGE_PATH = str(Path(__file__).resolve().parents[2] / "screens" / "review.py")
 TIMEOUT = 30
 
-# "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
-SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
-SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 
 @pytest.fixture

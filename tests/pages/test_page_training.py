@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import annotation.training as training
-from annotation.services import datasets, jobs
+from annotation.services import exports, jobs
 from gold_data import gold_project
 from page_helpers import errors, infos, run, shown, titles
 
@@ -16,7 +16,7 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 def exported(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
     pid = gold_project(db, lead, n=30)
-    return pid, datasets.export_dataset(db, lead, pid, tmp_path / "export", seed=2, include_agreement=False).id
+    return pid, exports.export_dataset(db, lead, pid, tmp_path / "export", seed=2, include_agreement=False).id
 
 
 def open_page(make_app, actor):

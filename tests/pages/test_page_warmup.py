@@ -38,11 +38,6 @@ GOLD = dict(boundaries=(0, 4), segment_axes=("static", "main"), xi=30.0, omega=8
 
 
 @pytest.fixture
-def ann(make_user):
-    return make_user("ann")
-
-
-@pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Warm-up project")
     projects.import_texts(db, lead, p.id, text_records(6))

@@ -28,15 +28,6 @@ from page_helpers import (
     toasts,
 )
 
-@pytest.fixture
-def demo(db, admin):
-    return projects.load_demo_project(db, admin)
-
-
-@pytest.fixture
-def ann(make_user):
-    return make_user("ann")
-
 
 @pytest.fixture
 def open_workbench(make_app, ann, demo):

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from annotation import export as hf_export
 from annotation.export import writer as export_writer
-from annotation.services import datasets
+from annotation.services import exports
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
 from gold_data import gold_project
@@ -30,7 +30,7 @@ def read_lines(path: Path) -> list[dict]:
 def test_export_writes_the_folder_and_records_it(db, lead, gold, tmp_path):
     out = tmp_path / "ds"
     steps = []
-    rec = datasets.export_dataset(db, lead, gold, out, seed=7, progress=lambda f, m: steps.append(f))
+    rec = exports.export_dataset(db, lead, gold, out, seed=7, progress=lambda f, m: steps.append(f))
     assert rec.status == "complete" and rec.path == str(out.resolve()) and rec.seed == 7
     assert rec.split_sizes == {1: {"train": 14, "validation": 4, "test": 2},
                                2: {"train": 7, "validation": 2, "test": 1}}
@@ -61,12 +61,12 @@ def test_export_writes_the_folder_and_records_it(db, lead, gold, tmp_path):
                   for a in read_lines(out / "annotations" / split)}
     assert annotators and all(a.startswith("ann") and a not in ("ann_x", "ann_y") for a in annotators)
     assert count(db, AuditEvent, AuditEvent.action == "export_dataset") == 1
-    assert [e.id for e in datasets.list_exports(db, lead, gold)] == [rec.id]
+    assert [e.id for e in exports.list_exports(db, lead, gold)] == [rec.id]
 
 
 def test_reproducing_an_export_gives_the_same_files(db, lead, gold, tmp_path):
-    first = datasets.export_dataset(db, lead, gold, tmp_path / "a", base=math.e, seed=3, licence="mit")
-    again = datasets.export_dataset(db, lead, gold, tmp_path / "b", reproduce=first.id)
+    first = exports.export_dataset(db, lead, gold, tmp_path / "a", base=math.e, seed=3, licence="mit")
+    again = exports.export_dataset(db, lead, gold, tmp_path / "b", reproduce=first.id)
     assert (again.base, again.seed, again.licence, again.reproduces_id) == (math.e, 3, "mit", first.id)
     for config in ("benchmark_1", "benchmark_2", "annotations"):
         for name in hf_export.SPLIT_FILES.values():
@@ -79,8 +79,8 @@ def test_reproducing_an_export_gives_the_same_files(db, lead, gold, tmp_path):
 
 
 def test_a_different_seed_gives_a_different_split(db, lead, gold, tmp_path):
-    a = datasets.export_dataset(db, lead, gold, tmp_path / "a", seed=1)
-    b = datasets.export_dataset(db, lead, gold, tmp_path / "b", seed=2)
+    a = exports.export_dataset(db, lead, gold, tmp_path / "a", seed=1)
+    b = exports.export_dataset(db, lead, gold, tmp_path / "b", seed=2)
     with db.read() as s:
         assert s.get(DatasetExport, a.id).splits != s.get(DatasetExport, b.id).splits
 
@@ -90,21 +90,21 @@ def test_refusals_write_nothing(db, lead, gold, tmp_path, make_user, monkeypatch
     busy.mkdir()
     (busy / "keep.txt").write_text("mine")
     with pytest.raises(InvalidInput, match="not empty"):
-        datasets.export_dataset(db, lead, gold, busy)
+        exports.export_dataset(db, lead, gold, busy)
     assert [p.name for p in busy.iterdir()] == ["keep.txt"]
     with pytest.raises(PermissionDenied):
-        datasets.export_dataset(db, make_user("ann1"), gold, tmp_path / "x")
+        exports.export_dataset(db, make_user("ann1"), gold, tmp_path / "x")
     with pytest.raises(InvalidInput, match="base"):
-        datasets.export_dataset(db, lead, gold, tmp_path / "x", base=1.0)
+        exports.export_dataset(db, lead, gold, tmp_path / "x", base=1.0)
     with pytest.raises(NotFound):
-        datasets.export_dataset(db, lead, gold, tmp_path / "x", reproduce=12345)
+        exports.export_dataset(db, lead, gold, tmp_path / "x", reproduce=12345)
     assert count(db, DatasetExport) == 0 and not (tmp_path / "x").exists()
 
 
 def test_a_project_without_gold_cannot_be_exported(db, lead, make_project, tmp_path):
     pid = make_project(5)
     with pytest.raises(InvalidInput, match="gold"):
-        datasets.export_dataset(db, lead, pid, tmp_path / "x")
+        exports.export_dataset(db, lead, pid, tmp_path / "x")
     assert count(db, DatasetExport) == 0
 
 
@@ -116,44 +116,44 @@ def test_a_failed_write_is_recorded_and_leaves_no_folder(db, lead, gold, tmp_pat
     out = tmp_path / "exports" / "x"
     out.parent.mkdir()
     with pytest.raises(InvalidInput, match="disk full"):
-        datasets.export_dataset(db, lead, gold, out)
+        exports.export_dataset(db, lead, gold, out)
     assert list(out.parent.iterdir()) == []  # neither the folder nor a temporary one
-    (rec,) = datasets.list_exports(db, lead, gold)
+    (rec,) = exports.list_exports(db, lead, gold)
     assert rec.status == "failed" and "disk full" in rec.error
 
 
 def test_statistics_and_zip_of_an_export(db, lead, gold, tmp_path):
-    rec = datasets.export_dataset(db, lead, gold, tmp_path / "ds", seed=5)
-    stats = datasets.export_statistics(db, lead, rec.id)
+    rec = exports.export_dataset(db, lead, gold, tmp_path / "ds", seed=5)
+    stats = exports.export_statistics(db, lead, rec.id)
     assert stats.statistics[1].split_sizes == {"train": 14, "validation": 4, "test": 2}
     assert stats.statistics[2].overall.n_samples == 10
     assert stats.statistics[1].overall.axis_counts["main_outcome_axis"] == 20
-    blob = datasets.zip_of_export(db, lead, rec.id)
+    blob = exports.zip_of_export(db, lead, rec.id)
     assert blob[:2] == b"PK"
     import shutil
 
     shutil.rmtree(tmp_path / "ds")
     with pytest.raises(NotFound, match="no longer"):
-        datasets.export_statistics(db, lead, rec.id)
+        exports.export_statistics(db, lead, rec.id)
 
 
 def test_readiness_counts_gold_and_what_is_unsettled(db, lead, gold, make_project):
-    ready = datasets.export_readiness(db, lead, gold)
+    ready = exports.export_readiness(db, lead, gold)
     assert (ready.gold_by_benchmark, ready.without_gold, ready.n_gold) == ({1: 20, 2: 10}, 0, 30)
     assert (ready.pending_duplicates, ready.open_reviews) == (0, 0)
-    fresh = datasets.export_readiness(db, lead, make_project(4))
+    fresh = exports.export_readiness(db, lead, make_project(4))
     assert (fresh.n_gold, fresh.without_gold) == (0, 4)
 
 
 def test_the_export_loads_with_datasets_and_matches_the_database(db, lead, gold, tmp_path, monkeypatch):
-    """Round trip: export → ``datasets.load_dataset`` offline → compare with the stored gold."""
+    """Round trip: export → ``exports.load_dataset`` offline → compare with the stored gold."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
     import datasets as hf
 
     from annotation.axes import EXPORT_KEYS
 
-    rec = datasets.export_dataset(db, lead, gold, tmp_path / "ds", seed=9)
+    rec = exports.export_dataset(db, lead, gold, tmp_path / "ds", seed=9)
     with db.read() as s:
         stored = {e: (g, t) for e, g, t in s.execute(
             select(Sample.external_id, GoldAnnotation, Sample.parent_text)
@@ -235,7 +235,7 @@ def test_an_export_killed_mid_write_is_cleaned_up_at_the_next_visit(db, lead, go
     for folder in unrelated:
         folder.mkdir()
 
-    datasets.export_readiness(db, lead, gold)
+    exports.export_readiness(db, lead, gold)
 
     with db.read() as s:
         rows = {r.id: r for r in s.scalars(select(DatasetExport))}
@@ -247,7 +247,7 @@ def test_an_export_killed_mid_write_is_cleaned_up_at_the_next_visit(db, lead, go
     assert count(db, AuditEvent, AuditEvent.action == "export_interrupted") == 1
 
     # the next export into the same folder works and leaves only its own folder behind
-    rec = datasets.export_dataset(db, lead, gold, out, seed=1)
+    rec = exports.export_dataset(db, lead, gold, out, seed=1)
     assert rec.status == "complete" and (out / "export.json").is_file()
     assert not (out / hf_export.WRITER_MARKER).exists()
 
@@ -270,7 +270,7 @@ def test_exports_of_another_server_are_interrupted_only_after_an_hour(db, lead, 
     os.utime(legacy, (time.time() - old, time.time() - old))
     recent_row = _writing_row(db, gold, lead, tmp_path / "exports" / "recent", None, age_s=60)
 
-    assert sorted(datasets.recover_interrupted_exports(db)) == sorted([far_row, legacy_row])
+    assert sorted(exports.recover_interrupted_exports(db)) == sorted([far_row, legacy_row])
     assert not far.exists() and not legacy.exists()
     with db.read() as s:
         assert s.get(DatasetExport, recent_row).status == "writing"
@@ -287,7 +287,7 @@ def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
     script = (
         "import sys, time\n"
         "from annotation.export import writer as export_writer\n"
-        "from annotation.services import datasets\n"
+        "from annotation.services import exports\n"
         "from annotation.services.authz import Actor\n"
         "from db.engine import Database\n"
         "original = export_writer.write_json_lines\n"
@@ -297,7 +297,7 @@ def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
         "    time.sleep(600)\n"
         "export_writer.write_json_lines = slow\n"
         f"db = Database.connect({db.engine.url.render_as_string(hide_password=False)!r}, upgrade=False)\n"
-        f"datasets.export_dataset(db, Actor({lead.user_id}, {lead.username!r}, 'lead', ''), {gold},"
+        f"exports.export_dataset(db, Actor({lead.user_id}, {lead.username!r}, 'lead', ''), {gold},"
         f" {str(out)!r}, seed=1, include_agreement=False)\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]),
@@ -310,11 +310,11 @@ def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
         proc.wait(timeout=30)
     staged = list(out.parent.glob(".killed.tmp-*"))
     assert len(staged) == 1 and (staged[0] / hf_export.WRITER_MARKER).is_file()
-    (rec,) = datasets.list_exports(db, lead, gold)
+    (rec,) = exports.list_exports(db, lead, gold)
     assert rec.status == "writing"
 
-    datasets.export_readiness(db, lead, gold)
+    exports.export_readiness(db, lead, gold)
 
-    (rec,) = datasets.list_exports(db, lead, gold)
+    (rec,) = exports.list_exports(db, lead, gold)
     assert (rec.status, rec.error) == ("failed", "interrupted")
     assert list(out.parent.iterdir()) == []

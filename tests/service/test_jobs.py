@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 
 import annotation.training as training
-from annotation.services import datasets, job_reporter, jobs
+from annotation.services import exports, job_reporter, jobs
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.training import TARGET_KEYS
 from db.models import Job, utcnow
@@ -28,7 +28,7 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 def export(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
     pid = gold_project(db, lead, n=30)
-    rec = datasets.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
+    rec = exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
     return pid, rec.id
 
 

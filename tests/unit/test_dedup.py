@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from annotation import dedup
-from annotation.dedup import (
+from annotation import duplicates as dedup_domain
+from annotation.duplicates import (
     NearDuplicate,
     find_near_duplicates,
     find_near_duplicates_bruteforce,
@@ -165,7 +165,7 @@ def test_corpus_has_about_2k_texts_and_planted_pairs(corpus):
 def test_blocked_equals_bruteforce(corpus, monkeypatch, block_size, tile, n):
     texts, planted, emb, tfidf = corpus
     emb, tfidf = emb[:n], tfidf[:n]
-    monkeypatch.setattr(dedup, "COLUMN_TILE", tile)
+    monkeypatch.setattr(dedup_domain, "COLUMN_TILE", tile)
     expected = find_near_duplicates_bruteforce(emb, tfidf)
     assert len(expected) > (30 if n else 300)
     assert_same_marks(find_near_duplicates(emb, tfidf, block_size=block_size), expected)

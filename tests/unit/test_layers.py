@@ -257,7 +257,7 @@ def test_the_domain_has_no_import_cycle():
     ("annotation/flags.py",
      "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from db.models import Sample\n",
      4, "domain", "db"),
-    ("annotation/dedup.py", "def embed():\n    import streamlit\n    return streamlit\n", 2, "domain",
+    ("annotation/duplicates.py", "def embed():\n    import streamlit\n    return streamlit\n", 2, "domain",
      "streamlit"),
     ("annotation/splits.py", "from cli import main\n", 1, "domain", "cli"),
     ("db/models.py", "from annotation.axes import AXIS_NAMES\n", 1, "db", "annotation"),
