@@ -674,3 +674,38 @@ def test_submit_sends_a_bounded_number_of_statements(db, make_user, make_project
         from db.models import GoldAnnotation
 
         assert s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == items[0].sample_id))
+
+
+def test_submit_fits_the_curve_before_its_write_transaction(db, make_user, make_project, monkeypatch):
+    """The fit (milliseconds of CPU) runs with no transaction open, so it never holds SQLite's
+    write lock or the PostgreSQL row locks; the stored parameters are still the fit's."""
+    from sqlalchemy import event
+
+    pid = make_project(1)
+    ann = make_user("ann1")
+    item = queue.next_item(db, ann, pid)
+    open_transactions = {"n": 0}
+    seen: list[int] = []
+
+    def began(conn):  # type: ignore[no-untyped-def]
+        open_transactions["n"] += 1
+
+    def ended(conn):  # type: ignore[no-untyped-def]
+        open_transactions["n"] -= 1
+
+    def fit_watched(points):  # type: ignore[no-untyped-def]
+        seen.append(open_transactions["n"])
+        return fit_curve(points)
+
+    for name, listener in (("begin", began), ("commit", ended), ("rollback", ended)):
+        event.listen(db.engine, name, listener)
+    monkeypatch.setattr(submission, "fit_curve", fit_watched)
+    try:
+        done = submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    finally:
+        for name, listener in (("begin", began), ("commit", ended), ("rollback", ended)):
+            event.remove(db.engine, name, listener)
+    assert seen == [0], f"the fit ran with {seen} transaction(s) open"
+    expected = fit_curve(GOOD_POINTS)
+    assert (done.content.xi, done.content.omega, done.content.alpha) == pytest.approx(
+        (expected.xi, expected.omega, expected.alpha))
