@@ -30,8 +30,7 @@ from annotation.embeddings import SBERT_MODEL_NAME, embed_texts
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.lookup import project_row
-from annotation.settings import ProjectSettings
+from annotation.services.lookup import project_settings
 from db.engine import Database
 from db.models import NearDuplicate, Sample, TextEmbedding, User, utcnow
 
@@ -107,7 +106,7 @@ def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress
     report = progress or (lambda fraction, message: None)
     with db.read() as s:
         require_role(s, actor, "lead")
-        settings = ProjectSettings.from_dict(project_row(s, project_id).settings)
+        settings = project_settings(s, project_id)
         limit = settings.dedup_threshold if threshold is None else float(threshold)
         if not 0 < limit <= 1:
             raise InvalidInput("The similarity threshold must be in (0, 1].")

@@ -30,8 +30,7 @@ from annotation.services.admission import (
 )
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.lookup import project_row
-from annotation.settings import ProjectSettings
+from annotation.services.lookup import project_row, project_settings
 from db.engine import Database
 from db.models import AuditEvent, Qualification, Sample, User, utcnow
 
@@ -119,7 +118,7 @@ def qualification_board(db: Database, actor: Actor, project_id: int) -> Qualific
     against gold, progress and standing."""
     with db.read() as s:
         require_role(s, actor, "lead")
-        settings = ProjectSettings.from_dict(project_row(s, project_id).settings)
+        settings = project_settings(s, project_id)
         quals = {q.user_id: q for q in s.scalars(select(Qualification).where(Qualification.project_id == project_id))}
         users = list(s.scalars(select(User).where(
             (User.id.in_(list(quals))) | ((User.role == "annotator") & (User.is_active == true())))
@@ -227,7 +226,7 @@ def my_qualification(db: Database, actor: Actor, project_id: int) -> MyQualifica
     """The acting user's warm-up progress and figures against gold (their own only)."""
     with db.read() as s:
         require_role(s, actor, "annotator")
-        settings = ProjectSettings.from_dict(project_row(s, project_id).settings)
+        settings = project_settings(s, project_id)
         route = warmup_route(s, project_id, actor.user_id)
         row = s.scalar(select(Qualification).where(Qualification.project_id == project_id,
                                                    Qualification.user_id == actor.user_id))

@@ -27,8 +27,7 @@ from annotation.services import audit, settling
 from annotation.services.admission import recheck_all
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.lookup import project_row
-from annotation.settings import ProjectSettings
+from annotation.services.lookup import project_row, project_settings
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Sample, User
 
@@ -150,7 +149,7 @@ def pick_warmup(db: Database, actor: Actor, project_id: int, n: int | None = Non
     """
     with db.write() as s:
         require_role(s, actor, "lead")
-        settings = ProjectSettings.from_dict(project_row(s, project_id).settings)
+        settings = project_settings(s, project_id)
         if n is None:
             marked = s.scalar(select(func.count()).select_from(Sample).where(
                 Sample.project_id == project_id, Sample.is_warmup == true(), Sample.status == "active")) or 0
