@@ -36,9 +36,20 @@ class ProjectSettings:
     # automatic flags
     flag_pk_max: float = 0.2
     flag_sigma: float = 2.0
+    # curve distance: Wasserstein-1 between two normalised curves, in base-1.1 log-time units
+    # (12 units ≈ one curve sitting ×3.1 later in time); flags a pair above it
+    flag_w1_max: float = 12.0
     review_rate: float = 0.10
     # de-duplication
     dedup_threshold: float = 0.7
+    # consistency: pairs of texts at least this similar (SBERT cosine) whose gold differs
+    consistency_similarity_min: float = 0.9
+    # ongoing gold checks in production queues: the share of handed-out samples that are gold
+    # checks (0 = off), the number of latest checks judged, and the share of them that must pass
+    # (W1 ≤ flag_w1_max, Jaccard ≥ qualify_jaccard_min, Pk ≤ qualify_pk_max) to keep working
+    gold_check_share: float = 0.0
+    gold_check_window: int = 10
+    gold_check_min_pass: float = 0.6
     # workbench: ask "Submit this annotation?" before a submit (off: one key submits)
     confirm_submit: bool = False
 
@@ -58,6 +69,11 @@ class ProjectSettings:
             (self.flag_sigma > 0, "the deviation flag must be a positive number of SDs"),
             (0 <= self.review_rate <= 1, "the review rate must be between 0 and 1"),
             (0 < self.dedup_threshold <= 1, "the de-duplication threshold must be in (0, 1]"),
+            (0 < self.flag_w1_max <= 200, "the curve-distance flag must be in (0, 200] log-time units"),
+            (0 < self.consistency_similarity_min <= 1, "the consistency similarity must be in (0, 1]"),
+            (0 <= self.gold_check_share <= 0.5, "the gold-check share must be between 0 and 0.5"),
+            (1 <= self.gold_check_window <= 1000, "the gold-check window must be between 1 and 1000"),
+            (0 <= self.gold_check_min_pass <= 1, "the gold-check pass share must be between 0 and 1"),
         ]
         for ok, message in checks:
             if not ok:

@@ -95,11 +95,16 @@ with st.form("projects.settings"):
     review_rate = c6.number_input("Daily review sample (share of submissions)", 0.0, 1.0,
                                   float(s.review_rate), step=0.01, format="%.2f", key=f"{sk}.review")
     st.markdown("**Automatic flags** — changing them re-checks every settled sample at once.")
-    f1, f2, _ = st.columns(3)
+    f1, f2, f3 = st.columns(3)
     flag_pk = f1.number_input("Flag when Pk between annotators is above", 0.0, 1.0,
                               float(s.flag_pk_max), step=0.01, format="%.2f", key=f"{sk}.flag_pk")
     flag_sigma = f2.number_input("Flag when a parameter differs by more than … SD", 0.1, 10.0,
                                  float(s.flag_sigma), step=0.1, format="%.1f", key=f"{sk}.flag_sigma")
+    flag_w1 = f3.number_input("Flag when the curves are further apart than (W1, log-time units)",
+                              0.5, 200.0, float(s.flag_w1_max), step=0.5, format="%.1f",
+                              key=f"{sk}.flag_w1",
+                              help="Wasserstein-1 distance between the two annotators' normalised "
+                                   "curves; 12 units is one curve sitting about ×3.1 later in time.")
     st.markdown("**Qualification against the warm-up gold**")
     q1, q2, q3, q4 = st.columns(4)
     icc_min = q1.number_input("ICC above", 0.0, 1.0, float(s.qualify_icc_min), step=0.01,
@@ -109,6 +114,19 @@ with st.form("projects.settings"):
     pk_max = q3.number_input("Pk below", 0.0, 1.0, float(s.qualify_pk_max), step=0.01,
                              format="%.2f", key=f"{sk}.pk")
     warmup = q4.number_input("Warm-up samples", 0, 10_000, s.warmup_size, key=f"{sk}.warmup")
+    st.markdown("**Ongoing gold checks and consistency**")
+    g1, g2, g3, g4 = st.columns(4)
+    gold_share = g1.number_input("Share of production samples that are gold checks", 0.0, 0.5,
+                                 float(s.gold_check_share), step=0.01, format="%.2f",
+                                 key=f"{sk}.gold_share", help="0 turns gold checks off.")
+    gold_window = g2.number_input("Judge the last … checks", 1, 1000, s.gold_check_window,
+                                  key=f"{sk}.gold_window")
+    gold_pass = g3.number_input("Pause below this share of passed checks", 0.0, 1.0,
+                                float(s.gold_check_min_pass), step=0.05, format="%.2f",
+                                key=f"{sk}.gold_pass")
+    similar = g4.number_input("Consistency: texts at least this similar (SBERT)", 0.5, 1.0,
+                              float(s.consistency_similarity_min), step=0.01, format="%.2f",
+                              key=f"{sk}.similar")
     st.markdown("**Workbench**")
     confirm = st.checkbox("Ask “Submit this annotation?” before each submit", s.confirm_submit,
                           key=f"{sk}.confirm_submit",
@@ -120,8 +138,10 @@ with st.form("projects.settings"):
                 db, actor, project.id, annotators_per_sample=int(k), daily_quota=int(quota),
                 quota_timezone=tz.strip(), log_base=float(base), guidelines_version=version.strip(),
                 review_rate=float(review_rate), flag_pk_max=float(flag_pk),
-                flag_sigma=float(flag_sigma), qualify_icc_min=float(icc_min),
+                flag_sigma=float(flag_sigma), flag_w1_max=float(flag_w1), qualify_icc_min=float(icc_min),
                 qualify_jaccard_min=float(jaccard_min), qualify_pk_max=float(pk_max),
-                warmup_size=int(warmup), confirm_submit=bool(confirm))
+                warmup_size=int(warmup), confirm_submit=bool(confirm),
+                gold_check_share=float(gold_share), gold_check_window=int(gold_window),
+                gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar))
         st.toast("Settings saved")
         st.rerun()
