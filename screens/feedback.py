@@ -67,37 +67,51 @@ def _when(moment) -> str:  # type: ignore[no-untyped-def]
 
 # --- my agreement with the gold ---------------------------------------------------------------
 
-st.subheader("Your agreement with the gold")
 overall = trend.overall
+
+
+def _mark(value: float | None, passes: bool) -> str:
+    """✓ / ✗ before a target, nothing while the figure is undefined."""
+    return "" if value is None else ("✓ " if passes else "✗ ")
+
+
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Settled samples", overall.n, border=True)
-m2.metric("Curve distance (mean W1)", f"{_fmt(overall.w1, 1)} · {_factor(overall.w1)}", border=True,
-          help="How far your curves sit from the gold's on the log-time axis (Wasserstein-1, in "
-               "log-time units) and as a factor in time; 0 · ×1.0 is the same curve. "
-               f"The lead looks at a pair of curves more than {trend.w1_max:g} apart.")
+m1.caption("yours, with gold")
+m2.metric("Curve distance", _factor(overall.w1), border=True,
+          help="How far your curves sit from the gold's on the log-time axis, as a factor in time "
+               "(×1.0: the same curve), from the mean Wasserstein-1 distance W1 in log-time units.")
+m2.caption(_mark(overall.w1, overall.w1 is not None and overall.w1 <= trend.w1_max)
+           + f"mean W1 {_fmt(overall.w1, 1)}; the lead looks at curves more than {trend.w1_max:g} apart")
 m3.metric("Axis labels (Jaccard)", _fmt(overall.jaccard), border=True,
-          help=f"Overlap of your (word, axis) labels with the gold's: 1 is identical. Target above "
-               f"{trend.jaccard_min:.2f}.")
+          help="Overlap of your (word, axis) labels with the gold's: 1 is identical.")
+m3.caption(_mark(overall.jaccard, overall.jaccard is not None and overall.jaccard > trend.jaccard_min)
+           + f"mean; target above {trend.jaccard_min:.2f}")
 m4.metric("Segmentation (Pk)", _fmt(overall.pk), border=True,
-          help=f"How often a window of words is split differently from the gold: 0 is identical. "
-               f"Target below {trend.pk_max:.2f}.")
+          help="How often a window of words is split differently from the gold: 0 is identical.")
+m4.caption(_mark(overall.pk, overall.pk is not None and overall.pk < trend.pk_max)
+           + f"mean; target below {trend.pk_max:.2f}")
 
 weeks = trend.weeks
-chart = make_subplots(rows=1, cols=3, horizontal_spacing=0.08, subplot_titles=(
-    f"Curve distance W1 (flag above {trend.w1_max:g})", f"Jaccard (target above {trend.jaccard_min:.2f})",
-    f"Pk (target below {trend.pk_max:.2f})"))
-for col, (name, limit) in enumerate((("w1", trend.w1_max), ("jaccard", trend.jaccard_min), ("pk", trend.pk_max)), 1):
-    values = [getattr(w, name) for w in weeks]
-    chart.add_trace(go.Scatter(
-        x=[w.week for w in weeks], y=values, mode="lines+markers", name=name, line=dict(color=GOLD_COLOR),
-        customdata=[w.n for w in weeks], hovertemplate="%{x}: %{y:.2f} over %{customdata} samples<extra></extra>"),
-        row=1, col=col)
-    chart.add_hline(y=limit, line=dict(color="#9aa0a6", dash="dot", width=1), row=1, col=col)
-chart.update_layout(height=230, showlegend=False, margin=dict(l=10, r=10, t=30, b=10))
-chart.update_xaxes(type="category")
-chart.update_annotations(font_size=12)
-st.plotly_chart(chart, key="feedback.trend")
-st.caption("Means per week of your submission; the dotted line is the project's threshold.")
+with st.expander(f"Week by week ({len(weeks)} week{'s' if len(weeks) != 1 else ''})"):
+    chart = make_subplots(rows=1, cols=3, horizontal_spacing=0.08, subplot_titles=(
+        "Curve distance W1", "Axis labels (Jaccard)", "Segmentation (Pk)"))
+    highest_w1 = max([w.w1 for w in weeks if w.w1 is not None] + [trend.w1_max])
+    panels = (("w1", trend.w1_max, [0, highest_w1 * 1.2]), ("jaccard", trend.jaccard_min, [0, 1.05]),
+              ("pk", trend.pk_max, [0, 1.05]))
+    for col, (name, limit, y_range) in enumerate(panels, 1):
+        chart.add_trace(go.Scatter(
+            x=[w.week for w in weeks], y=[getattr(w, name) for w in weeks], mode="lines+markers", name=name,
+            line=dict(color=GOLD_COLOR), customdata=[w.n for w in weeks],
+            hovertemplate="%{x}: %{y:.2f} over %{customdata} samples<extra></extra>"), row=1, col=col)
+        chart.add_hline(y=limit, line=dict(color="#9aa0a6", dash="dot", width=1), row=1, col=col)
+        chart.update_yaxes(range=y_range, row=1, col=col)
+    chart.update_layout(height=220, showlegend=False, margin=dict(l=10, r=10, t=30, b=10))
+    chart.update_xaxes(type="category")
+    chart.update_annotations(font_size=12)
+    st.plotly_chart(chart, key="feedback.trend")
+    st.caption("Means per ISO week of your submission; the dotted line is the project's threshold "
+               f"(W1 {trend.w1_max:g}, Jaccard {trend.jaccard_min:.2f}, Pk {trend.pk_max:.2f}).")
 
 # --- one page of samples ----------------------------------------------------------------------
 
@@ -126,10 +140,14 @@ table = pd.DataFrame([{
     "Pk": _fmt(i.score.pk),
     "lead's note": _first_note(i),
 } for i in page.items])
-event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                     key=f"{K_TABLE}.{page.page}", height=min(len(table), 8) * 35 + 38)
-rows = event.selection.rows if event and event.selection else []
-item = page.items[rows[0] if rows and rows[0] < len(page.items) else 0]
+table_key = f"{K_TABLE}.{page.page}"
+chosen = (st.session_state.get(table_key) or {}).get("selection", {}).get("rows") or []
+if len(chosen) != 1 or chosen[0] >= len(page.items):  # the newest is open until a row is chosen
+    st.session_state[table_key] = {"selection": {"rows": [0], "columns": []}}
+    chosen = [0]
+st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row-required",
+             key=table_key, height=min(len(table), 8) * 35 + 38)
+item = page.items[chosen[0]]
 
 # --- the chosen sample ------------------------------------------------------------------------
 
@@ -171,8 +189,10 @@ with words_col:
         st.caption(f"Yours: {curve_description(item.mine.xi, item.mine.omega, item.mine.alpha)}")
     st.caption(f"Gold: {curve_description(item.gold.xi, item.gold.omega, item.gold.alpha)}")
     f1, f2 = st.columns(2)
-    f1.metric("Axis labels (Jaccard)", _fmt(item.score.jaccard), border=True)
-    f2.metric("Segmentation (Pk)", _fmt(item.score.pk), border=True)
+    f1.metric("Axis labels (Jaccard)", _fmt(item.score.jaccard), border=True,
+              help="Overlap of your (word, axis) labels with the gold's: 1 is identical.")
+    f2.metric("Segmentation (Pk)", _fmt(item.score.pk), border=True,
+              help="How often a window of words is split differently from the gold: 0 is identical.")
     if item.lead_notes:
         with st.container(border=True):
             st.markdown("**The lead's note**")
