@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from annotation.services import projects, review
+from annotation.services import feedback, projects, review
 from annotation.text_import import TextRecord
 from page_helpers import (
     SPLIT_A,
@@ -106,3 +106,24 @@ def test_the_page_is_in_the_annotation_menu(make_app, pair):
     a, _ = pair
     at = run(make_app(a))
     assert nav_titles(at) == ["My queue", "Annotate", "Feedback", "Guidelines", "My account"]
+
+
+def test_a_long_history_comes_in_pages(db, make_app, lead, pair):
+    a, b = pair
+    p = projects.create_project(db, lead, "Busy project")
+    n = feedback.PAGE_SIZE + 2
+    projects.import_texts(db, lead, p.id, [
+        TextRecord(f"Text {i} says the shop on street {i} is closed this week.", 1, f"T-{i:03d}", i + 1)
+        for i in range(n)])
+    for _ in range(n):
+        annotate(db, a, p.id, **SPLIT_A)
+        annotate(db, b, p.id, **SPLIT_A)
+    at = _open(make_app, a)
+    assert metric_values(at)["Settled samples"] == str(n)
+    assert len(at.dataframe[0].value) == feedback.PAGE_SIZE
+    assert at.dataframe[0].value["sample"][0] == f"T-{n - 1:03d}"  # newest first
+    at.number_input(key="feedback.page").set_value(2)
+    run(at)
+    assert list(at.dataframe[0].value["sample"]) == ["T-001", "T-000"]
+    assert any(m.value == "### Sample T\\-001" for m in at.markdown)
+    assert any("Samples 21–22 of 22" in c.value for c in at.caption)
