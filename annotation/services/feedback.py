@@ -155,7 +155,7 @@ def _own_settled(actor: Actor, project_id: int, *columns) -> Select:  # type: ig
                    Sample.status == "active"))
 
 
-def _pair(a: Annotation | tuple, g: GoldAnnotation | tuple, n_tokens: int) -> MineAndGold:
+def _pair(a: Annotation, g: GoldAnnotation, n_tokens: int) -> MineAndGold:
     return MineAndGold(a.submitted_at, n_tokens, tuple(a.boundaries or (0,)), tuple(a.segment_axes or (None,)),
                        a.xi, a.omega, a.alpha, tuple(g.boundaries), tuple(tuple(x) for x in g.segment_axes),
                        g.xi, g.omega, g.alpha)
