@@ -46,6 +46,7 @@ ANNOTATION, BACK_OFFICE, ACCOUNT = "Annotation", "Back office", "Account"
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("screens/queue.py", "My queue", ":material/list_alt:", "queue", "annotator", ANNOTATION, default=True),
     PageSpec("screens/workbench.py", "Annotate", ":material/edit_note:", "workbench", "annotator", ANNOTATION),
+    PageSpec("screens/feedback.py", "Feedback", ":material/reviews:", "feedback", "annotator", ANNOTATION),
     PageSpec("screens/guidelines.py", "Guidelines", ":material/menu_book:", "guidelines", "annotator", ANNOTATION),
     PageSpec("screens/projects.py", "Projects & texts", ":material/folder_open:", "projects", "lead", BACK_OFFICE),
     PageSpec("screens/duplicates.py", "De-duplication", ":material/content_copy:", "duplicates", "lead", BACK_OFFICE),

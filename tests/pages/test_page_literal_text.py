@@ -211,3 +211,10 @@ def test_annotators_csv_neutralises_formula_usernames(make_app, hostile, downloa
     assert sorted(r["annotator"] for r in rows) == ["'-ann", "ann_b"]
     assert all(float(r["submitted"]) == 2 for r in rows)  # numbers stay numbers
     _no_formula(rows)
+
+
+def test_feedback_shows_the_settled_text_literally(make_app, hostile):
+    _, a, _, _ = hostile
+    at = _open(make_app, a, "screens/feedback.py")  # S2 (hostile id and text) is settled
+    _assert_nothing_raw(at, "screens/feedback.py")
+    assert any(m.value == f"### Sample {plain(TEXTS[2][0])}" for m in at.markdown)
