@@ -133,7 +133,9 @@ st.dataframe(
            "partners", "jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha"]],
     hide_index=True, width="stretch", key="annotators.table",
     column_config={
-        "warmup": st.column_config.NumberColumn("of which warm-up"),
+        "warmup": st.column_config.NumberColumn(
+            "of which warm-up", help="Warm-up samples, and for admitted annotators their gold checks "
+                                    "(warm-up samples handed out as production work)."),
         "active_days": st.column_config.NumberColumn("active days"),
         "per_active_day": st.column_config.NumberColumn("per active day", format="%.1f"),
         "median_minutes": st.column_config.NumberColumn("median min / sample", format="%.1f"),

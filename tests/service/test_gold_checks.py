@@ -267,3 +267,44 @@ def test_checks_pass_when_close_to_gold(db, lead, make_user, checked_project):
     person = gold_checks.gold_check_overview(db, lead, pid).annotators[0]
     assert person.window_share == 1.0 and person.pause is None
     assert not math.isnan(person.window_share)
+
+
+def test_a_check_submitted_through_the_workbench_events_is_scored_like_any_submit(db, lead, make_user, checked_project):
+    from annotation.services import workbench_events
+
+    pid, _ = checked_project(10, 4, gold_check_share=0.5)
+    ann = admitted(db, lead, make_user, pid, "ann")
+    item = queue.next_item(db, ann, pid)
+    while not is_check(db, item.annotation_id):
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        item = queue.next_item(db, ann, pid)
+    points = [{"kind": "point", "action": "add", "x": x, "y": y} for x, y in complete_content().points]
+    events = [{"kind": "boundary", "gap": 4}, {"kind": "axis", "segment": 0, "axis": "static"},
+              {"kind": "axis", "segment": 1, "axis": "main"}, *points, {"kind": "step", "step": 2},
+              {"kind": "submit", "flagged": False}]
+    out = workbench_events.apply_events(db, ann, item.annotation_id, "c0ffee0123456789", item.version,
+                                        [{"seq": i, **e} for i, e in enumerate(events, 1)])
+    assert out.submitted and not out.item.is_warmup
+    with db.read() as s:
+        row = s.scalar(select(GoldCheck).where(GoldCheck.annotation_id == item.annotation_id))
+        assert row.jaccard == 1.0 and row.pk == 0.0 and row.w1 is not None
+        n_prod = count(db, Annotation, Annotation.is_gold_check.is_(False), Annotation.status == "submitted")
+        assert (s.scalar(select(ParameterStats.n)) or 0) == n_prod  # the check is not in σ's sums
+
+
+def test_the_dashboard_counts_checks_apart_from_production(db, lead, make_user, checked_project):
+    from annotation.services import dashboard
+
+    pid, _ = checked_project(12, 4, gold_check_share=0.5)
+    ann1, ann2 = (admitted(db, lead, make_user, pid, n) for n in ("ann1", "ann2"))
+    for _ in range(6):
+        work(db, ann1, pid, 1)
+        work(db, ann2, pid, 1)
+    n_checks = count(db, Annotation, Annotation.is_gold_check.is_(True))
+    summary = dashboard.annotator_dashboard(db, lead, pid).summary.set_index("annotator")
+    assert int(summary["warmup"].sum()) == n_checks > 0
+    # complete samples: the production ones only (check samples have two submissions too)
+    with db.read() as s:
+        prod_done = {sid for sid, in s.execute(select(Annotation.sample_id).where(
+            Annotation.is_gold_check.is_(False), Annotation.status == "submitted"))}
+    assert int(summary.loc["ann1", "complete_samples"]) <= len(prod_done)
