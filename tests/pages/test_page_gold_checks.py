@@ -11,6 +11,7 @@ from annotation.protocol import AnnotationContent
 from annotation.services import gold_checks, projects, qualification, queue, submission, warmup_set
 from db.models import Annotation, GoldCheckPause, Sample
 from page_helpers import complete_content, errors, run, text_records, toasts
+from surface_driver import view
 
 GOLD = (30.0, 8.0, 0.5)
 FAR = AnnotationContent(boundaries=(0,), segment_axes=("main",),
@@ -18,13 +19,9 @@ FAR = AnnotationContent(boundaries=(0,), segment_axes=("main",),
                         xi=90.0, omega=8.0, alpha=0.5, params_source="manual")
 
 
-@pytest.fixture
-def paused(db, lead, make_user):
-    """A project with gold checks every other hand-out, window 2; ann failed two checks and is
-    paused. Returns (project, ann, pause id)."""
+def _checked_project(db, lead, **settings):
     p = projects.create_project(db, lead, "Checked project")
-    projects.update_settings(db, lead, p.id, gold_check_share=0.5, gold_check_window=2,
-                             gold_check_min_pass=0.6)
+    projects.update_settings(db, lead, p.id, gold_check_share=0.5, **settings)
     projects.import_texts(db, lead, p.id, text_records(12))
     warm = [f"S-{i:03d}" for i in range(8, 12)]
     warmup_set.mark_warmup(db, lead, p.id, warm)
@@ -33,12 +30,45 @@ def paused(db, lead, make_user):
     for sid in ids:
         warmup_set.set_warmup_gold(db, lead, sid, boundaries=(0,), segment_axes=("main",),
                                    xi=GOLD[0], omega=GOLD[1], alpha=GOLD[2])
+    return p
+
+
+def _is_check(db, annotation_id) -> bool:
+    with db.read() as s:
+        return bool(s.get(Annotation, annotation_id).is_gold_check)
+
+
+def test_the_workbench_shows_a_check_exactly_like_production_work(db, make_app, lead, make_user):
+    p = _checked_project(db, lead)
+    ann = make_user("ann")
+    qualification.admit(db, lead, p.id, ann.user_id, "experienced")
+    views = {}
+    for _ in range(4):  # two blocks of two hand-outs: one check, one production sample each
+        item = queue.next_item(db, ann, p.id)
+        at = run(make_app(ann))
+        at.switch_page("screens/workbench.py")
+        run(at)
+        v = view(at)
+        assert not [i for i in at.info if "Warm-up" in i.value]
+        views.setdefault(_is_check(db, item.annotation_id), []).append(v)
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    assert len(views[True]) == 2 and len(views[False]) == 2
+    check, production = views[True][0], views[False][0]
+    assert set(check) == set(production) and set(check["sample"]) == set(production["sample"])
+    assert check["sample"]["is_warmup"] is False and check["notices"] == production["notices"] == []
+    assert check["quota_reached"] is production["quota_reached"] is False
+
+
+@pytest.fixture
+def paused(db, lead, make_user):
+    """A project with gold checks every other hand-out, window 2; ann failed two checks and is
+    paused. Returns (project, ann, pause id)."""
+    p = _checked_project(db, lead, gold_check_window=2, gold_check_min_pass=0.6)
     ann = make_user("ann")
     qualification.admit(db, lead, p.id, ann.user_id, "experienced")
     while not queue.queue_status(db, ann, p.id).paused:
         item = queue.next_item(db, ann, p.id)
-        with db.read() as s:
-            check = s.get(Annotation, item.annotation_id).is_gold_check
+        check = _is_check(db, item.annotation_id)
         submission.submit(db, ann, item.annotation_id, item.version, FAR if check else complete_content())
     (pause,) = gold_checks.gold_check_overview(db, lead, p.id).pauses
     return p, ann, pause.pause_id
