@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -229,6 +230,10 @@ class Annotation(Base):
     #: applied once only, even after a reconnect or a server restart
     event_client: Mapped[str] = mapped_column(String(64), default="", server_default="")
     event_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: a gold check (``annotation.services.gold_checks``): handed to an admitted annotator from
+    #: the warm-up set like production work, scored against gold, never counted, flagged,
+    #: settled, exported or in agreement (``annotation.gold_checks`` has the rules)
+    is_gold_check: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class GoldAnnotation(Base):
@@ -322,6 +327,43 @@ class Qualification(Base):
     decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     overridden: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class GoldCheck(Base):
+    """One submitted gold check scored against the sample's gold at submit: W1 (log-time
+    units), Jaccard, Pk (None where undefined) and whether it passed (None: the sample had no
+    gold at submit, so it is not judged)."""
+
+    __tablename__ = "gold_checks"
+    __table_args__ = (Index("ix_gold_checks_project_user", "project_id", "user_id", "scored_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
+    annotation_id: Mapped[int] = mapped_column(ForeignKey("annotations.id", ondelete="CASCADE"), unique=True)
+    scored_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    w1: Mapped[float | None] = mapped_column(Float, nullable=True)
+    jaccard: Mapped[float | None] = mapped_column(Float, nullable=True)
+    pk: Mapped[float | None] = mapped_column(Float, nullable=True)
+    passed: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+
+
+class GoldCheckPause(Base):
+    """An annotator paused from production by the gold-check rule; in force until a lead lifts
+    it (``lifted_at``, ``lifted_by``, ``lift_note``). ``figures``: the window that paused them."""
+
+    __tablename__ = "gold_check_pauses"
+    __table_args__ = (Index("ix_gold_check_pauses_project_user", "project_id", "user_id", "lifted_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    paused_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    figures: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    lifted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    lifted_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    lift_note: Mapped[str] = mapped_column(Text, default="")
 
 
 class TextEmbedding(Base):

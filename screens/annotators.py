@@ -1,6 +1,10 @@
 """Lead: the annotator dashboard — output per day, time per sample, flag rates, agreement with
 partners and drafts in progress, the figures that show fatigue or drift (definitions in
-``annotation.annotator_stats``). Filters: a date range and an annotator subset."""
+``annotation.annotator_stats``). Filters: a date range and an annotator subset.
+
+Gold checks (``annotation.services.gold_checks``): annotators paused by the checks are listed at
+the top, each with a note and a *Lift the pause* button; the accuracy trend against gold (W1,
+Jaccard, Pk per check, the pass share over the window) closes the page."""
 
 from __future__ import annotations
 
@@ -13,12 +17,79 @@ import streamlit as st
 from annotation.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
-from annotation.services import dashboard
-from ui.session import lead_page, service_errors
+from annotation.services import dashboard, gold_checks
+from annotation.services.errors import ServiceError
+from ui.display import plain
+from ui.gold_check_trend import trend_figure, trend_frame
+from ui.session import lead_page, service_errors, toast_next_run
 
 DEFAULT_DAYS = 30
+K_FLASH = "annotators.flash"
+K_LIFT_ERROR = "annotators.lift_error"
 
-actor, db, project = lead_page("Annotators")
+
+def _lift(pause_id: int, name: str) -> None:
+    """The lift button's callback: runs before the page, so a stale tab's click (the pause is
+    gone from a fresh page) still gets its message."""
+    note_key = f"annotators.lift_note.{pause_id}"
+    try:
+        gold_checks.lift_pause(db, actor, pause_id, st.session_state.get(note_key, ""))
+    except ServiceError as exc:
+        st.session_state[K_LIFT_ERROR] = str(exc)
+    else:
+        st.session_state.pop(note_key, None)
+        toast_next_run(K_FLASH, f"The pause of {name} is lifted; their gold-check window starts afresh.")
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
+    t = overview.thresholds
+    st.subheader("Accuracy against gold (gold checks)")
+    state = (f"{overview.share:.0%} of new hand-outs are gold checks" if overview.share > 0 else
+             "Gold checks are off (set a share under Projects & texts → Settings)")
+    st.caption(f"{state}. A check passes with W1 ≤ {t.w1_max:g}, Jaccard ≥ {t.jaccard_min:.2f} and "
+               f"Pk ≤ {t.pk_max:.2f}; fewer than {t.min_pass:.0%} passed over the last {t.window} "
+               "checks pauses the annotator. The material is the warm-up set.")
+    if not overview.checks:
+        st.caption("No gold check scored yet.")
+        return
+    st.dataframe(pd.DataFrame([{
+        "annotator": a.annotator, "checks": a.n_checks, "since last lift": a.n_since_lift,
+        f"passed (last {t.window})": a.window_share, "paused": a.pause is not None,
+    } for a in overview.annotators]), hide_index=True, width="stretch", key="annotators.gold_summary",
+        column_config={f"passed (last {t.window})": st.column_config.NumberColumn(format="percent")})
+    frame = trend_frame(overview.checks, t.window)
+    st.plotly_chart(trend_figure(frame, t), key="annotators.gold_trend")
+    st.dataframe(frame.iloc[::-1], hide_index=True, width="stretch", key="annotators.gold_checks",
+                 column_config={"scored_at": st.column_config.DatetimeColumn("scored (UTC)"),
+                                "w1": st.column_config.NumberColumn("W1", format="%.2f"),
+                                "jaccard": st.column_config.NumberColumn("Jaccard", format="%.3f"),
+                                "pk": st.column_config.NumberColumn("Pk", format="%.3f"),
+                                "window_share": st.column_config.NumberColumn(
+                                    f"passed (last {t.window})", format="percent")})
+
+
+actor, db, project = lead_page("Annotators", flash_key=K_FLASH)
+with service_errors():
+    checks = gold_checks.gold_check_overview(db, actor, project.id)
+lift_error = st.session_state.pop(K_LIFT_ERROR, None)
+if lift_error:
+    st.error(plain(lift_error))
+for pause in checks.pauses:
+    with st.container(border=True):
+        f = pause.figures
+        st.warning(f"{plain(pause.annotator)} is paused from production since "
+                   f"{pause.paused_at:%Y-%m-%d %H:%M} UTC: {f.get('passed', '—')} of the last "
+                   f"{f.get('window', '—')} gold checks passed ({_pct(f.get('share'))}; the target is "
+                   f"{_pct(f.get('min_pass'))}). They see that a lead will be in touch.",
+                   icon=":material/pause_circle:")
+        st.text_input("Why the pause is lifted (kept with the record)", max_chars=2000,
+                      key=f"annotators.lift_note.{pause.pause_id}")
+        st.button("Lift the pause", icon=":material/play_circle:", key=f"annotators.lift.{pause.pause_id}",
+                  on_click=_lift, args=(pause.pause_id, pause.annotator))
 today = local_today(project.settings)
 f_range, f_people = st.columns([1, 2])
 picked = f_range.date_input("Submitted between", value=(today - timedelta(days=DEFAULT_DAYS - 1), today),
@@ -34,6 +105,7 @@ with service_errors():
 
 if dash.summary.empty:
     st.info("No submissions and no drafts in this period.", icon=":material/event_busy:")
+    _gold_check_trend(checks)
     st.stop()
 
 everyone = list(dash.summary["annotator"])
@@ -61,7 +133,9 @@ st.dataframe(
            "partners", "jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha"]],
     hide_index=True, width="stretch", key="annotators.table",
     column_config={
-        "warmup": st.column_config.NumberColumn("of which warm-up"),
+        "warmup": st.column_config.NumberColumn(
+            "of which warm-up", help="Warm-up samples, and for admitted annotators their gold checks "
+                                    "(warm-up samples handed out as production work)."),
         "active_days": st.column_config.NumberColumn("active days"),
         "per_active_day": st.column_config.NumberColumn("per active day", format="%.1f"),
         "median_minutes": st.column_config.NumberColumn("median min / sample", format="%.1f"),
@@ -144,3 +218,5 @@ else:
                "in the period; each pair is listed from both sides.")
 st.download_button("Download the per-annotator table (CSV)", safe_csv(pd.DataFrame(summary)),
                    file_name=f"annotators_{start}_{end}.csv", mime="text/csv", key="annotators.csv")
+
+_gold_check_trend(checks)

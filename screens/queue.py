@@ -6,7 +6,7 @@ import streamlit as st
 
 from annotation.flag_reasons import flag_label
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.services import qualification, queue
+from annotation.services import gold_checks, qualification, queue
 from annotation.wording import counted
 from ui.display import plain
 from ui.session import current_project, get_database, require_actor, service_errors
@@ -85,7 +85,9 @@ if mine.has_set and (mine.in_warmup or mine.n_done):
 if mine.in_warmup:
     remaining = mine.remaining  # warm-up samples come first; production waits
 
-if status.quota_reached:
+if status.paused and not mine.in_warmup:  # by the gold checks, until a lead lifts it
+    st.warning(gold_checks.PAUSED_MESSAGE, icon=":material/pause_circle:")
+elif status.quota_reached:
     st.success(f"You reached today's quota of {counted(status.daily_quota, 'submission')} — thank you! "
                "Drafts stay saved; new submissions open tomorrow.")
 elif status.in_progress:

@@ -25,6 +25,9 @@ the lead's board and decisions and the annotator's own view are
   note (an override); the rule then leaves that person's status alone until they submit another
   warm-up annotation (a revoked annotator gets new warm-up samples when the lead adds some).
   Every decision — the rule's and the lead's — is in the audit log (entity ``qualification``).
+* **Gold checks.** Admitted annotators get warm-up samples they never had as gold checks
+  (:mod:`annotation.services.gold_checks`); those annotations (``is_gold_check``) are not
+  warm-up work and never enter these figures.
 * **Isolation.** Warm-up samples never count towards k and never enter production agreement,
   automatic flags, the review queue, the parameter spread or gold resolution (the services
   filter ``Sample.is_warmup``).
@@ -35,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from sqlalchemy import select, true
+from sqlalchemy import false, select, true
 from sqlalchemy.orm import Session
 
 from annotation.qualification import (
@@ -149,7 +152,8 @@ def figures_by_user(s: Session, project_id: int,
     if golds:
         stmt = (select(Annotation.annotator_id, Annotation.sample_id, Annotation.boundaries,
                        Annotation.segment_axes, Annotation.xi, Annotation.omega, Annotation.alpha)
-                .where(Annotation.sample_id.in_(list(golds)), Annotation.status == "submitted")
+                .where(Annotation.sample_id.in_(list(golds)), Annotation.status == "submitted",
+                       Annotation.is_gold_check == false())  # checks are scored on their own
                 .order_by(Annotation.sample_id, Annotation.id))
         if wanted is not None:
             stmt = stmt.where(Annotation.annotator_id.in_(wanted))

@@ -14,6 +14,12 @@ not admitted yet gets warm-up samples only (not subject to k), an admitted one n
 a warm-up submission updates the annotator's qualification instead of settling the sample.
 Projects without warm-up samples take exactly the paths they took before.
 
+Gold checks (:mod:`annotation.services.gold_checks`): with ``gold_check_share`` > 0, some new
+hand-outs of an admitted annotator (:func:`annotation.gold_checks.is_check_handout`) are a
+warm-up sample with gold they never had, marked ``Annotation.is_gold_check`` and shown exactly
+as production work; it takes no slot (``n_assigned`` unchanged, assignment ``slot`` 0). A paused
+annotator gets nothing.
+
 Saving drafts and submitting are :mod:`annotation.services.submission`; the workbench's
 numbered edits are :mod:`annotation.services.workbench_events`.
 """
@@ -23,13 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, true, union_all, update
+from sqlalchemy import false, func, or_, select, true, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from annotation.project_day import day_bounds
 from annotation.protocol import AnnotationContent
-from annotation.services import admission, audit
+from annotation.services import admission, audit, gold_checks
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
@@ -46,6 +52,7 @@ class QueueStatus:
     daily_quota: int
     submitted_total: int
     in_progress: int
+    paused: bool = False  # paused by the gold-check rule until a lead lifts it
 
     @property
     def quota_reached(self) -> bool:
@@ -123,7 +130,9 @@ def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
             select(Annotation.status, func.count())
             .where(Annotation.annotator_id == actor.user_id, project_of == project_id)
             .group_by(Annotation.status)).all())
-        return QueueStatus(today, settings.daily_quota, rows.get("submitted", 0), rows.get("draft", 0))
+        paused = gold_checks.is_paused(s, project_id, actor.user_id)
+        return QueueStatus(today, settings.daily_quota, rows.get("submitted", 0), rows.get("draft", 0),
+                           paused)
 
 
 def pool_size(db: Database, actor: Actor, project_id: int) -> int:
@@ -156,11 +165,12 @@ def stored_content(a: Annotation) -> AnnotationContent:
 
 
 def work_item(a: Annotation, smp: Sample) -> WorkItem:
-    """The workbench's data of one annotation and its sample."""
+    """The workbench's data of one annotation and its sample (a gold check reads as production:
+    nothing in it tells the two apart)."""
     return WorkItem(a.id, a.version, a.status, a.step, stored_content(a), a.seconds_spent,
                     a.guidelines_version, a.updated_at, a.submitted_at, smp.id, smp.project_id,
                     smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens,
-                    a.returned_note or "", bool(smp.is_warmup))
+                    a.returned_note or "", bool(smp.is_warmup) and not a.is_gold_check)
 
 
 def _open_draft(s: Session, user_id: int, project_id: int,
@@ -176,14 +186,18 @@ def _open_draft(s: Session, user_id: int, project_id: int,
                Sample.project_id == project_id, Sample.status == "active")
         .order_by(Annotation.id).limit(1)
     )
-    if warmup is not None:  # only warm-up drafts (True) or only production drafts (False)
-        stmt = stmt.where(Sample.is_warmup == warmup)
+    if warmup is True:  # only warm-up drafts
+        stmt = stmt.where(Sample.is_warmup == true())
+    elif warmup is False:  # only production drafts, gold checks included
+        stmt = stmt.where(or_(Sample.is_warmup == false(), Annotation.is_gold_check == true()))
     row = s.execute(stmt).first()
     return (row[0], row[1]) if row else None
 
 
-def _new_draft(s: Session, user_id: int, smp: Sample, settings: ProjectSettings) -> Annotation:
+def _new_draft(s: Session, user_id: int, smp: Sample, settings: ProjectSettings, *,
+               gold_check: bool = False) -> Annotation:
     a = Annotation(sample_id=smp.id, annotator_id=user_id, status="draft", version=1, step=0,
+                   is_gold_check=gold_check,
                    boundaries=[0], segment_axes=[None], points=[], flags=[], note="",
                    guidelines_version=settings.guidelines_version, seconds_spent=0.0,
                    created_at=utcnow(), updated_at=utcnow())
@@ -238,10 +252,16 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
         route = admission.warmup_route(s, project_id, actor.user_id)
         if route.in_warmup:
             return _next_warmup(s, actor, project_id, settings, route)
+        if gold_checks.is_paused(s, project_id, actor.user_id):
+            return None  # paused from production until a lead lifts it (queue_status says so)
         found = _open_draft(s, actor.user_id, project_id,
                             warmup=False if route.marked else None)
         if found:
             return work_item(*found)
+        if route.sample_ids and gold_checks.check_due(s, settings, project_id, actor.user_id):
+            check = _hand_out_check(s, actor, settings, route)
+            if check is not None:
+                return check  # else no check material left: production as usual
         k = settings.annotators_per_sample
         while True:
             candidates = _candidate_ids(s, actor.user_id, project_id, k,
@@ -272,6 +292,21 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
         except IntegrityError:
             continue  # the same person asked twice at once (two tabs); the retry finds the draft
     raise StaleVersion("Could not hand out a sample right now; please try again.")
+
+
+def _hand_out_check(s: Session, actor: Actor, settings: ProjectSettings,
+                    route: admission.WarmupRoute) -> WorkItem | None:
+    """A gold check for an admitted annotator: the oldest warm-up sample with gold they were
+    never handed, or None. It takes no slot (``n_assigned`` unchanged, assignment slot 0)."""
+    for sample_id in admission.warmup_candidates(s, route, actor.user_id):
+        smp = s.get(Sample, sample_id)
+        if smp is None or smp.status != "active":
+            continue
+        s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=0, assigned_at=utcnow()))
+        a = _new_draft(s, actor.user_id, smp, settings, gold_check=True)
+        audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=0, gold_check=True)
+        return work_item(a, smp)
+    return None
 
 
 def _next_warmup(s: Session, actor: Actor, project_id: int, settings: ProjectSettings,

@@ -4,9 +4,11 @@ Every write is one versioned ``UPDATE … RETURNING`` (:func:`bump_version`): a 
 that opened an older version is refused (:class:`StaleVersion`), and a submitted annotation is
 immutable. A submit is checked whole before anything is written (:func:`plan_submit`: the
 sample is active, the content complete once refitted, today's quota has room), then written
-with its consequences (:func:`store_submission`): the warm-up score
+with its consequences (:func:`store_submission`): the gold-check score
+(:mod:`annotation.services.gold_checks`), the warm-up score
 (:mod:`annotation.services.admission`) or the project's counts and settling
-(:mod:`annotation.services.settling`).
+(:mod:`annotation.services.settling`). A gold check counts towards the quota like production
+work; while the annotator is paused by the gold checks, production and check submits are refused.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from annotation.curves import (
 from annotation.project_day import day_bounds
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
-from annotation.services import admission, audit, settling
+from annotation.services import admission, audit, gold_checks, settling
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import (
     AlreadySubmitted,
@@ -214,12 +216,13 @@ class SubmitBlocked:
 
 def plan_submit(s: Session, actor: Actor, smp: Sample, project: Project,
                 content: AnnotationContent, *, flagged: bool | None = None,
-                refitted: Refit | None = None) -> SubmitPlan | SubmitBlocked:
+                refitted: Refit | None = None, gold_check: bool = False) -> SubmitPlan | SubmitBlocked:
     """Every check of a submit, before anything is written: the sample is active, the content
     is complete once refitted (a flagged one may be unfinished) and today's quota has room.
 
     ``flagged`` is the workbench's "submit as flagged": it needs a flag reason. ``refitted``:
-    :func:`refit` of ``content`` when the caller has already run it. Raises
+    :func:`refit` of ``content`` when the caller has already run it; ``gold_check``: the
+    annotation is a gold check (``Annotation.is_gold_check``). Raises
     :class:`InvalidInput` only for malformed content (``checked_content``).
     """
     if smp.status != "active":
@@ -242,17 +245,25 @@ def plan_submit(s: Session, actor: Actor, smp: Sample, project: Project,
     start, end = day_bounds(now, settings)
     quota_query = submitted_between_query(actor.user_id, smp.project_id, start, end)
     stats = None
-    if smp.is_warmup:
+    paused = False
+    if smp.is_warmup and not gold_check:
         submitted_today = s.scalar(quota_query) or 0
     else:
-        # the project's running sums come with the quota count (one round trip); ``stats``
-        # is held so that settling.ensure_stats / count_parameters find it without a query
-        row = s.execute(select(ParameterStats, quota_query.scalar_subquery())
-                        .where(ParameterStats.project_id == smp.project_id)).first()
+        # the project's running sums and the gold-check pause come with the quota count (one
+        # round trip); ``stats`` is held so that settling.ensure_stats / count_parameters find
+        # it without a query
+        paused_column = gold_checks.paused_query(smp.project_id, actor.user_id)
+        row = None
+        if not gold_check:
+            row = s.execute(select(ParameterStats, quota_query.scalar_subquery(), paused_column)
+                            .where(ParameterStats.project_id == smp.project_id)).first()
         if row is not None:
-            stats, submitted_today = row[0], row[1] or 0
+            stats, submitted_today, paused = row[0], row[1] or 0, bool(row[2])
         else:
-            submitted_today = s.scalar(quota_query) or 0
+            counts = s.execute(select(quota_query.scalar_subquery(), paused_column)).one()
+            submitted_today, paused = counts[0] or 0, bool(counts[1])
+    if paused:
+        return SubmitBlocked(InvalidInput, gold_checks.PAUSED_MESSAGE, (gold_checks.PAUSED_MESSAGE,))
     if submitted_today >= settings.daily_quota:
         message = (f"You reached today's quota of {counted(settings.daily_quota, 'submission')}. "
                    "Your draft stays open; submit it tomorrow.")
@@ -263,14 +274,17 @@ def plan_submit(s: Session, actor: Actor, smp: Sample, project: Project,
 def store_submission(s: Session, actor: Actor, a: Annotation, smp: Sample, plan: SubmitPlan,
                      expected_version: int, **values: object) -> None:
     """Write a planned submit: the row (status, content, ``values``) in one versioned UPDATE,
-    the audit event, and the warm-up score or the project's counts and settling."""
-    if not smp.is_warmup and plan.stats is None:
+    the audit event, and the gold-check score, the warm-up score or the project's counts and
+    settling."""
+    if not smp.is_warmup and not a.is_gold_check and plan.stats is None:
         settling.ensure_stats(s, smp.project_id)  # before the row counts as submitted
     bump_version(s, a, expected_version, status="submitted", submitted_at=plan.now, step=2,
                  **values, **content_values(plan.work))  # refreshes ``a``
     audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
                  flags=list(plan.work.flags))
-    if smp.is_warmup:  # scored against gold; never counted, flagged or settled
+    if a.is_gold_check:  # scored against gold, may pause; never counted, flagged or settled
+        gold_checks.record_check_submission(s, a, smp, plan.settings)
+    elif smp.is_warmup:  # scored against gold; never counted, flagged or settled
         admission.record_warmup_submission(s, smp, actor.user_id)
     else:
         settling.record_submission(s, smp, plan.work, plan.settings)
@@ -296,7 +310,8 @@ def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int
     def attempt(s: Session) -> WorkItem:
         a, smp, project = own_with_project(s, actor, annotation_id, lock_user=True)
         _guard(a, expected_version)
-        plan = plan_submit(s, actor, smp, project, content, refitted=refitted)
+        plan = plan_submit(s, actor, smp, project, content, refitted=refitted,
+                           gold_check=a.is_gold_check)
         if isinstance(plan, SubmitBlocked):
             raise plan.error(plan.message)
         spent = a.seconds_spent + clamp_seconds(seconds_delta)

@@ -76,7 +76,8 @@ def warmup_samples(db: Database, actor: Actor, project_id: int) -> list[WarmupSa
         if rows:
             for sid, status, n in s.execute(
                     select(Annotation.sample_id, Annotation.status, func.count())
-                    .where(Annotation.sample_id.in_([smp.id for smp, _, _ in rows]))
+                    .where(Annotation.sample_id.in_([smp.id for smp, _, _ in rows]),
+                           Annotation.is_gold_check == false())  # warm-up work only
                     .group_by(Annotation.sample_id, Annotation.status)):
                 counts[(sid, status)] = n
     out = []

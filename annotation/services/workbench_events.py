@@ -106,7 +106,8 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
         problems: tuple[str, ...] = ()
         plan: SubmitPlan | None = None
         while r.submit is not None:
-            checked = plan_submit(s, actor, smp, project, r.content, flagged=r.submit.flagged)
+            checked = plan_submit(s, actor, smp, project, r.content, flagged=r.submit.flagged,
+                                  gold_check=a.is_gold_check)
             if isinstance(checked, SubmitPlan):
                 plan, problems = checked, ()
                 break

@@ -177,6 +177,21 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
              "revoked_reason": "sign-out", "user_agent": ""},
         ],
     },
+    # 0010 (re-chained after 0009 at merge) also adds annotations.is_gold_check: rows from before
+    # read false, and the gold-check annotation in SEED_PREREQUISITES sets it
+    "0010": {
+        "gold_checks": [
+            {"id": 1, "project_id": 1, "user_id": 3, "sample_id": 4, "annotation_id": 6,
+             "scored_at": at(111), "w1": 3.25, "jaccard": 0.8, "pk": 0.05, "passed": True},
+        ],
+        "gold_check_pauses": [
+            {"id": 1, "project_id": 1, "user_id": 3, "paused_at": at(112),
+             "figures": {"window": 10, "passed": 5, "share": 0.5}, "lifted_at": at(113),
+             "lifted_by": 2, "lift_note": "talked it through"},
+            {"id": 2, "project_id": 1, "user_id": 4, "paused_at": at(114), "figures": {},
+             "lifted_at": None, "lifted_by": None, "lift_note": ""},
+        ],
+    },
 }
 
 # Rows that a revision's seed needs in tables created earlier (e.g. a project whose
@@ -187,6 +202,10 @@ SEED_PREREQUISITES: dict[str, dict[str, list[dict]]] = {
             {"id": 2, "name": "Pilot", "description": "", "created_at": at(20), "created_by": 2,
              "settings": {}},
         ],
+    },
+    "0010": {
+        "assignments": [{"id": 6, "sample_id": 4, "user_id": 3, "slot": 0, "assigned_at": at(108)}],
+        "annotations": [_annotation(6, 4, 3, "submitted", 50.0, 10.0, 0.0, is_gold_check=True)],
     },
     "0006": {
         "login_attempts": [

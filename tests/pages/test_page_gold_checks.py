@@ -1,0 +1,130 @@
+"""Gold checks on the pages: the lead's Annotators page lists a pause with its lift button and
+shows the accuracy trend; lifting needs a note; a stale lift says so; the paused annotator's
+queue says a lead will be in touch."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from annotation.protocol import AnnotationContent
+from annotation.services import gold_checks, projects, qualification, queue, submission, warmup_set
+from db.models import Annotation, GoldCheckPause, Sample
+from page_helpers import complete_content, errors, run, text_records, toasts
+from surface_driver import view
+
+GOLD = (30.0, 8.0, 0.5)
+FAR = AnnotationContent(boundaries=(0,), segment_axes=("main",),
+                        points=((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2)),
+                        xi=90.0, omega=8.0, alpha=0.5, params_source="manual")
+
+
+def _checked_project(db, lead, **settings):
+    p = projects.create_project(db, lead, "Checked project")
+    projects.update_settings(db, lead, p.id, gold_check_share=0.5, **settings)
+    projects.import_texts(db, lead, p.id, text_records(12))
+    warm = [f"S-{i:03d}" for i in range(8, 12)]
+    warmup_set.mark_warmup(db, lead, p.id, warm)
+    with db.read() as s:
+        ids = list(s.scalars(select(Sample.id).where(Sample.external_id.in_(warm))))
+    for sid in ids:
+        warmup_set.set_warmup_gold(db, lead, sid, boundaries=(0,), segment_axes=("main",),
+                                   xi=GOLD[0], omega=GOLD[1], alpha=GOLD[2])
+    return p
+
+
+def _is_check(db, annotation_id) -> bool:
+    with db.read() as s:
+        return bool(s.get(Annotation, annotation_id).is_gold_check)
+
+
+def test_the_workbench_shows_a_check_exactly_like_production_work(db, make_app, lead, make_user):
+    p = _checked_project(db, lead)
+    ann = make_user("ann")
+    qualification.admit(db, lead, p.id, ann.user_id, "experienced")
+    views = {}
+    for _ in range(4):  # two blocks of two hand-outs: one check, one production sample each
+        item = queue.next_item(db, ann, p.id)
+        at = run(make_app(ann))
+        at.switch_page("screens/workbench.py")
+        run(at)
+        v = view(at)
+        assert not [i for i in at.info if "Warm-up" in i.value]
+        views.setdefault(_is_check(db, item.annotation_id), []).append(v)
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    assert len(views[True]) == 2 and len(views[False]) == 2
+    check, production = views[True][0], views[False][0]
+    assert set(check) == set(production) and set(check["sample"]) == set(production["sample"])
+    assert check["sample"]["is_warmup"] is False and check["notices"] == production["notices"] == []
+    assert check["quota_reached"] is production["quota_reached"] is False
+
+
+@pytest.fixture
+def paused(db, lead, make_user):
+    """A project with gold checks every other hand-out, window 2; ann failed two checks and is
+    paused. Returns (project, ann, pause id)."""
+    p = _checked_project(db, lead, gold_check_window=2, gold_check_min_pass=0.6)
+    ann = make_user("ann")
+    qualification.admit(db, lead, p.id, ann.user_id, "experienced")
+    while not queue.queue_status(db, ann, p.id).paused:
+        item = queue.next_item(db, ann, p.id)
+        check = _is_check(db, item.annotation_id)
+        submission.submit(db, ann, item.annotation_id, item.version, FAR if check else complete_content())
+    (pause,) = gold_checks.gold_check_overview(db, lead, p.id).pauses
+    return p, ann, pause.pause_id
+
+
+def _open(make_app, who):
+    at = run(make_app(who))
+    at.switch_page("screens/annotators.py")
+    return run(at)
+
+
+def _lifted(db, pause_id):
+    with db.read() as s:
+        return s.get(GoldCheckPause, pause_id).lifted_at is not None
+
+
+def test_the_lead_sees_the_pause_and_the_trend_and_lifts_it(db, make_app, lead, paused):
+    p, ann, pause_id = paused
+    at = _open(make_app, lead)
+    warning = [w.value for w in at.warning if "paused from production" in w.value]
+    assert len(warning) == 1 and warning[0].startswith("ann is paused") and "0 of the last 2" in warning[0]
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert sum("W1 to gold" in spec and "Share passed over the last 2 checks" in spec for spec in specs) == 1
+    trend = next(f.value for f in at.dataframe if "window_share" in f.value.columns)
+    assert list(trend["annotator"]) == ["ann", "ann"] and list(trend["passed"]) == [False, False]
+    summary = next(f.value for f in at.dataframe if "since last lift" in f.value.columns)
+    assert list(summary["paused"]) == [True]
+    # no note: refused with a message, nothing changed
+    at.button(key=f"annotators.lift.{pause_id}").click()
+    run(at)
+    assert errors(at) == ["Say why the pause is lifted (a note for the record)."]
+    assert not _lifted(db, pause_id)
+    at.text_input(key=f"annotators.lift_note.{pause_id}").input("Talked it through on Monday.")
+    at.button(key=f"annotators.lift.{pause_id}").click()
+    run(at)
+    assert _lifted(db, pause_id)
+    assert any("is lifted" in t for t in toasts(at))
+    assert not [w for w in at.warning if "paused from production" in w.value]
+    assert not queue.queue_status(db, ann, p.id).paused
+
+
+def test_a_stale_lift_says_so_and_changes_nothing(db, make_app, lead, make_user, paused):
+    p, ann, pause_id = paused
+    at = _open(make_app, lead)
+    other = make_user("lead2", "lead")
+    gold_checks.lift_pause(db, other, pause_id, "done by the other lead")
+    at.text_input(key=f"annotators.lift_note.{pause_id}").input("me too")
+    at.button(key=f"annotators.lift.{pause_id}").click()
+    run(at)
+    assert any("already lifted by lead2" in e for e in errors(at))
+    with db.read() as s:
+        assert s.get(GoldCheckPause, pause_id).lift_note == "done by the other lead"
+
+
+def test_the_paused_annotator_is_told_a_lead_will_be_in_touch(make_app, paused):
+    _, ann, _ = paused
+    at = run(make_app(ann))  # My queue
+    assert any("A lead will be in touch" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.key in ("queue.start", "queue.continue")]
