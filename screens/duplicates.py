@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+from datetime import datetime, timezone
 
 import streamlit as st
 
@@ -23,6 +24,7 @@ K_VIEW = "duplicates.view"
 VIEWS = {"duplicates": "Near-duplicates", "consistency": "Consistency"}
 K_ORDER = "duplicates.consistency.order"
 K_CPAGE = "duplicates.consistency.page"
+K_REPORT = "duplicates.consistency.report"  # (project id, the last report, when it was made)
 ORDER_LABELS = {"similarity": "Most similar first", "w1": "Furthest-apart curves first"}
 REVIEW_PAGE = "screens/review.py"
 #: the Review page opens this review item on its next run (its ``K_NEXT``)
@@ -57,10 +59,19 @@ def consistency_view() -> None:
         "(W1, the curve-distance flag's threshold) or whose gold uses different axes. Active "
         "production samples with gold are compared; warm-up samples are left out. Both "
         "thresholds are project settings.")
-    order = st.segmented_control("Sort by", list(ORDER_LABELS), format_func=ORDER_LABELS.__getitem__,
-                                 default="similarity", key=K_ORDER) or "similarity"
-    with st.spinner("Comparing similar texts…"), service_errors():
-        report = consistency.consistency_pairs(db, actor, project.id, order=order)
+    sort_col, again_col = st.columns([3, 1], vertical_alignment="bottom")
+    order = sort_col.segmented_control("Sort by", list(ORDER_LABELS), format_func=ORDER_LABELS.__getitem__,
+                                       default="similarity", key=K_ORDER) or "similarity"
+    again = again_col.button("Check again", icon=":material/refresh:", key="duplicates.consistency.again",
+                             help="Compare again with the current gold, vectors and thresholds.")
+    # the search compares every text with every other: run it when the view opens or on
+    # request, not on every click (sorting and paging reuse it)
+    held = st.session_state.get(K_REPORT)
+    if again or held is None or held[0] != project.id:
+        with st.spinner("Comparing similar texts…"), service_errors():
+            held = (project.id, consistency.consistency_pairs(db, actor, project.id), datetime.now(timezone.utc))
+        st.session_state[K_REPORT] = held
+    report, checked_at = held[1], held[2]
     if report.n_without_vector:
         st.warning(f"{counted(report.n_without_vector, 'sample')} with gold "
                    f"{'has' if report.n_without_vector == 1 else 'have'} no stored text vector and "
@@ -68,16 +79,17 @@ def consistency_view() -> None:
                    "near-duplicates** under **Near-duplicates**: it embeds every text it has not "
                    "seen.", icon=":material/warning:")
     if not report.pairs:
-        st.info(f"No similar texts with disagreeing gold among the {report.n_compared} compared.",
+        st.info(f"No similar texts with disagreeing gold among the {report.n_compared} compared "
+                f"(at {checked_at:%H:%M:%S} UTC).",
                 icon=":material/task_alt:")
         return
     n_pages = max(1, (len(report.pairs) + PAGE_SIZE - 1) // PAGE_SIZE)
     page_no = min(max(1, int(st.session_state.get(K_CPAGE) or 1)), n_pages)
     st.session_state[K_CPAGE] = page_no
     st.caption(f"{len(report.pairs)} pair{'s' if len(report.pairs) != 1 else ''} among "
-               f"{report.n_compared} texts compared · page {page_no} of {n_pages}"
+               f"{report.n_compared} texts compared at {checked_at:%H:%M:%S} UTC · page {page_no} of {n_pages}"
                + (f" · only the {report.limit} most similar are listed" if report.truncated else ""))
-    for pair in report.pairs[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]:
+    for pair in consistency.sorted_pairs(report.pairs, order)[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]:
         with st.container(border=True):
             left, right, side = st.columns([4, 4, 2])
             for col, one in ((left, pair.first), (right, pair.second)):
@@ -86,7 +98,9 @@ def consistency_view() -> None:
                             + f" · ξ {one.xi:.1f}, ω {one.omega:.1f}, α {one.alpha:.2f}")
                 col.markdown(plain(one.text))
                 if one.review_item_id is not None and col.button(
-                        "Open in Review", key=f"duplicates.consistency.review.{one.sample_id}",
+                        "Open in Review",
+                        key=f"duplicates.consistency.review.{pair.first.sample_id}.{pair.second.sample_id}."
+                            f"{one.sample_id}",
                         icon=":material/rate_review:", help="This sample has an open review item."):
                     st.session_state[REVIEW_NEXT_PICK] = one.review_item_id
                     st.switch_page(REVIEW_PAGE)
@@ -94,8 +108,7 @@ def consistency_view() -> None:
             if pair.w1 is None:
                 side.caption("W1 — a gold curve is undefined")
             else:
-                side.caption(f"W1 {pair.w1:.1f} (≈ ×{pair.time_factor:.1f} in time): "
-                             f"{plain(pair.distance_text)}")
+                side.caption(f"W1 {pair.w1:.1f} log-time units: {plain(pair.distance_text)}")
             side.caption(f"differ: {pair.why}")
     if n_pages > 1:
         st.number_input("Page", min_value=1, max_value=n_pages, step=1, key=K_CPAGE)

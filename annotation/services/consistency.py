@@ -13,6 +13,7 @@ embeds them. Read-only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 from sqlalchemy import select
@@ -150,10 +151,23 @@ def consistency_pairs(db: Database, actor: Actor, project_id: int, *, order: str
                              finite(p.shift), p.curves_differ, p.axes_differ)
              for p in found  # a project deleted meanwhile takes its samples along: skip those
              if with_vector[p.first].id in texts and with_vector[p.second].id in texts]
-    if order == "w1":
-        pairs.sort(key=lambda p: (-(p.w1 if p.w1 is not None else -1.0), -p.similarity))
-    return ConsistencyReport(tuple(pairs), len(with_vector), n_without, settings.consistency_similarity_min,
-                             settings.flag_w1_max, limit, truncated)
+    return ConsistencyReport(sorted_pairs(pairs, order), len(with_vector), n_without,
+                             settings.consistency_similarity_min, settings.flag_w1_max, limit, truncated)
+
+
+def sorted_pairs(pairs: Sequence[ConsistencyPair], order: str) -> tuple[ConsistencyPair, ...]:
+    """``pairs`` in ``order``: "similarity" (most similar first) or "w1" (furthest-apart curves
+    first, undefined distances last); ties by similarity, then by sample ids."""
+    if order not in ORDERS:
+        raise InvalidInput(f"Unknown order {order!r}; use similarity or w1.")
+
+    def key(p: ConsistencyPair) -> tuple[float, ...]:
+        ties = (-p.similarity, p.first.sample_id, p.second.sample_id)
+        if order == "w1":
+            return (-(p.w1 if p.w1 is not None else -1.0), *ties)
+        return ties
+
+    return tuple(sorted(pairs, key=key))
 
 
 def _texts_and_items(db: Database, ids: list[int]) -> tuple[dict[int, tuple[str, str]], dict[int, int]]:
@@ -181,4 +195,5 @@ __all__ = [
     "ConsistencyReport",
     "ConsistencySide",
     "consistency_pairs",
+    "sorted_pairs",
 ]

@@ -22,6 +22,8 @@ TEXTS = {
     # C-2 and C-3 say the same; one gold more spread, and C-3's also uses Static
     "C-2": ("The bridge reopens to traffic tomorrow.", [0.0, 1.0, 0.0], 50.0, [["main"]]),
     "C-3": ("Traffic returns to the bridge tomorrow.", [0.0, 0.995, 0.05], 55.0, [["static"], ["main"]]),
+    # C-5 is like C-0 (cosine 0.97) and C-1 (0.96), its gold far later (W1 40 and 20)
+    "C-5": ("The museum stays shut this week for repairs.", [0.97, 0.0, 0.243], 90.0, [["main"]]),
     # C-4 has gold but no stored vector
     "C-4": ("A lone text nobody embedded yet.", None, 50.0, [["main"]]),
 }
@@ -63,14 +65,15 @@ def _pair_ids(at) -> list[str]:
 def test_pairs_are_listed_with_literal_texts_and_sortable(make_app, db, lead, project):
     at = open_view(make_app, lead)
     assert not at.exception
+    assert _pair_ids(at)[:2] == ["C-2", "C-3"]
     text = markdown_text(at)
     # the user's text is shown as typed, never as Markdown (no emphasis, no link)
-    assert shown(text).count("The *museum* is closed for [repairs](http://x) this week.") == 1
+    assert shown(text).count("The *museum* is closed for [repairs](http://x) this week.") == 2  # in two pairs
     assert "\\*museum\\*" in text
     captions = " ".join(c.value for c in at.caption)
     assert "differ: curves" in captions and "differ: axes" in captions
     assert "C-1's curve sits ≈ ×6.7 later than C-0's" in shown(captions)
-    assert "2 pairs among 4 texts compared" in captions
+    assert "4 pairs among 5 texts compared at " in captions
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1 and warnings[0].startswith("1 sample with gold has no stored text vector")
 
@@ -79,7 +82,7 @@ def test_pairs_are_listed_with_literal_texts_and_sortable(make_app, db, lead, pr
     at.segmented_control(key="duplicates.consistency.order").set_value("w1")
     run(at)
     by_w1 = _pair_ids(at)
-    assert by_w1[:2] == ["C-0", "C-1"]  # W1 20 is the furthest apart
+    assert by_w1[:2] == ["C-0", "C-5"]  # W1 40 is the furthest apart
     assert sorted(by_similarity) == sorted(by_w1)
 
 
@@ -87,7 +90,7 @@ def test_open_in_review(make_app, db, lead, project):
     pid, item_id = project
     at = open_view(make_app, lead)
     buttons = [b for b in at.button if b.key and b.key.startswith("duplicates.consistency.review.")]
-    assert len(buttons) == 1  # only C-1 has an open review item
+    assert len(buttons) == 2  # only C-1 has an open review item; it is in two pairs
     buttons[0].click()
     run(at)
     assert at.session_state["review.pick"] == item_id
@@ -96,4 +99,18 @@ def test_open_in_review(make_app, db, lead, project):
 def test_nothing_to_compare(make_app, db, lead):
     projects.create_project(db, lead, "Empty")
     at = open_view(make_app, lead)
-    assert infos(at) == ["No similar texts with disagreeing gold among the 0 compared."]
+    (info,) = infos(at)
+    assert info.startswith("No similar texts with disagreeing gold among the 0 compared (at ")
+
+
+def test_the_search_runs_on_opening_and_on_request(make_app, db, lead, project):
+    pid, _ = project
+    at = open_view(make_app, lead)
+    assert len(_pair_ids(at)) == 8  # four pairs, two texts each
+    projects.update_settings(db, lead, pid, flag_w1_max=25.0)  # a W1 of 20 passes now
+    at.segmented_control(key="duplicates.consistency.order").set_value("w1")
+    run(at)
+    assert len(_pair_ids(at)) == 8  # sorting reuses the search
+    at.button(key="duplicates.consistency.again").click()
+    run(at)
+    assert _pair_ids(at) == ["C-0", "C-5", "C-2", "C-3"]
