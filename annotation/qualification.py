@@ -23,8 +23,10 @@ production sample. Their figures over the warm-up samples they have submitted:
 
 **Admission** (:func:`meets_thresholds`): the annotator has submitted every sample of the
 warm-up set, and ICC > ``qualify_icc_min``, Jaccard > ``qualify_jaccard_min`` and
-Pk < ``qualify_pk_max`` (strict, as SPEC section 5 writes them). A figure that cannot be
-computed does not pass; a lead can always admit (override).
+Pk < ``qualify_pk_max`` (strict, as SPEC section 5 writes them), each judged by
+:func:`annotation.agreement.judge` — the function every page's verdict comes from, so a page
+and the decision cannot disagree. A figure that cannot be computed does not pass; a lead can
+always admit (override).
 """
 
 from __future__ import annotations
@@ -35,9 +37,18 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from annotation.agreement import icc_1_1, pk_both_ways
+from annotation.agreement import (
+    ICC_RULE,
+    JACCARD_RULE,
+    PK_RULE,
+    Rule,
+    Verdict,
+    icc_1_1,
+    judge,
+    pk_both_ways,
+)
 from annotation.agreement.measure import json_ready
-from annotation.parameters import PARAMETERS
+from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
@@ -45,6 +56,8 @@ from annotation.wording import counted
 
 #: The three figures an annotator must pass, in display order.
 FIGURES: tuple[str, ...] = ("icc", "jaccard", "pk")
+#: How each figure reads against its threshold (all strict, as SPEC section 5 writes them).
+FIGURE_RULES: dict[str, Rule] = {"icc": ICC_RULE, "jaccard": JACCARD_RULE, "pk": PK_RULE}
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,10 @@ class Thresholds:
     @classmethod
     def of(cls, settings: ProjectSettings) -> "Thresholds":
         return cls(settings.qualify_icc_min, settings.qualify_jaccard_min, settings.qualify_pk_max)
+
+    def of_figure(self, name: str) -> float:
+        """The threshold of figure ``name`` (``icc``, ``jaccard`` or ``pk``)."""
+        return {"icc": self.icc_min, "jaccard": self.jaccard_min, "pk": self.pk_max}[name]
 
 
 @dataclass(frozen=True)
@@ -215,14 +232,31 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(finite)) if finite else None
 
 
+def _undefined_reasons(figures: QualificationFigures) -> dict[str, str]:
+    """Why each figure of ``figures`` that has no value has none."""
+    if figures.n_done == 0:
+        nothing = "needs ≥ 1 submitted warm-up sample"
+        return {"icc": "needs ≥ 2 submitted warm-up samples with a curve", "jaccard": nothing, "pk": nothing}
+    if figures.n_with_curve < 2:
+        icc = f"needs ≥ 2 warm-up samples with a curve ({figures.n_with_curve} so far)"
+    else:
+        flat = [PARAMETER_SYMBOLS[p] for p in PARAMETERS if figures.icc.get(p) is None]
+        icc = f"no variance in {', '.join(flat)} (every value the same)"
+    return {"icc": icc, "jaccard": "no axis labels to compare with the gold yet",
+            "pk": "no segmentation comparable with the gold yet"}
+
+
+def figure_verdicts(figures: QualificationFigures, thresholds: Thresholds) -> dict[str, Verdict]:
+    """Each figure judged against its threshold (:data:`FIGURE_RULES`, by
+    :func:`annotation.agreement.judge`); an undefined figure does not pass and says why."""
+    reasons = _undefined_reasons(figures)
+    return {name: judge(figures.value(name), thresholds.of_figure(name), rule=FIGURE_RULES[name],
+                        reason=reasons[name]) for name in FIGURES}
+
+
 def figure_checks(figures: QualificationFigures, thresholds: Thresholds) -> dict[str, bool]:
     """Whether each figure passes its threshold (an undefined figure does not)."""
-    icc, jaccard, pk = figures.icc_min, figures.jaccard, figures.pk
-    return {
-        "icc": icc is not None and icc > thresholds.icc_min,
-        "jaccard": jaccard is not None and jaccard > thresholds.jaccard_min,
-        "pk": pk is not None and pk < thresholds.pk_max,
-    }
+    return {name: v.passes is True for name, v in figure_verdicts(figures, thresholds).items()}
 
 
 def meets_thresholds(figures: QualificationFigures, thresholds: Thresholds) -> bool:
@@ -232,12 +266,14 @@ def meets_thresholds(figures: QualificationFigures, thresholds: Thresholds) -> b
 
 __all__ = [
     "FIGURES",
+    "FIGURE_RULES",
     "PARAMETERS",
     "AttemptScore",
     "QualificationFigures",
     "Thresholds",
     "WarmupAttempt",
     "figure_checks",
+    "figure_verdicts",
     "gold_jaccard",
     "meets_thresholds",
     "qualification_figures",

@@ -9,10 +9,10 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from annotation.agreement import threshold_verdict
+from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, icc_reason, judge
 from annotation.axes import axis_by_name
 from annotation.csv_safety import safe_csv
-from annotation.parameters import PARAMETER_LABELS, PARAMETERS
+from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import agreement
 from ui.session import lead_page, service_errors
 
@@ -56,14 +56,24 @@ def _fmt(value: float | None) -> str:
 
 
 head = report.headline
+# each headline figure against the project's threshold, by the rule qualification applies
+verdicts = {
+    **{f"icc_{p}": judge(head.get(f"icc_{p}"), settings.qualify_icc_min,
+                         rule=ICC_RULE.named(f"ICC {PARAMETER_SYMBOLS[p]}"),
+                         reason=icc_reason(report.icc[p].n_used, report.icc[p].raters, report.icc[p].problem)
+                         if report.icc is not None else "")
+       for p in PARAMETERS},
+    "jaccard": judge(head.get("jaccard"), settings.qualify_jaccard_min, rule=JACCARD_RULE),
+    "pk": judge(head.get("pk"), settings.qualify_pk_max, rule=PK_RULE),
+}
 cols = st.columns(5)
 for col, key, label in zip(cols[:3], ("icc_xi", "icc_omega", "icc_alpha"), ("ICC(1,1) ξ", "ICC(1,1) ω", "ICC(1,1) α")):
-    col.metric(label, _fmt(head.get(key)), help=HELP)
-    col.caption(threshold_verdict(head.get(key), settings.qualify_icc_min, True))
-cols[3].metric("Jaccard (axis labels)", _fmt(head.get("jaccard")), help=HELP)
-cols[3].caption(threshold_verdict(head.get("jaccard"), settings.qualify_jaccard_min, True))
-cols[4].metric("Pk (segmentation)", _fmt(head.get("pk")), help=HELP)
-cols[4].caption(threshold_verdict(head.get("pk"), settings.qualify_pk_max, False))
+    col.metric(label, verdicts[key].shown, help=HELP)
+    col.caption(verdicts[key].text)
+cols[3].metric("Jaccard (axis labels)", verdicts["jaccard"].shown, help=HELP)
+cols[3].caption(verdicts["jaccard"].text)
+cols[4].metric("Pk (segmentation)", verdicts["pk"].shown, help=HELP)
+cols[4].caption(verdicts["pk"].text)
 
 tab_labels, tab_params, tab_seg, tab_time, tab_pairs = st.tabs(
     ["Axis labels", "Curve parameters", "Segmentation", "Over time", "Annotator pairs"])

@@ -14,6 +14,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from annotation.agreement import shown_threshold
 from annotation.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
@@ -130,7 +131,7 @@ table = summary.assign(
 st.dataframe(
     table[["annotator", "submitted", "warmup", "active_days", "per_active_day", "median_minutes",
            "mean_minutes", "annotator_flag_rate", "complete_samples", "auto_flag_rate", "drafts",
-           "partners", "jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha"]],
+           "partners", "jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha", "verdict"]],
     hide_index=True, width="stretch", key="annotators.table",
     column_config={
         "warmup": st.column_config.NumberColumn(
@@ -153,6 +154,12 @@ st.dataframe(
                                             help="Mean over their partners, weighted by shared samples.")
            for c, label in (("jaccard", "jaccard"), ("kappa", "kappa"), ("pk", "pk"),
                             *((f"icc_{p}", f"ICC {PARAMETER_SYMBOLS[p]}") for p in PARAMETERS))},
+        "verdict": st.column_config.TextColumn(
+            "against thresholds",
+            help=f"Their agreement with partners against the project's thresholds: ICC (smallest of "
+                 f"ξ ω α) > {shown_threshold(dash.thresholds.icc_min)}, Jaccard > "
+                 f"{shown_threshold(dash.thresholds.jaccard_min)}, Pk < "
+                 f"{shown_threshold(dash.thresholds.pk_max)}. ✗ does not pass, — not computable yet."),
     },
 )
 st.caption("Agreement columns: the agreement report's per-pair figures (production samples completed "

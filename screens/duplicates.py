@@ -1,14 +1,17 @@
-"""Lead: find near-duplicate texts before annotation and confirm or release each pair."""
+"""Lead: find near-duplicate texts before annotation and confirm or release each pair; and the
+**Consistency** view: similar texts whose gold curves or axes disagree (issue 12 item 7)."""
 
 from __future__ import annotations
 
 import difflib
+from datetime import datetime, timezone
 
 import streamlit as st
 
 from annotation.embeddings import load_sbert
-from annotation.services import duplicates
-from ui.display import plain
+from annotation.services import consistency, duplicates
+from annotation.wording import counted
+from ui.display import axis_label, plain
 from ui.session import lead_page, service_errors, toast_next_run
 
 K_FLASH = "duplicates.flash"
@@ -17,6 +20,15 @@ K_PAGE = "duplicates.page"
 PAGE_SIZE = 20
 STATUS_LABELS = {"pending": "To review", "confirmed": "Confirmed", "released": "Released"}
 FIRED = {"sbert": "meaning (SBERT)", "tfidf": "wording (TF-IDF)", "both": "meaning and wording"}
+K_VIEW = "duplicates.view"
+VIEWS = {"duplicates": "Near-duplicates", "consistency": "Consistency"}
+K_ORDER = "duplicates.consistency.order"
+K_CPAGE = "duplicates.consistency.page"
+K_REPORT = "duplicates.consistency.report"  # (project id, the last report, when it was made)
+ORDER_LABELS = {"similarity": "Most similar first", "w1": "Furthest-apart curves first"}
+REVIEW_PAGE = "screens/review.py"
+#: the Review page opens this review item on its next run (its ``K_NEXT``)
+REVIEW_NEXT_PICK = "review.next_pick"
 
 
 @st.cache_resource(show_spinner="Loading the sentence-embedding model…")
@@ -37,9 +49,78 @@ def highlighted(words: list[str], other: list[str]) -> str:
                     for i, w in enumerate(words))
 
 
+def consistency_view() -> None:
+    """Similar texts whose golds disagree, with both texts (literal), the similarity, the curve
+    distance in words and each gold's axes; a button opens a sample's open review item."""
+    s = project.settings
+    st.caption(
+        f"Pairs of texts at least **{s.consistency_similarity_min:.2f}** similar in meaning (SBERT "
+        f"cosine) whose gold curves are more than **{s.flag_w1_max:.1f}** log-time units apart "
+        "(W1, the curve-distance flag's threshold) or whose gold uses different axes. Active "
+        "production samples with gold are compared; warm-up samples are left out. Both "
+        "thresholds are project settings.")
+    sort_col, again_col = st.columns([3, 1], vertical_alignment="bottom")
+    order = sort_col.segmented_control("Sort by", list(ORDER_LABELS), format_func=ORDER_LABELS.__getitem__,
+                                       default="similarity", key=K_ORDER) or "similarity"
+    again = again_col.button("Check again", icon=":material/refresh:", key="duplicates.consistency.again",
+                             help="Compare again with the current gold, vectors and thresholds.")
+    # the search compares every text with every other: run it when the view opens or on
+    # request, not on every click (sorting and paging reuse it)
+    held = st.session_state.get(K_REPORT)
+    if again or held is None or held[0] != project.id:
+        with st.spinner("Comparing similar texts…"), service_errors():
+            held = (project.id, consistency.consistency_pairs(db, actor, project.id), datetime.now(timezone.utc))
+        st.session_state[K_REPORT] = held
+    report, checked_at = held[1], held[2]
+    if report.n_without_vector:
+        st.warning(f"{counted(report.n_without_vector, 'sample')} with gold "
+                   f"{'has' if report.n_without_vector == 1 else 'have'} no stored text vector and "
+                   "{'was' if report.n_without_vector == 1 else 'were'} not compared. Run **Find "
+                   "near-duplicates** under **Near-duplicates**: it embeds every text it has not "
+                   "seen.", icon=":material/warning:")
+    if not report.pairs:
+        st.info(f"No similar texts with disagreeing gold among the {report.n_compared} compared "
+                f"(at {checked_at:%H:%M:%S} UTC).",
+                icon=":material/task_alt:")
+        return
+    n_pages = max(1, (len(report.pairs) + PAGE_SIZE - 1) // PAGE_SIZE)
+    page_no = min(max(1, int(st.session_state.get(K_CPAGE) or 1)), n_pages)
+    st.session_state[K_CPAGE] = page_no
+    st.caption(f"{len(report.pairs)} pair{'s' if len(report.pairs) != 1 else ''} among "
+               f"{report.n_compared} texts compared at {checked_at:%H:%M:%S} UTC · page {page_no} of {n_pages}"
+               + (f" · only the {report.limit} most similar are listed" if report.truncated else ""))
+    for pair in consistency.sorted_pairs(report.pairs, order)[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]:
+        with st.container(border=True):
+            left, right, side = st.columns([4, 4, 2])
+            for col, one in ((left, pair.first), (right, pair.second)):
+                col.caption(f"**{plain(one.external_id)}** · axes: "
+                            + (", ".join(axis_label(a) for a in one.axes) or "none")
+                            + f" · ξ {one.xi:.1f}, ω {one.omega:.1f}, α {one.alpha:.2f}")
+                col.markdown(plain(one.text))
+                if one.review_item_id is not None and col.button(
+                        "Open in Review",
+                        key=f"duplicates.consistency.review.{pair.first.sample_id}.{pair.second.sample_id}."
+                            f"{one.sample_id}",
+                        icon=":material/rate_review:", help="This sample has an open review item."):
+                    st.session_state[REVIEW_NEXT_PICK] = one.review_item_id
+                    st.switch_page(REVIEW_PAGE)
+            side.markdown(f"**{pair.similarity:.3f}** similar")
+            if pair.w1 is None:
+                side.caption("W1 — a gold curve is undefined")
+            else:
+                side.caption(f"W1 {pair.w1:.1f} log-time units: {plain(pair.distance_text)}")
+            side.caption(f"differ: {pair.why}")
+    if n_pages > 1:
+        st.number_input("Page", min_value=1, max_value=n_pages, step=1, key=K_CPAGE)
+
+
 actor, db, project = lead_page(
     "De-duplication", flash_key=K_FLASH,
     no_project="There is no project yet. Create one and import texts under **Projects & texts**.")
+if (st.segmented_control("View", list(VIEWS), format_func=VIEWS.__getitem__, default="duplicates",
+                         key=K_VIEW) or "duplicates") == "consistency":
+    consistency_view()
+    st.stop()
 st.caption(
     "Every text is compared with the texts imported before it, by meaning (SBERT "
     "all-MiniLM-L6-v2 embeddings) and by wording (TF-IDF). A text whose cosine similarity to an "

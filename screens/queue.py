@@ -43,15 +43,7 @@ def _figure(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def _mark(name: str) -> str:
-    """✓ / ✗ before a target, nothing while the figure cannot be computed yet."""
-    if mine.checks[name]:
-        return "✓ "
-    return "" if mine.figures.value(name) is None else "✗ "
-
-
 if mine.has_set and (mine.in_warmup or mine.n_done):
-    t = mine.thresholds
     f = mine.figures
     with st.container(border=True):
         st.markdown("#### Warm-up" if mine.in_warmup else "#### My warm-up figures")
@@ -62,17 +54,17 @@ if mine.has_set and (mine.in_warmup or mine.n_done):
         st.progress(min(1.0, mine.n_done / mine.n_total) if mine.n_total else 0.0,
                     text=f"Warm-up: {mine.n_done} of {mine.n_total} submitted")
         w1, w2, w3 = st.columns(3)
-        w1.metric("Curve (ICC)", _figure(f.icc_min),
+        w1.metric("Curve (ICC)", mine.verdicts["icc"].shown,
                   help="Intraclass correlation ICC(1,1) of your ξ, ω, α with the gold's; the smallest "
                        "of the three counts: " + ", ".join(
                            f"{PARAMETER_SYMBOLS[p]} {_figure(f.icc.get(p))}" for p in PARAMETERS))
-        w1.caption(_mark("icc") + f"target above {t.icc_min:.2f}")
-        w2.metric("Axis labels (Jaccard)", _figure(f.jaccard),
+        w1.caption(mine.verdicts["icc"].text)
+        w2.metric("Axis labels (Jaccard)", mine.verdicts["jaccard"].shown,
                   help="Overlap of your (word, axis) labels with the gold's: 1 is identical.")
-        w2.caption(_mark("jaccard") + f"target above {t.jaccard_min:.2f}")
-        w3.metric("Segmentation (Pk)", _figure(f.pk),
+        w2.caption(mine.verdicts["jaccard"].text)
+        w3.metric("Segmentation (Pk)", mine.verdicts["pk"].shown,
                   help="How often a window of words is split differently from the gold: 0 is identical.")
-        w3.caption(_mark("pk") + f"target below {t.pk_max:.2f}")
+        w3.caption(mine.verdicts["pk"].text)
         if not mine.in_warmup:
             st.success(f"You are admitted to production ({mine.standing}).", icon=":material/verified:")
         elif mine.standing == qualification.REVOKED and mine.remaining == 0:

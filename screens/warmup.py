@@ -18,6 +18,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from annotation.agreement import shown_threshold
 from annotation.curves import MAX_POINTS
 from annotation.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
@@ -40,9 +41,9 @@ with service_errors():
 t = board.thresholds
 st.caption(
     f"Project **{plain(project.name)}**. An annotator is admitted to production when they have "
-    f"submitted the whole warm-up set and, against gold, **ICC(1,1) > {t.icc_min:.2f}** on each of "
-    f"ξ, ω and α (the smallest of the three counts), **Jaccard > {t.jaccard_min:.2f}** on the "
-    f"(token, axis) labels and **Pk < {t.pk_max:.2f}** on the segmentation. A lead can admit or "
+    f"submitted the whole warm-up set and, against gold, **ICC(1,1) > {shown_threshold(t.icc_min)}** on each of "
+    f"ξ, ω and α (the smallest of the three counts), **Jaccard > {shown_threshold(t.jaccard_min)}** on the "
+    f"(token, axis) labels and **Pk < {shown_threshold(t.pk_max)}** on the segmentation. A lead can admit or "
     "revoke anyone, with a note. Thresholds and the warm-up size are project settings.")
 if not board.has_set:
     st.info("This project has no warm-up set yet (no warm-up sample with gold), so everyone is "
@@ -72,15 +73,14 @@ with people_tab:
         table = pd.DataFrame([{
             "annotator": r.username,
             "role": r.role,
-            "standing": r.standing,
+            "standing": r.standing_text,
             "warm-up done": f"{r.figures.n_done} / {board.n_total}",
             "ICC ξ": r.figures.icc.get("xi"),
             "ICC ω": r.figures.icc.get("omega"),
             "ICC α": r.figures.icc.get("alpha"),
             "Jaccard": r.figures.jaccard,
             "Pk": r.figures.pk,
-            "passes": ("✓ all three" if r.passes else
-                       "✗ " + ", ".join(n for n, ok in r.checks.items() if not ok)),
+            "passes": r.figures_text,
             "decided by": r.decided_by,
             "decided": r.decided_at,
             "note": r.note,
@@ -93,19 +93,26 @@ with people_tab:
         by_name = {r.username: r for r in board.rows}
         name = st.selectbox("Annotator", list(by_name), key="warmup.person")
         row = by_name[name]
-        f = row.figures
-        st.markdown(f"#### {plain(row.display_name)} · {row.standing}")
+        f, v = row.figures, row.verdicts
+        st.markdown(f"#### {plain(row.display_name)} · {plain(row.standing_text)}")
+        if row.standing == qualification.ADMITTED_BY_LEAD:
+            when = f" on {row.decided_at:%Y-%m-%d}" if row.decided_at else ""
+            st.info(f"Admitted by {plain(row.decided_by or 'a lead')} (override){when}, whatever the "
+                    "figures below"
+                    + (": they pass all three thresholds." if row.passes else
+                       ", which do not all pass.")
+                    + (f" Note: {plain(row.note)}" if row.note else ""), icon=":material/how_to_reg:")
         st.progress(min(1.0, f.n_done / board.n_total) if board.n_total else 0.0,
                     text=f"Warm-up: {f.n_done} of {board.n_total} submitted")
         c1, c2, c3 = st.columns(3)
-        c1.metric("ICC (smallest of ξ ω α)", _fmt(f.icc_min),
+        c1.metric("ICC (smallest of ξ ω α)", v["icc"].shown,
                   help=" · ".join(f"{PARAMETER_SYMBOLS[p]} {_fmt(f.icc.get(p))}" for p in PARAMETERS)
                   + f" · over {f.n_with_curve} sample(s) with a curve")
-        c1.caption(("passes" if row.checks["icc"] else "does not pass") + f" (> {t.icc_min:.2f})")
-        c2.metric("Jaccard (token, axis)", _fmt(f.jaccard))
-        c2.caption(("passes" if row.checks["jaccard"] else "does not pass") + f" (> {t.jaccard_min:.2f})")
-        c3.metric("Pk (both ways)", _fmt(f.pk))
-        c3.caption(("passes" if row.checks["pk"] else "does not pass") + f" (< {t.pk_max:.2f})")
+        c1.caption(v["icc"].text)
+        c2.metric("Jaccard (token, axis)", v["jaccard"].shown)
+        c2.caption(v["jaccard"].text)
+        c3.metric("Pk (both ways)", v["pk"].shown)
+        c3.caption(v["pk"].text)
 
         note_key = f"warmup.note.{row.user_id}"
         if row.admitted and row.standing != qualification.IMPLICIT:

@@ -70,10 +70,27 @@ from annotation.agreement.segment_agreement import (
     pk_both_ways,
     window_diff_both_ways,
 )
-from annotation.agreement.verdict import threshold_verdict
+from annotation.agreement.verdict import (
+    ICC_RULE,
+    JACCARD_RULE,
+    PK_RULE,
+    W1_RULE,
+    Rule,
+    Verdict,
+    icc_reason,
+    judge,
+    shown_threshold,
+    verdicts_summary,
+)
 
 __all__ = [
     "AgreementInputError",
+    "ICC_RULE",
+    "JACCARD_RULE",
+    "PK_RULE",
+    "Rule",
+    "Verdict",
+    "W1_RULE",
     "AgreementReport",
     "AxisJaccard",
     "Consumes",
@@ -107,13 +124,16 @@ __all__ = [
     "clear_caches",
     "compare_segmentations",
     "icc_1_1",
+    "icc_reason",
     "intraclass_correlation",
     "iso_week",
+    "judge",
     "json_ready",
     "label_agreement",
     "label_set_jaccard",
     "pk_both_ways",
     "raters_per_sample",
-    "threshold_verdict",
+    "shown_threshold",
+    "verdicts_summary",
     "window_diff_both_ways",
 ]

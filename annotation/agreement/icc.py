@@ -247,11 +247,26 @@ def intraclass_correlation(table: np.ndarray, parameter: str = "", n_excluded: i
     return ParameterIcc(**base, forms=tuple(forms))
 
 
+#: values an ICC table needs at least (pingouin's ANOVA), besides two samples
+MIN_VALUES = 5
+
+
+def minimum_samples(raters: int) -> int:
+    """Samples (each with all ``raters`` ratings) an ICC needs: at least 2 and at least
+    :data:`MIN_VALUES` values in all — 3 samples for 2 raters.
+
+    Examples:
+        >>> minimum_samples(2), minimum_samples(3)
+        (3, 2)
+    """
+    return max(2, -(-MIN_VALUES // max(int(raters), 1)))
+
+
 def _table_problem(table: np.ndarray) -> str:
     """Why a (samples × raters) table has no ICC ("" when it has one)."""
     n, k = table.shape
-    if n < 2 or n * k < 5:  # pingouin's ANOVA needs at least 5 values
-        return f"not enough data: {n} usable sample(s) × {k} raters (at least 5 values needed)"
+    if n < minimum_samples(k):  # pingouin's ANOVA needs at least MIN_VALUES values
+        return f"not enough data: {n} usable sample(s) × {k} raters (at least {MIN_VALUES} values needed)"
     if k < 2:
         return "not enough data: fewer than 2 raters per sample"
     if np.ptp(table) == 0:

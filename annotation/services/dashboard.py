@@ -4,17 +4,22 @@ agreement with partners and drafts in progress (figures defined in ``annotation.
 The period is a range of calendar days in the project's time zone, on the day each annotation
 was submitted. Agreement with partners comes from the agreement report over the same days
 (``services.agreement.project_agreement``: production samples whose last annotation was
-submitted in the period), so it matches the agreement page.
+submitted in the period), so it matches the agreement page. Each annotator's agreement figures
+are judged against the project's thresholds (``qualify_*``) by the verdict function the
+Agreement page and the qualification rule use (:func:`annotation.agreement.judge`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any, Mapping
 
 import pandas as pd
 from sqlalchemy import func, select
 
+from annotation.agreement import IccMeasure, Verdict, judge, verdicts_summary
 from annotation.annotator_stats import (
     Submission,
     annotator_summary,
@@ -22,7 +27,9 @@ from annotation.annotator_stats import (
     partner_table,
 )
 from annotation.flag_reasons import is_automatic_flag
+from annotation.parameters import PARAMETERS
 from annotation.project_day import day_start, local_day
+from annotation.qualification import FIGURE_RULES, Thresholds
 from annotation.services import agreement
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
@@ -37,6 +44,8 @@ class AnnotatorDashboard:
     ``summary``: one row per annotator (``annotator_stats.SUMMARY_COLUMNS``); ``daily``: one row
     per day and annotator (``DAILY_COLUMNS``); ``partners``: per-pair agreement, each pair once
     from each side (``PARTNER_COLUMNS``); ``n_agreement_samples``: samples the agreement covers.
+    ``summary`` also has a ``verdict`` column: the annotator's agreement with partners against
+    ``thresholds`` ("✓ all pass", "✗ Pk · — ICC", see :func:`agreement_verdicts`).
     """
 
     start: date | None
@@ -45,6 +54,7 @@ class AnnotatorDashboard:
     daily: pd.DataFrame
     partners: pd.DataFrame
     n_agreement_samples: int
+    thresholds: Thresholds = Thresholds()
 
 
 def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: date | None = None,
@@ -88,14 +98,29 @@ def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: d
                     flagged.add(sid)
     scope = agreement.project_agreement(db, actor, project_id, start=start, end=end)
     pairs = scope.report.pairs
-    return AnnotatorDashboard(
-        start, end,
-        annotator_summary(subs, drafts=drafts, complete_samples=complete, auto_flagged_samples=flagged,
-                          pairs=pairs),
-        daily_activity(subs),
-        partner_table(pairs),
-        scope.report.n_samples,
-    )
+    thresholds = Thresholds.of(settings)
+    summary = annotator_summary(subs, drafts=drafts, complete_samples=complete,
+                                auto_flagged_samples=flagged, pairs=pairs)
+    summary["verdict"] = [verdicts_summary(agreement_verdicts(row, thresholds))
+                          for row in summary.to_dict("records")]
+    return AnnotatorDashboard(start, end, summary, daily_activity(subs), partner_table(pairs),
+                              scope.report.n_samples, thresholds)
+
+
+def agreement_verdicts(row: Mapping[str, Any], thresholds: Thresholds) -> dict[str, Verdict]:
+    """One annotator's agreement with partners (a ``summary`` row) judged as qualification
+    judges figures against gold: the smallest ICC of ξ, ω, α, Jaccard and Pk."""
+    def defined(value: Any) -> float | None:
+        return None if value is None or math.isnan(float(value)) else float(value)
+
+    iccs = [defined(row.get(f"icc_{p}")) for p in PARAMETERS]
+    icc = None if None in iccs else min(iccs)  # type: ignore[type-var]
+    nothing = "no doubly annotated sample completed in the period"
+    reasons = {"icc": f"needs ≥ {IccMeasure.min_breakdown_samples} samples shared with a partner",
+               "jaccard": nothing, "pk": nothing}
+    values = {"icc": icc, "jaccard": defined(row.get("jaccard")), "pk": defined(row.get("pk"))}
+    return {name: judge(values[name], thresholds.of_figure(name), rule=rule, reason=reasons[name])
+            for name, rule in FIGURE_RULES.items()}
 
 
 def _chunks(ids: list[int], size: int = 900):

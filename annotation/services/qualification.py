@@ -17,7 +17,8 @@ from typing import Sequence
 from sqlalchemy import func, select, true
 from sqlalchemy.orm import Session
 
-from annotation.qualification import QualificationFigures, Thresholds, figure_checks
+from annotation.agreement import Verdict, verdicts_summary
+from annotation.qualification import QualificationFigures, Thresholds, figure_verdicts
 from annotation.services import audit
 from annotation.services.admission import (
     ADMITTED,
@@ -47,7 +48,9 @@ IMPLICIT = "admitted (no warm-up set)"
 
 @dataclass(frozen=True)
 class QualificationRow:
-    """One person's standing: status, figures against gold (live), the last decision."""
+    """One person's standing: status, figures against gold (live) with their verdicts (the
+    same :func:`~annotation.qualification.figure_verdicts` the admission rule applies), the
+    last decision."""
 
     user_id: int
     username: str
@@ -55,10 +58,15 @@ class QualificationRow:
     role: str
     standing: str  # one of the standing labels above
     figures: QualificationFigures
-    checks: dict[str, bool]
+    verdicts: dict[str, Verdict]
     decided_by: str
     decided_at: datetime | None
     note: str
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        """Whether each figure passes (an undefined one does not)."""
+        return {name: v.passes is True for name, v in self.verdicts.items()}
 
     @property
     def admitted(self) -> bool:
@@ -67,6 +75,28 @@ class QualificationRow:
     @property
     def passes(self) -> bool:
         return all(self.checks.values())
+
+    @property
+    def overridden(self) -> bool:
+        """A lead's decision, not the rule's, set the standing."""
+        return self.standing in (ADMITTED_BY_LEAD, REVOKED)
+
+    @property
+    def standing_text(self) -> str:
+        """The standing in words, naming the lead of an override: "admitted by lea (override)"."""
+        if self.overridden and self.decided_by:
+            verb = "admitted" if self.standing == ADMITTED_BY_LEAD else "revoked"
+            return f"{verb} by {self.decided_by} (override)"
+        return self.standing
+
+    @property
+    def figures_text(self) -> str:
+        """The figures' verdicts in one table cell: "✓ all pass", "✗ Pk · — ICC", and for a
+        person a lead admitted whatever the figures, that this is an override."""
+        summary = verdicts_summary(self.verdicts)
+        if self.standing == ADMITTED_BY_LEAD and not self.passes:
+            return f"{summary} (admitted by {self.decided_by or 'a lead'}, override)"
+        return summary
 
 
 @dataclass(frozen=True)
@@ -137,7 +167,7 @@ def qualification_board(db: Database, actor: Actor, project_id: int) -> Qualific
         figures = by_user[u.id]
         rows.append(QualificationRow(
             u.id, u.username, u.display_name or u.username, u.role, _standing(q, n_total > 0),
-            figures, figure_checks(figures, thresholds), _decider(q, deciders),
+            figures, figure_verdicts(figures, thresholds), _decider(q, deciders),
             q.decided_at if q else None, notes.get(q.id, "") if q else ""))
     return QualificationBoard(thresholds, n_total, n_marked, tuple(rows))
 
@@ -214,8 +244,13 @@ class MyQualification:
     n_done: int
     n_total: int
     figures: QualificationFigures
-    checks: dict[str, bool]
+    verdicts: dict[str, Verdict]
     thresholds: Thresholds
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        """Whether each figure passes (an undefined one does not)."""
+        return {name: v.passes is True for name, v in self.verdicts.items()}
 
     @property
     def remaining(self) -> int:
@@ -234,7 +269,7 @@ def my_qualification(db: Database, actor: Actor, project_id: int) -> MyQualifica
     thresholds = Thresholds.of(settings)
     figures = by_user[actor.user_id]
     return MyQualification(bool(route.sample_ids), route.in_warmup, _standing(row, n_total > 0),
-                           figures.n_done, n_total, figures, figure_checks(figures, thresholds), thresholds)
+                           figures.n_done, n_total, figures, figure_verdicts(figures, thresholds), thresholds)
 
 
 __all__ = [

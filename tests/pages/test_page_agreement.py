@@ -71,3 +71,27 @@ def test_annotators_cannot_open_it(make_app, make_user, seeded):
 
     with pytest.raises(Exception):
         at.switch_page("screens/agreement.py")
+
+
+def _verdict_captions(at) -> list[str]:
+    return [c.value for c in at.caption
+            if c.value.startswith(("passes:", "does not pass:", "— "))]
+
+
+def test_headline_verdicts_use_the_shared_wording(make_app, admin, seeded):
+    at = open_page(make_app, admin)
+    verdicts = _verdict_captions(at)
+    assert len(verdicts) == 5  # ICC ξ, ω, α, Jaccard, Pk
+    metrics = {m.label: m.value for m in at.metric}
+    assert f"passes: ICC ξ {metrics['ICC(1,1) ξ']} > 0.90" in verdicts
+    pk = metrics["Pk (segmentation)"]
+    assert (f"passes: Pk {pk} < 0.15" in verdicts) == (float(pk) < 0.15)
+    assert (f"does not pass: Pk {pk} is above the 0.15 maximum" in verdicts) == (float(pk) > 0.15)
+    assert not any(word in c for c in verdicts for word in ("threshold", "None", "not enough data"))
+
+    # two samples: no ICC, and the page says why instead of a bare "None"
+    at.selectbox(key="agreement.benchmark").set_value(2)
+    run(at)
+    verdicts = _verdict_captions(at)
+    assert verdicts[:3] == ["— needs ≥ 3 samples with every curve (2 so far)"] * 3
+    assert {m.label: m.value for m in at.metric}["ICC(1,1) ξ"] == "—"

@@ -119,3 +119,12 @@ def test_date_filter(open_page, seeded):
     assert list(table["annotator"]) == ["ann_a"]
     assert table.iloc[0]["submitted"] == 0 and table.iloc[0]["drafts"] == 1
     assert metric_values(at)["Submitted"] == "0"
+
+
+def test_each_annotator_is_judged_against_the_thresholds(open_page, seeded):
+    at = open_page()
+    table = _summary(at)
+    assert "verdict" in table.columns
+    # three shared samples: no ICC for the pair yet, and the cell says so rather than "None"
+    assert all("— ICC" in v for v in table["verdict"])
+    assert not any("None" in v or "threshold" in v for v in table["verdict"])

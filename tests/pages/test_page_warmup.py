@@ -24,6 +24,7 @@ from page_helpers import (
     markdown_text,
     metric_values,
     reported_states,
+    shown,
     run,
     run_with_gone_widgets,
     sample_header,
@@ -215,7 +216,43 @@ def test_board_shows_figures_and_the_lead_admits_then_revokes(open_page, db, ann
     run(at)
     assert _status(db, warm.id, ann) == "warmup"
     board = _table(at, "standing")
-    assert board[board["annotator"] == "ann"].iloc[0]["standing"] == qualification.REVOKED
+    assert board[board["annotator"] == "ann"].iloc[0]["standing"] == "revoked by lead1 (override)"
+
+
+def _captions(at) -> list[str]:
+    return [c.value for c in at.caption]
+
+
+def test_the_board_words_each_figure_by_the_shared_verdict(open_page, db, ann, warm):
+    at = open_page()  # nothing submitted yet: no figure, each says why
+    assert metric_values(at)["Jaccard (token, axis)"] == "—"
+    captions = _captions(at)
+    assert "— needs ≥ 1 submitted warm-up sample" in captions
+    assert "— needs ≥ 2 submitted warm-up samples with a curve" in captions
+    assert not any("None" in c or "not enough data" in c for c in captions)
+
+    _poor_warmup(db, ann, warm.id)
+    at = open_page()
+    captions = _captions(at)
+    assert "does not pass: Jaccard 0.556 is below the 0.75 minimum" in captions
+    pk = metric_values(at)["Pk (both ways)"]
+    assert f"does not pass: Pk {pk} is above the 0.15 maximum" in captions  # Pk fails *above*
+    assert not any("below the 0.15" in c or "threshold" in c for c in captions)
+
+
+def test_an_annotator_admitted_by_override_is_shown_as_such(open_page, db, lead, ann, warm):
+    _poor_warmup(db, ann, warm.id)
+    qualification.admit(db, lead, warm.id, ann.user_id, "segments discussed in person")
+    at = open_page()
+    board = _table(at, "standing")
+    row = board[board["annotator"] == "ann"].iloc[0]
+    assert row["standing"] == "admitted by lead1 (override)"
+    assert row["passes"].startswith("✗") and row["passes"].endswith("(admitted by lead1, override)")
+    assert "ann · admitted by lead1 (override)" in shown(markdown_text(at))
+    note = [i for i in infos(at) if i.startswith("Admitted by lead1 (override)")]
+    assert note and "which do not all pass" in note[0] and "segments discussed in person" in note[0]
+    # no bare "does not pass" anywhere without the override said beside it
+    assert "does not pass" not in " ".join(str(v) for v in board["passes"])
 
 
 def test_take_a_sample_out_of_the_set(open_page, db, lead, warm):
@@ -252,7 +289,7 @@ def test_the_queue_shows_the_figures_after_the_warmup(make_app, db, ann, warm):
     _poor_warmup(db, ann, warm.id)
     at = run(make_app(ann))
     metrics = metric_values(at)
-    assert metrics["Axis labels (Jaccard)"] == "0.56"
+    assert metrics["Axis labels (Jaccard)"] == "0.556"
     assert metrics["Segmentation (Pk)"] != "—"
     assert any("finished the warm-up set" in i for i in infos(at))
     assert not [b for b in at.button if b.key in ("queue.start", "queue.continue")]

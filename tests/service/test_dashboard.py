@@ -134,3 +134,24 @@ def test_only_leads_see_the_dashboard(db, make_user, seeded):
 def test_an_empty_project(db, lead, make_project):
     dash = dashboard.annotator_dashboard(db, lead, make_project(2))
     assert dash.summary.empty and dash.daily.empty and dash.partners.empty
+
+
+def test_agreement_is_judged_against_the_project_thresholds(db, lead, seeded):
+    """Each annotator's agreement with partners is read against ``qualify_*`` by the same
+    verdict function as the Agreement page and the warm-up board."""
+    from annotation.agreement import verdicts_summary
+    from annotation.services import projects
+
+    dash = dashboard.annotator_dashboard(db, lead, seeded)
+    a = _row(dash.summary, "ann_a")
+    verdicts = dashboard.agreement_verdicts(a.to_dict(), dash.thresholds)
+    assert verdicts["jaccard"].passes is True  # 0.9375 > 0.75
+    assert verdicts["pk"].passes is bool(a.pk < dash.thresholds.pk_max)
+    # four shared samples: below the ICC breakdown's minimum, said instead of a bare "None"
+    assert verdicts["icc"].text == "— needs ≥ 5 samples shared with a partner"
+    assert a.verdict == verdicts_summary(verdicts)
+    assert "— ICC" in a.verdict
+
+    projects.update_settings(db, lead, seeded, qualify_jaccard_min=0.95)
+    a = _row(dashboard.annotator_dashboard(db, lead, seeded).summary, "ann_a")
+    assert a.verdict.startswith("✗ Jaccard")

@@ -39,6 +39,7 @@ MODULES: tuple[str, ...] = (
     "annotation.agreement.report",
     "annotation.agreement.segment_agreement",
     "annotation.agreement.verdict",
+    "annotation.consistency",
 )
 
 AGREEMENT_DIR = Path(__file__).resolve().parents[2] / "annotation" / "agreement"

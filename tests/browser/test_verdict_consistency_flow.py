@@ -1,0 +1,115 @@
+"""A lead reads the verdicts on the warm-up board and the Consistency view — in Chromium.
+
+The database holds a gold project (``tests.gold_data``) whose texts have stored SBERT-sized
+vectors written directly (no model is loaded): G-000 … G-003 point the same way, so their golds
+(ξ 40 … 43, different second axes) make inconsistent pairs. Three more texts are the warm-up set;
+annotator ``ann`` did them poorly and the lead admitted her anyway (an override). The lead opens
+the warm-up board — the override is named, each figure's verdict reads right — then the
+Consistency view of the De-duplication page, sorts it by W1 and opens one pair's sample in Review.
+Screenshots: ``screenshots/verdict_warmup_board.png``, ``screenshots/consistency.png``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
+
+from annotation.duplicates import pack_embedding
+from annotation.embeddings import SBERT_MODEL_NAME
+from annotation.services import accounts, projects, qualification, queue, submission, warmup_set
+from annotation.text_import import TextRecord
+from db.engine import Database
+from db.models import ReviewItem, Sample, TextEmbedding
+from tests.browser.flow_steps import open_page, sign_in, wait_for_idle
+from tests.gold_data import gold_project
+from tests.service.service_helpers import complete_content
+
+pytestmark = pytest.mark.browser
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHOTS = REPO_ROOT / "screenshots"
+N_GOLD = 8
+WARMUP = ("W-1", "W-2", "W-3")
+
+
+@pytest.fixture
+def seeded(tmp_path):
+    url = f"sqlite:///{tmp_path / 'verdicts.db'}"
+    db = Database.connect(url)
+    admin = accounts.create_first_admin(db, "admin", "admin-password")
+    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
+    accounts.create_user(db, admin, "ann", "ann-password", "annotator")
+    lead = accounts.authenticate(db, "lead1", "lead1-password")
+    ann = accounts.authenticate(db, "ann", "ann-password")
+    pid = gold_project(db, lead, N_GOLD, "Gold")
+    projects.import_texts(db, lead, pid, [TextRecord(f"Warm-up text {i}: the shop on street {i} is closed "
+                                                     "this week.", 1, ext, 100 + i)
+                                          for i, ext in enumerate(WARMUP)])
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=384)
+    with db.write() as s:
+        ids = dict(s.execute(select(Sample.external_id, Sample.id).where(Sample.project_id == pid)).all())
+        for i in range(N_GOLD):
+            v = base + rng.normal(scale=0.05, size=384) if i < 4 else rng.normal(size=384)
+            s.add(TextEmbedding(sample_id=ids[f"G-{i:03d}"], model=SBERT_MODEL_NAME, dim=384,
+                                vector=pack_embedding((v / np.linalg.norm(v)).astype(np.float32))))
+        s.add(ReviewItem(sample_id=ids["G-001"], reasons=["daily_review"], status="open"))
+    warmup_set.mark_warmup(db, lead, pid, list(WARMUP))
+    for ext in WARMUP:
+        warmup_set.set_warmup_gold(db, lead, ids[ext], boundaries=(0, 4), segment_axes=("static", "main"),
+                                   xi=30.0, omega=8.0, alpha=0.5)
+    for _ in WARMUP:
+        item = queue.next_item(db, ann, pid)
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    qualification.admit(db, lead, pid, ann.user_id, "trained on the pilot project")
+    yield url
+    db.dispose()
+
+
+def shot(page, path: Path) -> None:
+    size = page.viewport_size
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 800)")
+    page.set_viewport_size({"width": size["width"], "height": int(height) + 120})
+    page.wait_for_timeout(300)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+
+
+def test_lead_reads_verdicts_and_consistency(page, run_streamlit, seeded):
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": seeded})
+    sign_in(page, base, "lead1", "lead1-password")
+
+    open_page(page, "Warm-up & qualification")
+    expect(page.get_by_role("heading", name="ann · admitted by lead1 (override)")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stAlertContentInfo").get_by_text("Admitted by lead1 (override)", exact=False)
+           ).to_be_visible()
+    expect(page.get_by_text("does not pass: Jaccard 0.556 is below the 0.75 minimum")).to_be_visible()
+    expect(page.get_by_text("does not pass: Pk", exact=False)).to_have_text(
+        "does not pass: Pk 0.486 is above the 0.15 maximum")
+    wait_for_idle(page)
+    shot(page, SHOTS / "verdict_warmup_board.png")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+    open_page(page, "De-duplication")
+    page.get_by_role("radiogroup", name="View").get_by_role("radio", name="Consistency").click()
+    expect(page.get_by_text("pairs among 8 texts compared", exact=False)).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("differ: axes").first).to_be_visible()  # golds ≤ 3 units apart
+    page.get_by_role("radiogroup", name="Sort by").get_by_role("radio", name="Furthest-apart curves first").click()
+    wait_for_idle(page)
+    # G-000 (ξ 40) and G-003 (ξ 43) are the furthest apart
+    expect(page.get_by_text("W1 3.0 log-time units: G-003's curve sits", exact=False)).to_be_visible()
+    shot(page, SHOTS / "consistency.png")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.locator('[class*="st-key-duplicates-consistency-review-"] button:visible')).to_have_count(3)
+
+    review = page.locator('[class*="st-key-duplicates-consistency-review-"]:not([data-stale="true"]) button:visible')
+    review.first.click()
+    expect(page.get_by_role("heading", name="Review")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("G-001").first).to_be_visible(timeout=30_000)
