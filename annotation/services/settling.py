@@ -251,6 +251,7 @@ def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by
     gold.xi, gold.omega, gold.alpha = float(res.xi), float(res.omega), float(res.alpha)
     gold.source, gold.decided_by, gold.decided_at = source, decided_by, utcnow()
     gold.note, gold.source_annotation_id = note, source_annotation_id
+    gold.confidence, gold.error_type = None, ""  # a lead's decision sets its own after this
     s.flush()
     return gold
 

@@ -323,7 +323,7 @@ def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, le
 def test_another_lead_decided_first(open_review, db, lead, disagreement):
     at = open_review()
     item = _item_id(at)
-    review.decide(db, lead, item, "accept_auto")
+    review.decide(db, lead, item, "accept_auto", confidence=4, error_type="ambiguous_text")
     at.button(key=f"review.{item}.do.accept").click()
     run(at)  # no traceback: the queue is simply empty now
     assert [s.value for s in at.success] == ["Nothing to review in this project right now."]
@@ -337,7 +337,7 @@ def test_the_open_item_settled_by_another_lead_is_explained(open_review, db, pai
     at = open_review()
     rows = review.review_queue(db, lead, project.id)
     first, second = [r.item_id for r in rows]
-    review.decide(db, lead, first, "discard", note="someone else")
+    review.decide(db, lead, first, "discard", confidence=4, error_type="ambiguous_text", note="someone else")
     at.button(key=f"review.{first}.do.accept").click()  # the click comes too late
     run(at)
     assert [i.value for i in at.info][0].startswith("The sample you had open was settled meanwhile")
@@ -365,7 +365,7 @@ def test_the_page_itself_refuses_an_annotator(db_url, pair, disagreement):
 def test_history_shows_earlier_decisions_on_the_sample(open_review, db, pair, project, lead, disagreement):
     """Sent back, resubmitted still disagreeing: the new item's history shows the first round."""
     [row] = review.review_queue(db, lead, project.id)
-    review.decide(db, lead, row.item_id, "send_back", note="Split after 'street 0'.")
+    review.decide(db, lead, row.item_id, "send_back", confidence=4, error_type="ambiguous_text", note="Split after 'street 0'.")
     for user, split in zip(pair, (SPLIT_A, SPLIT_B)):
         item = queue.next_item(db, user, project.id)
         assert item.sample_id == disagreement

@@ -177,6 +177,7 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
              "revoked_reason": "sign-out", "user_agent": ""},
         ],
     },
+    "0009": {},  # adds confidence/error_type to review_items and gold_annotations (checked below)
 }
 
 # Rows that a revision's seed needs in tables created earlier (e.g. a project whose
@@ -323,6 +324,10 @@ def test_walk_from_first_revision_to_head_keeps_every_row(empty_url):
             f"tables at head that no seed filled: {unseeded}; add rows to SEED_ROWS for the "
             "revision that creates them")
         assert all(head[t] for t in head), [t for t in head if not head[t]]
+        # 0009: the review items and gold from before carry no lead confidence or error type
+        for table in ("review_items", "gold_annotations"):
+            assert head[table] and all(r["confidence"] is None and r["error_type"] == ""
+                                       for r in head[table]), table
         # at head, an upgrade is a no-op and takes no backup
         assert upgrade_schema(engine).backup_path is None
         _assert_rows_kept(head, _snapshot(engine), "upgrade at head")
