@@ -142,3 +142,44 @@ def test_automatic_gold_carries_no_lead_confidence(db, pair, make_project, lead)
     annotate(db, b, pid, points=CLOSE)
     [gold] = gold_rows(db)
     assert (gold.source, gold.confidence, gold.error_type) == ("auto", None, "")
+
+
+def test_the_export_carries_each_samples_provenance(db, pair, make_project, lead, tmp_path, monkeypatch):
+    from annotation.export import RECORD_KEYS, read_export
+    from annotation.services import exports
+
+    pid = make_project(2)
+    a, b = pair
+    annotate(db, a, pid, points=CLOSE)            # sample 1: agreement, automatic gold
+    annotate(db, b, pid, points=CLOSE)
+    annotate(db, a, pid, points=CLOSE)            # sample 2: curves far apart, pooled by the lead
+    annotate(db, b, pid, points=later(CLOSE, 20), boundaries=(0, 4), segment_axes=("static", "main"))
+    [row] = review.review_queue(db, lead, pid)
+    review.decide(db, lead, row.item_id, "accept_pooled", confidence=5, error_type="annotator_error")
+    rec = exports.export_dataset(db, lead, pid, tmp_path / "ds", seed=1)
+    contents = read_export(rec.path)
+    records = {r["_id"]: r for split in contents.records["benchmark_1"].values() for r in split}
+    assert len(records) == 2
+    for r in records.values():
+        assert list(r)[:4] == list(RECORD_KEYS) and list(r)[4:] == ["provenance"]
+    auto = next(r for r in records.values() if r["_id"] != row.external_id)["provenance"]
+    assert auto["w1"] == pytest.approx(0.0, abs=1e-6) and auto["pk"] == 0.0 and auto["jaccard"] == 1.0
+    assert (auto["resolution"], auto["confidence"], auto["error_type"]) == ("automatic", None, None)
+    pooled = records[row.external_id]["provenance"]
+    assert pooled["w1"] == pytest.approx(20.0, abs=0.5) and pooled["pk"] > 0 and pooled["jaccard"] < 1
+    assert (pooled["resolution"], pooled["confidence"], pooled["error_type"]) == \
+        ("pooled", 5, "annotator_error")
+    annotation_records = [r for split in contents.records["annotations"].values() for r in split]
+    assert len(annotation_records) == 4
+    assert all(r["provenance"] == records[r["sample_id"]]["provenance"] for r in annotation_records)
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import datasets as hf
+
+    loaded = hf.load_dataset(str(tmp_path / "ds"), "benchmark_1", cache_dir=str(tmp_path / "hf"))
+    rows = {r["_id"]: r for split in loaded for r in loaded[split]}
+    assert list(next(iter(rows.values())))[:4] == list(RECORD_KEYS)
+    assert rows[row.external_id]["provenance"]["resolution"] == "pooled"
+    assert rows[row.external_id]["provenance"]["confidence"] == 5
+    annotations = hf.load_dataset(str(tmp_path / "ds"), "annotations", cache_dir=str(tmp_path / "hf"))
+    assert sum(annotations[split].num_rows for split in annotations) == 4
