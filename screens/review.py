@@ -1,9 +1,12 @@
 """Lead: the review queue and the adjudication of one sample (SPEC section 5).
 
-The queue lists open review items oldest first; the open case shows every annotation side by
-side (segments coloured by axis, axis table, flags, curve parameters), one chart with all curves
-and the automatic proposal, and the decisions. Each decision is one service call
-(``review.decide``) that stores who, when and why; the page then moves to the next item.
+The queue lists open review items oldest first (or newest first, or by W1 or Pk between the
+annotations, largest first); the open case shows every annotation side by
+side (segments coloured by axis, axis table, flags, curve parameters), one chart with all curves,
+the automatic proposal (mean) and the pooled one (refitted linear pool), and the decisions, each
+with the lead's confidence and error type. Each decision is one service call (``review.decide``)
+that stores who, when and why; the page then moves to the next item, opened at its top
+(:mod:`ui.components.case_top`: Streamlit would keep the scroll position of the decision buttons).
 
 Only identities and the lead's unsaved edit live in ``st.session_state``, under ``review.*``
 (per item: ``review.<item id>.*``); decisions and gold live in the database.
@@ -14,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from annotation.adjudication import CONFIDENCE_LEVELS, ERROR_TYPES
 from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
@@ -24,6 +28,7 @@ from annotation.services import review
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas, token_boundary_editor
+from ui.components.case_top import case_top
 from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
 from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
@@ -39,16 +44,21 @@ K_FLASH = "review.flash"          # toast to show on the next run
 # decision stays when the next case opens.
 K_TABLE = "review.table"          # the queue table's row selection (always the open case)
 K_ACTION = "review.action"        # the Decision control (Accept, Take a version, …)
+K_SORT = "review.sort"            # the queue's order
 ALL = "__all__"
 REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
 
 #: Annotator colours: (markdown colour name, hex of the chart line). No blue: the proposal is
-#: drawn in the theme's primary colour (blue); no red, which reads as an error.
+#: drawn in the theme's primary colour (blue); no red, which reads as an error; no teal (pooled).
 ANNOTATOR_COLORS = (("orange", "#ff8700"), ("violet", "#803df5"), ("green", "#21c354"),
                     ("gray", "#808495"))
+POOLED_COLOR = "#0d9488"
+SORT_LABELS = {"oldest": "oldest first", "newest": "newest first", "w1": "largest W1 first",
+               "pk": "largest Pk first"}
 
 ACTIONS = {
     "accept": "Accept",
+    "pooled": "Accept pooled",
     "take": "Take a version",
     "edit": "Edit",
     "send_back": "Send back",
@@ -57,6 +67,7 @@ ACTIONS = {
 DECISION_LABELS = {
     "review opened": "Review opened",
     "accept_auto": "Accepted the automatic resolution",
+    "accept_pooled": "Accepted the pooled resolution",
     "edit": "Stored an edited resolution",
     "take_version": "Took one annotator's version",
     "send_back": "Sent back to the annotators",
@@ -68,8 +79,9 @@ actor, db, project = lead_page("Review", flash_key=K_FLASH)
 
 # --- the queue -------------------------------------------------------------------------------
 
+order = st.session_state.get(K_SORT, "oldest")
 with service_errors():
-    everything = review.review_queue(db, actor, project.id)
+    everything = review.review_queue(db, actor, project.id, sort=order)
 
 if not everything:
     st.success("Nothing to review in this project right now.", icon=":material/task_alt:")
@@ -79,7 +91,7 @@ if not everything:
 reason_counts = {code: sum(code in r.reasons for r in everything) for code in REASONS}
 annotator_names = sorted({name for r in everything for name in r.annotators})
 
-f_reason, f_bench, f_ann = st.columns([2, 1, 1])
+f_reason, f_bench, f_ann, f_sort = st.columns([2, 1, 1, 1])
 reason = f_reason.selectbox(
     "Reason", [ALL, *REASONS], key="review.filter.reason",
     format_func=lambda c: "All reasons" if c == ALL else f"{review.reason_label(c)} ({reason_counts[c]})")
@@ -87,19 +99,22 @@ benchmark = f_bench.selectbox("Benchmark", [ALL, 1, 2], key="review.filter.bench
                               format_func=lambda b: "All" if b == ALL else f"Benchmark {b}")
 annotator = f_ann.selectbox("Annotator", [ALL, *annotator_names], key="review.filter.annotator",
                             format_func=lambda a: "All" if a == ALL else a)
+f_sort.selectbox("Order", list(review.SORTS), key=K_SORT, format_func=lambda o: SORT_LABELS[o].capitalize(),
+                 on_change=lambda: st.session_state.pop(K_PICK, None),  # open the new first case
+                 help="W1: how far apart the two furthest curves are; Pk: the two furthest segmentations.")
 
 filtered = reason != ALL or benchmark != ALL or annotator != ALL
 if filtered:
     with service_errors():
         rows = review.review_queue(db, actor, project.id, reason=None if reason == ALL else reason,
                                    benchmark=None if benchmark == ALL else benchmark,
-                                   annotator=None if annotator == ALL else annotator)
+                                   annotator=None if annotator == ALL else annotator, sort=order)
 else:
     rows = everything
 
 n_all = len(everything)
-st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · oldest first"
-           if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · oldest first")
+st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · {SORT_LABELS[order]}"
+           if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · {SORT_LABELS[order]}")
 if not rows:
     st.info("Nothing to review with these filters.", icon=":material/filter_alt_off:")
     st.stop()
@@ -131,6 +146,8 @@ table = pd.DataFrame([{
     "benchmark": r.benchmark,
     "reasons": _reasons_text(r.reasons),
     "annotators": ", ".join(r.annotators),
+    "W1": r.w1,
+    "Pk": r.pk,
     "opened": r.opened_at,
 } for r in rows])
 # One table widget for good (its identity is its key, not its rows): the highlighted row is
@@ -146,7 +163,9 @@ st.dataframe(
     selection_mode="single-row-required",
     height=min(len(rows), 6) * 35 + 38,
     column_config={"opened": st.column_config.DatetimeColumn("opened", format="YYYY-MM-DD HH:mm"),
-                   "benchmark": st.column_config.NumberColumn("bench.", width="small")},
+                   "benchmark": st.column_config.NumberColumn("bench.", width="small"),
+                   "W1": st.column_config.NumberColumn("W1", format="%.1f", width="small"),
+                   "Pk": st.column_config.NumberColumn("Pk", format="%.2f", width="small")},
 )
 head, picker = st.columns([3, 2], vertical_alignment="bottom")
 picker.selectbox(
@@ -156,10 +175,13 @@ picker.selectbox(
     help="Click a row of the table or choose here.")
 with service_errors():
     case = review.open_case(db, actor, pick)
-opened = by_id[pick].opened_at
+case_top(case.item_id, key="review.case_top")  # a new case opens at the top of the page
+row = by_id[pick]
 head.markdown(f"### Sample {plain(case.external_id)}")
-head.caption(f"Benchmark {case.benchmark} · {len(case.versions)} annotations · review opened "
-             f"{opened:%Y-%m-%d %H:%M} UTC")
+head.caption(" · ".join([f"Benchmark {case.benchmark}", f"{len(case.versions)} annotations",
+                         *([f"W1 {row.w1:.1f} (×{1.1 ** row.w1:.1f})"] if row.w1 is not None else []),
+                         *([f"Pk {row.pk:.2f}"] if row.pk is not None else []),
+                         f"review opened {row.opened_at:%Y-%m-%d %H:%M} UTC"]))
 
 # --- the case -------------------------------------------------------------------------------
 
@@ -255,14 +277,22 @@ def _annotator_curves() -> list[dict]:
     return curves
 
 
-# One chart with every curve, and the proposal beside it
+# One chart with every curve, the mean and the pooled resolution, and the proposal beside it
 proposal: Resolution | None = case.proposal
+pooled: Resolution | None = case.pooled
+
+
+def _pooled_curve() -> list[dict]:
+    line = curve_polyline(pooled.xi, pooled.omega, pooled.alpha) if pooled else None
+    return [{"points": line, "color": POOLED_COLOR, "label": "pooled resolution"}] if line else []
+
+
 chart_col, proposal_col = st.columns([3, 2])
 with chart_col:
     st.markdown("**Validity curves**")
     curve_canvas([], curve=curve_polyline(proposal.xi, proposal.omega, proposal.alpha) if proposal else None,
-                 extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
-                 key=f"{P}.chart", height=300, disabled=True, curve_label="proposed resolution")
+                 extra_curves=_annotator_curves() + _pooled_curve(), ticks=tick_positions(), x_max=X_MAX,
+                 key=f"{P}.chart", height=280, disabled=True, curve_label="mean resolution")
 with proposal_col:
     st.markdown("**Proposed resolution** · union of boundaries and axes, mean of ξ ω α")
     if proposal is None:
@@ -272,8 +302,12 @@ with proposal_col:
                               segment_colors=[axis_color(a[0] if a else None) for a in proposal.segment_axes],
                               segment_labels=[multi_axis_label(a) for a in proposal.segment_axes],
                               key=f"{P}.proposal", disabled=True)
-        st.markdown(_params_line(proposal.xi, proposal.omega, proposal.alpha))
+        st.markdown("Mean · " + _params_line(proposal.xi, proposal.omega, proposal.alpha))
         st.caption(curve_description(proposal.xi, proposal.omega, proposal.alpha))
+    if pooled is not None:
+        st.markdown("Pooled · " + _params_line(pooled.xi, pooled.omega, pooled.alpha))
+        st.caption("The average of the annotators' curves, refitted to one curve: "
+                   + curve_description(pooled.xi, pooled.omega, pooled.alpha))
 
 
 # --- decisions --------------------------------------------------------------------------------
@@ -283,10 +317,15 @@ def _forget_item() -> None:
         del st.session_state[k]
 
 
+K_CONFIDENCE, K_ERROR = f"{P}.confidence", f"{P}.error_type"
+
+
 def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # type: ignore[no-untyped-def]
     """One decision through the service; on success toast it and open the next item."""
     try:
-        review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""), **extra)
+        review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""),
+                      confidence=st.session_state.get(K_CONFIDENCE),
+                      error_type=st.session_state.get(K_ERROR), **extra)
     except ServiceError as exc:
         st.error(plain(exc))
         return
@@ -307,6 +346,12 @@ st.markdown("#### Decision")
 action = st.segmented_control("Decision", list(ACTIONS), format_func=ACTIONS.__getitem__,
                               default="accept", required=True, key=K_ACTION,
                               label_visibility="collapsed")
+conf_col, error_col = st.columns([2, 3])
+conf_col.segmented_control("Your confidence", CONFIDENCE_LEVELS, key=K_CONFIDENCE,
+                           help="Required with every decision: 1 a guess … 5 certain.")
+error_col.segmented_control("Error type", list(ERROR_TYPES), format_func=ERROR_TYPES.__getitem__,
+                            key=K_ERROR, help="Required with every decision: why the annotators "
+                            "disagreed, or what you found.")
 
 if action == "accept":
     st.caption("Store the proposed resolution above as gold.")
@@ -316,6 +361,14 @@ if action == "accept":
                  key=f"{P}.do.accept", disabled=not usable,
                  help=None if usable else "No complete proposal: edit it, send it back or discard it."):
         _decide("accept_auto", "accepted the automatic resolution", note_key)
+
+elif action == "pooled":
+    st.caption("Store the union of boundaries and axes with the pooled curve (teal on the chart) as gold.")
+    note_key = _note("pooled", "Optional: why")
+    if st.button("Accept the pooled resolution", type="primary", icon=":material/join:",
+                 key=f"{P}.do.pooled", disabled=pooled is None,
+                 help=None if pooled else "No curve to pool: edit the resolution, send it back or discard it."):
+        _decide("accept_pooled", "accepted the pooled resolution", note_key)
 
 elif action == "take":
     st.caption("Store one annotator's segmentation, axes and curve as gold.")
@@ -384,12 +437,13 @@ else:  # edit
 
 # --- history --------------------------------------------------------------------------------
 
-st.divider()
-st.markdown("#### History of this sample")
-st.dataframe(pd.DataFrame([{
-    "when": h["at"],
-    "who": h["who"] or "automatic",
-    "what": DECISION_LABELS.get(h["what"], h["what"]),
-    "why": h["why"] or "",
-} for h in case.history]), hide_index=True, width="stretch", key=f"{P}.history",
-    column_config={"when": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm")})
+with st.expander(f"History of this sample ({len(case.history)})"):
+    st.dataframe(pd.DataFrame([{
+        "when": h["at"],
+        "who": h["who"] or "automatic",
+        "what": DECISION_LABELS.get(h["what"], h["what"]),
+        "why": h["why"] or "",
+        "confidence": h.get("confidence"),
+        "error type": ERROR_TYPES.get(h.get("error_type") or "", ""),
+    } for h in case.history]), hide_index=True, width="stretch", key=f"{P}.history",
+        column_config={"when": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm")})
