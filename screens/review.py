@@ -45,6 +45,7 @@ K_FLASH = "review.flash"          # toast to show on the next run
 K_TABLE = "review.table"          # the queue table's row selection (always the open case)
 K_ACTION = "review.action"        # the Decision control (Accept, Take a version, …)
 K_SORT = "review.sort"            # the queue's order
+K_SORTED = "review.sorted"        # the order the open case was picked in
 ALL = "__all__"
 REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
 
@@ -53,8 +54,8 @@ REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
 ANNOTATOR_COLORS = (("orange", "#ff8700"), ("violet", "#803df5"), ("green", "#21c354"),
                     ("gray", "#808495"))
 POOLED_COLOR = "#0d9488"
-SORT_LABELS = {"oldest": "oldest first", "newest": "newest first", "w1": "largest W1 first",
-               "pk": "largest Pk first"}
+SORT_LABELS = {"oldest": "Oldest first", "newest": "Newest first", "w1": "Largest W1 first",
+               "pk": "Largest Pk first"}
 
 ACTIONS = {
     "accept": "Accept",
@@ -99,8 +100,7 @@ benchmark = f_bench.selectbox("Benchmark", [ALL, 1, 2], key="review.filter.bench
                               format_func=lambda b: "All" if b == ALL else f"Benchmark {b}")
 annotator = f_ann.selectbox("Annotator", [ALL, *annotator_names], key="review.filter.annotator",
                             format_func=lambda a: "All" if a == ALL else a)
-f_sort.selectbox("Order", list(review.SORTS), key=K_SORT, format_func=lambda o: SORT_LABELS[o].capitalize(),
-                 on_change=lambda: st.session_state.pop(K_PICK, None),  # open the new first case
+f_sort.selectbox("Order", list(review.SORTS), key=K_SORT, format_func=SORT_LABELS.__getitem__,
                  help="W1: how far apart the two furthest curves are; Pk: the two furthest segmentations.")
 
 filtered = reason != ALL or benchmark != ALL or annotator != ALL
@@ -113,14 +113,18 @@ else:
     rows = everything
 
 n_all = len(everything)
-st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · {SORT_LABELS[order]}"
-           if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · {SORT_LABELS[order]}")
+in_order = SORT_LABELS[order][0].lower() + SORT_LABELS[order][1:]
+st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · {in_order}"
+           if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · {in_order}")
 if not rows:
     st.info("Nothing to review with these filters.", icon=":material/filter_alt_off:")
     st.stop()
 
 ids = [r.item_id for r in rows]
 by_id = {r.item_id: r for r in rows}
+if st.session_state.get(K_SORTED, order) != order:  # a new order opens its first case
+    st.session_state[K_NEXT] = ids[0]
+st.session_state[K_SORTED] = order
 if K_NEXT in st.session_state:  # this lead's own decision: open the next item
     st.session_state[K_PICK] = st.session_state.pop(K_NEXT)
 elif st.session_state.get(K_PICK) is not None and all(r.item_id != st.session_state[K_PICK] for r in everything):
@@ -228,11 +232,10 @@ with figures_col:
     top = st.columns(2)
     bottom = st.columns(2)
     top[0].metric("Shared boundaries", f"{len(shared)} of {len(placed)}" if placed else "none used",
-                  help="Segment boundaries every annotator placed, of all boundaries anyone placed.",
-                  border=True)
+                  help="Segment boundaries every annotator placed, of all boundaries anyone placed.")
     for col, name in zip((top[1], bottom[0], bottom[1]), PARAMETERS):
         gap = disagreement.spread[name]
-        col.metric(f"|Δ{PARAMETER_SYMBOLS[name]}|", "—" if gap is None else f"{gap:.2f}", border=True,
+        col.metric(f"|Δ{PARAMETER_SYMBOLS[name]}|", "—" if gap is None else f"{gap:.2f}",
                    help="Largest difference between two annotators' values.")
 
 # The annotations side by side
@@ -241,20 +244,22 @@ for col, v in zip(columns, versions):
     c = v.content
     md_color, _ = palette[v.annotation_id]
     with col, st.container(border=True):
-        st.markdown(f"#### :{md_color}[●] {plain(v.annotator)}")
         spent = f" · {v.seconds_spent / 60:.1f} min" if v.seconds_spent else ""
-        st.caption((f"submitted {v.submitted_at:%Y-%m-%d %H:%M} UTC" if v.submitted_at else "not submitted")
-                   + spent)
+        st.markdown(f":{md_color}[●] **{plain(v.annotator)}** :gray[· "
+                    + (f"submitted {v.submitted_at:%Y-%m-%d %H:%M} UTC" if v.submitted_at else "not submitted")
+                    + f"{spent}]")
         token_boundary_editor(tokens, spaces, list(c.boundaries),
                               segment_colors=[axis_color(a) for a in c.segment_axes],
                               segment_labels=[axis_label(a) for a in c.segment_axes],
                               key=f"{P}.v{v.annotation_id}.text", disabled=True)
         seg = segs[v.annotation_id]
         if seg is not None and len(c.segment_axes) == seg.n_segments:
-            # st.table renders Markdown in its cells: escaped, the segments read literally
-            st.table(pd.DataFrame({"segment": [plain(t) for t in segment_texts(case.parent_text, seg)],
-                                   "axis": [axis_label(a) for a in c.segment_axes]}),
-                     hide_index=True, border="horizontal")
+            # folded (a case fits in about 1.5 screens); st.table renders Markdown in its cells:
+            # escaped, the segments read literally
+            with st.expander("Segments and axes"):
+                st.table(pd.DataFrame({"segment": [plain(t) for t in segment_texts(case.parent_text, seg)],
+                                       "axis": [axis_label(a) for a in c.segment_axes]}),
+                         hide_index=True, border="horizontal")
         else:
             st.caption("Segmentation unfinished.")
         if c.flags:
@@ -287,14 +292,14 @@ def _pooled_curve() -> list[dict]:
     return [{"points": line, "color": POOLED_COLOR, "label": "pooled resolution"}] if line else []
 
 
-chart_col, proposal_col = st.columns([3, 2])
+chart_col, proposal_col = st.columns(2)
 with chart_col:
     st.markdown("**Validity curves**")
     curve_canvas([], curve=curve_polyline(proposal.xi, proposal.omega, proposal.alpha) if proposal else None,
                  extra_curves=_annotator_curves() + _pooled_curve(), ticks=tick_positions(), x_max=X_MAX,
-                 key=f"{P}.chart", height=280, disabled=True, curve_label="mean resolution")
+                 key=f"{P}.chart", height=230, disabled=True, curve_label="mean resolution")
 with proposal_col:
-    st.markdown("**Proposed resolution** · union of boundaries and axes, mean of ξ ω α")
+    st.markdown("**Proposed resolution** · union of boundaries and axes")
     if proposal is None:
         st.info("No automatic proposal: no annotation of this sample is complete.")
     else:
@@ -302,12 +307,10 @@ with proposal_col:
                               segment_colors=[axis_color(a[0] if a else None) for a in proposal.segment_axes],
                               segment_labels=[multi_axis_label(a) for a in proposal.segment_axes],
                               key=f"{P}.proposal", disabled=True)
-        st.markdown("Mean · " + _params_line(proposal.xi, proposal.omega, proposal.alpha))
-        st.caption(curve_description(proposal.xi, proposal.omega, proposal.alpha))
-    if pooled is not None:
-        st.markdown("Pooled · " + _params_line(pooled.xi, pooled.omega, pooled.alpha))
-        st.caption("The average of the annotators' curves, refitted to one curve: "
-                   + curve_description(pooled.xi, pooled.omega, pooled.alpha))
+    for label, res in (("Mean", proposal), ("Pooled (teal)", pooled)):
+        if res is not None and res.has_parameters:
+            st.markdown(f"{label} · " + _params_line(res.xi, res.omega, res.alpha) + "  \n:gray["
+                        + plain(curve_description(res.xi, res.omega, res.alpha)) + "]")
 
 
 # --- decisions --------------------------------------------------------------------------------
@@ -337,15 +340,12 @@ def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # typ
 
 def _note(action: str, placeholder: str) -> str:
     key = f"{P}.note.{action}"
-    st.text_area("Note", key=key, max_chars=2000, height=80, placeholder=placeholder)
+    st.text_area("Note", key=key, max_chars=2000, height=68, placeholder=placeholder)
     return key
 
 
-st.divider()
-st.markdown("#### Decision")
 action = st.segmented_control("Decision", list(ACTIONS), format_func=ACTIONS.__getitem__,
-                              default="accept", required=True, key=K_ACTION,
-                              label_visibility="collapsed")
+                              default="accept", required=True, key=K_ACTION)
 conf_col, error_col = st.columns([2, 3])
 conf_col.segmented_control("Your confidence", CONFIDENCE_LEVELS, key=K_CONFIDENCE,
                            help="Required with every decision: 1 a guess … 5 certain.")

@@ -462,7 +462,7 @@ def test_the_queue_sorts_by_w1_pk_and_age(open_review, three_distances):
     assert list(table["sample"]) == three_distances and "W1" in table and "Pk" in table
     assert list(table["W1"]) == pytest.approx([2.0, 20.0, 10.0], abs=0.5)
     assert [o for o in at.selectbox(key="review.sort").options] == [
-        "Oldest first", "Newest first", "Largest w1 first", "Largest pk first"]
+        "Oldest first", "Newest first", "Largest W1 first", "Largest Pk first"]
     at.selectbox(key="review.sort").set_value("w1")
     run(at)
     assert list(at.dataframe[0].value["sample"]) == ["S-001", "S-002", "S-000"]
@@ -483,7 +483,7 @@ def test_accept_pooled_needs_a_confidence_and_an_error_type(open_review, db, lea
     item = _item_id(at)
     case = review.open_case(db, lead, item)
     assert case.external_id == "S-001" and case.pooled is not None
-    assert "Pooled · " in markdown_text(at)
+    assert "Pooled (teal) · " in markdown_text(at)
     assert at.button_group(key=f"review.{item}.confidence").options == ["1", "2", "3", "4", "5"]
     assert at.button_group(key=f"review.{item}.error_type").options == [
         "Ambiguous text", "Guideline gap", "Annotator error", "Other"]
