@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.agreement.segment_agreement import pk_both_ways_many
-from annotation.axes import AXIS_NAMES
 from annotation.curves.distance import curve_distances
 from annotation.protocol import AnnotationContent
 
@@ -89,7 +88,7 @@ class SampleFigures:
 
 def sample_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -> list[SampleFigures]:
     """:class:`SampleFigures` of each ``(n_tokens, annotations)``, every pair of every sample
-    computed at once (W1 by :func:`annotation.curves.curve_distances`, Pk by
+    computed at once (W1 by :func:`annotation.curves.distance.curve_distances`, Pk by
     :func:`annotation.agreement.segment_agreement.pk_both_ways_many`). An annotation without a
     curve is left out of W1, one with an unfinished segmentation out of Pk and Jaccard.
 
@@ -129,15 +128,19 @@ def _finished(a: AnnotationContent, n_tokens: int) -> bool:
             and boundaries[-1] < n_tokens)
 
 
-def _token_axes(a: AnnotationContent, n_tokens: int) -> np.ndarray:
-    ends = (*a.boundaries[1:], n_tokens)
-    lengths = [end - start for start, end in zip(a.boundaries, ends)]
-    return np.repeat([AXIS_NAMES.index(x) for x in a.segment_axes], lengths)
-
-
 def _jaccard(a: AnnotationContent, b: AnnotationContent, n_tokens: int) -> float:
-    """Jaccard of the two (token, axis) sets: ``same / (2n − same)``."""
-    same = int(np.count_nonzero(_token_axes(a, n_tokens) == _token_axes(b, n_tokens)))
+    """Jaccard of the two (token, axis) sets, ``same / (2n − same)`` with ``same`` the tokens
+    given the same axis, walked segment by segment (no per-token arrays: an export reads every
+    sample)."""
+    ends_a, ends_b = (*a.boundaries[1:], n_tokens), (*b.boundaries[1:], n_tokens)
+    i = j = start = same = 0
+    while start < n_tokens:
+        end = min(ends_a[i], ends_b[j])
+        if a.segment_axes[i] == b.segment_axes[j]:
+            same += end - start
+        start = end
+        i += ends_a[i] == end
+        j += ends_b[j] == end
     return same / (2 * n_tokens - same)
 
 

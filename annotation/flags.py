@@ -17,7 +17,7 @@ need a note):
     :data:`PARAMETER_TOLERANCE` (fitting noise) never flag.
 
   - ``curve_distance``: the Wasserstein-1 distance between two annotators' normalised curves on
-    the log-time axis (:func:`annotation.curves.curve_distances`) is greater than
+    the log-time axis (:func:`annotation.curves.distance.curve_distances`) is greater than
     ``settings.flag_w1_max`` (default 12 units, a curve ≈ ×3.1 later in time); the detail reads
     as a lead would say it ("curves ≈ ×3.4 apart (W1 12.9 > 12.0): bob's sits later").
 
