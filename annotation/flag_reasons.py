@@ -43,6 +43,8 @@ ANNOTATOR_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in ANNOTATOR_FLAGS)
 
 SEGMENTATION_MISMATCH = "segmentation_mismatch"
 PK_ABOVE_THRESHOLD = "pk_above_threshold"
+#: Two annotators' curves further apart (Wasserstein-1 on the log-time axis) than ``flag_w1_max``.
+CURVE_DISTANCE = "curve_distance"
 #: Deviation flag code of each parameter, e.g. ``DEVIATION_CODES["xi"] == "xi_deviation"``.
 DEVIATION_CODES: Mapping[str, str] = {p: f"{p}_deviation" for p in PARAMETERS}
 
@@ -52,6 +54,7 @@ AUTOMATIC_FLAGS: tuple[FlagReason, ...] = (
     FlagReason(DEVIATION_CODES["xi"], "Location ξ deviates", automatic=True),
     FlagReason(DEVIATION_CODES["omega"], "Scale ω deviates", automatic=True),
     FlagReason(DEVIATION_CODES["alpha"], "Skewness α deviates", automatic=True),
+    FlagReason(CURVE_DISTANCE, "Curves far apart", automatic=True),
 )
 AUTOMATIC_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in AUTOMATIC_FLAGS)
 

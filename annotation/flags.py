@@ -16,6 +16,11 @@ need a note):
     annotations of the project (default ``flag_sigma`` = 2); differences under
     :data:`PARAMETER_TOLERANCE` (fitting noise) never flag.
 
+  - ``curve_distance``: the Wasserstein-1 distance between two annotators' normalised curves on
+    the log-time axis (:func:`annotation.curves.distance.curve_distances`) is greater than
+    ``settings.flag_w1_max`` (default 12 units, a curve ≈ ×3.1 later in time); the detail reads
+    as a lead would say it ("curves ≈ ×3.4 apart (W1 12.9 > 12.0): bob's sits later").
+
   With k > 2 annotations every pair is compared and a rule fires when any pair breaches it; the
   hit reports the worst pair. Comparisons are strict (a value exactly at its threshold does not
   flag), as the SPEC writes them ("Pk > 0.2", "larger than 2σ").
@@ -39,8 +44,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.agreement import pk_both_ways
+from annotation.curves.distance import curve_distances
 from annotation.flag_reasons import (
     ANNOTATOR_FLAG_CODES,
+    CURVE_DISTANCE,
     DEVIATION_CODES,
     PARAMETERS,
     PK_ABOVE_THRESHOLD,
@@ -52,6 +59,7 @@ from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
+from annotation.timeaxis import DEFAULT_BASE
 
 
 #: Differences below this (log minutes, or α units) are fitting noise, never a disagreement:
@@ -185,6 +193,8 @@ def automatic_flags(
     pk_max: float,
     sigma: float,
     n_tokens: int | None = None,
+    w1_max: float | None = None,
+    names: Sequence[str] | None = None,
 ) -> tuple[FlagHit, ...]:
     """The automatic flags of one sample from its annotations (SPEC section 5).
 
@@ -192,7 +202,9 @@ def automatic_flags(
     start indices when ``n_tokens`` is given — or None to leave it out of the segmentation rules.
     ``params_list[i]`` is its ``(ξ, ω, α)`` or None (no curve: left out of the parameter rules).
     Both lists are in the same annotation order. ``spread`` holds the project-wide SDs,
-    ``pk_max`` the Pk threshold and ``sigma`` the number of SDs.
+    ``pk_max`` the Pk threshold and ``sigma`` the number of SDs; ``w1_max`` the curve-distance
+    threshold (None: the rule is off) and ``names`` the annotators' names for its detail
+    ("annotation 1", … when None).
 
     Every pair of annotations is compared; a rule fires when any pair breaches it (strictly
     above its threshold) and yields one :class:`FlagHit` describing the worst pair (the first
@@ -261,7 +273,54 @@ def automatic_flags(
                 f"between annotations {i + 1} and {j + 1}",
                 delta, limit, (i, j),
             ))
+
+    if w1_max is not None:
+        hit = _curve_distance_hit(params, par_pairs, w1_max, names)
+        if hit is not None:
+            hits.append(hit)
     return tuple(hits)
+
+
+def _curve_distance_hit(params: Sequence[ParameterTriple | None], pairs: Sequence[tuple[int, int]],
+                        w1_max: float, names: Sequence[str] | None) -> FlagHit | None:
+    """The curve-distance hit of the worst pair (W1 of every pair at once), or None when no
+    pair is more than ``w1_max`` apart. A pair with a curve off the axis has no W1."""
+    if not pairs:
+        return None
+    a = np.array([params[i] for i, _ in pairs], dtype=float)
+    b = np.array([params[j] for _, j in pairs], dtype=float)
+    w1, _, shift = curve_distances(a, b)
+    worst = _worst((pair, float(d)) for pair, d in zip(pairs, w1) if math.isfinite(d))
+    if worst is None or not worst[1] > w1_max:
+        return None
+    (i, j), distance = worst
+    return FlagHit(CURVE_DISTANCE, curve_distance_words(distance, float(shift[pairs.index((i, j))]),
+                                                        _name(names, i), _name(names, j), w1_max),
+                   distance, float(w1_max), (i, j))
+
+
+def curve_distance_words(w1: float, shift: float, first: str, second: str,
+                         w1_max: float | None = None) -> str:
+    """Two curves' distance as a lead reads it: the time factor ``1.1 ** w1``, W1 (against the
+    threshold when given) and which curve sits later (``shift``: the second's mean minus the
+    first's); a difference mostly in width or skew says so.
+
+    Examples:
+        >>> curve_distance_words(12.84, 12.5, "ann", "bob", 12.0)
+        "curves ≈ ×3.4 apart (W1 12.8 > 12.0): bob's sits later"
+        >>> curve_distance_words(13.0, -1.0, "ann", "bob")
+        'curves ≈ ×3.5 apart (W1 13.0): they differ in spread or skew, not in place'
+    """
+    limit = f" > {w1_max:.1f}" if w1_max is not None else ""
+    if abs(shift) < w1 / 4:
+        where = "they differ in spread or skew, not in place"
+    else:
+        where = f"{second if shift > 0 else first}'s sits later"
+    return f"curves ≈ ×{DEFAULT_BASE ** w1:.1f} apart (W1 {w1:.1f}{limit}): {where}"
+
+
+def _name(names: Sequence[str] | None, i: int) -> str:
+    return names[i] if names is not None and i < len(names) else f"annotation {i + 1}"
 
 
 def annotator_flag_hits(annotations: Sequence[AnnotationContent]) -> tuple[FlagHit, ...]:
@@ -289,13 +348,15 @@ def flags_for_sample(
     n_tokens: int,
     spread: ParameterSpread,
     settings: ProjectSettings | None = None,
+    names: Sequence[str] | None = None,
 ) -> tuple[FlagHit, ...]:
     """Every flag of one sample: the annotators' reasons first, then the automatic rules.
 
     ``annotations`` are the sample's submitted annotations (any order; hits name them by
     position), ``n_tokens`` the length of its text in tokens, ``spread`` the project-wide SDs
-    (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``;
-    defaults when None). The automatic rules run only once two or more annotations are in. An
+    (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``,
+    ``flag_w1_max``; defaults when None), ``names`` the annotators' names in the same order (for
+    the curve-distance detail). The automatic rules run only once two or more annotations are in. An
     annotation without parameters is left out of the deviation rules, and one with an unlabelled
     segment or boundaries that do not fit the text (an unfinished flagged draft) out of the
     segmentation rules.
@@ -316,7 +377,7 @@ def flags_for_sample(
                 segs.append(None)
         params = [(a.xi, a.omega, a.alpha) if a.has_parameters else None for a in annotations]
         hits += automatic_flags(segs, params, spread, pk_max=settings.flag_pk_max,
-                                sigma=settings.flag_sigma)
+                                sigma=settings.flag_sigma, w1_max=settings.flag_w1_max, names=names)
     return tuple(hits)
 
 

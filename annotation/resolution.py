@@ -36,6 +36,8 @@ UNION_MEAN = "union_mean"
 ONE_VERSION = "one_version"
 #: :attr:`Resolution.method` of a resolution the lead edited by hand.
 EDITED = "edited"
+#: :attr:`Resolution.method` of the refitted linear pool of the curves (:mod:`annotation.pooling`).
+POOLED = "linear_pool"
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class Resolution:
     ``segment_axes[j]`` is the tuple of axis names of segment j, in AXES order; ξ, ω, α in base-1.1
     log minutes (None without a curve). ``sources`` are the annotators whose versions were used,
     in input order; ``parameter_sources`` those whose parameters went into the mean. ``method`` is
-    :data:`UNION_MEAN`, :data:`ONE_VERSION` or :data:`EDITED`. Axis sets are stored in canonical
+    :data:`UNION_MEAN`, :data:`ONE_VERSION`, :data:`EDITED` or :data:`POOLED`. Axis sets are stored in canonical
     form (distinct, AXES order) whatever order they are given in.
     """
 
@@ -109,7 +111,7 @@ class Resolution:
         object.__setattr__(self, "segment_axes", canonical_segment_axes(self.segment_axes, seg.n_segments))
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "parameter_sources", tuple(self.parameter_sources))
-        if self.method not in (UNION_MEAN, ONE_VERSION, EDITED):
+        if self.method not in (UNION_MEAN, ONE_VERSION, EDITED, POOLED):
             raise ValueError(f"unknown resolution method {self.method!r}")
 
     @property

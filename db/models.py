@@ -255,6 +255,10 @@ class GoldAnnotation(Base):
     decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     decided_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     note: Mapped[str] = mapped_column(Text, default="")
+    # the lead's confidence (1-5) and error type of the decision that stored it (None / "" for
+    # automatic gold)
+    confidence: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    error_type: Mapped[str] = mapped_column(String(32), default="", server_default="")
 
 
 class ReviewItem(Base):
@@ -277,6 +281,9 @@ class ReviewItem(Base):
     closed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     decision: Mapped[str] = mapped_column(String(32), default="")
     note: Mapped[str] = mapped_column(Text, default="")
+    # recorded with every decision: the lead's confidence (1-5) and error type
+    confidence: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    error_type: Mapped[str] = mapped_column(String(32), default="", server_default="")
 
 
 class ParameterStats(Base):

@@ -1,9 +1,12 @@
 """Lead: the review queue and the adjudication of one sample (SPEC section 5).
 
-The queue lists open review items oldest first; the open case shows every annotation side by
-side (segments coloured by axis, axis table, flags, curve parameters), one chart with all curves
-and the automatic proposal, and the decisions. Each decision is one service call
-(``review.decide``) that stores who, when and why; the page then moves to the next item.
+The queue lists open review items oldest first (or newest first, or by W1 or Pk between the
+annotations, largest first); the open case shows every annotation side by
+side (segments coloured by axis, axis table, flags, curve parameters), one chart with all curves,
+the automatic proposal (mean) and the pooled one (refitted linear pool), and the decisions, each
+with the lead's confidence and error type. Each decision is one service call (``review.decide``)
+that stores who, when and why; the page then moves to the next item, opened at its top
+(:mod:`ui.components.case_top`: Streamlit would keep the scroll position of the decision buttons).
 
 Only identities and the lead's unsaved edit live in ``st.session_state``, under ``review.*``
 (per item: ``review.<item id>.*``); decisions and gold live in the database.
@@ -14,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from annotation.adjudication import CONFIDENCE_LEVELS, ERROR_TYPES
 from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
@@ -24,6 +28,7 @@ from annotation.services import review
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas, token_boundary_editor
+from ui.components.case_top import case_top
 from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
 from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
@@ -39,16 +44,22 @@ K_FLASH = "review.flash"          # toast to show on the next run
 # decision stays when the next case opens.
 K_TABLE = "review.table"          # the queue table's row selection (always the open case)
 K_ACTION = "review.action"        # the Decision control (Accept, Take a version, …)
+K_SORT = "review.sort"            # the queue's order
+K_SORTED = "review.sorted"        # the order the open case was picked in
 ALL = "__all__"
 REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
 
 #: Annotator colours: (markdown colour name, hex of the chart line). No blue: the proposal is
-#: drawn in the theme's primary colour (blue); no red, which reads as an error.
+#: drawn in the theme's primary colour (blue); no red, which reads as an error; no teal (pooled).
 ANNOTATOR_COLORS = (("orange", "#ff8700"), ("violet", "#803df5"), ("green", "#21c354"),
                     ("gray", "#808495"))
+POOLED_COLOR = "#0d9488"
+SORT_LABELS = {"oldest": "Oldest first", "newest": "Newest first", "w1": "Largest W1 first",
+               "pk": "Largest Pk first"}
 
 ACTIONS = {
     "accept": "Accept",
+    "pooled": "Accept pooled",
     "take": "Take a version",
     "edit": "Edit",
     "send_back": "Send back",
@@ -57,6 +68,7 @@ ACTIONS = {
 DECISION_LABELS = {
     "review opened": "Review opened",
     "accept_auto": "Accepted the automatic resolution",
+    "accept_pooled": "Accepted the pooled resolution",
     "edit": "Stored an edited resolution",
     "take_version": "Took one annotator's version",
     "send_back": "Sent back to the annotators",
@@ -68,8 +80,9 @@ actor, db, project = lead_page("Review", flash_key=K_FLASH)
 
 # --- the queue -------------------------------------------------------------------------------
 
+order = st.session_state.get(K_SORT, "oldest")
 with service_errors():
-    everything = review.review_queue(db, actor, project.id)
+    everything = review.review_queue(db, actor, project.id, sort=order)
 
 if not everything:
     st.success("Nothing to review in this project right now.", icon=":material/task_alt:")
@@ -79,7 +92,7 @@ if not everything:
 reason_counts = {code: sum(code in r.reasons for r in everything) for code in REASONS}
 annotator_names = sorted({name for r in everything for name in r.annotators})
 
-f_reason, f_bench, f_ann = st.columns([2, 1, 1])
+f_reason, f_bench, f_ann, f_sort = st.columns([2, 1, 1, 1])
 reason = f_reason.selectbox(
     "Reason", [ALL, *REASONS], key="review.filter.reason",
     format_func=lambda c: "All reasons" if c == ALL else f"{review.reason_label(c)} ({reason_counts[c]})")
@@ -87,25 +100,31 @@ benchmark = f_bench.selectbox("Benchmark", [ALL, 1, 2], key="review.filter.bench
                               format_func=lambda b: "All" if b == ALL else f"Benchmark {b}")
 annotator = f_ann.selectbox("Annotator", [ALL, *annotator_names], key="review.filter.annotator",
                             format_func=lambda a: "All" if a == ALL else a)
+f_sort.selectbox("Order", list(review.SORTS), key=K_SORT, format_func=SORT_LABELS.__getitem__,
+                 help="W1: how far apart the two furthest curves are; Pk: the two furthest segmentations.")
 
 filtered = reason != ALL or benchmark != ALL or annotator != ALL
 if filtered:
     with service_errors():
         rows = review.review_queue(db, actor, project.id, reason=None if reason == ALL else reason,
                                    benchmark=None if benchmark == ALL else benchmark,
-                                   annotator=None if annotator == ALL else annotator)
+                                   annotator=None if annotator == ALL else annotator, sort=order)
 else:
     rows = everything
 
 n_all = len(everything)
-st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · oldest first"
-           if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · oldest first")
+in_order = SORT_LABELS[order][0].lower() + SORT_LABELS[order][1:]
+st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · {in_order}"
+           if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · {in_order}")
 if not rows:
     st.info("Nothing to review with these filters.", icon=":material/filter_alt_off:")
     st.stop()
 
 ids = [r.item_id for r in rows]
 by_id = {r.item_id: r for r in rows}
+if st.session_state.get(K_SORTED, order) != order:  # a new order opens its first case
+    st.session_state[K_NEXT] = ids[0]
+st.session_state[K_SORTED] = order
 if K_NEXT in st.session_state:  # this lead's own decision: open the next item
     st.session_state[K_PICK] = st.session_state.pop(K_NEXT)
 elif st.session_state.get(K_PICK) is not None and all(r.item_id != st.session_state[K_PICK] for r in everything):
@@ -131,6 +150,8 @@ table = pd.DataFrame([{
     "benchmark": r.benchmark,
     "reasons": _reasons_text(r.reasons),
     "annotators": ", ".join(r.annotators),
+    "W1": r.w1,
+    "Pk": r.pk,
     "opened": r.opened_at,
 } for r in rows])
 # One table widget for good (its identity is its key, not its rows): the highlighted row is
@@ -146,7 +167,9 @@ st.dataframe(
     selection_mode="single-row-required",
     height=min(len(rows), 6) * 35 + 38,
     column_config={"opened": st.column_config.DatetimeColumn("opened", format="YYYY-MM-DD HH:mm"),
-                   "benchmark": st.column_config.NumberColumn("bench.", width="small")},
+                   "benchmark": st.column_config.NumberColumn("bench.", width="small"),
+                   "W1": st.column_config.NumberColumn("W1", format="%.1f", width="small"),
+                   "Pk": st.column_config.NumberColumn("Pk", format="%.2f", width="small")},
 )
 head, picker = st.columns([3, 2], vertical_alignment="bottom")
 picker.selectbox(
@@ -156,10 +179,13 @@ picker.selectbox(
     help="Click a row of the table or choose here.")
 with service_errors():
     case = review.open_case(db, actor, pick)
-opened = by_id[pick].opened_at
+case_top(case.item_id, key="review.case_top")  # a new case opens at the top of the page
+row = by_id[pick]
 head.markdown(f"### Sample {plain(case.external_id)}")
-head.caption(f"Benchmark {case.benchmark} · {len(case.versions)} annotations · review opened "
-             f"{opened:%Y-%m-%d %H:%M} UTC")
+head.caption(" · ".join([f"Benchmark {case.benchmark}", f"{len(case.versions)} annotations",
+                         *([f"W1 {row.w1:.1f} (×{1.1 ** row.w1:.1f})"] if row.w1 is not None else []),
+                         *([f"Pk {row.pk:.2f}"] if row.pk is not None else []),
+                         f"review opened {row.opened_at:%Y-%m-%d %H:%M} UTC"]))
 
 # --- the case -------------------------------------------------------------------------------
 
@@ -206,11 +232,10 @@ with figures_col:
     top = st.columns(2)
     bottom = st.columns(2)
     top[0].metric("Shared boundaries", f"{len(shared)} of {len(placed)}" if placed else "none used",
-                  help="Segment boundaries every annotator placed, of all boundaries anyone placed.",
-                  border=True)
+                  help="Segment boundaries every annotator placed, of all boundaries anyone placed.")
     for col, name in zip((top[1], bottom[0], bottom[1]), PARAMETERS):
         gap = disagreement.spread[name]
-        col.metric(f"|Δ{PARAMETER_SYMBOLS[name]}|", "—" if gap is None else f"{gap:.2f}", border=True,
+        col.metric(f"|Δ{PARAMETER_SYMBOLS[name]}|", "—" if gap is None else f"{gap:.2f}",
                    help="Largest difference between two annotators' values.")
 
 # The annotations side by side
@@ -219,20 +244,22 @@ for col, v in zip(columns, versions):
     c = v.content
     md_color, _ = palette[v.annotation_id]
     with col, st.container(border=True):
-        st.markdown(f"#### :{md_color}[●] {plain(v.annotator)}")
         spent = f" · {v.seconds_spent / 60:.1f} min" if v.seconds_spent else ""
-        st.caption((f"submitted {v.submitted_at:%Y-%m-%d %H:%M} UTC" if v.submitted_at else "not submitted")
-                   + spent)
+        st.markdown(f":{md_color}[●] **{plain(v.annotator)}** :gray[· "
+                    + (f"submitted {v.submitted_at:%Y-%m-%d %H:%M} UTC" if v.submitted_at else "not submitted")
+                    + f"{spent}]")
         token_boundary_editor(tokens, spaces, list(c.boundaries),
                               segment_colors=[axis_color(a) for a in c.segment_axes],
                               segment_labels=[axis_label(a) for a in c.segment_axes],
                               key=f"{P}.v{v.annotation_id}.text", disabled=True)
         seg = segs[v.annotation_id]
         if seg is not None and len(c.segment_axes) == seg.n_segments:
-            # st.table renders Markdown in its cells: escaped, the segments read literally
-            st.table(pd.DataFrame({"segment": [plain(t) for t in segment_texts(case.parent_text, seg)],
-                                   "axis": [axis_label(a) for a in c.segment_axes]}),
-                     hide_index=True, border="horizontal")
+            # folded (a case fits in about 1.5 screens); st.table renders Markdown in its cells:
+            # escaped, the segments read literally
+            with st.expander("Segments and axes"):
+                st.table(pd.DataFrame({"segment": [plain(t) for t in segment_texts(case.parent_text, seg)],
+                                       "axis": [axis_label(a) for a in c.segment_axes]}),
+                         hide_index=True, border="horizontal")
         else:
             st.caption("Segmentation unfinished.")
         if c.flags:
@@ -255,16 +282,24 @@ def _annotator_curves() -> list[dict]:
     return curves
 
 
-# One chart with every curve, and the proposal beside it
+# One chart with every curve, the mean and the pooled resolution, and the proposal beside it
 proposal: Resolution | None = case.proposal
-chart_col, proposal_col = st.columns([3, 2])
+pooled: Resolution | None = case.pooled
+
+
+def _pooled_curve() -> list[dict]:
+    line = curve_polyline(pooled.xi, pooled.omega, pooled.alpha) if pooled else None
+    return [{"points": line, "color": POOLED_COLOR, "label": "pooled resolution"}] if line else []
+
+
+chart_col, proposal_col = st.columns(2)
 with chart_col:
     st.markdown("**Validity curves**")
     curve_canvas([], curve=curve_polyline(proposal.xi, proposal.omega, proposal.alpha) if proposal else None,
-                 extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
-                 key=f"{P}.chart", height=300, disabled=True, curve_label="proposed resolution")
+                 extra_curves=_annotator_curves() + _pooled_curve(), ticks=tick_positions(), x_max=X_MAX,
+                 key=f"{P}.chart", height=230, disabled=True, curve_label="mean resolution")
 with proposal_col:
-    st.markdown("**Proposed resolution** · union of boundaries and axes, mean of ξ ω α")
+    st.markdown("**Proposed resolution** · union of boundaries and axes")
     if proposal is None:
         st.info("No automatic proposal: no annotation of this sample is complete.")
     else:
@@ -272,8 +307,10 @@ with proposal_col:
                               segment_colors=[axis_color(a[0] if a else None) for a in proposal.segment_axes],
                               segment_labels=[multi_axis_label(a) for a in proposal.segment_axes],
                               key=f"{P}.proposal", disabled=True)
-        st.markdown(_params_line(proposal.xi, proposal.omega, proposal.alpha))
-        st.caption(curve_description(proposal.xi, proposal.omega, proposal.alpha))
+    for label, res in (("Mean", proposal), ("Pooled (teal)", pooled)):
+        if res is not None and res.has_parameters:
+            st.markdown(f"{label} · " + _params_line(res.xi, res.omega, res.alpha) + "  \n:gray["
+                        + plain(curve_description(res.xi, res.omega, res.alpha)) + "]")
 
 
 # --- decisions --------------------------------------------------------------------------------
@@ -283,10 +320,15 @@ def _forget_item() -> None:
         del st.session_state[k]
 
 
+K_CONFIDENCE, K_ERROR = f"{P}.confidence", f"{P}.error_type"
+
+
 def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # type: ignore[no-untyped-def]
     """One decision through the service; on success toast it and open the next item."""
     try:
-        review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""), **extra)
+        review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""),
+                      confidence=st.session_state.get(K_CONFIDENCE),
+                      error_type=st.session_state.get(K_ERROR), **extra)
     except ServiceError as exc:
         st.error(plain(exc))
         return
@@ -298,15 +340,18 @@ def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # typ
 
 def _note(action: str, placeholder: str) -> str:
     key = f"{P}.note.{action}"
-    st.text_area("Note", key=key, max_chars=2000, height=80, placeholder=placeholder)
+    st.text_area("Note", key=key, max_chars=2000, height=68, placeholder=placeholder)
     return key
 
 
-st.divider()
-st.markdown("#### Decision")
 action = st.segmented_control("Decision", list(ACTIONS), format_func=ACTIONS.__getitem__,
-                              default="accept", required=True, key=K_ACTION,
-                              label_visibility="collapsed")
+                              default="accept", required=True, key=K_ACTION)
+conf_col, error_col = st.columns([2, 3])
+conf_col.segmented_control("Your confidence", CONFIDENCE_LEVELS, key=K_CONFIDENCE,
+                           help="Required with every decision: 1 a guess … 5 certain.")
+error_col.segmented_control("Error type", list(ERROR_TYPES), format_func=ERROR_TYPES.__getitem__,
+                            key=K_ERROR, help="Required with every decision: why the annotators "
+                            "disagreed, or what you found.")
 
 if action == "accept":
     st.caption("Store the proposed resolution above as gold.")
@@ -316,6 +361,14 @@ if action == "accept":
                  key=f"{P}.do.accept", disabled=not usable,
                  help=None if usable else "No complete proposal: edit it, send it back or discard it."):
         _decide("accept_auto", "accepted the automatic resolution", note_key)
+
+elif action == "pooled":
+    st.caption("Store the union of boundaries and axes with the pooled curve (teal on the chart) as gold.")
+    note_key = _note("pooled", "Optional: why")
+    if st.button("Accept the pooled resolution", type="primary", icon=":material/join:",
+                 key=f"{P}.do.pooled", disabled=pooled is None,
+                 help=None if pooled else "No curve to pool: edit the resolution, send it back or discard it."):
+        _decide("accept_pooled", "accepted the pooled resolution", note_key)
 
 elif action == "take":
     st.caption("Store one annotator's segmentation, axes and curve as gold.")
@@ -384,12 +437,13 @@ else:  # edit
 
 # --- history --------------------------------------------------------------------------------
 
-st.divider()
-st.markdown("#### History of this sample")
-st.dataframe(pd.DataFrame([{
-    "when": h["at"],
-    "who": h["who"] or "automatic",
-    "what": DECISION_LABELS.get(h["what"], h["what"]),
-    "why": h["why"] or "",
-} for h in case.history]), hide_index=True, width="stretch", key=f"{P}.history",
-    column_config={"when": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm")})
+with st.expander(f"History of this sample ({len(case.history)})"):
+    st.dataframe(pd.DataFrame([{
+        "when": h["at"],
+        "who": h["who"] or "automatic",
+        "what": DECISION_LABELS.get(h["what"], h["what"]),
+        "why": h["why"] or "",
+        "confidence": h.get("confidence"),
+        "error type": ERROR_TYPES.get(h.get("error_type") or "", ""),
+    } for h in case.history]), hide_index=True, width="stretch", key=f"{P}.history",
+        column_config={"when": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm")})

@@ -78,7 +78,9 @@ from annotation.export.dataset import (
     ExportError,
     ExportMeta,
     ExportSettings,
+    PROVENANCE_KEYS,
     GoldSample,
+    Provenance,
     base_factor,
     split_assignment,
 )
@@ -86,6 +88,7 @@ from annotation.export.manifest import ExportManifest
 from annotation.export.reader import ExportContents, read_export, zip_export
 from annotation.export.records import (
     ANNOTATION_KEYS,
+    PROVENANCE_KEY,
     RECORD_KEYS,
     annotation_record,
     axis_texts,
@@ -168,7 +171,10 @@ def _export(
 
     # Formatters: one pass over the samples and one over the annotations, encoding as they go.
     records, lines, token_lengths = format_samples(ordered, split_of, factor)
-    lines[ANNOTATIONS_CONFIG], left_out = format_annotations(annotations, split_of, factor)
+    provenance_of = {r["_id"]: r[PROVENANCE_KEY] for per_split in records.values()
+                     for split_records in per_split.values() for r in split_records}
+    lines[ANNOTATIONS_CONFIG], left_out = format_annotations(annotations, split_of, factor,
+                                                             provenance_of)
 
     statistics = {
         config: dataset_statistics(records[config], token_lengths=token_lengths).to_json()
@@ -202,7 +208,7 @@ __all__ = [
     "ABANDONED_AFTER_SECONDS", "ANNOTATIONS_CONFIG", "ANNOTATION_KEYS", "BENCHMARKS", "BENCHMARK_CONFIGS",
     "CARD_FILE", "CONFIGS", "DEFAULT_LICENCE", "DEFAULT_SEED", "ExportAnnotation", "ExportContents",
     "ExportError", "ExportManifest", "ExportMeta", "ExportSettings", "FORMAT_VERSION", "GoldSample",
-    "MANIFEST_FILE", "RECORD_KEYS", "SPLIT_FILES", "TARGET_KEYS", "WRITER_MARKER", "annotation_record",
+    "MANIFEST_FILE", "PROVENANCE_KEY", "PROVENANCE_KEYS", "Provenance", "RECORD_KEYS", "SPLIT_FILES", "TARGET_KEYS", "WRITER_MARKER", "annotation_record",
     "axis_texts", "benchmark_record", "base_factor", "card_header", "dataset_card", "export_hf_dataset",
     "read_export", "remove_abandoned_staging", "write_json_lines", "writer_identity", "writer_is_alive",
     "zip_export",

@@ -12,10 +12,16 @@ import yaml
 
 from annotation.axes import AXES, EXPORT_KEYS
 from annotation.dataset_stats import PARAMETER_OF_TARGET, TARGET_KEYS, DatasetStatistics
-from annotation.export.dataset import ANNOTATIONS_CONFIG, BENCHMARK_CONFIGS, CONFIGS, SPLIT_FILES
+from annotation.export.dataset import (
+    ANNOTATIONS_CONFIG,
+    BENCHMARK_CONFIGS,
+    CONFIGS,
+    PROVENANCE_KEYS,
+    SPLIT_FILES,
+)
 from annotation.export.manifest import ExportManifest
 from annotation.parameters import PARAMETER_SYMBOLS
-from annotation.export.records import ANNOTATION_KEYS, RECORD_KEYS, encode_json
+from annotation.export.records import ANNOTATION_KEYS, PROVENANCE_KEY, RECORD_KEYS, encode_json
 from annotation.splits import SPLITS
 from annotation.timeaxis import minutes_to_x
 
@@ -42,14 +48,21 @@ _ANNOTATION_FEATURE_TYPES: Mapping[str, Mapping[str, Any]] = {
     # column; declared as a string it would come back as "2026-11-20 10:31:00".
     "submitted_at": {"dtype": "timestamp[s, tz=UTC]"},
 }
+_PROVENANCE_TYPES: Mapping[str, str] = {"w1": "float64", "pk": "float64", "jaccard": "float64",
+                                         "resolution": "string", "confidence": "int64",
+                                         "error_type": "string"}
+#: The ``provenance`` key after the public ones, in both kinds of record.
+_PROVENANCE_FEATURE = {"name": PROVENANCE_KEY,
+                       "struct": [{"name": k, "dtype": _PROVENANCE_TYPES[k]} for k in PROVENANCE_KEYS]}
 
 
 def _features(config: str) -> list[dict[str, Any]]:
     """The ``features`` list of one config, in record key order (a KeyError here means the
     record gained a key without a declared type)."""
     if config == ANNOTATIONS_CONFIG:
-        return [{"name": key, **_ANNOTATION_FEATURE_TYPES[key]} for key in ANNOTATION_KEYS]
-    return [{"name": key, **_BENCHMARK_FEATURE_TYPES[key]} for key in RECORD_KEYS]
+        return [*({"name": key, **_ANNOTATION_FEATURE_TYPES[key]} for key in ANNOTATION_KEYS),
+                _PROVENANCE_FEATURE]
+    return [*({"name": key, **_BENCHMARK_FEATURE_TYPES[key]} for key in RECORD_KEYS), _PROVENANCE_FEATURE]
 
 
 def card_header(manifest: ExportManifest) -> dict[str, Any]:
@@ -186,7 +199,11 @@ def dataset_card(manifest: ExportManifest) -> str:
         + ", ".join(f"`{k}`" for k in ANNOTATION_KEYS)
         + " — `boundaries` are the token indices where segments start, `segment_axes` one axis name "
         f"per segment, `points` the annotator's [x, relative validity] points (x, `xi` and `omega` in "
-        f"base {b:g}), `submitted_at` ISO 8601 UTC (read by `datasets` as a UTC timestamp).",
+        f"base {b:g}), `submitted_at` ISO 8601 UTC (read by `datasets` as a UTC timestamp). "
+        "Both kinds of record end with `provenance`: the sample's W1 (largest between two "
+        f"annotators' curves, base {b:g}), Pk (largest) and Jaccard (lowest) between its annotations, "
+        "the resolution of its gold (automatic, edited, taken or pooled) and the lead's confidence "
+        "(1–5) and error type (null where no lead decided).",
         "",
         "## Loading",
         "",

@@ -40,6 +40,44 @@ class ExportError(ValueError):
     """Input that cannot be exported (message is user-facing)."""
 
 
+#: Keys of a record's ``provenance`` (after the public keys), in order.
+PROVENANCE_KEYS: tuple[str, ...] = ("w1", "pk", "jaccard", "resolution", "confidence", "error_type")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a sample's gold came from: ``w1`` (largest W1 between two annotators' curves, base-1.1
+    log-time units), ``pk`` (largest Pk between two segmentations), ``jaccard`` (lowest token-axis
+    Jaccard of two annotations), ``resolution`` (automatic / edited / taken / pooled), and the
+    lead's ``confidence`` (1–5) and ``error_type`` — None where unknown or no lead decided."""
+
+    w1: float | None = None
+    pk: float | None = None
+    jaccard: float | None = None
+    resolution: str | None = None
+    confidence: int | None = None
+    error_type: str | None = None
+
+    def to_json(self, factor: float = 1.0) -> dict[str, Any]:
+        """The record's ``provenance`` (:data:`PROVENANCE_KEYS` order), W1 rewritten with the
+        export's log-base ``factor`` like location and scale.
+
+        Examples:
+            >>> Provenance(12.0, 0.1, 0.8, "pooled", 4, "guideline_gap").to_json(0.5)["w1"]
+            6.0
+        """
+        finite = {k: (None if v is None or not math.isfinite(v) else float(v))
+                  for k, v in (("w1", self.w1), ("pk", self.pk), ("jaccard", self.jaccard))}
+        return {
+            "w1": None if finite["w1"] is None else finite["w1"] * factor,
+            "pk": finite["pk"],
+            "jaccard": finite["jaccard"],
+            "resolution": self.resolution,
+            "confidence": self.confidence,
+            "error_type": self.error_type or None,
+        }
+
+
 @dataclass(frozen=True)
 class GoldSample:
     """One sample's settled (gold) values, as the service reads them from the database.
@@ -58,6 +96,7 @@ class GoldSample:
     xi: float
     omega: float
     alpha: float
+    provenance: Provenance = Provenance()
 
     def __post_init__(self) -> None:
         if not isinstance(self.external_id, str) or not self.external_id:

@@ -15,6 +15,7 @@ from annotation.export.dataset import (
     ExportAnnotation,
     ExportError,
     GoldSample,
+    Provenance,
     base_factor,
 )
 from annotation.interchange import parse_submitted_at, to_interchange
@@ -23,8 +24,11 @@ from annotation.segmentation import token_spans
 from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE
 
-#: Keys of a benchmark record, in record order.
+#: Keys of a benchmark record, in record order (the public record, SPEC section 7).
 RECORD_KEYS: tuple[str, str, str, str] = ("_id", "parent_text", "axes", "target_values")
+#: The key after the public ones (benchmark and annotation records) that carries the sample's
+#: provenance (:class:`~annotation.export.dataset.Provenance`).
+PROVENANCE_KEY = "provenance"
 #: Keys of an annotation record, in record order: those of the interchange record (SPEC
 #: section 11), read off :func:`annotation.interchange.to_interchange`, which defines them.
 ANNOTATION_KEYS: tuple[str, ...] = tuple(to_interchange("", "", AnnotationContent(), None))
@@ -95,6 +99,7 @@ def _benchmark_record(sample: GoldSample, factor: float) -> tuple[dict[str, Any]
             "scale": float(sample.omega) * factor,
             "skewness": float(sample.alpha),
         },
+        PROVENANCE_KEY: sample.provenance.to_json(factor),
     }
     return record, n_tokens
 
@@ -153,10 +158,15 @@ def format_samples(
 
 
 def format_annotations(
-    annotations: Iterable[ExportAnnotation | Mapping[str, Any]], split_of: Mapping[str, str], factor: float
+    annotations: Iterable[ExportAnnotation | Mapping[str, Any]], split_of: Mapping[str, str], factor: float,
+    provenance_of: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[dict[str, list[str]], int]:
     """Encoded annotation lines per split of their sample, ordered by (sample, submission time,
-    annotator) whatever the input order, and how many were left out (sample not exported)."""
+    annotator) whatever the input order, and how many were left out (sample not exported). Each
+    record carries its sample's provenance (``provenance_of[sample id]``, the benchmark record's)
+    under :data:`PROVENANCE_KEY`."""
+    provenance_of = provenance_of or {}
+    unknown = Provenance().to_json()
     keyed: dict[str, list[tuple[str, str, str, str]]] = {s: [] for s in SPLITS}
     left_out = 0
     for annotation in annotations:
@@ -165,6 +175,7 @@ def format_annotations(
         if split is None:
             left_out += 1
             continue
+        record[PROVENANCE_KEY] = provenance_of.get(record["sample_id"], unknown)
         line = _encode_line(record, record["sample_id"])
         keyed[split].append((record["sample_id"], record["submitted_at"] or "", record["annotator"], line))
     lines = {}

@@ -42,6 +42,7 @@ from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.services import agreement, audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.export_provenance import sample_provenance, with_provenance
 from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from db.engine import Database, decode_json_texts
@@ -296,6 +297,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
                                f"(e.g. {', '.join(lost[:5])}); it cannot be repeated exactly.")
         annotations, rated = _annotations(s, project_id, rated=include_agreement)
+        samples = with_provenance(samples, sample_provenance(s, project_id))
         project_name = project.name
     if not samples:
         raise InvalidInput("No sample has gold values yet: resolve the double annotations "

@@ -24,7 +24,7 @@ from db.models import ImportBatch, ParameterStats, Project, Sample, utcnow
 
 DEMO_PROJECT_NAME = "Demo project"
 #: settings whose change re-evaluates the automatic flags of settled samples
-FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "annotators_per_sample"})
+FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "flag_w1_max", "annotators_per_sample"})
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,14 @@
   submit, or by an annotator's flag) and by the daily review sample.
 * Each calendar day's review sample (``annotation.review_sampling``) is drawn once, for days
   that are over, when the lead opens the queue; it adds "daily review" items, flagged or not.
-* The lead decides an open item: accept the automatic resolution, store an edited one, take one
-  annotator's version, send the sample back to its annotators, or discard it. Every decision is
-  stored on the item (who, when, why) and in the audit log.
+* The lead decides an open item: accept the automatic resolution, accept the pooled one (the
+  refitted linear pool of the curves, :mod:`annotation.pooling`), store an edited one, take one
+  annotator's version, send the sample back to its annotators, or discard it. Every decision
+  records the lead's confidence (1–5) and error type (:mod:`annotation.adjudication`) and is
+  stored on the item (who, when, why) and in the audit log; a decision that stores gold puts
+  them on the gold too (the export's provenance).
+* The queue can be sorted by W1 or Pk between the annotations (largest first) or by age; the
+  figures are computed for every open item at once (:func:`annotation.adjudication.sample_figures`).
 """
 
 from __future__ import annotations
@@ -18,10 +23,13 @@ from typing import Sequence
 from sqlalchemy import and_, delete, select
 from sqlalchemy.orm import Session
 
+from annotation.adjudication import decision_record_problem, sample_figures
 from annotation.flag_reasons import flag_label
 from annotation.lead_edit import LeadEdit
 from annotation.project_day import day_start, local_day
 from annotation.protocol import AnnotationContent
+from annotation.curves import CurveFitError
+from annotation.pooling import pool_versions
 from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
 from annotation.review_sampling import daily_review_sample
 from annotation.segmentation import SegmentationError
@@ -51,7 +59,9 @@ from db.models import (
 )
 
 DAILY_REVIEW = "daily_review"
-DECISIONS = ("accept_auto", "edit", "take_version", "send_back", "discard")
+DECISIONS = ("accept_auto", "accept_pooled", "edit", "take_version", "send_back", "discard")
+#: Queue orders: oldest first (the default), newest first, largest W1 first, largest Pk first.
+SORTS = ("oldest", "newest", "w1", "pk")
 
 
 def reason_label(code: str) -> str:
@@ -104,11 +114,20 @@ class ReviewRow:
     reasons: tuple[str, ...]
     annotators: tuple[str, ...]
     opened_at: datetime
+    #: W1 of the two furthest curves and Pk of the two furthest segmentations (None: fewer
+    #: than two annotations have one)
+    w1: float | None = None
+    pk: float | None = None
 
 
 def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | None = None,
-                 benchmark: int | None = None, annotator: str | None = None) -> list[ReviewRow]:
-    """Lead: open review items, oldest first, after drawing any pending daily review samples."""
+                 benchmark: int | None = None, annotator: str | None = None,
+                 sort: str = "oldest") -> list[ReviewRow]:
+    """Lead: open review items after drawing any pending daily review samples, oldest first, or
+    in ``sort`` order (:data:`SORTS`: newest first, largest W1 or Pk first — items without the
+    figure last, oldest first among equals)."""
+    if sort not in SORTS:
+        raise InvalidInput(f"Unknown order {sort!r}; choose one of {', '.join(SORTS)}.")
     with db.write() as s:
         require_role(s, actor, "lead")
         settings = project_settings(s, project_id)
@@ -119,13 +138,19 @@ def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | N
             .where(Sample.project_id == project_id, ReviewItem.status == "open")
             .order_by(ReviewItem.opened_at, ReviewItem.id)).all()
         names: dict[int, list[str]] = {}
-        for sample_id, username in s.execute(
-                select(Annotation.sample_id, User.username)
+        contents: dict[int, list[AnnotationContent]] = {}
+        for a, username in s.execute(
+                select(Annotation, User.username)
                 .join(User, User.id == Annotation.annotator_id)
                 .join(ReviewItem, and_(ReviewItem.sample_id == Annotation.sample_id,
                                        ReviewItem.status == "open"))
-                .where(Annotation.status == "submitted")):
-            names.setdefault(sample_id, []).append(username)
+                .join(Sample, Sample.id == Annotation.sample_id)
+                .where(Annotation.status == "submitted", Sample.project_id == project_id)
+                .order_by(Annotation.submitted_at, Annotation.id)):
+            names.setdefault(a.sample_id, []).append(username)
+            contents.setdefault(a.sample_id, []).append(annotation_content(a))
+    figures = dict(zip((smp.id for _, smp in items),
+                       sample_figures([(smp.n_tokens, contents.get(smp.id, [])) for _, smp in items])))
     rows = []
     for item, smp in items:
         who = tuple(sorted(names.get(smp.id, ())))
@@ -136,7 +161,11 @@ def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | N
         if annotator and annotator not in who:
             continue
         rows.append(ReviewRow(item.id, smp.id, smp.external_id, smp.benchmark, tuple(item.reasons),
-                              who, item.opened_at))
+                              who, item.opened_at, figures[smp.id].w1, figures[smp.id].pk))
+    if sort == "newest":
+        rows.reverse()
+    elif sort in ("w1", "pk"):  # stable: oldest first among equals and among those without
+        rows.sort(key=lambda r: (getattr(r, sort) is None, -(getattr(r, sort) or 0.0)))
     return rows
 
 
@@ -164,6 +193,9 @@ class ReviewCase:
     versions: tuple[VersionView, ...]
     proposal: Resolution | None
     history: tuple[dict, ...]
+    #: the pooled resolution (union of boundaries and axes, the refitted linear pool of the
+    #: curves); None when no annotation is complete or no curve can be pooled
+    pooled: Resolution | None = None
 
 
 def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
@@ -183,7 +215,16 @@ def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
         proposal = resolve_pair(usable) if usable else None
         return ReviewCase(item.id, smp.id, smp.external_id, smp.benchmark, smp.parent_text,
                           smp.n_tokens, tuple(item.reasons), tuple(item.details), versions,
-                          proposal, tuple(_history(s, smp.id)))
+                          proposal, tuple(_history(s, smp.id)), _pooled(usable))
+
+
+def _pooled(usable: Sequence[AnnotatorVersion]) -> Resolution | None:
+    """The pooled resolution of the complete versions, None without a curve to pool."""
+    try:
+        pooled = pool_versions(usable) if usable else None
+    except CurveFitError:
+        return None
+    return pooled if pooled is not None and pooled.has_parameters else None
 
 
 def _history(s: Session, sample_id: int) -> list[dict]:
@@ -194,7 +235,8 @@ def _history(s: Session, sample_id: int) -> list[dict]:
                        "why": ", ".join(reason_label(r) for r in item.reasons)})
         if item.status == "closed":
             who = s.get(User, item.closed_by).username if item.closed_by else ""
-            events.append({"at": item.closed_at, "who": who, "what": item.decision, "why": item.note})
+            events.append({"at": item.closed_at, "who": who, "what": item.decision, "why": item.note,
+                           "confidence": item.confidence, "error_type": item.error_type})
     return events
 
 
@@ -205,16 +247,22 @@ def sample_history(db: Database, actor: Actor, sample_id: int) -> list[dict]:
         return _history(s, sample_id)
 
 
-def decide(db: Database, actor: Actor, item_id: int, decision: str, *, note: str = "",
-           edit: LeadEdit | None = None, annotation_id: int | None = None) -> str:
+def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidence: int | None = None,
+           error_type: str | None = None, note: str = "", edit: LeadEdit | None = None,
+           annotation_id: int | None = None) -> str:
     """Lead: settle an open review item (see module docstring). Returns the decision.
 
+    Every decision needs the lead's ``confidence`` (1–5) and ``error_type``
+    (:data:`annotation.adjudication.ERROR_TYPES`), stored on the item and on the gold it stores.
     ``edit`` needs the lead's ``edit`` (stored as an edited resolution by the lead); ``take_version`` needs the ``annotation_id`` to take;
     ``send_back`` and ``discard`` need a ``note`` (the annotators and the history show it).
     A decision on an item that is no longer open raises :class:`StaleVersion`.
     """
     if decision not in DECISIONS:
         raise InvalidInput(f"Unknown decision {decision!r}.")
+    problem = decision_record_problem(confidence, error_type)
+    if problem:
+        raise InvalidInput(problem)
     note = (note or "").strip()
     if decision in ("send_back", "discard") and not note:
         raise InvalidInput("Say why in the note: the annotators and the history show it.")
@@ -227,17 +275,24 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, note: str
             raise StaleVersion("Another lead already decided this sample; reload the queue.")
         smp = s.get(Sample, item.sample_id)
         anns = submitted_annotations(s, smp.id)
-        if decision == "accept_auto":
+        gold = None
+        if decision in ("accept_auto", "accept_pooled"):
             usable = usable_versions(anns, smp.n_tokens)
             if not usable:
                 raise InvalidInput("No complete annotation to resolve; send the sample back or discard it.")
-            store_gold(s, smp, resolve_pair(usable), "accepted", actor.user_id, note)
+            if decision == "accept_auto":
+                gold = store_gold(s, smp, resolve_pair(usable), "accepted", actor.user_id, note)
+            else:
+                pooled = _pooled(usable)
+                if pooled is None:
+                    raise InvalidInput("No curve on the time axis to pool; edit the resolution instead.")
+                gold = store_gold(s, smp, pooled, "pooled", actor.user_id, note)
         elif decision == "edit":
             if edit is None or edit.n_tokens != smp.n_tokens:
                 raise InvalidInput("The edited resolution does not fit this text.")
             if edit.has_unlabelled_segment:
                 raise InvalidInput("Every segment of the resolution needs at least one axis.")
-            store_gold(s, smp, edit.resolution((actor.username,)), "edited", actor.user_id, note)
+            gold = store_gold(s, smp, edit.resolution((actor.username,)), "edited", actor.user_id, note)
         elif decision == "take_version":
             chosen = next((a for a in anns if a.id == annotation_id), None)
             if chosen is None:
@@ -249,15 +304,19 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, note: str
                 raise InvalidInput("That annotation is unfinished and cannot be taken.") from None
             if None in version.segment_axes:
                 raise InvalidInput("That annotation has segments without an axis and cannot be taken.")
-            store_gold(s, smp, take_version(version), "annotator", actor.user_id, note, chosen.id)
+            gold = store_gold(s, smp, take_version(version), "annotator", actor.user_id, note, chosen.id)
         elif decision == "send_back":
             _send_back(s, smp, anns, note)
         else:  # discard
             smp.status = "discarded"
             s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
+        if gold is not None:
+            gold.confidence, gold.error_type = confidence, error_type
         item.status, item.decision, item.note = "closed", decision, note
+        item.confidence, item.error_type = confidence, error_type
         item.closed_by, item.closed_at = actor.user_id, utcnow()
-        audit.record(s, actor.user_id, f"review_{decision}", "sample", smp.id, item=item.id, note=note)
+        audit.record(s, actor.user_id, f"review_{decision}", "sample", smp.id, item=item.id, note=note,
+                     confidence=confidence, error_type=error_type)
         return decision
 
 
@@ -282,6 +341,8 @@ class GoldView:
     source: str
     decided_at: datetime
     note: str
+    confidence: int | None = None
+    error_type: str = ""
 
 
 def gold_of(db: Database, actor: Actor, sample_id: int) -> GoldView | None:
@@ -292,4 +353,4 @@ def gold_of(db: Database, actor: Actor, sample_id: int) -> GoldView | None:
         if g is None:
             return None
         return GoldView(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi, g.omega,
-                        g.alpha, g.source, g.decided_at, g.note)
+                        g.alpha, g.source, g.decided_at, g.note, g.confidence, g.error_type)

@@ -48,6 +48,7 @@ from db.models import (
     ParameterStats,
     ReviewItem,
     Sample,
+    User,
     utcnow,
 )
 
@@ -189,6 +190,13 @@ def sample_state(s: Session, sample_id: int) -> SampleState:
     return SampleState(annotations, gold, item)
 
 
+def annotator_names(s: Session, anns: Sequence[Annotation]) -> list[str]:
+    """The usernames of the annotations' annotators, in the same order (for flag details)."""
+    names = dict(s.execute(select(User.id, User.username)
+                           .where(User.id.in_({a.annotator_id for a in anns}))).all())
+    return [names.get(a.annotator_id, f"annotation {i + 1}") for i, a in enumerate(anns)]
+
+
 def _open_item(s: Session, sample_id: int) -> ReviewItem | None:
     return s.scalar(select(ReviewItem).where(ReviewItem.sample_id == sample_id,
                                              ReviewItem.status == "open"))
@@ -243,6 +251,7 @@ def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by
     gold.xi, gold.omega, gold.alpha = float(res.xi), float(res.omega), float(res.alpha)
     gold.source, gold.decided_by, gold.decided_at = source, decided_by, utcnow()
     gold.note, gold.source_annotation_id = note, source_annotation_id
+    gold.confidence, gold.error_type = None, ""  # a lead's decision sets its own after this
     s.flush()
     return gold
 
@@ -266,7 +275,7 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
     if gold is not None and gold.source != "auto":
         return "pending"  # a lead decided it
     hits = flags_for_sample([annotation_content(a) for a in anns], smp.n_tokens,
-                            _spread(s, smp.project_id, stats), settings)
+                            _spread(s, smp.project_id, stats), settings, annotator_names(s, anns))
     if item is not None:
         # already waiting for a lead (an annotator's flag, the daily sample): add what the
         # complete sample shows, so the lead sees every reason in one place

@@ -4,6 +4,10 @@ Two annotators segment B1-0001 differently (a review item opens). The lead signs
 Review, switches the decision to Edit, clicks a gap of the edit editor (removing one boundary of
 the union), changes the axes of a segment and saves: the database's gold for that sample holds
 exactly those boundaries and axes, source "edited", and the item is closed.
+
+Issue 12 item 4: a lead sorts the queue by W1, accepts the pooled resolution with a confidence
+and an error type, and the next case opens at the top of the page (at 1440×900), not where the
+previous case's decision buttons were.
 """
 
 from __future__ import annotations
@@ -70,6 +74,12 @@ def two_flagged(tmp_path):
     url, db, lead, rows = seed(tmp_path, 2)
     yield url, db, lead, rows
     db.dispose()
+
+
+def judge(page, confidence: str = "4", error_type: str = "Ambiguous text") -> None:
+    """The lead's confidence and error type, required with every decision."""
+    page.get_by_role("radiogroup", name="Your confidence").get_by_role("radio", name=confidence).click()
+    page.get_by_role("radiogroup", name="Error type").get_by_role("radio", name=error_type).click()
 
 
 def open_review(page, base: str) -> None:
@@ -141,6 +151,7 @@ def test_lead_edits_the_resolution_and_accepts_it(page, run_streamlit, flagged):
     shot(page, "edit-done")
 
     page.get_by_role("textbox", name="Note").fill("One main event; the cause recurs.")
+    judge(page)
     page.get_by_role("button", name="Save edited resolution").click()
 
     gold = wait_until(lambda: review.gold_of(db, lead, row.sample_id), what="gold stored")
@@ -182,6 +193,7 @@ def test_lead_picks_a_row_takes_a_version_then_discards(page, run_streamlit, two
     # must count for the case being opened (it used to be lost: the control was a new widget
     # per case).
     page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Take a version").click()
+    judge(page)
     page.get_by_role("button", name="Take ann2's version").click()
     expect(page.get_by_text("B1-0002: took ann2's version")).to_be_visible(timeout=20_000)
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=20_000)
@@ -189,6 +201,7 @@ def test_lead_picks_a_row_takes_a_version_then_discards(page, run_streamlit, two
     assert gold.source == "annotator" and gold.boundaries == (0, LEEDS)
 
     page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Discard").click()
+    judge(page, "5", "Other")
     page.get_by_role("button", name="Discard the sample").click()
     expect(page.get_by_text("Say why in the note")).to_be_visible(timeout=20_000)
     page.get_by_role("textbox", name="Note").fill("Two unrelated events in one sentence.")
@@ -204,3 +217,97 @@ def test_lead_picks_a_row_takes_a_version_then_discards(page, run_streamlit, two
     history = review.sample_history(db, lead, first.sample_id)
     assert (history[-1]["what"], history[-1]["who"], history[-1]["why"]) == (
         "discard", "lead1", "Two unrelated events in one sentence.")
+
+
+# --- issue 12 item 4: sort by W1, accept the pooled curve, the next case at its top ----------------
+
+SCROLL_TOP = """() => Math.max(window.scrollY, ...[...document.querySelectorAll(
+    '[data-testid="stMain"], [data-testid="stAppViewContainer"]')].map(e => e.scrollTop))"""
+
+
+def later(points, shift: float):
+    return tuple((x + shift, y) for x, y in points)
+
+
+@pytest.fixture
+def three_distances(tmp_path):
+    """B1-0001 … B1-0003 flagged (different splits), ann2's curve 4, 20 and 10 units later than
+    ann1's: by W1 the queue reads B1-0002, B1-0003, B1-0001."""
+    url = f"sqlite:///{tmp_path / 'pool.db'}"
+    db = Database.connect(url)
+    admin = accounts.create_first_admin(db, "admin", "admin-password")
+    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
+    lead = accounts.authenticate(db, "lead1", "lead1-password")
+    project = projects.load_demo_project(db, lead)
+    users = {}
+    for name in ("ann1", "ann2"):
+        accounts.create_user(db, admin, name, f"{name}-password", "annotator")
+        users[name] = accounts.authenticate(db, name, f"{name}-password")
+    for shift in (4, 20, 10):
+        for name, boundaries, points in (("ann1", (0, BECAUSE), POINTS), ("ann2", (0, LEEDS), later(POINTS, shift))):
+            item = queue.next_item(db, users[name], project.id)
+            submission.submit(db, users[name], item.annotation_id, item.version,
+                              AnnotationContent(boundaries=boundaries, segment_axes=("main", "static"),
+                                                points=points))
+    rows = review.review_queue(db, lead, project.id, sort="w1")
+    assert [r.external_id for r in rows] == ["B1-0002", "B1-0003", "B1-0001"]
+    yield url, db, lead, rows
+    db.dispose()
+
+
+def test_lead_sorts_by_w1_accepts_the_pooled_curve_and_the_next_case_opens_at_its_top(
+        page, run_streamlit, three_distances):
+    url, db, lead, (largest, middle, _) = three_distances
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    page.set_viewport_size({"width": 1440, "height": 900})
+    sign_in(page, base, "lead1", "lead1-password")
+    page.get_by_role("link", name="Review").click()
+    expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
+    wait_for_idle(page)
+
+    page.get_by_role("combobox", name="Order").click()
+    page.get_by_role("option", name="Largest W1 first").click()
+    expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("largest W1 first")).to_be_visible()
+    page.locator('[data-testid="curve-canvas"]').first.wait_for()
+    wait_for_idle(page)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "review-pool-case.png"))
+
+    page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Accept pooled").click()
+    accept = page.get_by_role("button", name="Accept the pooled resolution")
+    expect(accept).to_be_visible(timeout=20_000)
+    judge(page, "3", "Guideline gap")
+    wait_for_idle(page)
+    accept.scroll_into_view_if_needed()
+    scrolled = page.evaluate(SCROLL_TOP)
+    assert scrolled > 100, "the decision buttons are below the fold: the page was scrolled to them"
+    page.screenshot(path=str(SHOTS / "review-pool-decision.png"))
+    accept.click()
+
+    expect(page.get_by_text("B1-0002: accepted the pooled resolution")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("heading", name="Sample B1-0003")).to_be_visible(timeout=20_000)
+    wait_for_idle(page)
+    # the next case opens at the top of the page: heading in view, nothing scrolled
+    page.wait_for_function(SCROLL_TOP.replace("() =>", "() => 0 ===", 1), timeout=20_000)
+    heading = page.get_by_role("heading", name="Sample B1-0003").bounding_box()
+    assert 0 <= heading["y"] < 450, heading
+    page.screenshot(path=str(SHOTS / "review-pool-next-case.png"))
+    # the case, from its heading to its decision button, fits in about 1.5 screens
+    page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Accept pooled").click()
+    button = page.get_by_role("button", name="Accept the pooled resolution")
+    expect(button).to_be_visible(timeout=20_000)
+    wait_for_idle(page)
+    top = page.get_by_role("heading", name="Sample B1-0003").bounding_box()["y"]
+    height = button.bounding_box()["y"] + button.bounding_box()["height"] - top
+    print(f"case height at 1440×900: {height:.0f} px = {height / 900:.2f} screens")
+    shot(page, "pool-next-case-whole")
+    assert height <= 1.5 * 900, height
+
+    gold = wait_until(lambda: review.gold_of(db, lead, largest.sample_id), what="gold stored")
+    pooled = review.open_case(db, lead, largest.item_id).pooled
+    assert (gold.source, gold.confidence, gold.error_type) == ("pooled", 3, "guideline_gap")
+    assert (gold.xi, gold.omega, gold.alpha) == pytest.approx((pooled.xi, pooled.omega, pooled.alpha))
+    with db.read() as s:
+        item = s.get(ReviewItem, largest.item_id)
+        assert (item.decision, item.confidence, item.error_type) == ("accept_pooled", 3, "guideline_gap")

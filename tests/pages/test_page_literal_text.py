@@ -61,7 +61,7 @@ def hostile(db):
     annotate(db, a, p.id, **SPLIT_A)
     annotate(db, b, p.id, **SPLIT_A)
     items = {r.external_id: r.item_id for r in review.review_queue(db, admin, p.id)}
-    review.decide(db, admin, items[TEXTS[1][0]], "send_back", note=SEND_BACK)
+    review.decide(db, admin, items[TEXTS[1][0]], "send_back", confidence=4, error_type="ambiguous_text", note=SEND_BACK)
     return admin, a, b, p
 
 

@@ -18,7 +18,7 @@ from annotation.curves import describe_curve
 from annotation.protocol import AnnotationContent
 from annotation.services import projects, queue, review, submission
 from db.models import Annotation, ReviewItem, Sample
-from page_helpers import SPLIT_A, SPLIT_B, reported_states, run_with_gone_widgets
+from page_helpers import GOOD_POINTS, SPLIT_A, SPLIT_B, reported_states, run_with_gone_widgets
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
 from ui.display import plain
 from ui.session import ACTOR_KEY
@@ -66,6 +66,14 @@ def _open_items(db) -> list[ReviewItem]:
 
 def _choose(at, action: str):
     at.button_group(key="review.action").set_value(action)
+    return run(at)
+
+
+def _judge(at, confidence: int = 4, error_type: str = "ambiguous_text"):
+    """The lead's confidence and error type, required with every decision."""
+    item = _item_id(at)
+    at.button_group(key=f"review.{item}.confidence").set_value(confidence)
+    at.button_group(key=f"review.{item}.error_type").set_value(error_type)
     return run(at)
 
 
@@ -140,7 +148,7 @@ def test_curves_are_described_in_stored_base_whatever_the_display_base(open_revi
 # --- decisions ----------------------------------------------------------------------------------
 
 def test_accept_stores_the_automatic_resolution(open_review, db, lead, disagreement):
-    at = open_review()
+    at = _judge(open_review())
     at.text_area(key=f"review.{_item_id(at)}.note.accept").input("union is right")
     at.button(key=f"review.{_item_id(at)}.do.accept").click()
     run(at)
@@ -156,7 +164,7 @@ def test_accept_stores_the_automatic_resolution(open_review, db, lead, disagreem
 def test_take_one_annotators_version(open_review, db, lead, disagreement):
     at = open_review()
     item = _item_id(at)
-    at = _choose(at, "take")
+    at = _judge(_choose(at, "take"))
     case = review.open_case(db, lead, item)
     b = case.versions[1]
     assert at.button(key=f"review.{item}.do.take.{b.annotation_id}").label == plain("Take ann_b's version")
@@ -169,7 +177,7 @@ def test_take_one_annotators_version(open_review, db, lead, disagreement):
 
 
 def test_send_back_needs_a_note(open_review, db, lead, disagreement):
-    at = _choose(open_review(), "send_back")
+    at = _judge(_choose(open_review(), "send_back"))
     item = _item_id(at)
     at.button(key=f"review.{item}.do.send_back").click()
     run(at)
@@ -193,7 +201,7 @@ def test_send_back_needs_a_note(open_review, db, lead, disagreement):
 
 
 def test_discard_asks_for_a_reason_and_a_confirmation(open_review, db, lead, disagreement):
-    at = _choose(open_review(), "discard")
+    at = _judge(_choose(open_review(), "discard"))
     item = _item_id(at)
     at.button(key=f"review.{item}.do.discard").click()
     run(at)
@@ -227,7 +235,7 @@ def _has_button(at, key: str) -> bool:
 
 
 def test_edit_axes_and_location_then_save(open_review, db, lead, disagreement):
-    at = _choose(open_review(), "edit")
+    at = _judge(_choose(open_review(), "edit"))
     item = _item_id(at)
     # the editor starts from the proposal: three segments (0, 4, 6), the middle one two axes
     middle = at.multiselect(key=f"review.{item}.axes.4.2")
@@ -295,7 +303,7 @@ def test_the_editor_sends_an_axes_box_only_a_changed_value(open_review, db, lead
 
 
 def test_edit_with_an_empty_segment_is_refused(open_review, db, lead, disagreement):
-    at = _choose(open_review(), "edit")
+    at = _judge(_choose(open_review(), "edit"))
     item = _item_id(at)
     at.multiselect(key=f"review.{item}.axes.0.4").set_value([])
     run(at)
@@ -314,6 +322,7 @@ def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, le
     at = open_review()
     first, second = [r.item_id for r in review.review_queue(db, lead, project.id)]
     assert _item_id(at) == first
+    at = _judge(at)
     at.button(key=f"review.{first}.do.accept").click()
     run(at)
     assert _item_id(at) == second
@@ -323,7 +332,7 @@ def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, le
 def test_another_lead_decided_first(open_review, db, lead, disagreement):
     at = open_review()
     item = _item_id(at)
-    review.decide(db, lead, item, "accept_auto")
+    review.decide(db, lead, item, "accept_auto", confidence=4, error_type="ambiguous_text")
     at.button(key=f"review.{item}.do.accept").click()
     run(at)  # no traceback: the queue is simply empty now
     assert [s.value for s in at.success] == ["Nothing to review in this project right now."]
@@ -337,7 +346,7 @@ def test_the_open_item_settled_by_another_lead_is_explained(open_review, db, pai
     at = open_review()
     rows = review.review_queue(db, lead, project.id)
     first, second = [r.item_id for r in rows]
-    review.decide(db, lead, first, "discard", note="someone else")
+    review.decide(db, lead, first, "discard", confidence=4, error_type="ambiguous_text", note="someone else")
     at.button(key=f"review.{first}.do.accept").click()  # the click comes too late
     run(at)
     assert [i.value for i in at.info][0].startswith("The sample you had open was settled meanwhile")
@@ -365,7 +374,7 @@ def test_the_page_itself_refuses_an_annotator(db_url, pair, disagreement):
 def test_history_shows_earlier_decisions_on_the_sample(open_review, db, pair, project, lead, disagreement):
     """Sent back, resubmitted still disagreeing: the new item's history shows the first round."""
     [row] = review.review_queue(db, lead, project.id)
-    review.decide(db, lead, row.item_id, "send_back", note="Split after 'street 0'.")
+    review.decide(db, lead, row.item_id, "send_back", confidence=4, error_type="ambiguous_text", note="Split after 'street 0'.")
     for user, split in zip(pair, (SPLIT_A, SPLIT_B)):
         item = queue.next_item(db, user, project.id)
         assert item.sample_id == disagreement
@@ -397,7 +406,7 @@ def test_an_unfinished_flagged_annotation_is_shown_without_error(open_review, db
     assert taken == {"ann_a": False, "ann_b": True}
     at = _choose(at, "edit")
     assert at.multiselect(key=f"review.{case.item_id}.axes.0.4").value == ["static"]
-    at = _choose(at, "accept")
+    at = _judge(_choose(at, "accept"))
     at.button(key=f"review.{case.item_id}.do.accept").click()
     run(at)
     gold = review.gold_of(db, lead, item.sample_id)
@@ -423,7 +432,75 @@ def test_the_queue_table_and_the_decision_are_one_widget_each(open_review, db, p
     assert at.button_group(key="review.action").value == "take"
     take_b = f"review.{third}.do.take.{review.open_case(db, lead, third).versions[1].annotation_id}"
     assert at.button(key=take_b).label == plain("Take ann_b's version")
+    at = _judge(at)
     at.button(key=take_b).click()
     run(at)
     assert _item_id(at) == second  # after the last one, the one before it
     assert at.session_state["review.table"]["selection"]["rows"] == [1]
+
+
+# --- adjudication built for curves (issue 12 item 4) ---------------------------------------------
+
+def _later(shift: float):
+    return tuple((x + shift, y) for x, y in GOOD_POINTS)
+
+
+@pytest.fixture
+def three_distances(db, pair, project):
+    """Three open items, oldest first with curves ≈ 2, 20 and 10 units apart (all with a
+    segmentation mismatch, so each is open whatever W1)."""
+    a, b = pair
+    for shift in (2, 20, 10):
+        annotate(db, a, project.id, **SPLIT_A)
+        annotate(db, b, project.id, **SPLIT_B, points=_later(shift))
+    return [f"S-{i:03d}" for i in range(3)]
+
+
+def test_the_queue_sorts_by_w1_pk_and_age(open_review, three_distances):
+    at = open_review()
+    table = at.dataframe[0].value
+    assert list(table["sample"]) == three_distances and "W1" in table and "Pk" in table
+    assert list(table["W1"]) == pytest.approx([2.0, 20.0, 10.0], abs=0.5)
+    assert [o for o in at.selectbox(key="review.sort").options] == [
+        "Oldest first", "Newest first", "Largest W1 first", "Largest Pk first"]
+    at.selectbox(key="review.sort").set_value("w1")
+    run(at)
+    assert list(at.dataframe[0].value["sample"]) == ["S-001", "S-002", "S-000"]
+    assert "largest W1 first" in markdown_text(at) + " ".join(c.value for c in at.caption)
+    # a new order opens its first case (the largest W1)
+    assert at.session_state["review.table"]["selection"]["rows"] == [0]
+    assert f"### Sample {plain('S-001')}" in markdown_text(at)
+    at.selectbox(key="review.sort").set_value("newest")
+    run(at)
+    assert list(at.dataframe[0].value["sample"]) == three_distances[::-1]
+
+
+def test_accept_pooled_needs_a_confidence_and_an_error_type(open_review, db, lead, three_distances):
+    at = open_review()
+    at.selectbox(key="review.sort").set_value("w1")
+    run(at)
+    at = _choose(at, "pooled")
+    item = _item_id(at)
+    case = review.open_case(db, lead, item)
+    assert case.external_id == "S-001" and case.pooled is not None
+    assert "Pooled (teal) · " in markdown_text(at)
+    assert at.button_group(key=f"review.{item}.confidence").options == ["1", "2", "3", "4", "5"]
+    assert at.button_group(key=f"review.{item}.error_type").options == [
+        "Ambiguous text", "Guideline gap", "Annotator error", "Other"]
+    at.button(key=f"review.{item}.do.pooled").click()
+    run(at)
+    assert errors(at) == ["Choose a confidence from 1 to 5."]
+    assert review.gold_of(db, lead, case.sample_id) is None
+    at = _judge(at, 2, "guideline_gap")
+    at.button(key=f"review.{item}.do.pooled").click()
+    run(at)
+    assert not errors(at)
+    gold = review.gold_of(db, lead, case.sample_id)
+    assert (gold.source, gold.confidence, gold.error_type) == ("pooled", 2, "guideline_gap")
+    assert gold.omega == pytest.approx(case.pooled.omega)
+    assert toasts(at) == ["S-001: accepted the pooled resolution"]
+    # the next case in W1 order opens, with nothing chosen yet for it
+    nxt = _item_id(at)
+    assert review.open_case(db, lead, nxt).external_id == "S-002"
+    assert at.button_group(key=f"review.{nxt}.confidence").value is None
+    assert at.button_group(key=f"review.{nxt}.error_type").value is None

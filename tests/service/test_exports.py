@@ -47,7 +47,8 @@ def test_export_writes_the_folder_and_records_it(db, lead, gold, tmp_path):
         for split, name in hf_export.SPLIT_FILES.items():
             for r in read_lines(out / config / name):
                 g = gold_by_id[r["_id"]]
-                assert list(r) == ["_id", "parent_text", "axes", "target_values"]
+                assert list(r) == ["_id", "parent_text", "axes", "target_values", "provenance"]
+                assert r["provenance"]["resolution"] == "automatic" and r["provenance"]["confidence"] is None
                 assert list(r["target_values"]) == ["location", "scale", "skewness"]
                 assert r["target_values"] == {"location": g.xi, "scale": g.omega, "skewness": g.alpha}
                 assert r["axes"]["main_outcome_axis"] == " ".join(r["parent_text"].split()[:5])

@@ -177,7 +177,8 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
              "revoked_reason": "sign-out", "user_agent": ""},
         ],
     },
-    # 0010 (re-chained after 0009 at merge) also adds annotations.is_gold_check: rows from before
+    "0009": {},  # adds confidence/error_type to review_items and gold_annotations (checked below)
+    # 0010 also adds annotations.is_gold_check: rows from before
     # read false, and the gold-check annotation in SEED_PREREQUISITES sets it
     "0010": {
         "gold_checks": [
@@ -342,6 +343,10 @@ def test_walk_from_first_revision_to_head_keeps_every_row(empty_url):
             f"tables at head that no seed filled: {unseeded}; add rows to SEED_ROWS for the "
             "revision that creates them")
         assert all(head[t] for t in head), [t for t in head if not head[t]]
+        # 0009: the review items and gold from before carry no lead confidence or error type
+        for table in ("review_items", "gold_annotations"):
+            assert head[table] and all(r["confidence"] is None and r["error_type"] == ""
+                                       for r in head[table]), table
         # at head, an upgrade is a no-op and takes no backup
         assert upgrade_schema(engine).backup_path is None
         _assert_rows_kept(head, _snapshot(engine), "upgrade at head")

@@ -100,19 +100,19 @@ def test_accept_edit_take_and_history(db, pair, make_project, lead):
     case = review.open_case(db, lead, items[0].item_id)
     assert [v.annotator for v in case.versions] == ["ann_a", "ann_b"]
     assert case.proposal.boundaries == (0, 4, 6)  # union
-    review.decide(db, lead, items[0].item_id, "accept_auto", note="fine")
+    review.decide(db, lead, items[0].item_id, "accept_auto", confidence=4, error_type="ambiguous_text", note="fine")
     gold = review.gold_of(db, lead, items[0].sample_id)
     assert gold.source == "accepted" and gold.boundaries == (0, 4, 6)
     assert gold.segment_axes == (("static",), ("main", "static"), ("main",))
 
     edited = LeadEdit(14, (0, 5), (("static",), ("main", "opinion")), 60.0, 9.0, 0.5)
-    review.decide(db, lead, items[1].item_id, "edit", edit=edited, note="my call")
+    review.decide(db, lead, items[1].item_id, "edit", confidence=4, error_type="ambiguous_text", edit=edited, note="my call")
     gold = review.gold_of(db, lead, items[1].sample_id)
     assert (gold.source, gold.boundaries, gold.xi) == ("edited", (0, 5), 60.0)
 
     case = review.open_case(db, lead, items[2].item_id)
     take = case.versions[1]
-    review.decide(db, lead, items[2].item_id, "take_version", annotation_id=take.annotation_id)
+    review.decide(db, lead, items[2].item_id, "take_version", confidence=4, error_type="ambiguous_text", annotation_id=take.annotation_id)
     gold = review.gold_of(db, lead, items[2].sample_id)
     assert gold.source == "annotator" and gold.boundaries == (0, 6)
     assert gold.xi == pytest.approx(take.content.xi)
@@ -122,7 +122,7 @@ def test_accept_edit_take_and_history(db, pair, make_project, lead):
     assert history[1]["who"] == "lead1" and history[1]["why"] == "fine"
     assert review.review_queue(db, lead, pid) == []
     with pytest.raises(StaleVersion):  # decided already
-        review.decide(db, lead, items[0].item_id, "accept_auto")
+        review.decide(db, lead, items[0].item_id, "accept_auto", confidence=4, error_type="ambiguous_text")
 
 
 def test_send_back_returns_drafts_with_the_note_and_resubmission_settles(db, pair, make_project, lead):
@@ -132,8 +132,8 @@ def test_send_back_returns_drafts_with_the_note_and_resubmission_settles(db, pai
     annotate(db, b, pid, **SPLIT_B)
     [row] = review.review_queue(db, lead, pid)
     with pytest.raises(InvalidInput, match="note"):
-        review.decide(db, lead, row.item_id, "send_back")
-    review.decide(db, lead, row.item_id, "send_back", note="Split after 'street 0'.")
+        review.decide(db, lead, row.item_id, "send_back", confidence=4, error_type="ambiguous_text")
+    review.decide(db, lead, row.item_id, "send_back", confidence=4, error_type="ambiguous_text", note="Split after 'street 0'.")
     with db.read() as s:
         anns = list(s.scalars(select(Annotation)))
     assert {x.status for x in anns} == {"draft"} and {x.returned_note for x in anns} == {"Split after 'street 0'."}
@@ -154,8 +154,8 @@ def test_discard_needs_a_reason_and_withdraws_the_sample(db, pair, make_project,
     annotate(db, b, pid, **SPLIT_B)
     [row] = review.review_queue(db, lead, pid)
     with pytest.raises(InvalidInput):
-        review.decide(db, lead, row.item_id, "discard", note="  ")
-    review.decide(db, lead, row.item_id, "discard", note="duplicate text")
+        review.decide(db, lead, row.item_id, "discard", confidence=4, error_type="ambiguous_text", note="  ")
+    review.decide(db, lead, row.item_id, "discard", confidence=4, error_type="ambiguous_text", note="duplicate text")
     with db.read() as s:
         assert s.get(Sample, row.sample_id).status == "discarded"
     assert gold_rows(db) == []
@@ -171,7 +171,7 @@ def test_annotators_cannot_review(db, pair, make_project):
     with db.read() as s:
         item_id = s.scalar(select(ReviewItem.id))
     for call in (lambda: review.open_case(db, a, item_id),
-                 lambda: review.decide(db, a, item_id, "accept_auto"),
+                 lambda: review.decide(db, a, item_id, "accept_auto", confidence=4, error_type="ambiguous_text"),
                  lambda: settling.resolve_project(db, a, pid)):
         with pytest.raises(PermissionDenied):
             call()

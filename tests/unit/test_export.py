@@ -250,7 +250,7 @@ def test_json_lines_key_order_and_values(exported, project):
             ids = []
             for line in lines:
                 obj = json.loads(line)
-                assert list(obj) == ["_id", "parent_text", "axes", "target_values"]
+                assert list(obj) == ["_id", "parent_text", "axes", "target_values", "provenance"]
                 assert list(obj["axes"]) == list(EXPORT_KEYS)
                 assert list(obj["target_values"]) == ["location", "scale", "skewness"]
                 sample = by_id[obj["_id"]]
@@ -265,7 +265,7 @@ def test_json_lines_key_order_and_values(exported, project):
     for split in SPLITS:
         for line in (out / "annotations" / SPLIT_FILES[split]).read_text(encoding="utf-8").splitlines():
             obj = json.loads(line)
-            assert list(obj) == list(ANNOTATION_KEYS)
+            assert list(obj) == [*ANNOTATION_KEYS, "provenance"]
             assert manifest.assignment()[obj["sample_id"]] == split
 
 
@@ -281,9 +281,10 @@ def test_card_declares_configs_licence_and_figures(exported):
             {"split": s, "path": f"{entry['config_name']}/{SPLIT_FILES[s]}"} for s in SPLITS
         ]
     infos = {info["config_name"]: info["features"] for info in header["dataset_info"]}
-    assert [f["name"] for f in infos["benchmark_1"]] == ["_id", "parent_text", "axes", "target_values"]
+    assert [f["name"] for f in infos["benchmark_1"]] == ["_id", "parent_text", "axes", "target_values",
+                                                         "provenance"]
     assert [f["name"] for f in infos["benchmark_1"][2]["struct"]] == list(EXPORT_KEYS)
-    assert [f["name"] for f in infos["annotations"]] == list(ANNOTATION_KEYS)
+    assert [f["name"] for f in infos["annotations"]] == [*ANNOTATION_KEYS, "provenance"]
     body = card.split("---\n", 2)[2]
     assert "Test project" in body and "| `benchmark_1` | 21 | 6 | 3 | 30 |" in body
     assert "Main (`main_outcome_axis`) | 100.0% (30)" in body
@@ -299,7 +300,8 @@ def test_load_dataset_round_trip(exported, project, hf):
     for config in ("benchmark_1", "benchmark_2"):
         dataset = hf(out, config)
         assert {split: dataset[split].num_rows for split in dataset} == manifest.counts[config]
-        assert list(dataset["train"].features) == ["_id", "parent_text", "axes", "target_values"]
+        assert list(dataset["train"].features) == ["_id", "parent_text", "axes", "target_values",
+                                                   "provenance"]
         assert list(dataset["train"].features["axes"]) == list(EXPORT_KEYS)
         assert list(dataset["train"].features["target_values"]) == ["location", "scale", "skewness"]
         for split in SPLITS:
@@ -494,3 +496,20 @@ def test_read_export(exported, tmp_path):
     assert set(only.records) == {"benchmark_1"}
     with pytest.raises(ExportError, match="not a Chronocept export"):
         read_export(tmp_path)
+
+
+def test_provenance_follows_the_public_keys_and_w1_follows_the_base():
+    from annotation.export import PROVENANCE_KEYS, RECORD_KEYS, Provenance, benchmark_record
+
+    text = "The shop is closed."
+    plain = GoldSample("S-1", 1, text, (0,), (("main",),), 50.0, 10.0, 0.0)
+    record, _ = benchmark_record(plain)
+    assert list(record) == [*RECORD_KEYS, "provenance"]
+    assert record["provenance"] == dict.fromkeys(PROVENANCE_KEYS)   # no lead, no figures: all null
+    decided = GoldSample("S-1", 1, text, (0,), (("main",),), 50.0, 10.0, 0.0,
+                         Provenance(12.0, 0.25, 0.5, "pooled", 2, "ambiguous_text"))
+    record, _ = benchmark_record(decided, base=math.e)
+    assert record["provenance"] == {"w1": pytest.approx(12.0 * math.log(1.1)), "pk": 0.25,
+                                    "jaccard": 0.5, "resolution": "pooled", "confidence": 2,
+                                    "error_type": "ambiguous_text"}
+    assert Provenance(w1=float("nan")).to_json()["w1"] is None   # never NaN in JSON

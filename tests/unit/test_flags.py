@@ -57,7 +57,8 @@ def test_annotator_vocabulary_is_unchanged():
 
 def test_automatic_codes_join_the_same_vocabulary():
     assert AUTOMATIC_FLAG_CODES == ("segmentation_mismatch", "pk_above_threshold",
-                                    "xi_deviation", "omega_deviation", "alpha_deviation")
+                                    "xi_deviation", "omega_deviation", "alpha_deviation",
+                                    "curve_distance")
     assert FLAG_CODES == ANNOTATOR_FLAG_CODES + AUTOMATIC_FLAG_CODES
     assert set(FLAG_LABELS) == set(FLAG_CODES)
     for code in AUTOMATIC_FLAG_CODES:
@@ -286,9 +287,9 @@ def test_hits_come_in_vocabulary_order_and_swapping_changes_no_value():
     segs = [seg((0, 5), 10), seg((0,), 10)]
     params = [(50.0, 5.0, -1.0), (80.0, 40.0, 2.0)]
     spread = ParameterSpread(1.0, 1.0, 1.0)
-    hits = automatic_flags(segs, params, spread, pk_max=0.2, sigma=2.0)
+    hits = automatic_flags(segs, params, spread, pk_max=0.2, sigma=2.0, w1_max=12.0)
     assert codes(hits) == list(AUTOMATIC_FLAG_CODES)
-    swapped = automatic_flags(segs[::-1], params[::-1], spread, pk_max=0.2, sigma=2.0)
+    swapped = automatic_flags(segs[::-1], params[::-1], spread, pk_max=0.2, sigma=2.0, w1_max=12.0)
     assert [(h.code, h.value, h.threshold) for h in swapped] == \
         [(h.code, h.value, h.threshold) for h in hits]
 
@@ -319,7 +320,7 @@ def test_flags_for_sample_puts_annotator_reasons_first():
     b = content(boundaries=(0,), axes=("main",), xi=80.0, flags=("not_present_tense",))
     hits = flags_for_sample([a, b], 10, SPREAD, ProjectSettings())
     assert codes(hits) == ["not_present_tense", "other", "segmentation_mismatch",
-                           "pk_above_threshold", "xi_deviation"]
+                           "pk_above_threshold", "xi_deviation", "curve_distance"]  # W1 30
     assert hits[0].annotators == (0, 1) and hits[0].value is None
     assert hits[1].annotators == (0,) and hits[1].detail == "Latin text"
 
@@ -337,8 +338,8 @@ def test_flags_for_sample_agreeing_annotations_have_no_flags():
 def test_flags_for_sample_reads_thresholds_from_settings():
     a, b = content(), content(boundaries=(0,), axes=("main",), xi=70.0)
     default = flags_for_sample([a, b], 10, SPREAD, ProjectSettings())
-    assert codes(default) == ["segmentation_mismatch", "pk_above_threshold"]
-    relaxed = ProjectSettings(flag_pk_max=0.7, flag_sigma=1.0)  # 1σ = 12.9 < |Δξ| = 20
+    assert codes(default) == ["segmentation_mismatch", "pk_above_threshold", "curve_distance"]
+    relaxed = ProjectSettings(flag_pk_max=0.7, flag_sigma=1.0, flag_w1_max=20.5)  # 1σ = 12.9 < |Δξ| = 20
     assert codes(flags_for_sample([a, b], 10, SPREAD, relaxed)) == \
         ["segmentation_mismatch", "xi_deviation"]
 
@@ -358,3 +359,48 @@ def test_an_unfinished_flagged_annotation_is_not_compared_as_a_segmentation():
     unfinished = AnnotationContent(flags=("other",), note="garbled text")  # default (0,), (None,)
     hits = flags_for_sample([finished, unfinished], 10, ParameterSpread(None, None, None))
     assert [h.code for h in hits] == ["other"]
+
+
+# --- curve distance (W1) --------------------------------------------------------------------
+
+
+def test_curve_distance_flags_two_curves_further_apart_than_the_threshold():
+    # two identical normals 13 units apart: W1 = 13 > 12, the second sits later (×1.1^13 = 3.45)
+    hits = automatic_flags([None, None], [(50.0, 10.0, 0.0), (63.0, 10.0, 0.0)], NO_SPREAD,
+                           pk_max=0.2, sigma=2.0, w1_max=12.0, names=["ann", "bob"])
+    (hit,) = hits
+    assert hit.code == "curve_distance" and hit.label == "Curves far apart" and hit.automatic
+    assert hit.value == pytest.approx(13.0, abs=1e-3) and hit.threshold == 12.0
+    assert hit.annotators == (0, 1)
+    assert hit.detail == "curves ≈ ×3.5 apart (W1 13.0 > 12.0): bob's sits later"
+    earlier = automatic_flags([None, None], [(63.0, 10.0, 0.0), (50.0, 10.0, 0.0)], NO_SPREAD,
+                              pk_max=0.2, sigma=2.0, w1_max=12.0, names=["ann", "bob"])
+    assert earlier[0].detail.endswith("ann's sits later")
+
+
+def test_curve_distance_is_strict_and_off_without_a_threshold():
+    params = [(50.0, 10.0, 0.0), (62.0, 10.0, 0.0)]   # W1 ≈ 12.0 (float32 densities: to 1e-4)
+    assert automatic_flags([None, None], params, NO_SPREAD, pk_max=0.2, sigma=2.0,
+                           w1_max=12.0 + 1e-6) == ()
+    assert codes(automatic_flags([None, None], params, NO_SPREAD, pk_max=0.2, sigma=2.0,
+                                 w1_max=11.9)) == ["curve_distance"]
+    assert automatic_flags([None, None], params, NO_SPREAD, pk_max=0.2, sigma=2.0) == ()
+
+
+def test_curve_distance_reports_the_worst_of_three_and_skips_missing_curves():
+    params = [(50.0, 10.0, 0.0), None, (55.0, 10.0, 0.0), (70.0, 10.0, 0.0)]
+    (hit,) = automatic_flags([None] * 4, params, NO_SPREAD, pk_max=0.2, sigma=2.0, w1_max=12.0)
+    assert hit.annotators == (0, 3) and hit.value == pytest.approx(20.0, abs=1e-3)
+    assert hit.detail.startswith("curves ≈ ×6.7 apart (W1 20.0 > 12.0): annotation 4's sits later")
+
+
+def test_curve_distance_of_a_difference_in_width_says_so():
+    (hit,) = automatic_flags([None, None], [(100.0, 5.0, 0.0), (100.0, 40.0, 0.0)], NO_SPREAD,
+                             pk_max=0.2, sigma=2.0, w1_max=12.0, names=["ann", "bob"])
+    assert hit.detail.endswith("they differ in spread or skew, not in place")
+
+
+def test_flags_for_sample_reads_the_w1_threshold_from_settings():
+    a, b = content(xi=40.0), content(xi=60.0)   # W1 20, inside 2σ (25.8)
+    assert codes(flags_for_sample([a, b], 10, SPREAD, ProjectSettings(), ["ann", "bob"])) == ["curve_distance"]
+    assert flags_for_sample([a, b], 10, SPREAD, ProjectSettings(flag_w1_max=25.0)) == ()

@@ -8,6 +8,8 @@ teardown rule) is one file, put in front of each component's own code.
 * :func:`curve_canvas` — place, drag and remove the validity-curve points on the log-time chart.
 * :func:`annotation_surface` — the whole workbench for one sample (segments, axes, curve, flag,
   submit), sending the annotator's edits as an ordered event log.
+* ``ui.components.case_top.case_top`` — open a new review case at the top of the page (nothing
+  visible; imported from its module by the Review page).
 * ``ui.components.session_cookie.session_cookie`` — write or clear the sign-in cookie (nothing
   visible; imported from its module by ``ui.session``).
 

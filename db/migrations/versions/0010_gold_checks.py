@@ -11,7 +11,7 @@ SQLite-safe without a table rebuild: ``CREATE TABLE`` and ``ADD COLUMN ... NOT N
 plain statements on SQLite.
 
 Revision ID: 0010
-Revises: 0008 (re-chained onto 0009 at merge)
+Revises: 0009
 Create Date: 2026-11-24
 """
 from typing import Sequence, Union
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 
 revision: str = '0010'
-down_revision: Union[str, None] = '0008'
+down_revision: Union[str, None] = '0009'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

@@ -1,0 +1,158 @@
+"""What a lead records with a review decision, where gold came from, and how far apart a sample's
+annotations are — the adjudication vocabulary shared by the review service, the Review page and
+the export's provenance.
+
+* **confidence** (1–5) and **error type** (:data:`ERROR_TYPES`): recorded with every decision,
+  checked by :func:`decision_record_problem`;
+* **resolution source** (:func:`resolution_source`): the stored gold's ``source`` as the export
+  names it — automatic (the mean, settled or accepted), edited, taken (one annotator's version) or
+  pooled (the refitted linear pool);
+* **sample figures** (:func:`sample_figures`): W1 (worst pair of curves), Pk (worst pair of
+  segmentations) and Jaccard (lowest pair of token-axis labellings) between a sample's
+  annotations, for many samples at once (the review queue's sort, the export).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotation.agreement.segment_agreement import pk_both_ways_many
+from annotation.curves.distance import curve_distances
+from annotation.protocol import AnnotationContent
+
+#: The lead's confidence in a decision: 1 (a guess) … 5 (certain).
+CONFIDENCE_LEVELS: tuple[int, ...] = (1, 2, 3, 4, 5)
+#: Why the annotators disagreed (or what the lead found), code → label.
+ERROR_TYPES: Mapping[str, str] = {
+    "ambiguous_text": "Ambiguous text",
+    "guideline_gap": "Guideline gap",
+    "annotator_error": "Annotator error",
+    "other": "Other",
+}
+#: Stored gold ``source`` → the resolution source the export names.
+RESOLUTION_SOURCES: Mapping[str, str] = {
+    "auto": "automatic",        # settled without a lead
+    "accepted": "automatic",    # the lead accepted the automatic resolution
+    "edited": "edited",
+    "annotator": "taken",
+    "pooled": "pooled",
+}
+
+
+def decision_record_problem(confidence: object, error_type: object) -> str | None:
+    """What is wrong with a decision's confidence and error type (a message for the lead), or
+    None when both are good.
+
+    Examples:
+        >>> decision_record_problem(4, "guideline_gap") is None
+        True
+        >>> decision_record_problem(7, "other")
+        'Choose a confidence from 1 to 5.'
+        >>> decision_record_problem(3, "typo")
+        'Choose an error type: ambiguous text, guideline gap, annotator error or other.'
+    """
+    if isinstance(confidence, bool) or not isinstance(confidence, int) or confidence not in CONFIDENCE_LEVELS:
+        return "Choose a confidence from 1 to 5."
+    if not isinstance(error_type, str) or error_type not in ERROR_TYPES:
+        labels = [label.lower() for label in ERROR_TYPES.values()]
+        return f"Choose an error type: {', '.join(labels[:-1])} or {labels[-1]}."
+    return None
+
+
+def resolution_source(gold_source: str) -> str:
+    """The export's name for a stored gold ``source`` (the source itself when unknown, e.g. a
+    warm-up gold, which is never exported).
+
+    Examples:
+        >>> resolution_source("annotator"), resolution_source("accepted")
+        ('taken', 'automatic')
+    """
+    return RESOLUTION_SOURCES.get(gold_source, gold_source)
+
+
+@dataclass(frozen=True)
+class SampleFigures:
+    """How far apart a sample's annotations are: ``w1`` the largest W1 between two curves
+    (log-time units), ``pk`` the largest Pk between two segmentations, ``jaccard`` the lowest
+    token-axis Jaccard of two labellings; None where fewer than two annotations have one."""
+
+    w1: float | None = None
+    pk: float | None = None
+    jaccard: float | None = None
+
+
+def sample_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -> list[SampleFigures]:
+    """:class:`SampleFigures` of each ``(n_tokens, annotations)``, every pair of every sample
+    computed at once (W1 by :func:`annotation.curves.distance.curve_distances`, Pk by
+    :func:`annotation.agreement.segment_agreement.pk_both_ways_many`). An annotation without a
+    curve is left out of W1, one with an unfinished segmentation out of Pk and Jaccard.
+
+    Examples:
+        >>> a = AnnotationContent(boundaries=(0, 2), segment_axes=("main", "static"),
+        ...                       xi=50.0, omega=10.0, alpha=0.0)
+        >>> b = AnnotationContent(boundaries=(0,), segment_axes=("main",),
+        ...                       xi=62.0, omega=10.0, alpha=0.0)
+        >>> f, = sample_figures([(4, [a, b])])
+        >>> round(f.w1, 2), f.pk, round(f.jaccard, 4)      # 2 of 4 tokens agree: 2 / (8 − 2)
+        (12.0, 1.0, 0.3333)
+        >>> sample_figures([(4, [a])])
+        [SampleFigures(w1=None, pk=None, jaccard=None)]
+    """
+    curve_a, curve_b, curve_of = [], [], []
+    seg_n, seg_a, seg_b, label_j, seg_of = [], [], [], [], []
+    for index, (n_tokens, annotations) in enumerate(samples):
+        curves = [(a.xi, a.omega, a.alpha) for a in annotations if a.has_parameters]
+        for p, q in itertools.combinations(curves, 2):
+            curve_a.append(p), curve_b.append(q), curve_of.append(index)
+        labelled = [a for a in annotations if _finished(a, n_tokens)]
+        for p, q in itertools.combinations(labelled, 2):
+            seg_n.append(n_tokens), seg_a.append(tuple(p.boundaries)), seg_b.append(tuple(q.boundaries))
+            label_j.append(_jaccard(p, q, n_tokens)), seg_of.append(index)
+    w1 = curve_distances(np.array(curve_a), np.array(curve_b))[0] if curve_a else np.array([])
+    pk = pk_both_ways_many(seg_n, seg_a, seg_b) if seg_n else np.array([])
+    worst_w1 = _by_sample(curve_of, w1, max)
+    worst_pk = _by_sample(seg_of, pk, max)
+    lowest_j = _by_sample(seg_of, label_j, min)
+    return [SampleFigures(worst_w1.get(i), worst_pk.get(i), lowest_j.get(i)) for i in range(len(samples))]
+
+
+def _finished(a: AnnotationContent, n_tokens: int) -> bool:
+    boundaries = tuple(a.boundaries)
+    return (bool(boundaries) and boundaries[0] == 0 and len(a.segment_axes) == len(boundaries)
+            and None not in a.segment_axes and all(x < y for x, y in zip(boundaries, boundaries[1:]))
+            and boundaries[-1] < n_tokens)
+
+
+def _jaccard(a: AnnotationContent, b: AnnotationContent, n_tokens: int) -> float:
+    """Jaccard of the two (token, axis) sets, ``same / (2n − same)`` with ``same`` the tokens
+    given the same axis, walked segment by segment (no per-token arrays: an export reads every
+    sample)."""
+    ends_a, ends_b = (*a.boundaries[1:], n_tokens), (*b.boundaries[1:], n_tokens)
+    i = j = start = same = 0
+    while start < n_tokens:
+        end = min(ends_a[i], ends_b[j])
+        if a.segment_axes[i] == b.segment_axes[j]:
+            same += end - start
+        start = end
+        i += ends_a[i] == end
+        j += ends_b[j] == end
+    return same / (2 * n_tokens - same)
+
+
+def _by_sample(sample_of: Sequence[int], values, pick) -> dict[int, float]:  # type: ignore[no-untyped-def]
+    """``pick`` (max or min) of the finite values of each sample."""
+    out: dict[int, float] = {}
+    for index, value in zip(sample_of, values):
+        value = float(value)
+        if math.isfinite(value):
+            out[index] = pick(out[index], value) if index in out else value
+    return out
+
+
+__all__ = ["CONFIDENCE_LEVELS", "ERROR_TYPES", "RESOLUTION_SOURCES", "SampleFigures",
+           "decision_record_problem", "resolution_source", "sample_figures"]
