@@ -56,7 +56,8 @@ def settled(tmp_path):
     [row] = review.review_queue(db, lead, project.id)
     case = review.open_case(db, lead, row.item_id)
     theirs = next(v for v in case.versions if v.annotator == "ann2")
-    review.decide(db, lead, row.item_id, "take_version", annotation_id=theirs.annotation_id, note=NOTE)
+    review.decide(db, lead, row.item_id, "take_version", annotation_id=theirs.annotation_id, note=NOTE,
+                  confidence=4, error_type="annotator_error")
     yield url
     db.dispose()
 

@@ -43,7 +43,8 @@ def settled(db, lead, pair):
     [row] = review.review_queue(db, lead, p.id)
     case = review.open_case(db, lead, row.item_id)
     theirs = next(v for v in case.versions if v.annotator == "ann_b")
-    review.decide(db, lead, row.item_id, "take_version", annotation_id=theirs.annotation_id, note=NOTE)
+    review.decide(db, lead, row.item_id, "take_version", annotation_id=theirs.annotation_id, note=NOTE,
+                  confidence=4, error_type="annotator_error")
     return p
 
 

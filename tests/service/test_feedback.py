@@ -64,9 +64,10 @@ def test_own_feedback_newest_first_blind_to_the_other_with_the_leads_note(db, pe
     case = review.open_case(db, lead, items["S-001"].item_id)
     theirs = next(v for v in case.versions if v.annotator == OTHER_NAME)
     review.decide(db, lead, items["S-001"].item_id, "take_version", annotation_id=theirs.annotation_id,
-                  note="Read the *second* clause <b>again</b>")
+                  note="Read the *second* clause <b>again</b>", confidence=4, error_type="annotator_error")
     edit = LeadEdit(14, (0, 4, 9), (("static",), ("main",), ("main", "opinion")), 40.0, 9.0, 0.5)
-    review.decide(db, lead, items["S-002"].item_id, "edit", edit=edit, note="")
+    review.decide(db, lead, items["S-002"].item_id, "edit", edit=edit, note="", confidence=3,
+                  error_type="ambiguous_text")
 
     page = feedback.feedback_page(db, me, pid)
     trend = feedback.feedback_trend(db, me, pid)
@@ -182,7 +183,8 @@ def test_a_flagged_annotation_without_a_curve(db, people, make_project, lead):
                       complete_content(points=(), flags=("other",), note="no idea", **MINE))
     annotate(db, other, pid, **MINE)
     [row] = review.review_queue(db, lead, pid)
-    review.decide(db, lead, row.item_id, "accept_auto", note="see the guidelines, 3.2")
+    review.decide(db, lead, row.item_id, "accept_auto", note="see the guidelines, 3.2", confidence=5,
+                  error_type="guideline_gap")
     [mine] = feedback.feedback_page(db, me, pid).items
     assert math.isnan(mine.score.w1) and mine.curve_words == "you drew no curve"
     assert mine.my_note == "no idea" and [n.text for n in mine.lead_notes] == ["see the guidelines, 3.2"]
