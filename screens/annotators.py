@@ -73,7 +73,7 @@ def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
                                     f"passed (last {t.window})", format="percent")})
 
 
-actor, db, project = lead_page("Annotators", flash_key=K_FLASH)
+actor, db, project = lead_page("Annotators", flash_key=K_FLASH, pause_notice=False)
 with service_errors():
     checks = gold_checks.gold_check_overview(db, actor, project.id)
 lift_error = st.session_state.pop(K_LIFT_ERROR, None)

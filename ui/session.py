@@ -18,7 +18,7 @@ from typing import Iterator
 
 import streamlit as st
 
-from annotation.services import projects, sessions
+from annotation.services import gold_checks, projects, sessions
 from annotation.services.authz import Actor
 from annotation.services.errors import AuthenticationFailed, ServiceError
 from db.engine import Database
@@ -250,9 +250,11 @@ def show_pending_toast(key: str) -> None:
 
 
 def lead_page(title: str, *, flash_key: str | None = None,
-              no_project: str = "There is no project yet.") -> tuple[Actor, Database, projects.ProjectInfo]:
+              no_project: str = "There is no project yet.",
+              pause_notice: bool = True) -> tuple[Actor, Database, projects.ProjectInfo]:
     """The common head of a back-office page: the lead (or stop), the database, the title, the
-    chosen project (or a message and stop), and a pending confirmation toast."""
+    chosen project (or a message and stop), a pending confirmation toast, and (unless the page
+    lists them itself) who is paused by gold checks."""
     actor = require_actor("lead")
     db = get_database()
     project = current_project(actor)
@@ -262,4 +264,20 @@ def lead_page(title: str, *, flash_key: str | None = None,
         st.stop()
     if flash_key:
         show_pending_toast(flash_key)
+    if pause_notice:
+        _paused_notice(actor, db, project.id)
     return actor, db, project
+
+
+def _paused_notice(actor: Actor, db: Database, project_id: int) -> None:
+    """Tell the lead, on every back-office page, who is paused by gold checks (the Annotators
+    page lists them with the lift button)."""
+    try:
+        paused = gold_checks.paused_annotators(db, actor, project_id)
+    except ServiceError:
+        return  # the page's own calls report a database problem in their words
+    if paused:
+        names = ", ".join(paused)
+        st.warning(plain(f"Paused by gold checks: {names}. Their recent accuracy against samples "
+                         f"with a known answer fell below the project's target; see Annotators "
+                         f"to talk it through and lift the pause."), icon=":material/pause_circle:")

@@ -221,6 +221,17 @@ def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldChec
     return GoldCheckOverview(settings.gold_check_share, thresholds, checks, tuple(people))
 
 
+def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
+    """Lead: the usernames of the project's annotators paused by gold checks now (the notice
+    every back-office page shows, so the lead is told wherever they are)."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        return tuple(s.scalars(
+            select(User.username).join(GoldCheckPause, GoldCheckPause.user_id == User.id)
+            .where(GoldCheckPause.project_id == project_id, GoldCheckPause.lifted_at.is_(None))
+            .order_by(User.username)))
+
+
 def lift_pause(db: Database, actor: Actor, pause_id: int, note: str) -> None:
     """Lead: lift a pause, saying why. The annotator's window restarts after the lift."""
     note = (note or "").strip()
@@ -251,6 +262,7 @@ __all__ = [
     "gold_check_overview",
     "is_paused",
     "lift_pause",
+    "paused_annotators",
     "paused_query",
     "record_check_submission",
 ]

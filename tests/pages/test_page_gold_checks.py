@@ -128,3 +128,17 @@ def test_the_paused_annotator_is_told_a_lead_will_be_in_touch(make_app, paused):
     at = run(make_app(ann))  # My queue
     assert any("A lead will be in touch" in w.value for w in at.warning)
     assert not [b for b in at.button if b.key in ("queue.start", "queue.continue")]
+
+
+def test_every_other_back_office_page_tells_the_lead_who_is_paused(db, make_app, lead, paused):
+    p, ann, pause_id = paused
+    at = run(make_app(lead))
+    for page in ("screens/review.py", "screens/agreement.py", "screens/export.py"):
+        at.switch_page(page)
+        run(at)
+        notices = [w.value for w in at.warning if "Paused by gold checks" in w.value]
+        assert len(notices) == 1 and "ann" in notices[0] and "see Annotators" in notices[0], page
+    gold_checks.lift_pause(db, lead, pause_id, "talked it through")
+    at.switch_page("screens/review.py")
+    run(at)
+    assert not [w for w in at.warning if "Paused by gold checks" in w.value]
