@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from annotation.agreement import pk_both_ways
+from annotation.agreement.verdict import W1_RULE, Rule, judge
 from annotation.curves import CurveFitError
 from annotation.curves.distance import curve_distance
 from annotation.qualification import gold_jaccard
@@ -97,6 +98,12 @@ def score_check(gold: Resolution, boundaries: Sequence[int], segment_axes: Seque
     return CheckScores(_finite(w1), _finite(jaccard), _finite(pk))
 
 
+#: A check's Jaccard and Pk against gold pass *at* their thresholds (W1 too: ``W1_RULE``);
+#: judged by the one verdict function every threshold uses (:func:`annotation.agreement.judge`).
+CHECK_JACCARD_RULE = Rule("Jaccard", minimum=True, inclusive=True, undefined="no axis labels")
+CHECK_PK_RULE = Rule("Pk", minimum=False, inclusive=True, undefined="text too short for Pk")
+
+
 def check_passes(scores: CheckScores, thresholds: CheckThresholds) -> bool:
     """The pass rule of one check (module docstring).
 
@@ -111,9 +118,9 @@ def check_passes(scores: CheckScores, thresholds: CheckThresholds) -> bool:
         >>> check_passes(CheckScores(3.0, 0.9, None), t)        # Pk undefined: not judged
         True
     """
-    return (scores.w1 is not None and scores.w1 <= thresholds.w1_max
-            and scores.jaccard is not None and scores.jaccard >= thresholds.jaccard_min
-            and (scores.pk is None or scores.pk <= thresholds.pk_max))
+    return (judge(scores.w1, thresholds.w1_max, rule=W1_RULE).passes is True
+            and judge(scores.jaccard, thresholds.jaccard_min, rule=CHECK_JACCARD_RULE).passes is True
+            and (scores.pk is None or judge(scores.pk, thresholds.pk_max, rule=CHECK_PK_RULE).passes is True))
 
 
 def block_length(share: float) -> int:
