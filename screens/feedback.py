@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
+from annotation.agreement.verdict import JACCARD_RULE, PK_RULE, W1_RULE, Rule, judge
 from annotation.services import feedback
 from annotation.segmentation import spaces_after, token_texts, tokenize
 from annotation.timeaxis import DEFAULT_BASE, X_MAX, X_MIN, tick_positions
@@ -70,9 +71,9 @@ def _when(moment) -> str:  # type: ignore[no-untyped-def]
 overall = trend.overall
 
 
-def _mark(value: float | None, passes: bool) -> str:
-    """✓ / ✗ before a target, nothing while the figure is undefined."""
-    return "" if value is None else ("✓ " if passes else "✗ ")
+def _mark(value: float | None, threshold: float, rule: Rule) -> str:
+    """✓ / ✗ before a target (the one verdict function decides), nothing while undefined."""
+    return "" if value is None else judge(value, threshold, rule=rule).mark + " "
 
 
 m1, m2, m3, m4 = st.columns(4)
@@ -81,15 +82,15 @@ m1.caption("yours, with gold")
 m2.metric("Curve distance", _factor(overall.w1), border=True,
           help="How far your curves sit from the gold's on the log-time axis, as a factor in time "
                "(×1.0: the same curve), from the mean Wasserstein-1 distance W1 in log-time units.")
-m2.caption(_mark(overall.w1, overall.w1 is not None and overall.w1 <= trend.w1_max)
+m2.caption(_mark(overall.w1, trend.w1_max, W1_RULE)
            + f"mean W1 {_fmt(overall.w1, 1)}; the lead looks at curves more than {trend.w1_max:g} apart")
 m3.metric("Axis labels (Jaccard)", _fmt(overall.jaccard), border=True,
           help="Overlap of your (word, axis) labels with the gold's: 1 is identical.")
-m3.caption(_mark(overall.jaccard, overall.jaccard is not None and overall.jaccard > trend.jaccard_min)
+m3.caption(_mark(overall.jaccard, trend.jaccard_min, JACCARD_RULE)
            + f"mean; target above {trend.jaccard_min:.2f}")
 m4.metric("Segmentation (Pk)", _fmt(overall.pk), border=True,
           help="How often a window of words is split differently from the gold: 0 is identical.")
-m4.caption(_mark(overall.pk, overall.pk is not None and overall.pk < trend.pk_max)
+m4.caption(_mark(overall.pk, trend.pk_max, PK_RULE)
            + f"mean; target below {trend.pk_max:.2f}")
 
 weeks = trend.weeks
