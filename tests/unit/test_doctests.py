@@ -31,13 +31,17 @@ MODULES: tuple[str, ...] = (
     "annotation.project_day",
     "annotation.export_folder",
     "annotation.sample_disagreement",
+    "annotation.agreement.curve_agreement",
     "annotation.agreement.icc",
+    "annotation.agreement.intervals",
     "annotation.agreement.jaccard",
     "annotation.agreement.kappa",
+    "annotation.agreement.krippendorff_alpha",
     "annotation.agreement.measure",
     "annotation.agreement.ratings",
     "annotation.agreement.report",
     "annotation.agreement.segment_agreement",
+    "annotation.agreement.tables",
     "annotation.agreement.verdict",
 )
 

@@ -1,0 +1,243 @@
+"""One pass over the samples, shared by every measure of a report (what makes 100k samples fast).
+
+:class:`SampleSet` is a read-only sequence of :class:`RatedSample` that computes, once and on
+first use, the arrays the measures read: the curve parameters of each sample's ratings, the
+token-level axis codes of every labelled rating pair, the per-sample co-occurrence counts and the
+segmentations of every rating pair. The report wraps its samples in one; a measure given a plain
+list wraps it itself (:func:`sample_set`).
+
+A measure's *rows* are a dict of arrays whose first axis is the sample: :func:`take_rows` and
+:func:`concat_rows` select and join them, :func:`group_sums` and :func:`group_means` aggregate
+them per group (an annotator pair, a week) with one ``bincount`` per column.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import cached_property
+from typing import Iterator, Mapping, Sequence, overload
+
+import numpy as np
+
+from annotation.agreement.ratings import (
+    Consumes,
+    RatedSample,
+    TokenLabelPairs,
+    rating_pairs,
+    token_label_pairs,
+    usable_ratings,
+)
+from annotation.axes import AXIS_NAMES
+
+#: Number of axis classes (the side of the per-sample co-occurrence block).
+N_AXES = len(AXIS_NAMES)
+
+Rows = dict[str, np.ndarray]
+
+
+class SampleSet(Sequence[RatedSample]):
+    """The samples of one report, with the arrays the measures share (see module docstring).
+
+    Examples:
+        >>> from datetime import datetime
+        >>> from annotation.agreement.ratings import Rating
+        >>> t = datetime(2026, 1, 5)
+        >>> ann = Rating("ann", t, (0,), ("main",), 40.0, 10.0, 1.0)
+        >>> bob = Rating("bob", t, (0, 2), ("main", "static"), 44.0, 12.0, 0.0)
+        >>> s = SampleSet([RatedSample("s1", 1, 4, (ann, bob))])
+        >>> s.n_curves.tolist(), s.curve_values[0, 1].tolist(), s.label_counts.tolist()
+        ([2], [44.0, 12.0, 0.0], [2])
+        >>> s.confusion[0].reshape(N_AXES, N_AXES)[0, :2].tolist()   # ann main, bob main / static
+        [2, 2]
+    """
+
+    def __init__(self, samples: Sequence[RatedSample]) -> None:
+        self._samples: tuple[RatedSample, ...] = tuple(samples)
+
+    def __len__(self) -> int:
+        return len(self._samples)
+
+    @overload
+    def __getitem__(self, index: int) -> RatedSample: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[RatedSample, ...]: ...
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        return self._samples[index]
+
+    def __iter__(self) -> Iterator[RatedSample]:
+        return iter(self._samples)
+
+    @cached_property
+    def n_ratings(self) -> np.ndarray:
+        """Number of ratings of each sample."""
+        return np.fromiter((len(s.ratings) for s in self._samples), dtype=np.int64, count=len(self))
+
+    @cached_property
+    def _curve_ratings(self) -> list[tuple]:
+        return [usable_ratings(s, Consumes.CURVE_PARAMETERS) for s in self._samples]
+
+    @cached_property
+    def n_curves(self) -> np.ndarray:
+        """Number of ratings with ξ, ω and α of each sample."""
+        return np.fromiter(map(len, self._curve_ratings), dtype=np.int64, count=len(self))
+
+    @cached_property
+    def curve_values(self) -> np.ndarray:
+        """(n_samples, k_max, 3): ξ, ω, α of each sample's ratings with a curve in slot order,
+        NaN-padded (k_max is at least 2)."""
+        n_curves = self.n_curves
+        k_max = max(2, int(n_curves.max()) if n_curves.size else 0)
+        out = np.full((len(self), k_max, 3), math.nan)
+        total = int(n_curves.sum())
+        if total:
+            flat = np.fromiter(itertools.chain.from_iterable(
+                (r.xi, r.omega, r.alpha) for rated in self._curve_ratings for r in rated),
+                dtype=float, count=3 * total)
+            rows = np.repeat(np.arange(len(self)), n_curves)
+            slots = np.arange(total) - np.repeat(np.cumsum(n_curves) - n_curves, n_curves)
+            out[rows, slots] = flat.reshape(-1, 3)
+        return out
+
+    @cached_property
+    def label_pairs(self) -> TokenLabelPairs:
+        """Token axis codes of every labelled rating pair (:func:`token_label_pairs`)."""
+        return token_label_pairs(self._samples)
+
+    @cached_property
+    def label_counts(self) -> np.ndarray:
+        """Number of ratings with axis labels of each sample (Krippendorff's pairable values)."""
+        return np.fromiter((len(usable_ratings(s, Consumes.TOKEN_AXIS_LABELS)) for s in self._samples),
+                           dtype=np.int64, count=len(self))
+
+    @cached_property
+    def confusion(self) -> np.ndarray:
+        """(n_samples, 64): per sample, tokens the earlier rating of a pair labelled i and the
+        later j (at ``i * 8 + j``), summed over the sample's labelled rating pairs."""
+        pairs = self.label_pairs
+        if pairs.pair_of_token.size == 0:
+            return np.zeros((len(self), N_AXES * N_AXES), dtype=np.int64)
+        sample_of_token = pairs.sample_of_pair[pairs.pair_of_token]
+        code = (sample_of_token * N_AXES + pairs.first) * N_AXES + pairs.second
+        return np.bincount(code, minlength=len(self) * N_AXES * N_AXES).reshape(len(self), -1)
+
+    @cached_property
+    def segment_pairs(self) -> tuple[np.ndarray, np.ndarray, list[tuple[int, ...]], list[tuple[int, ...]]]:
+        """Every pair of segmented ratings: (sample index, n_tokens, earlier boundaries, later)."""
+        sample_of_pair: list[int] = []
+        n_tokens: list[int] = []
+        firsts: list[tuple[int, ...]] = []
+        seconds: list[tuple[int, ...]] = []
+        for i, sample in enumerate(self._samples):
+            for a, b in rating_pairs(sample, Consumes.SEGMENTATION):
+                sample_of_pair.append(i)
+                n_tokens.append(sample.n_tokens)
+                firsts.append(a.boundaries)
+                seconds.append(b.boundaries)
+        return (np.asarray(sample_of_pair, dtype=np.int64), np.asarray(n_tokens, dtype=np.int64),
+                firsts, seconds)
+
+
+def sample_set(samples: Sequence[RatedSample]) -> SampleSet:
+    """``samples`` as a :class:`SampleSet` (itself when it is one already).
+
+    Examples:
+        >>> rated = sample_set([])
+        >>> sample_set(rated) is rated, len(rated)
+        (True, 0)
+    """
+    return samples if isinstance(samples, SampleSet) else SampleSet(samples)
+
+
+def take_rows(rows: Mapping[str, np.ndarray], index: np.ndarray) -> Rows:
+    """The rows ``index`` of every array.
+
+    Examples:
+        >>> take_rows({"w1": np.array([1.0, 2.0, 3.0])}, np.array([2, 0]))["w1"].tolist()
+        [3.0, 1.0]
+    """
+    return {name: values[index] for name, values in rows.items()}
+
+
+def concat_rows(first: Mapping[str, np.ndarray], second: Mapping[str, np.ndarray]) -> Rows:
+    """``first``'s rows, then ``second``'s. Arrays padded along a second axis (the curve
+    values' k) are NaN-padded to the wider of the two.
+
+    Examples:
+        >>> concat_rows({"v": np.zeros((1, 2))}, {"v": np.ones((1, 3))})["v"].tolist()
+        [[0.0, 0.0, nan], [1.0, 1.0, 1.0]]
+    """
+    out: Rows = {}
+    for name, a in first.items():
+        b = second[name]
+        if a.ndim >= 2 and a.shape[1] != b.shape[1]:
+            width = max(a.shape[1], b.shape[1])
+            a, b = (_pad(x, width) for x in (a, b))
+        out[name] = np.concatenate((a, b))
+    return out
+
+
+def _pad(values: np.ndarray, width: int) -> np.ndarray:
+    if values.shape[1] == width:
+        return values
+    pad = np.full((values.shape[0], width - values.shape[1], *values.shape[2:]), math.nan)
+    return np.concatenate((values.astype(float), pad), axis=1)
+
+
+def group_sums(values: np.ndarray, labels: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the sum of ``values`` (shape (n,) → (n_groups,), (n, c) → (n_groups, c)).
+
+    Examples:
+        >>> group_sums(np.array([[1, 2], [3, 4], [5, 6]]), np.array([0, 1, 0]), 2).tolist()
+        [[6.0, 8.0], [3.0, 4.0]]
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        return np.bincount(labels, weights=values, minlength=n_groups)
+    flat = values.reshape(values.shape[0], int(np.prod(values.shape[1:])))
+    out = np.stack([np.bincount(labels, weights=flat[:, j], minlength=n_groups)
+                    for j in range(flat.shape[1])], axis=1) if flat.shape[1] else np.zeros((n_groups, 0))
+    return out.reshape(n_groups, *values.shape[1:])
+
+
+def group_means(values: np.ndarray, labels: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the mean of the finite entries of ``values`` (n,), NaN where none.
+
+    Examples:
+        >>> group_means(np.array([1.0, np.nan, 3.0, 4.0]), np.array([0, 0, 0, 1]), 3).tolist()
+        [2.0, 4.0, nan]
+    """
+    finite = np.isfinite(values)
+    total = np.bincount(labels, weights=np.where(finite, values, 0.0), minlength=n_groups)
+    count = np.bincount(labels, weights=finite.astype(float), minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), math.nan)
+
+
+def mode_raters(n_ratings: np.ndarray) -> int:
+    """:func:`~annotation.agreement.ratings.raters_per_sample` from the ratings counts: the most
+    common count (ties → the smaller), at least 2.
+
+    Examples:
+        >>> mode_raters(np.array([2, 3, 3])), mode_raters(np.array([2, 3])), mode_raters(np.array([], int))
+        (3, 2, 2)
+    """
+    if n_ratings.size == 0:
+        return 2
+    counts = np.bincount(n_ratings)
+    return max(2, int(np.flatnonzero(counts == counts.max())[0]))
+
+
+__all__ = [
+    "N_AXES",
+    "Rows",
+    "SampleSet",
+    "concat_rows",
+    "group_means",
+    "group_sums",
+    "mode_raters",
+    "sample_set",
+    "take_rows",
+]
