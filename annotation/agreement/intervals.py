@@ -25,8 +25,14 @@ from typing import Callable, Mapping
 import numpy as np
 from scipy import stats
 
-#: Resamples of the bootstrap unless told otherwise.
+#: Resamples of the bootstrap unless told otherwise (fewer above :data:`MAX_DRAWS`).
 DEFAULT_RESAMPLES = 1000
+#: At most this many draws (resamples × samples) by default: drawing the resamples is most of
+#: the bootstrap's time, so a 100k-sample report uses 400 resamples (:func:`default_resamples`),
+#: which at that size still fix the interval's ends to a small share of its width.
+MAX_DRAWS = 40_000_000
+#: ... but never fewer than this.
+MIN_RESAMPLES = 200
 #: Seed of the bootstrap unless told otherwise (a fixed default: the same data give the same
 #: interval on every page load).
 DEFAULT_SEED = 20261124
@@ -68,6 +74,19 @@ def mean_statistic(values: np.ndarray) -> SumStatistic:
     return SumStatistic(columns, figure)
 
 
+def default_resamples(n_samples: int) -> int:
+    """:data:`DEFAULT_RESAMPLES`, or fewer for large selections (at most :data:`MAX_DRAWS`
+    draws, at least :data:`MIN_RESAMPLES` resamples).
+
+    Examples:
+        >>> default_resamples(10_000), default_resamples(100_000), default_resamples(10**7)
+        (1000, 400, 200)
+    """
+    if n_samples <= 0:
+        return DEFAULT_RESAMPLES
+    return max(MIN_RESAMPLES, min(DEFAULT_RESAMPLES, MAX_DRAWS // n_samples))
+
+
 def resample_counts(rng: np.random.Generator, n_samples: int, resamples: int) -> np.ndarray:
     """(resamples, n_samples): how often each sample is drawn in each resample of n_samples
     draws with replacement.
@@ -84,11 +103,11 @@ def resample_counts(rng: np.random.Generator, n_samples: int, resamples: int) ->
 
 
 def bootstrap_intervals(statistics: Mapping[str, SumStatistic], n_samples: int, *,
-                        resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                        resamples: int | None = None, seed: int = DEFAULT_SEED,
                         confidence: float = 0.95) -> dict[str, tuple[float, float]]:
     """Percentile bootstrap ``confidence`` intervals of every statistic, samples resampled with
-    replacement (module docstring). (NaN, NaN) for a figure undefined on the data, or with no
-    samples or resamples.
+    replacement (module docstring); ``resamples`` defaults to :func:`default_resamples`.
+    (NaN, NaN) for a figure undefined on the data, or with no samples or resamples.
 
     Examples:
         >>> values = np.arange(100, dtype=float)
@@ -103,6 +122,8 @@ def bootstrap_intervals(statistics: Mapping[str, SumStatistic], n_samples: int, 
         raise ValueError("confidence must be between 0 and 1")
     nan = (math.nan, math.nan)
     names = list(statistics)
+    if resamples is None:
+        resamples = default_resamples(n_samples)
     if not names or n_samples == 0 or resamples <= 0:
         return {name: nan for name in names}
     widths = [statistics[name].columns.shape[1] for name in names]
@@ -162,7 +183,10 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "SumStatistic",
+    "MAX_DRAWS",
+    "MIN_RESAMPLES",
     "bootstrap_intervals",
+    "default_resamples",
     "mean_statistic",
     "resample_counts",
     "wilson_interval",

@@ -140,12 +140,12 @@ class RatedSample:
                     f"partition {self.n_tokens} tokens (first 0, strictly increasing, below {self.n_tokens})"
                 )
 
-    @property
+    @cached_property
     def annotators(self) -> tuple[str, ...]:
         """Annotator names in slot order."""
         return tuple(r.annotator for r in self.ratings)
 
-    @property
+    @cached_property
     def completed_at(self) -> datetime:
         """When the last rating was submitted (the sample became fully annotated)."""
         return max(r.submitted_at for r in self.ratings)
@@ -332,6 +332,20 @@ def token_label_pairs(samples: Sequence[RatedSample]) -> TokenLabelPairs:
             n_tokens.append(sample.n_tokens)
             firsts.append(a)
             seconds.append(b)
+    return token_label_pairs_of(sample_of_pair, n_tokens, firsts, seconds)
+
+
+def token_label_pairs_of(sample_of_pair: Sequence[int], n_tokens: Sequence[int], firsts: Sequence[Rating],
+                         seconds: Sequence[Rating]) -> TokenLabelPairs:
+    """:func:`token_label_pairs` from the pairs already listed: pair p is ``firsts[p]`` against
+    ``seconds[p]`` on sample ``sample_of_pair[p]`` of ``n_tokens[p]`` tokens.
+
+    Examples:
+        >>> t = datetime(2026, 1, 5)
+        >>> ann, bob = Rating("ann", t, (0,), ("main",)), Rating("bob", t, (0, 2), ("main", "static"))
+        >>> token_label_pairs_of([0], [4], [ann], [bob]).second.tolist()
+        [0, 0, 1, 1]
+    """
     if not firsts:
         empty = np.zeros(0, dtype=np.int64)
         return TokenLabelPairs(empty, empty, empty, empty)

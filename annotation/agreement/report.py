@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import date
 from types import MappingProxyType
@@ -35,7 +34,7 @@ import pandas as pd
 
 from annotation.agreement.curve_agreement import CurveAgreementMeasure, CurveAgreementResult
 from annotation.agreement.icc import IccMeasure, IccResult
-from annotation.agreement.intervals import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_intervals
+from annotation.agreement.intervals import DEFAULT_SEED, bootstrap_intervals
 from annotation.agreement.jaccard import JaccardMeasure, JaccardResult
 from annotation.agreement.kappa import KappaMeasure, KappaResult
 from annotation.agreement.krippendorff_alpha import (
@@ -206,7 +205,7 @@ class AgreementReport:
 def agreement_report(
     samples: Sequence[RatedSample], *, measures: Sequence[Measure] = DEFAULT_MEASURES,
     breakdowns: bool = True, flag_w1_max: float | None = None,
-    resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+    resamples: int | None = None, seed: int = DEFAULT_SEED,
 ) -> AgreementReport:
     """Run ``measures`` over ``samples`` overall, per annotator pair and per week (module docstring).
 
@@ -214,8 +213,9 @@ def agreement_report(
     as excluded in the ICC; every measure skips the ratings that lack what it consumes. With
     ``breakdowns=False`` only the overall figures and their intervals are computed (no pairs,
     weeks or per-sample table) — enough for :attr:`AgreementReport.headline`. ``flag_w1_max``
-    (the project's W1 flag threshold) replaces the curve measure's default; ``resamples`` and
-    ``seed`` set the bootstrap (0 resamples: no intervals, all NaN).
+    (the project's W1 flag threshold) replaces the curve measure's default; ``resamples`` (default
+    :func:`~annotation.agreement.intervals.default_resamples`: 1000, fewer above 40k samples)
+    and ``seed`` set the bootstrap (0 resamples: no intervals, all NaN).
 
     Examples:
         Two 4-token samples: identical one-segment ratings (J 1, Pk 0), and one segment against
@@ -289,16 +289,16 @@ def clear_caches() -> None:
 
 
 def _group_figures(measures: Sequence[Measure], rows: Mapping[str, Rows],
-                   group_rows: Callable[[Measure, Rows], Rows],
-                   groups: Sequence[Sequence[RatedSample]], labels: np.ndarray) -> list[dict[str, float | None]]:
+                   group_rows: Callable[[Measure, Rows], Rows], group_samples: Callable[[], list[list[RatedSample]]],
+                   labels: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
     """Each group's breakdown figures, measure by measure: from the tabulated rows (one call
     for all groups) or, for a measure that only has ``breakdown``, one call per group."""
-    figures: list[dict[str, float | None]] = [{} for _ in groups]
+    figures: list[dict[str, float | None]] = [{} for _ in range(n_groups)]
     for m in measures:
         if m.name in rows:
-            per_group = m.figures(group_rows(m, rows[m.name]), labels, len(groups))  # type: ignore[attr-defined]
+            per_group = m.figures(group_rows(m, rows[m.name]), labels, n_groups)  # type: ignore[attr-defined]
         else:
-            per_group = [m.breakdown(group) for group in groups]
+            per_group = [m.breakdown(group) for group in group_samples()]
         for out, values in zip(figures, per_group):
             out.update(values)
     return figures
@@ -309,46 +309,58 @@ def _pair_breakdowns(samples: SampleSet, measures: Sequence[Measure],
     """Per pair of people who rated the same samples, their figures over those samples, each
     restricted to the two people's ratings. A sample with exactly two ratings by two people is
     its own restriction (its rows are reused); others are restricted and tabulated anew."""
-    groups: dict[tuple[str, str], list[tuple[int, RatedSample]]] = defaultdict(list)
+    own_index: list[int] = []
+    own_keys: list[tuple[str, str]] = []
     restricted: list[RatedSample] = []
+    more_keys: list[tuple[str, str]] = []
     for i, sample in enumerate(samples):
-        people = sorted(set(sample.annotators))
-        if len(people) == 2 and len(sample.ratings) == 2:
-            groups[(people[0], people[1])].append((i, sample))
+        people = sample.annotators
+        if len(people) == 2 and people[0] != people[1]:
+            own_index.append(i)
+            own_keys.append((people[0], people[1]) if people[0] < people[1] else (people[1], people[0]))
             continue
-        for a, b in itertools.combinations(people, 2):
+        for a, b in itertools.combinations(sorted(set(people)), 2):
             restricted.append(sample.restricted_to((a, b)))
-            groups[(a, b)].append((-len(restricted), restricted[-1]))
-    keys = sorted(groups)
-    own = [(g, i) for g, key in enumerate(keys) for i, _ in groups[key] if i >= 0]
-    more = [(g, -i - 1) for g, key in enumerate(keys) for i, _ in groups[key] if i < 0]
-    own_index = np.array([i for _, i in own], dtype=np.int64)
-    more_index = np.array([i for _, i in more], dtype=np.int64)
-    labels = np.array([g for g, _ in own] + [g for g, _ in more], dtype=np.int64)
-    more_set = SampleSet([restricted[i] for i in more_index]) if more else None
+            more_keys.append((a, b))
+    keys = sorted(set(own_keys) | set(more_keys))
+    number = {key: g for g, key in enumerate(keys)}
+    labels = np.fromiter((number[k] for k in itertools.chain(own_keys, more_keys)), dtype=np.int64,
+                         count=len(own_keys) + len(more_keys))
+    own = np.asarray(own_index, dtype=np.int64)
+    more_set = SampleSet(restricted) if restricted else None
 
     def group_rows(measure: Measure, measure_rows: Rows) -> Rows:
-        taken = take_rows(measure_rows, own_index)
+        taken = take_rows(measure_rows, own)
         if more_set is None:
             return taken
         return concat_rows(taken, measure.tabulate(more_set))  # type: ignore[attr-defined]
 
-    group_samples = [[s for _, s in groups[key]] for key in keys]
-    figures = _group_figures(measures, rows, group_rows, group_samples, labels)
-    return tuple(PairAgreement(key, len(group_samples[g]), MappingProxyType(figures[g]))
-                 for g, key in enumerate(keys))
+    def group_samples() -> list[list[RatedSample]]:
+        out: list[list[RatedSample]] = [[] for _ in keys]
+        for sample, g in zip(itertools.chain((samples[i] for i in own_index), restricted), labels):
+            out[g].append(sample)
+        return out
+
+    figures = _group_figures(measures, rows, group_rows, group_samples, labels, len(keys))
+    sizes = np.bincount(labels, minlength=len(keys))
+    return tuple(PairAgreement(key, int(sizes[g]), MappingProxyType(figures[g])) for g, key in enumerate(keys))
 
 
 def _week_breakdowns(samples: SampleSet, weeks: list[str], measures: Sequence[Measure],
                      rows: Mapping[str, Rows]) -> tuple[WeekAgreement, ...]:
     keys = sorted(set(weeks))
-    index = {key: g for g, key in enumerate(keys)}
-    labels = np.fromiter((index[w] for w in weeks), dtype=np.int64, count=len(weeks))
-    group_samples: list[list[RatedSample]] = [[] for _ in keys]
-    for sample, g in zip(samples, labels):
-        group_samples[g].append(sample)
-    figures = _group_figures(measures, rows, lambda m, r: r, group_samples, labels)
-    return tuple(WeekAgreement(key, _week_start(key), len(group_samples[g]), MappingProxyType(figures[g]))
+    number = {key: g for g, key in enumerate(keys)}
+    labels = np.fromiter((number[w] for w in weeks), dtype=np.int64, count=len(weeks))
+
+    def group_samples() -> list[list[RatedSample]]:
+        out: list[list[RatedSample]] = [[] for _ in keys]
+        for sample, g in zip(samples, labels):
+            out[g].append(sample)
+        return out
+
+    figures = _group_figures(measures, rows, lambda m, r: r, group_samples, labels, len(keys))
+    sizes = np.bincount(labels, minlength=len(keys))
+    return tuple(WeekAgreement(key, _week_start(key), int(sizes[g]), MappingProxyType(figures[g]))
                  for g, key in enumerate(keys))
 
 

@@ -233,23 +233,43 @@ def pk_both_ways_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
     return window_measures_many(n_tokens, a, b)[0]
 
 
-@lru_cache(maxsize=65536)
-def _boundary_similarity(n_tokens: int, a: tuple[int, ...], b: tuple[int, ...]) -> float:
-    """segeval's B of two different segmentations (memoised: a report meets the same ones again)."""
-    return float(segeval.boundary_similarity(segment_masses(a, n_tokens), segment_masses(b, n_tokens)))
+def _boundary_similarity(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    """segeval's B (``boundary_similarity`` with its defaults, n_t = 2) of two segmentations
+    with one boundary type, given as start indices.
+
+    With a single boundary type, segeval's boundary edit distance has no substitutions; a
+    transposition is a boundary one side has at position p and the other at p + 1 (paired
+    greedily from the left, each position used once), weighted 1/2; every other boundary only
+    one side has is an addition, weighted 1. B = (matches + T/2) / (matches + A + T), 1 when
+    neither side has a boundary. tests/unit/test_agreement_pk_vectorised.py holds it equal to
+    segeval on random segmentations.
+    """
+    set_a, set_b = set(a[1:]), set(b[1:])
+    only = sorted(set_a ^ set_b)
+    transpositions = 0
+    used = -1
+    for p, q in zip(only, only[1:]):
+        if q == p + 1 and p != used and ((p in set_a) != (q in set_a)):
+            transpositions += 1
+            used = q
+    matches = len(set_a & set_b)
+    additions = len(only) - 2 * transpositions
+    denominator = matches + additions + transpositions
+    return (matches + transpositions / 2) / denominator if denominator else 1.0
 
 
 def boundary_similarity_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
                              b: Sequence[tuple[int, ...]]) -> np.ndarray:
-    """segeval's boundary similarity of many pairs (1 for identical segmentations).
+    """segeval's boundary similarity of many pairs (1 for identical segmentations), computed as
+    :func:`_boundary_similarity` — segeval's own algorithm specialised to one boundary type,
+    without its per-call conversions (about 0.3 ms a pair).
 
     Examples:
         >>> boundary_similarity_many([10, 10], [(0, 5), (0, 5)], [(0, 4, 5), (0, 5)]).tolist()
         [0.5, 1.0]
     """
-    return np.fromiter(
-        (1.0 if x == y else _boundary_similarity(n, *((x, y) if x <= y else (y, x)))
-         for n, x, y in zip(n_tokens, a, b)), dtype=float, count=len(a))
+    return np.fromiter((1.0 if x == y else _boundary_similarity(x, y) for x, y in zip(a, b)),
+                       dtype=float, count=len(a))
 
 
 def clear_cache() -> None:
@@ -263,7 +283,6 @@ def clear_cache() -> None:
     """
     _compare_ordered.cache_clear()
     _pk_ordered.cache_clear()
-    _boundary_similarity.cache_clear()
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,7 @@ from typing import Iterator, Mapping, Sequence, overload
 
 import numpy as np
 
-from annotation.agreement.ratings import (
-    Consumes,
-    RatedSample,
-    TokenLabelPairs,
-    rating_pairs,
-    token_label_pairs,
-    usable_ratings,
-)
+from annotation.agreement.ratings import RatedSample, TokenLabelPairs, token_label_pairs_of
 from annotation.axes import AXIS_NAMES
 
 #: Number of axis classes (the side of the per-sample co-occurrence block).
@@ -71,18 +64,40 @@ class SampleSet(Sequence[RatedSample]):
         return iter(self._samples)
 
     @cached_property
+    def _pass(self) -> tuple[np.ndarray, list[tuple], tuple[list[int], list[int], list, list], np.ndarray]:
+        """One loop over the samples: ratings counts, the ratings with a curve of each sample,
+        every pair of labelled ratings (labels and segmentations are consumed by the same
+        ratings, :func:`~annotation.agreement.ratings.rating_supplies`), labelled counts."""
+        n_ratings: list[int] = []
+        curves: list[tuple] = []
+        labelled_counts: list[int] = []
+        sample_of_pair: list[int] = []
+        n_tokens: list[int] = []
+        firsts: list = []
+        seconds: list = []
+        for i, sample in enumerate(self._samples):
+            ratings = sample.ratings
+            n_ratings.append(len(ratings))
+            curves.append(tuple(r for r in ratings if r.has_curve))
+            labelled = [r for r in ratings if r.has_axis_labels]
+            labelled_counts.append(len(labelled))
+            for a, b in itertools.combinations(labelled, 2):
+                sample_of_pair.append(i)
+                n_tokens.append(sample.n_tokens)
+                firsts.append(a)
+                seconds.append(b)
+        return (np.asarray(n_ratings, dtype=np.int64), curves, (sample_of_pair, n_tokens, firsts, seconds),
+                np.asarray(labelled_counts, dtype=np.int64))
+
+    @property
     def n_ratings(self) -> np.ndarray:
         """Number of ratings of each sample."""
-        return np.fromiter((len(s.ratings) for s in self._samples), dtype=np.int64, count=len(self))
-
-    @cached_property
-    def _curve_ratings(self) -> list[tuple]:
-        return [usable_ratings(s, Consumes.CURVE_PARAMETERS) for s in self._samples]
+        return self._pass[0]
 
     @cached_property
     def n_curves(self) -> np.ndarray:
         """Number of ratings with ξ, ω and α of each sample."""
-        return np.fromiter(map(len, self._curve_ratings), dtype=np.int64, count=len(self))
+        return np.fromiter(map(len, self._pass[1]), dtype=np.int64, count=len(self))
 
     @cached_property
     def curve_values(self) -> np.ndarray:
@@ -94,7 +109,7 @@ class SampleSet(Sequence[RatedSample]):
         total = int(n_curves.sum())
         if total:
             flat = np.fromiter(itertools.chain.from_iterable(
-                (r.xi, r.omega, r.alpha) for rated in self._curve_ratings for r in rated),
+                (r.xi, r.omega, r.alpha) for rated in self._pass[1] for r in rated),
                 dtype=float, count=3 * total)
             rows = np.repeat(np.arange(len(self)), n_curves)
             slots = np.arange(total) - np.repeat(np.cumsum(n_curves) - n_curves, n_curves)
@@ -103,14 +118,14 @@ class SampleSet(Sequence[RatedSample]):
 
     @cached_property
     def label_pairs(self) -> TokenLabelPairs:
-        """Token axis codes of every labelled rating pair (:func:`token_label_pairs`)."""
-        return token_label_pairs(self._samples)
+        """Token axis codes of every labelled rating pair
+        (:func:`~annotation.agreement.ratings.token_label_pairs`)."""
+        return token_label_pairs_of(*self._pass[2])
 
-    @cached_property
+    @property
     def label_counts(self) -> np.ndarray:
         """Number of ratings with axis labels of each sample (Krippendorff's pairable values)."""
-        return np.fromiter((len(usable_ratings(s, Consumes.TOKEN_AXIS_LABELS)) for s in self._samples),
-                           dtype=np.int64, count=len(self))
+        return self._pass[3]
 
     @cached_property
     def confusion(self) -> np.ndarray:
@@ -126,18 +141,9 @@ class SampleSet(Sequence[RatedSample]):
     @cached_property
     def segment_pairs(self) -> tuple[np.ndarray, np.ndarray, list[tuple[int, ...]], list[tuple[int, ...]]]:
         """Every pair of segmented ratings: (sample index, n_tokens, earlier boundaries, later)."""
-        sample_of_pair: list[int] = []
-        n_tokens: list[int] = []
-        firsts: list[tuple[int, ...]] = []
-        seconds: list[tuple[int, ...]] = []
-        for i, sample in enumerate(self._samples):
-            for a, b in rating_pairs(sample, Consumes.SEGMENTATION):
-                sample_of_pair.append(i)
-                n_tokens.append(sample.n_tokens)
-                firsts.append(a.boundaries)
-                seconds.append(b.boundaries)
+        sample_of_pair, n_tokens, firsts, seconds = self._pass[2]
         return (np.asarray(sample_of_pair, dtype=np.int64), np.asarray(n_tokens, dtype=np.int64),
-                firsts, seconds)
+                [r.boundaries for r in firsts], [r.boundaries for r in seconds])
 
 
 def sample_set(samples: Sequence[RatedSample]) -> SampleSet:

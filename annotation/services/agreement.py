@@ -19,6 +19,7 @@ from annotation.project_day import local_day
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
+from annotation.settings import ProjectSettings
 from db.engine import Database, decode_json_texts
 from db.models import Annotation, Sample, User
 
@@ -44,7 +45,8 @@ class AgreementScope:
 
 
 def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: date | None,
-                   end: date | None, annotators: tuple[str, ...]) -> tuple[list[RatedSample], int, tuple[str, ...]]:
+                   end: date | None, annotators: tuple[str, ...]
+                   ) -> tuple[list[RatedSample], int, tuple[str, ...], ProjectSettings]:
     with db.read() as s:
         settings = project_settings(s, project_id)
         stmt = (select(Sample.id, Sample.external_id, Sample.benchmark, Sample.n_tokens,
@@ -77,7 +79,7 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         first = group[0][0]
         samples.append(rated_sample(first.external_id, first.benchmark, first.n_tokens, [
             (r.username, r.submitted_at, bounds, axes, r.xi, r.omega, r.alpha) for r, bounds, axes in group]))
-    return samples, single, everyone
+    return samples, single, everyone, settings
 
 
 def rated_sample(external_id: str, benchmark: int, n_tokens: int,
@@ -92,15 +94,18 @@ def rated_sample(external_id: str, benchmark: int, n_tokens: int,
 def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
                       start: date | None = None, end: date | None = None,
                       annotators: tuple[str, ...] = ()) -> AgreementScope:
-    """Lead: the agreement report of a project under the filters (see module docstring)."""
+    """Lead: the agreement report of a project under the filters (see module docstring), with
+    the project's W1 flag threshold (the curve measure's share of samples above it) and seeded
+    bootstrap intervals of the headline figures (``report.intervals``)."""
     if benchmark not in (None, 1, 2):
         raise InvalidInput("The benchmark is 1 or 2.")
     if start and end and start > end:
         raise InvalidInput("The start date is after the end date.")
     with db.read() as s:
         require_role(s, actor, "lead")
-    samples, single, everyone = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
-    return AgreementScope(agreement_report(samples), single, everyone, tuple(samples))
+    samples, single, everyone, settings = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
+    report = agreement_report(samples, flag_w1_max=settings.flag_w1_max)
+    return AgreementScope(report, single, everyone, tuple(samples))
 
 
 def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
