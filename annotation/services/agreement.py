@@ -59,7 +59,9 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
                 .order_by(Sample.id, Annotation.submitted_at, Annotation.id))
         if benchmark is not None:
             stmt = stmt.where(Sample.benchmark == benchmark)
-        rows = s.execute(stmt).all()
+        # through the connection: plain rows of columns, without the ORM's per-row loading step
+        # (a third of this function's time over 200k annotations)
+        rows = s.connection().execute(stmt).all()
     # the two JSON columns decoded in one pass (see db.engine.decode_json_texts)
     segmentations = decode_json_texts(rows, (6, 7))
     everyone = tuple(sorted({r.username for r in rows}))
