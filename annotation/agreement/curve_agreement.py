@@ -24,8 +24,7 @@ import numpy as np
 from annotation.agreement.intervals import SumStatistic, mean_statistic
 from annotation.agreement.measure import TabulatedMixin, json_ready, nan_mean, optional
 from annotation.agreement.ratings import Consumes, RatedSample
-from annotation.agreement.tables import Rows, SampleSet, group_means
-from annotation.curves.distance import curve_distances
+from annotation.agreement.tables import Rows, SampleSet, group_means, pairwise_curve_distances
 from annotation.settings import ProjectSettings
 from annotation.timeaxis import DEFAULT_BASE
 
@@ -33,37 +32,15 @@ from annotation.timeaxis import DEFAULT_BASE
 DEFAULT_FLAG_W1_MAX: float = ProjectSettings().flag_w1_max
 
 
-def pairwise_curve_distances(values: np.ndarray, n_curves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per sample, the mean W1 and mean overlap over all pairs of its curves.
-
-    ``values`` is (n_samples, k_max, 3) — ξ, ω, α of each sample's ratings with a curve in slot
-    order, NaN-padded — and ``n_curves`` how many each has. NaN where a sample has fewer than two
-    curves (or every pair has a curve off the axis).
+def w1_time_factor(w1: float) -> float:
+    """W1 (log-time units) as a factor in time, ``1.1 ** W1`` — how many times later or earlier
+    one curve sits than the other; NaN for an undefined W1.
 
     Examples:
-        Three curves 0, 4 and 10 units apart: pairs 4, 10 and 6 → mean W1 20/3.
-
-        >>> v = np.array([[[50.0, 10.0, 0.0], [54.0, 10.0, 0.0], [60.0, 10.0, 0.0]]])
-        >>> w1, overlap = pairwise_curve_distances(v, np.array([3]))
-        >>> round(float(w1[0]), 4)
-        6.6667
+        >>> round(w1_time_factor(12.25), 2), w1_time_factor(0.0), w1_time_factor(float("nan"))
+        (3.21, 1.0, nan)
     """
-    n, k_max = values.shape[0], values.shape[1]
-    total_w1, total_overlap, count = np.zeros(n), np.zeros(n), np.zeros(n)
-    for i in range(k_max):
-        for j in range(i + 1, k_max):
-            rows = np.flatnonzero(n_curves > j)
-            if rows.size == 0:
-                continue
-            w1, overlap, _ = curve_distances(values[rows, i], values[rows, j])
-            ok = np.isfinite(w1)
-            total_w1[rows[ok]] += w1[ok]
-            total_overlap[rows[ok]] += overlap[ok]
-            count[rows[ok]] += 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        used = count > 0
-        return (np.where(used, total_w1 / np.maximum(count, 1), math.nan),
-                np.where(used, total_overlap / np.maximum(count, 1), math.nan))
+    return DEFAULT_BASE ** w1 if math.isfinite(w1) else math.nan
 
 
 @dataclass(frozen=True)
@@ -82,7 +59,7 @@ class CurveAgreementResult:
     @property
     def time_factor(self) -> float:
         """The mean W1 as a factor in time, ``1.1 ** W1`` (NaN without data)."""
-        return DEFAULT_BASE ** self.mean_w1 if math.isfinite(self.mean_w1) else math.nan
+        return w1_time_factor(self.mean_w1)
 
     @property
     def headline(self) -> float:
@@ -112,7 +89,7 @@ class CurveAgreementMeasure(TabulatedMixin):
     flag_w1_max: float = DEFAULT_FLAG_W1_MAX
 
     def tabulate(self, samples: SampleSet) -> Rows:
-        w1, overlap = pairwise_curve_distances(samples.curve_values, samples.n_curves)
+        w1, overlap = samples.curve_distances
         return {"w1": w1, "overlap": overlap}
 
     def result(self, rows: Rows, samples: Sequence[RatedSample]) -> CurveAgreementResult:
@@ -142,4 +119,5 @@ class CurveAgreementMeasure(TabulatedMixin):
         return {"w1": mean_statistic(rows["w1"])}
 
 
-__all__ = ["DEFAULT_FLAG_W1_MAX", "CurveAgreementMeasure", "CurveAgreementResult", "pairwise_curve_distances"]
+__all__ = ["DEFAULT_FLAG_W1_MAX", "CurveAgreementMeasure", "CurveAgreementResult", "pairwise_curve_distances",
+           "w1_time_factor"]

@@ -236,6 +236,8 @@ def agreement_report(
     """
     rated = sample_set(samples)
     measures = _with_threshold(measures, flag_w1_max)
+    if any(isinstance(m, CurveAgreementMeasure) for m in measures):
+        rated.start_curve_distances()  # numpy in a second thread while the other measures run
     names = [m.name for m in measures]
     if len(set(names)) != len(names):
         raise ValueError(f"measure names must be unique, got {names}")

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from functools import cached_property
-from typing import Iterator, Mapping, Sequence, overload
+from typing import Any, Callable, Iterator, Mapping, Sequence, overload
 
 import numpy as np
 
 from annotation.agreement.ratings import RatedSample, TokenLabelPairs, token_label_pairs_of
 from annotation.axes import AXIS_NAMES
+from annotation.curves.distance import curve_distances
 
 #: Number of axis classes (the side of the per-sample co-occurrence block).
 N_AXES = len(AXIS_NAMES)
@@ -47,6 +49,7 @@ class SampleSet(Sequence[RatedSample]):
 
     def __init__(self, samples: Sequence[RatedSample]) -> None:
         self._samples: tuple[RatedSample, ...] = tuple(samples)
+        self._pending_curves: _Background | None = None
 
     def __len__(self) -> int:
         return len(self._samples)
@@ -116,6 +119,22 @@ class SampleSet(Sequence[RatedSample]):
             out[rows, slots] = flat.reshape(-1, 3)
         return out
 
+    def start_curve_distances(self) -> None:
+        """Start computing :attr:`curve_distances` in a background thread. The work is numpy
+        (which releases the GIL), so it overlaps the report's Python-bound label and
+        segmentation passes on a second core; :attr:`curve_distances` waits for it."""
+        if "curve_distances" not in self.__dict__ and self._pending_curves is None:
+            self._pending_curves = _Background(pairwise_curve_distances, self.curve_values, self.n_curves)
+
+    @cached_property
+    def curve_distances(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per sample, the mean W1 and overlap over its pairs of curves
+        (:func:`pairwise_curve_distances`)."""
+        pending, self._pending_curves = self._pending_curves, None
+        if pending is not None:
+            return pending.result()
+        return pairwise_curve_distances(self.curve_values, self.n_curves)
+
     @cached_property
     def label_pairs(self) -> TokenLabelPairs:
         """Token axis codes of every labelled rating pair
@@ -144,6 +163,61 @@ class SampleSet(Sequence[RatedSample]):
         sample_of_pair, n_tokens, firsts, seconds = self._pass[2]
         return (np.asarray(sample_of_pair, dtype=np.int64), np.asarray(n_tokens, dtype=np.int64),
                 [r.boundaries for r in firsts], [r.boundaries for r in seconds])
+
+
+def pairwise_curve_distances(values: np.ndarray, n_curves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per sample, the mean W1 and mean overlap over all pairs of its curves.
+
+    ``values`` is (n_samples, k_max, 3) — ξ, ω, α of each sample's ratings with a curve in slot
+    order, NaN-padded — and ``n_curves`` how many each has. NaN where a sample has fewer than two
+    curves (or every pair has a curve off the axis).
+
+    Examples:
+        Three curves 0, 4 and 10 units apart: pairs 4, 10 and 6 → mean W1 20/3.
+
+        >>> v = np.array([[[50.0, 10.0, 0.0], [54.0, 10.0, 0.0], [60.0, 10.0, 0.0]]])
+        >>> w1, overlap = pairwise_curve_distances(v, np.array([3]))
+        >>> round(float(w1[0]), 4)
+        6.6667
+    """
+    n, k_max = values.shape[0], values.shape[1]
+    total_w1, total_overlap, count = np.zeros(n), np.zeros(n), np.zeros(n)
+    for i in range(k_max):
+        for j in range(i + 1, k_max):
+            rows = np.flatnonzero(n_curves > j)
+            if rows.size == 0:
+                continue
+            w1, overlap, _ = curve_distances(values[rows, i], values[rows, j])
+            ok = np.isfinite(w1)
+            total_w1[rows[ok]] += w1[ok]
+            total_overlap[rows[ok]] += overlap[ok]
+            count[rows[ok]] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        used = count > 0
+        return (np.where(used, total_w1 / np.maximum(count, 1), math.nan),
+                np.where(used, total_overlap / np.maximum(count, 1), math.nan))
+
+
+class _Background:
+    """A function run in a daemon thread; :meth:`result` waits for it (and re-raises its error)."""
+
+    def __init__(self, function: Callable[..., Any], *args: Any) -> None:
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(function, args), daemon=True)
+        self._thread.start()
+
+    def _run(self, function: Callable[..., Any], args: tuple) -> None:
+        try:
+            self._result = function(*args)
+        except BaseException as error:  # handed to the caller of result()
+            self._error = error
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 def sample_set(samples: Sequence[RatedSample]) -> SampleSet:
@@ -244,6 +318,7 @@ __all__ = [
     "group_means",
     "group_sums",
     "mode_raters",
+    "pairwise_curve_distances",
     "sample_set",
     "take_rows",
 ]
