@@ -45,7 +45,6 @@ from annotation.agreement.ratings import (
     Consumes,
     RatedSample,
     Rating,
-    raters_per_sample,
     usable_ratings,
 )
 
