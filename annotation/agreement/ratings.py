@@ -156,12 +156,12 @@ class RatedSample:
                     f"partition {self.n_tokens} tokens (first 0, strictly increasing, below {self.n_tokens})"
                 )
 
-    @cached_property
+    @property
     def annotators(self) -> tuple[str, ...]:
         """Annotator names in slot order."""
         return tuple(r.annotator for r in self.ratings)
 
-    @cached_property
+    @property
     def completed_at(self) -> datetime:
         """When the last rating was submitted (the sample became fully annotated)."""
         return max(r.submitted_at for r in self.ratings)

@@ -257,7 +257,7 @@ def agreement_report(
     intervals = {name: intervals.get(name, (math.nan, math.nan)) for name in report.headline}
     if not breakdowns:
         return replace(report, intervals=MappingProxyType(intervals))
-    completed = [s.completed_at for s in rated]
+    completed = rated.completed_at
     weeks = [iso_week(c) for c in completed]
     return replace(
         report,
@@ -315,14 +315,13 @@ def _pair_breakdowns(samples: SampleSet, measures: Sequence[Measure],
     own_keys: list[tuple[str, str]] = []
     restricted: list[RatedSample] = []
     more_keys: list[tuple[str, str]] = []
-    for i, sample in enumerate(samples):
-        people = sample.annotators
+    for i, people in enumerate(samples.annotators):
         if len(people) == 2 and people[0] != people[1]:
             own_index.append(i)
             own_keys.append((people[0], people[1]) if people[0] < people[1] else (people[1], people[0]))
             continue
         for a, b in itertools.combinations(sorted(set(people)), 2):
-            restricted.append(sample.restricted_to((a, b)))
+            restricted.append(samples[i].restricted_to((a, b)))
             more_keys.append((a, b))
     keys = sorted(set(own_keys) | set(more_keys))
     number = {key: g for g, key in enumerate(keys)}
@@ -376,7 +375,7 @@ def _per_sample_table(samples: SampleSet, measures: Sequence[Measure], rows: Map
     columns: dict[str, Any] = {
         "sample_id": [s.sample_id for s in samples],
         "benchmark": np.fromiter((s.benchmark for s in samples), dtype=np.int64, count=len(samples)),
-        "annotators": [", ".join(s.annotators) for s in samples],
+        "annotators": [", ".join(people) for people in samples.annotators],
         "n_ratings": samples.n_ratings,
         "completed_at": completed,
         "week": weeks,

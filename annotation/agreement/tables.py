@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
+from datetime import datetime
 from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Sequence, overload
 
@@ -67,10 +68,13 @@ class SampleSet(Sequence[RatedSample]):
         return iter(self._samples)
 
     @cached_property
-    def _pass(self) -> tuple[np.ndarray, list[tuple], tuple[list[int], list[int], list, list], np.ndarray]:
+    def _pass(self) -> tuple[np.ndarray, list[tuple], tuple[list[int], list[int], list, list], np.ndarray,
+                             list[tuple[str, ...]], list[datetime]]:
         """One loop over the samples: ratings counts, the ratings with a curve of each sample,
         every pair of labelled ratings (labels and segmentations are consumed by the same
-        ratings, :func:`~annotation.agreement.ratings.rating_supplies`), labelled counts."""
+        ratings, :func:`~annotation.agreement.ratings.rating_supplies`), labelled counts, the
+        annotators and the completion time of each sample. The rules of ``has_curve`` and
+        ``has_axis_labels`` are inlined (first use of a cached property takes a lock)."""
         n_ratings: list[int] = []
         curves: list[tuple] = []
         labelled_counts: list[int] = []
@@ -78,11 +82,16 @@ class SampleSet(Sequence[RatedSample]):
         n_tokens: list[int] = []
         firsts: list = []
         seconds: list = []
+        people: list[tuple[str, ...]] = []
+        completed: list[datetime] = []
         for i, sample in enumerate(self._samples):
             ratings = sample.ratings
             n_ratings.append(len(ratings))
-            curves.append(tuple(r for r in ratings if r.has_curve))
-            labelled = [r for r in ratings if r.has_axis_labels]
+            people.append(tuple(r.annotator for r in ratings))
+            completed.append(max(r.submitted_at for r in ratings))
+            curves.append(tuple(r for r in ratings
+                                if r.xi is not None and r.omega is not None and r.alpha is not None))
+            labelled = [r for r in ratings if None not in r.segment_axes]
             labelled_counts.append(len(labelled))
             for a, b in itertools.combinations(labelled, 2):
                 sample_of_pair.append(i)
@@ -90,7 +99,17 @@ class SampleSet(Sequence[RatedSample]):
                 firsts.append(a)
                 seconds.append(b)
         return (np.asarray(n_ratings, dtype=np.int64), curves, (sample_of_pair, n_tokens, firsts, seconds),
-                np.asarray(labelled_counts, dtype=np.int64))
+                np.asarray(labelled_counts, dtype=np.int64), people, completed)
+
+    @property
+    def annotators(self) -> list[tuple[str, ...]]:
+        """Each sample's annotators in slot order (``RatedSample.annotators``)."""
+        return self._pass[4]
+
+    @property
+    def completed_at(self) -> list[datetime]:
+        """Each sample's last submission (``RatedSample.completed_at``)."""
+        return self._pass[5]
 
     @property
     def n_ratings(self) -> np.ndarray:
