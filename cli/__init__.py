@@ -118,12 +118,29 @@ def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
                            "n_samples_with_one_annotation": scope.n_single}, indent=2, default=str)
     head = report.headline
     lines = [f"{report.n_samples} samples with 2 or more annotations "
-             f"({scope.n_single} with only one left out)"]
-    for name, label in (("icc_xi", "ICC(1,1) xi"), ("icc_omega", "ICC(1,1) omega"),
-                        ("icc_alpha", "ICC(1,1) alpha"), ("jaccard", "Jaccard"), ("pk", "Pk")):
+             f"({scope.n_single} with only one left out); 95% bootstrap intervals"]
+    for name, label in HEADLINE_LABELS:
         value = head.get(name)
-        lines.append(f"  {label:<16} {'n/a' if value is None or value != value else f'{value:.3f}'}")
+        if value is None or value != value:
+            lines.append(f"  {label:<30} n/a")
+            continue
+        low, high = report.interval(name)
+        interval = f"  [{low:.3f}, {high:.3f}]" if low == low and high == high else ""
+        lines.append(f"  {label:<30} {value:.3f}{interval}")
+    curve = report.curve
+    if curve is not None and curve.n_used:
+        lines.append(f"  curves sit ×{curve.time_factor:.2f} apart on average (mean W1); "
+                     f"{100 * curve.share_above:.1f}% of samples above the W1 flag ({curve.flag_w1_max:g})")
     return "\n".join(lines)
+
+
+#: The headline figures the text output lists, in order, with their labels.
+HEADLINE_LABELS: tuple[tuple[str, str], ...] = (
+    ("icc_xi", "ICC(1,1) xi"), ("icc_omega", "ICC(1,1) omega"), ("icc_alpha", "ICC(1,1) alpha"),
+    ("jaccard", "Jaccard"), ("pk", "Pk"), ("w1", "W1 (curve distance, log-time)"),
+    ("alpha_xi", "Krippendorff alpha (xi)"), ("alpha_omega", "Krippendorff alpha (omega)"),
+    ("alpha_alpha", "Krippendorff alpha (alpha)"), ("alpha_labels", "Krippendorff alpha (axis labels)"),
+)
 
 
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:

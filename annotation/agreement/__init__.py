@@ -7,8 +7,13 @@ result (:mod:`~annotation.agreement.measure` has the contract):
 * ``jaccard`` — token axis labels: Jaccard of (token, axis) sets, mean and per axis (numpy);
 * ``kappa`` — token axis labels: Cohen's kappa, micro precision, co-occurrence matrix, each
   also with Generic/Static merged (scikit-learn);
-* ``segment_agreement`` — segmentation: Pk and WindowDiff (both ways averaged), boundary
-  similarity (segeval).
+* ``segment_agreement`` — segmentation: Pk and WindowDiff (both ways averaged, vectorised),
+  boundary similarity (segeval);
+* ``curve_agreement`` — curve parameters: W1 and overlap of the annotators' curves;
+* ``krippendorff_alpha`` — Krippendorff's α, interval on ξ, ω, α and nominal on axis labels.
+
+``intervals`` gives the seeded bootstrap intervals of the headline figures and Wilson intervals;
+``tables`` the one-pass per-sample arrays the measures share.
 
 Inputs are :class:`RatedSample` objects (one text, its ratings in submission order); any k ≥ 2
 ratings per sample is handled (pairwise measures average over all pairs, the ICC uses slots as
@@ -23,6 +28,7 @@ builds the per-sample table::
     json.dumps(report.to_json())
 """
 
+from annotation.agreement.curve_agreement import CurveAgreementMeasure, CurveAgreementResult
 from annotation.agreement.icc import (
     FORMS as ICC_FORMS,
     HEADLINE_FORM as ICC_HEADLINE_FORM,
@@ -34,6 +40,7 @@ from annotation.agreement.icc import (
     icc_1_1,
     intraclass_correlation,
 )
+from annotation.agreement.intervals import bootstrap_intervals, wilson_interval
 from annotation.agreement.jaccard import AxisJaccard, JaccardMeasure, JaccardResult, label_set_jaccard
 from annotation.agreement.kappa import (
     MERGED_CLASS,
@@ -42,6 +49,12 @@ from annotation.agreement.kappa import (
     KappaResult,
     LabelAgreement,
     label_agreement,
+)
+from annotation.agreement.krippendorff_alpha import (
+    ALPHA_LABELS,
+    KrippendorffCurveMeasure,
+    KrippendorffLabelsMeasure,
+    KrippendorffResult,
 )
 from annotation.agreement.measure import Measure, MeasureResult, json_ready
 from annotation.agreement.ratings import (
@@ -55,6 +68,8 @@ from annotation.agreement.ratings import (
 )
 from annotation.agreement.report import (
     DEFAULT_MEASURES,
+    HEADLINE_MEASURES,
+    HEADLINE_NAMES,
     SAMPLE_COLUMNS,
     AgreementReport,
     PairAgreement,
@@ -84,6 +99,7 @@ from annotation.agreement.verdict import (
 )
 
 __all__ = [
+    "ALPHA_LABELS",
     "AgreementInputError",
     "ICC_RULE",
     "JACCARD_RULE",
@@ -94,7 +110,11 @@ __all__ = [
     "AgreementReport",
     "AxisJaccard",
     "Consumes",
+    "CurveAgreementMeasure",
+    "CurveAgreementResult",
     "DEFAULT_MEASURES",
+    "HEADLINE_MEASURES",
+    "HEADLINE_NAMES",
     "ICC_FORMS",
     "ICC_HEADLINE_FORM",
     "IccForm",
@@ -104,6 +124,9 @@ __all__ = [
     "JaccardResult",
     "KappaMeasure",
     "KappaResult",
+    "KrippendorffCurveMeasure",
+    "KrippendorffLabelsMeasure",
+    "KrippendorffResult",
     "LabelAgreement",
     "MERGED_CLASS",
     "MERGED_CLASSES",
@@ -121,6 +144,7 @@ __all__ = [
     "SegmentationResult",
     "WeekAgreement",
     "agreement_report",
+    "bootstrap_intervals",
     "clear_caches",
     "compare_segmentations",
     "icc_1_1",
@@ -135,5 +159,6 @@ __all__ = [
     "raters_per_sample",
     "shown_threshold",
     "verdicts_summary",
+    "wilson_interval",
     "window_diff_both_ways",
 ]

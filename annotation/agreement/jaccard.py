@@ -22,15 +22,10 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from annotation.agreement.measure import json_ready, nan_mean, optional
-from annotation.agreement.ratings import (
-    Consumes,
-    RatedSample,
-    Rating,
-    TokenLabelPairs,
-    token_axis_codes,
-    token_label_pairs,
-)
+from annotation.agreement.intervals import SumStatistic, mean_statistic
+from annotation.agreement.measure import TabulatedMixin, json_ready, nan_mean, optional
+from annotation.agreement.ratings import Consumes, RatedSample, Rating, TokenLabelPairs, token_axis_codes
+from annotation.agreement.tables import Rows, SampleSet, group_means
 from annotation.axes import AXIS_NAMES
 
 _N_AXES = len(AXIS_NAMES)
@@ -128,21 +123,25 @@ def _axis_jaccard(pairs: TokenLabelPairs, n_samples: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class JaccardMeasure:
+class JaccardMeasure(TabulatedMixin):
     """Jaccard of (token, axis) label sets, per sample and per axis (see module docstring)."""
 
     name: ClassVar[str] = "jaccard"
     consumes: ClassVar[Consumes] = Consumes.TOKEN_AXIS_LABELS
 
-    def _per_sample(self, samples: Sequence[RatedSample]) -> tuple[np.ndarray, TokenLabelPairs]:
-        pairs = token_label_pairs(samples)
+    def tabulate(self, samples: SampleSet) -> Rows:
+        """Per sample: ``jaccard`` (mean over its pairs), ``axes`` (per-axis Jaccard), ``n_pairs``."""
+        pairs = samples.label_pairs
         values = _pair_jaccard(pairs)
-        per_sample = _mean_by_sample(values, np.ones(values.shape, bool), pairs.sample_of_pair, len(samples))
-        return per_sample, pairs
+        n = len(samples)
+        return {
+            "jaccard": _mean_by_sample(values, np.ones(values.shape, bool), pairs.sample_of_pair, n),
+            "axes": _axis_jaccard(pairs, n),
+            "n_pairs": np.bincount(pairs.sample_of_pair, minlength=n),
+        }
 
-    def compute(self, samples: Sequence[RatedSample]) -> JaccardResult:
-        per_sample, pairs = self._per_sample(samples)
-        axes = _axis_jaccard(pairs, len(samples))
+    def result(self, rows: Rows, samples: Sequence[RatedSample]) -> JaccardResult:
+        per_sample, axes = rows["jaccard"], rows["axes"]
         per_axis = tuple(
             AxisJaccard(name, nan_mean(axes[:, x]), int(np.isfinite(axes[:, x]).sum()))
             for x, name in enumerate(AXIS_NAMES)
@@ -150,17 +149,20 @@ class JaccardMeasure:
         return JaccardResult(
             mean=nan_mean(per_sample),
             n_samples=int(np.isfinite(per_sample).sum()),
-            n_pairs=pairs.n_pairs,
+            n_pairs=int(rows["n_pairs"].sum()),
             per_axis=per_axis,
         )
 
-    def breakdown(self, samples: Sequence[RatedSample]) -> dict[str, float | None]:
-        """``jaccard``: mean per-sample Jaccard."""
-        return {"jaccard": optional(nan_mean(self._per_sample(samples)[0]))}
+    def figures(self, rows: Rows, labels: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
+        """``jaccard``: mean per-sample Jaccard of each group."""
+        return [{"jaccard": optional(v)} for v in group_means(rows["jaccard"], labels, n_groups)]
 
-    def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
+    def columns(self, rows: Rows) -> dict[str, np.ndarray]:
         """``jaccard`` of each sample (mean over its rating pairs)."""
-        return {"jaccard": self._per_sample(samples)[0]}
+        return {"jaccard": rows["jaccard"]}
+
+    def statistics(self, rows: Rows) -> dict[str, SumStatistic]:
+        return {"jaccard": mean_statistic(rows["jaccard"])}
 
 
 __all__ = ["AxisJaccard", "JaccardMeasure", "JaccardResult", "label_set_jaccard"]

@@ -33,8 +33,9 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 import pandas as pd
 
-from annotation.agreement.measure import json_ready, optional
-from annotation.agreement.ratings import Consumes, RatedSample, token_label_pairs
+from annotation.agreement.measure import TabulatedMixin, json_ready, optional
+from annotation.agreement.ratings import Consumes, RatedSample
+from annotation.agreement.tables import Rows, SampleSet, group_sums
 from annotation.axes import AXIS_NAMES, CONFUSABLE_PAIR
 
 #: The class that replaces Generic and Static in the merged scheme.
@@ -156,29 +157,98 @@ class KappaResult:
         )
 
 
+def label_agreement_from_counts(counts: np.ndarray, classes: Sequence[str]) -> LabelAgreement:
+    """:func:`label_agreement` from a co-occurrence count matrix (``counts[i, j]`` tokens the
+    earlier annotator labelled i and the later j) instead of the token arrays: scikit-learn on
+    the c² (i, j) combinations weighted by their counts, which gives the same figures.
+
+    Examples:
+        >>> counts = np.array([[20, 5], [10, 15]])         # the Wikipedia example again
+        >>> result = label_agreement_from_counts(counts, ("yes", "no"))
+        >>> round(result.kappa, 4), round(result.precision, 4), result.n_tokens, result.counts
+        (0.4, 0.7, 50, ((20.0, 7.5), (7.5, 15.0)))
+    """
+    from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score
+
+    counts = np.asarray(counts, dtype=np.int64)
+    n_classes = len(classes)
+    n = int(counts.sum())
+    if n == 0:
+        zeros = tuple(tuple(0.0 for _ in classes) for _ in classes)
+        return LabelAgreement(tuple(classes), math.nan, math.nan, 0, zeros, "no labelled pairs of ratings")
+    first = np.repeat(np.arange(n_classes), n_classes)
+    second = np.tile(np.arange(n_classes), n_classes)
+    weight = counts.ravel().astype(float)
+    keep = weight > 0
+    first, second, weight = first[keep], second[keep], weight[keep]
+    labels = list(range(n_classes))
+    matrix = confusion_matrix(first, second, labels=labels, sample_weight=weight).astype(float)
+    symmetric = (matrix + matrix.T) / 2.0
+    precision = float(precision_score(first, second, labels=labels, average="micro", sample_weight=weight))
+    if first.min() == first.max() == second.min() == second.max():
+        kappa, note = math.nan, "undefined: both annotators used only one class (chance agreement is 1)"
+    else:
+        kappa, note = float(cohen_kappa_score(first, second, labels=labels, sample_weight=weight)), ""
+    return LabelAgreement(tuple(classes), kappa, precision, n, tuple(map(tuple, symmetric.tolist())), note)
+
+
+def kappa_from_counts(counts: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of each stacked co-occurrence matrix ``counts`` (g, c, c):
+    ``(p_o − p_e) / (1 − p_e)`` — scikit-learn's figure, computed for many groups at once; NaN
+    without tokens or when chance agreement is 1 (one and the same class throughout).
+
+    Examples:
+        >>> kappa_from_counts(np.array([[[20, 5], [10, 15]], [[4, 0], [0, 0]]])).round(4).tolist()
+        [0.4, nan]
+    """
+    counts = np.asarray(counts, dtype=float)
+    n = counts.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_o = np.trace(counts, axis1=1, axis2=2) / n
+        p_e = (counts.sum(axis=2) * counts.sum(axis=1)).sum(axis=1) / (n * n)
+        kappa = (p_o - p_e) / (1 - p_e)
+    return np.where((n > 0) & (p_e < 1), kappa, math.nan)
+
+
+#: One-hot map of the eight axes onto the merged classes (8 × 7).
+_MERGE = np.eye(len(MERGED_CLASSES), dtype=np.int64)[_MERGED_CODE]
+
+
 @dataclass(frozen=True)
-class KappaMeasure:
+class KappaMeasure(TabulatedMixin):
     """Cohen's kappa, micro precision, co-occurrence; unmerged and merged (see module docstring)."""
 
     name: ClassVar[str] = "kappa"
     consumes: ClassVar[Consumes] = Consumes.TOKEN_AXIS_LABELS
 
-    def compute(self, samples: Sequence[RatedSample]) -> KappaResult:
-        pairs = token_label_pairs(samples)
+    def tabulate(self, samples: SampleSet) -> Rows:
+        """Per sample: the 8 × 8 co-occurrence counts (flattened) and its number of label pairs."""
+        pairs = samples.label_pairs
+        return {"confusion": samples.confusion,
+                "n_pairs": np.bincount(pairs.sample_of_pair, minlength=len(samples))}
+
+    def result(self, rows: Rows, samples: Sequence[RatedSample]) -> KappaResult:
+        n_axes = len(AXIS_NAMES)
+        counts = rows["confusion"].sum(axis=0).reshape(n_axes, n_axes)
         return KappaResult(
-            unmerged=label_agreement(pairs.first, pairs.second, AXIS_NAMES),
-            merged=label_agreement(_MERGED_CODE[pairs.first], _MERGED_CODE[pairs.second], MERGED_CLASSES),
-            n_pairs=pairs.n_pairs,
+            unmerged=label_agreement_from_counts(counts, AXIS_NAMES),
+            merged=label_agreement_from_counts(_MERGE.T @ counts @ _MERGE, MERGED_CLASSES),
+            n_pairs=int(rows["n_pairs"].sum()),
         )
 
-    def breakdown(self, samples: Sequence[RatedSample]) -> dict[str, float | None]:
-        """``kappa`` over the eight axes, tokens pooled over the samples."""
-        pairs = token_label_pairs(samples)
-        return {"kappa": optional(_kappa(pairs.first, pairs.second, list(range(len(AXIS_NAMES))))[0])}
+    def figures(self, rows: Rows, labels: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
+        """``kappa`` over the eight axes, tokens pooled over each group's samples."""
+        n_axes = len(AXIS_NAMES)
+        counts = group_sums(rows["confusion"], labels, n_groups).reshape(n_groups, n_axes, n_axes)
+        return [{"kappa": optional(v)} for v in kappa_from_counts(counts)]
 
-    def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
+    def columns(self, rows: Rows) -> dict[str, np.ndarray]:
         """None: kappa is pooled over tokens, a per-sample kappa on a dozen tokens says little."""
         return {}
 
+    def statistics(self, rows: Rows) -> dict[str, Any]:
+        return {}
 
-__all__ = ["MERGED_CLASS", "MERGED_CLASSES", "KappaMeasure", "KappaResult", "LabelAgreement", "label_agreement"]
+
+__all__ = ["MERGED_CLASS", "MERGED_CLASSES", "KappaMeasure", "KappaResult", "LabelAgreement", "kappa_from_counts",
+           "label_agreement", "label_agreement_from_counts"]

@@ -23,6 +23,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from annotation.agreement.ratings import Consumes, RatedSample
+from annotation.agreement.tables import sample_set
 
 
 @runtime_checkable
@@ -52,6 +53,47 @@ class Measure(Protocol):
     def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
         """Columns of the per-sample table, one value per sample (NaN where undefined)."""
         ...
+
+
+@runtime_checkable
+class TabulatedMeasure(Measure, Protocol):
+    """A measure that tabulates per-sample rows in one pass and derives everything from them —
+    what lets a report over 100k samples run each measure once instead of once per group.
+
+    ``tabulate`` gives rows (arrays whose first axis is the sample, see
+    :mod:`annotation.agreement.tables`); ``result``, ``columns`` (the per-sample table) and
+    ``figures`` (breakdown figures per group of rows) read them; ``statistics`` gives the
+    headline figures as sums of per-sample contributions for the bootstrap
+    (:mod:`annotation.agreement.intervals`).
+    """
+
+    def tabulate(self, samples: Any) -> dict[str, np.ndarray]: ...
+
+    def result(self, rows: dict[str, np.ndarray], samples: Sequence[RatedSample]) -> MeasureResult: ...
+
+    def columns(self, rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+    def figures(self, rows: dict[str, np.ndarray], labels: np.ndarray,
+                n_groups: int) -> list[dict[str, float | None]]: ...
+
+    def statistics(self, rows: dict[str, np.ndarray]) -> dict[str, Any]: ...
+
+
+class TabulatedMixin:
+    """``compute``, ``breakdown`` and ``per_sample`` of a :class:`TabulatedMeasure`, from its
+    ``tabulate`` and the rest (for callers that ask for one thing at a time)."""
+
+    def compute(self, samples: Sequence[RatedSample]) -> MeasureResult:
+        rated = sample_set(samples)
+        return self.result(self.tabulate(rated), rated)  # type: ignore[attr-defined]
+
+    def breakdown(self, samples: Sequence[RatedSample]) -> dict[str, float | None]:
+        rated = sample_set(samples)
+        rows = self.tabulate(rated)  # type: ignore[attr-defined]
+        return self.figures(rows, np.zeros(len(rated), dtype=np.int64), 1)[0]  # type: ignore[attr-defined]
+
+    def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
+        return self.columns(self.tabulate(sample_set(samples)))  # type: ignore[attr-defined]
 
 
 def nan_mean(values: np.ndarray) -> float:

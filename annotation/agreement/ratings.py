@@ -34,6 +34,10 @@ from annotation.wording import counted
 AXIS_CODES: dict[str, int] = {name: i for i, name in enumerate(AXIS_NAMES)}
 
 
+_INT_TYPE = frozenset({int})
+_AXES_OR_NONE = frozenset((*AXIS_NAMES, None))
+
+
 class AgreementInputError(ValueError):
     """A sample or rating that cannot be measured (message names the sample)."""
 
@@ -65,32 +69,44 @@ class Rating:
     alpha: float | None = None
 
     def __post_init__(self) -> None:
-        boundaries = tuple(self.boundaries)
-        for b in boundaries:
-            if isinstance(b, bool) or not isinstance(b, (int, np.integer)):
-                raise AgreementInputError(f"rating by {self.annotator!r}: boundary {b!r} is not a token index")
-        object.__setattr__(self, "boundaries", tuple(int(b) for b in boundaries))
-        object.__setattr__(self, "segment_axes", tuple(self.segment_axes))
+        # Plain ints, known axis names and float parameters (what the service passes for 200k
+        # ratings per 100k-sample report) are checked with set operations; anything else takes
+        # the item-by-item path with its message.
+        boundaries = self.boundaries if type(self.boundaries) is tuple else tuple(self.boundaries)
+        if not set(map(type, boundaries)) <= _INT_TYPE:
+            for b in boundaries:
+                if isinstance(b, bool) or not isinstance(b, (int, np.integer)):
+                    raise AgreementInputError(f"rating by {self.annotator!r}: boundary {b!r} is not a token index")
+            boundaries = tuple(int(b) for b in boundaries)
+        object.__setattr__(self, "boundaries", boundaries)
+        axes = self.segment_axes if type(self.segment_axes) is tuple else tuple(self.segment_axes)
+        object.__setattr__(self, "segment_axes", axes)
         if not isinstance(self.submitted_at, datetime):
             raise AgreementInputError(f"rating by {self.annotator!r}: submitted_at is not a datetime")
-        if len(self.segment_axes) != len(self.boundaries):
+        if len(axes) != len(boundaries):
             raise AgreementInputError(
-                f"rating by {self.annotator!r}: {counted(len(self.boundaries), 'segment')} but "
-                f"{counted(len(self.segment_axes), 'axis label')}"
+                f"rating by {self.annotator!r}: {counted(len(boundaries), 'segment')} but "
+                f"{counted(len(axes), 'axis label')}"
             )
-        for axis in self.segment_axes:
-            if axis is not None and not is_axis_name(axis):
-                raise AgreementInputError(
-                    f"rating by {self.annotator!r}: unknown axis {axis!r}; "
-                    f"expected one of {', '.join(AXIS_NAMES)}"
-                )
+        try:
+            known = _AXES_OR_NONE.issuperset(axes)
+        except TypeError:  # an unhashable "axis"
+            known = False
+        if not known:
+            for axis in axes:
+                if axis is not None and not is_axis_name(axis):
+                    raise AgreementInputError(
+                        f"rating by {self.annotator!r}: unknown axis {axis!r}; "
+                        f"expected one of {', '.join(AXIS_NAMES)}"
+                    )
         for name in PARAMETERS:
             value = getattr(self, name)
             if value is not None:
-                value = float(value)
+                if type(value) is not float:
+                    value = float(value)
+                    object.__setattr__(self, name, value)
                 if not math.isfinite(value):
                     raise AgreementInputError(f"rating by {self.annotator!r}: {name} is not finite")
-                object.__setattr__(self, name, value)
 
     # cached_property writes to the instance __dict__, which a frozen dataclass allows; the
     # measures ask these questions hundreds of thousands of times per report.
@@ -332,6 +348,20 @@ def token_label_pairs(samples: Sequence[RatedSample]) -> TokenLabelPairs:
             n_tokens.append(sample.n_tokens)
             firsts.append(a)
             seconds.append(b)
+    return token_label_pairs_of(sample_of_pair, n_tokens, firsts, seconds)
+
+
+def token_label_pairs_of(sample_of_pair: Sequence[int], n_tokens: Sequence[int], firsts: Sequence[Rating],
+                         seconds: Sequence[Rating]) -> TokenLabelPairs:
+    """:func:`token_label_pairs` from the pairs already listed: pair p is ``firsts[p]`` against
+    ``seconds[p]`` on sample ``sample_of_pair[p]`` of ``n_tokens[p]`` tokens.
+
+    Examples:
+        >>> t = datetime(2026, 1, 5)
+        >>> ann, bob = Rating("ann", t, (0,), ("main",)), Rating("bob", t, (0, 2), ("main", "static"))
+        >>> token_label_pairs_of([0], [4], [ann], [bob]).second.tolist()
+        [0, 0, 1, 1]
+    """
     if not firsts:
         empty = np.zeros(0, dtype=np.int64)
         return TokenLabelPairs(empty, empty, empty, empty)

@@ -36,8 +36,10 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 import segeval
 
-from annotation.agreement.measure import json_ready, nan_mean, optional
-from annotation.agreement.ratings import Consumes, RatedSample, rating_pairs, segment_masses
+from annotation.agreement.intervals import SumStatistic, mean_statistic
+from annotation.agreement.measure import TabulatedMixin, json_ready, nan_mean, optional
+from annotation.agreement.ratings import Consumes, RatedSample, segment_masses
+from annotation.agreement.tables import Rows, SampleSet, group_means
 from annotation.segmentation import Segmentation
 
 
@@ -157,17 +159,61 @@ def _pooled_segment_ids(boundaries: Sequence[tuple[int, ...]], offsets: np.ndarr
     return np.cumsum(np.bincount(offsets[text_of] + starts, minlength=total))
 
 
-def _pk_one_way(n: np.ndarray, window: np.ndarray, offsets: np.ndarray, pair_of_token: np.ndarray,
-                hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """Pk(hyp|ref) of every pair: the share of windows i … i+w (0 ≤ i < n − w) where the two
-    segmentations disagree on whether both ends are in one segment (segeval's ``__pk__``)."""
+def _window_one_way(n: np.ndarray, window: np.ndarray, offsets: np.ndarray, pair_of_token: np.ndarray,
+                    hyp: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pk(hyp|ref) and WD(hyp|ref) of every pair over the windows i … i+w (0 ≤ i < n − w):
+    Pk counts the windows where the two disagree on whether both ends are in one segment
+    (segeval's ``__pk__``), WindowDiff those holding different numbers of boundaries
+    (``__window_diff__``; with cumulative segment ids that number is ``id[i+w] − id[i]``)."""
     local = np.arange(pair_of_token.size, dtype=np.int64) - offsets[pair_of_token]
     start = np.flatnonzero(local < (n - window)[pair_of_token])
     end = start + window[pair_of_token[start]]
-    differ = (ref[start] == ref[end]) != (hyp[start] == hyp[end])
-    counts = np.bincount(pair_of_token[start], weights=differ, minlength=n.size)
+    ref_span, hyp_span = ref[end] - ref[start], hyp[end] - hyp[start]
+    pk_differ = (ref_span == 0) != (hyp_span == 0)
+    wd_differ = ref_span != hyp_span
+    owner = pair_of_token[start]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return counts / (n - window)
+        return (np.bincount(owner, weights=pk_differ, minlength=n.size) / (n - window),
+                np.bincount(owner, weights=wd_differ, minlength=n.size) / (n - window))
+
+
+def window_measures_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
+                         b: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(pk, window_diff)``, each both ways averaged, of many pairs of segmentations (start
+    indices) at once — segeval's ``pk`` and ``window_diff`` with the guards of
+    :func:`compare_segmentations` (identical → 0, a window that does not fit → NaN), with numpy
+    instead of two segeval calls per pair and metric.
+
+    Examples:
+        >>> pk, wd = window_measures_many([10, 10], [(0, 5), (0,)], [(0, 4, 5), (0, 5)])
+        >>> pk.tolist(), wd.tolist()
+        ([0.125, 0.625], [0.25, 0.625])
+    """
+    n = np.asarray(n_tokens, dtype=np.int64)
+    pk, wd = np.zeros(n.size), np.zeros(n.size)
+    if n.size == 0:
+        return pk, wd
+    seg_a = np.fromiter((len(x) for x in a), dtype=np.int64, count=n.size)
+    seg_b = np.fromiter((len(x) for x in b), dtype=np.int64, count=n.size)
+    window_a, window_b = _window_sizes(n, seg_a), _window_sizes(n, seg_b)
+    fits = (n > window_a) & (n > window_b)
+    same = np.fromiter((x == y for x, y in zip(a, b)), dtype=bool, count=n.size)
+    todo = np.flatnonzero(fits & ~same)
+    pk[~fits & ~same] = math.nan
+    wd[~fits & ~same] = math.nan
+    if todo.size == 0:
+        return pk, wd
+    nt = n[todo]
+    offsets = np.concatenate(([0], np.cumsum(nt)[:-1]))
+    total = int(nt.sum())
+    pair_of_token = np.repeat(np.arange(todo.size, dtype=np.int64), nt)
+    ids_a = _pooled_segment_ids([a[i] for i in todo], offsets, total)
+    ids_b = _pooled_segment_ids([b[i] for i in todo], offsets, total)
+    pk_ab, wd_ab = _window_one_way(nt, window_b[todo], offsets, pair_of_token, ids_a, ids_b)
+    pk_ba, wd_ba = _window_one_way(nt, window_a[todo], offsets, pair_of_token, ids_b, ids_a)
+    pk[todo] = (pk_ab + pk_ba) / 2
+    wd[todo] = (wd_ab + wd_ba) / 2
+    return pk, wd
 
 
 def pk_both_ways_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
@@ -176,37 +222,54 @@ def pk_both_ways_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
 
     The same figures as :func:`pk_both_ways` — segeval's ``pk`` both ways, averaged — with the
     same guards (identical → 0, a window that does not fit → NaN), computed for all pairs with
-    numpy instead of one segeval call per pair and direction (the export card's headline over
-    100k samples). Agrees with segeval to float precision (segeval sums exact Decimals);
-    tests/unit/test_agreement.py checks that on random segmentations.
+    numpy (:func:`window_measures_many`) instead of one segeval call per pair and direction.
+    Agrees with segeval to 1e-9 (segeval sums exact Decimals);
+    tests/unit/test_agreement_pk_vectorised.py checks that on random segmentations.
 
     Examples:
         >>> pk_both_ways_many([10, 10, 2], [(0,), (0, 5), (0,)], [(0, 5), (0, 5), (0, 1)]).tolist()
         [0.625, 0.0, nan]
     """
-    n = np.asarray(n_tokens, dtype=np.int64)
-    out = np.zeros(n.size)
-    if n.size == 0:
-        return out
-    seg_a = np.fromiter((len(x) for x in a), dtype=np.int64, count=n.size)
-    seg_b = np.fromiter((len(x) for x in b), dtype=np.int64, count=n.size)
-    window_a, window_b = _window_sizes(n, seg_a), _window_sizes(n, seg_b)
-    fits = (n > window_a) & (n > window_b)
-    same = np.fromiter((x == y for x, y in zip(a, b)), dtype=bool, count=n.size)
-    todo = np.flatnonzero(fits & ~same)
-    out[~fits & ~same] = math.nan
-    if todo.size == 0:
-        return out
-    nt = n[todo]
-    offsets = np.concatenate(([0], np.cumsum(nt)[:-1]))
-    total = int(nt.sum())
-    pair_of_token = np.repeat(np.arange(todo.size, dtype=np.int64), nt)
-    ids_a = _pooled_segment_ids([a[i] for i in todo], offsets, total)
-    ids_b = _pooled_segment_ids([b[i] for i in todo], offsets, total)
-    a_given_b = _pk_one_way(nt, window_b[todo], offsets, pair_of_token, ids_a, ids_b)
-    b_given_a = _pk_one_way(nt, window_a[todo], offsets, pair_of_token, ids_b, ids_a)
-    out[todo] = (a_given_b + b_given_a) / 2
-    return out
+    return window_measures_many(n_tokens, a, b)[0]
+
+
+def _boundary_similarity(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    """segeval's B (``boundary_similarity`` with its defaults, n_t = 2) of two segmentations
+    with one boundary type, given as start indices.
+
+    With a single boundary type, segeval's boundary edit distance has no substitutions; a
+    transposition is a boundary one side has at position p and the other at p + 1 (paired
+    greedily from the left, each position used once), weighted 1/2; every other boundary only
+    one side has is an addition, weighted 1. B = (matches + T/2) / (matches + A + T), 1 when
+    neither side has a boundary. tests/unit/test_agreement_pk_vectorised.py holds it equal to
+    segeval on random segmentations.
+    """
+    set_a, set_b = set(a[1:]), set(b[1:])
+    only = sorted(set_a ^ set_b)
+    transpositions = 0
+    used = -1
+    for p, q in zip(only, only[1:]):
+        if q == p + 1 and p != used and ((p in set_a) != (q in set_a)):
+            transpositions += 1
+            used = q
+    matches = len(set_a & set_b)
+    additions = len(only) - 2 * transpositions
+    denominator = matches + additions + transpositions
+    return (matches + transpositions / 2) / denominator if denominator else 1.0
+
+
+def boundary_similarity_many(n_tokens: Sequence[int], a: Sequence[tuple[int, ...]],
+                             b: Sequence[tuple[int, ...]]) -> np.ndarray:
+    """segeval's boundary similarity of many pairs (1 for identical segmentations), computed as
+    :func:`_boundary_similarity` — segeval's own algorithm specialised to one boundary type,
+    without its per-call conversions (about 0.3 ms a pair).
+
+    Examples:
+        >>> boundary_similarity_many([10, 10], [(0, 5), (0, 5)], [(0, 4, 5), (0, 5)]).tolist()
+        [0.5, 1.0]
+    """
+    return np.fromiter((1.0 if x == y else _boundary_similarity(x, y) for x, y in zip(a, b)),
+                       dtype=float, count=len(a))
 
 
 def clear_cache() -> None:
@@ -256,7 +319,7 @@ class SegmentationResult:
 
 
 @dataclass(frozen=True)
-class SegmentationMeasure:
+class SegmentationMeasure(TabulatedMixin):
     """Pk and WindowDiff (both ways averaged) and boundary similarity (see module docstring).
     With ``pk_only`` just Pk is computed (WindowDiff and B are NaN) — what a headline needs."""
 
@@ -264,77 +327,46 @@ class SegmentationMeasure:
     consumes: ClassVar[Consumes] = Consumes.SEGMENTATION
     pk_only: bool = False
 
-    def _table(self, samples: Sequence[RatedSample]) -> tuple[np.ndarray, int, np.ndarray]:
-        """(n_samples, 3) per-sample means of pk, window_diff, boundary_similarity; n_pairs;
-        which samples had a pair to compare."""
+    def tabulate(self, samples: SampleSet) -> Rows:
+        """Per sample: ``pk``, ``window_diff``, ``boundary_similarity`` (means over its pairs),
+        ``n_pairs``. Pk and WindowDiff of every pair at once (:func:`window_measures_many`), B
+        with segeval per distinct pair of different segmentations."""
+        sample_of_pair, n_tokens, firsts, seconds = samples.segment_pairs
+        n = len(samples)
+        pk, wd = window_measures_many(n_tokens, firsts, seconds)
         if self.pk_only:
-            return self._pk_table(samples)
-        out = np.full((len(samples), 3), math.nan)
-        compared = np.zeros(len(samples), dtype=bool)
-        n_pairs = 0
-        for i, sample in enumerate(samples):
-            values = [
-                self._one(sample.n_tokens, a.boundaries, b.boundaries)
-                for a, b in rating_pairs(sample, self.consumes)
-            ]
-            n_pairs += len(values)
-            compared[i] = bool(values)
-            if len(values) == 1:
-                out[i] = values[0]
-            elif values:
-                arr = np.array(values)
-                out[i] = [nan_mean(arr[:, j]) for j in range(3)]
-        return out, n_pairs, compared
+            wd = np.full(pk.shape, math.nan)
+            b = np.full(pk.shape, math.nan)
+        else:
+            b = boundary_similarity_many(n_tokens, firsts, seconds)
+        return {
+            "pk": group_means(pk, sample_of_pair, n),
+            "window_diff": group_means(wd, sample_of_pair, n),
+            "boundary_similarity": group_means(b, sample_of_pair, n),
+            "n_pairs": np.bincount(sample_of_pair, minlength=n),
+        }
 
-    def _pk_table(self, samples: Sequence[RatedSample]) -> tuple[np.ndarray, int, np.ndarray]:
-        """:meth:`_table` for Pk alone, every pair at once (:func:`pk_both_ways_many`)."""
-        out = np.full((len(samples), 3), math.nan)
-        sample_of_pair: list[int] = []
-        n_tokens: list[int] = []
-        firsts: list[tuple[int, ...]] = []
-        seconds: list[tuple[int, ...]] = []
-        for i, sample in enumerate(samples):
-            for a, b in rating_pairs(sample, self.consumes):
-                sample_of_pair.append(i)
-                n_tokens.append(sample.n_tokens)
-                firsts.append(a.boundaries)
-                seconds.append(b.boundaries)
-        if not sample_of_pair:
-            return out, 0, np.zeros(len(samples), dtype=bool)
-        values = pk_both_ways_many(n_tokens, firsts, seconds)
-        where = np.asarray(sample_of_pair, dtype=np.int64)
-        finite = np.isfinite(values)
-        total = np.bincount(where, weights=np.where(finite, values, 0.0), minlength=len(samples))
-        count = np.bincount(where, weights=finite, minlength=len(samples))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[:, 0] = np.where(count > 0, total / np.maximum(count, 1), math.nan)
-        compared = np.bincount(where, minlength=len(samples)) > 0
-        return out, len(sample_of_pair), compared
-
-    def _one(self, n_tokens: int, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[float, float, float]:
-        if self.pk_only:
-            return _pk_ordered(n_tokens, *((a, b) if a <= b else (b, a)))
-        return _compare(n_tokens, a, b)
-
-    def compute(self, samples: Sequence[RatedSample]) -> SegmentationResult:
-        table, n_pairs, compared = self._table(samples)
+    def result(self, rows: Rows, samples: Sequence[RatedSample]) -> SegmentationResult:
+        compared = rows["n_pairs"] > 0
         return SegmentationResult(
-            pk=nan_mean(table[:, 0]),
-            window_diff=nan_mean(table[:, 1]),
-            boundary_similarity=nan_mean(table[:, 2]),
+            pk=nan_mean(rows["pk"]),
+            window_diff=nan_mean(rows["window_diff"]),
+            boundary_similarity=nan_mean(rows["boundary_similarity"]),
             n_samples=int(compared.sum()),
-            n_pairs=n_pairs,
-            n_undefined=int((compared & ~np.isfinite(table[:, 0])).sum()),
+            n_pairs=int(rows["n_pairs"].sum()),
+            n_undefined=int((compared & ~np.isfinite(rows["pk"])).sum()),
         )
 
-    def breakdown(self, samples: Sequence[RatedSample]) -> dict[str, float | None]:
-        """``pk``: mean per-sample Pk (both ways averaged)."""
-        return {"pk": optional(nan_mean(self._table(samples)[0][:, 0]))}
+    def figures(self, rows: Rows, labels: np.ndarray, n_groups: int) -> list[dict[str, float | None]]:
+        """``pk``: mean per-sample Pk (both ways averaged) of each group."""
+        return [{"pk": optional(v)} for v in group_means(rows["pk"], labels, n_groups)]
 
-    def per_sample(self, samples: Sequence[RatedSample]) -> dict[str, np.ndarray]:
+    def columns(self, rows: Rows) -> dict[str, np.ndarray]:
         """``pk``, ``window_diff``, ``boundary_similarity`` of each sample."""
-        table, _, _ = self._table(samples)
-        return {"pk": table[:, 0], "window_diff": table[:, 1], "boundary_similarity": table[:, 2]}
+        return {name: rows[name] for name in ("pk", "window_diff", "boundary_similarity")}
+
+    def statistics(self, rows: Rows) -> dict[str, SumStatistic]:
+        return {"pk": mean_statistic(rows["pk"])}
 
 
 __all__ = [
@@ -346,4 +378,6 @@ __all__ = [
     "pk_both_ways",
     "pk_both_ways_many",
     "window_diff_both_ways",
+    "window_measures_many",
+    "boundary_similarity_many",
 ]

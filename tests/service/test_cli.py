@@ -216,8 +216,20 @@ def test_agreement_json_from_the_command_line(db_url, tmp_path):
     assert report["n_samples"] == n
     assert report["headline"]["jaccard"] == 1.0 and report["headline"]["pk"] == 0.0
     assert report["headline"]["icc_xi"] > 0.99
+    # curve distance, Krippendorff's alpha and the bootstrap intervals (issue 12): k = 3, so each
+    # sample's W1 is the mean of its three pairs: 0.1, 0.2 and 0.1 units apart
+    assert report["headline"]["w1"] == pytest.approx(0.4 / 3, abs=1e-3)
+    assert report["headline"]["alpha_labels"] == 1.0 and report["headline"]["alpha_xi"] > 0.99
+    assert set(report["intervals"]) == set(report["headline"])
+    low, high = report["intervals"]["w1"]
+    assert low <= report["headline"]["w1"] <= high
+    assert report["per_sample"][0]["w1"] == pytest.approx(0.4 / 3, abs=1e-3)
+    assert report["per_sample"][0]["overlap"] > 0.9
+    assert report["measures"]["curve"]["flag_w1_max"] == 12.0
     text = run(db_url, "agreement", "--benchmark", "1")
     assert text.returncode == 0 and "6 samples with 2 or more annotations" in text.stdout
+    assert "Krippendorff alpha (axis labels)" in text.stdout and "W1 (curve distance" in text.stdout
+    assert "[" in text.stdout  # the intervals
 
 
 def test_dedup_and_export_from_the_command_line(tmp_path):

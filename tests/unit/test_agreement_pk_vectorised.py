@@ -144,3 +144,28 @@ def test_pk_both_ways_is_the_full_comparisons_pk_without_computing_the_rest(monk
     assert np.array_equal(np.array(full), np.array(alone), equal_nan=True)
     with pytest.raises(ValueError):
         pk_both_ways(Segmentation((0,), 3), Segmentation((0,), 4))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_vectorised_window_diff_and_boundary_similarity_equal_segeval(seed):
+    """The report's WindowDiff (vectorised) and B (segeval's algorithm for one boundary type)
+    are segeval's ``window_diff`` both ways and ``boundary_similarity`` — to 1e-9."""
+    from annotation.agreement import compare_segmentations
+    from annotation.agreement.segment_agreement import boundary_similarity_many, window_measures_many
+
+    pairs = _random_pairs(100 + seed, 1200)
+    rng = random.Random(seed)
+    for i in range(0, len(pairs), 3):  # near misses: one boundary moved by one token
+        n_tokens, a, _ = pairs[i]
+        if len(a) > 1:
+            moved = sorted({*a[1:-1], min(n_tokens - 1, a[-1] + rng.choice((-1, 1)))} - {0})
+            pairs[i] = (n_tokens, a, (0, *moved))
+    n, a, b = [p[0] for p in pairs], [p[1] for p in pairs], [p[2] for p in pairs]
+    pk, wd = window_measures_many(n, a, b)
+    bs = boundary_similarity_many(n, a, b)
+    want = [compare_segmentations(Segmentation(x, t), Segmentation(y, t)) for t, x, y in pairs]
+    for got, field in ((pk, "pk"), (wd, "window_diff"), (bs, "boundary_similarity")):
+        expected = np.array([getattr(w, field) for w in want])
+        assert np.array_equal(np.isnan(got), np.isnan(expected)), field
+        assert np.nanmax(np.abs(got - expected)) <= 1e-9, field
+    assert ((bs > 0) & (bs < 1)).any()

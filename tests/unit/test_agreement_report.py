@@ -56,7 +56,8 @@ def test_report_overall_pairs_weeks_and_table():
     report = agreement_report(samples)
 
     assert report.n_samples == 8
-    assert set(report.results) == {"jaccard", "kappa", "segmentation", "icc"}
+    assert set(report.results) == {"jaccard", "kappa", "segmentation", "icc", "curve", "krippendorff_curve",
+                                   "krippendorff_labels"}
     assert report.jaccard.mean == pytest.approx((6 * 1 + 2 * 0.25) / 8)
     assert report.headline["jaccard"] == report.jaccard.mean
     assert report.headline["icc_xi"] == report.icc["xi"].headline
@@ -92,7 +93,9 @@ def test_headline_only_report_gives_the_same_headline():
     full = agreement_report(samples)
     quick = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False)
     assert quick.headline == full.headline and quick.n_samples == 8
-    assert set(quick.results) == {"jaccard", "segmentation", "icc"}
+    assert set(quick.results) == {"jaccard", "segmentation", "icc", "curve", "krippendorff_curve",
+                                  "krippendorff_labels"}
+    assert quick.intervals == full.intervals
     assert quick.pairs == () and quick.weeks == () and quick.per_sample.empty
     full_seg, quick_seg = full.segmentation, quick.segmentation
     assert (quick_seg.pk, quick_seg.n_samples, quick_seg.n_pairs, quick_seg.n_undefined) == \
@@ -127,7 +130,7 @@ def test_to_json_is_serialisable_with_nan_as_null():
     assert json.loads(text)["measures"]["icc"]["parameters"][0]["problem"].startswith("not enough data")
     solo = [r for r in data["per_sample"] if r["sample_id"] == "solo"][0]
     assert solo["jaccard"] is None and solo["pk"] is None
-    assert set(data) == {"n_samples", "headline", "measures", "pairs", "weeks", "per_sample"}
+    assert set(data) == {"n_samples", "headline", "intervals", "measures", "pairs", "weeks", "per_sample"}
     assert "per_sample" not in agreement_report(samples).to_json(include_samples=False)
 
 

@@ -1,0 +1,72 @@
+"""``project_agreement`` on SQLite and PostgreSQL: W1 per sample, pair and week, Krippendorff's α,
+bootstrap intervals, and the project's W1 flag threshold (issue 12, items 1 and 2)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from annotation.agreement import HEADLINE_NAMES
+from annotation.services import agreement, annotation_import, projects
+from annotation.services.errors import PermissionDenied
+from service_helpers import text_records
+
+
+@pytest.fixture
+def shifted(db, lead):
+    """A project with 8 texts, each annotated by ann_a and ann_b with the same curve shaped
+    alike; ann_b's sits 2 log-time units later on S-000…S-005 and 20 later on S-006, S-007."""
+    p = projects.create_project(db, lead, "Agreement service")
+    projects.import_texts(db, lead, p.id, text_records(8))
+    records = []
+    for i in range(8):
+        shift = 20.0 if i >= 6 else 2.0
+        for j, who in enumerate(("ann_a", "ann_b")):
+            records.append({"sample_id": f"S-{i:03d}", "annotator": who, "boundaries": [0, 3],
+                            "segment_axes": ["static", "main"], "xi": 40.0 + 10 * i + j * shift,
+                            "omega": 8.0 + i, "alpha": 0.0,
+                            "submitted_at": f"2026-11-{10 + i:02d}T10:00:00Z"})
+    annotation_import.import_annotations(db, lead, p.id, "\n".join(json.dumps(r) for r in records).encode(),
+                                         "seed.jsonl")
+    return p
+
+
+def test_project_agreement_gives_w1_alpha_and_intervals(db, lead, shifted):
+    scope = agreement.project_agreement(db, lead, shifted.id)
+    report = scope.report
+    assert report.n_samples == 8
+    head = report.headline
+    assert head["w1"] == pytest.approx((6 * 2 + 2 * 20) / 8, abs=1e-3)
+    assert head["jaccard"] == 1.0 and head["pk"] == 0.0
+    assert head["alpha_labels"] == 1.0 and 0.5 < head["alpha_xi"] < 1
+    table = report.per_sample.set_index("sample_id")
+    assert table.loc["S-000", "w1"] == pytest.approx(2.0, abs=1e-3)
+    assert table.loc["S-007", "w1"] == pytest.approx(20.0, abs=1e-3)
+    assert report.pairs[0].figure("w1") == pytest.approx(head["w1"], abs=1e-9)
+    assert sum(w.n_samples for w in report.weeks) == 8 and all(w.figure("w1") is not None for w in report.weeks)
+    # the project's threshold (12 by default): the two 20-unit samples are above it
+    assert report.curve.flag_w1_max == 12.0 and report.curve.share_above == pytest.approx(0.25)
+    assert set(report.intervals) == set(HEADLINE_NAMES)
+    low, high = report.interval("w1")
+    assert low <= head["w1"] <= high and 2.0 - 1e-3 <= low and high <= 20.0 + 1e-3
+    assert math.isnan(report.interval("jaccard")[0]) is False
+    data = json.loads(json.dumps(report.to_json(), allow_nan=False))
+    assert data["intervals"]["w1"] == [low, high]
+
+
+def test_project_agreement_uses_the_projects_w1_threshold(db, lead, shifted):
+    projects.update_settings(db, lead, shifted.id, flag_w1_max=1.5)
+    assert agreement.project_agreement(db, lead, shifted.id).report.curve.share_above == 1.0
+
+
+def test_same_data_same_intervals(db, lead, shifted):
+    one = agreement.project_agreement(db, lead, shifted.id).report.intervals
+    two = agreement.project_agreement(db, lead, shifted.id).report.intervals
+    assert dict(one) == dict(two)
+
+
+def test_annotators_cannot_read_agreement(db, make_user, shifted):
+    with pytest.raises(PermissionDenied):
+        agreement.project_agreement(db, make_user("someone"), shifted.id)
