@@ -1,15 +1,25 @@
-"""Lead: inter-annotator agreement — headline figures against the thresholds, charts, tables."""
+"""Lead: inter-annotator agreement — headline figures with their 95 % intervals against the
+thresholds, charts, tables.
+
+At 100k samples the page stays light: histograms are binned here (numpy) rather than sending
+every value to the browser, the parameter scatters draw a seeded sample of at most
+:data:`SCATTER_POINTS` points, and the per-sample CSV is built only when it is downloaded.
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, icc_reason, judge
+from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, W1_RULE, icc_reason, judge
+from annotation.agreement.curve_agreement import w1_time_factor
+from annotation.agreement.intervals import DEFAULT_SEED, default_resamples
+from annotation.agreement.krippendorff_alpha import ALPHA_LABELS
 from annotation.axes import axis_by_name
 from annotation.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETERS
@@ -18,6 +28,8 @@ from ui.session import lead_page, service_errors
 
 actor, db, project = lead_page("Agreement")
 settings = project.settings
+#: the most points a parameter scatter draws (a seeded sample beyond that)
+SCATTER_POINTS = 5000
 
 HELP = (
     "**Why ICC(1,1) leads.** Different pairs of annotators rate different samples, so the raters "
@@ -25,7 +37,10 @@ HELP = (
     "The one-way random model ICC(1,1) matches that design; the two-way forms ICC(A,1) and "
     "ICC(C,1) and the k-rater forms are shown beside it. Jaccard compares the (token, axis) label "
     "sets of two annotators; Pk is computed both ways (neither annotator is the reference) and "
-    "averaged: lower is better."
+    "averaged: lower is better. W1 is how far apart two annotators' validity curves are on the "
+    "log-time axis (Wasserstein-1, in base-1.1 log-minute units; ×1.1^W1 in time). Krippendorff's "
+    "α is chance-corrected: 1 perfect, 0 chance. Every interval is a 95 % bootstrap interval "
+    "(samples resampled, seeded: the same data gives the same interval)."
 )
 
 f1, f2, f3 = st.columns([1, 2, 3])
@@ -66,17 +81,76 @@ verdicts = {
     "jaccard": judge(head.get("jaccard"), settings.qualify_jaccard_min, rule=JACCARD_RULE),
     "pk": judge(head.get("pk"), settings.qualify_pk_max, rule=PK_RULE),
 }
+verdicts["w1"] = judge(head.get("w1"), settings.flag_w1_max, rule=W1_RULE.named("mean W1"),
+                       reason="needs a sample with two curves")
+
+
+def _ci(name: str, digits: int = 3) -> str:
+    """"95 % CI [lo, hi]", or why there is none."""
+    lo, hi = report.interval(name)
+    if math.isnan(lo) or math.isnan(hi):
+        return "no interval: too few samples"
+    return f"95 % CI [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
 cols = st.columns(5)
 for col, key, label in zip(cols[:3], ("icc_xi", "icc_omega", "icc_alpha"), ("ICC(1,1) ξ", "ICC(1,1) ω", "ICC(1,1) α")):
     col.metric(label, verdicts[key].shown, help=HELP)
-    col.caption(verdicts[key].text)
+    col.caption(f"{_ci(key)} · {verdicts[key].text}")
 cols[3].metric("Jaccard (axis labels)", verdicts["jaccard"].shown, help=HELP)
-cols[3].caption(verdicts["jaccard"].text)
+cols[3].caption(f"{_ci('jaccard')} · {verdicts['jaccard'].text}")
 cols[4].metric("Pk (segmentation)", verdicts["pk"].shown, help=HELP)
-cols[4].caption(verdicts["pk"].text)
+cols[4].caption(f"{_ci('pk')} · {verdicts['pk'].text}")
 
-tab_labels, tab_params, tab_seg, tab_time, tab_pairs = st.tabs(
-    ["Axis labels", "Curve parameters", "Segmentation", "Over time", "Annotator pairs"])
+cols = st.columns(5)
+w1 = head.get("w1", math.nan)
+cols[0].metric("Curve distance W1", "—" if math.isnan(w1) else f"×{w1_time_factor(w1):.2f}", help=HELP)
+cols[0].caption(("mean W1 — needs a sample with two curves" if math.isnan(w1) else
+                 f"mean W1 {w1:.2f} log-time units, {_ci('w1', 2)} · "
+                 f"flag above {settings.flag_w1_max:g}"))
+for col, key in zip(cols[1:], ("alpha_xi", "alpha_omega", "alpha_alpha", "alpha_labels")):
+    value = head.get(key, math.nan)
+    col.metric(ALPHA_LABELS[key], _fmt(value), help=HELP)
+    col.caption(_ci(key) if not math.isnan(value) else "— needs ≥ 2 samples with pairable values")
+st.caption(f"Intervals: 95 % bootstrap, {default_resamples(report.n_samples)} resamples of the "
+           f"samples, seed {DEFAULT_SEED}.")
+
+tab_curves, tab_labels, tab_params, tab_seg, tab_time, tab_pairs, tab_review = st.tabs(
+    ["Curves", "Axis labels", "Curve parameters", "Segmentation", "Over time", "Annotator pairs",
+     "Review outcomes"])
+
+
+def _histogram(values: pd.Series, bins: int, title: str, x_label: str, threshold: float,
+               key: str) -> None:
+    """A histogram binned here (numpy), with the project's threshold as a dashed line."""
+    finite = values.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        st.caption(f"{title}: no sample has this figure yet.")
+        return
+    top = max(float(finite.max()), threshold) * 1.02 or 1.0
+    counts, edges = np.histogram(finite, bins=bins, range=(0.0, top))
+    fig = go.Figure(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
+                           hovertemplate="%{x:.3g}: %{y} samples<extra></extra>"))
+    fig.add_vline(x=threshold, line_dash="dash", annotation_text="flag threshold")
+    fig.update_layout(height=340, showlegend=False, title=title, xaxis_title=x_label,
+                      yaxis_title="samples", bargap=0.05, margin=dict(l=10, r=10, t=40, b=10))
+    st.plotly_chart(fig, key=key)
+
+
+with tab_curves:
+    curve = report.curve
+    if curve is not None:
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Mean W1", _fmt(curve.mean_w1), help="log-time units (base-1.1 log minutes)")
+        c2.metric("Median W1", _fmt(curve.median_w1))
+        c3.metric("Mean overlap", _fmt(curve.mean_overlap),
+                  help="Overlap coefficient of the two normalised curves: 1 identical, 0 disjoint.")
+        c4.metric("Samples above the flag", "—" if math.isnan(curve.share_above) else f"{curve.share_above:.1%}",
+                  help=f"W1 above the project's flag threshold ({settings.flag_w1_max:g}).")
+        st.caption(f"{curve.n_used} samples with two curves or more, {curve.n_excluded} without.")
+    _histogram(report.per_sample["w1"], 40, "Curve distance per sample (W1)",
+               "W1 (log-time units; ×1.1^W1 in time)", settings.flag_w1_max, "agreement.w1_hist")
 
 with tab_labels:
     kappa = report.kappa
@@ -112,6 +186,9 @@ with tab_params:
     for col, p in zip(pcols, PARAMETERS):
         label = PARAMETER_LABELS[p]
         first, second = scope.slot_pairs(p)
+        if len(first) > SCATTER_POINTS:  # a seeded sample: the same points on every run
+            keep = np.sort(np.random.default_rng(DEFAULT_SEED).choice(len(first), SCATTER_POINTS, replace=False))
+            first, second = [first[i] for i in keep], [second[i] for i in keep]
         fig = px.scatter(x=first, y=second, labels={"x": "first annotator", "y": "second annotator"},
                          title=label, opacity=0.6)
         if first:
@@ -119,6 +196,8 @@ with tab_params:
             fig.add_shape(type="line", x0=lo, y0=lo, x1=hi, y1=hi, line=dict(dash="dot", color="grey"))
         fig.update_layout(height=330, margin=dict(l=10, r=10, t=40, b=10))
         col.plotly_chart(fig, key=f"agreement.scatter.{p}")
+    if report.n_samples > SCATTER_POINTS:
+        st.caption(f"Each scatter shows a seeded sample of {SCATTER_POINTS} of the samples.")
     if icc is not None:
         for p in PARAMETERS:
             res = icc[p]
@@ -136,18 +215,15 @@ with tab_seg:
         s1.metric("Pk", _fmt(seg.pk))
         s2.metric("WindowDiff", _fmt(seg.window_diff))
         s3.metric("Boundary similarity", _fmt(seg.boundary_similarity))
-    pk = report.per_sample["pk"].dropna()
-    fig = px.histogram(pk, nbins=20, labels={"value": "Pk (both ways, averaged)"}, title="Pk per sample")
-    fig.add_vline(x=settings.flag_pk_max, line_dash="dash", annotation_text="flag threshold")
-    fig.update_layout(height=340, showlegend=False, margin=dict(l=10, r=10, t=40, b=10))
-    st.plotly_chart(fig, key="agreement.pk_hist")
+    _histogram(report.per_sample["pk"], 20, "Pk per sample", "Pk (both ways, averaged)",
+               settings.flag_pk_max, "agreement.pk_hist")
 
 with tab_time:
     weeks = pd.DataFrame([{"week": w.week, "samples": w.n_samples, **w.figures} for w in report.weeks])
     if weeks.empty:
         st.caption("No weeks to show.")
     else:
-        shown = [c for c in ("jaccard", "kappa", "pk", "icc_xi") if c in weeks]
+        shown = [c for c in ("jaccard", "kappa", "pk", "icc_xi", "overlap") if c in weeks]
         weeks[shown] = weeks[shown].astype(float)  # None (not computable that week) → NaN
         fig = px.line(weeks, x="week", y=shown, markers=True, title="Agreement per week")
         fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10))
@@ -159,6 +235,22 @@ with tab_pairs:
                            "samples": p.n_samples, **p.figures} for p in report.pairs])
     st.dataframe(pairs, hide_index=True, width="stretch")
 
-st.download_button("Download the per-sample table (CSV)", safe_csv(report.per_sample),
+with tab_review:
+    with service_errors():
+        outcomes = agreement.review_outcomes(
+            db, actor, project.id, benchmark=None if bench_choice == "all" else int(bench_choice),
+            start=start, end=end)
+    n_reviewed = outcomes[0].n_reviewed if outcomes else 0
+    if n_reviewed == 0:
+        st.caption("No review item has been closed under these filters yet.")
+    else:
+        st.caption(f"{n_reviewed} reviewed samples (closed review items; the benchmark and date filters "
+                   "apply, the date being the day of the decision). Wilson 95 % intervals.")
+        st.dataframe(pd.DataFrame([{
+            "outcome": o.outcome, "samples": o.count, "share": f"{o.share:.1%}",
+            "95 % interval": f"{o.interval[0]:.1%} – {o.interval[1]:.1%}"} for o in outcomes]),
+            hide_index=True)
+
+st.download_button("Download the per-sample table (CSV)", lambda: safe_csv(report.per_sample),
                    file_name=f"agreement-{project.name}.csv".replace(" ", "_"), mime="text/csv",
                    key="agreement.download")

@@ -15,14 +15,14 @@ from typing import Any, Sequence
 
 from sqlalchemy import Text, cast, select
 
-from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report
+from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report, wilson_interval
 from annotation.project_day import local_day
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
 from db.engine import Database
-from db.models import Annotation, Sample, User
+from db.models import Annotation, ReviewItem, Sample, User
 
 @dataclass(frozen=True)
 class AgreementScope:
@@ -129,3 +129,60 @@ def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[s
             .join(Sample, Sample.id == Annotation.sample_id)
             .where(Sample.project_id == project_id, Annotation.status == "submitted")
             .distinct().order_by(User.username)))
+
+
+#: How a closed review item ended, by the lead's decision: the gold is the automatic proposal
+#: ("unchanged"), the lead changed it (edited, took one version, or the pooled curve), or the
+#: sample went back to its annotators or out of the dataset.
+REVIEW_OUTCOMES: dict[str, str] = {
+    "accept_auto": "unchanged", "accept_pooled": "changed", "edit": "changed",
+    "take_version": "changed", "send_back": "sent back", "discard": "discarded",
+}
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """One outcome of the lead's review: ``count`` of ``n_reviewed`` closed items, with the
+    Wilson 95 % interval of the share."""
+
+    outcome: str
+    count: int
+    n_reviewed: int
+    interval: tuple[float, float]
+
+    @property
+    def share(self) -> float:
+        return self.count / self.n_reviewed if self.n_reviewed else float("nan")
+
+
+def review_outcomes(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
+                    start: date | None = None, end: date | None = None) -> tuple[ReviewOutcome, ...]:
+    """Lead: how the project's reviewed samples ended (:data:`REVIEW_OUTCOMES`), each share with
+    its Wilson interval — e.g. the share of reviewed samples the lead changed. Review items closed
+    in [start, end] (the project's days), warm-up samples left out; every outcome is listed, with
+    0 where none ended so."""
+    if benchmark not in (None, 1, 2):
+        raise InvalidInput("The benchmark is 1 or 2.")
+    if start and end and start > end:
+        raise InvalidInput("The start date is after the end date.")
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        settings = project_settings(s, project_id)
+        stmt = (select(ReviewItem.decision, ReviewItem.closed_at)
+                .join(Sample, Sample.id == ReviewItem.sample_id)
+                .where(Sample.project_id == project_id, Sample.is_warmup.is_(False),
+                       ReviewItem.status == "closed"))
+        if benchmark is not None:
+            stmt = stmt.where(Sample.benchmark == benchmark)
+        rows = s.execute(stmt).all()
+    counts = dict.fromkeys(dict.fromkeys(REVIEW_OUTCOMES.values()), 0)
+    for decision, closed_at in rows:
+        outcome = REVIEW_OUTCOMES.get(decision)
+        if outcome is None or closed_at is None:
+            continue
+        day = local_day(closed_at, settings)
+        if (start and day < start) or (end and day > end):
+            continue
+        counts[outcome] += 1
+    n = sum(counts.values())
+    return tuple(ReviewOutcome(outcome, count, n, wilson_interval(count, n)) for outcome, count in counts.items())

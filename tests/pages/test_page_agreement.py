@@ -67,15 +67,14 @@ def test_filters(make_app, admin, seeded):
 def test_annotators_cannot_open_it(make_app, make_user, seeded):
     ann = make_user("someone")
     at = run(make_app(ann))
-    from streamlit.testing.v1 import AppTest  # noqa: F401  (switching to an unregistered page raises)
-
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # switching to a page the role does not register raises
         at.switch_page("screens/agreement.py")
 
 
 def _verdict_captions(at) -> list[str]:
-    return [c.value for c in at.caption
-            if c.value.startswith(("passes:", "does not pass:", "— "))]
+    """The verdict part of each headline caption ("95 % CI [lo, hi] · <verdict>")."""
+    parts = [c.value.rsplit(" · ", 1)[-1] for c in at.caption if c.value.startswith(("95 % CI", "no interval"))]
+    return [p for p in parts if p.startswith(("passes:", "does not pass:", "— "))]
 
 
 def test_headline_verdicts_use_the_shared_wording(make_app, admin, seeded):
@@ -95,3 +94,41 @@ def test_headline_verdicts_use_the_shared_wording(make_app, admin, seeded):
     verdicts = _verdict_captions(at)
     assert verdicts[:3] == ["— needs ≥ 3 samples with every curve (2 so far)"] * 3
     assert {m.label: m.value for m in at.metric}["ICC(1,1) ξ"] == "—"
+
+
+def test_every_headline_figure_shows_its_interval_and_the_curves_and_alpha_figures(make_app, admin, seeded):
+    at = open_page(make_app, admin)
+    metrics = {m.label: m.value for m in at.metric}
+    # W1 as a time factor; curves of consecutive samples differ by 1 in ξ only: W1 ≈ 1 → ×1.10
+    assert metrics["Curve distance W1"].startswith("×1.1")
+    for label in ("Krippendorff α (ξ)", "Krippendorff α (ω)", "Krippendorff α (α)", "Krippendorff α (axis labels)"):
+        assert label in metrics and metrics[label] != "—"
+    intervals = [c.value for c in at.caption if c.value.startswith("95 % CI [")]
+    assert len(intervals) == 9  # ICC ×3, Jaccard, Pk, α ×4
+    w1_caption = next(c.value for c in at.caption if c.value.startswith("mean W1"))
+    assert "log-time units, 95 % CI [" in w1_caption and "flag above 12" in w1_caption
+    assert any(c.value.startswith("Intervals: 95 % bootstrap") and "seed 20261124" in c.value for c in at.caption)
+    # the Curves tab: the W1 histogram with the project's flag threshold
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    w1_hist = [spec for spec in specs if "Curve distance per sample (W1)" in spec]
+    assert len(w1_hist) == 1 and "flag threshold" in w1_hist[0]
+    assert {m.label for m in at.metric} >= {"Mean W1", "Median W1", "Mean overlap", "Samples above the flag"}
+    # the same page again gives the same intervals (seeded bootstrap)
+    again = run(at)
+    assert [c.value for c in again.caption if c.value.startswith("95 % CI [")] == intervals
+
+
+def test_review_outcomes_show_wilson_intervals(db, make_app, admin, seeded):
+    from annotation.services import review
+    items = review.review_queue(db, admin, seeded.id)
+    at = open_page(make_app, admin)
+    assert any("No review item has been closed" in c.value for c in at.caption)
+    assert items, "the seeded disagreements open review items"
+    review.decide(db, admin, items[0].item_id, "accept_auto", note="", confidence=4, error_type="other")
+    at = run(at)
+    table = next(f.value for f in at.dataframe if "95 % interval" in f.value.columns)
+    rows = {r["outcome"]: r for r in table.to_dict("records")}
+    assert set(rows) == {"unchanged", "changed", "sent back", "discarded"}
+    assert rows["unchanged"]["samples"] == 1 and rows["unchanged"]["share"] == "100.0%"
+    assert rows["unchanged"]["95 % interval"] == "20.7% – 100.0%"  # Wilson, 1 of 1
+    assert rows["changed"]["95 % interval"] == "0.0% – 79.3%"

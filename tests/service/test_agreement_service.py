@@ -70,3 +70,34 @@ def test_same_data_same_intervals(db, lead, shifted):
 def test_annotators_cannot_read_agreement(db, make_user, shifted):
     with pytest.raises(PermissionDenied):
         agreement.project_agreement(db, make_user("someone"), shifted.id)
+
+
+def test_review_outcomes_count_each_decision_with_a_wilson_interval(db, lead, shifted):
+    from annotation.agreement import wilson_interval
+    from annotation.services import review
+    from annotation.services.errors import InvalidInput
+
+    outcomes = {o.outcome: o for o in agreement.review_outcomes(db, lead, shifted.id)}
+    assert set(outcomes) == {"unchanged", "changed", "sent back", "discarded"}
+    assert all(o.count == 0 and o.n_reviewed == 0 and math.isnan(o.interval[0]) for o in outcomes.values())
+    items = review.review_queue(db, lead, shifted.id)  # the two 20-unit samples are flagged (W1)
+    assert len(items) >= 2
+    case = review.open_case(db, lead, items[0].item_id)
+    review.decide(db, lead, items[0].item_id, "take_version", annotation_id=case.versions[0].annotation_id,
+                  note="", confidence=4, error_type="annotator_error")
+    review.decide(db, lead, items[1].item_id, "accept_auto", note="", confidence=3, error_type="other")
+    outcomes = {o.outcome: o for o in agreement.review_outcomes(db, lead, shifted.id)}
+    assert outcomes["changed"].count == 1 and outcomes["unchanged"].count == 1
+    assert outcomes["changed"].share == 0.5 and outcomes["changed"].interval == wilson_interval(1, 2)
+    assert outcomes["sent back"].count == 0 and outcomes["sent back"].n_reviewed == 2
+    # the benchmark filter: every text of the fixture is benchmark 1 or 2 — both filters sum to all
+    by_benchmark = [sum(o.count for o in agreement.review_outcomes(db, lead, shifted.id, benchmark=b))
+                    for b in (1, 2)]
+    assert sum(by_benchmark) == 2
+    with pytest.raises(InvalidInput):
+        agreement.review_outcomes(db, lead, shifted.id, benchmark=3)
+
+
+def test_review_outcomes_are_for_leads(db, make_user, shifted):
+    with pytest.raises(PermissionDenied):
+        agreement.review_outcomes(db, make_user("ann_z"), shifted.id)
