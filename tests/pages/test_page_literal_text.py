@@ -96,9 +96,16 @@ def _open(make_app, actor: Actor, page: str):
 
 @pytest.fixture
 def downloads(monkeypatch):
-    """The data of every ``st.download_button`` of a run, by file name."""
+    """The data of every ``st.download_button`` of a run, by file name (a button whose data is
+    built on click — a callable — is "clicked": its callable runs, as the server does on click)."""
     seen: dict[str, bytes | str] = {}
     original = MediaFileManager.add
+    original_deferred = MediaFileManager.add_deferred
+
+    def _add_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        if file_name is not None:
+            seen[file_name] = data_callable()
+        return original_deferred(self, data_callable, mimetype, coordinates, file_name, **kwargs)
 
     def _add(self, path_or_data, mimetype, coordinates, file_name=None, is_for_static_download=False):
         if file_name is not None:
@@ -106,6 +113,7 @@ def downloads(monkeypatch):
         return original(self, path_or_data, mimetype, coordinates, file_name, is_for_static_download)
 
     monkeypatch.setattr(MediaFileManager, "add", _add)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", _add_deferred)
     return seen
 
 
