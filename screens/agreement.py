@@ -128,7 +128,7 @@ def _histogram(values: pd.Series, bins: int, title: str, x_label: str, threshold
     if finite.size == 0:
         st.caption(f"{title}: no sample has this figure yet.")
         return
-    top = max(float(finite.max()), threshold) * 1.02 or 1.0
+    top = max(float(finite.max()), threshold) * 1.06 or 1.0
     counts, edges = np.histogram(finite, bins=bins, range=(0.0, top))
     fig = go.Figure(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
                            hovertemplate="%{x:.3g}: %{y} samples<extra></extra>"))
