@@ -105,10 +105,11 @@ def rated_sample(external_id: str, benchmark: int, n_tokens: int,
 
 def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
                       start: date | None = None, end: date | None = None,
-                      annotators: tuple[str, ...] = ()) -> AgreementScope:
+                      annotators: tuple[str, ...] = (), intervals: bool = True) -> AgreementScope:
     """Lead: the agreement report of a project under the filters (see module docstring), with
     the project's W1 flag threshold (the curve measure's share of samples above it) and seeded
-    bootstrap intervals of the headline figures (``report.intervals``)."""
+    bootstrap intervals of the headline figures (``report.intervals``; ``intervals=False``
+    skips the bootstrap for callers that read only the pair breakdowns)."""
     if benchmark not in (None, 1, 2):
         raise InvalidInput("The benchmark is 1 or 2.")
     if start and end and start > end:
@@ -116,7 +117,7 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
     with db.read() as s:
         require_role(s, actor, "lead")
     samples, single, everyone, settings = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
-    report = agreement_report(samples, flag_w1_max=settings.flag_w1_max)
+    report = agreement_report(samples, flag_w1_max=settings.flag_w1_max, resamples=None if intervals else 0)
     return AgreementScope(report, single, everyone, tuple(samples))
 
 

@@ -96,7 +96,7 @@ def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: d
                                           .where(ReviewItem.sample_id.in_(chunk))):
                 if any(is_automatic_flag(r) for r in reasons or ()):
                     flagged.add(sid)
-    scope = agreement.project_agreement(db, actor, project_id, start=start, end=end)
+    scope = agreement.project_agreement(db, actor, project_id, start=start, end=end, intervals=False)
     pairs = scope.report.pairs
     thresholds = Thresholds.of(settings)
     summary = annotator_summary(subs, drafts=drafts, complete_samples=complete,
