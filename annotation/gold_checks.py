@@ -13,8 +13,8 @@ made (a *gold check*), looking exactly like production work. Three rules decide 
   (token, axis) labels (:func:`annotation.qualification.gold_jaccard`: a gold segment may carry
   several axes; with one axis per segment it equals
   :func:`annotation.agreement.label_set_jaccard`) and Pk both ways
-  (:func:`annotation.agreement.pk_both_ways`) — pass when **W1 ≤ flag_w1_max**, **Jaccard ≥
-  qualify_jaccard_min** and **Pk ≤ qualify_pk_max**. W1 or Jaccard undefined (a check
+  (:func:`annotation.agreement.pk_both_ways`) — pass when **W1 ≤ flag_w1_max**, **Jaccard >
+  qualify_jaccard_min** and **Pk < qualify_pk_max** (the rules warm-up qualification applies). W1 or Jaccard undefined (a check
   submitted flagged without a curve) fails; Pk undefined (a text too short for a Pk window)
   is not judged.
 * **Pause** (:func:`pause_due`): once the annotator has at least ``gold_check_window`` judged
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from annotation.agreement import pk_both_ways
-from annotation.agreement.verdict import W1_RULE, Rule, judge
+from annotation.agreement.verdict import JACCARD_RULE, PK_RULE, W1_RULE, judge
 from annotation.curves import CurveFitError
 from annotation.curves.distance import curve_distance
 from annotation.qualification import gold_jaccard
@@ -98,10 +98,11 @@ def score_check(gold: Resolution, boundaries: Sequence[int], segment_axes: Seque
     return CheckScores(_finite(w1), _finite(jaccard), _finite(pk))
 
 
-#: A check's Jaccard and Pk against gold pass *at* their thresholds (W1 too: ``W1_RULE``);
-#: judged by the one verdict function every threshold uses (:func:`annotation.agreement.judge`).
-CHECK_JACCARD_RULE = Rule("Jaccard", minimum=True, inclusive=True, undefined="no axis labels")
-CHECK_PK_RULE = Rule("Pk", minimum=False, inclusive=True, undefined="text too short for Pk")
+#: A check is judged by the rules qualification applies to the same thresholds (Jaccard above
+#: its minimum, Pk below its maximum) and W1 at most the flag threshold (the flag fires above it),
+#: through the one verdict function every threshold uses (:func:`annotation.agreement.judge`).
+CHECK_JACCARD_RULE = JACCARD_RULE
+CHECK_PK_RULE = PK_RULE
 
 
 def check_passes(scores: CheckScores, thresholds: CheckThresholds) -> bool:
@@ -109,8 +110,12 @@ def check_passes(scores: CheckScores, thresholds: CheckThresholds) -> bool:
 
     Examples:
         >>> t = CheckThresholds(w1_max=12.0, jaccard_min=0.75, pk_max=0.15)
-        >>> check_passes(CheckScores(12.0, 0.75, 0.15), t)      # each at its threshold passes
+        >>> check_passes(CheckScores(12.0, 0.8, 0.1), t)        # W1 at the flag threshold passes
         True
+        >>> check_passes(CheckScores(3.0, 0.75, 0.1), t)        # Jaccard must be above 0.75
+        False
+        >>> check_passes(CheckScores(3.0, 0.8, 0.15), t)        # Pk must be below 0.15
+        False
         >>> check_passes(CheckScores(12.01, 1.0, 0.0), t)       # curve too far from gold
         False
         >>> check_passes(CheckScores(None, 1.0, 0.0), t)        # no curve submitted

@@ -46,7 +46,7 @@ class ProjectSettings:
     consistency_similarity_min: float = 0.9
     # ongoing gold checks in production queues: the share of handed-out samples that are gold
     # checks (0 = off), the number of latest checks judged, and the share of them that must pass
-    # (W1 ≤ flag_w1_max, Jaccard ≥ qualify_jaccard_min, Pk ≤ qualify_pk_max) to keep working
+    # (W1 ≤ flag_w1_max, Jaccard > qualify_jaccard_min, Pk < qualify_pk_max) to keep working
     gold_check_share: float = 0.0
     gold_check_window: int = 10
     gold_check_min_pass: float = 0.6

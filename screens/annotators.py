@@ -51,8 +51,8 @@ def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
     st.subheader("Accuracy against gold (gold checks)")
     state = (f"{overview.share:.0%} of new hand-outs are gold checks" if overview.share > 0 else
              "Gold checks are off (set a share under Projects & texts → Settings)")
-    st.caption(f"{state}. A check passes with W1 ≤ {t.w1_max:g}, Jaccard ≥ {t.jaccard_min:.2f} and "
-               f"Pk ≤ {t.pk_max:.2f}; fewer than {t.min_pass:.0%} passed over the last {t.window} "
+    st.caption(f"{state}. A check passes with W1 ≤ {t.w1_max:g}, Jaccard > {t.jaccard_min:.2f} and "
+               f"Pk < {t.pk_max:.2f}; fewer than {t.min_pass:.0%} passed over the last {t.window} "
                "checks pauses the annotator. The material is the warm-up set.")
     if not overview.checks:
         st.caption("No gold check scored yet.")

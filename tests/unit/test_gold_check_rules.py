@@ -33,7 +33,9 @@ def test_thresholds_come_from_the_settings():
 
 @pytest.mark.parametrize("scores, passed", [
     (CheckScores(0.0, 1.0, 0.0), True),
-    (CheckScores(12.0, 0.75, 0.15), True),        # each figure exactly at its threshold passes
+    (CheckScores(12.0, 0.8, 0.1), True),          # W1 exactly at flag_w1_max passes (flagged above)
+    (CheckScores(1.0, 0.75, 0.1), False),         # Jaccard exactly at its minimum: qualification's
+    (CheckScores(1.0, 0.8, 0.15), False),         # strict rules, so not a pass (nor is Pk at it)
     (CheckScores(12.0001, 1.0, 0.0), False),      # W1 above flag_w1_max
     (CheckScores(1.0, 0.7499, 0.0), False),       # Jaccard below qualify_jaccard_min
     (CheckScores(1.0, 1.0, 0.1501), False),       # Pk above qualify_pk_max
