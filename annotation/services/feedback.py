@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, false, func, select
+from sqlalchemy import Select, false, func, or_, select
 from sqlalchemy.orm import Session
 
 from annotation.gold_feedback import (
@@ -61,7 +61,7 @@ _DECISIONS = {
     "edit": "set the gold by hand",
     "take_version": "chose the gold",
     "send_back": "sent the sample back",
-    "pooled": "pooled the curves",
+    "accept_pooled": "pooled the curves",
 }
 
 
@@ -172,14 +172,19 @@ def _lead_notes(s: Session, sample_ids: list[int], golds: dict[int, GoldAnnotati
     notes: dict[int, list[LeadNote]] = {sid: [] for sid in sample_ids}
     if not sample_ids:
         return notes
+    # Only notes written for the annotators: a send-back's (it always went to them) and those of
+    # decisions taken since the Review page says that annotators read the note — they carry the
+    # lead's confidence (required since then). Older notes were written as lead-only and may
+    # name the other annotator: they stay with the lead.
     for sid, closed_at, decision, note in s.execute(
             select(ReviewItem.sample_id, ReviewItem.closed_at, ReviewItem.decision, ReviewItem.note)
-            .where(ReviewItem.sample_id.in_(sample_ids), ReviewItem.status == "closed", ReviewItem.note != "")
+            .where(ReviewItem.sample_id.in_(sample_ids), ReviewItem.status == "closed", ReviewItem.note != "",
+                   or_(ReviewItem.decision == "send_back", ReviewItem.confidence.is_not(None)))
             .order_by(ReviewItem.closed_at, ReviewItem.id)):
         notes[sid].append(LeadNote(closed_at, _DECISIONS.get(decision, "decided"), note))
     for sid in sample_ids:
         g = golds[sid]
-        if g.note and not any(n.text == g.note for n in notes[sid]):
+        if g.note and g.confidence is not None and not any(n.text == g.note for n in notes[sid]):
             notes[sid].append(LeadNote(g.decided_at, "noted with the gold", g.note))
     return notes
 

@@ -201,3 +201,31 @@ def test_an_inactive_account_gets_nothing(db, people, make_project, admin):
         feedback.feedback_page(db, me, pid)
     with pytest.raises(PermissionDenied):
         feedback.feedback_trend(db, me, pid)
+
+
+def test_notes_written_before_annotators_could_read_them_stay_with_the_lead(db, people, make_project, lead):
+    """A decision stored before notes were shared (no confidence recorded) keeps its note from
+    the annotators — it may name the other annotator; a pooled decision's note is labelled."""
+    from db.models import GoldAnnotation, ReviewItem
+    pid = make_project(2)
+    me, other = people
+    for _ in range(2):
+        annotate(db, me, pid, **MINE)
+        annotate(db, other, pid, **THEIRS)
+    first, second = review.review_queue(db, lead, pid)
+    case = review.open_case(db, lead, first.item_id)
+    theirs = next(v for v in case.versions if v.annotator == OTHER_NAME)
+    review.decide(db, lead, first.item_id, "take_version", annotation_id=theirs.annotation_id,
+                  note=f"took {OTHER_NAME}'s: ann misread the tense", confidence=4, error_type="annotator_error")
+    review.decide(db, lead, second.item_id, "accept_pooled", note="both curves are plausible",
+                  confidence=3, error_type="ambiguous_text")
+    with db.write() as s:  # the first decision as an older version stored it: no confidence
+        item = s.get(ReviewItem, first.item_id)
+        item.confidence, item.error_type = None, ""
+        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == item.sample_id))
+        gold.confidence, gold.error_type = None, ""
+    page = feedback.feedback_page(db, me, pid)
+    notes = {i.external_id: [(n.what, n.text) for n in i.lead_notes] for i in page.items}
+    assert notes[first.external_id] == []
+    assert notes[second.external_id] == [("pooled the curves", "both curves are plausible")]
+    assert OTHER_NAME not in repr(page)
