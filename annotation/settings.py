@@ -69,8 +69,10 @@ class ProjectSettings:
             (self.flag_sigma > 0, "the deviation flag must be a positive number of SDs"),
             (0 <= self.review_rate <= 1, "the review rate must be between 0 and 1"),
             (0 < self.dedup_threshold <= 1, "the de-duplication threshold must be in (0, 1]"),
-            (0 < self.flag_w1_max <= 200, "the curve-distance flag must be in (0, 200] log-time units"),
-            (0 < self.consistency_similarity_min <= 1, "the consistency similarity must be in (0, 1]"),
+            # W1 is resolved to half a unit (annotation.curves.distance), and texts below 0.5
+            # cosine similarity are not "similar": the settings form offers the same ranges
+            (0.5 <= self.flag_w1_max <= 200, "the curve-distance flag must be between 0.5 and 200 log-time units"),
+            (0.5 <= self.consistency_similarity_min <= 1, "the consistency similarity must be between 0.5 and 1"),
             (0 <= self.gold_check_share <= 0.5, "the gold-check share must be between 0 and 0.5"),
             (1 <= self.gold_check_window <= 1000, "the gold-check window must be between 1 and 1000"),
             (0 <= self.gold_check_min_pass <= 1, "the gold-check pass share must be between 0 and 1"),

@@ -109,6 +109,15 @@ def test_from_dict_refuses_fractions_for_counts_and_non_finite_numbers(data, mes
     {"dedup_threshold": 0},
     {"dedup_threshold": 1.2},
     {"dedup_threshold": float("nan")},
+    {"flag_w1_max": 0.4},
+    {"flag_w1_max": 201},
+    {"consistency_similarity_min": 0.49},
+    {"consistency_similarity_min": 1.01},
+    {"gold_check_share": 0.51},
+    {"gold_check_share": -0.1},
+    {"gold_check_window": 0},
+    {"gold_check_window": 1001},
+    {"gold_check_min_pass": 1.1},
 ])
 def test_invalid_values_raise(changes):
     with pytest.raises(SettingsError):
