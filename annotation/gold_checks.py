@@ -163,7 +163,12 @@ def is_check_handout(n: int, share: float, seed: str) -> bool:
 
 
 def handout_seed(project_id: int, user_id: int) -> str:
-    """The seed of one annotator's schedule in one project."""
+    """The seed of one annotator's schedule in one project.
+
+    Examples:
+        >>> handout_seed(3, 17)
+        '3:17'
+    """
     return f"{project_id}:{user_id}"
 
 

@@ -233,7 +233,13 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def mean_scores(scores: Sequence[GoldScore]) -> TrendPoint:
-    """Means of W1, Jaccard and Pk over ``scores`` (week ``""``)."""
+    """Means of W1, Jaccard and Pk over ``scores`` (week ``""``), undefined figures skipped.
+
+    Examples:
+        >>> m = mean_scores([GoldScore(2.0, 0.9, 2.0, 1.0, 0.0), GoldScore(6.0, 0.5, 6.0, 0.5, math.nan)])
+        >>> m.n, m.w1, m.jaccard, m.pk
+        (2, 4.0, 0.75, 0.0)
+    """
     return TrendPoint("", len(scores), _mean([s.w1 for s in scores]), _mean([s.jaccard for s in scores]),
                       _mean([s.pk for s in scores]))
 

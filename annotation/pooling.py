@@ -6,8 +6,12 @@ axis (each curve's density as point masses on :data:`~annotation.curves.distance
 summing to 1 — the masses the W1 distance compares). Where the mean of the parameters puts one
 curve between two disagreeing ones, the pool keeps both opinions: two shifted normals pool into
 a wider curve centred between them. The pool is refitted to one skew-normal (what the dataset
-stores) by least squares of the skew-normal's masses to the pooled masses, with ξ, ω, α bounded
-by the fit's limits (:mod:`annotation.curves.limits`).
+stores) by least squares between the skew-normal's *cumulative* masses and the pool's (an L2
+version of the W1 distance), with ξ, ω, α bounded by the fit's limits
+(:mod:`annotation.curves.limits`). Matching the cumulative curve, not the density, keeps the fit
+on the pool's location and spread when the annotators disagree widely: a density fit locks onto
+the taller of two peaks, or runs to the bounds when the peaks are far apart. ``w1_to_pool`` says
+how well one skew-normal can stand for the pool (0: exactly; large: the pool has two peaks).
 
 Everything here is pure; :func:`pool_versions` gives the :class:`~annotation.resolution.Resolution`
 the service stores (segmentation and axes as the automatic resolution: union).
@@ -35,13 +39,15 @@ _UPPER = np.array([XI_BOUNDS[1], OMEGA_BOUNDS[1], ALPHA_BOUNDS[1]])
 
 @dataclass(frozen=True)
 class PooledCurve:
-    """The skew-normal refitted to the pool: ξ, ω (base-1.1 log minutes), α, and ``rmse``, the
-    root-mean-square gap between its masses and the pooled masses (0 for an exact fit)."""
+    """The skew-normal refitted to the pool: ξ, ω (base-1.1 log minutes), α, ``rmse`` the
+    root-mean-square gap between its masses and the pooled masses, and ``w1_to_pool`` the W1
+    distance between it and the pool (log-time units; 0 for an exact fit)."""
 
     xi: float
     omega: float
     alpha: float
     rmse: float
+    w1_to_pool: float = 0.0
 
     @property
     def parameters(self) -> tuple[float, float, float]:
@@ -50,7 +56,13 @@ class PooledCurve:
 
 def curve_masses64(params: Sequence[float]) -> np.ndarray:
     """The normalised masses of one curve ``(ξ, ω, α)`` on the grid, in double precision (the
-    fit differentiates them numerically). All zeros when the curve lies off the axis."""
+    fit differentiates them numerically). All zeros when the curve lies off the axis.
+
+    Examples:
+        >>> m = curve_masses64((50.0, 10.0, 0.0))
+        >>> round(float(m.sum()), 12), round(float(m @ DISTANCE_GRID), 4), bool(curve_masses64((900.0, 1.0, 0.0)).any())
+        (1.0, 50.0, False)
+    """
     xi, omega, alpha = (float(v) for v in params)
     z = (DISTANCE_GRID - xi) / omega
     masses = np.exp(-0.5 * z * z) * special.ndtr(alpha * z) * _WEIGHTS
@@ -64,7 +76,7 @@ def pooled_masses(curves: Sequence[Sequence[float]]) -> np.ndarray:
 
     Examples:
         >>> m = pooled_masses([(40.0, 10.0, 0.0), (60.0, 10.0, 0.0)])
-        >>> round(float(m.sum()), 12), round(float(m @ DISTANCE_GRID), 6)
+        >>> round(float(m.sum()), 12), round(float(m @ DISTANCE_GRID), 2)
         (1.0, 50.0)
     """
     rows = [m for m in (curve_masses64(c) for c in curves) if m.any()]
@@ -77,14 +89,17 @@ def pool_curves(curves: Sequence[Sequence[float]]) -> PooledCurve:
     """The linear pool of ``curves`` (each ``(ξ, ω, α)``) refitted to one skew-normal.
 
     Least squares (:func:`scipy.optimize.least_squares`, bounded by the fit's limits) of the
-    skew-normal's masses to the pooled masses, from the best of a few starts: each input curve,
-    their mean, and the normal with the pool's mean and SD.
+    skew-normal's cumulative masses to the pool's, from the best of a few starts: each input
+    curve, their mean, and the normal with the pool's mean and SD.
 
     Examples:
         >>> pooled = pool_curves([(40.0, 10.0, 0.0), (60.0, 10.0, 0.0)])
         >>> centre = float(curve_masses64(pooled.parameters) @ DISTANCE_GRID)
         >>> round(centre, 1), round(pooled.omega, 1)    # between them, wider than either
-        (50.0, 15.3)
+        (50.0, 14.8)
+        >>> far = pool_curves([(5.0, 3.0, 0.0), (60.0, 10.0, 0.0)])   # far apart: one wide curve
+        >>> 25 < float(curve_masses64(far.parameters) @ DISTANCE_GRID) < 40, far.w1_to_pool > 5
+        (True, True)
     """
     if not curves:
         raise CurveFitError("There is no curve to pool.")
@@ -94,10 +109,11 @@ def pool_curves(curves: Sequence[Sequence[float]]) -> PooledCurve:
     starts = [np.array(c, dtype=float) for c in curves]
     starts += [np.mean(starts, axis=0), np.array([mean, sd, 0.0])]
     starts = [np.clip(s, _LOWER, _UPPER) for s in starts]
-    scale = 1.0 / float(target.max())  # residuals in units of the pool's peak mass
+    target_cdf = np.cumsum(target)[:-1]
+    weights = np.sqrt(_STEPS)  # Σ r² = ∫ (F − G)² dx on the grid
 
     def residuals(theta: np.ndarray) -> np.ndarray:
-        return (curve_masses64(theta) - target) * scale
+        return (np.cumsum(curve_masses64(theta))[:-1] - target_cdf) * weights
 
     ranked = sorted(starts, key=lambda s: float(np.sum(residuals(s) ** 2)))
     best = None
@@ -107,8 +123,10 @@ def pool_curves(curves: Sequence[Sequence[float]]) -> PooledCurve:
         if best is None or fit.cost < best.cost:
             best = fit
     xi, omega, alpha = (float(v) for v in best.x)
-    rmse = float(np.sqrt(np.mean((curve_masses64(best.x) - target) ** 2)))
-    return PooledCurve(xi, omega, alpha, rmse)
+    fitted = curve_masses64(best.x)
+    rmse = float(np.sqrt(np.mean((fitted - target) ** 2)))
+    w1 = float(np.abs(np.cumsum(fitted)[:-1] - target_cdf) @ _STEPS)
+    return PooledCurve(xi, omega, alpha, rmse, w1)
 
 
 def pool_versions(versions: Sequence[AnnotatorVersion]) -> Resolution:
@@ -122,14 +140,30 @@ def pool_versions(versions: Sequence[AnnotatorVersion]) -> Resolution:
         >>> b = AnnotatorVersion("B", Segmentation((0, 2), 4), ("main", "static"), 60.0, 10.0, 0.0)
         >>> gold = pool_versions([a, b])
         >>> gold.method, gold.boundaries, round(gold.omega, 1)
-        ('linear_pool', (0, 2), 15.3)
+        ('linear_pool', (0, 2), 14.8)
+    """
+    return pool_versions_with_fit(versions)[0]
+
+
+def pool_versions_with_fit(versions: Sequence[AnnotatorVersion]) -> tuple[Resolution, PooledCurve | None]:
+    """:func:`pool_versions` and the refitted curve behind it (its ``w1_to_pool`` says how well
+    one skew-normal stands for the pool); None without any curve.
+
+    Examples:
+        >>> from annotation.segmentation import Segmentation
+        >>> a = AnnotatorVersion("A", Segmentation((0,), 4), ("main",), 5.0, 3.0, 0.0)
+        >>> b = AnnotatorVersion("B", Segmentation((0,), 4), ("main",), 60.0, 10.0, 0.0)
+        >>> gold, fit = pool_versions_with_fit([a, b])
+        >>> (gold.xi, gold.omega) == (fit.xi, fit.omega), fit.w1_to_pool > 5   # two peaks, one curve
+        (True, True)
     """
     merged = resolve_pair(versions)
     curves = [(v.xi, v.omega, v.alpha) for v in versions if v.has_parameters]
     if not curves:
-        return replace(merged, method=POOLED)
+        return replace(merged, method=POOLED), None
     pooled = pool_curves(curves)
-    return replace(merged, xi=pooled.xi, omega=pooled.omega, alpha=pooled.alpha, method=POOLED)
+    return replace(merged, xi=pooled.xi, omega=pooled.omega, alpha=pooled.alpha, method=POOLED), pooled
 
 
-__all__ = ["PooledCurve", "curve_masses64", "pool_curves", "pool_versions", "pooled_masses"]
+__all__ = ["PooledCurve", "curve_masses64", "pool_curves", "pool_versions", "pool_versions_with_fit",
+           "pooled_masses"]

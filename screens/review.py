@@ -1,12 +1,12 @@
 """Lead: the review queue and the adjudication of one sample (SPEC section 5).
 
 The queue lists open review items oldest first (or newest first, or by W1 or Pk between the
-annotations, largest first); the open case shows every annotation side by
-side (segments coloured by axis, axis table, flags, curve parameters), one chart with all curves,
-the automatic proposal (mean) and the pooled one (refitted linear pool), and the decisions, each
-with the lead's confidence and error type. Each decision is one service call (``review.decide``)
-that stores who, when and why; the page then moves to the next item, opened at its top
-(:mod:`ui.components.case_top`: Streamlit would keep the scroll position of the decision buttons).
+annotations, largest first); the open case shows every annotation side by side (segments coloured
+by axis, axis table, flags, curve parameters), one chart with all curves, the automatic proposal
+(mean) and the pooled one (refitted linear pool; marked when one curve stands for two far peaks),
+and the decisions, each with the lead's confidence and error type. A decision is one service
+call (``review.decide``) storing who, when and why; the next item then opens at its top
+(:mod:`ui.components.case_top`: Streamlit keeps the scroll position of the decision buttons).
 
 Only identities and the lead's unsaved edit live in ``st.session_state``, under ``review.*``
 (per item: ``review.<item id>.*``); decisions and gold live in the database.
@@ -282,9 +282,9 @@ def _annotator_curves() -> list[dict]:
     return curves
 
 
-# One chart with every curve, the mean and the pooled resolution, and the proposal beside it
-proposal: Resolution | None = case.proposal
-pooled: Resolution | None = case.pooled
+# One chart with every curve and the proposals beside it (pooled: marked over W1 2 from its pool)
+proposal, pooled = case.proposal, case.pooled
+pooled_label = "Pooled (teal; one curve for two far peaks)" if (case.pooled_fit_w1 or 0) > 2 else "Pooled (teal)"
 
 
 def _pooled_curve() -> list[dict]:
@@ -307,7 +307,7 @@ with proposal_col:
                               segment_colors=[axis_color(a[0] if a else None) for a in proposal.segment_axes],
                               segment_labels=[multi_axis_label(a) for a in proposal.segment_axes],
                               key=f"{P}.proposal", disabled=True)
-    for label, res in (("Mean", proposal), ("Pooled (teal)", pooled)):
+    for label, res in (("Mean", proposal), (pooled_label, pooled)):
         if res is not None and res.has_parameters:
             st.markdown(f"{label} · " + _params_line(res.xi, res.omega, res.alpha) + "  \n:gray["
                         + plain(curve_description(res.xi, res.omega, res.alpha)) + "]")

@@ -29,7 +29,7 @@ from annotation.lead_edit import LeadEdit
 from annotation.project_day import day_start, local_day
 from annotation.protocol import AnnotationContent
 from annotation.curves import CurveFitError
-from annotation.pooling import pool_versions
+from annotation.pooling import pool_versions_with_fit
 from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
 from annotation.review_sampling import daily_review_sample
 from annotation.segmentation import SegmentationError
@@ -196,6 +196,9 @@ class ReviewCase:
     #: the pooled resolution (union of boundaries and axes, the refitted linear pool of the
     #: curves); None when no annotation is complete or no curve can be pooled
     pooled: Resolution | None = None
+    #: W1 between the pooled curve and the pool it stands for (log-time units): large when the
+    #: annotators' curves are far apart and one skew-normal cannot hold both peaks
+    pooled_fit_w1: float | None = None
 
 
 def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
@@ -215,16 +218,17 @@ def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
         proposal = resolve_pair(usable) if usable else None
         return ReviewCase(item.id, smp.id, smp.external_id, smp.benchmark, smp.parent_text,
                           smp.n_tokens, tuple(item.reasons), tuple(item.details), versions,
-                          proposal, tuple(_history(s, smp.id)), _pooled(usable))
+                          proposal, tuple(_history(s, smp.id)), *_pooled(usable))
 
 
-def _pooled(usable: Sequence[AnnotatorVersion]) -> Resolution | None:
-    """The pooled resolution of the complete versions, None without a curve to pool."""
+def _pooled(usable: Sequence[AnnotatorVersion]) -> tuple[Resolution | None, float | None]:
+    """The pooled resolution of the complete versions and its fit's W1 to the pool; (None, None)
+    without a curve to pool."""
     try:
-        pooled = pool_versions(usable) if usable else None
+        pooled, fit = pool_versions_with_fit(usable) if usable else (None, None)
     except CurveFitError:
-        return None
-    return pooled if pooled is not None and pooled.has_parameters else None
+        return None, None
+    return (pooled, fit.w1_to_pool) if pooled is not None and fit is not None else (None, None)
 
 
 def _history(s: Session, sample_id: int) -> list[dict]:
@@ -283,7 +287,7 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
             if decision == "accept_auto":
                 gold = store_gold(s, smp, resolve_pair(usable), "accepted", actor.user_id, note)
             else:
-                pooled = _pooled(usable)
+                pooled, _ = _pooled(usable)
                 if pooled is None:
                     raise InvalidInput("No curve on the time axis to pool; edit the resolution instead.")
                 gold = store_gold(s, smp, pooled, "pooled", actor.user_id, note)

@@ -70,3 +70,15 @@ def test_pooled_resolution_keeps_the_union_and_replaces_the_curve():
     assert pool_versions([c]).has_parameters is False
     assert isinstance(pooled, Resolution)
     assert np.isfinite([pooled.xi, pooled.omega, pooled.alpha]).all()
+
+
+@pytest.mark.parametrize("curves", [
+    [(20.0, 3.0, 2.0), (100.0, 10.0, -2.0)],   # a narrow early peak and a wide late one
+    [(5.0, 3.0, 0.0), (60.0, 10.0, 0.0)],      # far apart, one near the axis start
+])
+def test_a_far_apart_pool_is_fitted_on_its_location_not_on_one_peak(curves):
+    fit = pool_curves(curves)
+    pool_mean = float(pooled_masses(curves) @ DISTANCE_GRID)
+    fit_mean = float(curve_masses64(fit.parameters) @ DISTANCE_GRID)
+    assert abs(fit_mean - pool_mean) < 5          # a density fit locked onto one peak: 30+ away
+    assert fit.w1_to_pool > 5                     # and it says one curve cannot hold two peaks
