@@ -16,7 +16,7 @@ The lead's side — the review queue and the decisions on its items — is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from sqlalchemy import and_, func, select, update
@@ -164,19 +164,23 @@ _UNKNOWN: Any = object()
 @dataclass
 class SampleState:
     """What settling reads about one sample: its submitted annotations (in submit order, read
-    afresh), its gold row and its open review item (None: there is none)."""
+    afresh), its gold row, its open review item (None: there is none) and the annotators'
+    usernames in the annotations' order (for flag details)."""
 
     annotations: list[Annotation]
     gold: GoldAnnotation | None
     item: ReviewItem | None
+    names: list[str] = field(default_factory=list)
 
 
 def sample_state(s: Session, sample_id: int) -> SampleState:
     """The sample's :class:`SampleState` in one statement (one round trip): a row per submitted
-    annotation, each carrying the gold row and the open item (one row of Nones for none)."""
+    annotation with its annotator's username, each carrying the gold row and the open item (one
+    row of Nones for none)."""
     rows = s.execute(
-        select(Annotation, GoldAnnotation, ReviewItem).select_from(Sample)
+        select(Annotation, GoldAnnotation, ReviewItem, User.username).select_from(Sample)
         .outerjoin(Annotation, and_(Annotation.sample_id == Sample.id, Annotation.status == "submitted"))
+        .outerjoin(User, User.id == Annotation.annotator_id)
         .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .outerjoin(ReviewItem, and_(ReviewItem.sample_id == Sample.id, ReviewItem.status == "open"))
         .where(Sample.id == sample_id)
@@ -184,17 +188,11 @@ def sample_state(s: Session, sample_id: int) -> SampleState:
         # the caller may have just written these rows with a bulk UPDATE
         .execution_options(populate_existing=True)
     ).all()
-    annotations = list({row[0].id: row[0] for row in rows if row[0] is not None}.values())
+    by_id = {row[0].id: (row[0], row[3]) for row in rows if row[0] is not None}
     gold = next((row[1] for row in rows if row[1] is not None), None)
     item = next((row[2] for row in rows if row[2] is not None), None)
-    return SampleState(annotations, gold, item)
-
-
-def annotator_names(s: Session, anns: Sequence[Annotation]) -> list[str]:
-    """The usernames of the annotations' annotators, in the same order (for flag details)."""
-    names = dict(s.execute(select(User.id, User.username)
-                           .where(User.id.in_({a.annotator_id for a in anns}))).all())
-    return [names.get(a.annotator_id, f"annotation {i + 1}") for i, a in enumerate(anns)]
+    return SampleState([a for a, _ in by_id.values()], gold, item,
+                       [name or f"annotation {i + 1}" for i, (_, name) in enumerate(by_id.values())])
 
 
 def _open_item(s: Session, sample_id: int) -> ReviewItem | None:
@@ -275,7 +273,7 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
     if gold is not None and gold.source != "auto":
         return "pending"  # a lead decided it
     hits = flags_for_sample([annotation_content(a) for a in anns], smp.n_tokens,
-                            _spread(s, smp.project_id, stats), settings, annotator_names(s, anns))
+                            _spread(s, smp.project_id, stats), settings, state.names)
     if item is not None:
         # already waiting for a lead (an annotator's flag, the daily sample): add what the
         # complete sample shows, so the lead sees every reason in one place
