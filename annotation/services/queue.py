@@ -188,8 +188,9 @@ def _open_draft(s: Session, user_id: int, project_id: int,
                Sample.project_id == project_id, Sample.status == "active")
         .order_by(Annotation.id).limit(1)
     )
-    if warmup is True:  # only warm-up drafts
-        stmt = stmt.where(Sample.is_warmup == true())
+    if warmup is True:  # only warm-up drafts; a gold check's draft waits, like production work,
+        # for a revoked annotator's re-admission (it is never warm-up work)
+        stmt = stmt.where(Sample.is_warmup == true(), Annotation.is_gold_check == false())
     elif warmup is False:  # only production drafts, gold checks included
         stmt = stmt.where(or_(Sample.is_warmup == false(), Annotation.is_gold_check == true()))
     row = s.execute(stmt).first()
