@@ -20,6 +20,7 @@ from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
 from annotation.services import dashboard, gold_checks
 from annotation.services.errors import ServiceError
+from annotation.wording import counted
 from ui.display import plain
 from ui.gold_check_trend import trend_figure, trend_frame
 from ui.session import lead_page, service_errors, toast_next_run
@@ -46,6 +47,20 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
 
+def _drafts_text(figures: dict) -> str:
+    """What the pause did with the annotator's open production drafts (gold_checks.release_empty_drafts)."""
+    released, kept = figures.get("released_drafts"), figures.get("kept_drafts")
+    if released is None and kept is None:
+        return ""
+    parts = []
+    if released:
+        parts.append(f"{counted(released, 'empty draft')} released (their slots are open to others)")
+    if kept:
+        parts.append(f"{counted(kept, 'draft')} with their work kept, holding "
+                     f"{'its slot' if kept == 1 else 'their slots'} until the pause is lifted")
+    return (" " + "; ".join(parts) + ".") if parts else ""
+
+
 def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
     t = overview.thresholds
     st.subheader("Accuracy against gold (gold checks)")
@@ -62,13 +77,17 @@ def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
         f"passed (last {t.window})": a.window_share, "paused": a.pause is not None,
     } for a in overview.annotators]), hide_index=True, width="stretch", key="annotators.gold_summary",
         column_config={f"passed (last {t.window})": st.column_config.NumberColumn(format="percent")})
-    frame = trend_frame(overview.checks, t.window)
+    frame = trend_frame(overview.checks, t.window, overview.lifts)  # afresh after each lift
     st.plotly_chart(trend_figure(frame, t), key="annotators.gold_trend")
     st.dataframe(frame.iloc[::-1], hide_index=True, width="stretch", key="annotators.gold_checks",
                  column_config={"scored_at": st.column_config.DatetimeColumn("scored (UTC)"),
                                 "w1": st.column_config.NumberColumn("W1", format="%.2f"),
                                 "jaccard": st.column_config.NumberColumn("Jaccard", format="%.3f"),
                                 "pk": st.column_config.NumberColumn("Pk", format="%.3f"),
+                                "flags": st.column_config.TextColumn(
+                                    "flagged", help="A flagged check is not judged (no pass or "
+                                                    "fail) and stays out of the window."),
+                                "note": st.column_config.TextColumn("annotator's note"),
                                 "window_share": st.column_config.NumberColumn(
                                     f"passed (last {t.window})", format="percent")})
 
@@ -85,8 +104,8 @@ for pause in checks.pauses:
         st.warning(f"{plain(pause.annotator)} is paused from production since "
                    f"{pause.paused_at:%Y-%m-%d %H:%M} UTC: {f.get('passed', '—')} of the last "
                    f"{f.get('window', '—')} gold checks passed ({_pct(f.get('share'))}; the target is "
-                   f"{_pct(f.get('min_pass'))}). They see that a lead will be in touch.",
-                   icon=":material/pause_circle:")
+                   f"{_pct(f.get('min_pass'))}). They see that a lead will be in touch."
+                   + _drafts_text(f), icon=":material/pause_circle:")
         st.text_input("Why the pause is lifted (kept with the record)", max_chars=2000,
                       key=f"annotators.lift_note.{pause.pause_id}")
         st.button("Lift the pause", icon=":material/play_circle:", key=f"annotators.lift.{pause.pause_id}",

@@ -19,7 +19,7 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from annotation.agreement.verdict import JACCARD_RULE, PK_RULE, W1_RULE, Rule, judge
-from annotation.services import feedback
+from annotation.services import feedback, queue
 from annotation.segmentation import spaces_after, token_texts, tokenize
 from annotation.timeaxis import DEFAULT_BASE, X_MAX, X_MIN, tick_positions
 from ui.components import token_boundary_editor
@@ -133,8 +133,18 @@ def _first_note(item: feedback.FeedbackItem) -> str:
     return item.lead_notes[-1].text if item.lead_notes else ""
 
 
+# the annotator's own sample numbers, never external ids (queue.sample_numbers: a gold check's
+# id would break the sequence of ids elsewhere, so annotators see numbers everywhere)
+with service_errors():
+    numbers = queue.sample_numbers(db, actor, project.id, [i.annotation_id for i in page.items])
+
+
+def _number(i: feedback.FeedbackItem) -> str:
+    return f"#{numbers.get(i.annotation_id, 0)}"
+
+
 table = pd.DataFrame([{
-    "sample": i.external_id,
+    "sample": _number(i),
     "settled": _when(i.settled_at),
     "curves": i.curve_words,
     "Jaccard": _fmt(i.score.jaccard),
@@ -153,7 +163,7 @@ item = page.items[chosen[0]]
 # --- the chosen sample ------------------------------------------------------------------------
 
 P = f"feedback.{item.annotation_id}"
-st.markdown(f"### Sample {plain(item.external_id)}")
+st.markdown(f"### Sample {_number(item)}")
 st.caption(f"Benchmark {item.benchmark} · you submitted {_when(item.submitted_at)} · settled "
            f"{_when(item.settled_at)} · {plain(item.how_settled)}")
 

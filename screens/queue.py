@@ -30,11 +30,12 @@ with service_errors():
 
 st.caption(f"Project **{plain(project.name)}** · {project.n_samples} texts · "
            f"{project.settings.annotators_per_sample} annotators per text")
-c1, c2, c3, c4 = st.columns(4)
+# No pool counter here: a gold check takes no slot, so a count of open slots that did not move
+# at a hand-out would tell the annotator it was a check. ``remaining`` only decides the button.
+c1, c2, c3 = st.columns(3)
 c1.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
 c2.metric("Submitted in total", status.submitted_total)
 c3.metric("In progress", status.in_progress)
-c4.metric("Open slots in the pool", remaining)
 st.progress(min(1.0, status.submitted_today / status.daily_quota),
             text=f"Daily quota: {status.submitted_today} of {status.daily_quota}")
 
@@ -108,12 +109,15 @@ def _when(moment) -> str:  # type: ignore[no-untyped-def]
 
 
 st.subheader("My annotations")
+st.caption("Your samples are numbered in the order you got them.")
 if not history:
     st.caption("None yet.")
 else:
+    # the annotator's own sample number, never the external id (a gold check's would break the
+    # sequence of ids: queue.sample_numbers)
     table = pd.DataFrame([{
         "id": h.annotation_id,
-        "sample": h.external_id,
+        "sample": f"#{h.number}",
         "benchmark": h.benchmark,
         "status": h.status,
         "flags": ", ".join(flag_label(f) for f in h.flags) or MISSING,

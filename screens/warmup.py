@@ -74,7 +74,7 @@ with people_tab:
             "annotator": r.username,
             "role": r.role,
             "standing": r.standing_text,
-            "warm-up done": f"{r.figures.n_done} / {board.n_total}",
+            "warm-up done": f"{r.figures.n_done} / {r.figures.n_total}",
             "ICC ξ": r.figures.icc.get("xi"),
             "ICC ω": r.figures.icc.get("omega"),
             "ICC α": r.figures.icc.get("alpha"),
@@ -102,8 +102,9 @@ with people_tab:
                     + (": they pass all three thresholds." if row.passes else
                        ", which do not all pass.")
                     + (f" Note: {plain(row.note)}" if row.note else ""), icon=":material/how_to_reg:")
-        st.progress(min(1.0, f.n_done / board.n_total) if board.n_total else 0.0,
-                    text=f"Warm-up: {f.n_done} of {board.n_total} submitted")
+        total = f.n_total  # the set less the samples they had as gold checks
+        st.progress(min(1.0, f.n_done / total) if total else 0.0,
+                    text=f"Warm-up: {f.n_done} of {total} submitted")
         c1, c2, c3 = st.columns(3)
         c1.metric("ICC (smallest of ξ ω α)", v["icc"].shown,
                   help=" · ".join(f"{PARAMETER_SYMBOLS[p]} {_fmt(f.icc.get(p))}" for p in PARAMETERS)

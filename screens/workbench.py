@@ -189,7 +189,7 @@ def _on_events(annotation_id: int, batch: dict) -> None:
     notices = tuple(Notice("warning", r.message) for r in outcome.refused)
     notices += tuple(Notice("error", p) for p in outcome.submit_problems)
     if outcome.submitted:
-        done = f"Submitted {state.item.external_id}"
+        done = f"Submitted {_sample_title(state.item)}"
         st.session_state[K_TOAST] = done
         try:
             # the service hands out the next sample in the submit's round trip; None means
@@ -239,11 +239,31 @@ def _next_sample() -> None:
 
 # --- drawing -------------------------------------------------------------------------------------
 
+K_NUMBERS = "wb.sample_numbers"  # annotation id -> the annotator's own sample number
+
+
+def _sample_number(item: queue.WorkItem) -> int:
+    """The annotator's own number of the sample (1, 2, … in hand-out order), read once per
+    annotation. Annotators never see a sample's external id here: production goes out in id
+    order and a gold check is a warm-up sample, so its id would tell it apart."""
+    numbers: dict[int, int] = st.session_state.setdefault(K_NUMBERS, {})
+    if item.annotation_id not in numbers:
+        with service_errors():
+            numbers.update(queue.sample_numbers(db, actor, item.project_id, [item.annotation_id]))
+    return numbers.get(item.annotation_id, 0)
+
+
+def _sample_title(item: queue.WorkItem) -> str:
+    return f"your sample #{_sample_number(item)}"
+
+
 def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
     """One row: the sample and its versions, the quota, the guidelines, the layout switch."""
     head, quota_col, guide_col, layout_col = st.columns([4, 1.6, 1.5, 2.2], vertical_alignment="center")
-    head.markdown(f"### Sample {plain(item.external_id)}")
-    head.caption(f"Benchmark {item.benchmark} · {plain(project.name)} · guidelines "
+    head.markdown(f"### Sample #{_sample_number(item)}")
+    # leads and admins see the external id too (they see the warm-up set anyway)
+    lead_id = f"{plain(item.external_id)} · " if actor.role in ("lead", "admin") else ""
+    head.caption(f"{lead_id}Benchmark {item.benchmark} · {plain(project.name)} · guidelines "
                  f"v{plain(item.guidelines_version)}")
     if status is not None:
         quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
@@ -306,7 +326,7 @@ def _workbench() -> None:
     """The header and the surface: an edit or a submit reruns only this."""
     toast = st.session_state.pop(K_TOAST, None)
     if toast:
-        st.toast(plain(toast), icon=":material/check_circle:")  # names a sample id
+        st.toast(plain(toast), icon=":material/check_circle:")  # names a sample
     state: Loaded = st.session_state[K_STATE]
     item = state.item
     if item is None:
@@ -326,7 +346,7 @@ def _workbench() -> None:
     facts = SessionFacts(
         client=state.client, acked=state.acked, layout=st.session_state[K_LAYOUT],
         confirm_submit=project.settings.confirm_submit, quota_reached=quota_reached,
-        project_name=project.name, notices=notices,
+        project_name=project.name, sample_number=_sample_number(item), notices=notices,
         fit_message=state.fit_message if state.fit_about == _fit_key(item) else None,
         read_only=item.is_submitted or state.conflict is not None)
     view = build_view(item, facts)

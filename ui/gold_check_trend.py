@@ -4,31 +4,57 @@ plotly chart with the thresholds)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from bisect import bisect_left
+from datetime import datetime
+from typing import Mapping, Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from annotation.gold_checks import CheckThresholds
+from annotation.flag_reasons import flag_label
+from annotation.gold_checks import CheckThresholds, window_share
 from annotation.services.gold_checks import CheckRow
 
-COLUMNS = ("scored_at", "annotator", "sample", "w1", "jaccard", "pk", "passed", "window_share")
+COLUMNS = ("scored_at", "annotator", "sample", "w1", "jaccard", "pk", "passed", "flags", "note",
+           "window_share")
 
 
-def trend_frame(checks: Sequence[CheckRow], window: int) -> pd.DataFrame:
+def trend_frame(checks: Sequence[CheckRow], window: int,
+                lifts: Mapping[int, Sequence[datetime]] | None = None) -> pd.DataFrame:
     """One row per check, oldest first; ``window_share``: the share passed among the
-    annotator's latest ``window`` judged checks up to this one (empty before a full window)."""
-    frame = pd.DataFrame([{
+    annotator's latest ``window`` judged checks up to this one, counted afresh after each of
+    their lifts (``lifts``: user id → lift times), as the pause rule counts them (empty before a
+    full window). ``flags``/``note``: what the annotator flagged a check with (it is unjudged).
+
+    Examples:
+        >>> from datetime import timedelta
+        >>> t0 = datetime(2026, 11, 24, 9, 0)
+        >>> rows = [CheckRow(1, "ann", f"S-{i}", t0 + timedelta(hours=i), None, None, None, p)
+        ...         for i, p in enumerate([False, False, True, True])]
+        >>> list(trend_frame(rows, 2)["window_share"])
+        [nan, 0.0, 0.5, 1.0]
+        >>> list(trend_frame(rows, 2, {1: [t0 + timedelta(hours=1, minutes=30)]})["window_share"])
+        [nan, 0.0, nan, 1.0]
+    """
+    lifted = {uid: sorted(times) for uid, times in (lifts or {}).items()}
+    results: dict[tuple[int, int], list[bool]] = {}
+    shares: list[float | None] = []
+    for c in checks:
+        share = None
+        if c.passed is not None:
+            # the checks scored after the annotator's n-th lift form era n (as the pause rule)
+            era = bisect_left(lifted.get(c.user_id, []), c.scored_at)
+            so_far = results.setdefault((c.user_id, era), [])
+            so_far.append(bool(c.passed))
+            share = window_share(so_far, window)
+        shares.append(share)
+    return pd.DataFrame([{
         "scored_at": c.scored_at, "annotator": c.annotator, "sample": c.external_id, "w1": c.w1,
         "jaccard": c.jaccard, "pk": c.pk, "passed": c.passed,
-    } for c in checks], columns=list(COLUMNS[:-1]))
-    frame["window_share"] = pd.Series(dtype=float)
-    for _, rows in frame.groupby("annotator", sort=False):
-        judged = rows[rows["passed"].notna()]
-        share = judged["passed"].astype(float).rolling(window, min_periods=window).mean()
-        frame.loc[share.index, "window_share"] = share
-    return frame
+        "flags": ", ".join(flag_label(f) for f in c.flags), "note": c.note,
+        "window_share": float("nan") if share is None else share,
+    } for c, share in zip(checks, shares)], columns=list(COLUMNS))
 
 
 def trend_figure(frame: pd.DataFrame, thresholds: CheckThresholds) -> go.Figure:

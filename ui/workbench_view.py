@@ -68,6 +68,7 @@ class SessionFacts:
     confirm_submit: bool = False
     quota_reached: bool = False
     project_name: str = ""
+    sample_number: int = 0  # the annotator's own number of the sample (queue.sample_numbers)
     notices: tuple[Notice, ...] = ()
     fit_message: str | None = None
     read_only: bool = False
@@ -173,7 +174,9 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         # a submitted annotation has nothing left to do; a draft says what stops a submit
         "problems": [] if item.is_submitted else submission_problems(content, item.n_tokens),
         "notices": [n.to_json() for n in facts.notices],
-        "sample": {"external_id": item.external_id, "benchmark": item.benchmark,
+        # the annotator's own sample number, never the external id (a gold check's would tell
+        # it apart: annotation.services.queue.sample_numbers); the surface only shows it
+        "sample": {"number": facts.sample_number, "benchmark": item.benchmark,
                    "project": facts.project_name, "guidelines_version": item.guidelines_version,
                    "returned_note": item.returned_note, "is_warmup": item.is_warmup},
     }

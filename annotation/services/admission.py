@@ -142,14 +142,25 @@ def _gold_resolution(g: GoldAnnotation, n_tokens: int) -> Resolution:
 def figures_by_user(s: Session, project_id: int,
                     user_ids: Iterable[int] | None = None) -> tuple[int, dict[int, QualificationFigures]]:
     """(size of the warm-up set, figures of every user with a submitted warm-up annotation —
-    or of ``user_ids``, with empty figures for those without)."""
+    or of ``user_ids``, with empty figures for those without). Each user's figures count their
+    own total: the set less the samples they had as gold checks."""
     golds = {smp.id: (smp.external_id, _gold_resolution(g, smp.n_tokens)) for smp, g in s.execute(
         select(Sample, GoldAnnotation).join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(Sample.project_id == project_id, Sample.is_warmup == true(), Sample.status == "active")
         .order_by(Sample.id))}
     wanted = None if user_ids is None else set(user_ids)
     attempts: dict[int, list[WarmupAttempt]] = {uid: [] for uid in wanted or ()}
+    checks: dict[int, set[int]] = {}
     if golds:
+        # A warm-up sample a user had as a gold check is never offered to them as warm-up
+        # (warmup_candidates skips samples handed out), so it leaves their own total: a revoked
+        # annotator who does every warm-up sample offered completes the set.
+        used = (select(Annotation.annotator_id, Annotation.sample_id)
+                .where(Annotation.sample_id.in_(list(golds)), Annotation.is_gold_check == true()))
+        if wanted is not None:
+            used = used.where(Annotation.annotator_id.in_(wanted))
+        for uid, sid in s.execute(used):
+            checks.setdefault(uid, set()).add(sid)
         stmt = (select(Annotation.annotator_id, Annotation.sample_id, Annotation.boundaries,
                        Annotation.segment_axes, Annotation.xi, Annotation.omega, Annotation.alpha)
                 .where(Annotation.sample_id.in_(list(golds)), Annotation.status == "submitted",
@@ -161,7 +172,8 @@ def figures_by_user(s: Session, project_id: int,
             external_id, gold = golds[sid]
             attempts.setdefault(uid, []).append(WarmupAttempt(
                 external_id, gold, tuple(boundaries or (0,)), tuple(axes or (None,)), xi, omega, alpha))
-    return len(golds), {uid: qualification_figures(a, len(golds)) for uid, a in attempts.items()}
+    return len(golds), {uid: qualification_figures(a, len(golds) - len(checks.get(uid, ())))
+                        for uid, a in attempts.items()}
 
 
 def store_figures(s: Session, row: Qualification,

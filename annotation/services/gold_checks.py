@@ -15,13 +15,21 @@ and the lead's view of every annotator's accuracy against gold. The rules are
 * **Scores** (:func:`record_check_submission`, inside the submit transaction): W1, Jaccard and
   Pk against the sample's gold at submit, and whether the check passed, in ``gold_checks``.
   A sample whose gold is gone by then is stored unjudged (``passed`` None) and left out of
-  the window.
+  the window; so is a check the annotator **flagged** (a text that cannot be annotated
+  normally is not a failure): the lead sees its flags and note in the checks table.
 * **Pause.** When the rule (:func:`annotation.gold_checks.pause_due`) holds over the judged
   checks since the last lift, a ``gold_check_pauses`` row is opened and an audit event
   ``gold_check_pause`` recorded. While it is open the queue hands out nothing and production
   (and check) submits are refused; the annotator is told plainly that their recent accuracy
   against gold fell below the project's target and that a lead will be in touch — never which
   samples were checks. Warm-up work is not affected.
+* **Slots at a pause** (:func:`release_empty_drafts`). When a pause starts, the annotator's open
+  production drafts with nothing in them (no boundary, axis, point, curve, flag or note, never
+  sent back by a lead) are deleted with their assignment and their slot is given back
+  (``n_assigned - 1`` in one conditional UPDATE), so others can annotate those samples. A
+  draft with any typed work is kept, and keeps its slot: nothing typed is ever lost; the pause
+  on the Annotators page says how many such drafts the annotator holds (``figures``
+  ``kept_drafts``; ``released_drafts`` the slots given back).
 * **Lift** (:func:`lift_pause`): a lead, with a note; recorded (who, when, why; audit
   ``gold_check_lift``). The window restarts: only checks scored after the lift count, so the
   same old checks cannot pause the annotator again. A second lift of the same pause (a stale
@@ -30,11 +38,11 @@ and the lead's view of every annotator's accuracy against gold. The rules are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists, false, func, or_, select, true
+from sqlalchemy import delete, exists, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from annotation.gold_checks import (
@@ -55,6 +63,7 @@ from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import (
     Annotation,
+    Assignment,
     GoldAnnotation,
     GoldCheck,
     GoldCheckPause,
@@ -120,22 +129,26 @@ def record_check_submission(s: Session, a: Annotation, smp: Sample, settings: Pr
     gold = _gold_of(s, smp)
     row = GoldCheck(project_id=smp.project_id, user_id=a.annotator_id, sample_id=smp.id,
                     annotation_id=a.id, scored_at=utcnow())
+    flagged = bool(a.flags)
     if gold is not None:
         scores = score_check(gold, tuple(a.boundaries or (0,)), tuple(a.segment_axes or (None,)),
                              (a.xi, a.omega, a.alpha))
         row.w1, row.jaccard, row.pk = scores.w1, scores.jaccard, scores.pk
-        row.passed = check_passes(scores, thresholds)
+        # a flagged check is kept unjudged: the lead reads the flag and note, the window skips it
+        row.passed = None if flagged else check_passes(scores, thresholds)
     s.add(row)
     s.flush()
     audit.record(s, None, "gold_check_scored", "annotation", a.id, project=smp.project_id,
                  user=a.annotator_id, sample=smp.external_id, w1=row.w1, jaccard=row.jaccard,
-                 pk=row.pk, passed=row.passed)
+                 pk=row.pk, passed=row.passed, flags=list(a.flags or ()))
     if row.passed is not None and not is_paused(s, smp.project_id, a.annotator_id):
         results = _window_results(s, smp.project_id, a.annotator_id)
         if pause_due(results, thresholds.window, thresholds.min_pass):
             share = window_share(results, thresholds.window)
             figures = {"window": thresholds.window, "passed": sum(results[-thresholds.window:]),
                        "share": share, "min_pass": thresholds.min_pass}
+            released, kept = release_empty_drafts(s, smp.project_id, a.annotator_id)
+            figures |= {"released_drafts": released, "kept_drafts": kept}
             pause = GoldCheckPause(project_id=smp.project_id, user_id=a.annotator_id,
                                    paused_at=utcnow(), figures=figures, lift_note="")
             s.add(pause)
@@ -145,11 +158,45 @@ def record_check_submission(s: Session, a: Annotation, smp: Sample, settings: Pr
     return row
 
 
+def _has_work(a: Annotation) -> bool:
+    """Whether a draft holds anything the annotator typed (or a lead's send-back)."""
+    return bool(a.step or a.points or a.flags or (a.note or "").strip() or a.returned_note
+                or a.xi is not None or any(b for b in (a.boundaries or ()))
+                or any(x is not None for x in (a.segment_axes or ())))
+
+
+def release_empty_drafts(s: Session, project_id: int, user_id: int) -> tuple[int, int]:
+    """At a pause: give back the slots of the user's open production drafts that hold no work
+    (delete draft and assignment, ``n_assigned - 1``); keep every draft with work, and its slot.
+    Returns (released, kept)."""
+    rows = s.execute(
+        select(Annotation, Sample).join(Sample, Sample.id == Annotation.sample_id)
+        .where(Annotation.annotator_id == user_id, Annotation.status == "draft",
+               Annotation.submitted_at.is_(None), Annotation.is_gold_check == false(),
+               Sample.project_id == project_id, Sample.is_warmup == false())
+        .order_by(Annotation.id).with_for_update(of=Annotation)).all()
+    released = kept = 0
+    for draft, smp in rows:
+        if _has_work(draft):
+            kept += 1
+            continue
+        s.execute(delete(Assignment).where(Assignment.sample_id == smp.id, Assignment.user_id == user_id))
+        s.delete(draft)
+        s.execute(update(Sample).where(Sample.id == smp.id, Sample.n_assigned > 0)
+                  .values(n_assigned=Sample.n_assigned - 1))
+        audit.record(s, None, "release_slot", "sample", smp.id, project=project_id, user=user_id,
+                     reason="gold_check_pause", annotation=draft.id)
+        released += 1
+    s.flush()
+    return released, kept
+
+
 # --- the lead's side ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class CheckRow:
-    """One scored check, for the accuracy trend."""
+    """One scored check, for the accuracy trend; ``flags`` and ``note``: what the annotator
+    flagged it with (a flagged check is unjudged, ``passed`` None)."""
 
     user_id: int
     annotator: str
@@ -159,6 +206,8 @@ class CheckRow:
     jaccard: float | None
     pk: float | None
     passed: bool | None
+    flags: tuple[str, ...] = ()
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -189,6 +238,7 @@ class GoldCheckOverview:
     thresholds: CheckThresholds
     checks: tuple[CheckRow, ...]  # oldest first
     annotators: tuple[AnnotatorChecks, ...]
+    lifts: dict[int, tuple[datetime, ...]] = field(default_factory=dict)  # user id -> lift times
 
     @property
     def pauses(self) -> tuple[PauseRow, ...]:
@@ -201,10 +251,12 @@ def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldChec
         require_role(s, actor, "lead")
         settings = project_settings(s, project_id)
         thresholds = CheckThresholds.of(settings)
-        checks = tuple(CheckRow(g.user_id, name, ext, g.scored_at, g.w1, g.jaccard, g.pk, g.passed)
-                       for g, name, ext in s.execute(
-            select(GoldCheck, User.username, Sample.external_id)
+        checks = tuple(CheckRow(g.user_id, name, ext, g.scored_at, g.w1, g.jaccard, g.pk, g.passed,
+                                tuple(flags or ()), note or "")
+                       for g, name, ext, flags, note in s.execute(
+            select(GoldCheck, User.username, Sample.external_id, Annotation.flags, Annotation.note)
             .join(User, User.id == GoldCheck.user_id).join(Sample, Sample.id == GoldCheck.sample_id)
+            .join(Annotation, Annotation.id == GoldCheck.annotation_id)
             .where(GoldCheck.project_id == project_id).order_by(GoldCheck.scored_at, GoldCheck.id)))
         pauses = {p.user_id: PauseRow(p.id, p.user_id, name, p.paused_at, dict(p.figures or {}))
                   for p, name in s.execute(
@@ -218,7 +270,13 @@ def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldChec
             people.append(AnnotatorChecks(uid, names[uid], sum(1 for c in checks if c.user_id == uid),
                                           len(results), window_share(results, thresholds.window),
                                           pauses.get(uid)))
-    return GoldCheckOverview(settings.gold_check_share, thresholds, checks, tuple(people))
+        lifts: dict[int, tuple[datetime, ...]] = {}
+        for uid, lifted_at in s.execute(
+                select(GoldCheckPause.user_id, GoldCheckPause.lifted_at)
+                .where(GoldCheckPause.project_id == project_id, GoldCheckPause.lifted_at.is_not(None))
+                .order_by(GoldCheckPause.lifted_at)):
+            lifts[uid] = lifts.get(uid, ()) + (lifted_at,)
+    return GoldCheckOverview(settings.gold_check_share, thresholds, checks, tuple(people), lifts)
 
 
 def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
@@ -265,4 +323,5 @@ __all__ = [
     "paused_annotators",
     "paused_query",
     "record_check_submission",
+    "release_empty_drafts",
 ]

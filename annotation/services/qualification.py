@@ -269,7 +269,8 @@ def my_qualification(db: Database, actor: Actor, project_id: int) -> MyQualifica
     thresholds = Thresholds.of(settings)
     figures = by_user[actor.user_id]
     return MyQualification(bool(route.sample_ids), route.in_warmup, _standing(row, n_total > 0),
-                           figures.n_done, n_total, figures, figure_verdicts(figures, thresholds), thresholds)
+                           figures.n_done, figures.n_total,  # their own total: less their checks
+                           figures, figure_verdicts(figures, thresholds), thresholds)
 
 
 __all__ = [

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Iterable
 
 from sqlalchemy import false, func, or_, select, true, union_all, update
 from sqlalchemy.exc import IntegrityError
@@ -89,6 +90,7 @@ class WorkItem:
 @dataclass(frozen=True)
 class HistoryRow:
     annotation_id: int
+    number: int  # the annotator's own sample number in the project (:func:`sample_numbers`)
     external_id: str
     benchmark: int
     status: str
@@ -186,8 +188,9 @@ def _open_draft(s: Session, user_id: int, project_id: int,
                Sample.project_id == project_id, Sample.status == "active")
         .order_by(Annotation.id).limit(1)
     )
-    if warmup is True:  # only warm-up drafts
-        stmt = stmt.where(Sample.is_warmup == true())
+    if warmup is True:  # only warm-up drafts; a gold check's draft waits, like production work,
+        # for a revoked annotator's re-admission (it is never warm-up work)
+        stmt = stmt.where(Sample.is_warmup == true(), Annotation.is_gold_check == false())
     elif warmup is False:  # only production drafts, gold checks included
         stmt = stmt.where(or_(Sample.is_warmup == false(), Annotation.is_gold_check == true()))
     row = s.execute(stmt).first()
@@ -354,15 +357,45 @@ def open_item(db: Database, actor: Actor, annotation_id: int) -> WorkItem:
         return work_item(*own_annotation(s, actor, annotation_id))
 
 
+def _numbered(actor: Actor, project_id: int):  # type: ignore[no-untyped-def]
+    """The actor's annotations in the project with their number: 1, 2, … in hand-out order."""
+    return (select(Annotation.id.label("annotation_id"),
+                   func.row_number().over(order_by=Annotation.id).label("number"))
+            .join(Sample, Sample.id == Annotation.sample_id)
+            .where(Annotation.annotator_id == actor.user_id, Sample.project_id == project_id)
+            .subquery())
+
+
+def sample_numbers(db: Database, actor: Actor, project_id: int,
+                   annotation_ids: Iterable[int]) -> dict[int, int]:
+    """The actor's own number of each of their annotations in the project ("your sample #37"):
+    their hand-outs counted 1, 2, … in the order they got them, warm-up and gold checks alike.
+
+    Annotators see this number, never a sample's external id: production is handed out in
+    sample-id order and a gold check is a warm-up sample, so its external id would break the
+    sequence and tell the check apart. Ids not the actor's are left out (blindness)."""
+    wanted = list(annotation_ids)
+    if not wanted:
+        return {}
+    with db.read() as s:
+        require_role(s, actor, "annotator")
+        numbered = _numbered(actor, project_id)
+        return {int(i): int(n) for i, n in s.execute(
+            select(numbered.c.annotation_id, numbered.c.number)
+            .where(numbered.c.annotation_id.in_(wanted)))}
+
+
 def my_history(db: Database, actor: Actor, project_id: int, limit: int = 100) -> list[HistoryRow]:
     """The actor's own annotations in a project, most recently touched first."""
     with db.read() as s:
         require_role(s, actor, "annotator")
+        numbered = _numbered(actor, project_id)
         rows = s.execute(
-            select(Annotation, Sample.external_id, Sample.benchmark)
+            select(Annotation, numbered.c.number, Sample.external_id, Sample.benchmark)
+            .join(numbered, numbered.c.annotation_id == Annotation.id)
             .join(Sample, Sample.id == Annotation.sample_id)
-            .where(Annotation.annotator_id == actor.user_id, Sample.project_id == project_id)
             .order_by(Annotation.updated_at.desc(), Annotation.id.desc()).limit(limit)
         ).all()
-        return [HistoryRow(a.id, ext, bench, a.status, tuple(a.flags or ()), a.seconds_spent,
-                           a.updated_at, a.submitted_at) for a, ext, bench in rows]
+        return [HistoryRow(a.id, int(number), ext, bench, a.status, tuple(a.flags or ()),
+                           a.seconds_spent, a.updated_at, a.submitted_at)
+                for a, number, ext, bench in rows]

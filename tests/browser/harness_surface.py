@@ -251,7 +251,7 @@ def build_view(ss: Server) -> dict:
         "feedback": _feedback(content),
         "problems": submission_problems(content, N),
         "notices": ss.notices,
-        "sample": {"external_id": f"S-{ss.sample}", "benchmark": "demo", "project": "Harness",
+        "sample": {"number": ss.sample, "benchmark": "demo", "project": "Harness",
                    "guidelines_version": 1, "returned_note": None, "is_warmup": False},
     }
 

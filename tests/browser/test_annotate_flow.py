@@ -47,7 +47,7 @@ def seeded(tmp_path):
 
 def open_workbench(page, button: str = "Start the next sample") -> None:
     page.get_by_role("button", name=button).click()
-    expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Sample #1")).to_be_visible(timeout=30_000)
     page.locator(f"{SURFACE} [data-gap='1']").wait_for(timeout=30_000)
 
 
@@ -116,10 +116,10 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
 
     # One key submits; the next sample, its header and the quota appear.
     page.keyboard.press("Enter")
-    expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Sample #2")).to_be_visible(timeout=30_000)
     expect(page.locator(SURFACE)).not_to_have_attribute("data-annotation-id", first_id)
     expect(page.get_by_text("1 / 70")).to_be_visible(timeout=10_000)
-    expect(page.get_by_text("Submitted B1-0001").first).to_be_visible(timeout=10_000)
+    expect(page.get_by_text("Submitted your sample #1").first).to_be_visible(timeout=10_000)
     second_id = page.locator(SURFACE).get_attribute("data-annotation-id")
     assert page.url.endswith(f"?annotation={second_id}")
 

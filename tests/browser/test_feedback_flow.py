@@ -67,7 +67,7 @@ def test_an_annotator_sees_their_curve_against_the_gold_and_the_leads_note(page,
     page.set_viewport_size({"width": 1440, "height": 900})
     sign_in(page, base, "ann1", "ann1-password")
     open_page(page, "Feedback")
-    expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="Sample #2")).to_be_visible(timeout=30_000)
     main = page.locator('[data-testid="stMain"]')
     # the chart: my curve and the gold curve (plotly's legend names both traces)
     chart = page.locator(".stPlotlyChart").filter(has=page.locator(".legendtext", has_text="your curve"))

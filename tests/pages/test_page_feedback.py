@@ -70,10 +70,10 @@ def test_an_annotator_sees_their_sample_against_the_gold_and_the_leads_note(make
     assert metrics["Settled samples"] == "2"
     assert len(at.get("plotly_chart")) == 2  # the weekly trend and the chosen sample's curves
     [table, axes] = at.dataframe
-    assert list(table.value["sample"]) == ["S-001", "S-000"]  # newest gold first
+    assert list(table.value["sample"]) == ["#2", "#1"]  # newest gold first; their own numbers, not ids
     assert table.value["lead's note"][0] == NOTE  # a dataframe cell: literal
     # the newest is open: the taken gold, described as the gold, the lead's note shown literally
-    assert any(m.value == "### Sample S\\-001" for m in at.markdown)
+    assert any(m.value == "### Sample #2" for m in at.markdown)
     text = _everything(at)
     assert "A lead chose the gold" in text
     assert re.search(r"The gold curve sits ≈ ×\d+\.\d later than yours", text)
@@ -91,7 +91,7 @@ def test_choosing_another_row_opens_that_sample(make_app, settled, pair):
     # AppTest cannot click a row: the selection the browser would report, as the Review tests do
     at.session_state["feedback.table.1"] = {"selection": {"rows": [1], "columns": []}}
     run(at)
-    assert any(m.value == "### Sample S\\-000" for m in at.markdown)
+    assert any(m.value == "### Sample #1" for m in at.markdown)
     assert "Your segments and axes are the gold's." in [shown(s.value) for s in at.success]
     assert "Settled automatically" in _everything(at)
 
@@ -122,9 +122,9 @@ def test_a_long_history_comes_in_pages(db, make_app, lead, pair):
     at = _open(make_app, a)
     assert metric_values(at)["Settled samples"] == str(n)
     assert len(at.dataframe[0].value) == feedback.PAGE_SIZE
-    assert at.dataframe[0].value["sample"][0] == f"T-{n - 1:03d}"  # newest first
+    assert at.dataframe[0].value["sample"][0] == f"#{n}"  # newest first
     at.number_input(key="feedback.page").set_value(2)
     run(at)
-    assert list(at.dataframe[0].value["sample"]) == ["T-001", "T-000"]
-    assert any(m.value == "### Sample T\\-001" for m in at.markdown)
+    assert list(at.dataframe[0].value["sample"]) == ["#2", "#1"]
+    assert any(m.value == "### Sample #2" for m in at.markdown)
     assert any("Samples 21–22 of 22" in c.value for c in at.caption)

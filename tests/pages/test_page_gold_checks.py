@@ -10,7 +10,15 @@ from sqlalchemy import select
 from annotation.protocol import AnnotationContent
 from annotation.services import gold_checks, projects, qualification, queue, submission, warmup_set
 from db.models import Annotation, GoldCheckPause, Sample
-from page_helpers import complete_content, errors, run, text_records, toasts
+from page_helpers import (
+    complete_content,
+    errors,
+    metric_values,
+    run,
+    sample_header,
+    text_records,
+    toasts,
+)
 from surface_driver import view
 
 GOLD = (30.0, 8.0, 0.5)
@@ -57,6 +65,44 @@ def test_the_workbench_shows_a_check_exactly_like_production_work(db, make_app, 
     assert set(check) == set(production) and set(check["sample"]) == set(production["sample"])
     assert check["sample"]["is_warmup"] is False and check["notices"] == production["notices"] == []
     assert check["quota_reached"] is production["quota_reached"] is False
+
+
+def test_my_queue_and_the_workbench_show_a_check_and_production_alike(db, make_app, lead, make_user):
+    """Neither an external id out of sequence (a check is a warm-up sample: S-008 among S-000,
+    S-001, …) nor a pool counter that does not move at a check tells the annotator which
+    hand-out was a check: they see their own sample numbers and the same counters."""
+    p = _checked_project(db, lead)
+    ann = make_user("ann")
+    qualification.admit(db, lead, p.id, ann.user_id, "experienced")
+    seen = []
+    for n in range(1, 5):  # two blocks of two hand-outs: one check, one production sample each
+        item = queue.next_item(db, ann, p.id)
+        at = run(make_app(ann))  # My queue with the hand-out in progress
+        metrics = metric_values(at)
+        shown = " ".join([m.value for m in at.markdown] + [c.value for c in at.caption]
+                         + [str(v) for v in at.dataframe[0].value.to_numpy().ravel()])
+        at.switch_page("screens/workbench.py")
+        run(at)
+        seen.append((_is_check(db, item.annotation_id), metrics, list(at.dataframe[0].value["sample"])
+                     if at.dataframe else None, sample_header(at), view(at)["sample"]))
+        assert "S-0" not in shown and "S\\-0" not in shown  # no external id on My queue
+        assert sample_header(at) == f"Sample #{n}" and view(at)["sample"]["number"] == n
+        assert "external_id" not in view(at)["sample"]
+        assert not [c.value for c in at.caption if "S-0" in c.value or "S\\-0" in c.value]
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    assert sorted(check for check, *_ in seen) == [False, False, True, True]
+    # the same counters, each moving by one at every hand-out, check or not; no pool counter
+    assert [m for _, m, *_ in seen] == [
+        {"Submitted today": f"{n} / 70", "Submitted in total": str(n), "In progress": "1"}
+        for n in range(4)]
+    history = run(make_app(ann)).dataframe[0].value
+    assert sorted(history["sample"]) == ["#1", "#2", "#3", "#4"]  # no sequence break
+    # the sequence of the numbers is the hand-out order, checks in it like any sample
+    by_id = dict(zip(history["id"], history["sample"]))
+    with db.read() as s:
+        ids = list(s.scalars(select(Annotation.id).where(Annotation.annotator_id == ann.user_id)
+                             .order_by(Annotation.id)))
+    assert [by_id[i] for i in ids] == ["#1", "#2", "#3", "#4"]
 
 
 @pytest.fixture
@@ -142,3 +188,35 @@ def test_every_other_back_office_page_tells_the_lead_who_is_paused(db, make_app,
     at.switch_page("screens/review.py")
     run(at)
     assert not [w for w in at.warning if "Paused by gold checks" in w.value]
+
+
+def test_the_lead_sees_a_flagged_check_with_its_flag_and_note_unjudged(db, make_app, lead, make_user):
+    from annotation.flag_reasons import flag_label
+
+    p = _checked_project(db, lead)
+    ann = make_user("ann")
+    qualification.admit(db, lead, p.id, ann.user_id, "experienced")
+    flagged = AnnotationContent(boundaries=(0,), segment_axes=(None,), flags=("other",),
+                                note="**Garbled** text: half of it is missing.")
+    while True:
+        item = queue.next_item(db, ann, p.id)
+        check = _is_check(db, item.annotation_id)
+        submission.submit(db, ann, item.annotation_id, item.version, flagged if check else complete_content())
+        if check:
+            break
+    at = _open(make_app, lead)
+    trend = next(f.value for f in at.dataframe if "window_share" in f.value.columns)
+    assert list(trend["flags"]) == [flag_label("other")]
+    assert list(trend["note"]) == ["**Garbled** text: half of it is missing."]  # a cell: literal
+    assert trend["passed"].isna().all()  # unjudged: neither passed nor failed
+
+
+def test_the_pause_tells_the_lead_what_became_of_the_open_drafts(db, make_app, lead, paused):
+    p, ann, pause_id = paused
+    with db.write() as s:
+        pause = s.get(GoldCheckPause, pause_id)
+        pause.figures = {**pause.figures, "released_drafts": 1, "kept_drafts": 2}
+    at = _open(make_app, lead)
+    (warning,) = [w.value for w in at.warning if "paused from production" in w.value]
+    assert warning.endswith("1 empty draft released (their slots are open to others); 2 drafts with "
+                            "their work kept, holding their slots until the pause is lifted.")

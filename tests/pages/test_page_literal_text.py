@@ -164,18 +164,18 @@ def test_project_name_and_upload_file_name_read_literally(make_app, hostile):
 def test_workbench_shows_the_send_back_note_and_the_submit_toast_literally(make_app, db, hostile):
     _, a, _, _ = hostile
     at = _open(make_app, a, "screens/workbench.py")
-    ext, _ = TEXTS[1]
-    assert f"### Sample {plain(ext)}" in [m.value for m in at.markdown]
+    ext, _ = TEXTS[1]  # the annotator's second sample: they see its number, not the id
+    assert "### Sample #2" in [m.value for m in at.markdown]
+    assert not [m for m in _markdown_values(at) if plain(ext) in m or ext in m]
     assert [w.value for w in at.warning] == [f"A lead sent this sample back to you: {plain(SEND_BACK)}"]
     assert plain(PROJECT) in at.caption[0].value
     _assert_nothing_raw(at, "workbench")
-    # the surface gets the note and the id as data (it sets them with textContent)
+    # the surface gets the note and the number as data (it sets them with textContent)
     assert view(at)["sample"]["returned_note"] == SEND_BACK
-    assert view(at)["sample"]["external_id"] == ext
+    assert view(at)["sample"]["number"] == 2 and "external_id" not in view(at)["sample"]
     # submit the returned sample (the surface's submit event): the toast names it literally
     send(at, [{"seq": 1, "kind": "submit", "flagged": False}])
-    assert toasts(at) == [f"Submitted {ext}"]
-    assert [t.value for t in at.toast] == [f"Submitted {plain(ext)}"]
+    assert toasts(at) == ["Submitted your sample #2"]
     _assert_nothing_raw(at, "workbench after submit")
 
 
@@ -225,4 +225,4 @@ def test_feedback_shows_the_settled_text_literally(make_app, hostile):
     _, a, _, _ = hostile
     at = _open(make_app, a, "screens/feedback.py")  # S2 (hostile id and text) is settled
     _assert_nothing_raw(at, "screens/feedback.py")
-    assert any(m.value == f"### Sample {plain(TEXTS[2][0])}" for m in at.markdown)
+    assert any(m.value == "### Sample #3" for m in at.markdown)  # their third: a number, not the id

@@ -281,7 +281,7 @@ def test_the_queue_shows_warmup_progress_and_starts_a_warmup_sample(make_app, db
     assert at.button(key="queue.start") is not None
     at.button(key="queue.start").click()
     run(at)
-    assert sample_header(at) == "Sample S-002"
+    assert sample_header(at) == "Sample #1"  # their first: S-002, shown by their own number
     assert any(i.startswith("Warm-up sample") for i in infos(at))
 
 
@@ -303,4 +303,4 @@ def test_an_admitted_annotator_sees_the_admission(make_app, db, lead, ann, warm)
     assert any("admitted to production" in s.value for s in at.success)
     at.button(key="queue.start").click()
     run(at)
-    assert sample_header(at) == "Sample S-000"
+    assert sample_header(at) == "Sample #4"  # S-000, after their three warm-up samples

@@ -75,7 +75,7 @@ def _notices(v: dict) -> list[tuple[str, str]]:
 
 def test_loads_the_next_sample_and_gives_the_surface_its_view(open_workbench, db, demo):
     at = open_workbench()
-    assert sample_header(at) == "Sample B1-0001"
+    assert sample_header(at) == "Sample #1"
     assert metric_values(at)["Submitted today"] == "0 / 70"
     item = _state(at).item
     assert item.external_id == "B1-0001" and item.version == 1
@@ -103,7 +103,7 @@ def test_loads_the_next_sample_and_gives_the_surface_its_view(open_workbench, db
     assert v["problems"] == ["Axis labels: segment 1 still needs an axis.",
                              "Curve: place 3 to 5 points (now 0)."]
     assert v["notices"] == []
-    assert v["sample"] == {"external_id": "B1-0001", "benchmark": 1, "project": demo.name,
+    assert v["sample"] == {"number": 1, "benchmark": 1, "project": demo.name,
                            "guidelines_version": "1.0", "returned_note": "", "is_warmup": False}
 
 
@@ -217,12 +217,12 @@ def test_submit_moves_to_the_next_sample_in_the_same_run(make_app, db, ann, demo
     assert stored[0].segment_axes == ["main"] and len(stored[0].points) == 5
     assert stored[0].xi is not None and stored[0].flags == []
     # the page shows the next sample, with a new client, the new quota and a toast
-    assert sample_header(at) == "Sample B1-0002"
+    assert sample_header(at) == "Sample #2"
     v = view(at)
     assert v["annotation_id"] != saved.annotation_id and v["client"] != first_client
     assert (v["acked"], v["version"], v["step"]) == (0, 1, 0)
-    assert ("success", "Submitted B1-0001") in _notices(v)
-    assert toasts(at) == ["Submitted B1-0001"]
+    assert ("success", "Submitted your sample #1") in _notices(v)
+    assert toasts(at) == ["Submitted your sample #1"]
     assert metric_values(at)["Submitted today"] == "1 / 70"
     assert at.query_params["annotation"] == str(v["annotation_id"])
 
@@ -239,7 +239,7 @@ def test_submit_of_an_incomplete_annotation_keeps_the_edits_and_says_what_is_mis
     v = view(at)
     assert v["annotation_id"] == item.annotation_id and v["acked"] == 2
     assert _notices(v) == [("error", "Curve: place 3 to 5 points (now 0).")]
-    assert sample_header(at) == "Sample B1-0001"
+    assert sample_header(at) == "Sample #1"
 
 
 def test_flagged_submit_with_a_note(open_workbench, db):
@@ -251,7 +251,7 @@ def test_flagged_submit_with_a_note(open_workbench, db):
     stored = _submitted(db)
     assert [(a.id, a.flags, a.note) for a in stored] == [
         (item.annotation_id, ["other"], "The text is a recipe, not a statement.")]
-    assert sample_header(at) == "Sample B1-0002"
+    assert sample_header(at) == "Sample #2"
 
 
 def test_quota_reached_is_in_the_view_and_a_submit_is_refused(make_app, db, admin, ann, demo):
@@ -262,7 +262,7 @@ def test_quota_reached_is_in_the_view_and_a_submit_is_refused(make_app, db, admi
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     run(at)
-    assert sample_header(at) == "Sample B1-0002"
+    assert sample_header(at) == "Sample #2"
     v = view(at)
     assert v["quota_reached"] is True
     assert ("info", "You reached today's quota of 1. Your work is saved as a draft.") in _notices(v)
@@ -356,7 +356,7 @@ def test_submitted_annotation_opened_from_my_queue_is_read_only(make_app, db, an
     at.switch_page("screens/workbench.py")
     at.session_state["workbench.open_annotation_id"] = done.annotation_id
     run(at)
-    assert sample_header(at) == "Sample B1-0001"
+    assert sample_header(at) == "Sample #1"
     v = view(at)
     assert v["read_only"] is True and v["problems"] == []
     assert v["content"]["segment_axes"] == ["main"]
@@ -368,7 +368,7 @@ def test_submitted_annotation_opened_from_my_queue_is_read_only(make_app, db, an
 
     at.button(key="wb.next_after_view").click()
     run(at)
-    assert sample_header(at) == "Sample B1-0002"
+    assert sample_header(at) == "Sample #2"
     assert view(at)["read_only"] is False
 
 
@@ -408,7 +408,7 @@ def test_a_url_naming_a_submitted_annotation_opens_it_read_only(make_app, db, an
 def test_a_url_that_names_no_annotation_says_so_and_opens_the_next_sample(open_workbench, param):
     at = open_workbench({"annotation": param})
     assert warnings(at) == [f"“{param}” does not name an annotation. Here is your next sample instead."]
-    assert sample_header(at) == "Sample B1-0001"
+    assert sample_header(at) == "Sample #1"
     assert at.query_params["annotation"] == str(_state(at).item.annotation_id)
 
 
@@ -419,7 +419,7 @@ def test_a_url_naming_someone_elses_annotation_opens_the_next_sample(open_workbe
     at = open_workbench({"annotation": str(theirs.annotation_id)})
     assert warnings(at) == ["That annotation does not exist or is not yours. Here is your next "
                             "sample instead."]
-    assert sample_header(at) == "Sample B1-0001"  # k = 2: their sample, but a draft of ann's own
+    assert sample_header(at) == "Sample #1"  # k = 2: their sample, but a draft of ann's own
     assert _state(at).item.annotation_id != theirs.annotation_id
     assert at.query_params["annotation"] == str(_state(at).item.annotation_id)
 

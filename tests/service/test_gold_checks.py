@@ -9,7 +9,7 @@ import json
 import math
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from annotation.curves.distance import curve_distance
 from annotation.gold_checks import handout_seed, is_check_handout
@@ -308,3 +308,141 @@ def test_the_dashboard_counts_checks_apart_from_production(db, lead, make_user, 
         prod_done = {sid for sid, in s.execute(select(Annotation.sample_id).where(
             Annotation.is_gold_check.is_(False), Annotation.status == "submitted"))}
     assert int(summary.loc["ann1", "complete_samples"]) <= len(prod_done)
+
+
+# --- review fixes: re-admission after checks, a flagged check, slots of a paused annotator ---------
+
+def test_a_revoked_annotator_who_had_checks_can_complete_the_warm_up_again(db, lead, make_user, checked_project):
+    """Samples a user had as gold checks are never offered to them as warm-up, so they leave
+    that user's warm-up total: doing every warm-up sample offered completes the set."""
+    pid, warm = checked_project(40, 8, gold_check_share=0.25)
+    ann = admitted(db, lead, make_user, pid, "ann")
+    done = work(db, ann, pid, 8)
+    assert sum(check for _, check in done) == 2
+    qualification.revoke(db, lead, pid, ann.user_id, "let us look at your curves again")
+    added = ["S-030", "S-031"]  # the lead adds two samples to the warm-up set
+    warmup_set.mark_warmup(db, lead, pid, added)
+    for ext in added:
+        warmup_set.set_warmup_gold(db, lead, _sample_id(db, pid, ext), **SPLIT, xi=GOLD[0],
+                                   omega=GOLD[1], alpha=GOLD[2])
+    offered = 0
+    while (item := queue.next_item(db, ann, pid)) is not None:
+        assert item.is_warmup and not is_check(db, item.annotation_id)
+        submission.submit(db, ann, item.annotation_id, item.version, EXACT)
+        offered += 1
+        assert offered <= 10
+    assert offered == 8  # the 10 samples of the set less the 2 they had as checks
+    mine = qualification.my_qualification(db, ann, pid)
+    assert (mine.n_done, mine.n_total, mine.remaining) == (8, 8, 0)
+    assert mine.figures.complete  # the rule can judge them again
+    board = qualification.qualification_board(db, lead, pid)
+    (row,) = [r for r in board.rows if r.user_id == ann.user_id]
+    assert (row.figures.n_done, row.figures.n_total, board.n_total) == (8, 8, 10)
+
+
+def test_a_check_draft_left_open_at_a_revoke_waits_and_is_never_warm_up(db, lead, make_user, checked_project):
+    pid, warm = checked_project(40, 8, gold_check_share=0.5)
+    ann = admitted(db, lead, make_user, pid, "ann")
+    while not is_check(db, (item := queue.next_item(db, ann, pid)).annotation_id):
+        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    check_draft = item
+    qualification.revoke(db, lead, pid, ann.user_id, "back to warm-up")
+    offered = queue.next_item(db, ann, pid)
+    # the warm-up sample comes with its badge; the check's draft waits (like production drafts)
+    assert offered.annotation_id != check_draft.annotation_id
+    assert offered.is_warmup and not is_check(db, offered.annotation_id)
+    mine = qualification.my_qualification(db, ann, pid)
+    assert mine.n_total == len(warm) - 1  # the check's sample is not offered as warm-up
+    qualification.admit(db, lead, pid, ann.user_id, "fine after all")
+    back = queue.next_item(db, ann, pid)  # admitted again: the check's draft, as production work
+    assert back.annotation_id == check_draft.annotation_id and not back.is_warmup
+
+
+def test_a_flagged_check_is_kept_unjudged_with_its_flag_and_note(db, lead, make_user, checked_project):
+    """A check the annotator flags (a text that cannot be annotated normally) is not a failure:
+    stored with passed None, out of the window (no pause), its flags and note shown to the lead."""
+    pid, _ = checked_project(20, 8, gold_check_share=0.5, gold_check_window=2, gold_check_min_pass=0.6)
+    ann = admitted(db, lead, make_user, pid, "ann")
+    garbled = complete_content(boundaries=(0,), segment_axes=(None,), points=(), xi=None, omega=None,
+                               alpha=None, flags=("other",), note="The text is cut off mid-sentence.")
+    n_checks = 0
+    while n_checks < 3:
+        (_, check), = work(db, ann, pid, 1, check_content=garbled)
+        n_checks += check
+    assert not queue.queue_status(db, ann, pid).paused  # three flagged checks: no pause
+    with db.read() as s:
+        rows = list(s.scalars(select(GoldCheck).where(GoldCheck.user_id == ann.user_id)))
+    assert len(rows) == 3 and all(r.passed is None for r in rows)
+    overview = gold_checks.gold_check_overview(db, lead, pid)
+    assert [(c.flags, c.note, c.passed) for c in overview.checks] == [
+        (("other",), "The text is cut off mid-sentence.", None)] * 3
+    (standing,) = overview.annotators
+    assert (standing.n_checks, standing.n_since_lift, standing.window_share) == (3, 0, None)
+
+
+def _seed_production_draft(db, pid, user, ext, **content) -> int:
+    """An open production draft of ``user`` on ``ext`` holding a slot (as the queue makes one)."""
+    from db.models import utcnow
+
+    with db.write() as s:
+        smp = s.scalar(select(Sample).where(Sample.project_id == pid, Sample.external_id == ext))
+        smp.n_assigned += 1
+        s.add(Assignment(sample_id=smp.id, user_id=user.user_id, slot=smp.n_assigned, assigned_at=utcnow()))
+        a = Annotation(sample_id=smp.id, annotator_id=user.user_id, status="draft", version=1, step=0,
+                       boundaries=[0], segment_axes=[None], points=[], flags=[], note="",
+                       guidelines_version="1.0", seconds_spent=30.0, created_at=utcnow(),
+                       updated_at=utcnow())
+        for key, value in content.items():
+            setattr(a, key, value)
+        s.add(a)
+        s.flush()
+        return a.id
+
+
+def test_a_pause_gives_back_the_slots_of_empty_drafts_and_keeps_typed_work(db, lead, make_user, checked_project):
+    pid, _ = checked_project(40, 8, gold_check_share=0.5, gold_check_window=2, gold_check_min_pass=0.6)
+    ann = admitted(db, lead, make_user, pid, "ann")
+    failed = 0
+    while failed < 2:
+        item = queue.next_item(db, ann, pid)
+        check = is_check(db, item.annotation_id)
+        if check and failed == 1:  # the failing check that pauses: ann holds two open drafts
+            empty = _seed_production_draft(db, pid, ann, "S-020")
+            typed = _seed_production_draft(db, pid, ann, "S-021", step=1, boundaries=[0, 3],
+                                           segment_axes=["static", None])
+        submission.submit(db, ann, item.annotation_id, item.version, FAR if check else complete_content())
+        failed += check
+    assert queue.queue_status(db, ann, pid).paused
+    with db.read() as s:
+        assert s.get(Annotation, empty) is None  # nothing typed: released
+        assert s.scalar(select(Sample.n_assigned).where(Sample.project_id == pid, Sample.external_id == "S-020")) == 0
+        assert s.scalar(select(func.count()).select_from(Assignment).join(Sample, Sample.id == Assignment.sample_id)
+                        .where(Sample.external_id == "S-020", Sample.project_id == pid)) == 0
+        kept = s.get(Annotation, typed)  # typed work: kept, with its slot
+        assert kept.status == "draft" and kept.boundaries == [0, 3]
+        assert s.scalar(select(Sample.n_assigned).where(Sample.project_id == pid, Sample.external_id == "S-021")) == 1
+        assert s.scalar(select(AuditEvent).where(AuditEvent.action == "release_slot")) is not None
+    (pause,) = _pause_rows(db, pid, ann)
+    assert (pause.figures["released_drafts"], pause.figures["kept_drafts"]) == (1, 1)
+
+
+def test_the_overview_has_the_lifts_the_trend_restarts_at(db, lead, make_user, checked_project):
+    from ui.gold_check_trend import trend_frame
+
+    pid, _ = checked_project(40, 8, gold_check_share=0.5, gold_check_window=2, gold_check_min_pass=0.6)
+    ann = admitted(db, lead, make_user, pid, "ann")
+    while not queue.queue_status(db, ann, pid).paused:
+        work(db, ann, pid, 1, check_content=FAR)
+    (pause,) = _pause_rows(db, pid, ann)
+    gold_checks.lift_pause(db, lead, pause.id, "Talked it through.")
+    n_checks = 0
+    while n_checks < 1:  # one passed check after the lift
+        (_, check), = work(db, ann, pid, 1, check_content=EXACT)
+        n_checks += check
+    overview = gold_checks.gold_check_overview(db, lead, pid)
+    assert overview.lifts == {ann.user_id: (_pause_rows(db, pid, ann)[0].lifted_at,)}
+    frame = trend_frame(overview.checks, 2, overview.lifts)
+    # before the lift: two failures, 0 %; after it one check is not a full window (the rule's
+    # own count), where a share over all checks would show 50 %
+    assert [None if math.isnan(v) else v for v in frame["window_share"]] == [None, 0.0, None]
+    assert list(trend_frame(overview.checks, 2)["window_share"])[-1] == 0.5  # without lifts

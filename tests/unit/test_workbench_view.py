@@ -35,7 +35,7 @@ def _fitted() -> AnnotationContent:
 
 def test_the_view_is_json_and_carries_the_session_facts():
     facts = SessionFacts(client="c0ffee", acked=4, layout="single", confirm_submit=True,
-                         quota_reached=True, project_name="Pilot",
+                         quota_reached=True, project_name="Pilot", sample_number=37,
                          notices=(Notice("warning", "Not applied: <b>x</b>"),))
     v = build_view(_item(), facts)
     assert json.loads(json.dumps(v)) == v
@@ -43,7 +43,8 @@ def test_the_view_is_json_and_carries_the_session_facts():
     assert (v["layout"], v["confirm_submit"], v["quota_reached"], v["read_only"]) == (
         "single", True, True, False)
     assert v["notices"] == [{"level": "warning", "text": "Not applied: <b>x</b>"}]  # text as is
-    assert v["sample"]["project"] == "Pilot" and v["sample"]["external_id"] == "B1-0007"
+    assert v["sample"]["project"] == "Pilot" and v["sample"]["number"] == 37
+    assert "external_id" not in v["sample"]  # annotators never get the id (it tells a gold check apart)
     assert v["tokens"][0] == "The" and len(v["tokens"]) == len(v["spaces"])
 
 

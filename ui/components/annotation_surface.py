@@ -40,7 +40,7 @@ View
     feedback: {lines: [str], left_after: [[label, "NN %"]]} | None,
     problems: [str],       # why the stored content cannot be submitted ([] when it can)
     notices: [{level: "error"|"warning"|"info"|"success", text: str}],
-    sample: {external_id, benchmark, project, guidelines_version, returned_note, is_warmup}
+    sample: {number, benchmark, project, guidelines_version, returned_note, is_warmup}
 
 All user text is set with ``textContent`` in the browser, never parsed as HTML or Markdown.
 
