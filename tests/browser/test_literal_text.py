@@ -60,6 +60,11 @@ def test_review_shows_hostile_text_literally(run_streamlit, page, hostile_case):
     # both segment tables drawn (st.table; a bare "table" would also count the data grids'
     # accessibility tables, which appear whenever their lazily loaded code has arrived)
     expect(main.locator('[data-testid="stTable"]')).to_have_count(2, timeout=15_000)
+    # the segment tables are folded (a case fits about 1.5 screens): open both to read them
+    for expander in main.locator('[data-testid="stExpander"]').filter(has_text="Segments and axes").all():
+        expander.locator("summary").click()
+    expect(main.locator('[data-testid="stTable"]').first).to_be_visible()
+    expect(main.locator('[data-testid="stTable"]').last).to_be_visible()
 
     visible = main.inner_text().replace("\u2060", "")  # the word joiner is invisible
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text().replace("\u2060", "")
