@@ -21,7 +21,6 @@ from annotation.adjudication import CONFIDENCE_LEVELS, ERROR_TYPES
 from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.resolution import Resolution
 from annotation.sample_disagreement import can_be_taken, sample_disagreement
 from annotation.segmentation import segment_texts, spaces_after, token_texts
 from annotation.services import review

@@ -103,6 +103,13 @@ def rated_sample(external_id: str, benchmark: int, n_tokens: int,
         for who, when, bounds, axes, xi, omega, alpha in ratings))
 
 
+def _check_filters(benchmark: int | None, start: date | None, end: date | None) -> None:
+    if benchmark not in (None, 1, 2):
+        raise InvalidInput("The benchmark is 1 or 2.")
+    if start and end and start > end:
+        raise InvalidInput("The start date is after the end date.")
+
+
 def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
                       start: date | None = None, end: date | None = None,
                       annotators: tuple[str, ...] = (), intervals: bool = True) -> AgreementScope:
@@ -110,10 +117,7 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
     the project's W1 flag threshold (the curve measure's share of samples above it) and seeded
     bootstrap intervals of the headline figures (``report.intervals``; ``intervals=False``
     skips the bootstrap for callers that read only the pair breakdowns)."""
-    if benchmark not in (None, 1, 2):
-        raise InvalidInput("The benchmark is 1 or 2.")
-    if start and end and start > end:
-        raise InvalidInput("The start date is after the end date.")
+    _check_filters(benchmark, start, end)
     with db.read() as s:
         require_role(s, actor, "lead")
     samples, single, everyone, settings = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
@@ -162,10 +166,7 @@ def review_outcomes(db: Database, actor: Actor, project_id: int, *, benchmark: i
     its Wilson interval — e.g. the share of reviewed samples the lead changed. Review items closed
     in [start, end] (the project's days), warm-up samples left out; every outcome is listed, with
     0 where none ended so."""
-    if benchmark not in (None, 1, 2):
-        raise InvalidInput("The benchmark is 1 or 2.")
-    if start and end and start > end:
-        raise InvalidInput("The start date is after the end date.")
+    _check_filters(benchmark, start, end)
     with db.read() as s:
         require_role(s, actor, "lead")
         settings = project_settings(s, project_id)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import expect
 
@@ -80,3 +81,17 @@ def wait_for_state(page, predicate: Callable[[dict], bool], timeout: float = 30.
             return state
         time.sleep(0.1)
     raise AssertionError(f"state never matched; last state: {state}")
+
+
+def whole_page_shot(page, path, settle_ms: int = 300) -> None:
+    """A screenshot of the whole page at ``path``: Streamlit scrolls inside its main area, so
+    the window is made tall enough for everything first (and restored after)."""
+    size = page.viewport_size
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 800)")
+    page.set_viewport_size({"width": size["width"], "height": int(height) + 120})
+    page.wait_for_timeout(settle_ms)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)

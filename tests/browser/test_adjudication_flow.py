@@ -21,7 +21,7 @@ from sqlalchemy import select
 from annotation.protocol import AnnotationContent
 from annotation.services import accounts, projects, queue, review, submission
 from db.engine import Database
-from tests.browser.flow_steps import sign_in, wait_for_idle, wait_until
+from tests.browser.flow_steps import sign_in, wait_for_idle, wait_until, whole_page_shot
 from db.models import ReviewItem, Sample
 
 pytestmark = pytest.mark.browser
@@ -89,17 +89,7 @@ def open_review(page, base: str) -> None:
 
 
 def shot(page, name: str) -> None:
-    """A screenshot of the whole page: Streamlit scrolls inside its main area, so the window is
-    made tall enough for everything first."""
-    SHOTS.mkdir(exist_ok=True)
-    size = page.viewport_size
-    height = page.evaluate(
-        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
-        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 800)")
-    page.set_viewport_size({"width": size["width"], "height": int(height) + 120})
-    page.wait_for_timeout(600)
-    page.screenshot(path=str(SHOTS / f"review-{name}.png"))
-    page.set_viewport_size(size)
+    whole_page_shot(page, SHOTS / f"review-{name}.png", settle_ms=600)
 
 
 def multiselect(page, item_id: int, start: int, mass: int):

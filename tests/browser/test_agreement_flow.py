@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from annotation.services import accounts, annotation_import, projects, review
 from annotation.text_import import TextRecord
 from db.engine import Database
-from tests.browser.flow_steps import open_page, sign_in, wait_for_idle
+from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, whole_page_shot
 
 pytestmark = pytest.mark.browser
 
@@ -52,16 +52,8 @@ def seeded(tmp_path):
     db.dispose()
 
 
-def shot(page, path: Path) -> None:
-    size = page.viewport_size
-    height = page.evaluate(
-        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
-        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 800)")
-    page.set_viewport_size({"width": size["width"], "height": int(height) + 120})
-    page.wait_for_timeout(300)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
+def shot(page, path) -> None:
+    whole_page_shot(page, path)
 
 
 def test_lead_reads_intervals_curves_and_review_outcomes(page, run_streamlit, seeded):

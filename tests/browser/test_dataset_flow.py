@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from annotation.services import accounts
 from db.engine import Database
-from tests.browser.flow_steps import open_page, sign_in, wait_until
+from tests.browser.flow_steps import open_page, sign_in, wait_until, whole_page_shot
 from db.models import NearDuplicate, Sample
 from tests.gold_data import gold_project
 
@@ -69,16 +69,7 @@ def mark_of(db: Database, project_id: int, external_id: str) -> tuple[int, str, 
 
 
 def shot(page, path) -> None:
-    """A screenshot of the whole page: Streamlit scrolls inside its main area, so the window is
-    made tall enough for everything first."""
-    size = page.viewport_size
-    height = page.evaluate(
-        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
-        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 800)")
-    page.set_viewport_size({"width": size["width"], "height": int(height) + 120})
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(path))
-    page.set_viewport_size(size)
+    whole_page_shot(page, path)
 
 
 def import_texts(page) -> None:
