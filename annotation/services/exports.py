@@ -38,6 +38,7 @@ from annotation import export as hf_export
 from annotation.dataset_stats import DatasetStatistics, dataset_statistics
 from annotation.interchange import interchange_record
 from annotation.agreement import RatedSample, agreement_report
+from annotation.agreement.intervals import DEFAULT_SEED as BOOTSTRAP_SEED, default_resamples
 from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.services import agreement, audit
 from annotation.services.authz import Actor, require_role
@@ -158,15 +159,20 @@ def _annotations(s, project_id: int, *, rated: bool) -> tuple[list[dict[str, Any
     return records, samples
 
 
-def _agreement_figures(rated: Sequence[RatedSample], exported: set[str]) -> dict[str, Any]:
+def _agreement_figures(rated: Sequence[RatedSample], exported: set[str], base: float) -> dict[str, Any]:
     """The headline agreement figures per benchmark for the card — ICC(1,1) per parameter,
-    Jaccard, Pk and how many samples they rest on — over the exported samples' annotations."""
+    Jaccard, Pk, W1 (in log ``base``) and Krippendorff's α, each with its seeded bootstrap 95%
+    interval, and how many samples they rest on (:func:`annotation.export.card_figures`) —
+    over the exported samples' annotations."""
     figures: dict[str, Any] = {}
     for b, config in hf_export.BENCHMARK_CONFIGS.items():
         samples = [r for r in rated if r.benchmark == b and r.sample_id in exported]
         if samples:
-            report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False)
-            figures[config] = {"n_samples": report.n_samples, **report.headline}
+            resamples = default_resamples(len(samples))
+            report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False,
+                                      resamples=resamples, seed=BOOTSTRAP_SEED)
+            figures[config] = hf_export.card_figures(report, base=base, resamples=resamples,
+                                                     seed=BOOTSTRAP_SEED)
     return figures
 
 
@@ -318,7 +324,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     figures = None
     if include_agreement:
         report(0.15, "Computing the agreement figures for the card…")
-        figures = _agreement_figures(rated, {g.external_id for g in samples})
+        figures = _agreement_figures(rated, {g.external_id for g in samples}, export_settings.base)
     with db.write() as s:
         require_role(s, actor, "lead")
         row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
