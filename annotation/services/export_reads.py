@@ -11,6 +11,8 @@ the actor's role. Annotators are named by pseudonym (``ann`` + user id), never b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +54,11 @@ def _production(project_id: int) -> tuple:  # type: ignore[type-arg]
 def read_export_input(s: Session, project_id: int, *, only: set[str] | None = None,
                       rated: bool = True) -> ExportInput:
     """The gold samples (only those in ``only`` when given), every submitted annotation of the
-    project's gold samples and, with ``rated``, their rated samples (module docstring)."""
+    project's gold samples and, with ``rated``, their rated samples (module docstring).
+
+    The provenance's figures — numpy over every pair of curves and segmentations, which
+    releases the GIL — are computed in a second thread while this one writes the annotations
+    as records and rated samples."""
     gold = s.execute(
         select(Sample.external_id, Sample.benchmark, Sample.parent_text, cast(GoldAnnotation.boundaries, Text),
                cast(GoldAnnotation.segment_axes, Text), GoldAnnotation.xi, GoldAnnotation.omega,
@@ -61,22 +67,6 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(*_production(project_id))
         .order_by(Sample.id)).all()
-    records, versions, rated_samples = _read_annotations(s, project_id, rated)
-    # over every gold sample, whatever ``only`` keeps: a sample's figures are its own
-    provenance, curve_means = sample_provenance(((r[0], r[8], r[9], r[10]) for r in gold), versions)
-    if only is not None:
-        gold = [r for r in gold if r[0] in only]
-    samples = [GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7],
-                          provenance.get(r[0], Provenance()))
-               for r, (bounds, axes) in zip(gold, decode_json_texts(gold, (3, 4)))]
-    return ExportInput(samples, records, rated_samples, curve_means)
-
-
-def _read_annotations(s: Session, project_id: int, rated: bool) -> tuple[
-        list[dict[str, Any]], dict[str, tuple[int, list[Version]]], list[RatedSample]]:
-    """Every submitted annotation of the project's gold samples, read once: as interchange
-    records, as the provenance's versions per sample (token count, annotations) and, with
-    ``rated``, grouped per sample as rated samples (those with two or more)."""
     rows = s.execute(
         select(Sample.external_id, Annotation.annotator_id, cast(Annotation.boundaries, Text),
                cast(Annotation.segment_axes, Text), cast(Annotation.points, Text), Annotation.xi,
@@ -87,9 +77,32 @@ def _read_annotations(s: Session, project_id: int, rated: bool) -> tuple[
         .where(*_production(project_id), Annotation.status == "submitted")
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
     decoded = decode_json_texts(rows, (2, 3, 4, 8))
+    versions: dict[str, tuple[int, list[Version]]] = {}
+    for r, (bounds, axes, _, _) in zip(rows, decoded):
+        entry = versions.get(r[0])
+        if entry is None:
+            entry = versions[r[0]] = (r[12], [])
+        entry[1].append(Version(tuple(bounds), tuple(axes), r[5], r[6], r[7]))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # over every gold sample, whatever ``only`` keeps: a sample's figures are its own
+        figures = pool.submit(sample_provenance, [(r[0], r[8], r[9], r[10]) for r in gold], versions)
+        records, rated_samples = _records(rows, decoded, rated)
+        if only is not None:
+            gold = [r for r in gold if r[0] in only]
+        gold_values = decode_json_texts(gold, (3, 4))
+        provenance, curve_means = figures.result()
+    samples = [GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7],
+                          provenance.get(r[0], Provenance()))
+               for r, (bounds, axes) in zip(gold, gold_values)]
+    return ExportInput(samples, records, rated_samples, curve_means)
+
+
+def _records(rows: Sequence[Any], decoded: Sequence[list[Any]], rated: bool
+             ) -> tuple[list[dict[str, Any]], list[RatedSample]]:
+    """The annotation rows (sample, submission time, id order) as interchange records and,
+    with ``rated``, grouped per sample as rated samples (those with two or more)."""
     names: dict[int, str] = {}
     records: list[dict[str, Any]] = []
-    versions: dict[str, tuple[int, list[Version]]] = {}
     rated_samples: list[RatedSample] = []
     group: list[Rating] = []
     for i, (r, (bounds, axes, points, flags)) in enumerate(zip(rows, decoded)):
@@ -99,15 +112,10 @@ def _read_annotations(s: Session, project_id: int, rated: bool) -> tuple[
             name = names[who] = pseudonym(who)
         records.append(interchange_record(sample_id, name, bounds, axes, points, r[5], r[6], r[7], flags,
                                           r[9], r[10]))
-        bounds, axes = tuple(bounds), tuple(axes)
-        entry = versions.get(sample_id)
-        if entry is None:
-            entry = versions[sample_id] = (r[12], [])
-        entry[1].append(Version(bounds, axes, r[5], r[6], r[7]))
         if rated:
-            group.append(Rating(name, r[10], bounds, axes, r[5], r[6], r[7]))
+            group.append(Rating(name, r[10], tuple(bounds), tuple(axes), r[5], r[6], r[7]))
             if i + 1 == len(rows) or rows[i + 1][0] != sample_id:  # rows come grouped by sample
                 if len(group) >= 2:
                     rated_samples.append(RatedSample(sample_id, r[11], r[12], tuple(group)))
                 group = []
-    return records, versions, rated_samples
+    return records, rated_samples
