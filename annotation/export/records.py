@@ -21,7 +21,7 @@ from annotation.export.dataset import (
 )
 from annotation.interchange import parse_submitted_at, to_interchange
 from annotation.protocol import AnnotationContent
-from annotation.segmentation import token_spans
+from annotation.segmentation import token_offsets
 from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE
 
@@ -52,8 +52,8 @@ def axis_texts(
     token's start to its last token's end. Raises :class:`ExportError` when the boundaries do not
     partition the tokens (first 0, strictly increasing, inside the text) or an axis is unknown.
     """
-    spans = token_spans(parent_text)
-    n_tokens = len(spans)
+    offsets = token_offsets(parent_text)  # token i: offsets[2i] … offsets[2i + 1]
+    n_tokens = len(offsets) // 2
     previous = -1
     for start in boundaries:
         if isinstance(start, bool) or not isinstance(start, int) or start <= previous or start >= n_tokens:
@@ -68,7 +68,7 @@ def axis_texts(
     for start, end, names in zip(boundaries, ends, segment_axes):
         if not names:
             continue
-        text = parent_text[spans[start][0] : spans[end - 1][1]]
+        text = parent_text[offsets[2 * start] : offsets[2 * end - 1]]
         for name in names:
             parts.setdefault(name, []).append(text)
     if not parts.keys() <= _AXIS_NAME_SET:
