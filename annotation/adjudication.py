@@ -9,7 +9,8 @@ the export's provenance.
   pooled (the refitted linear pool);
 * **sample figures** (:func:`sample_figures`): W1 (worst pair of curves), Pk (worst pair of
   segmentations) and Jaccard (lowest pair of token-axis labellings) between a sample's
-  annotations, for many samples at once (the review queue's sort, the export).
+  annotations, for many samples at once (the review queue's sort, the export), from the figures
+  of every pair (:func:`pair_figures`, whose per-sample curve means the export's card reuses).
 """
 
 from __future__ import annotations
@@ -88,9 +89,8 @@ class SampleFigures:
 
 def sample_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -> list[SampleFigures]:
     """:class:`SampleFigures` of each ``(n_tokens, annotations)``, every pair of every sample
-    computed at once (W1 by :func:`annotation.curves.distance.curve_distances`, Pk by
-    :func:`annotation.agreement.segment_agreement.pk_both_ways_many`). An annotation without a
-    curve is left out of W1, one with an unfinished segmentation out of Pk and Jaccard.
+    computed at once (:func:`pair_figures`). An annotation without a curve is left out of W1,
+    one with an unfinished segmentation out of Pk and Jaccard.
 
     Examples:
         >>> a = AnnotationContent(boundaries=(0, 2), segment_axes=("main", "static"),
@@ -103,6 +103,59 @@ def sample_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -
         >>> sample_figures([(4, [a])])
         [SampleFigures(w1=None, pk=None, jaccard=None)]
     """
+    return pair_figures(samples).per_sample()
+
+
+@dataclass(frozen=True, eq=False)
+class PairFigures:
+    """The figures of every pair of annotations of ``n_samples`` samples: per pair of curves its
+    sample (``curve_of``), ``w1`` and ``overlap``; per pair of finished labellings its sample
+    (``segment_of``), ``pk`` and ``jaccard`` (NaN where undefined)."""
+
+    n_samples: int
+    curve_of: np.ndarray
+    w1: np.ndarray
+    overlap: np.ndarray
+    segment_of: np.ndarray
+    pk: np.ndarray
+    jaccard: np.ndarray
+
+    def per_sample(self) -> list[SampleFigures]:
+        """:class:`SampleFigures` of each sample: worst W1 and Pk, lowest Jaccard."""
+        curve_of, segment_of = self.curve_of.tolist(), self.segment_of.tolist()
+        worst_w1 = _by_sample(curve_of, self.w1.tolist(), max)
+        worst_pk = _by_sample(segment_of, self.pk.tolist(), max)
+        lowest_j = _by_sample(segment_of, self.jaccard.tolist(), min)
+        return [SampleFigures(worst_w1.get(i), worst_pk.get(i), lowest_j.get(i)) for i in range(self.n_samples)]
+
+    def curve_means(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per sample, the mean W1 and mean overlap over its pairs of curves with a defined W1
+        (NaN where none) — the agreement report's per-sample curve figures
+        (:func:`annotation.agreement.tables.pairwise_curve_distances`), so a caller that has
+        the pairs need not compute them again.
+
+        Examples:
+            >>> c = lambda xi: AnnotationContent(xi=xi, omega=10.0, alpha=0.0)
+            >>> w1, overlap = pair_figures([(4, [c(50.0), c(54.0), c(60.0)]), (4, [c(50.0)])]).curve_means()
+            >>> round(float(w1[0]), 4), bool(np.isnan(w1[1]))        # pairs 4, 10 and 6
+            (6.6667, True)
+        """
+        ok = np.isfinite(self.w1)
+        rows = self.curve_of[ok]
+        count = np.bincount(rows, minlength=self.n_samples)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            used = count > 0
+            return (np.where(used, np.bincount(rows, weights=self.w1[ok], minlength=self.n_samples)
+                             / np.maximum(count, 1), math.nan),
+                    np.where(used, np.bincount(rows, weights=self.overlap[ok], minlength=self.n_samples)
+                             / np.maximum(count, 1), math.nan))
+
+
+def pair_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -> PairFigures:
+    """:class:`PairFigures` of each ``(n_tokens, annotations)``: W1 and overlap by
+    :func:`annotation.curves.distance.curve_distances`, Pk by
+    :func:`annotation.agreement.segment_agreement.pk_both_ways_many`, for every pair of every
+    sample at once (pairs in annotation order)."""
     curve_a, curve_b, curve_of = [], [], []
     seg_n, seg_a, seg_b, label_j, seg_of = [], [], [], [], []
     for index, (n_tokens, annotations) in enumerate(samples):
@@ -113,12 +166,10 @@ def sample_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -
         for p, q in itertools.combinations(labelled, 2):
             seg_n.append(n_tokens), seg_a.append(tuple(p.boundaries)), seg_b.append(tuple(q.boundaries))
             label_j.append(_jaccard(p, q, n_tokens)), seg_of.append(index)
-    w1 = curve_distances(np.array(curve_a), np.array(curve_b))[0] if curve_a else np.array([])
+    w1, overlap, _ = curve_distances(np.array(curve_a), np.array(curve_b)) if curve_a else (np.array([]),) * 3
     pk = pk_both_ways_many(seg_n, seg_a, seg_b) if seg_n else np.array([])
-    worst_w1 = _by_sample(curve_of, w1, max)
-    worst_pk = _by_sample(seg_of, pk, max)
-    lowest_j = _by_sample(seg_of, label_j, min)
-    return [SampleFigures(worst_w1.get(i), worst_pk.get(i), lowest_j.get(i)) for i in range(len(samples))]
+    return PairFigures(len(samples), np.asarray(curve_of, dtype=np.int64), w1, overlap,
+                       np.asarray(seg_of, dtype=np.int64), pk, np.asarray(label_j, dtype=float))
 
 
 def _finished(a: AnnotationContent, n_tokens: int) -> bool:
@@ -154,5 +205,5 @@ def _by_sample(sample_of: Sequence[int], values, pick) -> dict[int, float]:  # t
     return out
 
 
-__all__ = ["CONFIDENCE_LEVELS", "ERROR_TYPES", "RESOLUTION_SOURCES", "SampleFigures",
-           "decision_record_problem", "resolution_source", "sample_figures"]
+__all__ = ["CONFIDENCE_LEVELS", "ERROR_TYPES", "RESOLUTION_SOURCES", "PairFigures", "SampleFigures",
+           "decision_record_problem", "pair_figures", "resolution_source", "sample_figures"]

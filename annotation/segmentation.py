@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from typing import Sequence
 
 # A word is a run of letters/digits, possibly joined by inner apostrophes, hyphens, dots, colons,
@@ -53,6 +54,24 @@ def token_spans(text: str) -> list[tuple[int, int]]:
         [(0, 4), (4, 5), (6, 10), (11, 14), (14, 15)]
     """
     return [m.span() for m in _TOKEN_RE.finditer(text)]
+
+
+_TOKEN_SPLIT_RE = re.compile(f"({_TOKEN_RE.pattern})")
+
+
+def token_offsets(text: str) -> list[int]:
+    """The running character offsets of ``text`` cut into gap, token, gap, …, token, gap: token
+    i spans ``offsets[2i]`` to ``offsets[2i + 1]``, and there are ``len(offsets) // 2`` tokens —
+    :func:`token_spans` without a tuple per token (made in C by one split, for the export).
+
+    Examples:
+        >>> offsets = token_offsets("Rain, then sun.")
+        >>> [(offsets[2 * i], offsets[2 * i + 1]) for i in range(len(offsets) // 2)]
+        [(0, 4), (4, 5), (6, 10), (11, 14), (14, 15)]
+        >>> token_offsets("")
+        [0]
+    """
+    return list(accumulate(map(len, _TOKEN_SPLIT_RE.split(text))))
 
 
 def token_texts(text: str) -> list[str]:

@@ -145,6 +145,24 @@ class SampleSet(Sequence[RatedSample]):
         if "curve_distances" not in self.__dict__ and self._pending_curves is None:
             self._pending_curves = _Background(pairwise_curve_distances, self.curve_values, self.n_curves)
 
+    def use_curve_distances(self, w1: np.ndarray, overlap: np.ndarray) -> None:
+        """Take :attr:`curve_distances` — per sample, the mean W1 and overlap over its pairs of
+        curves — from a caller that has already computed every pair of these samples (the
+        export does, for its records' provenance) instead of computing them again.
+
+        Examples:
+            >>> s = SampleSet([])
+            >>> s.use_curve_distances(np.array([]), np.array([]))
+            >>> s.curve_distances[0].shape
+            (0,)
+        """
+        w1, overlap = np.asarray(w1, dtype=float), np.asarray(overlap, dtype=float)
+        if w1.shape != (len(self),) or overlap.shape != (len(self),):
+            raise ValueError(f"expected one W1 and one overlap per sample ({len(self)}), "
+                             f"got {w1.shape} and {overlap.shape}")
+        self._pending_curves = None
+        self.__dict__["curve_distances"] = (w1, overlap)
+
     @cached_property
     def curve_distances(self) -> tuple[np.ndarray, np.ndarray]:
         """Per sample, the mean W1 and overlap over its pairs of curves

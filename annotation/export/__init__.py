@@ -63,6 +63,7 @@ from typing import Any
 from annotation.dataset_stats import TARGET_KEYS, dataset_statistics
 from annotation.agreement.measure import json_ready
 from annotation.export.card import card_header, dataset_card
+from annotation.export.card_agreement import agreement_lines, card_figures
 from annotation.export.dataset import (
     ANNOTATIONS_CONFIG,
     BENCHMARK_CONFIGS,
@@ -128,9 +129,10 @@ def export_hf_dataset(
     is not among ``samples`` are left out and counted. ``splits``: ``{_id: split}`` to reproduce
     a stored export exactly (every sample must have one; extra ids are ignored); when None each
     benchmark is split by :func:`annotation.splits.stratified_split` over the axes its samples
-    use, with ``settings.seed`` and ``settings.ratios``. ``agreement``: figures for the card
-    (e.g. ``{"icc_xi": 0.93, "jaccard": 0.81, "pk": 0.12}`` or nested mappings), rendered as
-    given. ``meta``: :class:`ExportMeta` or a mapping with its keys.
+    use, with ``settings.seed`` and ``settings.ratios``. ``agreement``: figures for the card, per config
+    as :func:`card_figures` makes them (each figure with its interval, W1 in its ``w1_base``
+    and written in ``settings.base``), or any other mapping (e.g. ``{"icc_xi": 0.93}`` or
+    nested mappings), rendered as given. ``meta``: :class:`ExportMeta` or a mapping with its keys.
 
     Atomic: written into a hidden temporary sibling of ``out_dir`` and renamed into place when
     complete. Raises FileExistsError when ``out_dir`` exists and is not an empty folder (unless
@@ -209,7 +211,7 @@ __all__ = [
     "CARD_FILE", "CONFIGS", "DEFAULT_LICENCE", "DEFAULT_SEED", "ExportAnnotation", "ExportContents",
     "ExportError", "ExportManifest", "ExportMeta", "ExportSettings", "FORMAT_VERSION", "GoldSample",
     "MANIFEST_FILE", "PROVENANCE_KEY", "PROVENANCE_KEYS", "Provenance", "RECORD_KEYS", "SPLIT_FILES", "TARGET_KEYS", "WRITER_MARKER", "annotation_record",
-    "axis_texts", "benchmark_record", "base_factor", "card_header", "dataset_card", "export_hf_dataset",
+    "agreement_lines", "axis_texts", "benchmark_record", "base_factor", "card_figures", "card_header", "dataset_card", "export_hf_dataset",
     "read_export", "remove_abandoned_staging", "write_json_lines", "writer_identity", "writer_is_alive",
     "zip_export",
 ]

@@ -4,7 +4,6 @@ axis, agreement figures, licence, record schema and how to load it."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +18,7 @@ from annotation.export.dataset import (
     PROVENANCE_KEYS,
     SPLIT_FILES,
 )
+from annotation.export.card_agreement import agreement_lines
 from annotation.export.manifest import ExportManifest
 from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.export.records import ANNOTATION_KEYS, PROVENANCE_KEY, RECORD_KEYS, encode_json
@@ -171,7 +171,7 @@ def dataset_card(manifest: ExportManifest) -> str:
         "",
     ]
     if manifest.agreement:
-        out += _agreement_lines(manifest.agreement)
+        out += agreement_lines(manifest.agreement, b)
     else:
         out.append("No agreement figures were given with this export.")
     out += [
@@ -230,27 +230,3 @@ def _mean_sd(figure: Any) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
-
-
-def _agreement_lines(figures: Mapping[str, Any], depth: int = 0) -> list[str]:
-    lines = []
-    for key, value in figures.items():
-        label = f"{'  ' * depth}- **{_one_line(str(key))}**"
-        if isinstance(value, Mapping):
-            lines.append(f"{label}:")
-            lines += _agreement_lines(value, depth + 1)
-        elif isinstance(value, (list, tuple)):
-            lines.append(f"{label}: " + ", ".join(_figure(v) for v in value))
-        else:
-            lines.append(f"{label}: {_figure(value)}")
-    return lines
-
-
-def _figure(value: Any) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "—"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return _one_line(str(value))

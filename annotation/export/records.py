@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from annotation.axes import AXES, AXIS_NAMES
@@ -20,7 +21,7 @@ from annotation.export.dataset import (
 )
 from annotation.interchange import parse_submitted_at, to_interchange
 from annotation.protocol import AnnotationContent
-from annotation.segmentation import token_spans
+from annotation.segmentation import token_offsets
 from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE
 
@@ -51,8 +52,8 @@ def axis_texts(
     token's start to its last token's end. Raises :class:`ExportError` when the boundaries do not
     partition the tokens (first 0, strictly increasing, inside the text) or an axis is unknown.
     """
-    spans = token_spans(parent_text)
-    n_tokens = len(spans)
+    offsets = token_offsets(parent_text)  # token i: offsets[2i] … offsets[2i + 1]
+    n_tokens = len(offsets) // 2
     previous = -1
     for start in boundaries:
         if isinstance(start, bool) or not isinstance(start, int) or start <= previous or start >= n_tokens:
@@ -67,7 +68,7 @@ def axis_texts(
     for start, end, names in zip(boundaries, ends, segment_axes):
         if not names:
             continue
-        text = parent_text[spans[start][0] : spans[end - 1][1]]
+        text = parent_text[offsets[2 * start] : offsets[2 * end - 1]]
         for name in names:
             parts.setdefault(name, []).append(text)
     if not parts.keys() <= _AXIS_NAME_SET:
@@ -124,9 +125,10 @@ def _annotation_record(annotation: ExportAnnotation | Mapping[str, Any], factor:
         if missing:
             raise ExportError(f"annotation record lacks {', '.join(missing)}")
         record = {key: annotation[key] for key in ANNOTATION_KEYS}
-        if record["submitted_at"] is not None:  # the one timestamp form the card declares
+        when = record["submitted_at"]
+        if when is not None and not _is_utc_second(when):  # the one timestamp form the card declares
             try:
-                moment = parse_submitted_at(record["submitted_at"])
+                moment = parse_submitted_at(when)
             except ValueError as exc:
                 raise ExportError(f"annotation of {record['sample_id']}: {exc}") from None
             record["submitted_at"] = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -136,6 +138,28 @@ def _annotation_record(annotation: ExportAnnotation | Mapping[str, Any], factor:
             if record[key] is not None:
                 record[key] = record[key] * factor
     return record
+
+
+def _is_utc_second(text: Any) -> bool:
+    """Whether ``text`` is already written ``YYYY-MM-DDTHH:MM:SSZ`` (a valid moment, year 1000
+    or later) — what the service's records carry — so it is kept as it is rather than parsed
+    and written again.
+
+    Examples:
+        >>> _is_utc_second("2026-11-20T10:31:00Z"), _is_utc_second("2026-11-20T10:31:00+01:00")
+        (True, False)
+        >>> _is_utc_second("2026-02-30T10:31:00Z"), _is_utc_second("2026-W47-1T10:31:0Z")
+        (False, False)
+    """
+    if type(text) is not str or len(text) != 20 or text[19] != "Z" or text[0] == "0" or not text.isascii():
+        return False
+    if text[4] != "-" or text[7] != "-" or text[10] != "T" or text[13] != ":" or text[16] != ":":
+        return False
+    try:
+        datetime.fromisoformat(text[:19])
+    except ValueError:
+        return False
+    return True
 
 
 def format_samples(

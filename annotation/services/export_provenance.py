@@ -1,71 +1,52 @@
 """The provenance of every gold sample of a project, for the export's records (issue 12 item 8):
 W1, Pk and Jaccard between the sample's submitted annotations
-(:func:`annotation.adjudication.sample_figures`, all samples at once), the resolution source of
+(:func:`annotation.adjudication.pair_figures`, all samples at once), the resolution source of
 its gold and the lead's confidence and error type (None where no lead decided).
 
-Called by :mod:`annotation.services.exports` inside its read transaction; the caller has checked
-the actor's role.
+Computed from what :mod:`annotation.services.export_reads` has already read — the gold rows and
+every submitted annotation, each read once — so the provenance costs no query of its own.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
 
-from sqlalchemy import Text, cast, select
-from sqlalchemy.orm import Session
+from annotation.adjudication import pair_figures, resolution_source
+from annotation.export import Provenance
 
-from annotation.adjudication import resolution_source, sample_figures
-from annotation.export import GoldSample, Provenance
-from annotation.protocol import AnnotationContent
-from db.engine import decode_json_texts
-from db.models import Annotation, GoldAnnotation, Sample
+#: One gold row as the provenance reads it: (external id, source, confidence, error type).
+GoldSource = tuple[str, str, "int | None", "str | None"]
 
 
-def _gold_filter(project_id: int) -> tuple:  # type: ignore[type-arg]
-    return (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
-
-
-def sample_provenance(s: Session, project_id: int) -> dict[str, Provenance]:
-    """``{external id: Provenance}`` of every exportable gold sample of the project."""
-    gold = s.execute(
-        select(Sample.external_id, GoldAnnotation.source, GoldAnnotation.confidence,
-               GoldAnnotation.error_type)
-        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-        .where(*_gold_filter(project_id))).all()
-    rows = s.execute(
-        select(Sample.external_id, Sample.n_tokens, cast(Annotation.boundaries, Text),
-               cast(Annotation.segment_axes, Text), Annotation.xi, Annotation.omega, Annotation.alpha)
-        .join(Sample, Sample.id == Annotation.sample_id)
-        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-        .where(*_gold_filter(project_id), Annotation.status == "submitted")
-        .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
-    by_sample: dict[str, tuple[int, list[AnnotationContent]]] = {}
-    for r, (bounds, axes) in zip(rows, decode_json_texts(rows, (2, 3))):
-        has_curve = None not in (r[4], r[5], r[6])
-        content = _Version(tuple(bounds), tuple(axes), r[4], r[5], r[6], has_curve)
-        by_sample.setdefault(r[0], (r[1], []))[1].append(content)  # type: ignore[arg-type]
-    ids = list(by_sample)
-    figures = dict(zip(ids, sample_figures([by_sample[i] for i in ids])))
+def sample_provenance(gold: Iterable[GoldSource], versions: Mapping[str, tuple[int, Sequence["Version"]]]
+                      ) -> tuple[dict[str, Provenance], dict[str, tuple[float, float]]]:
+    """``{external id: Provenance}`` of every gold row, from ``versions`` — per sample (in the
+    order the annotations were read: sample, submission time, id), its token count and its
+    submitted annotations (:class:`Version`) — and, from the same pairs of curves, each
+    sample's mean W1 and overlap (NaN where it has no two curves), which the card's agreement
+    report takes instead of computing every pair again."""
+    ids = list(versions)
+    pairs = pair_figures([versions[i] for i in ids])  # type: ignore[misc]
+    figures = dict(zip(ids, pairs.per_sample()))
+    mean_w1, mean_overlap = pairs.curve_means()
+    curve_means = dict(zip(ids, zip(mean_w1.tolist(), mean_overlap.tolist())))
     out = {}
     for external_id, source, confidence, error_type in gold:
         f = figures.get(external_id)
         out[external_id] = Provenance(
             f.w1 if f else None, f.pk if f else None, f.jaccard if f else None,
             resolution_source(source), confidence, error_type or None)
-    return out
+    return out, curve_means
 
 
-def with_provenance(samples: list[GoldSample], provenance: dict[str, Provenance]) -> list[GoldSample]:
-    """The gold samples, each carrying its provenance (unknown: all None)."""
-    return [replace(g, provenance=provenance.get(g.external_id, Provenance())) for g in samples]
-
-
-class _Version:
+class Version:
     """The parts of an annotation the figures read (lighter than a checked AnnotationContent:
     an export reads every annotation of the project)."""
 
     __slots__ = ("boundaries", "segment_axes", "xi", "omega", "alpha", "has_parameters")
 
-    def __init__(self, boundaries, segment_axes, xi, omega, alpha, has_parameters) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, boundaries: tuple[int, ...], segment_axes: tuple[str | None, ...],
+                 xi: float | None, omega: float | None, alpha: float | None) -> None:
         self.boundaries, self.segment_axes = boundaries, segment_axes
-        self.xi, self.omega, self.alpha, self.has_parameters = xi, omega, alpha, has_parameters
+        self.xi, self.omega, self.alpha = xi, omega, alpha
+        self.has_parameters = xi is not None and omega is not None and alpha is not None

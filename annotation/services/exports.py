@@ -24,6 +24,7 @@ another server is never touched.
 from __future__ import annotations
 
 import gc
+import math
 import os
 import secrets
 import time
@@ -32,22 +33,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from sqlalchemy import Text, cast, func, select
+import numpy as np
+from sqlalchemy import func, select
 
 from annotation import export as hf_export
 from annotation.dataset_stats import DatasetStatistics, dataset_statistics
-from annotation.interchange import interchange_record
 from annotation.agreement import RatedSample, agreement_report
+from annotation.agreement.intervals import DEFAULT_SEED as BOOTSTRAP_SEED, default_resamples
 from annotation.agreement.report import HEADLINE_MEASURES
-from annotation.services import agreement, audit
+from annotation.agreement.tables import SampleSet
+from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.export_provenance import sample_provenance, with_provenance
+from annotation.services.export_reads import pseudonym, read_export_input  # noqa: F401  (pseudonym: re-exported)
 from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
-from db.engine import Database, decode_json_texts
+from db.engine import Database
 from db.models import (
-    Annotation,
     DatasetExport,
     GoldAnnotation,
     NearDuplicate,
@@ -66,11 +68,6 @@ def export_root() -> Path:
     """The folder under which the app writes exports (``CHRONOCEPT_EXPORT_DIR``, default
     ``./data/exports``)."""
     return Path(os.environ.get(EXPORT_DIR_ENV) or DEFAULT_EXPORT_DIR).resolve()
-
-
-def pseudonym(user_id: int) -> str:
-    """The stable pseudonym of an annotator in exports."""
-    return f"ann{user_id:02d}"
 
 
 @dataclass(frozen=True)
@@ -112,61 +109,27 @@ def _record(row: DatasetExport, username: str | None) -> ExportRecord:
                         row.reproduces_id, (row.settings or {}).get("seconds"))
 
 
-def _gold_samples(s, project_id: int, only: set[str] | None) -> list[hf_export.GoldSample]:  # type: ignore[no-untyped-def]
-    rows = s.execute(
-        select(Sample.external_id, Sample.benchmark, Sample.parent_text, cast(GoldAnnotation.boundaries, Text),
-               cast(GoldAnnotation.segment_axes, Text), GoldAnnotation.xi, GoldAnnotation.omega,
-               GoldAnnotation.alpha)
-        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-        .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
-        .order_by(Sample.id)).all()
-    if only is not None:
-        rows = [r for r in rows if r[0] in only]
-    return [hf_export.GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7])
-            for r, (bounds, axes) in zip(rows, decode_json_texts(rows, (3, 4)))]
-
-
-def _annotations(s, project_id: int, *, rated: bool) -> tuple[list[dict[str, Any]], list[RatedSample]]:  # type: ignore[no-untyped-def]
-    """Every submitted annotation of the project's gold samples, as interchange records (for the
-    ``annotations`` config) and, with ``rated``, grouped per sample as rated samples (for the
-    card's agreement figures, so the annotations are read once)."""
-    rows = s.execute(
-        select(Sample.external_id, Annotation.annotator_id, cast(Annotation.boundaries, Text),
-               cast(Annotation.segment_axes, Text), cast(Annotation.points, Text), Annotation.xi,
-               Annotation.omega, Annotation.alpha, cast(Annotation.flags, Text), Annotation.note,
-               Annotation.submitted_at, Sample.benchmark, Sample.n_tokens)
-        .join(Sample, Sample.id == Annotation.sample_id)
-        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-        .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False),
-               Annotation.status == "submitted")
-        .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
-    decoded = decode_json_texts(rows, (2, 3, 4, 8))
-    records = [interchange_record(r[0], pseudonym(r[1]), bounds, axes, points, r[5], r[6], r[7], flags,
-                                  r[9], r[10])
-               for r, (bounds, axes, points, flags) in zip(rows, decoded)]
-    samples: list[RatedSample] = []
-    start = 0
-    for end in range(1, len(rows) + 1 if rated else 0):  # rows come grouped by sample
-        if end < len(rows) and rows[end][0] == rows[start][0]:
-            continue
-        if end - start >= 2:
-            first = rows[start]
-            samples.append(agreement.rated_sample(first[0], first[11], first[12], [
-                (pseudonym(rows[i][1]), rows[i][10], decoded[i][0], decoded[i][1], rows[i][5], rows[i][6],
-                 rows[i][7]) for i in range(start, end)]))
-        start = end
-    return records, samples
-
-
-def _agreement_figures(rated: Sequence[RatedSample], exported: set[str]) -> dict[str, Any]:
+def _agreement_figures(rated: Sequence[RatedSample], exported: set[str], base: float,
+                       curve_means: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
     """The headline agreement figures per benchmark for the card — ICC(1,1) per parameter,
-    Jaccard, Pk and how many samples they rest on — over the exported samples' annotations."""
+    Jaccard, Pk, W1 (in log ``base``) and Krippendorff's α, each with its seeded bootstrap 95%
+    interval, and how many samples they rest on (:func:`annotation.export.card_figures`) —
+    over the exported samples' annotations. The per-sample curve distances come from
+    ``curve_means`` (computed with the provenance). The bootstrap draws as many resamples for
+    each benchmark as one report over all the exported samples would (at 100k samples, 400)."""
     figures: dict[str, Any] = {}
+    chosen = [r for r in rated if r.sample_id in exported]
+    resamples = default_resamples(len(chosen))
+    nan = (math.nan, math.nan)
     for b, config in hf_export.BENCHMARK_CONFIGS.items():
-        samples = [r for r in rated if r.benchmark == b and r.sample_id in exported]
-        if samples:
-            report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False)
-            figures[config] = {"n_samples": report.n_samples, **report.headline}
+        samples = SampleSet([r for r in chosen if r.benchmark == b])
+        if len(samples):
+            means = [curve_means.get(r.sample_id, nan) for r in samples]
+            samples.use_curve_distances(np.array([m[0] for m in means]), np.array([m[1] for m in means]))
+            report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False,
+                                      resamples=resamples, seed=BOOTSTRAP_SEED)
+            figures[config] = hf_export.card_figures(report, base=base, resamples=resamples,
+                                                     seed=BOOTSTRAP_SEED)
     return figures
 
 
@@ -291,13 +254,13 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             for per_split in (earlier.splits or {}).values():
                 for split, ids in per_split.items():
                     assignment.update({i: split for i in ids})
-        samples = _gold_samples(s, project_id, set(assignment) if assignment is not None else None)
+        read = read_export_input(s, project_id, only=set(assignment) if assignment is not None else None,
+                                 rated=include_agreement)
+        samples, annotations, rated = read.samples, read.annotations, read.rated
         if assignment is not None and len(samples) != len(assignment):
             lost = sorted(set(assignment) - {g.external_id for g in samples})
             raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
                                f"(e.g. {', '.join(lost[:5])}); it cannot be repeated exactly.")
-        annotations, rated = _annotations(s, project_id, rated=include_agreement)
-        samples = with_provenance(samples, sample_provenance(s, project_id))
         project_name = project.name
     if not samples:
         raise InvalidInput("No sample has gold values yet: resolve the double annotations "
@@ -318,7 +281,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     figures = None
     if include_agreement:
         report(0.15, "Computing the agreement figures for the card…")
-        figures = _agreement_figures(rated, {g.external_id for g in samples})
+        figures = _agreement_figures(rated, {g.external_id for g in samples}, export_settings.base,
+                                     read.curve_means)
     with db.write() as s:
         require_role(s, actor, "lead")
         row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),

@@ -172,6 +172,59 @@ def test_the_export_loads_with_datasets_and_matches_the_database(db, lead, gold,
     assert sum(annotations[split].num_rows for split in annotations) == rec.n_annotations == 60
 
 
+def shifted_project(db, lead, n: int = 12) -> int:
+    """``n`` benchmark-1 texts whose second annotator drew the first one's curve 4–8 log-time
+    units later (W1 = the shift) with the same segments; ω and α the same everywhere (their
+    ICC has no variance)."""
+    from annotation.services import annotation_import, projects, settling
+    from annotation.text_import import TextRecord
+
+    p = projects.create_project(db, lead, "Shifted")
+    projects.import_texts(db, lead, p.id, [
+        TextRecord(f"On day {i} the team will finish the report and then everybody rests.", 1,
+                   f"S-{i:03d}", i + 1) for i in range(n)])
+    lines = [json.dumps({"sample_id": f"S-{i:03d}", "annotator": who, "boundaries": [0, 5],
+                         "segment_axes": ["main", "static"], "xi": 40.0 + 2 * i + shift, "omega": 8.0,
+                         "alpha": 0.5, "submitted_at": "2026-11-02T10:00:00Z"})
+             for i in range(n) for who, shift in (("ann_x", 0.0), ("ann_y", 4.0 + i % 5))]
+    annotation_import.import_annotations(db, lead, p.id, "\n".join(lines).encode(), "shifted.jsonl")
+    settling.resolve_project(db, lead, p.id)
+    return p.id
+
+
+def test_the_card_states_w1_and_alpha_with_their_intervals(db, lead, tmp_path):
+    pid = shifted_project(db, lead)
+    rec = exports.export_dataset(db, lead, pid, tmp_path / "b11", seed=4)
+    n = rec.split_sizes[1]
+    manifest = json.loads((tmp_path / "b11" / "export.json").read_text(encoding="utf-8"))
+    figures = manifest["agreement"]["benchmark_1"]
+    assert figures["n_samples"] == sum(n.values()) >= 10 and figures["w1_base"] == 1.1
+    assert figures["w1"] == pytest.approx(4 + sum(i % 5 for i in range(12)) / 12, abs=0.02)
+    low, high = figures["intervals"]["w1"]
+    assert low < high
+    assert low <= figures["w1"] <= high and figures["intervals"]["alpha_xi"][0] <= figures["alpha_xi"]
+    assert figures["bootstrap"]["seed"] == 20261124 and figures["bootstrap"]["resamples"] == 1000
+    card = (tmp_path / "b11" / "README.md").read_text(encoding="utf-8")
+    w1_line = next(line for line in card.splitlines() if line.startswith("- Curve distance W1 "))
+    assert w1_line == (f"- Curve distance W1 {figures['w1']:.2f} base-1.1 log-time units "
+                       f"[{low:.2f}, {high:.2f}] (curves ≈ ×{1.1 ** figures['w1']:.1f} apart in time)")
+    assert f"- Krippendorff's α (ξ) {figures['alpha_xi']:.3f} [" in card
+    assert "- ICC(1,1) of scale ω — every rating has the same value (no variance)" in card
+    assert "- Krippendorff's α (ω) — no variation: every annotation gives the same value" in card
+    section = card.split("## Agreement", 1)[1].split("## Licence", 1)[0]
+    assert "seed 20261124" in section and "None" not in section and "nan" not in section.lower()
+    # in base e, W1 is written in base-e units like location and scale; the time factor stays
+    exports.export_dataset(db, lead, pid, tmp_path / "e", seed=4, base=math.e)
+    card_e = (tmp_path / "e" / "README.md").read_text(encoding="utf-8")
+    w1_e = json.loads((tmp_path / "e" / "export.json").read_text())["agreement"]["benchmark_1"]["w1"]
+    assert w1_e == pytest.approx(figures["w1"] * math.log(1.1))
+    assert f"- Curve distance W1 {w1_e:.3f} base-2.71828 log-time units [" in card_e
+    assert f"(curves ≈ ×{1.1 ** figures['w1']:.1f} apart in time)" in card_e
+    # without agreement figures the card says so
+    exports.export_dataset(db, lead, pid, tmp_path / "none", seed=4, include_agreement=False)
+    assert "No agreement figures were given" in (tmp_path / "none" / "README.md").read_text(encoding="utf-8")
+
+
 # --- exports killed mid-write ------------------------------------------------------------------
 
 def _dead_pid() -> int:

@@ -12,6 +12,7 @@ from annotation.adjudication import (
     ERROR_TYPES,
     SampleFigures,
     decision_record_problem,
+    pair_figures,
     resolution_source,
     sample_figures,
 )
@@ -86,3 +87,39 @@ def test_the_worst_pair_of_three_and_what_is_left_out():
     # a–c and b–c: (0,) against (0, 2); a–b agree (Pk 0); the unfinished one is left out
     assert f.pk == pytest.approx(pk_both_ways(Segmentation((0,), 4), Segmentation((0, 2), 4)))
     assert sample_figures([(4, [a]), (4, [])]) == [SampleFigures(), SampleFigures()]
+
+
+def test_curve_means_are_what_the_agreement_report_computes_and_can_stand_in_for_it():
+    """The export computes every pair of curves once (pair_figures, for the provenance) and hands
+    the per-sample means to the card's report (SampleSet.use_curve_distances): the same figures
+    as the report computing them itself, for k = 2 and k = 3 and samples without two curves."""
+    from annotation.agreement import HEADLINE_MEASURES, agreement_report
+    from annotation.agreement.ratings import RatedSample
+    from annotation.agreement.tables import SampleSet, pairwise_curve_distances
+
+    rng = random.Random(11)
+    when = datetime(2026, 1, 5)
+    contents, rated = [], []
+    for i in range(40):
+        n = rng.randint(4, 30)
+        versions = [_random_content(rng, n) for _ in range(3 if i % 4 == 0 else 2)]
+        if i % 9 == 0:
+            versions[0] = AnnotationContent(boundaries=versions[0].boundaries,
+                                            segment_axes=versions[0].segment_axes)   # no curve
+        contents.append((n, versions))
+        rated.append(RatedSample(f"s{i}", 1, n, tuple(
+            Rating(f"ann{j}", when, v.boundaries, v.segment_axes, v.xi, v.omega, v.alpha)
+            for j, v in enumerate(versions))))
+    w1, overlap = pair_figures(contents).curve_means()
+    own = SampleSet(rated)
+    expected_w1, expected_overlap = pairwise_curve_distances(own.curve_values, own.n_curves)
+    assert w1 == pytest.approx(expected_w1, abs=1e-12, nan_ok=True)
+    assert overlap == pytest.approx(expected_overlap, abs=1e-12, nan_ok=True)
+    given = SampleSet(rated)
+    given.use_curve_distances(w1, overlap)
+    computed = agreement_report(rated, measures=HEADLINE_MEASURES, breakdowns=False, resamples=100)
+    reused = agreement_report(given, measures=HEADLINE_MEASURES, breakdowns=False, resamples=100)
+    assert reused.headline == pytest.approx(computed.headline, nan_ok=True)
+    assert reused.intervals["w1"] == pytest.approx(computed.intervals["w1"])
+    with pytest.raises(ValueError, match="one W1 and one overlap per sample"):
+        SampleSet(rated).use_curve_distances(w1[:3], overlap)

@@ -34,7 +34,7 @@ from annotation.export import (
 from annotation.export import writer as export_writer
 from annotation.interchange import to_interchange
 from annotation.protocol import AnnotationContent
-from annotation.segmentation import Segmentation, segment_texts, token_spans, tokenize
+from annotation.segmentation import Segmentation, segment_texts, token_offsets, token_spans, tokenize
 from annotation.splits import SPLITS
 
 SENTENCES = (
@@ -178,6 +178,8 @@ def test_axis_texts_refuse_bad_segmentations(boundaries, axes, message):
 def test_token_spans_are_tokenize_offsets():
     for text in SENTENCES + ("don't co-op 1,000 and/or ... ?! (x)", "", "   ", "naïve café — “quoted”"):
         assert token_spans(text) == [(t.start, t.end) for t in tokenize(text)]
+        offsets = token_offsets(text)
+        assert [(offsets[2 * i], offsets[2 * i + 1]) for i in range(len(offsets) // 2)] == token_spans(text)
 
 
 def test_gold_sample_and_settings_validation():

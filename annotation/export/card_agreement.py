@@ -1,0 +1,262 @@
+"""The agreement section of the dataset card (issue 12 item 8): each headline figure of the
+agreement report with its bootstrap interval, in words a dataset user reads.
+
+:func:`card_figures` turns an :class:`~annotation.agreement.report.AgreementReport` (the
+headline measures over one benchmark's exported samples) into the JSON-ready mapping the export
+stores in ``export.json`` (``agreement.<config>``) and renders on the card: the headline figures
+by name (``icc_xi`` … ``alpha_labels``, None where undefined), ``intervals`` (name → [low,
+high]), ``undefined`` (name → why a figure, or only its interval, has no value), ``bootstrap``
+(confidence, resamples, seed) and ``w1_base``, the log base W1 is written in: W1 is converted to
+the export's base like location and scale (and like W1 in the records' provenance), so it reads
+in the same units as the records.
+
+:func:`agreement_lines` writes one config's figures as a list ("Curve distance W1 5.45 base-1.1
+log-time units [5.42, 5.49] (curves ≈ ×1.7 apart in time)"), or any other mapping of figures a
+caller gave as plain key: value lines.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from annotation.agreement.measure import json_ready
+from annotation.agreement.report import HEADLINE_NAMES, AgreementReport
+from annotation.agreement.verdict import ICC_RULE, JACCARD_RULE, MISSING, PK_RULE, icc_reason
+from annotation.timeaxis import DEFAULT_BASE
+
+#: What each headline figure is called on the card.
+FIGURE_LABELS: Mapping[str, str] = {
+    "icc_xi": "ICC(1,1) of location ξ",
+    "icc_omega": "ICC(1,1) of scale ω",
+    "icc_alpha": "ICC(1,1) of skewness α",
+    "jaccard": "Jaccard of token axis labels",
+    "pk": "Pk of segmentations (lower is better)",
+    "w1": "Curve distance W1",
+    "alpha_xi": "Krippendorff's α (ξ)",
+    "alpha_omega": "Krippendorff's α (ω)",
+    "alpha_alpha": "Krippendorff's α (skewness α)",
+    "alpha_labels": "Krippendorff's α (axis labels)",
+}
+#: Decimals a figure is written with (more where its interval's ends would otherwise look equal;
+#: W1 with three significant digits).
+_DIGITS = 3
+_W1_DIGITS = 2
+_MAX_DIGITS = 6
+
+#: The first words of the section when it holds :func:`card_figures`.
+INTRO = ("How far the independent annotations of the same texts agree, per benchmark, over this "
+         "export's samples with two or more submitted annotations (the gold values were resolved "
+         "from them).")
+#: What the figures mean, written under them on the card (``{b}`` is the log base).
+MEANING = (
+    "ICC(1,1) is the one-way random intraclass correlation of each curve parameter (the raters "
+    "are the first, second … annotator of each sample). Jaccard compares the (token, axis) label "
+    "sets of two annotators, 1 = identical; Pk is the chance that two tokens a window apart are "
+    "put in the same segment by one annotator and in different segments by the other (both ways, "
+    "averaged), 0 = identical segmentations; both are means over samples. W1 is the "
+    "Wasserstein-1 distance between two annotators' validity curves on the log-time axis "
+    "(mean over samples of the mean over their pairs of annotators), in base-{b:g} log-time "
+    "units: curves W1 apart sit about {b:g}^W1 times apart in time. Krippendorff's α is "
+    "chance-corrected agreement (1 = perfect, 0 = chance level): interval α for ξ, ω and α "
+    "(units = samples), nominal α for the axis label of each token (units = tokens)."
+)
+
+
+def card_figures(report: AgreementReport, *, base: float, resamples: int, seed: int,
+                 confidence: float = 0.95) -> dict[str, Any]:
+    """The card's figures of one benchmark (module docstring) from ``report`` — computed with
+    the bootstrap's ``resamples`` and ``seed`` — W1 and its interval converted to log ``base``.
+
+    Examples:
+        >>> from annotation.agreement import HEADLINE_MEASURES, agreement_report
+        >>> report = agreement_report([], measures=HEADLINE_MEASURES, breakdowns=False, resamples=0)
+        >>> figures = card_figures(report, base=1.1, resamples=0, seed=1)
+        >>> figures["n_samples"], figures["w1"], figures["undefined"]["pk"]
+        (0, None, 'needs ≥ 1 sample with a segmentation')
+    """
+    factor = math.log(DEFAULT_BASE) / math.log(base)
+    head = report.headline
+    values = {name: head.get(name, math.nan) for name in HEADLINE_NAMES}
+    intervals = {name: report.interval(name) for name in HEADLINE_NAMES}
+    values["w1"] *= factor
+    intervals["w1"] = (intervals["w1"][0] * factor, intervals["w1"][1] * factor)
+    undefined: dict[str, str] = {}
+    for name in HEADLINE_NAMES:
+        if not math.isfinite(values[name]):
+            undefined[name] = _why_undefined(report, name)
+        elif not all(math.isfinite(v) for v in intervals[name]):
+            undefined[name] = ("no interval: no bootstrap resamples were drawn" if resamples <= 0
+                               else "no interval: the figure is undefined on every bootstrap resample")
+    return json_ready({
+        "n_samples": report.n_samples,
+        **values,
+        "intervals": intervals,
+        "undefined": undefined,
+        "bootstrap": {"confidence": confidence, "resamples": resamples, "seed": seed},
+        "w1_base": base,
+    })
+
+
+def _why_undefined(report: AgreementReport, name: str) -> str:
+    if name.startswith("icc_"):
+        if report.icc is None:
+            return ICC_RULE.undefined
+        icc = report.icc[name.removeprefix("icc_")]
+        return icc_reason(icc.n_used, icc.raters, icc.problem)
+    if name == "jaccard":
+        return JACCARD_RULE.undefined
+    if name == "pk":
+        return PK_RULE.undefined
+    if name == "w1":
+        return "needs ≥ 1 sample with two curves"
+    labels = name == "alpha_labels"
+    result = report.results.get("krippendorff_labels" if labels else "krippendorff_curve")
+    if result is None or not getattr(result, "n_units", 0):
+        return ("needs ≥ 1 sample with two finished segmentations" if labels
+                else "needs ≥ 1 sample with two curves")
+    return ("no variation: every token has the same axis" if labels
+            else "no variation: every annotation gives the same value")
+
+
+def is_card_figures(value: Any) -> bool:
+    """Whether ``value`` is one config's figures as :func:`card_figures` makes them."""
+    return isinstance(value, Mapping) and "intervals" in value and any(n in value for n in HEADLINE_NAMES)
+
+
+def agreement_lines(figures: Mapping[str, Any], base: float) -> list[str]:
+    """The card's agreement section body: each config's :func:`card_figures` as a heading and a
+    list of figures with intervals, then what the figures mean; any other entry as plain
+    ``key: value`` lines. W1 is written in log ``base`` (the export's).
+
+    Examples:
+        >>> figures = {"benchmark_1": {"n_samples": 40, "w1": 5.45, "alpha_xi": 0.9951,
+        ...            "intervals": {"w1": [5.42, 5.49], "alpha_xi": [0.9942, 0.9957]},
+        ...            "undefined": {}, "bootstrap": {"confidence": 0.95, "resamples": 1000,
+        ...            "seed": 7}, "w1_base": 1.1}}
+        >>> print("\\n".join(agreement_lines(figures, 1.1)[6:8]))
+        - Curve distance W1 5.45 base-1.1 log-time units [5.42, 5.49] (curves ≈ ×1.7 apart in time)
+        - Krippendorff's α (ξ) 0.995 [0.994, 0.996]
+    """
+    lines: list[str] = []
+    plain: dict[str, Any] = {}
+    structured = False
+    for key, value in figures.items():
+        if is_card_figures(value):
+            structured = True
+            lines += _config_lines(str(key), value, base)
+        else:
+            plain[key] = value
+    if plain:
+        lines += _plain_lines(plain)
+        lines.append("")
+    if structured:
+        lines = [INTRO, "", *lines, MEANING.format(b=base)]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _config_lines(config: str, figures: Mapping[str, Any], base: float) -> list[str]:
+    n = figures.get("n_samples")
+    boot = figures.get("bootstrap") or {}
+    intervals = figures.get("intervals") or {}
+    undefined = figures.get("undefined") or {}
+    confidence = boot.get("confidence") or 0.95
+    lines = [f"### `{_one_line(config)}` — {_count(n)} samples with two or more annotations", ""]
+    if boot.get("resamples"):
+        lines += [f"In brackets: the {confidence:.0%} bootstrap interval (percentile method; the "
+                  f"samples resampled with replacement {boot['resamples']} times, seed "
+                  f"{boot.get('seed')}; the same data and seed give the same interval).", ""]
+    w1_factor = math.log(float(figures.get("w1_base") or DEFAULT_BASE)) / math.log(base)
+    for name in HEADLINE_NAMES:
+        if name not in figures:
+            continue
+        value = _number(figures[name])
+        low, high = _pair(intervals.get(name))
+        if name == "w1":
+            value, low, high = (None if v is None else v * w1_factor for v in (value, low, high))
+        label = FIGURE_LABELS[name]
+        if value is None:
+            why = _one_line(str(undefined.get(name) or "not computed"))
+            lines.append(f"- {label} {MISSING} {why}")
+            continue
+        digits = _digits(value, low, high, _w1_digits(value) if name == "w1" else _DIGITS)
+        text = f"{value:.{digits}f}"
+        if name == "w1":
+            text += f" base-{base:g} log-time units"
+        if low is not None and high is not None:
+            text += f" [{low:.{digits}f}, {high:.{digits}f}]"
+        else:
+            text += f" ({_one_line(str(undefined.get(name) or 'no interval'))})"
+        if name == "w1":
+            text += f" (curves ≈ ×{base ** value:.1f} apart in time)"
+        lines.append(f"- {label} {text}")
+    lines.append("")
+    return lines
+
+
+def _w1_digits(value: float) -> int:
+    """Decimals of a W1 value: three significant digits (5.45, 12.3, 0.519 — a base-e unit is
+    ten base-1.1 units), at least one decimal."""
+    if value == 0:
+        return _W1_DIGITS
+    return max(1, 2 - math.floor(math.log10(abs(value))))
+
+
+def _digits(value: float, low: float | None, high: float | None, digits: int) -> int:
+    """``digits``, or more (up to 6) where that tells the interval's written ends apart."""
+    if low is None or high is None:
+        return digits
+    for more in range(digits, _MAX_DIGITS + 1):
+        if f"{low:.{more}f}" != f"{high:.{more}f}":
+            return more
+    return digits
+
+
+def _count(n: Any) -> str:
+    return f"{n:,}" if isinstance(n, int) and not isinstance(n, bool) else MISSING
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _pair(value: Any) -> tuple[float | None, float | None]:
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return _number(value[0]), _number(value[1])
+    return None, None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _plain_lines(figures: Mapping[str, Any], depth: int = 0) -> list[str]:
+    lines = []
+    for key, value in figures.items():
+        label = f"{'  ' * depth}- **{_one_line(str(key))}**"
+        if isinstance(value, Mapping):
+            lines.append(f"{label}:")
+            lines += _plain_lines(value, depth + 1)
+        elif isinstance(value, (list, tuple)):
+            lines.append(f"{label}: " + ", ".join(_plain(v) for v in value))
+        else:
+            lines.append(f"{label}: {_plain(value)}")
+    return lines
+
+
+def _plain(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return MISSING
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return _one_line(str(value))
+
+
+__all__ = ["FIGURE_LABELS", "INTRO", "MEANING", "agreement_lines", "card_figures", "is_card_figures"]
