@@ -155,7 +155,17 @@ def pair_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -> 
     """:class:`PairFigures` of each ``(n_tokens, annotations)``: W1 and overlap by
     :func:`annotation.curves.distance.curve_distances`, Pk by
     :func:`annotation.agreement.segment_agreement.pk_both_ways_many`, for every pair of every
-    sample at once (pairs in annotation order)."""
+    sample at once (pairs in annotation order).
+
+    Examples:
+        >>> a = AnnotationContent(boundaries=(0, 2), segment_axes=("main", "static"),
+        ...                       xi=50.0, omega=10.0, alpha=0.0)
+        >>> b = AnnotationContent(boundaries=(0,), segment_axes=("main",),
+        ...                       xi=62.0, omega=10.0, alpha=0.0)
+        >>> f = pair_figures([(4, [a, b, a])])       # k = 3: three pairs of each kind
+        >>> f.curve_of.tolist(), [round(float(w), 2) for w in f.w1], f.pk.tolist()
+        ([0, 0, 0], [12.0, 0.0, 12.0], [1.0, 0.0, 1.0])
+    """
     curve_a, curve_b, curve_of = [], [], []
     seg_n, seg_a, seg_b, label_j, seg_of = [], [], [], [], []
     for index, (n_tokens, annotations) in enumerate(samples):
