@@ -16,7 +16,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, W1_RULE, icc_reason, judge
+from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, icc_reason, judge
 from annotation.agreement.curve_agreement import w1_time_factor
 from annotation.agreement.intervals import DEFAULT_SEED, default_resamples
 from annotation.agreement.krippendorff_alpha import ALPHA_LABELS
@@ -81,8 +81,6 @@ verdicts = {
     "jaccard": judge(head.get("jaccard"), settings.qualify_jaccard_min, rule=JACCARD_RULE),
     "pk": judge(head.get("pk"), settings.qualify_pk_max, rule=PK_RULE),
 }
-verdicts["w1"] = judge(head.get("w1"), settings.flag_w1_max, rule=W1_RULE.named("mean W1"),
-                       reason="needs a sample with two curves")
 
 
 def _ci(name: str, digits: int = 3) -> str:
