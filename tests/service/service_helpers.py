@@ -5,7 +5,9 @@ from __future__ import annotations
 from sqlalchemy import event, func, select
 
 from annotation.protocol import AnnotationContent
+from annotation.services import queue, submission
 from annotation.text_import import TextRecord
+from db.models import GoldAnnotation, ReviewItem
 
 #: Five points of a single-peaked curve (the example of SPEC section 11).
 GOOD_POINTS: tuple[tuple[float, float], ...] = (
@@ -49,3 +51,21 @@ def statements_of(db, call) -> list[str]:
     finally:
         event.remove(db.engine, "before_cursor_execute", count_statement)
     return seen
+
+
+def annotate(db, user, pid, **content):
+    """``user`` takes their next sample and submits a complete annotation of it (``content``
+    overrides :func:`complete_content`'s fields); returns the work item."""
+    item = queue.next_item(db, user, pid)
+    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    return item
+
+
+def gold_rows(db) -> list[GoldAnnotation]:
+    with db.read() as s:
+        return list(s.scalars(select(GoldAnnotation)))
+
+
+def open_items(db) -> list[ReviewItem]:
+    with db.read() as s:
+        return list(s.scalars(select(ReviewItem).where(ReviewItem.status == "open")))

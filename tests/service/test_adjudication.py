@@ -5,39 +5,22 @@ confidence and error type with every decision."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
 
-from annotation.services import projects, queue, review, submission
+from annotation.services import projects, review
 from annotation.services.errors import InvalidInput, StaleVersion
-from db.models import GoldAnnotation, ReviewItem
-from service_helpers import complete_content
+from db.models import ReviewItem
+from service_helpers import GOOD_POINTS, annotate, gold_rows, open_items
 
-CLOSE = [(27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2)]
+CLOSE = GOOD_POINTS
 
 
 def later(points, shift):
     return [(x + shift, y) for x, y in points]
 
 
-def annotate(db, user, pid, **content):
-    item = queue.next_item(db, user, pid)
-    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
-    return item
-
-
 @pytest.fixture
 def pair(db, make_user):
     return make_user("ann"), make_user("bob")
-
-
-def gold_rows(db):
-    with db.read() as s:
-        return list(s.scalars(select(GoldAnnotation)))
-
-
-def open_items(db):
-    with db.read() as s:
-        return list(s.scalars(select(ReviewItem).where(ReviewItem.status == "open")))
 
 
 def test_curves_far_apart_are_flagged_in_words_and_rechecked_when_the_threshold_moves(

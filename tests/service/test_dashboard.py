@@ -8,10 +8,10 @@ from datetime import date, datetime, timezone
 import pytest
 from sqlalchemy import select, update
 
-from annotation.services import dashboard, queue, submission, warmup_set
+from annotation.services import dashboard, queue, warmup_set
 from annotation.services.errors import InvalidInput, PermissionDenied
 from db.models import Annotation, Sample
-from service_helpers import complete_content
+from service_helpers import annotate
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
 SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
@@ -21,12 +21,6 @@ D1, D2, D3 = date(2026, 11, 10), date(2026, 11, 11), date(2026, 11, 12)
 
 def at(day: date, hour: int = 10) -> datetime:
     return datetime(day.year, day.month, day.day, hour, tzinfo=timezone.utc)
-
-
-def annotate(db, user, pid, **content):
-    item = queue.next_item(db, user, pid)
-    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
-    return item
 
 
 def backdate(db, annotation_id: int, when: datetime, seconds: float) -> None:

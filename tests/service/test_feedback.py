@@ -12,7 +12,7 @@ from annotation.lead_edit import LeadEdit
 from annotation.services import accounts, feedback, qualification, queue, review, submission, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import Annotation, Sample
-from service_helpers import GOOD_POINTS, complete_content
+from service_helpers import GOOD_POINTS, annotate, complete_content
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
 MINE = dict(boundaries=(0, 4), segment_axes=("static", "main"))
@@ -20,12 +20,6 @@ MINE = dict(boundaries=(0, 4), segment_axes=("static", "main"))
 THEIRS = dict(boundaries=(0, 9), segment_axes=("opinion", "negation"),
               points=tuple((x + 37.3, y) for x, y in GOOD_POINTS), note="zq-other-annotators-note")
 OTHER_NAME = "zq_other"
-
-
-def annotate(db, user, pid, **content):
-    item = queue.next_item(db, user, pid)
-    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
-    return item
 
 
 @pytest.fixture

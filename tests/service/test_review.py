@@ -10,33 +10,17 @@ from sqlalchemy import select
 from annotation.lead_edit import LeadEdit
 from annotation.services import queue, review, settling, submission
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
-from db.models import Annotation, GoldAnnotation, ReviewDay, ReviewItem, Sample
-from service_helpers import complete_content, count
+from db.models import Annotation, ReviewDay, ReviewItem, Sample
+from service_helpers import annotate, complete_content, count, gold_rows, open_items
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
 SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
 SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 
 
-def annotate(db, user, pid, **content):
-    item = queue.next_item(db, user, pid)
-    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
-    return item
-
-
 @pytest.fixture
 def pair(db, make_user):
     return make_user("ann_a"), make_user("ann_b")
-
-
-def gold_rows(db):
-    with db.read() as s:
-        return list(s.scalars(select(GoldAnnotation)))
-
-
-def open_items(db):
-    with db.read() as s:
-        return list(s.scalars(select(ReviewItem).where(ReviewItem.status == "open")))
 
 
 def test_agreeing_pair_becomes_gold_at_the_second_submit(db, pair, make_project):
