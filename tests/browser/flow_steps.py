@@ -16,6 +16,9 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from annotation.services import accounts, projects
+from db.engine import Database
+
 
 APP_ROOT = '[data-testid="stApp"]'
 #: Where the component harnesses (harness_components.py, harness_surface.py) print their state
@@ -95,3 +98,28 @@ def whole_page_shot(page, path, settle_ms: int = 300) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
+
+
+# --- a demo project with a lead and two annotators, for the review and feedback flows -----------
+
+#: Two curves' points: the workbench's example, and the same shape much later.
+POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))
+FAR_POINTS = ((50.6, 0.77), (40.6, 0.41), (58.6, 0.41), (30.9, 0.19), (65.9, 0.2))
+# "The 8:15 train to Leeds | is delayed by ten minutes | because of a signal fault near Wakefield."
+LEEDS, BECAUSE = 5, 10
+
+
+def demo_team(url: str, annotators: tuple[str, ...] = ("ann1", "ann2")):
+    """A database at ``url`` with the first admin, lead ``lead1`` (password ``lead1-password``),
+    the demo project and the annotators (password ``<name>-password``). Returns
+    ``(db, lead, project, {name: actor})``; the caller disposes of ``db``."""
+    db = Database.connect(url)
+    admin = accounts.create_first_admin(db, "admin", "admin-password")
+    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
+    lead = accounts.authenticate(db, "lead1", "lead1-password")
+    project = projects.load_demo_project(db, lead)
+    users = {}
+    for name in annotators:
+        accounts.create_user(db, admin, name, f"{name}-password", "annotator")
+        users[name] = accounts.authenticate(db, name, f"{name}-password")
+    return db, lead, project, users

@@ -19,9 +19,10 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import accounts, projects, queue, review, submission
-from db.engine import Database
-from tests.browser.flow_steps import sign_in, wait_for_idle, wait_until, whole_page_shot
+from annotation.services import queue, review, submission
+from tests.browser.flow_steps import (
+    BECAUSE, FAR_POINTS, LEEDS, POINTS, demo_team, sign_in, wait_for_idle, wait_until, whole_page_shot,
+)
 from db.models import ReviewItem, Sample
 
 pytestmark = pytest.mark.browser
@@ -29,27 +30,15 @@ pytestmark = pytest.mark.browser
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHOTS = REPO_ROOT / "screenshots"
 EDITOR = '[data-testid="token-boundaries"][data-disabled="false"]'
-POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))
-FAR_POINTS = ((50.6, 0.77), (40.6, 0.41), (58.6, 0.41), (30.9, 0.19), (65.9, 0.2))
-# "The 8:15 train to Leeds | is delayed by ten minutes | because of a signal fault near Wakefield."
-LEEDS, BECAUSE = 5, 10
 
 
 def seed(tmp_path, n_samples: int):
     """A SQLite file with the demo project whose first ``n_samples`` texts are flagged: ann1
     and ann2 split each at different places and draw different curves."""
     url = f"sqlite:///{tmp_path / 'review.db'}"
-    db = Database.connect(url)
-    admin = accounts.create_first_admin(db, "admin", "admin-password")
-    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
-    lead = accounts.authenticate(db, "lead1", "lead1-password")
-    project = projects.load_demo_project(db, lead)
+    db, lead, project, users = demo_team(url)
     work = (("ann1", (0, BECAUSE), ("main", "static"), POINTS),
             ("ann2", (0, LEEDS), ("main", "static"), FAR_POINTS))
-    users = {}
-    for name, *_ in work:
-        accounts.create_user(db, admin, name, f"{name}-password", "annotator")
-        users[name] = accounts.authenticate(db, name, f"{name}-password")
     for n in range(n_samples):
         for name, boundaries, axes, points in work:
             item = queue.next_item(db, users[name], project.id)
@@ -224,15 +213,7 @@ def three_distances(tmp_path):
     """B1-0001 … B1-0003 flagged (different splits), ann2's curve 4, 20 and 10 units later than
     ann1's: by W1 the queue reads B1-0002, B1-0003, B1-0001."""
     url = f"sqlite:///{tmp_path / 'pool.db'}"
-    db = Database.connect(url)
-    admin = accounts.create_first_admin(db, "admin", "admin-password")
-    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
-    lead = accounts.authenticate(db, "lead1", "lead1-password")
-    project = projects.load_demo_project(db, lead)
-    users = {}
-    for name in ("ann1", "ann2"):
-        accounts.create_user(db, admin, name, f"{name}-password", "annotator")
-        users[name] = accounts.authenticate(db, name, f"{name}-password")
+    db, lead, project, users = demo_team(url)
     for shift in (4, 20, 10):
         for name, boundaries, points in (("ann1", (0, BECAUSE), POINTS), ("ann2", (0, LEEDS), later(POINTS, shift))):
             item = queue.next_item(db, users[name], project.id)

@@ -15,33 +15,22 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.protocol import AnnotationContent
-from annotation.services import accounts, projects, queue, review, submission
-from db.engine import Database
-from tests.browser.flow_steps import open_page, sign_in, wait_for_idle
+from annotation.services import queue, review, submission
+from tests.browser.flow_steps import (
+    BECAUSE, FAR_POINTS, LEEDS, POINTS, demo_team, open_page, sign_in, wait_for_idle,
+)
 
 pytestmark = pytest.mark.browser
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHOTS = REPO_ROOT / "screenshots"
-POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))
-FAR_POINTS = ((50.6, 0.77), (40.6, 0.41), (58.6, 0.41), (30.9, 0.19), (65.9, 0.2))
-# "The 8:15 train to Leeds | is delayed by ten minutes | because of a signal fault near Wakefield."
-LEEDS, BECAUSE = 5, 10
 NOTE = "The delay is *temporary*: read it as a few hours, not a day <ok>"
 
 
 @pytest.fixture
 def settled(tmp_path):
     url = f"sqlite:///{tmp_path / 'feedback.db'}"
-    db = Database.connect(url)
-    admin = accounts.create_first_admin(db, "admin", "admin-password")
-    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
-    lead = accounts.authenticate(db, "lead1", "lead1-password")
-    project = projects.load_demo_project(db, lead)
-    users = {}
-    for name in ("ann1", "ann2"):
-        accounts.create_user(db, admin, name, f"{name}-password", "annotator")
-        users[name] = accounts.authenticate(db, name, f"{name}-password")
+    db, lead, project, users = demo_team(url)
     work = {  # per sample: each annotator's boundaries and points
         "B1-0001": {"ann1": ((0, BECAUSE), POINTS), "ann2": ((0, BECAUSE), POINTS)},
         "B1-0002": {"ann1": ((0, BECAUSE), POINTS), "ann2": ((0, LEEDS), FAR_POINTS)},
