@@ -26,13 +26,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import optimize, special
 
-from annotation.curves.distance import DISTANCE_GRID
+from annotation.curves.distance import DISTANCE_GRID, GRID_STEPS, GRID_WEIGHTS
 from annotation.curves.limits import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, CurveFitError
 from annotation.resolution import POOLED, AnnotatorVersion, Resolution, resolve_pair
 
-_STEPS = np.diff(DISTANCE_GRID)
-#: Trapezoid weight of each grid point (the masses of :mod:`annotation.curves.distance`).
-_WEIGHTS = np.concatenate(([_STEPS[0] / 2], (_STEPS[:-1] + _STEPS[1:]) / 2, [_STEPS[-1] / 2]))
 _LOWER = np.array([XI_BOUNDS[0], OMEGA_BOUNDS[0], ALPHA_BOUNDS[0]])
 _UPPER = np.array([XI_BOUNDS[1], OMEGA_BOUNDS[1], ALPHA_BOUNDS[1]])
 
@@ -65,7 +62,7 @@ def curve_masses64(params: Sequence[float]) -> np.ndarray:
     """
     xi, omega, alpha = (float(v) for v in params)
     z = (DISTANCE_GRID - xi) / omega
-    masses = np.exp(-0.5 * z * z) * special.ndtr(alpha * z) * _WEIGHTS
+    masses = np.exp(-0.5 * z * z) * special.ndtr(alpha * z) * GRID_WEIGHTS
     total = masses.sum()
     return masses / total if total > 0 and math.isfinite(total) else np.zeros_like(masses)
 
@@ -110,7 +107,7 @@ def pool_curves(curves: Sequence[Sequence[float]]) -> PooledCurve:
     starts += [np.mean(starts, axis=0), np.array([mean, sd, 0.0])]
     starts = [np.clip(s, _LOWER, _UPPER) for s in starts]
     target_cdf = np.cumsum(target)[:-1]
-    weights = np.sqrt(_STEPS)  # Σ r² = ∫ (F − G)² dx on the grid
+    weights = np.sqrt(GRID_STEPS)  # Σ r² = ∫ (F − G)² dx on the grid
 
     def residuals(theta: np.ndarray) -> np.ndarray:
         return (np.cumsum(curve_masses64(theta))[:-1] - target_cdf) * weights
@@ -125,7 +122,7 @@ def pool_curves(curves: Sequence[Sequence[float]]) -> PooledCurve:
     xi, omega, alpha = (float(v) for v in best.x)
     fitted = curve_masses64(best.x)
     rmse = float(np.sqrt(np.mean((fitted - target) ** 2)))
-    w1 = float(np.abs(np.cumsum(fitted)[:-1] - target_cdf) @ _STEPS)
+    w1 = float(np.abs(np.cumsum(fitted)[:-1] - target_cdf) @ GRID_STEPS)
     return PooledCurve(xi, omega, alpha, rmse, w1)
 
 

@@ -33,9 +33,11 @@ from annotation.timeaxis import DEFAULT_BASE, X_MAX, X_MIN
 #: 2 × 100k curves here; half the chart's drawing grid, with W1 within 0.01 unit of the finer one).
 DISTANCE_GRID = np.linspace(X_MIN, X_MAX, 401)
 DISTANCE_GRID.flags.writeable = False
-#: Trapezoid weight of each grid point (half a step at the two ends).
-_STEPS = np.diff(DISTANCE_GRID)
-_WEIGHTS = np.concatenate(([_STEPS[0] / 2], (_STEPS[:-1] + _STEPS[1:]) / 2, [_STEPS[-1] / 2]))
+#: The grid's steps, and the trapezoid weight of each grid point (half a step at the two ends).
+GRID_STEPS = np.diff(DISTANCE_GRID)
+GRID_WEIGHTS = np.concatenate(([GRID_STEPS[0] / 2], (GRID_STEPS[:-1] + GRID_STEPS[1:]) / 2,
+                               [GRID_STEPS[-1] / 2]))
+GRID_STEPS.flags.writeable = GRID_WEIGHTS.flags.writeable = False
 _GRID32 = DISTANCE_GRID.astype(np.float32)
 #: Rows per block in :func:`curve_distances` (a block's masses are rows × 401 floats).
 _BLOCK = 4096
@@ -92,7 +94,7 @@ def curve_masses(params: np.ndarray) -> np.ndarray:
         # in double
         z = (_GRID32[None, :] - xi.astype(np.float32)) / omega.astype(np.float32)
         density = np.exp(-0.5 * z * z) * special.ndtr(alpha.astype(np.float32) * z)
-        masses = density.astype(float) * _WEIGHTS[None, :] / omega
+        masses = density.astype(float) * GRID_WEIGHTS[None, :] / omega
         total = masses.sum(axis=1, keepdims=True)
         usable = np.isfinite(total) & (total > 0) & (omega > 0)
         return np.where(usable, masses / np.where(usable, total, 1.0), np.nan)
@@ -119,7 +121,7 @@ def curve_distances(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarra
         part = slice(start, start + _BLOCK)
         ma, mb = curve_masses(a[part]), curve_masses(b[part])
         gap = np.abs(np.cumsum(ma, axis=1)[:, :-1] - np.cumsum(mb, axis=1)[:, :-1])
-        w1[part] = gap @ _STEPS
+        w1[part] = gap @ GRID_STEPS
         overlap[part] = np.minimum(ma, mb).sum(axis=1)
         shift[part] = (mb - ma) @ DISTANCE_GRID
     return w1, overlap, shift
@@ -148,4 +150,5 @@ def curve_distance(a: tuple[float, float, float], b: tuple[float, float, float])
     return CurveDistance(w1=w1 if math.isfinite(w1) else math.nan, overlap=overlap, shift=shift)
 
 
-__all__ = ["DISTANCE_GRID", "CurveDistance", "curve_distance", "curve_distances", "curve_masses"]
+__all__ = ["DISTANCE_GRID", "GRID_STEPS", "GRID_WEIGHTS", "CurveDistance", "curve_distance", "curve_distances",
+           "curve_masses"]
