@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,8 @@ from annotation.export.records import (
     annotation_record,
     axis_texts,
     benchmark_record,
+    encode_json,
+    finish_lines,
     format_annotations,
     format_samples,
 )
@@ -117,9 +119,10 @@ def export_hf_dataset(
     settings: ExportSettings,
     *,
     meta: ExportMeta | Mapping[str, Any],
-    agreement: Mapping[str, Any] | None = None,
+    agreement: Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None = None,
     splits: Mapping[str, str] | None = None,
     overwrite: bool = False,
+    provenance: Mapping[str, Provenance] | Callable[[], Mapping[str, Provenance]] | None = None,
 ) -> ExportManifest:
     """Write the HuggingFace dataset folder ``out_dir`` (layout in the module docstring) and
     return its manifest.
@@ -133,6 +136,12 @@ def export_hf_dataset(
     as :func:`card_figures` makes them (each figure with its interval, W1 in its ``w1_base``
     and written in ``settings.base``), or any other mapping (e.g. ``{"icc_xi": 0.93}`` or
     nested mappings), rendered as given. ``meta``: :class:`ExportMeta` or a mapping with its keys.
+    ``provenance``: ``{_id: Provenance}`` written instead of a sample's own
+    :attr:`GoldSample.provenance` (ids it lacks keep their own).
+
+    ``agreement`` and ``provenance`` may also be callables without arguments returning them: they
+    are called once every record is formatted, so a caller can compute them meanwhile in another
+    thread (the service does: numpy over every pair of curves, beside this pure-Python pass).
 
     Atomic: written into a hidden temporary sibling of ``out_dir`` and renamed into place when
     complete. Raises FileExistsError when ``out_dir`` exists and is not an empty folder (unless
@@ -150,7 +159,7 @@ def export_hf_dataset(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _export(out_dir, samples, annotations, settings, meta, agreement, splits, overwrite)
+        return _export(out_dir, samples, annotations, settings, meta, agreement, splits, overwrite, provenance)
     finally:
         if collecting:
             gc.enable()
@@ -162,26 +171,33 @@ def _export(
     annotations: Iterable[ExportAnnotation | Mapping[str, Any]],
     settings: ExportSettings,
     meta: ExportMeta,
-    agreement: Mapping[str, Any] | None,
+    agreement: Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None,
     splits: Mapping[str, str] | None,
     overwrite: bool,
+    provenance: Mapping[str, Provenance] | Callable[[], Mapping[str, Provenance]] | None,
 ) -> ExportManifest:
     factor = base_factor(settings.base)
 
     ordered = sorted(samples, key=lambda s: s.external_id)
     split_of = split_assignment(ordered, settings, splits)
 
-    # Formatters: one pass over the samples and one over the annotations, encoding as they go.
-    records, lines, token_lengths = format_samples(ordered, split_of, factor)
-    provenance_of = {r["_id"]: r[PROVENANCE_KEY] for per_split in records.values()
-                     for split_records in per_split.values() for r in split_records}
-    lines[ANNOTATIONS_CONFIG], left_out = format_annotations(annotations, split_of, factor,
-                                                             provenance_of)
-
+    # Formatters: one pass over the samples and one over the annotations, encoding as they go;
+    # each record's provenance (its last key) is encoded once per sample and appended after.
+    records, heads, token_lengths = format_samples(ordered, split_of, factor)
+    annotation_heads, left_out = format_annotations(annotations, split_of, factor)
     statistics = {
         config: dataset_statistics(records[config], token_lengths=token_lengths).to_json()
         for config in BENCHMARK_CONFIGS.values()
     }
+    # what the caller computes meanwhile (see the docstring) is taken only now
+    given = (provenance() if callable(provenance) else provenance) or {}
+    provenance_json = {s.external_id: encode_json(given.get(s.external_id, s.provenance).to_json(factor))
+                       for s in ordered}
+    heads[ANNOTATIONS_CONFIG] = annotation_heads
+    lines = {config: {split: finish_lines(per_split[split], provenance_json) for split in SPLITS}
+             for config, per_split in heads.items()}
+    if callable(agreement):
+        agreement = agreement()
     manifest = ExportManifest(
         export_id=meta.export_id,
         project=meta.project,

@@ -16,7 +16,6 @@ from annotation.export.dataset import (
     ExportAnnotation,
     ExportError,
     GoldSample,
-    Provenance,
     base_factor,
 )
 from annotation.interchange import parse_submitted_at, to_interchange
@@ -83,10 +82,14 @@ def axis_texts(
 def benchmark_record(sample: GoldSample, base: float = DEFAULT_BASE) -> tuple[dict[str, Any], int]:
     """One gold sample as a benchmark record (key order :data:`RECORD_KEYS`), its parameters
     rewritten in log base ``base``, and the parent text's token count."""
-    return _benchmark_record(sample, base_factor(base))
+    factor = base_factor(base)
+    record, n_tokens = _public_record(sample, factor)
+    record[PROVENANCE_KEY] = sample.provenance.to_json(factor)
+    return record, n_tokens
 
 
-def _benchmark_record(sample: GoldSample, factor: float) -> tuple[dict[str, Any], int]:
+def _public_record(sample: GoldSample, factor: float) -> tuple[dict[str, Any], int]:
+    """The record's :data:`RECORD_KEYS` (no provenance) and the text's token count."""
     try:
         axes, n_tokens = axis_texts(sample.parent_text, sample.boundaries, sample.segment_axes)
     except ExportError as exc:
@@ -100,7 +103,6 @@ def _benchmark_record(sample: GoldSample, factor: float) -> tuple[dict[str, Any]
             "scale": float(sample.omega) * factor,
             "skewness": float(sample.alpha),
         },
-        PROVENANCE_KEY: sample.provenance.to_json(factor),
     }
     return record, n_tokens
 
@@ -162,35 +164,43 @@ def _is_utc_second(text: Any) -> bool:
     return True
 
 
+#: What joins a record's encoded public keys to its provenance: the separators of
+#: :data:`encode_json`, so a spliced line is byte for byte the line of the whole record.
+_PROVENANCE_JOIN = f', "{PROVENANCE_KEY}": '
+
+
 def format_samples(
     ordered: Sequence[GoldSample], split_of: Mapping[str, str], factor: float
-) -> tuple[dict[str, dict[str, list[dict[str, Any]]]], dict[str, dict[str, list[str]]], dict[str, int]]:
-    """Records and encoded lines per benchmark config and split (in ``ordered`` order), and the
-    token count of every sample's text."""
+) -> tuple[dict[str, dict[str, list[dict[str, Any]]]], dict[str, dict[str, list[tuple[str, str]]]],
+           dict[str, int]]:
+    """Records without their provenance and the records' ``(sample id, encoded head)`` per
+    benchmark config and split (in ``ordered`` order), and the token count of every sample's text.
+
+    A head is the encoded record less its closing brace; :func:`finish_lines` appends the
+    sample's provenance to it once that is known (the service computes it while this runs)."""
     records: dict[str, dict[str, list[dict[str, Any]]]] = {
         c: {s: [] for s in SPLITS} for c in BENCHMARK_CONFIGS.values()
     }
-    lines: dict[str, dict[str, list[str]]] = {c: {s: [] for s in SPLITS} for c in BENCHMARK_CONFIGS.values()}
+    heads: dict[str, dict[str, list[tuple[str, str]]]] = {
+        c: {s: [] for s in SPLITS} for c in BENCHMARK_CONFIGS.values()
+    }
     token_lengths: dict[str, int] = {}
     for sample in ordered:
-        record, n_tokens = _benchmark_record(sample, factor)
+        record, n_tokens = _public_record(sample, factor)
         config, split = BENCHMARK_CONFIGS[sample.benchmark], split_of[sample.external_id]
         records[config][split].append(record)
-        lines[config][split].append(_encode_line(record, sample.external_id))
+        heads[config][split].append((sample.external_id, _encode_line(record, sample.external_id)[:-1]))
         token_lengths[sample.external_id] = n_tokens
-    return records, lines, token_lengths
+    return records, heads, token_lengths
 
 
 def format_annotations(
     annotations: Iterable[ExportAnnotation | Mapping[str, Any]], split_of: Mapping[str, str], factor: float,
-    provenance_of: Mapping[str, Mapping[str, Any]] | None = None,
-) -> tuple[dict[str, list[str]], int]:
-    """Encoded annotation lines per split of their sample, ordered by (sample, submission time,
-    annotator) whatever the input order, and how many were left out (sample not exported). Each
-    record carries its sample's provenance (``provenance_of[sample id]``, the benchmark record's)
-    under :data:`PROVENANCE_KEY`."""
-    provenance_of = provenance_of or {}
-    unknown = Provenance().to_json()
+) -> tuple[dict[str, list[tuple[str, str]]], int]:
+    """Per split of their sample, ``(sample id, encoded head)`` of every annotation record —
+    ordered by (sample, submission time, annotator) whatever the input order; the head as in
+    :func:`format_samples`, to be finished with the sample's provenance by
+    :func:`finish_lines` — and how many annotations were left out (sample not exported)."""
     keyed: dict[str, list[tuple[str, str, str, str]]] = {s: [] for s in SPLITS}
     left_out = 0
     for annotation in annotations:
@@ -199,14 +209,29 @@ def format_annotations(
         if split is None:
             left_out += 1
             continue
-        record[PROVENANCE_KEY] = provenance_of.get(record["sample_id"], unknown)
-        line = _encode_line(record, record["sample_id"])
-        keyed[split].append((record["sample_id"], record["submitted_at"] or "", record["annotator"], line))
-    lines = {}
+        head = _encode_line(record, record["sample_id"])[:-1]
+        keyed[split].append((record["sample_id"], record["submitted_at"] or "", record["annotator"], head))
+    heads = {}
     for split in SPLITS:
         keyed[split].sort()
-        lines[split] = [item[3] for item in keyed[split]]
-    return lines, left_out
+        heads[split] = [(item[0], item[3]) for item in keyed[split]]
+    return heads, left_out
+
+
+def finish_lines(heads: Iterable[tuple[str, str]], provenance_json: Mapping[str, str]) -> list[str]:
+    """The JSON lines of ``(sample id, head)`` pairs: each head closed with its sample's encoded
+    provenance (``provenance_json[sample id]``, encoded once per sample however many records
+    carry it) as the record's last key, :data:`PROVENANCE_KEY`.
+
+    Examples:
+        >>> record = {"_id": "a", "n": [1.5, None], "t": "ü"}
+        >>> head = encode_json(record)[:-1]
+        >>> line = finish_lines([("a", head)], {"a": encode_json({"w1": 2.0})})[0]
+        >>> line == encode_json({**record, PROVENANCE_KEY: {"w1": 2.0}})
+        True
+    """
+    join = _PROVENANCE_JOIN
+    return [head + join + provenance_json[sample_id] + "}" for sample_id, head in heads]
 
 
 def _encode_line(record: Mapping[str, Any], sample_id: str) -> str:

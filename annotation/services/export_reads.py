@@ -1,29 +1,27 @@
 """What an export reads from the database — the gold of the project's production samples
 (active, not warm-up) and every submitted annotation of those samples — each in one query, and
-everything the export makes of it from those rows: the gold samples with their provenance
-(:mod:`annotation.services.export_provenance`), the annotations as interchange records (the
-``annotations`` config) and, for the card's agreement figures, the samples with two or more
-annotations as rated samples.
+what the export makes of those rows: the gold samples, the annotations as interchange records
+(the ``annotations`` config) and the compact input of the computed figures
+(:class:`annotation.export.figures.FigureInput`: the records' provenance and the card's
+agreement figures).
 
-Called by :mod:`annotation.services.exports` inside its read transaction; the caller has checked
-the actor's role. Annotators are named by pseudonym (``ann`` + user id), never by user name.
+:func:`read_export_input` is called by :mod:`annotation.services.exports` inside its read
+transaction (the caller has checked the actor's role); the rest works on the rows it read, after
+the transaction. Annotators are named by pseudonym (``ann`` + user id), never by user name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Text, cast, select
+from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
 
-from annotation.agreement import RatedSample
-from annotation.agreement.ratings import Rating
-from annotation.export import GoldSample, Provenance
+from annotation.export import GoldSample
+from annotation.export.figures import FigureInput
 from annotation.interchange import interchange_record
-from annotation.services.export_provenance import Version, sample_provenance
 from db.engine import decode_json_texts
 from db.models import Annotation, GoldAnnotation, Sample
 
@@ -35,30 +33,46 @@ def pseudonym(user_id: int) -> str:
 
 @dataclass(frozen=True)
 class ExportInput:
-    """What one export writes: ``samples`` (gold, with provenance, in sample id order),
-    ``annotations`` (interchange records in base 1.1, by sample, submission time and id) and
-    ``rated`` (the samples with two or more annotations; empty unless asked for) and
-    ``curve_means`` (per sample id, the mean W1 and overlap of its pairs of curves, computed
-    with the provenance: :meth:`annotation.agreement.tables.SampleSet.use_curve_distances`)."""
+    """What one export writes, as read: ``samples`` (gold in sample id order, their provenance
+    not filled in: it comes from the figures), ``figures`` (the input of
+    :func:`annotation.export.figures.export_figures`, over every gold sample whatever ``only``
+    kept) and the annotation rows with their decoded JSON columns (:meth:`records`)."""
 
     samples: list[GoldSample]
-    annotations: list[dict[str, Any]]
-    rated: list[RatedSample]
-    curve_means: dict[str, tuple[float, float]]
+    figures: FigureInput
+    rows: Sequence[Any]
+    decoded: Sequence[list[Any]]
+
+    def records(self) -> list[dict[str, Any]]:
+        """The annotations as interchange records (base 1.1, by sample, submission time and id)."""
+        names: dict[int, str] = {}
+        records: list[dict[str, Any]] = []
+        for r, (bounds, axes, points, flags) in zip(self.rows, self.decoded):
+            name = names.get(r[1])
+            if name is None:
+                name = names[r[1]] = pseudonym(r[1])
+            records.append(interchange_record(r[0], name, bounds, axes, points, r[5], r[6], r[7], flags,
+                                              r[9], r[10]))
+        return records
 
 
 def _production(project_id: int) -> tuple:  # type: ignore[type-arg]
     return (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
 
 
-def read_export_input(s: Session, project_id: int, *, only: set[str] | None = None,
-                      rated: bool = True) -> ExportInput:
-    """The gold samples (only those in ``only`` when given), every submitted annotation of the
-    project's gold samples and, with ``rated``, their rated samples (module docstring).
+def count_gold(s: Session, project_id: int) -> int:
+    """How many production samples of the project have gold (what an export writes)."""
+    return s.scalar(select(func.count()).select_from(Sample)
+                    .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+                    .where(*_production(project_id))) or 0
 
-    The provenance's figures — numpy over every pair of curves and segmentations, which
-    releases the GIL — are computed in a second thread while this one writes the annotations
-    as records and rated samples."""
+
+def read_export_input(s: Session, project_id: int, *, only: set[str] | None = None,
+                      agreement: bool = True) -> ExportInput:
+    """The gold samples (only those in ``only`` when given) and every submitted annotation of
+    the project's gold samples, each in one query (module docstring); with ``agreement`` the
+    figures include the card's, over the samples kept (W1 in base 1.1 until the caller sets
+    the export's base)."""
     gold = s.execute(
         select(Sample.external_id, Sample.benchmark, Sample.parent_text, cast(GoldAnnotation.boundaries, Text),
                cast(GoldAnnotation.segment_axes, Text), GoldAnnotation.xi, GoldAnnotation.omega,
@@ -77,45 +91,23 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
         .where(*_production(project_id), Annotation.status == "submitted")
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
     decoded = decode_json_texts(rows, (2, 3, 4, 8))
-    versions: dict[str, tuple[int, list[Version]]] = {}
-    for r, (bounds, axes, _, _) in zip(rows, decoded):
-        entry = versions.get(r[0])
-        if entry is None:
-            entry = versions[r[0]] = (r[12], [])
-        entry[1].append(Version(tuple(bounds), tuple(axes), r[5], r[6], r[7]))
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # over every gold sample, whatever ``only`` keeps: a sample's figures are its own
-        figures = pool.submit(sample_provenance, [(r[0], r[8], r[9], r[10]) for r in gold], versions)
-        records, rated_samples = _records(rows, decoded, rated)
-        if only is not None:
-            gold = [r for r in gold if r[0] in only]
-        gold_values = decode_json_texts(gold, (3, 4))
-        provenance, curve_means = figures.result()
-    samples = [GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7],
-                          provenance.get(r[0], Provenance()))
-               for r, (bounds, axes) in zip(gold, gold_values)]
-    return ExportInput(samples, records, rated_samples, curve_means)
-
-
-def _records(rows: Sequence[Any], decoded: Sequence[list[Any]], rated: bool
-             ) -> tuple[list[dict[str, Any]], list[RatedSample]]:
-    """The annotation rows (sample, submission time, id order) as interchange records and,
-    with ``rated``, grouped per sample as rated samples (those with two or more)."""
-    names: dict[int, str] = {}
-    records: list[dict[str, Any]] = []
-    rated_samples: list[RatedSample] = []
-    group: list[Rating] = []
-    for i, (r, (bounds, axes, points, flags)) in enumerate(zip(rows, decoded)):
-        sample_id, who = r[0], r[1]
-        name = names.get(who)
-        if name is None:
-            name = names[who] = pseudonym(who)
-        records.append(interchange_record(sample_id, name, bounds, axes, points, r[5], r[6], r[7], flags,
-                                          r[9], r[10]))
-        if rated:
-            group.append(Rating(name, r[10], tuple(bounds), tuple(axes), r[5], r[6], r[7]))
-            if i + 1 == len(rows) or rows[i + 1][0] != sample_id:  # rows come grouped by sample
-                if len(group) >= 2:
-                    rated_samples.append(RatedSample(sample_id, r[11], r[12], tuple(group)))
-                group = []
-    return records, rated_samples
+    sample_ids: list[str] = []
+    benchmarks: list[int] = []
+    n_tokens: list[int] = []
+    counts: list[int] = []
+    for r in rows:  # grouped by sample
+        if not sample_ids or sample_ids[-1] != r[0]:
+            sample_ids.append(r[0]), benchmarks.append(r[11]), n_tokens.append(r[12]), counts.append(0)
+        counts[-1] += 1
+    kept = [r for r in gold if r[0] in only] if only is not None else gold
+    figures = FigureInput(
+        sample_ids, benchmarks, n_tokens, counts,
+        annotators=[pseudonym(r[1]) for r in rows], submitted_at=[r[10] for r in rows],
+        boundaries=[tuple(d[0]) for d in decoded], segment_axes=[tuple(d[1]) for d in decoded],
+        xi=[r[5] for r in rows], omega=[r[6] for r in rows], alpha=[r[7] for r in rows],
+        # the provenance covers every gold sample, whatever ``only`` keeps: a sample's figures are its own
+        gold=[(r[0], r[8], r[9], r[10]) for r in gold],
+        agreement=agreement, exported=frozenset(r[0] for r in kept))
+    samples = [GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7])
+               for r, (bounds, axes) in zip(kept, decode_json_texts(kept, (3, 4)))]
+    return ExportInput(samples, figures, rows, decoded)

@@ -23,29 +23,33 @@ another server is never touched.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import gc
-import math
 import os
+import pickle
 import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Mapping
 
-import numpy as np
 from sqlalchemy import func, select
 
 from annotation import export as hf_export
 from annotation.dataset_stats import DatasetStatistics, dataset_statistics
-from annotation.agreement import RatedSample, agreement_report
-from annotation.agreement.intervals import DEFAULT_SEED as BOOTSTRAP_SEED, default_resamples
-from annotation.agreement.report import HEADLINE_MEASURES
-from annotation.agreement.tables import SampleSet
+from annotation.export import figures as figures_module
+from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.export_reads import pseudonym, read_export_input  # noqa: F401  (pseudonym: re-exported)
+from annotation.services.export_reads import count_gold, pseudonym, read_export_input  # noqa: F401  (pseudonym: re-exported)
 from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -107,30 +111,6 @@ def _record(row: DatasetExport, username: str | None) -> ExportRecord:
     return ExportRecord(row.id, row.project_id, row.path, row.base, row.seed, row.licence, row.status,
                         row.error, row.created_at, username or "—", sizes, n_annotations,
                         row.reproduces_id, (row.settings or {}).get("seconds"))
-
-
-def _agreement_figures(rated: Sequence[RatedSample], exported: set[str], base: float,
-                       curve_means: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
-    """The headline agreement figures per benchmark for the card — ICC(1,1) per parameter,
-    Jaccard, Pk, W1 (in log ``base``) and Krippendorff's α, each with its seeded bootstrap 95%
-    interval, and how many samples they rest on (:func:`annotation.export.card_figures`) —
-    over the exported samples' annotations. The per-sample curve distances come from
-    ``curve_means`` (computed with the provenance). The bootstrap draws as many resamples for
-    each benchmark as one report over all the exported samples would (at 100k samples, 400)."""
-    figures: dict[str, Any] = {}
-    chosen = [r for r in rated if r.sample_id in exported]
-    resamples = default_resamples(len(chosen))
-    nan = (math.nan, math.nan)
-    for b, config in hf_export.BENCHMARK_CONFIGS.items():
-        samples = SampleSet([r for r in chosen if r.benchmark == b])
-        if len(samples):
-            means = [curve_means.get(r.sample_id, nan) for r in samples]
-            samples.use_curve_distances(np.array([m[0] for m in means]), np.array([m[1] for m in means]))
-            report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False,
-                                      resamples=resamples, seed=BOOTSTRAP_SEED)
-            figures[config] = hf_export.card_figures(report, base=base, resamples=resamples,
-                                                     seed=BOOTSTRAP_SEED)
-    return figures
 
 
 @dataclass(frozen=True)
@@ -210,6 +190,79 @@ def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadi
     return ExportReadiness(by_benchmark, total - sum(by_benchmark.values()), pending, reviews)
 
 
+#: From this many gold samples on, an export computes its figures in a second process (a fresh
+#: interpreter, :class:`FiguresProcess`, started before the read: its imports take about a
+#: second), truly beside the formatting; below it, in a thread of this process.
+FIGURES_PROCESS_MIN_SAMPLES = 10_000
+
+
+class FiguresFailed(RuntimeError):
+    """The process computing an export's figures failed (message: the end of its error output)."""
+
+
+class FiguresProcess:
+    """:func:`annotation.export.figures.export_figures` in a child interpreter, ``python -m
+    annotation.export.figures IN OUT``: started first, so it imports while this process reads
+    the database; :meth:`compute` writes the input, tells it to go and waits for the figures.
+
+    A plain child interpreter rather than :mod:`multiprocessing`: its ``spawn`` re-runs the
+    parent's ``__main__`` script (breaking callers without a main guard), and ``fork`` in the app
+    server, which runs many threads, may copy a lock one of them holds. The data goes through
+    files, not pipes: 20 MB fed through a pipe from a thread takes thousands of small writes,
+    each waiting for the GIL the formatting holds (measured: the child's 6 s became 11.6 s).
+    A context manager giving :meth:`compute`; leaving it stops the child if it still runs and
+    removes the files."""
+
+    def __init__(self) -> None:
+        self._folder = Path(tempfile.mkdtemp(prefix="chronocept-figures-"))
+        self._given, self._out = self._folder / "input.pickle", self._folder / "figures.pickle"
+        self._err = (self._folder / "stderr.txt").open("wb")
+        root = Path(figures_module.__file__).resolve().parents[2]  # the folder holding ``annotation``
+        try:
+            self._child = subprocess.Popen(
+                [sys.executable, "-m", figures_module.__name__, str(self._given), str(self._out)],
+                cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._err)
+        except OSError:
+            self._err.close()
+            shutil.rmtree(self._folder, ignore_errors=True)
+            raise
+
+    def compute(self, data: FigureInput) -> ExportFigures:
+        """The figures of ``data``, computed by the child (raises :class:`FiguresFailed`)."""
+        with self._given.open("wb") as f:
+            pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._child.communicate(b"go\n")
+        except BrokenPipeError:  # it ended before it was asked: its error output says why
+            self._child.wait()
+        if self._child.returncode != 0:
+            lines = (self._folder / "stderr.txt").read_text("utf-8", "replace").strip().splitlines()
+            raise FiguresFailed(lines[-1] if lines else f"exit status {self._child.returncode}")
+        with self._out.open("rb") as f:
+            return pickle.load(f)
+
+    def __enter__(self) -> Callable[[FigureInput], ExportFigures]:
+        return self.compute
+
+    def __exit__(self, *exc: object) -> None:
+        if self._child.poll() is None:
+            self._child.kill()
+            self._child.wait()
+        self._err.close()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def _figures_runner(n_gold: int) -> ContextManager[Callable[[FigureInput], ExportFigures]]:
+    """What computes the figures of an export of ``n_gold`` samples (see
+    :data:`FIGURES_PROCESS_MIN_SAMPLES`), as a context manager giving the function."""
+    if n_gold >= FIGURES_PROCESS_MIN_SAMPLES:
+        try:
+            return FiguresProcess()
+        except OSError:  # no process to be had (a limit, no interpreter): the slower way still works
+            pass
+    return contextlib.nullcontext(export_figures)
+
+
 def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | str, *,
                    base: float | None = None, seed: int | None = None, licence: str | None = None,
                    overwrite: bool = False, reproduce: int | None = None,
@@ -225,9 +278,10 @@ def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _export_dataset(db, actor, project_id, out_dir, base=base, seed=seed, licence=licence,
-                               overwrite=overwrite, reproduce=reproduce,
-                               include_agreement=include_agreement, progress=progress)
+        with contextlib.ExitStack() as stack:  # holds the figures' process, if one is started
+            return _export_dataset(db, actor, project_id, out_dir, base=base, seed=seed, licence=licence,
+                                   overwrite=overwrite, reproduce=reproduce,
+                                   include_agreement=include_agreement, progress=progress, stack=stack)
     finally:
         if collecting:
             gc.enable()
@@ -236,7 +290,7 @@ def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | 
 def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | str, *,
                     base: float | None, seed: int | None, licence: str | None, overwrite: bool,
                     reproduce: int | None, include_agreement: bool,
-                    progress: Progress | None) -> ExportRecord:
+                    progress: Progress | None, stack: contextlib.ExitStack) -> ExportRecord:
     started = time.perf_counter()
     report = progress or (lambda fraction, message: None)
     report(0.0, "Reading the gold values…")
@@ -254,9 +308,11 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             for per_split in (earlier.splits or {}).values():
                 for split, ids in per_split.items():
                     assignment.update({i: split for i in ids})
+        # a large export starts the figures' process now, so it starts up while the rows are read
+        compute_figures = stack.enter_context(_figures_runner(count_gold(s, project_id)))
         read = read_export_input(s, project_id, only=set(assignment) if assignment is not None else None,
-                                 rated=include_agreement)
-        samples, annotations, rated = read.samples, read.annotations, read.rated
+                                 agreement=include_agreement)
+        samples = read.samples
         if assignment is not None and len(samples) != len(assignment):
             lost = sorted(set(assignment) - {g.external_id for g in samples})
             raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
@@ -278,35 +334,43 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                            "or allow replacing it.")
     recover_interrupted_exports(db, project_id)
     hf_export.remove_abandoned_staging(target)  # a killed export to this folder (no row: older)
-    figures = None
-    if include_agreement:
-        report(0.15, "Computing the agreement figures for the card…")
-        figures = _agreement_figures(rated, {g.external_id for g in samples}, export_settings.base,
-                                     read.curve_means)
-    with db.write() as s:
-        require_role(s, actor, "lead")
-        row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
-                            base=export_settings.base, seed=export_settings.seed,
-                            licence=export_settings.licence, reproduces_id=reproduce, status="writing",
-                            settings={"ratios": list(export_settings.ratios),
-                                      "include_agreement": include_agreement, "overwrite": overwrite,
-                                      "writer": hf_export.writer_identity()})
-        s.add(row)
-        s.flush()
-        export_id, created_at = row.id, row.created_at
-    report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
-    try:
-        manifest = hf_export.export_hf_dataset(
-            target, samples, annotations, export_settings,
-            meta=hf_export.ExportMeta(export_id, project_name, user.username, created_at),
-            agreement=figures, splits=assignment, overwrite=overwrite)
-    except (OSError, ValueError) as exc:
+    # The figures (provenance and card: numpy over every pair of curves and segmentations) are
+    # computed beside the formatting of the records (pure Python), which takes them last.
+    figure_input = dataclasses.replace(read.figures, base=export_settings.base)
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        computing = worker.submit(compute_figures, figure_input)
+        report(0.1, "Formatting the annotations; computing the provenance and agreement figures…")
+        annotations = read.records()
         with db.write() as s:
-            row = s.get(DatasetExport, export_id)
-            row.status, row.error = "failed", str(exc)[:2000]
-        if isinstance(exc, FileExistsError):
-            raise InvalidInput(f"{target} already exists and is not empty.") from None
-        raise InvalidInput(f"The export failed and nothing was written: {exc}") from None
+            require_role(s, actor, "lead")
+            row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
+                                base=export_settings.base, seed=export_settings.seed,
+                                licence=export_settings.licence, reproduces_id=reproduce, status="writing",
+                                settings={"ratios": list(export_settings.ratios),
+                                          "include_agreement": include_agreement, "overwrite": overwrite,
+                                          "writer": hf_export.writer_identity()})
+            s.add(row)
+            s.flush()
+            export_id, created_at = row.id, row.created_at
+        report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
+        try:
+            manifest = hf_export.export_hf_dataset(
+                target, samples, annotations, export_settings,
+                meta=hf_export.ExportMeta(export_id, project_name, user.username, created_at),
+                agreement=(lambda: computing.result().agreement) if include_agreement else None,
+                provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
+        except BaseException as exc:
+            with db.write() as s:
+                row = s.get(DatasetExport, export_id)
+                row.status, row.error = "failed", (str(exc) or type(exc).__name__)[:2000]
+            if isinstance(exc, FileExistsError):
+                raise InvalidInput(f"{target} already exists and is not empty.") from None
+            if isinstance(exc, (OSError, ValueError)):
+                raise InvalidInput(f"The export failed and nothing was written: {exc}") from None
+            if isinstance(exc, FiguresFailed):
+                raise InvalidInput("The export failed and nothing was written: the process computing "
+                                   f"its figures stopped ({exc}).") from None
+            raise  # a defect (or an interrupt): the row says failed, the caller sees the error
     seconds = time.perf_counter() - started
     report(0.95, "Recording the export…")
     with db.write() as s:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -121,6 +122,66 @@ def test_a_failed_write_is_recorded_and_leaves_no_folder(db, lead, gold, tmp_pat
     assert list(out.parent.iterdir()) == []  # neither the folder nor a temporary one
     (rec,) = exports.list_exports(db, lead, gold)
     assert rec.status == "failed" and "disk full" in rec.error
+
+
+def test_figures_computed_in_a_second_process_give_the_same_files(db, lead, gold, tmp_path, monkeypatch):
+    # a large export computes its provenance and card figures in a child interpreter
+    here = exports.export_dataset(db, lead, gold, tmp_path / "here", seed=5)
+    started = []
+    original = exports.FiguresProcess.__init__
+
+    def counted(self):
+        started.append(self)
+        original(self)
+
+    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
+    monkeypatch.setattr(exports.FiguresProcess, "__init__", counted)
+    child = exports.export_dataset(db, lead, gold, tmp_path / "child", seed=5)
+    assert len(started) == 1 and started[0]._child.returncode == 0
+    assert not started[0]._folder.exists()  # its input and output files are removed
+    for config in hf_export.CONFIGS:
+        for name in hf_export.SPLIT_FILES.values():
+            assert (tmp_path / "here" / config / name).read_bytes() == (tmp_path / "child" / config / name).read_bytes()
+    card = [json.loads((tmp_path / d / "export.json").read_text())["agreement"] for d in ("here", "child")]
+    assert card[0] == card[1] and card[0]["benchmark_1"]["w1"] is not None
+    assert (here.status, child.status) == ("complete", "complete")
+
+
+def test_a_failing_figures_process_fails_the_export_and_writes_nothing(db, lead, gold, tmp_path, monkeypatch):
+    compute = exports.FiguresProcess.compute
+
+    def corrupted(self, data):  # the child cannot pair these counts with the annotations
+        return compute(self, dataclasses.replace(data, counts=[10**6]))
+
+    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
+    monkeypatch.setattr(exports.FiguresProcess, "compute", corrupted)
+    out = tmp_path / "exports" / "x"
+    out.parent.mkdir()
+    with pytest.raises(InvalidInput, match="the process computing its figures stopped .*IndexError"):
+        exports.export_dataset(db, lead, gold, out)
+    assert list(out.parent.iterdir()) == []
+    (rec,) = exports.list_exports(db, lead, gold)
+    assert rec.status == "failed" and "IndexError" in rec.error
+
+
+def test_a_figures_process_not_asked_is_stopped_and_cleaned_up(db, lead, gold, tmp_path, monkeypatch):
+    # refused after the read (the folder is not empty): the child started for it does not linger
+    started = []
+    original = exports.FiguresProcess.__init__
+
+    def counted(self):
+        started.append(self)
+        original(self)
+
+    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
+    monkeypatch.setattr(exports.FiguresProcess, "__init__", counted)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    with pytest.raises(InvalidInput, match="not empty"):
+        exports.export_dataset(db, lead, gold, tmp_path / "full")
+    (process,) = started
+    assert process._child.poll() is not None and not process._folder.exists()
+    assert (tmp_path / "full" / "keep.txt").read_text() == "mine" and count(db, DatasetExport) == 0
 
 
 def test_statistics_and_zip_of_an_export(db, lead, gold, tmp_path):

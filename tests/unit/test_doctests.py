@@ -35,6 +35,7 @@ MODULES: tuple[str, ...] = (
     "annotation.resolution",
     "annotation.project_day",
     "annotation.export_folder",
+    "annotation.export.figures",
     "annotation.sample_disagreement",
     "annotation.agreement.curve_agreement",
     "annotation.agreement.icc",

@@ -3,6 +3,7 @@ reproduction, and a round trip through ``datasets.load_dataset`` offline."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -25,6 +26,7 @@ from annotation.export import (
     ExportMeta,
     ExportSettings,
     GoldSample,
+    Provenance,
     annotation_record,
     axis_texts,
     export_hf_dataset,
@@ -461,6 +463,39 @@ def test_reproduce_with_stored_splits_gives_identical_files(exported, project, t
     assert other_seed.splits == manifest.splits
     assert export_hf_dataset(tmp_path / "fresh", samples, annotations, ExportSettings(seed=99),
                              meta=META).splits != manifest.splits
+
+
+def test_provenance_and_figures_given_later_write_the_same_files(project, tmp_path):
+    # the service computes them beside the formatting and hands over callables
+    samples, annotations = project
+    provenance = {s.external_id: Provenance(w1=float(i), pk=0.25, jaccard=0.5, resolution="pooled",
+                                            confidence=3, error_type="other")
+                  for i, s in enumerate(samples[::2])}
+    with_own = [dataclasses.replace(s, provenance=provenance.get(s.external_id, Provenance(pk=0.125)))
+                for s in samples]
+    figures = {"benchmark_1": {"icc_xi": 0.9}}
+    taken = []
+    export_hf_dataset(tmp_path / "values", with_own, annotations, ExportSettings(base=math.e, seed=4), meta=META,
+                      agreement=figures)
+    export_hf_dataset(tmp_path / "later", [dataclasses.replace(s, provenance=Provenance(pk=0.125)) for s in samples],
+                      annotations, ExportSettings(base=math.e, seed=4), meta=META,
+                      agreement=lambda: taken.append("agreement") or figures,
+                      provenance=lambda: taken.append("provenance") or provenance)
+    assert taken == ["provenance", "agreement"]
+
+    def read_lines(path):
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    files = sorted(p.relative_to(tmp_path / "values") for p in (tmp_path / "values").rglob("*") if p.is_file())
+    for name in files:
+        assert (tmp_path / "later" / name).read_bytes() == (tmp_path / "values" / name).read_bytes(), name
+    records = {r["_id"]: r for f in (tmp_path / "later").glob("benchmark_*/*.json") for r in read_lines(f)}
+    first = samples[0].external_id
+    assert records[first]["provenance"]["w1"] == pytest.approx(0.0) and records[first]["provenance"]["pk"] == 0.25
+    # an id the mapping lacks keeps the sample's own provenance
+    assert records[samples[1].external_id]["provenance"]["pk"] == 0.125
+    lines = [r for f in (tmp_path / "later").glob("annotations/*.json") for r in read_lines(f)]
+    assert all(r["provenance"] == records[r["sample_id"]]["provenance"] for r in lines)
 
 
 def test_given_splits_must_cover_every_sample(tmp_path, project):
