@@ -362,7 +362,9 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
         except BaseException as exc:
             with db.write() as s:
                 row = s.get(DatasetExport, export_id)
-                row.status, row.error = "failed", (str(exc) or type(exc).__name__)[:2000]
+                # an interrupt (the page left, the server stopped) is not an error of the export
+                reason = (str(exc) or type(exc).__name__) if isinstance(exc, Exception) else INTERRUPTED
+                row.status, row.error = "failed", reason[:2000]
             if isinstance(exc, FileExistsError):
                 raise InvalidInput(f"{target} already exists and is not empty.") from None
             if isinstance(exc, (OSError, ValueError)):
