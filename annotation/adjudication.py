@@ -168,11 +168,11 @@ def pair_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]) -> 
     """
     curve_a, curve_b, curve_of = [], [], []
     seg_n, seg_a, seg_b, label_j, seg_of = [], [], [], [], []
-    for index, (n_tokens, annotations) in enumerate(samples):
-        curves = [(a.xi, a.omega, a.alpha) for a in annotations if a.has_parameters]
+    for index, (n_tokens, versions) in enumerate(samples):
+        curves = [(a.xi, a.omega, a.alpha) for a in versions if a.has_parameters]
         for p, q in itertools.combinations(curves, 2):
             curve_a.append(p), curve_b.append(q), curve_of.append(index)
-        labelled = [a for a in annotations if _finished(a, n_tokens)]
+        labelled = [a for a in versions if _finished(a, n_tokens)]
         for p, q in itertools.combinations(labelled, 2):
             seg_n.append(n_tokens), seg_a.append(tuple(p.boundaries)), seg_b.append(tuple(q.boundaries))
             label_j.append(_jaccard(p, q, n_tokens)), seg_of.append(index)
