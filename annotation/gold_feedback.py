@@ -189,8 +189,10 @@ def score_against_gold(pairs: Sequence[MineAndGold]) -> list[GoldScore]:
             for i in range(len(pairs))]
 
 
-def describe_against_gold(distance: CurveDistance | None) -> str:
-    """The curve distance in the annotator's words (``distance`` from their curve to the gold's).
+def describe_against_gold(distance: CurveDistance | None, drew_curve: bool = False) -> str:
+    """The curve distance in the annotator's words (``distance`` from their curve to the gold's;
+    None without one: ``drew_curve`` says whether that is because they drew none or because a
+    curve lies off the time axis, where no distance is measured).
 
     Examples:
         >>> describe_against_gold(CurveDistance(7.8, 0.5, 7.8))
@@ -203,9 +205,11 @@ def describe_against_gold(distance: CurveDistance | None) -> str:
         'your curve and the gold curve coincide'
         >>> describe_against_gold(None)
         'you drew no curve'
+        >>> describe_against_gold(None, drew_curve=True)
+        'no distance: your curve or the gold curve lies off the time axis'
     """
     if distance is None:
-        return "you drew no curve"
+        return "no distance: your curve or the gold curve lies off the time axis" if drew_curve else "you drew no curve"
     factor = DEFAULT_BASE ** distance.w1
     if factor < _SAME_FACTOR:
         return "your curve and the gold curve coincide"

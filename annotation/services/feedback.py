@@ -223,7 +223,8 @@ def feedback_page(db: Database, actor: Actor, project_id: int, page: int = 1,
                 Version(tuple(a.boundaries or (0,)), tuple(a.segment_axes or (None,)), a.xi, a.omega, a.alpha),
                 a.note or "",
                 Version(tuple(g.boundaries), tuple(tuple(x) for x in g.segment_axes), g.xi, g.omega, g.alpha),
-                score, describe_against_gold(score.distance), difference, tuple(notes[g.sample_id])))
+                score, describe_against_gold(score.distance, drew_curve=None not in (a.xi, a.omega, a.alpha)),
+                difference, tuple(notes[g.sample_id])))
     return FeedbackPage(tuple(items), total, page, per_page)
 
 

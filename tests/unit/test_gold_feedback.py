@@ -120,6 +120,15 @@ def test_the_distance_in_words():
     assert "spread, not position" in describe_against_gold(CurveDistance(6.0, 0.6, 1.0))
 
 
+def test_a_curve_off_the_time_axis_is_not_called_no_curve():
+    # the axis ends at 200 log-time units: a narrow curve at 250 has no mass on it, so no distance
+    [off] = score_against_gold([pair(xi=250.0, omega=1.0, alpha=0.0)])
+    assert off.distance is None
+    assert describe_against_gold(off.distance, drew_curve=True) == (
+        "no distance: your curve or the gold curve lies off the time axis")
+    assert describe_against_gold(None) == "you drew no curve"
+
+
 def test_weekly_means_skip_undefined_figures():
     nan = math.nan
     week45 = [pair(), pair(submitted_at=datetime(2026, 11, 8, 23, 0, tzinfo=timezone.utc))]
