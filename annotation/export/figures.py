@@ -207,19 +207,31 @@ def _serve(given: str, out: str) -> None:
     the agreement modules, while the caller still reads the database), read the pickled
     :class:`FigureInput` from ``GIVEN`` and write the pickled :class:`ExportFigures` to ``OUT``
     (how the service computes a large export's figures in a second process:
-    :mod:`annotation.services.exports`)."""
+    :mod:`annotation.services.exports`).
+
+    Both files lie in a folder of their own, which the caller removes; when the caller is gone
+    (stdin closed without a line, or a new parent process by the end) this process removes it."""
     import gc
+    import os
     import pickle
+    import shutil
     import sys
+    from pathlib import Path
 
     gc.disable()  # a short-lived process making a few hundred thousand acyclic objects
+    parent = os.getppid()
+    folder = Path(given).parent
     if not sys.stdin.readline().strip():
+        shutil.rmtree(folder, ignore_errors=True)
         raise SystemExit("the export was given up before its figures were asked for")
     with open(given, "rb") as f:
         data = pickle.load(f)
     if not isinstance(data, FigureInput):
         raise SystemExit(f"expected a pickled FigureInput, got {type(data).__name__}")
     figures = export_figures(data)
+    if os.getppid() != parent:  # the export's process died meanwhile: nobody will read or remove this
+        shutil.rmtree(folder, ignore_errors=True)
+        return
     with open(out, "wb") as f:
         pickle.dump(figures, f, protocol=pickle.HIGHEST_PROTOCOL)
 

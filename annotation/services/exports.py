@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import logging
 import os
 import pickle
 import secrets
@@ -38,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Mapping
+from typing import Any, Callable, Mapping
 
 from sqlalchemy import func, select
 
@@ -194,73 +195,116 @@ def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadi
 #: interpreter, :class:`FiguresProcess`, started before the read: its imports take about a
 #: second), truly beside the formatting; below it, in a thread of this process.
 FIGURES_PROCESS_MIN_SAMPLES = 10_000
+#: How long the figures' process may take: this many seconds, plus one per thousand annotations
+#: (at 100k samples about 5 s are needed; a stopped or hung process must not hold an export).
+FIGURES_TIMEOUT_S = 120.0
+
+_log = logging.getLogger(__name__)
 
 
 class FiguresFailed(RuntimeError):
-    """The process computing an export's figures failed (message: the end of its error output)."""
+    """The figures of an export could not be computed (message: why, in a line)."""
 
 
-class FiguresProcess:
-    """:func:`annotation.export.figures.export_figures` in a child interpreter, ``python -m
-    annotation.export.figures IN OUT``: started first, so it imports while this process reads
-    the database; :meth:`compute` writes the input, tells it to go and waits for the figures.
+class FiguresInThread:
+    """Computes an export's figures here (:func:`annotation.export.figures.export_figures`, run
+    in the export's worker thread). A context manager giving itself; :meth:`stop` has nothing to
+    stop. An error becomes :class:`FiguresFailed`, which the export reports in a line."""
+
+    def compute(self, data: FigureInput) -> ExportFigures:
+        try:
+            return export_figures(data)
+        except Exception as exc:
+            raise FiguresFailed(f"{type(exc).__name__}: {exc}") from exc
+
+    def stop(self) -> None:
+        """Nothing to stop: a thread finishes its computation."""
+
+    def __enter__(self) -> FiguresInThread:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class FiguresProcess(FiguresInThread):
+    """The figures computed by a child interpreter, ``python -m annotation.export.figures IN
+    OUT``: started first, so it imports while this process reads the database; :meth:`compute`
+    writes the input, tells it to go and waits (at most :data:`FIGURES_TIMEOUT_S` and a second
+    per thousand annotations). Should the child fail for another reason than time — no such
+    module where it starts, a crash — the figures are computed here after all (slower).
 
     A plain child interpreter rather than :mod:`multiprocessing`: its ``spawn`` re-runs the
     parent's ``__main__`` script (breaking callers without a main guard), and ``fork`` in the app
     server, which runs many threads, may copy a lock one of them holds. The data goes through
     files, not pipes: 20 MB fed through a pipe from a thread takes thousands of small writes,
     each waiting for the GIL the formatting holds (measured: the child's 6 s became 11.6 s).
-    A context manager giving :meth:`compute`; leaving it stops the child if it still runs and
-    removes the files."""
+    Leaving the context (or :meth:`stop`) kills the child if it still runs and removes the
+    files; a child whose parent died removes them itself."""
+
+    #: the module the child runs (a test may point it elsewhere)
+    module = figures_module.__name__
 
     def __init__(self) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="chronocept-figures-"))
         self._given, self._out = self._folder / "input.pickle", self._folder / "figures.pickle"
-        self._err = (self._folder / "stderr.txt").open("wb")
+        self._errors = self._folder / "stderr.txt"
         root = Path(figures_module.__file__).resolve().parents[2]  # the folder holding ``annotation``
         try:
-            self._child = subprocess.Popen(
-                [sys.executable, "-m", figures_module.__name__, str(self._given), str(self._out)],
-                cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._err)
-        except OSError:
-            self._err.close()
+            with self._errors.open("wb") as err:
+                self._child = subprocess.Popen(
+                    [sys.executable, "-m", self.module, str(self._given), str(self._out)],
+                    cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err)
+        except BaseException:
             shutil.rmtree(self._folder, ignore_errors=True)
             raise
 
     def compute(self, data: FigureInput) -> ExportFigures:
-        """The figures of ``data``, computed by the child (raises :class:`FiguresFailed`)."""
+        try:
+            return self._compute_in_child(data)
+        except subprocess.TimeoutExpired as exc:
+            raise FiguresFailed(f"they took longer than {exc.timeout:.0f} s") from None
+        except (FiguresFailed, OSError, pickle.UnpicklingError, EOFError) as exc:
+            _log.warning("The export's figures process failed (%s); computing them in the app instead.", exc)
+            return super().compute(data)
+
+    def _compute_in_child(self, data: FigureInput) -> ExportFigures:
         with self._given.open("wb") as f:
             pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+        timeout = FIGURES_TIMEOUT_S + len(data.annotators) / 1000
         try:
-            self._child.communicate(b"go\n")
+            self._child.communicate(b"go\n", timeout=timeout)
         except BrokenPipeError:  # it ended before it was asked: its error output says why
             self._child.wait()
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise
         if self._child.returncode != 0:
-            lines = (self._folder / "stderr.txt").read_text("utf-8", "replace").strip().splitlines()
+            lines = self._errors.read_text("utf-8", "replace").strip().splitlines()
             raise FiguresFailed(lines[-1] if lines else f"exit status {self._child.returncode}")
         with self._out.open("rb") as f:
             return pickle.load(f)
 
-    def __enter__(self) -> Callable[[FigureInput], ExportFigures]:
-        return self.compute
-
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
+        """Kill the child if it still runs (an export given up need not wait for its figures)."""
         if self._child.poll() is None:
             self._child.kill()
             self._child.wait()
-        self._err.close()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
-def _figures_runner(n_gold: int) -> ContextManager[Callable[[FigureInput], ExportFigures]]:
+def _figures_runner(n_gold: int) -> FiguresInThread:
     """What computes the figures of an export of ``n_gold`` samples (see
-    :data:`FIGURES_PROCESS_MIN_SAMPLES`), as a context manager giving the function."""
+    :data:`FIGURES_PROCESS_MIN_SAMPLES`), a context manager."""
     if n_gold >= FIGURES_PROCESS_MIN_SAMPLES:
         try:
             return FiguresProcess()
-        except OSError:  # no process to be had (a limit, no interpreter): the slower way still works
-            pass
-    return contextlib.nullcontext(export_figures)
+        except (OSError, TypeError, ValueError) as exc:  # no process to be had: the slower way works
+            _log.warning("No process for the export's figures (%s); computing them in the app.", exc)
+    return FiguresInThread()
 
 
 def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | str, *,
@@ -309,7 +353,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                 for split, ids in per_split.items():
                     assignment.update({i: split for i in ids})
         # a large export starts the figures' process now, so it starts up while the rows are read
-        compute_figures = stack.enter_context(_figures_runner(count_gold(s, project_id)))
+        figures = stack.enter_context(_figures_runner(count_gold(s, project_id)))
         read = read_export_input(s, project_id, only=set(assignment) if assignment is not None else None,
                                  agreement=include_agreement)
         samples = read.samples
@@ -338,43 +382,63 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     # computed beside the formatting of the records (pure Python), which takes them last.
     figure_input = dataclasses.replace(read.figures, base=export_settings.base)
     with ThreadPoolExecutor(max_workers=1) as worker:
-        computing = worker.submit(compute_figures, figure_input)
-        report(0.1, "Formatting the annotations; computing the provenance and agreement figures…")
-        annotations = read.records()
-        with db.write() as s:
-            require_role(s, actor, "lead")
-            row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
-                                base=export_settings.base, seed=export_settings.seed,
-                                licence=export_settings.licence, reproduces_id=reproduce, status="writing",
-                                settings={"ratios": list(export_settings.ratios),
-                                          "include_agreement": include_agreement, "overwrite": overwrite,
-                                          "writer": hf_export.writer_identity()})
-            s.add(row)
-            s.flush()
-            export_id, created_at = row.id, row.created_at
-        report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
+        computing = worker.submit(figures.compute, figure_input)
         try:
-            manifest = hf_export.export_hf_dataset(
-                target, samples, annotations, export_settings,
-                meta=hf_export.ExportMeta(export_id, project_name, user.username, created_at),
-                agreement=(lambda: computing.result().agreement) if include_agreement else None,
-                provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
+            report(0.1, "Formatting the annotations; computing the provenance and agreement figures…")
+            annotations = read.records()
+            report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
+            export_id, created_at = _start_record(db, actor, project_id, target, export_settings, reproduce,
+                                                  include_agreement, overwrite)
+            try:
+                manifest = hf_export.export_hf_dataset(
+                    target, samples, annotations, export_settings,
+                    meta=hf_export.ExportMeta(export_id, project_name, user.username, created_at),
+                    agreement=(lambda: computing.result().agreement) if include_agreement else None,
+                    provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
+                seconds = time.perf_counter() - started
+                record = _finish_record(db, actor, user.username, export_id, manifest, seconds, len(samples),
+                                        len(annotations))
+            except BaseException as exc:
+                _fail_record(db, export_id, exc)
+                raise
         except BaseException as exc:
-            with db.write() as s:
-                row = s.get(DatasetExport, export_id)
-                # an interrupt (the page left, the server stopped) is not an error of the export
-                reason = (str(exc) or type(exc).__name__) if isinstance(exc, Exception) else INTERRUPTED
-                row.status, row.error = "failed", reason[:2000]
+            figures.stop()  # given up: the figures' process need not finish before the pool closes
             if isinstance(exc, FileExistsError):
                 raise InvalidInput(f"{target} already exists and is not empty.") from None
             if isinstance(exc, (OSError, ValueError)):
                 raise InvalidInput(f"The export failed and nothing was written: {exc}") from None
             if isinstance(exc, FiguresFailed):
-                raise InvalidInput("The export failed and nothing was written: the process computing "
-                                   f"its figures stopped ({exc}).") from None
+                raise InvalidInput(f"The export failed and nothing was written: its figures could not be "
+                                   f"computed ({exc}).") from None
             raise  # a defect (or an interrupt): the row says failed, the caller sees the error
-    seconds = time.perf_counter() - started
-    report(0.95, "Recording the export…")
+    # After the row is complete: an interrupt raised by a progress report (the page left) cannot
+    # leave it at "writing".
+    report(1.0, "Done.")
+    return record
+
+
+def _start_record(db: Database, actor: Actor, project_id: int, target: Path,
+                  export_settings: hf_export.ExportSettings, reproduce: int | None, include_agreement: bool,
+                  overwrite: bool) -> tuple[int, datetime]:
+    """The export's row, status ``writing``, made before the folder so its manifest carries the
+    id: (id, created at). Re-checks the actor's role."""
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
+                            base=export_settings.base, seed=export_settings.seed,
+                            licence=export_settings.licence, reproduces_id=reproduce, status="writing",
+                            settings={"ratios": list(export_settings.ratios),
+                                      "include_agreement": include_agreement, "overwrite": overwrite,
+                                      "writer": hf_export.writer_identity()})
+        s.add(row)
+        s.flush()
+        return row.id, row.created_at
+
+
+def _finish_record(db: Database, actor: Actor, username: str, export_id: int,
+                   manifest: hf_export.ExportManifest, seconds: float, n_samples: int,
+                   n_annotations: int) -> ExportRecord:
+    """Mark the export complete with its split membership, counts and time, and audit it."""
     with db.write() as s:
         row = s.get(DatasetExport, export_id)
         row.status = "complete"
@@ -382,12 +446,20 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
         row.counts = {c: dict(per) for c, per in manifest.counts.items()}
         row.settings = {**row.settings, "seconds": round(seconds, 3),
                         "annotations_left_out": manifest.annotations_left_out}
-        audit.record(s, actor.user_id, "export_dataset", "export", export_id, path=str(target),
-                     base=export_settings.base, seed=export_settings.seed, reproduces=reproduce,
-                     samples=len(samples), annotations=len(annotations))
-        record = _record(row, user.username)
-    report(1.0, "Done.")
-    return record
+        audit.record(s, actor.user_id, "export_dataset", "export", export_id, path=row.path,
+                     base=row.base, seed=row.seed, reproduces=row.reproduces_id,
+                     samples=n_samples, annotations=n_annotations)
+        return _record(row, username)
+
+
+def _fail_record(db: Database, export_id: int, exc: BaseException) -> None:
+    """Mark the export failed with the reason (an interrupt — the page left, the server
+    stopped — is recorded as :data:`INTERRUPTED`, not as an error of the export)."""
+    reason = (str(exc) or type(exc).__name__) if isinstance(exc, Exception) else INTERRUPTED
+    with db.write() as s:
+        row = s.get(DatasetExport, export_id)
+        if row is not None and row.status == "writing":
+            row.status, row.error = "failed", reason[:2000]
 
 
 def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:

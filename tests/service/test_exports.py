@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import signal
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from sqlalchemy import select
 
 from annotation import export as hf_export
 from annotation.export import writer as export_writer
+from annotation.export.figures import FigureInput
 from annotation.services import exports
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
@@ -147,21 +151,85 @@ def test_figures_computed_in_a_second_process_give_the_same_files(db, lead, gold
     assert (here.status, child.status) == ("complete", "complete")
 
 
-def test_a_failing_figures_process_fails_the_export_and_writes_nothing(db, lead, gold, tmp_path, monkeypatch):
-    compute = exports.FiguresProcess.compute
+@pytest.mark.parametrize("in_child", [True, False], ids=["process", "thread"])
+def test_figures_that_cannot_be_computed_fail_the_export_and_write_nothing(db, lead, gold, tmp_path, monkeypatch,
+                                                                           in_child):
+    # the counts do not pair with the annotations: the child fails, and so does the app after it
+    compute = exports.FiguresInThread.compute
 
-    def corrupted(self, data):  # the child cannot pair these counts with the annotations
+    def corrupted(self, data):
         return compute(self, dataclasses.replace(data, counts=[10**6]))
 
-    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
-    monkeypatch.setattr(exports.FiguresProcess, "compute", corrupted)
+    if in_child:
+        monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
+        original = exports.FiguresProcess._compute_in_child
+        monkeypatch.setattr(exports.FiguresProcess, "_compute_in_child",
+                            lambda self, data: original(self, dataclasses.replace(data, counts=[10**6])))
+    monkeypatch.setattr(exports.FiguresInThread, "compute", corrupted)
     out = tmp_path / "exports" / "x"
     out.parent.mkdir()
-    with pytest.raises(InvalidInput, match="the process computing its figures stopped .*IndexError"):
+    with pytest.raises(InvalidInput, match=r"its figures could not be computed \(IndexError"):
         exports.export_dataset(db, lead, gold, out)
     assert list(out.parent.iterdir()) == []
     (rec,) = exports.list_exports(db, lead, gold)
     assert rec.status == "failed" and "IndexError" in rec.error
+
+
+def test_a_child_that_cannot_run_leaves_the_figures_to_the_app(db, lead, gold, tmp_path, monkeypatch, caplog):
+    exports.export_dataset(db, lead, gold, tmp_path / "here", seed=5)
+    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
+    monkeypatch.setattr(exports.FiguresProcess, "module", "annotation.no_such_module")
+    rec = exports.export_dataset(db, lead, gold, tmp_path / "there", seed=5)
+    assert rec.status == "complete" and "computing them in the app instead" in caplog.text
+    for config in hf_export.CONFIGS:
+        for name in hf_export.SPLIT_FILES.values():
+            assert (tmp_path / "here" / config / name).read_bytes() == (tmp_path / "there" / config / name).read_bytes()
+
+
+def test_a_stopped_figures_process_times_out_and_is_killed(monkeypatch):
+    monkeypatch.setattr(exports, "FIGURES_TIMEOUT_S", 1.0)
+    data = FigureInput(("s1",), (1,), (3,), (1,), ("ann01",), (datetime(2026, 11, 20),), ((0,),), (("main",),),
+                       (40.0,), (10.0,), (0.0,), gold=(("s1", "auto", None, None),))
+    with exports.FiguresProcess() as process:
+        os.kill(process._child.pid, signal.SIGSTOP)
+        with pytest.raises(exports.FiguresFailed, match="took longer than 1 s"):
+            process.compute(data)
+        assert process._child.poll() is not None  # killed, not left stopped
+    assert not process._folder.exists()
+
+
+class LeftThePage(BaseException):
+    """What Streamlit raises in the script thread when the person leaves or reruns the page."""
+
+
+@pytest.mark.parametrize("at", [0.1, 0.35, 1.0])
+def test_an_export_interrupted_by_its_progress_report_leaves_no_row_writing(db, lead, gold, tmp_path, monkeypatch,
+                                                                            at):
+    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)  # and the child stops too
+    started = []
+    original = exports.FiguresProcess.__init__
+
+    def counted(self):
+        started.append(self)
+        original(self)
+
+    def progress(fraction, message):
+        if fraction == at:
+            raise LeftThePage()
+
+    monkeypatch.setattr(exports.FiguresProcess, "__init__", counted)
+    out = tmp_path / "exports" / "x"
+    out.parent.mkdir()
+    with pytest.raises(LeftThePage):
+        exports.export_dataset(db, lead, gold, out, progress=progress)
+    assert count(db, DatasetExport, DatasetExport.status == "writing") == 0
+    (process,) = started
+    assert process._child.poll() is not None and not process._folder.exists()
+    if at == 1.0:  # the folder was complete: so is its row
+        (rec,) = exports.list_exports(db, lead, gold)
+        assert rec.status == "complete" and [p.name for p in out.parent.iterdir()] == ["x"]
+    else:
+        assert list(out.parent.iterdir()) == [] and count(db, DatasetExport) == 0
 
 
 def test_a_figures_process_not_asked_is_stopped_and_cleaned_up(db, lead, gold, tmp_path, monkeypatch):

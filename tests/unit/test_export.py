@@ -34,6 +34,7 @@ from annotation.export import (
     zip_export,
 )
 from annotation.export import writer as export_writer
+from annotation.export.records import encode_json
 from annotation.interchange import to_interchange
 from annotation.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, segment_texts, token_offsets, token_spans, tokenize
@@ -496,6 +497,17 @@ def test_provenance_and_figures_given_later_write_the_same_files(project, tmp_pa
     assert records[samples[1].external_id]["provenance"]["pk"] == 0.125
     lines = [r for f in (tmp_path / "later").glob("annotations/*.json") for r in read_lines(f)]
     assert all(r["provenance"] == records[r["sample_id"]]["provenance"] for r in lines)
+
+
+def test_every_line_is_its_record_encoded_whole(exported):
+    # the provenance is appended to each encoded record: the line must be what encoding the
+    # whole record gives (separators, key order, non-ASCII kept)
+    out, _ = exported
+    for config in CONFIGS:
+        for name in SPLIT_FILES.values():
+            for line in (out / config / name).read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                assert line == encode_json(record) and list(record)[-1] == "provenance"
 
 
 def test_given_splits_must_cover_every_sample(tmp_path, project):
