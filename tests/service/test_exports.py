@@ -128,18 +128,28 @@ def test_a_failed_write_is_recorded_and_leaves_no_folder(db, lead, gold, tmp_pat
     assert rec.status == "failed" and "disk full" in rec.error
 
 
-def test_figures_computed_in_a_second_process_give_the_same_files(db, lead, gold, tmp_path, monkeypatch):
-    # a large export computes its provenance and card figures in a child interpreter
-    here = exports.export_dataset(db, lead, gold, tmp_path / "here", seed=5)
-    started = []
+@pytest.fixture
+def started(monkeypatch):
+    """Every figures process started while the test runs (exports of any size start one)."""
+    processes = []
     original = exports.FiguresProcess.__init__
 
     def counted(self):
-        started.append(self)
+        processes.append(self)
         original(self)
 
-    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
     monkeypatch.setattr(exports.FiguresProcess, "__init__", counted)
+    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
+    return processes
+
+
+def test_figures_computed_in_a_second_process_give_the_same_files(db, lead, gold, tmp_path, monkeypatch,
+                                                                   started):
+    # a large export computes its provenance and card figures in a child interpreter
+    with monkeypatch.context() as small:
+        small.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 10**9)
+        here = exports.export_dataset(db, lead, gold, tmp_path / "here", seed=5)
+    assert started == []
     child = exports.export_dataset(db, lead, gold, tmp_path / "child", seed=5)
     assert len(started) == 1 and started[0]._child.returncode == 0
     assert not started[0]._folder.exists()  # its input and output files are removed
@@ -203,21 +213,12 @@ class LeftThePage(BaseException):
 
 
 @pytest.mark.parametrize("at", [0.1, 0.35, 1.0])
-def test_an_export_interrupted_by_its_progress_report_leaves_no_row_writing(db, lead, gold, tmp_path, monkeypatch,
+def test_an_export_interrupted_by_its_progress_report_leaves_no_row_writing(db, lead, gold, tmp_path, started,
                                                                             at):
-    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)  # and the child stops too
-    started = []
-    original = exports.FiguresProcess.__init__
-
-    def counted(self):
-        started.append(self)
-        original(self)
-
     def progress(fraction, message):
         if fraction == at:
             raise LeftThePage()
 
-    monkeypatch.setattr(exports.FiguresProcess, "__init__", counted)
     out = tmp_path / "exports" / "x"
     out.parent.mkdir()
     with pytest.raises(LeftThePage):
@@ -232,17 +233,8 @@ def test_an_export_interrupted_by_its_progress_report_leaves_no_row_writing(db, 
         assert list(out.parent.iterdir()) == [] and count(db, DatasetExport) == 0
 
 
-def test_a_figures_process_not_asked_is_stopped_and_cleaned_up(db, lead, gold, tmp_path, monkeypatch):
+def test_a_figures_process_not_asked_is_stopped_and_cleaned_up(db, lead, gold, tmp_path, started):
     # refused after the read (the folder is not empty): the child started for it does not linger
-    started = []
-    original = exports.FiguresProcess.__init__
-
-    def counted(self):
-        started.append(self)
-        original(self)
-
-    monkeypatch.setattr(exports, "FIGURES_PROCESS_MIN_SAMPLES", 1)
-    monkeypatch.setattr(exports.FiguresProcess, "__init__", counted)
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "keep.txt").write_text("mine")
     with pytest.raises(InvalidInput, match="not empty"):
