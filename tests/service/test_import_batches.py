@@ -14,7 +14,7 @@ import traceback
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import event, func, select, update
+from sqlalchemy import event, select, update
 
 from annotation.services import projects, queue, submission
 from annotation.services.errors import InvalidInput

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation import editing, event_log
+from annotation import editing
 from annotation.curves import ALPHA_BOUNDS, MAX_POINTS, fit_curve
 from annotation.event_log import (
     ALREADY_SUBMITTED,

@@ -150,8 +150,9 @@ def test_the_card_of_an_export_carries_the_figures_and_still_loads(tmp_path, mon
     card = contents.card
     header = yaml.safe_load(card.split("---\n")[1])
     assert header["pretty_name"] == "Card project"
-    factor = math.log(1.1)
     assert "- Curve distance W1 0.519 base-2.71828 log-time units [0.517, 0.523]" in card
+    # the card writes W1 in the export's base; the manifest keeps it in base 1.1
+    assert round(contents.manifest.agreement["benchmark_1"]["w1"] * math.log(1.1), 3) == 0.519
     assert "- Krippendorff's α (ξ) 0.9951 [0.9948, 0.9953]" in card
     assert contents.manifest.agreement["benchmark_1"]["w1_base"] == 1.1
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
