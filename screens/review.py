@@ -127,7 +127,7 @@ st.session_state[K_SORTED] = order
 if K_NEXT in st.session_state:  # this lead's own decision: open the next item
     st.session_state[K_PICK] = st.session_state.pop(K_NEXT)
 elif st.session_state.get(K_PICK) is not None and all(r.item_id != st.session_state[K_PICK] for r in everything):
-    st.info("The sample you had open was settled meanwhile (another lead decided it); "
+    st.info("The sample you had open has been decided (in another tab, or by another lead); "
             "here is the next one.", icon=":material/sync:")
 if st.session_state.get(K_PICK) not in by_id:
     st.session_state[K_PICK] = ids[0]

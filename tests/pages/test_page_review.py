@@ -349,7 +349,7 @@ def test_the_open_item_settled_by_another_lead_is_explained(open_review, db, pai
     review.decide(db, lead, first, "discard", confidence=4, error_type="ambiguous_text", note="someone else")
     at.button(key=f"review.{first}.do.accept").click()  # the click comes too late
     run(at)
-    assert [i.value for i in at.info][0].startswith("The sample you had open was settled meanwhile")
+    assert [i.value for i in at.info][0].startswith("The sample you had open has been decided")
     assert _item_id(at) == second
     assert review.gold_of(db, lead, rows[0].sample_id) is None  # the other lead's discard stands
 
