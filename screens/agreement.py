@@ -3,7 +3,8 @@ thresholds, charts, tables.
 
 At 100k samples the page stays light: histograms are binned here (numpy) rather than sending
 every value to the browser, the parameter scatters draw a seeded sample of at most
-:data:`SCATTER_POINTS` points, and the per-sample CSV is built only when it is downloaded.
+:data:`SCATTER_POINTS` points, and a large per-sample CSV is written only when the lead asks for
+it (:mod:`ui.table_download`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from annotation.agreement.curve_agreement import w1_time_factor
 from annotation.agreement.intervals import DEFAULT_SEED, default_resamples
 from annotation.agreement.krippendorff_alpha import ALPHA_LABELS
 from annotation.axes import axis_by_name
-from annotation.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import agreement
 from ui.session import lead_page, service_errors
+from ui.table_download import table_download
 
 actor, db, project = lead_page("Agreement")
 settings = project.settings
@@ -249,6 +250,5 @@ with tab_review:
             "95 % interval": f"{o.interval[0]:.1%} – {o.interval[1]:.1%}"} for o in outcomes]),
             hide_index=True)
 
-st.download_button("Download the per-sample table (CSV)", lambda: safe_csv(report.per_sample),
-                   file_name=f"agreement-{project.name}.csv".replace(" ", "_"), mime="text/csv",
-                   key="agreement.download")
+table_download("Download the per-sample table (CSV)", report.per_sample,
+               f"agreement-{project.name}.csv".replace(" ", "_"), key="agreement.download")

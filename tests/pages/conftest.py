@@ -31,6 +31,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import pytest  # noqa: E402
 from argon2 import PasswordHasher
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
@@ -139,3 +140,18 @@ def make_app(db_url, request):
         return at
 
     return _make
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """The data of every ``st.download_button`` of a run, by file name."""
+    seen: dict[str, bytes | str] = {}
+    original = MediaFileManager.add
+
+    def _add(self, path_or_data, mimetype, coordinates, file_name=None, is_for_static_download=False):
+        if file_name is not None:
+            seen[file_name] = path_or_data
+        return original(self, path_or_data, mimetype, coordinates, file_name, is_for_static_download)
+
+    monkeypatch.setattr(MediaFileManager, "add", _add)
+    return seen

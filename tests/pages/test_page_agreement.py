@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from annotation.services import annotation_import, projects
 from annotation.text_import import TextRecord
 from page_helpers import run, titles
+from ui import table_download
 
 
 @pytest.fixture
@@ -132,3 +135,32 @@ def test_review_outcomes_show_wilson_intervals(db, make_app, admin, seeded):
     assert rows["unchanged"]["samples"] == 1 and rows["unchanged"]["share"] == "100.0%"
     assert rows["unchanged"]["95 % interval"] == "20.7% – 100.0%"  # Wilson, 1 of 1
     assert rows["changed"]["95 % interval"] == "0.0% – 79.3%"
+
+
+def csv_rows(data: bytes | str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(data.decode() if isinstance(data, bytes) else data)))
+
+
+def test_a_large_table_is_prepared_on_request_and_kept_while_it_is_the_same(make_app, admin, seeded, downloads,
+                                                                            monkeypatch):
+    # above the size written on every run, the lead asks for the CSV; the bytes then stay
+    # (a rerun keeps the button: no download is ever built on click, so none can be lost)
+    monkeypatch.setattr(table_download, "AT_ONCE_MAX_ROWS", 4)
+    at = open_page(make_app, admin)
+    assert not [n for n in downloads if n.endswith(".csv")]
+    at.button(key="agreement.download.prepare").click()
+    run(at)
+    (name,) = [n for n in downloads if n.endswith(".csv")]
+    rows = csv_rows(downloads[name])
+    assert sorted(r["sample_id"] for r in rows) == [f"S-{i}" for i in range(8)]
+    downloads.clear()
+    run(at)
+    assert name in downloads and not [b for b in at.button if b.key == "agreement.download.prepare"]
+    # another table (a filter): prepared again only when asked
+    downloads.clear()
+    at.selectbox(key="agreement.benchmark").set_value(1)
+    run(at)
+    assert not [n for n in downloads if n.endswith(".csv")]
+    at.button(key="agreement.download.prepare").click()
+    run(at)
+    assert len(csv_rows(downloads[name])) == 6

@@ -16,7 +16,6 @@ import io
 import re
 
 import pytest
-from streamlit.runtime.media_file_manager import MediaFileManager
 
 from annotation.segmentation import Segmentation, segment_texts, token_texts
 from annotation.services import accounts, projects, review
@@ -92,29 +91,6 @@ def _open(make_app, actor: Actor, page: str):
     at = run(make_app(actor))
     at.switch_page(page)
     return run(at)
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """The data of every ``st.download_button`` of a run, by file name (a button whose data is
-    built on click — a callable — is "clicked": its callable runs, as the server does on click)."""
-    seen: dict[str, bytes | str] = {}
-    original = MediaFileManager.add
-    original_deferred = MediaFileManager.add_deferred
-
-    def _add_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-        if file_name is not None:
-            seen[file_name] = data_callable()
-        return original_deferred(self, data_callable, mimetype, coordinates, file_name, **kwargs)
-
-    def _add(self, path_or_data, mimetype, coordinates, file_name=None, is_for_static_download=False):
-        if file_name is not None:
-            seen[file_name] = path_or_data
-        return original(self, path_or_data, mimetype, coordinates, file_name, is_for_static_download)
-
-    monkeypatch.setattr(MediaFileManager, "add", _add)
-    monkeypatch.setattr(MediaFileManager, "add_deferred", _add_deferred)
-    return seen
 
 
 LEAD_PAGES = ("screens/queue.py", "screens/review.py", "screens/projects.py", "screens/duplicates.py",
