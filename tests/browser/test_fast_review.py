@@ -75,6 +75,17 @@ def no_error_on(page) -> None:
     assert alerts.count() == 0, alerts.all_inner_texts()
 
 
+def assert_decided(db, lead, row, source: str, decision: str, confidence: int, error_type: str,
+                   note: str) -> None:
+    """The database holds exactly what the lead chose and typed for ``row``'s case."""
+    gold = review.gold_of(db, lead, row.sample_id)
+    assert (gold.source, gold.confidence, gold.error_type) == (source, confidence, error_type)
+    with db.read() as s:
+        item = s.get(ReviewItem, row.item_id)
+        assert (item.status, item.decision, item.confidence, item.error_type, item.note) == (
+            "closed", decision, confidence, error_type, note)
+
+
 def test_a_lead_decides_cases_fast(page, run_streamlit, three_flagged):
     url, db, lead, (first, second, third) = three_flagged
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
@@ -84,13 +95,7 @@ def test_a_lead_decides_cases_fast(page, run_streamlit, three_flagged):
     decide_fast(page, "Accept pooled", "Accept the pooled resolution", "2", "Guideline gap", POOLED_NOTE)
     expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
-    gold = review.gold_of(db, lead, first.sample_id)
-    assert (gold.source, gold.confidence, gold.error_type) == ("pooled", 2, "guideline_gap")
-    with db.read() as s:
-        item = s.get(ReviewItem, first.item_id)
-        assert (item.status, item.decision, item.confidence, item.error_type) == (
-            "closed", "accept_pooled", 2, "guideline_gap")
-        assert item.note == POOLED_NOTE
+    assert_decided(db, lead, first, "pooled", "accept_pooled", 2, "guideline_gap", POOLED_NOTE)
 
     # the next case, the same way, with a double-click on the take button
     decide_fast(page, "Take a version", "Take ann2's version", "5", "Annotator error", TAKEN_NOTE, double=True)
@@ -98,13 +103,8 @@ def test_a_lead_decides_cases_fast(page, run_streamlit, three_flagged):
     wait_for_idle(page)
     page.wait_for_timeout(500)  # a second decision, had the double-click made one, would be here by now
     wait_for_idle(page)
-    gold = review.gold_of(db, lead, second.sample_id)
-    assert (gold.source, gold.confidence, gold.error_type) == ("annotator", 5, "annotator_error")
+    assert_decided(db, lead, second, "annotator", "take_version", 5, "annotator_error", TAKEN_NOTE)
     with db.read() as s:
-        item = s.get(ReviewItem, second.item_id)
-        assert (item.status, item.decision, item.confidence, item.error_type) == (
-            "closed", "take_version", 5, "annotator_error")
-        assert item.note == TAKEN_NOTE
         decisions = s.scalars(select(AuditEvent.action).where(
             AuditEvent.entity == "sample", AuditEvent.action.startswith("review_"),
             AuditEvent.entity_id.in_([str(second.sample_id), str(third.sample_id)]))).all()
