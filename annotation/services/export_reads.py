@@ -45,18 +45,13 @@ class ExportInput:
 
     def records(self) -> list[dict[str, Any]]:
         """The annotations as interchange records (base 1.1, by sample, submission time and id)."""
-        names: dict[int, str] = {}
-        records: list[dict[str, Any]] = []
-        for r, (bounds, axes, points, flags) in zip(self.rows, self.decoded):
-            name = names.get(r[1])
-            if name is None:
-                name = names[r[1]] = pseudonym(r[1])
-            records.append(interchange_record(r[0], name, bounds, axes, points, r[5], r[6], r[7], flags,
-                                              r[9], r[10]))
-        return records
+        # the pseudonyms were made once, for the figures (one per row, in row order)
+        return [interchange_record(r[0], name, bounds, axes, points, r[5], r[6], r[7], flags, r[9], r[10])
+                for r, (bounds, axes, points, flags), name in zip(self.rows, self.decoded, self.figures.annotators)]
 
 
-def _production(project_id: int) -> tuple:  # type: ignore[type-arg]
+def production(project_id: int) -> tuple:  # type: ignore[type-arg]
+    """The filter of a project's production samples (active, not warm-up): what an export writes."""
     return (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
 
 
@@ -64,7 +59,7 @@ def count_gold(s: Session, project_id: int) -> int:
     """How many production samples of the project have gold (what an export writes)."""
     return s.scalar(select(func.count()).select_from(Sample)
                     .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-                    .where(*_production(project_id))) or 0
+                    .where(*production(project_id))) or 0
 
 
 def read_export_input(s: Session, project_id: int, *, only: set[str] | None = None,
@@ -79,7 +74,7 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
                GoldAnnotation.alpha, GoldAnnotation.source, GoldAnnotation.confidence,
                GoldAnnotation.error_type)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-        .where(*_production(project_id))
+        .where(*production(project_id))
         .order_by(Sample.id)).all()
     rows = s.execute(
         select(Sample.external_id, Annotation.annotator_id, cast(Annotation.boundaries, Text),
@@ -88,7 +83,7 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
                Annotation.submitted_at, Sample.benchmark, Sample.n_tokens)
         .join(Sample, Sample.id == Annotation.sample_id)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-        .where(*_production(project_id), Annotation.status == "submitted")
+        .where(*production(project_id), Annotation.status == "submitted")
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
     decoded = decode_json_texts(rows, (2, 3, 4, 8))
     sample_ids: list[str] = []

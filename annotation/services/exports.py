@@ -50,7 +50,9 @@ from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.export_reads import count_gold, pseudonym, read_export_input  # noqa: F401  (pseudonym: re-exported)
+from annotation.services.export_reads import (  # noqa: F401  (pseudonym: re-exported)
+    count_gold, production, pseudonym, read_export_input,
+)
 from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -178,11 +180,11 @@ def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadi
     recover_interrupted_exports(db, project_id)
     with db.read() as s:
         require_role(s, actor, "lead")
-        production = (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
+        in_production = production(project_id)
         gold = dict(s.execute(
             select(Sample.benchmark, func.count()).join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-            .where(*production).group_by(Sample.benchmark)).all())
-        total = s.scalar(select(func.count()).select_from(Sample).where(*production)) or 0
+            .where(*in_production).group_by(Sample.benchmark)).all())
+        total = s.scalar(select(func.count()).select_from(Sample).where(*in_production)) or 0
         pending = s.scalar(select(func.count()).select_from(NearDuplicate).where(
             NearDuplicate.project_id == project_id, NearDuplicate.status == "pending")) or 0
         reviews = s.scalar(select(func.count()).select_from(ReviewItem).join(Sample).where(
