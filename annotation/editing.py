@@ -77,10 +77,20 @@ def refit(content: AnnotationContent) -> tuple[AnnotationContent, str | None]:
                    rmse=fit.rmse), fit.message
 
 
+def edited_points(points: tuple[tuple[float, float], ...],
+                  event: Mapping[str, Any]) -> tuple[tuple[float, float], ...]:
+    """The points after one chart event (add / move / remove a point), on the chart's range.
+
+    Examples:
+        >>> edited_points(((20.0, 0.5),), {"action": "move", "index": 0, "x": 30.123, "y": 2})
+        ((30.12, 1.0),)
+    """
+    return tuple(apply_point_event(points, event, x_max=X_MAX, max_points=MAX_POINTS))
+
+
 def edit_points(content: AnnotationContent, event: Mapping[str, Any]) -> tuple[AnnotationContent, str | None]:
     """Apply one chart event (add / move / remove a point) and refit."""
-    points = apply_point_event(content.points, event, x_max=X_MAX, max_points=MAX_POINTS)
-    return refit(replace(content, points=tuple(points)))
+    return refit(replace(content, points=edited_points(content.points, event)))
 
 
 def set_parameters(content: AnnotationContent, xi: float, omega: float,

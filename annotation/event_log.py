@@ -17,6 +17,10 @@ The protocol:
   same queue twice (after a reconnect, a server restart, or two reruns racing) applies it once.
   At a gap (seq 7 arrives, 6 did not) it stops and reports ``waiting_for``: the component's next
   re-send carries the missing event and everything after it.
+* Consecutive moves of one point are folded by the component into the last one, which then
+  carries ``"first": m``: it stands for the edits m … seq (a move sets an absolute position, so
+  the last one is what all of them make). It applies when the next number expected lies in that
+  range — whether or not the server had applied some of them from an earlier send.
 * An event that cannot be applied (a boundary outside the text, an unknown axis, parameters
   outside the fit's bounds, an unknown kind...) is *refused*: it changes nothing, still counts as
   applied (acknowledged, so the queue moves on) and comes back as a :class:`Refusal` whose message
@@ -40,6 +44,7 @@ from annotation.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
 from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
 from annotation.protocol import NOTE_MAX_CHARS, AnnotationContent
+from annotation.working_draft import WorkingDraft
 from annotation.wording import counted
 
 #: The kinds of edit the server applies (anything else is refused, not rejected).
@@ -68,14 +73,20 @@ class EventError(ValueError):
 
 @dataclass(frozen=True)
 class EditEvent:
-    """One numbered edit: its ``kind`` and its other fields (``data``, read-only)."""
+    """One numbered edit: its ``kind`` and its other fields (``data``, read-only).
+
+    ``first`` is the first number it stands for (``seq`` itself, unless the component folded
+    consecutive moves of one point into their last: then it stands for ``first`` … ``seq``)."""
 
     seq: int
     kind: str
     data: Mapping[str, Any] = field(default_factory=dict)
+    first: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
+        if not self.first:
+            object.__setattr__(self, "first", self.seq)
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,11 @@ def parse_events(raw: object) -> list[EditEvent]:
             raise EventError(f"Two different edits carry the number {event.seq}; reload the sample.")
         by_seq[event.seq] = event
         events.append(event)
+    covered = 0
+    for event in sorted(by_seq.values(), key=lambda e: e.seq):
+        if event.first <= covered:  # a folded run of moves overlapping another edit
+            raise EventError(f"Two edits both stand for the number {covered}; reload the sample.")
+        covered = event.seq
     return events
 
 
@@ -152,7 +168,16 @@ def _parse_one(item: object, position: int) -> EditEvent:
     kind = item.get("kind")
     if not isinstance(kind, str) or not 0 < len(kind) <= MAX_NAME_CHARS:
         raise EventError(f"{where} (number {seq}) has no valid kind; reload the sample.")
-    data = {k: v for k, v in item.items() if k not in ("seq", "kind")}
+    first = seq
+    if "first" in item:
+        first = _whole(item.get("first"))
+        if first is None or not 1 <= first <= seq:
+            raise EventError(f"{where} (number {seq}) stands for a malformed range of edits; "
+                             "reload the sample.")
+        if first < seq and (kind != "point" or item.get("action") != "move"):
+            raise EventError(f"{where} (number {seq}) folds edits that are not moves of one point; "
+                             "reload the sample.")
+    data = {k: v for k, v in item.items() if k not in ("seq", "kind", "first")}
     if len(data) > MAX_FIELDS:
         raise EventError(f"{where} (number {seq}) has too many fields.")
     for name, value in data.items():
@@ -160,7 +185,7 @@ def _parse_one(item: object, position: int) -> EditEvent:
             raise EventError(f"{where} (number {seq}) has a malformed field name.")
         limit = NOTE_MAX_CHARS if name == "note" else MAX_TEXT_CHARS
         _check_value(value, limit, f"{where} (number {seq}), field {name!r}")
-    return EditEvent(seq, kind, data)
+    return EditEvent(seq, kind, data, first)
 
 
 def _check_value(value: object, limit: int, where: str) -> None:
@@ -190,35 +215,45 @@ def replay(content: AnnotationContent, step: int, n_tokens: int, last_seq: int,
     unapplied and unrefused, for a caller that may find the submit impossible (incomplete, quota)
     and then replays the rest on top (``replay(r.content, r.step, n, r.last_seq, events)``);
     without it they are refused as :data:`ALREADY_SUBMITTED`.
+
+    The cost is bounded per event whatever the draft's size (:class:`WorkingDraft`): a boundary
+    toggle is a binary search, point edits wait for one fit at the end (or before an edit that
+    reads the curve), so a batch of 500 moves of one point fits the curve once.
     """
+    draft = WorkingDraft(content, n_tokens)
     refused: list[Refusal] = []
     fit_message: str | None = None
-    fit_edited = False
+    fit_edited = point_fit_last = False
     waiting_for: int | None = None
     submit: SubmitRequest | None = None
     pending = [e for e in sorted(events, key=lambda e: e.seq) if e.seq > last_seq]
     for i, event in enumerate(pending):
         if event.seq <= last_seq:
             continue  # the same event twice in one batch
-        if event.seq != last_seq + 1:
+        if event.first > last_seq + 1:
             waiting_for = last_seq + 1
             break
-        applied = _apply(content, step, n_tokens, event)
+        if event.kind not in _DRAFT_KINDS and draft.fit_stale:
+            draft.take_fit_message()  # this edit may read the curve: fit the points first
+        applied = _apply(draft, step, event)
         last_seq = event.seq
         if applied.refusal is not None:
             refused.append(Refusal(event.seq, applied.refusal))
             continue
-        content, step = applied.content, applied.step
+        step = applied.step
         if event.kind in FIT_KINDS:
-            fit_edited, fit_message = True, applied.fit_message
+            fit_edited, point_fit_last = True, event.kind == "point"
+            fit_message = applied.fit_message
         if applied.submit is not None:
             submit = applied.submit
             if not stop_at_submit:
                 rest, last_seq = refuse_rest(pending[i + 1:], last_seq)
                 refused.extend(rest)
             break
-    return Replay(content, step, last_seq, tuple(refused), submit, fit_message, waiting_for,
-                  fit_edited)
+    if point_fit_last:
+        fit_message = draft.take_fit_message()
+    return Replay(draft.content(), step, last_seq, tuple(refused), submit, fit_message,
+                  waiting_for, fit_edited)
 
 
 def refuse_rest(events: Sequence[EditEvent], last_seq: int) -> tuple[tuple[Refusal, ...], int]:
@@ -234,136 +269,147 @@ def refuse_rest(events: Sequence[EditEvent], last_seq: int) -> tuple[tuple[Refus
 
 @dataclass(frozen=True)
 class _Applied:
-    content: AnnotationContent
     step: int
     refusal: str | None = None
     fit_message: str | None = None
     submit: SubmitRequest | None = None
 
 
-def _apply(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _apply(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     handler = _HANDLERS.get(event.kind)
     if handler is None:
-        return _Applied(content, step, f"Not applied: unknown edit {event.kind!r}.")
+        return _Applied(step, f"Not applied: unknown edit {event.kind!r}.")
     try:
-        return handler(content, step, n_tokens, event)
+        return handler(draft, step, event)
     except (ValueError, TypeError, ArithmeticError) as exc:
         # the editing functions catch what they expect; anything else refuses this one edit
-        return _refused(content, step, str(exc))
+        return _refused(step, str(exc))
 
 
-def _refused(content: AnnotationContent, step: int, message: str) -> _Applied:
-    return _Applied(content, step, f"Not applied: {message.rstrip('.')}.")
+def _refused(step: int, message: str) -> _Applied:
+    return _Applied(step, f"Not applied: {message.rstrip('.')}.")
 
 
-def _boundary(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _boundary(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     gap = _whole(event.data.get("gap"))
+    n_tokens = draft.n_tokens
     if gap is None:
-        return _refused(content, step, "a boundary needs the number of the token it comes before")
+        return _refused(step, "a boundary needs the number of the token it comes before")
     if not 1 <= gap < n_tokens:
-        return _refused(content, step, f"there is no gap before token {gap} in this "
-                                       f"{counted(n_tokens, 'token')} text")
-    return _Applied(editing.toggle_boundary(content, n_tokens, gap), step)
+        return _refused(step, f"there is no gap before token {gap} in this "
+                              f"{counted(n_tokens, 'token')} text")
+    draft.toggle_boundary(gap)
+    return _Applied(step)
 
 
-def _reset_segments(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
-    return _Applied(editing.reset_segmentation(content), step)
+def _reset_segments(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+    draft.reset_segments()
+    return _Applied(step)
 
 
-def _axis(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _axis(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     index = _whole(event.data.get("segment"))
-    n = len(content.segment_axes)
+    n = draft.n_segments
     if index is None or not 0 <= index < n:
         shown = "?" if index is None else index + 1
-        return _refused(content, step, f"there is no segment {shown} (the text has "
-                                       f"{counted(n, 'segment')})")
+        return _refused(step, f"there is no segment {shown} (the text has "
+                              f"{counted(n, 'segment')})")
     axis = event.data.get("axis")
     if axis is not None and axis != "" and not is_axis_name(axis):
-        return _refused(content, step, f"unknown axis {axis!r}; expected one of {', '.join(AXIS_NAMES)}")
-    return _Applied(editing.set_segment_axis(content, index, axis or None), step)
+        return _refused(step, f"unknown axis {axis!r}; expected one of {', '.join(AXIS_NAMES)}")
+    draft.set_axis(index, axis or None)
+    return _Applied(step)
 
 
-def _point(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _point(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     data = event.data
     action = data.get("action")
-    n = len(content.points)
+    n = len(draft.points)
     if action not in ACTIONS:
-        return _refused(content, step, f"unknown point action {action!r}")
+        return _refused(step, f"unknown point action {action!r}")
     if action == "add" and n >= MAX_POINTS:
-        return _refused(content, step, f"at most {MAX_POINTS} points can be placed; remove one first")
+        return _refused(step, f"at most {MAX_POINTS} points can be placed; remove one first")
     if action in ("move", "remove"):
         index = _whole(data.get("index"))
         if index is None or not 0 <= index < n:
             shown = "?" if index is None else index + 1
-            return _refused(content, step, f"there is no point {shown} (the chart has "
-                                           f"{counted(n, 'point')})")
+            return _refused(step, f"there is no point {shown} (the chart has "
+                                  f"{counted(n, 'point')})")
     if action in ("add", "move") and (_finite(data.get("x")) is None or _finite(data.get("y")) is None):
-        return _refused(content, step, "a point needs a finite time (x) and validity (y)")
-    new, message = editing.edit_points(content, dict(data))
-    return _Applied(new, step, fit_message=message)
+        return _refused(step, "a point needs a finite time (x) and validity (y)")
+    draft.edit_point(dict(data))  # the fit waits (replay takes its message when it runs)
+    return _Applied(step)
 
 
-def _params(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _on_content(edit: Callable[[AnnotationContent, EditEvent], tuple[AnnotationContent, str | None]],
+                *, refuse_unchanged: bool) -> Callable[[WorkingDraft, int, EditEvent], _Applied]:
+    """A handler for a curve edit that works on the whole content (rare kinds: hand-tuned
+    parameters, refit, durations). With ``refuse_unchanged`` a message with the content left as
+    it was is a refusal (the edit was impossible), else it says what the new curve misses."""
+    def handler(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+        content = draft.content()
+        new, message = edit(content, event)
+        if refuse_unchanged and message is not None and new == content:
+            return _refused(step, message)
+        draft.set_content(new)
+        return _Applied(step, fit_message=message)
+    return handler
+
+
+def _set_parameters(content: AnnotationContent, event: EditEvent) -> tuple[AnnotationContent, str | None]:
     xi, omega, alpha = (event.data.get(k) for k in ("xi", "omega", "alpha"))
     problem = parameter_bounds_problem(xi, omega, alpha)
     if problem is not None:
-        return _refused(content, step, f"the hand-tuned curve cannot be used: {problem}")
-    new, message = editing.set_parameters(content, float(xi), float(omega), float(alpha))
-    if message is not None and new == content:  # a message with the content unchanged: refused
-        return _refused(content, step, message)
-    return _Applied(new, step, fit_message=message)  # applied; the message says what it misses
+        return content, f"the hand-tuned curve cannot be used: {problem}"
+    return editing.set_parameters(content, float(xi), float(omega), float(alpha))
 
 
-def _refit(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
-    new, message = editing.refit(content)
-    return _Applied(new, step, fit_message=message)
-
-
-def _place(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
-    place = editing.place_from_durations
-    peak, half_gone = _finite(event.data.get("peak_minutes")), _finite(event.data.get("half_gone_minutes"))
+def _place(content: AnnotationContent, event: EditEvent) -> tuple[AnnotationContent, str | None]:
+    peak = _finite(event.data.get("peak_minutes"))
+    half_gone = _finite(event.data.get("half_gone_minutes"))
     if peak is None or half_gone is None:
-        return _refused(content, step, "entering durations needs the peak and the half-gone time "
-                                       "in minutes")
-    new, message = place(content, peak, half_gone)
-    if message is not None and new == content:  # impossible durations: nothing placed
-        return _refused(content, step, message)
-    return _Applied(new, step, fit_message=message)
+        return content, "entering durations needs the peak and the half-gone time in minutes"
+    return editing.place_from_durations(content, peak, half_gone)
 
 
-def _step(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _step(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     value = _whole(event.data.get("step"))
-    return _Applied(content, editing.set_step(event.data.get("step") if value is None else value))
+    return _Applied(editing.set_step(event.data.get("step") if value is None else value))
 
 
-def _flag(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _flag(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     flags = event.data.get("flags", [])
     note = event.data.get("note", "")
     if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
-        return _refused(content, step, "the flags must be a list of flag codes")
+        return _refused(step, "the flags must be a list of flag codes")
     unknown = [f for f in flags if f not in ANNOTATOR_FLAG_CODES]
     if unknown:
-        return _refused(content, step, f"unknown flag {unknown[0]!r}")
+        return _refused(step, f"unknown flag {unknown[0]!r}")
     if not isinstance(note, str):
-        return _refused(content, step, "the note must be text")
-    return _Applied(editing.set_flags(content, flags, note), step)
+        return _refused(step, "the note must be text")
+    draft.set_content(editing.set_flags(draft.content(), flags, note))
+    return _Applied(step)
 
 
-def _submit(content: AnnotationContent, step: int, n_tokens: int, event: EditEvent) -> _Applied:
+def _submit(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     flagged = event.data.get("flagged", False)
     if not isinstance(flagged, bool):
-        return _refused(content, step, "a submit must say whether it is flagged (true or false)")
+        return _refused(step, "a submit must say whether it is flagged (true or false)")
     if not flagged:
         # as the Submit button always did: a flag chosen earlier does not ride along
-        content = editing.set_flags(content, [], "")
-    return _Applied(content, step, submit=SubmitRequest(event.seq, flagged))
+        draft.set_content(editing.set_flags(draft.content(), [], ""))
+    return _Applied(step, submit=SubmitRequest(event.seq, flagged))
 
 
-_HANDLERS: Mapping[str, Callable[[AnnotationContent, int, int, EditEvent], _Applied]] = {
+_HANDLERS: Mapping[str, Callable[[WorkingDraft, int, EditEvent], _Applied]] = {
     "boundary": _boundary, "reset_segments": _reset_segments, "axis": _axis, "point": _point,
-    "params": _params, "refit": _refit, "place": _place, "step": _step, "flag": _flag,
+    "params": _on_content(_set_parameters, refuse_unchanged=True),
+    "refit": _on_content(lambda content, event: editing.refit(content), refuse_unchanged=False),
+    "place": _on_content(_place, refuse_unchanged=True), "step": _step, "flag": _flag,
     "submit": _submit,
 }
+#: Kinds that neither read nor change the curve: a pending fit can wait past them.
+_DRAFT_KINDS: frozenset[str] = frozenset({"boundary", "reset_segments", "axis", "point", "step"})
 
 
 def _whole(value: object) -> int | None:

@@ -9,6 +9,7 @@ thing everywhere. A :class:`Segmentation` is stored as the token indices at whic
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
@@ -227,4 +228,5 @@ def remap_segment_axes(
     """
     if len(old_axes) != old.n_segments or old.n_tokens != new.n_tokens:
         return [None] * new.n_segments
-    return [old_axes[old.segment_of(start)] for start in new.boundaries]
+    starts = old.boundaries
+    return [old_axes[bisect_right(starts, start) - 1] for start in new.boundaries]
