@@ -36,7 +36,7 @@ the lead's board and decisions and the annotator's own view are
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from sqlalchemy import false, select, true
 from sqlalchemy.orm import Session
@@ -49,7 +49,9 @@ from annotation.qualification import (
     qualification_figures,
 )
 from annotation.resolution import EDITED, Resolution
+from annotation.protocol import AnnotationContent
 from annotation.services import audit
+from annotation.services.errors import ChangedMeanwhile
 from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
 from db.models import (
@@ -122,12 +124,53 @@ def ensure_qualification(s: Session, project_id: int, user_id: int) -> Qualifica
     return row
 
 
-def record_warmup_submission(s: Session, smp: Sample, user_id: int) -> str:
-    """A warm-up annotation was just submitted: refresh the annotator's figures and admit them
-    if the rule says so. Returns their status. Runs inside the submit transaction."""
-    row = ensure_qualification(s, smp.project_id, user_id)
-    _evaluate(s, project_settings(s, smp.project_id), row, by_submission=True)
-    return row.status
+def _warmup_key(s: Session, project_id: int, user_id: int, own_id: int) -> tuple[Any, ...]:
+    """What a user's warm-up figures are computed from, in three light reads: the set's gold
+    versions (sample, gold id, decided at), the user's other submitted warm-up annotations and
+    the samples they had as gold checks."""
+    golds = tuple(tuple(r) for r in s.execute(
+        select(Sample.id, GoldAnnotation.id, GoldAnnotation.decided_at)
+        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .where(Sample.project_id == project_id, Sample.is_warmup == true(), Sample.status == "active")
+        .order_by(Sample.id)))
+    mine = tuple(tuple(r) for r in s.execute(
+        select(Annotation.id, Annotation.is_gold_check).join(Sample, Sample.id == Annotation.sample_id)
+        .where(Annotation.annotator_id == user_id, Sample.project_id == project_id,
+               Sample.is_warmup == true(), Annotation.id != own_id,
+               (Annotation.status == "submitted") | (Annotation.is_gold_check == true()))
+        .order_by(Annotation.id)))
+    return golds, mine
+
+
+@dataclass(frozen=True)
+class PreparedWarmup:
+    """A warm-up submit's new figures against gold, computed by :func:`prepare_warmup` before
+    the write, with what they were computed from."""
+
+    sample: Sample
+    user_id: int
+    key: tuple[Any, ...]
+    figures: QualificationFigures
+
+    def apply(self, s: Session, a: Annotation) -> str:
+        """Store the figures and admit the annotator if the rule says so; returns their status.
+        :class:`ChangedMeanwhile` when the set, its gold or the user's warm-up work changed."""
+        if _warmup_key(s, self.sample.project_id, self.user_id, a.id) != self.key:
+            raise ChangedMeanwhile("the warm-up set or its gold changed since the figures were computed")
+        row = ensure_qualification(s, self.sample.project_id, self.user_id)
+        _evaluate(s, project_settings(s, self.sample.project_id), row, by_submission=True,
+                  figures=self.figures)
+        return row.status
+
+
+def prepare_warmup(s: Session, smp: Sample, user_id: int, annotation_id: int,
+                   work: AnnotationContent) -> PreparedWarmup:
+    """The user's warm-up figures once ``work`` is submitted as the annotation
+    ``annotation_id`` of the warm-up sample ``smp`` (read now, computed now: no lock held)."""
+    key = _warmup_key(s, smp.project_id, user_id, annotation_id)  # first: see PreparedWarmup
+    _, by_user = figures_by_user(s, smp.project_id, [user_id],
+                                 pending=(user_id, annotation_id, smp.id, work))
+    return PreparedWarmup(smp, user_id, key, by_user[user_id])
 
 
 # --- figures ---------------------------------------------------------------------------------------
@@ -139,11 +182,14 @@ def _gold_resolution(g: GoldAnnotation, n_tokens: int) -> Resolution:
                       g.alpha, (), n_tokens, method=EDITED)
 
 
-def figures_by_user(s: Session, project_id: int,
-                    user_ids: Iterable[int] | None = None) -> tuple[int, dict[int, QualificationFigures]]:
+def figures_by_user(s: Session, project_id: int, user_ids: Iterable[int] | None = None, *,
+                    pending: tuple[int, int, int, AnnotationContent] | None = None,
+                    ) -> tuple[int, dict[int, QualificationFigures]]:
     """(size of the warm-up set, figures of every user with a submitted warm-up annotation —
     or of ``user_ids``, with empty figures for those without). Each user's figures count their
-    own total: the set less the samples they had as gold checks."""
+    own total: the set less the samples they had as gold checks. ``pending`` (user id,
+    annotation id, sample id, content): an annotation about to be submitted, counted as if it
+    were (the figures a submit will store, computed before its write)."""
     golds = {smp.id: (smp.external_id, _gold_resolution(g, smp.n_tokens)) for smp, g in s.execute(
         select(Sample, GoldAnnotation).join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(Sample.project_id == project_id, Sample.is_warmup == true(), Sample.status == "active")
@@ -168,7 +214,13 @@ def figures_by_user(s: Session, project_id: int,
                 .order_by(Annotation.sample_id, Annotation.id))
         if wanted is not None:
             stmt = stmt.where(Annotation.annotator_id.in_(wanted))
-        for uid, sid, boundaries, axes, xi, omega, alpha in s.execute(stmt):
+        rows = [tuple(r) for r in s.execute(stmt)]
+        if pending is not None and pending[2] in golds:
+            uid, aid, sid, c = pending
+            rows = [r for r in rows if r[:2] != (uid, sid)]
+            rows.append((uid, sid, c.boundaries, c.segment_axes, c.xi, c.omega, c.alpha))
+            rows.sort(key=lambda r: r[1])  # sample order, as the query gives them
+        for uid, sid, boundaries, axes, xi, omega, alpha in rows:
             external_id, gold = golds[sid]
             attempts.setdefault(uid, []).append(WarmupAttempt(
                 external_id, gold, tuple(boundaries or (0,)), tuple(axes or (None,)), xi, omega, alpha))
@@ -221,7 +273,7 @@ __all__ = [
     "ensure_qualification",
     "figures_by_user",
     "recheck_all",
-    "record_warmup_submission",
+    "prepare_warmup",
     "store_figures",
     "warmup_candidates",
     "warmup_route",

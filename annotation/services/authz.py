@@ -55,7 +55,11 @@ class Actor:
 
 def require_role(session: Session, actor: Actor, role: str) -> User:
     """Return the actor's current user row if it is active and has at least ``role``."""
-    user = session.get(User, actor.user_id)
+    return check_role(session.get(User, actor.user_id), role)
+
+
+def check_role(user: User | None, role: str) -> User:
+    """:func:`require_role` on the actor's user row the caller has just read (None: no row)."""
     if user is None or not user.is_active:
         raise PermissionDenied("Your account is not active. Ask an administrator.")
     if _RANK.get(user.role, -1) < _RANK[role]:

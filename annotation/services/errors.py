@@ -28,6 +28,12 @@ class AlreadySubmitted(ServiceError):
     """The annotation was already submitted; a second submit changes nothing."""
 
 
+class ChangedMeanwhile(Exception):
+    """A write found that what its plan was computed from has changed since it was read (the
+    draft saved by another request, the quota filled, the sample submitted by its other
+    annotator); nothing was written. Never shown: the caller reads and plans again."""
+
+
 class QuotaReached(ServiceError):
     """The annotator reached today's quota of submissions."""
 

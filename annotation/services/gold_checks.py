@@ -46,6 +46,7 @@ from sqlalchemy import delete, exists, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from annotation.gold_checks import (
+    CheckScores,
     CheckThresholds,
     check_passes,
     handout_seed,
@@ -57,7 +58,8 @@ from annotation.gold_checks import (
 from annotation.resolution import EDITED, Resolution
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound, StaleVersion
+from annotation.protocol import AnnotationContent
+from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -102,12 +104,13 @@ def check_due(s: Session, settings: ProjectSettings, project_id: int, user_id: i
     return is_check_handout(handed + 1, settings.gold_check_share, handout_seed(project_id, user_id))
 
 
-def _gold_of(s: Session, smp: Sample) -> Resolution | None:
+def _gold_of(s: Session, smp: Sample) -> tuple[Resolution | None, tuple[Any, ...] | None]:
+    """The sample's gold as a resolution, and what identifies that version of it (id, time)."""
     g = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
     if g is None:
-        return None
-    return Resolution(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi, g.omega,
-                      g.alpha, (), smp.n_tokens, method=EDITED)
+        return None, None
+    return (Resolution(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi, g.omega,
+                       g.alpha, (), smp.n_tokens, method=EDITED), (g.id, g.decided_at))
 
 
 def _window_results(s: Session, project_id: int, user_id: int) -> list[bool]:
@@ -122,17 +125,46 @@ def _window_results(s: Session, project_id: int, user_id: int) -> list[bool]:
     return [bool(p) for p in s.scalars(stmt)]
 
 
-def record_check_submission(s: Session, a: Annotation, smp: Sample, settings: ProjectSettings) -> GoldCheck:
-    """A gold check was just submitted: score it against gold, store the scores, and pause the
-    annotator when the rule says so (module docstring)."""
+@dataclass(frozen=True)
+class PreparedCheck:
+    """A gold check's score against gold, computed by :func:`prepare_check` before the submit's
+    write, with the version of the gold it was scored against."""
+
+    sample: Sample
+    settings: ProjectSettings
+    gold_key: tuple[Any, ...] | None
+    scores: CheckScores | None  # None: the sample has no gold
+
+    def apply(self, s: Session, a: Annotation) -> GoldCheck:
+        """Store the score and pause the annotator when the rule says so (module docstring);
+        :class:`ChangedMeanwhile` when the gold changed since it was scored against."""
+        key = s.execute(select(GoldAnnotation.id, GoldAnnotation.decided_at)
+                        .where(GoldAnnotation.sample_id == self.sample.id)).first()
+        if (None if key is None else tuple(key)) != self.gold_key:
+            raise ChangedMeanwhile("the gold of the check changed since it was scored against")
+        return record_check_submission(s, a, self.sample, self.settings, self.scores)
+
+
+def prepare_check(s: Session, a: Annotation, smp: Sample, settings: ProjectSettings,
+                  work: AnnotationContent) -> PreparedCheck:
+    """Score a gold check's content against the sample's gold (read now; no lock held)."""
+    gold, key = _gold_of(s, smp)
+    scores = None
+    if gold is not None:
+        scores = score_check(gold, tuple(work.boundaries or (0,)), tuple(work.segment_axes or (None,)),
+                             (work.xi, work.omega, work.alpha))
+    return PreparedCheck(smp, settings, key, scores)
+
+
+def record_check_submission(s: Session, a: Annotation, smp: Sample, settings: ProjectSettings,
+                            scores: CheckScores | None) -> GoldCheck:
+    """A gold check was just submitted: store its ``scores`` against gold (None: the sample has
+    no gold), and pause the annotator when the rule says so (module docstring)."""
     thresholds = CheckThresholds.of(settings)
-    gold = _gold_of(s, smp)
     row = GoldCheck(project_id=smp.project_id, user_id=a.annotator_id, sample_id=smp.id,
                     annotation_id=a.id, scored_at=utcnow())
     flagged = bool(a.flags)
-    if gold is not None:
-        scores = score_check(gold, tuple(a.boundaries or (0,)), tuple(a.segment_axes or (None,)),
-                             (a.xi, a.omega, a.alpha))
+    if scores is not None:
         row.w1, row.jaccard, row.pk = scores.w1, scores.jaccard, scores.pk
         # a flagged check is kept unjudged: the lead reads the flag and note, the window skips it
         row.passed = None if flagged else check_passes(scores, thresholds)

@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session
 from annotation.project_day import day_bounds
 from annotation.protocol import AnnotationContent
 from annotation.services import admission, audit, gold_checks
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor, check_role, require_role
 from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
@@ -236,57 +236,89 @@ def _candidate_ids(s: Session, user_id: int, project_id: int, k: int,
     return list(s.scalars(select(pool.c.id).order_by(pool.c.id).limit(_CANDIDATES)))
 
 
+@dataclass(frozen=True)
+class _Looked:
+    """What :func:`next_item` found with no lock held, when it has to hand something out."""
+
+    settings: ProjectSettings
+    route: admission.WarmupRoute
+    check_due: bool
+    candidates: tuple[int, ...]
+
+
+def _look(s: Session, actor: Actor, project_id: int) -> WorkItem | _Looked | None:
+    """The read half of :func:`next_item`: the annotator's open draft when there is one (then
+    nothing is written at all), None when they get nothing (paused), else what to hand out."""
+    require_role(s, actor, "annotator")
+    settings = project_settings(s, project_id)
+    route = admission.warmup_route(s, project_id, actor.user_id)
+    if route.in_warmup:
+        return _Looked(settings, route, False, ())
+    if gold_checks.is_paused(s, project_id, actor.user_id):
+        return None  # paused from production until a lead lifts it (queue_status says so)
+    found = _open_draft(s, actor.user_id, project_id, warmup=False if route.marked else None)
+    if found:
+        return work_item(*found)
+    due = bool(route.sample_ids) and gold_checks.check_due(s, settings, project_id, actor.user_id)
+    candidates = _candidate_ids(s, actor.user_id, project_id, settings.annotators_per_sample,
+                                exclude_warmup=route.marked)
+    return _Looked(settings, route, due, tuple(candidates))
+
+
 def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
     """The annotator's next sample: their oldest unfinished draft, else a newly assigned sample.
 
     In a project with a warm-up set, a user not admitted yet gets warm-up samples only
     (:func:`_next_warmup`) and an admitted one production samples only.
     Returns None when the pool has nothing left for them. Does not check the quota (a draft may
-    be prepared; :func:`annotation.services.submission.submit` enforces it) — pages show the
-    quota from :func:`queue_status`.
+    be prepared; a submit enforces it) — pages show the quota from :func:`queue_status`.
+
+    The looking is done in a read transaction (:func:`_look`): an open draft is returned
+    without any write. A hand-out then takes the write lock only for its few statements: the
+    user (locked on PostgreSQL, so one person's tabs ask one at a time), the draft check again
+    (another tab may have just made one), the conditional claim of a slot and the new rows.
     """
+    looked = db.run_read(lambda s: _look(s, actor, project_id))
+    if not isinstance(looked, _Looked):
+        return looked
+
     def attempt(s: Session) -> WorkItem | None:
-        user = require_role(s, actor, "annotator")
+        user_row = select(User).where(User.id == actor.user_id)
         if s.bind.dialect.name == "postgresql":
             # One person's requests one at a time, so two tabs asking at once get the
             # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
-            s.execute(select(User.id).where(User.id == user.id).with_for_update())
-        settings = project_settings(s, project_id)
-        route = admission.warmup_route(s, project_id, actor.user_id)
+            user_row = user_row.with_for_update()
+        check_role(s.execute(user_row).scalar(), "annotator")
+        settings, route = looked.settings, looked.route
         if route.in_warmup:
             return _next_warmup(s, actor, project_id, settings, route)
-        if gold_checks.is_paused(s, project_id, actor.user_id):
-            return None  # paused from production until a lead lifts it (queue_status says so)
-        found = _open_draft(s, actor.user_id, project_id,
-                            warmup=False if route.marked else None)
+        found = _open_draft(s, actor.user_id, project_id, warmup=False if route.marked else None)
         if found:
             return work_item(*found)
-        if route.sample_ids and gold_checks.check_due(s, settings, project_id, actor.user_id):
+        if looked.check_due:
             check = _hand_out_check(s, actor, settings, route)
             if check is not None:
                 return check  # else no check material left: production as usual
         k = settings.annotators_per_sample
-        while True:
-            candidates = _candidate_ids(s, actor.user_id, project_id, k,
-                                        exclude_warmup=route.marked)
-            if not candidates:
-                return None
+        candidates = list(looked.candidates)
+        while candidates:
             for sample_id in candidates:
-                claimed = s.execute(
+                smp = s.execute(
                     update(Sample).where(Sample.id == sample_id, Sample.n_assigned < k)
-                    .values(n_assigned=Sample.n_assigned + 1)
-                    .returning(Sample.n_assigned)
+                    .values(n_assigned=Sample.n_assigned + 1).returning(Sample),
+                    execution_options={"synchronize_session": False, "populate_existing": True},
                 ).scalar()
-                if claimed is None:
+                if smp is None:
                     continue  # someone took the last slot meanwhile
-                smp = s.get(Sample, sample_id, populate_existing=True)
-                s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed,
+                s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=smp.n_assigned,
                                  assigned_at=utcnow()))
                 a = _new_draft(s, actor.user_id, smp, settings)
-                audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed)
+                audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=smp.n_assigned)
                 return work_item(a, smp)
-            # Every candidate filled up while we waited for its row (PostgreSQL, busy
-            # pool): the pool is not empty, so look again rather than report it empty.
+            # Every candidate filled up since they were looked up (a busy pool): the pool is
+            # not empty, so look again rather than report it empty.
+            candidates = _candidate_ids(s, actor.user_id, project_id, k, exclude_warmup=route.marked)
+        return None
 
     for _attempt in range(3):
         try:

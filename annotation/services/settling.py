@@ -5,9 +5,12 @@ submitted.
   (:class:`db.models.ParameterStats`): the 2σ rule needs the SD of each parameter over the
   project's submitted annotations, and the sums keep that O(1) per submit.
 * An annotator's flag opens a review item at once.
-* When a sample has its k-th submitted annotation (:func:`record_submission`, called inside the
-  submit transaction) its flags are computed (``annotation.flags``): flagged samples open a review
-  item, unflagged ones are resolved automatically into gold (``annotation.resolution``).
+* When a sample has its k-th submitted annotation its flags are computed (``annotation.flags``):
+  flagged samples open a review item, unflagged ones are resolved automatically into gold
+  (``annotation.resolution``). At a submit this is decided before the write
+  (:func:`prepare_submission`: read the sample, :func:`plan_settle`) and written in the submit's
+  transaction once the sample is verified unchanged (:class:`PreparedSettlement`), so no flag
+  or resolution is computed while the write lock is held.
 * :func:`resolve_project` settles a whole project again (CLI ``resolve``, settings changes).
 
 The lead's side — the review queue and the decisions on its items — is
@@ -38,7 +41,7 @@ from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput
+from annotation.services.errors import ChangedMeanwhile, InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -57,16 +60,17 @@ _BOUNDS = {"xi": XI_BOUNDS, "omega": OMEGA_BOUNDS, "alpha": ALPHA_BOUNDS}
 
 # --- running parameter statistics -----------------------------------------------------------
 
-def ensure_stats(s: Session, project_id: int) -> ParameterStats:
+def ensure_stats(s: Session, project_id: int, *, without: int | None = None) -> ParameterStats:
     """The project's running sums, built from the stored annotations the first time.
 
     Call it *before* changing which annotations are submitted in a transaction, so the sums it
-    builds do not already contain the change that :func:`count_parameters` then adds.
+    builds do not already contain the change that :func:`count_parameters` then adds — or name
+    that change's annotation as ``without``.
     """
     stats = s.get(ParameterStats, project_id)
     if stats is not None:
         return stats
-    n, sx, so, sa, qx, qo, qa = _sums_from_annotations(s, project_id)
+    n, sx, so, sa, qx, qo, qa = _sums_from_annotations(s, project_id, without)
     stats = ParameterStats(project_id=project_id, n=n, sum_xi=sx, sum_omega=so, sum_alpha=sa,
                            sumsq_xi=qx, sumsq_omega=qo, sumsq_alpha=qa)
     s.add(stats)
@@ -74,7 +78,7 @@ def ensure_stats(s: Session, project_id: int) -> ParameterStats:
     return stats
 
 
-def _sums_from_annotations(s: Session, project_id: int) -> tuple[Any, ...]:
+def _sums_from_annotations(s: Session, project_id: int, without: int | None = None) -> tuple[Any, ...]:
     """``(n, Σξ, Σω, Σα, Σξ², Σω², Σα²)`` over the submitted production annotations whose curve
     the fit could have made (finite, inside the fit's bounds): a value from before imports were
     checked (ξ = 1e308) is left out, so it cannot make σ infinite, NaN or 0 for good."""
@@ -84,7 +88,8 @@ def _sums_from_annotations(s: Session, project_id: int) -> tuple[Any, ...]:
                *[func.sum(getattr(Annotation, p) * getattr(Annotation, p)) for p in PARAMETERS])
         .join(Sample, Sample.id == Annotation.sample_id)
         .where(Sample.project_id == project_id, Annotation.status == "submitted",
-               Sample.is_warmup.is_(False), *in_bounds)
+               Sample.is_warmup.is_(False),
+               Annotation.id != (without if without is not None else -1), *in_bounds)
     ).one()
     n, *sums = (v or 0 for v in row)
     return (int(n), *(float(v) for v in sums))
@@ -98,7 +103,7 @@ def _counted(content: AnnotationContent) -> bool:
 
 
 def count_parameters(s: Session, project_id: int, content: AnnotationContent,
-                     sign: int) -> ParameterStats | None:
+                     sign: int, *, ensure: bool = True) -> ParameterStats | None:
     """Add (sign=+1) or remove (sign=-1) one annotation's parameters from the running sums,
     as one atomic UPDATE so concurrent submits cannot lose each other's counts.
 
@@ -107,7 +112,8 @@ def count_parameters(s: Session, project_id: int, content: AnnotationContent,
     counted (none, or outside the fit's bounds: see :func:`_counted`)."""
     if not _counted(content):
         return None
-    ensure_stats(s, project_id)
+    if ensure:  # else the caller builds missing sums itself (None comes back)
+        ensure_stats(s, project_id)
     values: dict[str, Any] = {"n": ParameterStats.n + sign}
     for p in PARAMETERS:
         v = float(getattr(content, p))
@@ -200,11 +206,6 @@ def _open_item(s: Session, sample_id: int) -> ReviewItem | None:
                                              ReviewItem.status == "open"))
 
 
-def _hit_json(hit: FlagHit, annotations: Sequence[Annotation]) -> dict[str, Any]:
-    return {"code": hit.code, "detail": hit.detail, "value": hit.value, "threshold": hit.threshold,
-            "annotation_ids": [annotations[i].id for i in hit.annotators if i < len(annotations)]}
-
-
 def open_review(s: Session, smp: Sample, reasons: Sequence[str], details: Sequence[dict],
                 item: ReviewItem | None = _UNKNOWN) -> ReviewItem:
     """Open (or extend) the sample's review item with ``reasons`` (``item``: the open item when
@@ -254,53 +255,180 @@ def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by
     return gold
 
 
+@dataclass(frozen=True)
+class Submitted:
+    """One submitted annotation of a sample as settling reads it: its id, annotator, content
+    and the annotator's username (for the flags' wording)."""
+
+    id: int
+    annotator_id: int
+    content: AnnotationContent
+    name: str
+
+
+def submitted_of(state: SampleState) -> list[Submitted]:
+    """The state's annotations as :class:`Submitted` values (submit order)."""
+    return [Submitted(a.id, a.annotator_id, annotation_content(a), name)
+            for a, name in zip(state.annotations, state.names)]
+
+
+@dataclass(frozen=True)
+class SettlePlan:
+    """What settling one sample writes, decided (:func:`plan_settle`) from a state read before
+    the write: the review reasons (and their details) to open or add, automatic gold to drop
+    (new thresholds flag it) or to store, and the outcome ("incomplete", "pending", "flagged",
+    "gold")."""
+
+    result: str
+    reasons: tuple[str, ...] = ()
+    details: tuple[dict[str, Any], ...] = ()
+    drop_gold: bool = False
+    gold: Resolution | None = None
+
+
+def _hits_json(hits: Sequence[FlagHit], subs: Sequence[Submitted]) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...]]:
+    return (tuple(h.code for h in hits),
+            tuple({"code": h.code, "detail": h.detail, "value": h.value, "threshold": h.threshold,
+                   "annotation_ids": [subs[i].id for i in h.annotators if i < len(subs)]}
+                  for h in hits))
+
+
+def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted],
+                gold_source: str | None, item_open: bool, spread: ParameterSpread, *,
+                annotator_flags: bool = False) -> SettlePlan:
+    """Decide how to settle a sample (pure: no session), from its submitted annotations in
+    submit order, its gold's source (None: no gold), whether a review item is open and the
+    project's parameter spread. ``annotator_flags``: the newest annotation carries an
+    annotator's flag, which goes to the lead at once (whether or not the sample is complete).
+    """
+    reasons: tuple[str, ...] = ()
+    details: tuple[dict[str, Any], ...] = ()
+    if annotator_flags:
+        reasons, details = _hits_json(annotator_flag_hits([x.content for x in subs]), subs)
+        item_open = True
+    if (smp.is_warmup or len(subs) < settings.annotators_per_sample or smp.status != "active"):
+        return SettlePlan("incomplete", reasons, details)
+    if gold_source is not None and gold_source != "auto":
+        return SettlePlan("pending", reasons, details)  # a lead decided it
+    hits = flags_for_sample([x.content for x in subs], smp.n_tokens, spread, settings,
+                            [x.name for x in subs])
+    more, more_details = _hits_json(hits, subs)
+    reasons, details = reasons + more, details + more_details
+    if item_open:
+        # already waiting for a lead (an annotator's flag, the daily sample): add what the
+        # complete sample shows, so the lead sees every reason in one place
+        return SettlePlan("pending", reasons, details)
+    if hits:  # new thresholds flag what was auto-resolved before
+        return SettlePlan("flagged", reasons, details, drop_gold=gold_source is not None)
+    versions = []
+    for x in subs:
+        try:
+            versions.append(AnnotatorVersion.from_content(x.annotator_id, x.content, smp.n_tokens))
+        except (SegmentationError, ValueError):
+            continue  # an unfinished flagged annotation cannot take part in a merge
+    return SettlePlan("gold", gold=resolve_pair(versions))
+
+
+def write_settle(s: Session, smp: Sample, plan: SettlePlan, state: SampleState) -> str:
+    """Write ``plan`` (decided from ``state``, as read in this transaction or verified
+    unchanged); returns its outcome."""
+    if plan.drop_gold and state.gold is not None:
+        s.delete(state.gold)
+        state.gold = None
+    if plan.reasons:
+        state.item = open_review(s, smp, plan.reasons, plan.details, state.item)
+    if plan.gold is not None:
+        store_gold(s, smp, plan.gold, "auto", None, gold=state.gold)
+    return plan.result
+
+
 def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
            stats: ParameterStats | None = None, state: SampleState | None = None) -> str:
-    """Flag or auto-resolve a sample with at least k submitted annotations.
+    """Flag or auto-resolve a sample with at least k submitted annotations, in the caller's
+    transaction (:func:`plan_settle` then :func:`write_settle`).
 
     Returns "incomplete", "pending" (an item is already open or a lead decided it),
-    "flagged" or "gold". Runs inside the caller's transaction. ``stats`` (current running sums)
-    and ``state`` (the sample's :func:`sample_state`, freshly read) save a caller that has just
-    read them the round trips.
+    "flagged" or "gold". ``stats`` (current running sums) and ``state`` (the sample's
+    :func:`sample_state`, freshly read) save a caller that has just read them the round trips.
     """
     if smp.is_warmup:  # scored against the lead's gold (services.admission), never settled
         return "incomplete"
     if state is None:
         state = sample_state(s, smp.id)
-    anns, gold, item = state.annotations, state.gold, state.item
-    if len(anns) < settings.annotators_per_sample or smp.status != "active":
+    if len(state.annotations) < settings.annotators_per_sample or smp.status != "active":
         return "incomplete"
-    if gold is not None and gold.source != "auto":
-        return "pending"  # a lead decided it
-    hits = flags_for_sample([annotation_content(a) for a in anns], smp.n_tokens,
-                            _spread(s, smp.project_id, stats), settings, state.names)
-    if item is not None:
-        # already waiting for a lead (an annotator's flag, the daily sample): add what the
-        # complete sample shows, so the lead sees every reason in one place
-        open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits], item)
-        return "pending"
-    if hits:
-        if gold is not None:  # new thresholds flag what was auto-resolved before
-            s.delete(gold)
-        open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits], None)
-        return "flagged"
-    res = resolve_pair(usable_versions(anns, smp.n_tokens))
-    store_gold(s, smp, res, "auto", None, gold=gold)
-    return "gold"
+    plan = plan_settle(smp, settings, submitted_of(state),
+                       None if state.gold is None else state.gold.source, state.item is not None,
+                       _spread(s, smp.project_id, stats))
+    return write_settle(s, smp, plan, state)
 
 
-def record_submission(s: Session, smp: Sample, content: AnnotationContent,
-                      settings: ProjectSettings) -> str:
-    """Count a newly submitted annotation; an annotator's flag goes to the lead at once, and
-    the sample is settled if it is now complete."""
-    stats = count_parameters(s, smp.project_id, content, +1)
+# --- settling at submit: planned before the write, verified in it ---------------------------------
+
+def _spread_with(s: Session, project_id: int, stats: ParameterStats | None,
+                 content: AnnotationContent) -> ParameterSpread:
+    """The spread the project will have once ``content`` is counted (read-only: sums that
+    are missing or poisoned are computed from the annotations, not stored)."""
+    sums: list[float]
+    if stats is None or not sums_are_finite(
+            *[getattr(stats, f"{kind}_{p}") for kind in ("sum", "sumsq") for p in PARAMETERS]):
+        n, *sums = _sums_from_annotations(s, project_id)
+    else:
+        n = stats.n
+        sums = [getattr(stats, f"{kind}_{p}") for kind in ("sum", "sumsq") for p in PARAMETERS]
+    if _counted(content):
+        n += 1
+        values = [float(getattr(content, p)) for p in PARAMETERS]
+        sums = [a + b for a, b in zip(sums, values + [v * v for v in values])]
+    k = len(PARAMETERS)
+    return spread_from_sums(n, dict(zip(PARAMETERS, sums[:k])), dict(zip(PARAMETERS, sums[k:])))
+
+
+def _state_key(state: SampleState, own_id: int) -> tuple[Any, ...]:
+    """What settling at submit planned on: the sample's other submitted annotations (in order),
+    its gold (id and source) and its open review item."""
+    return (tuple(a.id for a in state.annotations if a.id != own_id),
+            None if state.gold is None else (state.gold.id, state.gold.source),
+            None if state.item is None else state.item.id)
+
+
+@dataclass(frozen=True)
+class PreparedSettlement:
+    """Settling at a production submit, prepared by :func:`prepare_submission` with no lock
+    held: the planned writes and the state they were planned on."""
+
+    sample: Sample
+    content: AnnotationContent
+    key: tuple[Any, ...]
+    plan: SettlePlan
+
+    def apply(self, s: Session, a: Annotation) -> str:
+        """Count the annotation into the running sums, then write the planned settlement
+        after checking the sample is as planned (:class:`ChangedMeanwhile` when not)."""
+        smp = self.sample
+        if _counted(self.content) and count_parameters(s, smp.project_id, self.content, +1,
+                                                       ensure=False) is None:
+            ensure_stats(s, smp.project_id, without=a.id)  # a project's first count: from the rows
+            count_parameters(s, smp.project_id, self.content, +1)
+        state = sample_state(s, smp.id)
+        if _state_key(state, a.id) != self.key:
+            raise ChangedMeanwhile("the sample changed since its settling was planned")
+        return write_settle(s, smp, self.plan, state)
+
+
+def prepare_submission(s: Session, smp: Sample, annotation_id: int, annotator_id: int,
+                       username: str, content: AnnotationContent, settings: ProjectSettings,
+                       stats: ParameterStats | None) -> PreparedSettlement:
+    """Read the sample (in a read transaction) and decide what its settling will write once
+    ``content`` is submitted as the annotation ``annotation_id``: an annotator's flag goes to
+    the lead at once; a sample now complete is flagged or resolved into gold."""
     state = sample_state(s, smp.id)
-    if content.flags:
-        anns = state.annotations
-        hits = annotator_flag_hits([annotation_content(a) for a in anns])
-        state.item = open_review(s, smp, [h.code for h in hits], [_hit_json(h, anns) for h in hits],
-                                 state.item)
-    return settle(s, smp, settings, stats=stats, state=state)
+    subs = [x for x in submitted_of(state) if x.id != annotation_id]
+    subs.append(Submitted(annotation_id, annotator_id, content, username))
+    plan = plan_settle(smp, settings, subs, None if state.gold is None else state.gold.source,
+                       state.item is not None, _spread_with(s, smp.project_id, stats, content),
+                       annotator_flags=bool(content.flags))
+    return PreparedSettlement(smp, content, _state_key(state, annotation_id), plan)
 
 
 # --- batch settling (CLI `resolve`, settings changes) --------------------------------------------

@@ -1,14 +1,27 @@
-"""The annotator's writes to one of their own annotations: saving a draft and submitting it.
+"""The annotator's writes to one of their own annotations: planned first, then written short.
 
-Every write is one versioned ``UPDATE … RETURNING`` (:func:`bump_version`): a save from a tab
-that opened an older version is refused (:class:`StaleVersion`), and a submitted annotation is
-immutable. A submit is checked whole before anything is written (:func:`plan_submit`: the
-sample is active, the content complete once refitted, today's quota has room), then written
-with its consequences (:func:`store_submission`): the gold-check score
-(:mod:`annotation.services.gold_checks`), the warm-up score
-(:mod:`annotation.services.admission`) or the project's counts and settling
-(:mod:`annotation.services.settling`). A gold check counts towards the quota like production
-work; while the annotator is paused by the gold checks, production and check submits are refused.
+There is one write path for the annotator's work, the workbench's event log
+(:func:`annotation.services.workbench_events.apply_events`); this module is its two halves.
+
+* **Plan, with no lock held.** :func:`read_draft` reads the annotation, its sample and project
+  in a read transaction; the caller replays the edits on it; a submit is refitted
+  (:func:`refit`, pure) and checked and prepared by :func:`plan_submit` in a read transaction:
+  the sample is active, the content complete, today's quota has room, and what the submit does to
+  the rest of the project is computed now — the sample's flags and gold
+  (:func:`annotation.services.settling.prepare_submission`), the warm-up figures
+  (:func:`annotation.services.admission.prepare_warmup`) or the gold-check score
+  (:func:`annotation.services.gold_checks.prepare_check`).
+* **Write, verifying what the plan read.** :func:`write_draft` is one versioned ``UPDATE …
+  RETURNING``; :func:`store_submission` checks today's quota again, writes the row the same way
+  and applies the prepared consequences, each checking that what it was computed from is
+  unchanged. No fit, replay or statistic runs in the write transaction, so on SQLite the write
+  lock is held for a few statements, whatever the batch or the project's size.
+
+When anything a plan read has changed by the time it is written — the draft saved by another
+request, a quota filled by another tab, another annotator's submit of the same sample — the
+write raises :class:`~annotation.services.errors.ChangedMeanwhile`, rolls back, and the caller
+reads and plans again. A gold check counts towards the quota like production work; while the
+annotator is paused by the gold checks, production and check submits are refused.
 """
 
 from __future__ import annotations
@@ -16,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import replace
 from datetime import datetime
+from typing import Any, Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import exists, select, update
 from sqlalchemy.orm import Session
 
 from annotation.curves import (
@@ -27,53 +41,50 @@ from annotation.project_day import day_bounds
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.services import admission, audit, gold_checks, settling
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import ROLES, Actor, rank, require_role
 from annotation.services.errors import (
     AlreadySubmitted,
+    ChangedMeanwhile,
     InvalidInput,
     NotFound,
     QuotaReached,
     ServiceError,
-    StaleVersion,
 )
-from annotation.services.queue import (
-    WorkItem,
-    own_annotation,
-    submitted_between_query,
-    work_item,
-)
+from annotation.services.queue import submitted_between_query
 from annotation.settings import ProjectSettings
 from annotation.wording import counted
-from db.engine import Database
 from db.models import Annotation, ParameterStats, Project, Sample, User, utcnow
 
 #: Time between two saves longer than this counts as this much: the annotator was away.
 IDLE_CAP_SECONDS = 300.0
 
 
-def own_with_project(s: Session, actor: Actor, annotation_id: int, *,
-                     lock_user: bool = False) -> tuple[Annotation, Sample, Project]:
-    """:func:`own_annotation` (locked) with the sample's project and the actor's user row in the
-    same statement (one round trip); the user's role is checked as :func:`require_role` does.
+@dataclass(frozen=True)
+class Draft:
+    """One of the actor's annotations as read for planning (no lock held): the row, its sample
+    and project, and the annotator's username (for the flags' wording)."""
 
-    With ``lock_user`` the user row is locked too (FOR UPDATE on PostgreSQL; SQLite's BEGIN
-    IMMEDIATE already serialises writers): one person's submits then run one after another, so
-    two tabs cannot both take the last slot of today's quota.
-    """
-    locked = [Annotation, User] if lock_user else [Annotation]
+    annotation: Annotation
+    sample: Sample
+    project: Project
+    username: str
+
+
+def read_draft(s: Session, actor: Actor, annotation_id: int) -> Draft:
+    """The actor's annotation with its sample, project and user in one statement; the role is
+    checked as :func:`require_role` does. :class:`NotFound` for one that is not the actor's."""
     row = s.execute(
         select(Annotation, Sample, Project, User).join(Sample, Sample.id == Annotation.sample_id)
         .join(Project, Project.id == Sample.project_id)
         .join(User, User.id == Annotation.annotator_id)
         .where(Annotation.id == annotation_id, Annotation.annotator_id == actor.user_id)
-        .with_for_update(of=locked)
     ).first()
-    # the role check finds the user row read above in the session (no second query while
-    # ``row`` holds it); without a row, a user who lost the role hears that, not "not found"
+    # the role check finds the user row read above in the session (no second query); without a
+    # row, a user who lost the role hears that, not "not found"
     require_role(s, actor, "annotator")
     if row is None:
         raise NotFound("That annotation does not exist or is not yours.")
-    return row[0], row[1], row[2]
+    return Draft(row[0], row[1], row[2], row[3].username)
 
 
 def checked_content(content: AnnotationContent, smp: Sample) -> AnnotationContent:
@@ -86,17 +97,6 @@ def checked_content(content: AnnotationContent, smp: Sample) -> AnnotationConten
     return content
 
 
-def _write_content(a: Annotation, content: AnnotationContent) -> None:
-    a.boundaries = list(content.boundaries)
-    a.segment_axes = list(content.segment_axes)
-    a.points = [[float(x), float(y)] for x, y in content.points]
-    a.xi, a.omega, a.alpha = content.xi, content.omega, content.alpha
-    a.scale, a.rmse = content.scale, content.rmse
-    a.params_source = content.params_source
-    a.flags = list(content.flags)
-    a.note = content.note
-
-
 def refuse_if_submitted(a: Annotation) -> None:
     """:class:`AlreadySubmitted` for a submitted annotation (it can no longer change)."""
     if a.status == "submitted":
@@ -104,57 +104,45 @@ def refuse_if_submitted(a: Annotation) -> None:
         raise AlreadySubmitted(f"This annotation was already submitted ({when}); it can no longer be changed.")
 
 
-def _guard(a: Annotation, expected_version: int) -> None:
-    refuse_if_submitted(a)
-    if a.version != expected_version:
-        raise StaleVersion(
-            "This sample was saved from another tab or window after you opened it "
-            f"(version {a.version}, yours {expected_version}). Reload to continue with the newer work."
-        )
+def content_values(content: AnnotationContent) -> dict[str, object]:
+    """The annotation columns that store ``content``, as UPDATE values."""
+    return {"boundaries": list(content.boundaries), "segment_axes": list(content.segment_axes),
+            "points": [[float(x), float(y)] for x, y in content.points],
+            "xi": content.xi, "omega": content.omega, "alpha": content.alpha,
+            "scale": content.scale, "rmse": content.rmse, "params_source": content.params_source,
+            "flags": list(content.flags), "note": content.note}
 
 
-def bump_version(s: Session, a: Annotation, expected_version: int, **values: object) -> None:
-    """Write with the version check done by the database itself (safe across servers).
+def _still_allowed(actor: Actor):  # type: ignore[no-untyped-def]
+    """``EXISTS`` the actor's account, active and at least an annotator (a WHERE clause: a
+    demotion or deactivation between the plan and the write stops the write)."""
+    allowed = [r for r in ROLES if rank(r) >= rank("annotator")]
+    return exists().where(User.id == actor.user_id, User.is_active.is_(True), User.role.in_(allowed))
 
-    The UPDATE returns the written row, which refreshes ``a`` in the same round trip (no
-    ``refresh`` SELECT afterwards)."""
+
+def bump_version(s: Session, actor: Actor, a: Annotation, expected_version: int,
+                 **values: object) -> Annotation:
+    """Write the draft with the version check done by the database itself (safe across
+    servers): one ``UPDATE … RETURNING`` that only matches the draft as the plan read it.
+    Returns the written row; :class:`ChangedMeanwhile` when it no longer matches."""
     done = s.execute(
-        update(Annotation).where(Annotation.id == a.id, Annotation.version == expected_version,
-                                 Annotation.status == "draft")
+        update(Annotation).where(Annotation.id == a.id, Annotation.annotator_id == actor.user_id,
+                                 Annotation.version == expected_version,
+                                 Annotation.status == "draft", _still_allowed(actor))
         .values(version=expected_version + 1, updated_at=utcnow(), **values)
         .returning(Annotation),
         execution_options={"synchronize_session": False, "populate_existing": True},
     ).scalars().all()
     if len(done) != 1:
-        raise StaleVersion("This sample was saved from another tab or window; reload to continue.")
+        raise ChangedMeanwhile("the draft changed since it was read")
+    return done[0]
 
 
-def content_values(content: AnnotationContent) -> dict[str, object]:
-    """The annotation columns that store ``content``, as UPDATE values."""
-    probe = Annotation()
-    _write_content(probe, content)
-    return {k: getattr(probe, k) for k in ("boundaries", "segment_axes", "points", "xi", "omega",
-                                           "alpha", "scale", "rmse", "params_source", "flags", "note")}
-
-
-def save_draft(db: Database, actor: Actor, annotation_id: int, expected_version: int,
-               content: AnnotationContent, *, step: int, seconds_delta: float = 0.0) -> WorkItem:
-    """Save the annotator's work in progress; returns the item with its new version.
-
-    Raises :class:`StaleVersion` if another tab saved since ``expected_version`` and
-    :class:`AlreadySubmitted` after a submit.
-    """
-    def attempt(s: Session) -> WorkItem:
-        require_role(s, actor, "annotator")
-        a, smp = own_annotation(s, actor, annotation_id, lock=True)
-        _guard(a, expected_version)
-        checked = checked_content(content, smp)
-        spent = a.seconds_spent + clamp_seconds(seconds_delta)
-        bump_version(s, a, expected_version, step=max(0, min(2, int(step))), seconds_spent=spent,
-                     **content_values(checked))  # refreshes ``a`` (UPDATE … RETURNING)
-        return work_item(a, smp)
-
-    return db.run_write(attempt)  # re-run whole on a transient lock, deadlock or pool error
+def write_draft(s: Session, actor: Actor, draft: Draft, content: AnnotationContent, *,
+                step: int, **values: object) -> Annotation:
+    """Store a replayed draft (checked beforehand with :func:`checked_content`)."""
+    return bump_version(s, actor, draft.annotation, draft.annotation.version, step=step,
+                        **values, **content_values(content))
 
 
 def _refit(content: AnnotationContent) -> AnnotationContent:
@@ -181,8 +169,7 @@ class Refit:
 
 
 def refit(content: AnnotationContent) -> Refit:
-    """Refit ``content`` for a submit. Pure (no database): :func:`submit` runs it before its
-    write transaction, so no lock is held while the curve is fitted."""
+    """Refit ``content`` for a submit. Pure (no database): run before any transaction."""
     try:
         return Refit(_refit(content))
     except CurveFitError as exc:
@@ -192,21 +179,29 @@ def refit(content: AnnotationContent) -> Refit:
         return Refit(cleared, f"Curve: {exc}")
 
 
+class Consequence(Protocol):
+    """What a submit does beyond its own row, prepared before the write (settling a production
+    sample, a warm-up score, a gold-check score). ``apply`` raises
+    :class:`ChangedMeanwhile` when what it was computed from has changed."""
+
+    def apply(self, s: Session, a: Annotation) -> Any: ...
+
+
 @dataclass(frozen=True)
 class SubmitPlan:
-    """A submit that passed every check: the content to store (refitted), and what the
-    writes need (the project's settings, the time, the running sums if already loaded)."""
+    """A submit that passed every check: the content to store (refitted), the project's
+    settings, the time, and its prepared consequence."""
 
     work: AnnotationContent
     settings: ProjectSettings
     now: datetime
-    stats: ParameterStats | None
+    consequence: Consequence
 
 
 @dataclass(frozen=True)
 class SubmitBlocked:
-    """Why a submit cannot be done: the error :func:`submit` raises, and the reasons one by one
-    (what :func:`annotation.services.workbench_events.apply_events` reports while keeping the
+    """Why a submit cannot be done: the error class and its message, and the reasons one by one
+    (what :func:`~annotation.services.workbench_events.apply_events` reports while keeping the
     edits)."""
 
     error: type[ServiceError]
@@ -214,23 +209,34 @@ class SubmitBlocked:
     problems: tuple[str, ...]
 
 
-def plan_submit(s: Session, actor: Actor, smp: Sample, project: Project,
-                content: AnnotationContent, *, flagged: bool | None = None,
-                refitted: Refit | None = None, gold_check: bool = False) -> SubmitPlan | SubmitBlocked:
-    """Every check of a submit, before anything is written: the sample is active, the content
-    is complete once refitted (a flagged one may be unfinished) and today's quota has room.
+def _quota_and_pause(actor: Actor, smp: Sample, settings: ProjectSettings, now: datetime):  # type: ignore[no-untyped-def]
+    """A select of (today's submissions of the actor in the project, paused by gold checks)."""
+    start, end = day_bounds(now, settings)
+    return (submitted_between_query(actor.user_id, smp.project_id, start, end).scalar_subquery(),
+            gold_checks.paused_query(smp.project_id, actor.user_id))
 
-    ``flagged`` is the workbench's "submit as flagged": it needs a flag reason. ``refitted``:
-    :func:`refit` of ``content`` when the caller has already run it; ``gold_check``: the
-    annotation is a gold check (``Annotation.is_gold_check``). Raises
+
+def _quota_message(settings: ProjectSettings) -> str:
+    return (f"You reached today's quota of {counted(settings.daily_quota, 'submission')}. "
+            "Your draft stays open; submit it tomorrow.")
+
+
+def plan_submit(s: Session, actor: Actor, draft: Draft, content: AnnotationContent, *,
+                refitted: Refit, flagged: bool | None = None) -> SubmitPlan | SubmitBlocked:
+    """Every check of a submit and its prepared consequence, in a read transaction: the sample
+    is active, the content is complete once refitted (``refitted``: :func:`refit` of
+    ``content``, run before; a flagged one may be unfinished), today's quota has room and the
+    annotator is not paused.
+
+    ``flagged`` is the workbench's "submit as flagged": it needs a flag reason. Raises
     :class:`InvalidInput` only for malformed content (``checked_content``).
     """
+    a, smp, project = draft.annotation, draft.sample, draft.project
     if smp.status != "active":
         message = "This sample was withdrawn from annotation by a lead; it cannot be submitted."
         return SubmitBlocked(InvalidInput, message, (message,))
-    work = checked_content(content, smp)
-    done = refitted if refitted is not None else refit(work)
-    work, fit_problem = done.content, done.problem
+    checked_content(content, smp)
+    work, fit_problem = refitted.content, refitted.problem
     if flagged and not work.flags:
         problems = ["Flag: choose why this sample cannot be annotated normally."]
     else:
@@ -242,83 +248,52 @@ def plan_submit(s: Session, actor: Actor, smp: Sample, project: Project,
         return SubmitBlocked(InvalidInput, "Not submitted yet: " + " ".join(problems), tuple(problems))
     settings = ProjectSettings.from_dict(project.settings)
     now = utcnow()
-    start, end = day_bounds(now, settings)
-    quota_query = submitted_between_query(actor.user_id, smp.project_id, start, end)
-    stats = None
-    paused = False
-    if smp.is_warmup and not gold_check:
-        submitted_today = s.scalar(quota_query) or 0
-    else:
-        # the project's running sums and the gold-check pause come with the quota count (one
-        # round trip); ``stats`` is held so that settling.ensure_stats / count_parameters find
-        # it without a query
-        paused_column = gold_checks.paused_query(smp.project_id, actor.user_id)
-        row = None
-        if not gold_check:
-            row = s.execute(select(ParameterStats, quota_query.scalar_subquery(), paused_column)
-                            .where(ParameterStats.project_id == smp.project_id)).first()
-        if row is not None:
-            stats, submitted_today, paused = row[0], row[1] or 0, bool(row[2])
-        else:
-            counts = s.execute(select(quota_query.scalar_subquery(), paused_column)).one()
-            submitted_today, paused = counts[0] or 0, bool(counts[1])
-    if paused:
+    quota, paused = _quota_and_pause(actor, smp, settings, now)
+    production = not smp.is_warmup and not a.is_gold_check
+    found = None
+    if production:  # the running sums come with the quota count (one round trip)
+        found = s.execute(select(quota, paused, ParameterStats)
+                          .where(ParameterStats.project_id == smp.project_id)).first()
+    row = found if found is not None else (*s.execute(select(quota, paused)).one(), None)
+    submitted_today, is_paused, stats = row[0] or 0, bool(row[1]), row[2]
+    if is_paused and (production or a.is_gold_check):  # warm-up work goes on during a pause
         return SubmitBlocked(InvalidInput, gold_checks.PAUSED_MESSAGE, (gold_checks.PAUSED_MESSAGE,))
     if submitted_today >= settings.daily_quota:
-        message = (f"You reached today's quota of {counted(settings.daily_quota, 'submission')}. "
-                   "Your draft stays open; submit it tomorrow.")
+        message = _quota_message(settings)
         return SubmitBlocked(QuotaReached, message, (message,))
-    return SubmitPlan(work, settings, now, stats)
-
-
-def store_submission(s: Session, actor: Actor, a: Annotation, smp: Sample, plan: SubmitPlan,
-                     expected_version: int, **values: object) -> None:
-    """Write a planned submit: the row (status, content, ``values``) in one versioned UPDATE,
-    the audit event, and the gold-check score, the warm-up score or the project's counts and
-    settling."""
-    if not smp.is_warmup and not a.is_gold_check and plan.stats is None:
-        settling.ensure_stats(s, smp.project_id)  # before the row counts as submitted
-    bump_version(s, a, expected_version, status="submitted", submitted_at=plan.now, step=2,
-                 **values, **content_values(plan.work))  # refreshes ``a``
-    audit.record(s, actor.user_id, "submit", "annotation", a.id, sample=smp.external_id,
-                 flags=list(plan.work.flags))
-    if a.is_gold_check:  # scored against gold, may pause; never counted, flagged or settled
-        gold_checks.record_check_submission(s, a, smp, plan.settings)
-    elif smp.is_warmup:  # scored against gold; never counted, flagged or settled
-        admission.record_warmup_submission(s, smp, actor.user_id)
+    consequence: Consequence
+    if a.is_gold_check:
+        consequence = gold_checks.prepare_check(s, a, smp, settings, work)
+    elif smp.is_warmup:
+        consequence = admission.prepare_warmup(s, smp, actor.user_id, a.id, work)
     else:
-        settling.record_submission(s, smp, plan.work, plan.settings)
+        consequence = settling.prepare_submission(s, smp, a.id, actor.user_id, draft.username, work,
+                                                  settings, stats)
+    return SubmitPlan(work, settings, now, consequence)
 
 
-def submit(db: Database, actor: Actor, annotation_id: int, expected_version: int,
-           content: AnnotationContent, *, seconds_delta: float = 0.0) -> WorkItem:
-    """Submit an annotation: validated, counted against today's quota, then immutable.
-
-    A flagged annotation may be incomplete. Raises :class:`InvalidInput` listing what is missing,
-    :class:`QuotaReached`, :class:`StaleVersion` or :class:`AlreadySubmitted`; nothing changes then.
-    """
-    # Every statement is a round trip (PostgreSQL over the network): reads are combined where
-    # they can be (annotation + sample + project + user, locked; quota + running sums; the
-    # sample's annotations + gold + open review item), writes return what they wrote, and no
-    # row is read twice. tests/service/test_queue.py bounds the count of statements.
-    try:
-        content.check_shape()
-        refitted: Refit | None = refit(content)  # before the transaction: no lock held meanwhile
-    except ContentError:
-        refitted = None  # malformed: plan_submit says why
-
-    def attempt(s: Session) -> WorkItem:
-        a, smp, project = own_with_project(s, actor, annotation_id, lock_user=True)
-        _guard(a, expected_version)
-        plan = plan_submit(s, actor, smp, project, content, refitted=refitted,
-                           gold_check=a.is_gold_check)
-        if isinstance(plan, SubmitBlocked):
-            raise plan.error(plan.message)
-        spent = a.seconds_spent + clamp_seconds(seconds_delta)
-        store_submission(s, actor, a, smp, plan, expected_version, seconds_spent=spent)
-        return work_item(a, smp)
-
-    return db.run_write(attempt)  # re-run whole on a transient lock, deadlock or pool error
+def store_submission(s: Session, actor: Actor, draft: Draft, plan: SubmitPlan,
+                     **values: object) -> Annotation:
+    """Write a planned submit in the caller's write transaction: today's quota and the pause
+    checked again (one statement; on PostgreSQL it locks the user's row, so one person's submits
+    run one after another and two tabs cannot both take the last slot of the quota), the row
+    (status, content, ``values``) in one versioned UPDATE, the audit event and the prepared
+    consequence. :class:`ChangedMeanwhile` when anything planned on has changed."""
+    a, smp = draft.annotation, draft.sample
+    quota, paused = _quota_and_pause(actor, smp, plan.settings, plan.now)
+    check = select(User.id, quota, paused).where(User.id == actor.user_id)
+    if s.bind.dialect.name == "postgresql":
+        check = check.with_for_update(of=User)
+    row = s.execute(check).first()
+    counts_pause = not smp.is_warmup or a.is_gold_check
+    if row is None or (row[1] or 0) >= plan.settings.daily_quota or (bool(row[2]) and counts_pause):
+        raise ChangedMeanwhile("the quota or the pause changed since the submit was planned")
+    stored = bump_version(s, actor, a, a.version, status="submitted", submitted_at=plan.now,
+                          step=2, **values, **content_values(plan.work))
+    audit.record(s, actor.user_id, "submit", "annotation", stored.id, sample=smp.external_id,
+                 flags=list(plan.work.flags))
+    plan.consequence.apply(s, stored)
+    return stored
 
 
 def clamp_seconds(seconds: float) -> float:

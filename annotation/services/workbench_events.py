@@ -1,6 +1,13 @@
-"""The workbench's event log on the server: a batch of numbered edits to one of the
-annotator's drafts, applied once (see :mod:`annotation.event_log` for the protocol), with a
-``submit`` event submitting exactly as :func:`annotation.services.submission.submit` does.
+"""The workbench's event log on the server — the one write path of the annotator's work: a
+batch of numbered edits to one of the annotator's drafts, applied once (see
+:mod:`annotation.event_log` for the protocol), a ``submit`` event submitting what the edits
+before it built.
+
+Compute, then write: the draft is read without a lock, the batch replayed and a submit planned
+(refit, checks, flags, gold, scores: :mod:`annotation.services.submission`) before any write
+transaction; the write is one versioned statement for a draft, a few for a submit. When the
+draft or anything a submit planned on changed in between, nothing is written and the batch is
+replayed on what is stored now (:class:`~annotation.services.errors.ChangedMeanwhile`).
 """
 
 from __future__ import annotations
@@ -8,22 +15,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import replace
 
-from sqlalchemy.orm import Session
-
 from annotation import event_log
 from annotation.services.authz import Actor
-from annotation.services.errors import InvalidInput, ServiceError, StaleVersion
+from annotation.services.errors import (
+    Busy,
+    ChangedMeanwhile,
+    InvalidInput,
+    ServiceError,
+    StaleVersion,
+)
 from annotation.services.queue import WorkItem, next_item, stored_content, work_item
 from annotation.services.submission import (
+    Draft,
     SubmitPlan,
-    bump_version,
     checked_content,
     clamp_seconds,
-    content_values,
-    own_with_project,
     plan_submit,
+    read_draft,
+    refit,
     refuse_if_submitted,
     store_submission,
+    write_draft,
 )
 from db.engine import Database
 
@@ -39,7 +51,8 @@ class EventOutcome:
     ``submit_problems`` says why a requested one was not (the edits are kept); ``next_item`` the
     next sample once submitted (None when the pool has none left, or handing one out failed:
     the workbench then asks :func:`~annotation.services.queue.next_item` itself);
-    ``waiting_for`` the missing seq when the batch stopped at a gap.
+    ``waiting_for`` the missing seq when the batch stopped at a gap; ``submit_error`` the error
+    a refused submit stands for, with its message (:class:`QuotaReached`, :class:`InvalidInput`).
     """
 
     item: WorkItem
@@ -50,16 +63,76 @@ class EventOutcome:
     submit_problems: tuple[str, ...] = ()
     next_item: WorkItem | None = None
     waiting_for: int | None = None
+    submit_error: ServiceError | None = None
 
 
 #: The longest client id kept (the column's width; the workbench makes 16 hex characters).
 CLIENT_MAX_CHARS = 64
+#: Plans made again at most this often when the stored state keeps moving under a batch (other
+#: tabs of the same annotator, the other annotator's submit of the same sample); then "busy".
+MAX_PLANS = 8
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A batch replayed on a draft, with its submit planned (or why it could not be)."""
+
+    replayed: event_log.Replay
+    start: int
+    refused: tuple[event_log.Refusal, ...]
+    fit_message: str | None
+    problems: tuple[str, ...]
+    error: ServiceError | None
+    plan: SubmitPlan | None
+
+
+def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: int,
+          events: list[event_log.EditEvent]) -> _Planned:
+    """Replay the batch on the draft as read and plan its submit — outside any transaction but
+    the read transactions of the submit's checks."""
+    a, smp = draft.annotation, draft.sample
+    refuse_if_submitted(a)
+    if client == a.event_client:
+        start = a.event_seq
+    elif base_version == a.version:
+        start = 0  # a new client (tab, reload) that started from the stored state takes over
+    else:
+        raise StaleVersion(
+            "This sample was changed in another tab or window after you opened it here "
+            f"(version {a.version}, yours {base_version}). Reload to continue with the newer work."
+        )
+    r = event_log.replay(stored_content(a), a.step, smp.n_tokens, start, events, stop_at_submit=True)
+    refused, fit_message = list(r.refused), r.fit_message
+    problems: tuple[str, ...] = ()
+    error: ServiceError | None = None
+    plan: SubmitPlan | None = None
+    while r.submit is not None:
+        refitted = refit(r.content)  # the curve fit, before the read transaction
+        flagged = r.submit.flagged
+        checked = db.run_read(lambda s: plan_submit(s, actor, draft, r.content, flagged=flagged,
+                                                    refitted=refitted))
+        if isinstance(checked, SubmitPlan):
+            plan, problems, error = checked, (), None
+            break
+        # not submitted: keep the edits, go on with the batch
+        problems, error = checked.problems, checked.error(checked.message)
+        r = event_log.replay(r.content, r.step, smp.n_tokens, r.last_seq, events, stop_at_submit=True)
+        refused.extend(r.refused)
+        if r.fit_edited:
+            fit_message = r.fit_message
+    if plan is not None:  # the sample is submitted: nothing later in the batch applies
+        rest, last_seq = event_log.refuse_rest(events, r.last_seq)
+        refused.extend(rest)
+        r = replace(r, last_seq=last_seq)
+    return _Planned(r, start, tuple(refused), fit_message, problems, error, plan)
 
 
 def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, base_version: int,
-                 events: object, *, seconds_delta: float = 0.0) -> EventOutcome:
+                 events: object, *, seconds_delta: float = 0.0,
+                 hand_out_next: bool = True) -> EventOutcome:
     """Apply a batch of the workbench's numbered edits to one of the actor's drafts
-    (see :mod:`annotation.event_log` for the protocol) in one write transaction.
+    (see :mod:`annotation.event_log` for the protocol): replayed and planned with no lock held,
+    then written in one short transaction (module docstring).
 
     ``events`` are the component's raw event dicts (or parsed ``EditEvent`` objects). The last
     applied seq is stored with the client on the row, so a re-sent batch — after a reconnect,
@@ -68,12 +141,15 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
     the stored version; otherwise :class:`StaleVersion`, nothing changed. A batch that applies
     nothing new writes nothing; otherwise the row is written once, with one version bump.
 
-    A ``submit`` event submits exactly as :func:`~annotation.services.submission.submit` (same
-    checks and writes) what the events before it built; when the content is incomplete, the
-    quota is reached or the sample was withdrawn, the edits are stored, the submit is not done
-    and ``submit_problems`` says why, and the rest of the batch is applied. Raises
-    :class:`InvalidInput` for a malformed batch or client id, :class:`AlreadySubmitted` for a
-    submitted annotation, :class:`NotFound` for one that is not the actor's.
+    A ``submit`` event submits what the events before it built (refitted, checked, counted
+    against today's quota, settled); when the content is incomplete, the quota is reached or
+    the sample was withdrawn, the edits are stored, the submit is not done and
+    ``submit_problems`` says why (``submit_error`` names the error), and the rest of the batch
+    is applied. Raises :class:`InvalidInput` for a malformed batch or client id,
+    :class:`AlreadySubmitted` for a submitted annotation, :class:`NotFound` for one that is not
+    the actor's, :class:`Busy` when the stored state kept changing through :data:`MAX_PLANS`
+    plans. After a submit the next sample is handed out in the same call (``next_item``), unless
+    ``hand_out_next`` is false (a script that decides itself when to ask for work).
     """
     if not isinstance(client, str) or not 0 < len(client) <= CLIENT_MAX_CHARS:
         raise InvalidInput("The workbench sent its edits without a valid client id; reload the sample.")
@@ -87,60 +163,37 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
             parsed = event_log.parse_events(events)
         except event_log.EventError as exc:
             raise InvalidInput(str(exc)) from None
-    wants_submit = any(e.kind == "submit" for e in parsed)
-
-    def attempt(s: Session) -> tuple[EventOutcome, int | None]:
-        a, smp, project = own_with_project(s, actor, annotation_id, lock_user=wants_submit)
-        refuse_if_submitted(a)
-        if client == a.event_client:
-            start = a.event_seq
-        elif base_version == a.version:
-            start = 0  # a new client (tab, reload) that started from the stored state takes over
-        else:
-            raise StaleVersion(
-                "This sample was changed in another tab or window after you opened it here "
-                f"(version {a.version}, yours {base_version}). Reload to continue with the newer work."
-            )
-        r = event_log.replay(stored_content(a), a.step, smp.n_tokens, start, parsed, stop_at_submit=True)
-        refused, fit_message = list(r.refused), r.fit_message
-        problems: tuple[str, ...] = ()
-        plan: SubmitPlan | None = None
-        while r.submit is not None:
-            checked = plan_submit(s, actor, smp, project, r.content, flagged=r.submit.flagged,
-                                  gold_check=a.is_gold_check)
-            if isinstance(checked, SubmitPlan):
-                plan, problems = checked, ()
-                break
-            problems = checked.problems  # not submitted: keep the edits, go on with the batch
-            r = event_log.replay(r.content, r.step, smp.n_tokens, r.last_seq, parsed,
-                                 stop_at_submit=True)
-            refused.extend(r.refused)
-            if r.fit_edited:
-                fit_message = r.fit_message
-        last_seq = r.last_seq
-        if plan is not None:  # the sample is submitted: nothing later in the batch applies
-            rest, last_seq = event_log.refuse_rest(parsed, last_seq)
-            refused.extend(rest)
-        if last_seq == start:  # only re-sent events, or a gap right away: nothing to write
-            return EventOutcome(work_item(a, smp), start, waiting_for=r.waiting_for), None
-        values: dict[str, object] = dict(
-            seconds_spent=a.seconds_spent + clamp_seconds(seconds_delta),
-            event_client=client, event_seq=last_seq)
-        if plan is not None:
-            store_submission(s, actor, a, smp, plan, a.version, **values)  # refreshes ``a``
-        else:
-            bump_version(s, a, a.version, step=r.step, **values,
-                         **content_values(checked_content(r.content, smp)))  # refreshes ``a``
-        outcome = EventOutcome(work_item(a, smp), last_seq, tuple(refused), fit_message,
-                               submitted=plan is not None, submit_problems=problems,
+    for _ in range(MAX_PLANS):
+        draft = db.run_read(lambda s: read_draft(s, actor, annotation_id))
+        planned = _plan(db, actor, draft, client, base_version, parsed)
+        r, a, smp = planned.replayed, draft.annotation, draft.sample
+        if r.last_seq == planned.start:  # only re-sent events, or a gap right away: no write
+            return EventOutcome(work_item(a, smp), planned.start, waiting_for=r.waiting_for)
+        values: dict[str, object] = dict(seconds_spent=a.seconds_spent + clamp_seconds(seconds_delta),
+                                         event_client=client, event_seq=r.last_seq)
+        plan = planned.plan
+        if plan is None:
+            content = checked_content(r.content, smp)  # before the write: InvalidInput, nothing stored
+        try:
+            if plan is not None:
+                stored = db.run_write(lambda s: store_submission(s, actor, draft, plan, **values))
+            else:
+                stored = db.run_write(lambda s: write_draft(s, actor, draft, content, step=r.step,
+                                                            **values))
+        except ChangedMeanwhile:
+            continue  # read again and replay on what is stored now
+        outcome = EventOutcome(work_item(stored, smp), r.last_seq, planned.refused,
+                               planned.fit_message, submitted=plan is not None,
+                               submit_problems=planned.problems, submit_error=planned.error,
                                waiting_for=r.waiting_for)
-        return outcome, smp.project_id if plan is not None else None
-
-    outcome, next_project = db.run_write(attempt)  # re-run whole on a transient error
-    if next_project is None:
+        break
+    else:
+        raise Busy("Your edits could not be saved: this sample kept changing (another tab?). "
+                   "They are kept here; try again in a moment.")
+    if plan is None or not hand_out_next:
         return outcome
     try:
-        following = next_item(db, actor, next_project)
+        following = next_item(db, actor, smp.project_id)
     except ServiceError:
         following = None  # submitted all the same; the workbench asks for the next one itself
     return replace(outcome, next_item=following)

@@ -19,11 +19,12 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import queue, review, submission
+from annotation.services import queue, review
 from tests.browser.flow_steps import (
     BECAUSE, FAR_POINTS, LEEDS, POINTS, demo_team, sign_in, wait_for_idle, wait_until, whole_page_shot,
 )
 from db.models import ReviewItem, Sample
+import workbench_writes
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +44,7 @@ def seed(tmp_path, n_samples: int):
         for name, boundaries, axes, points in work:
             item = queue.next_item(db, users[name], project.id)
             assert item.external_id == f"B1-{n + 1:04d}"
-            submission.submit(db, users[name], item.annotation_id, item.version,
+            workbench_writes.submit(db, users[name], item.annotation_id, item.version,
                               AnnotationContent(boundaries=boundaries, segment_axes=axes, points=points))
     rows = review.review_queue(db, lead, project.id)
     assert len(rows) == n_samples and all("segmentation_mismatch" in r.reasons for r in rows)
@@ -217,7 +218,7 @@ def three_distances(tmp_path):
     for shift in (4, 20, 10):
         for name, boundaries, points in (("ann1", (0, BECAUSE), POINTS), ("ann2", (0, LEEDS), later(POINTS, shift))):
             item = queue.next_item(db, users[name], project.id)
-            submission.submit(db, users[name], item.annotation_id, item.version,
+            workbench_writes.submit(db, users[name], item.annotation_id, item.version,
                               AnnotationContent(boundaries=boundaries, segment_axes=("main", "static"),
                                                 points=points))
     rows = review.review_queue(db, lead, project.id, sort="w1")

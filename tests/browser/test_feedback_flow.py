@@ -15,7 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.protocol import AnnotationContent
-from annotation.services import queue, review, submission
+from annotation.services import queue, review
+import workbench_writes
 from tests.browser.flow_steps import (
     BECAUSE, FAR_POINTS, LEEDS, POINTS, demo_team, open_page, sign_in, wait_for_idle,
 )
@@ -39,7 +40,7 @@ def settled(tmp_path):
         for name, (boundaries, points) in versions.items():
             item = queue.next_item(db, users[name], project.id)
             assert item.external_id == external_id
-            submission.submit(db, users[name], item.annotation_id, item.version,
+            workbench_writes.submit(db, users[name], item.annotation_id, item.version,
                               AnnotationContent(boundaries=boundaries, segment_axes=("main", "static"),
                                                 points=points, note="ann2-only-remark" if name == "ann2" else ""))
     [row] = review.review_queue(db, lead, project.id)

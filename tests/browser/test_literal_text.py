@@ -14,10 +14,11 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.protocol import AnnotationContent
-from annotation.services import accounts, projects, queue, submission
+from annotation.services import accounts, projects, queue
 from annotation.text_import import TextRecord
 from db.engine import Database
 from tests.browser.flow_steps import sign_in
+import workbench_writes
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +44,7 @@ def hostile_case(tmp_path):
         accounts.create_user(db, admin, name, f"{name}-password", "annotator")
         user = accounts.authenticate(db, name, f"{name}-password")
         item = queue.next_item(db, user, project.id)
-        submission.submit(db, user, item.annotation_id, item.version,
+        workbench_writes.submit(db, user, item.annotation_id, item.version,
                           AnnotationContent(boundaries=(0, 4), segment_axes=("main", "static"), points=POINTS,
                                             flags=flags, note=note))
     yield url

@@ -20,13 +20,14 @@ from sqlalchemy import select
 
 from annotation.duplicates import pack_embedding
 from annotation.embeddings import SBERT_MODEL_NAME
-from annotation.services import accounts, projects, qualification, queue, submission, warmup_set
+from annotation.services import accounts, projects, qualification, queue, warmup_set
 from annotation.text_import import TextRecord
 from db.engine import Database
 from db.models import ReviewItem, Sample, TextEmbedding
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, whole_page_shot
 from tests.gold_data import gold_project
 from tests.service.service_helpers import complete_content
+import workbench_writes
 
 pytestmark = pytest.mark.browser
 
@@ -64,7 +65,7 @@ def seeded(tmp_path):
                                    xi=30.0, omega=8.0, alpha=0.5)
     for _ in WARMUP:
         item = queue.next_item(db, ann, pid)
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     qualification.admit(db, lead, pid, ann.user_id, "trained on the pilot project")
     yield url
     db.dispose()

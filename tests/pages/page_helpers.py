@@ -9,9 +9,10 @@ from streamlit.testing.v1 import AppTest
 
 from annotation import editing
 from annotation.protocol import AnnotationContent
-from annotation.services import queue, submission
+from annotation.services import queue
 from annotation.text_import import TextRecord
 from ui.display import WORD_JOINER
+import workbench_writes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP_PATH = str(REPO_ROOT / "app.py")
@@ -139,5 +140,5 @@ SPLIT_B = dict(boundaries=(0, 6), segment_axes=("static", "main"))
 def annotate(db, user, pid, **content):  # type: ignore[no-untyped-def]
     """``user`` takes their next sample and submits a complete annotation of it."""
     item = queue.next_item(db, user, pid)
-    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    workbench_writes.submit(db, user, item.annotation_id, item.version, complete_content(**content))
     return item

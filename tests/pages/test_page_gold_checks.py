@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import gold_checks, projects, qualification, queue, submission, warmup_set
+from annotation.services import gold_checks, projects, qualification, queue, warmup_set
 from db.models import Annotation, GoldCheckPause, Sample
 from page_helpers import (
     complete_content,
@@ -20,6 +20,7 @@ from page_helpers import (
     toasts,
 )
 from surface_driver import view
+import workbench_writes
 
 GOLD = (30.0, 8.0, 0.5)
 FAR = AnnotationContent(boundaries=(0,), segment_axes=("main",),
@@ -59,7 +60,7 @@ def test_the_workbench_shows_a_check_exactly_like_production_work(db, make_app, 
         v = view(at)
         assert not [i for i in at.info if "Warm-up" in i.value]
         views.setdefault(_is_check(db, item.annotation_id), []).append(v)
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert len(views[True]) == 2 and len(views[False]) == 2
     check, production = views[True][0], views[False][0]
     assert set(check) == set(production) and set(check["sample"]) == set(production["sample"])
@@ -89,7 +90,7 @@ def test_my_queue_and_the_workbench_show_a_check_and_production_alike(db, make_a
         assert sample_header(at) == f"Sample #{n}" and view(at)["sample"]["number"] == n
         assert "external_id" not in view(at)["sample"]
         assert not [c.value for c in at.caption if "S-0" in c.value or "S\\-0" in c.value]
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert sorted(check for check, *_ in seen) == [False, False, True, True]
     # the same counters, each moving by one at every hand-out, check or not; no pool counter
     assert [m for _, m, *_ in seen] == [
@@ -115,7 +116,7 @@ def paused(db, lead, make_user):
     while not queue.queue_status(db, ann, p.id).paused:
         item = queue.next_item(db, ann, p.id)
         check = _is_check(db, item.annotation_id)
-        submission.submit(db, ann, item.annotation_id, item.version, FAR if check else complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, FAR if check else complete_content())
     (pause,) = gold_checks.gold_check_overview(db, lead, p.id).pauses
     return p, ann, pause.pause_id
 
@@ -201,7 +202,7 @@ def test_the_lead_sees_a_flagged_check_with_its_flag_and_note_unjudged(db, make_
     while True:
         item = queue.next_item(db, ann, p.id)
         check = _is_check(db, item.annotation_id)
-        submission.submit(db, ann, item.annotation_id, item.version, flagged if check else complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, flagged if check else complete_content())
         if check:
             break
     at = _open(make_app, lead)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from annotation.services import accounts, projects, queue, submission
+from annotation.services import accounts, projects, queue
+import workbench_writes
 from page_helpers import (
     complete_content,
     infos,
@@ -18,7 +19,7 @@ from page_helpers import (
 
 def _submit_one(db, actor, project_id):
     item = queue.next_item(db, actor, project_id)
-    return submission.submit(db, actor, item.annotation_id, item.version, complete_content())
+    return workbench_writes.submit(db, actor, item.annotation_id, item.version, complete_content())
 
 
 def test_no_project_yet(make_app, ann):

@@ -16,12 +16,13 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.curves import describe_curve
 from annotation.protocol import AnnotationContent
-from annotation.services import projects, queue, review, submission
+from annotation.services import projects, queue, review
 from db.models import Annotation, ReviewItem, Sample
 from page_helpers import GOOD_POINTS, SPLIT_A, SPLIT_B, reported_states, run_with_gone_widgets
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
 from ui.display import plain
 from ui.session import ACTOR_KEY
+import workbench_writes
 
 # Not imported from conftest: run together with tests/browser, "conftest" names that folder's.
 PAGE_PATH = str(Path(__file__).resolve().parents[2] / "screens" / "review.py")
@@ -378,7 +379,7 @@ def test_history_shows_earlier_decisions_on_the_sample(open_review, db, pair, pr
     for user, split in zip(pair, (SPLIT_A, SPLIT_B)):
         item = queue.next_item(db, user, project.id)
         assert item.sample_id == disagreement
-        submission.submit(db, user, item.annotation_id, item.version, complete_content(**split))
+        workbench_writes.submit(db, user, item.annotation_id, item.version, complete_content(**split))
     at = open_review()
     history = at.dataframe[-1].value
     assert list(history["what"]) == ["Review opened", "Sent back to the annotators", "Review opened"]
@@ -391,7 +392,7 @@ def test_an_unfinished_flagged_annotation_is_shown_without_error(open_review, db
     a, b = pair
     annotate(db, a, project.id, **SPLIT_A)
     item = queue.next_item(db, b, project.id)
-    submission.submit(db, b, item.annotation_id, item.version,
+    workbench_writes.submit(db, b, item.annotation_id, item.version,
                       AnnotationContent(flags=("other",), note="Two events, two timelines."))
     at = open_review()
     assert at.dataframe[0].value["reasons"][0].startswith("Other (explain in the note)")

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
-from annotation.services import projects, qualification, queue, submission, warmup_set
+from annotation.services import projects, qualification, queue, warmup_set
 from db.models import GoldAnnotation, Qualification, Sample
 from page_helpers import (
     APP_PATH,
@@ -32,6 +32,7 @@ from page_helpers import (
     titles,
 )
 from ui.session import ACTOR_KEY
+import workbench_writes
 
 PAGE_PATH = str(Path(APP_PATH).parent / "screens/warmup.py")
 WARMUP_IDS = ("S-002", "S-003", "S-004")
@@ -72,7 +73,7 @@ def open_page(make_app, lead):
 def _poor_warmup(db, user, pid):
     for _ in WARMUP_IDS:
         item = queue.next_item(db, user, pid)
-        submission.submit(db, user, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, user, item.annotation_id, item.version, complete_content())
 
 
 def _table(at, column: str):

@@ -12,11 +12,12 @@ import pytest
 from sqlalchemy import select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import preferences, projects, queue, submission, workbench_events
+from annotation.services import preferences, projects, queue, workbench_events
 from annotation.services.errors import Busy
 from db.engine import BUSY_MESSAGE
 from db.models import Annotation
 from surface_driver import send, surface, view
+import workbench_writes
 from page_helpers import (
     complete_content,
     metric_values,
@@ -60,7 +61,7 @@ def _submitted(db) -> list[Annotation]:
 def _seed_draft(db, ann, demo, content: AnnotationContent, step: int = 2):
     """Hand the annotator the next sample and save ``content`` as its draft."""
     item = queue.next_item(db, ann, demo.id)
-    return submission.save_draft(db, ann, item.annotation_id, item.version, content, step=step)
+    return workbench_writes.save_draft(db, ann, item.annotation_id, item.version, content, step=step)
 
 
 def warnings(at) -> list[str]:
@@ -257,7 +258,7 @@ def test_flagged_submit_with_a_note(open_workbench, db):
 def test_quota_reached_is_in_the_view_and_a_submit_is_refused(make_app, db, admin, ann, demo):
     projects.update_settings(db, admin, demo.id, daily_quota=1)
     first = queue.next_item(db, ann, demo.id)
-    submission.submit(db, ann, first.annotation_id, first.version, complete_content())
+    workbench_writes.submit(db, ann, first.annotation_id, first.version, complete_content())
     _seed_draft(db, ann, demo, complete_content(), step=2)
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
@@ -276,7 +277,7 @@ def test_nothing_left_after_the_last_submit(make_app, db, admin, ann):
     p = projects.create_project(db, admin, "Tiny")
     projects.import_texts(db, admin, p.id, text_records(1))
     item = queue.next_item(db, ann, p.id)
-    submission.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=2)
+    workbench_writes.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=2)
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     run(at)
@@ -351,7 +352,7 @@ def test_a_busy_database_is_a_notice_not_a_traceback(open_workbench, db, monkeyp
 
 def test_submitted_annotation_opened_from_my_queue_is_read_only(make_app, db, ann, demo):
     first = queue.next_item(db, ann, demo.id)
-    done = submission.submit(db, ann, first.annotation_id, first.version, complete_content())
+    done = workbench_writes.submit(db, ann, first.annotation_id, first.version, complete_content())
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     at.session_state["workbench.open_annotation_id"] = done.annotation_id
@@ -396,7 +397,7 @@ def test_reload_returns_to_the_same_sample_and_step(make_app, db, ann, demo):
 
 def test_a_url_naming_a_submitted_annotation_opens_it_read_only(make_app, db, ann, demo):
     first = queue.next_item(db, ann, demo.id)
-    done = submission.submit(db, ann, first.annotation_id, first.version, complete_content())
+    done = workbench_writes.submit(db, ann, first.annotation_id, first.version, complete_content())
     at = make_app(ann)
     at.switch_page("screens/workbench.py")
     at.query_params["annotation"] = str(done.annotation_id)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from sqlalchemy import event, func, select
 
 from annotation.protocol import AnnotationContent
-from annotation.services import queue, submission
+from annotation.services import queue
 from annotation.text_import import TextRecord
 from db.models import GoldAnnotation, ReviewItem
+import workbench_writes
 
 #: Five points of a single-peaked curve (the example of SPEC section 11).
 GOOD_POINTS: tuple[tuple[float, float], ...] = (
@@ -57,7 +58,7 @@ def annotate(db, user, pid, **content):
     """``user`` takes their next sample and submits a complete annotation of it (``content``
     overrides :func:`complete_content`'s fields); returns the work item."""
     item = queue.next_item(db, user, pid)
-    submission.submit(db, user, item.annotation_id, item.version, complete_content(**content))
+    workbench_writes.submit(db, user, item.annotation_id, item.version, complete_content(**content))
     return item
 
 

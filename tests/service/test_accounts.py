@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from annotation.services import accounts, projects, queue, submission
+from annotation.services import accounts, projects, queue
 from annotation.services.authz import Actor
 from annotation.services.errors import (
     AuthenticationFailed,
@@ -20,6 +20,7 @@ from annotation.services.errors import (
 from db.models import AuditEvent, LoginAttempt, User
 
 from service_helpers import complete_content, count
+import workbench_writes
 
 
 def _user(db, username: str) -> User:
@@ -264,8 +265,8 @@ def test_deactivated_users_old_actor_is_refused_everywhere(db, admin, make_user,
     calls = [
         lambda: queue.next_item(db, ann, project_id),
         lambda: queue.open_item(db, ann, item.annotation_id),
-        lambda: submission.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=1),
-        lambda: submission.submit(db, ann, item.annotation_id, item.version, complete_content()),
+        lambda: workbench_writes.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=1),
+        lambda: workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content()),
         lambda: queue.my_history(db, ann, project_id),
         lambda: queue.queue_status(db, ann, project_id),
         lambda: queue.pool_size(db, ann, project_id),

@@ -12,10 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import func, select, update
 
-from annotation.services import queue, submission
+from annotation.services import queue
 from annotation.services.errors import AlreadySubmitted, StaleVersion
 from db.models import Annotation, Assignment, AuditEvent, Sample
 from service_helpers import complete_content, count
+import workbench_writes
 
 N_WORKERS = 16
 
@@ -37,10 +38,10 @@ def _run_workers(db, actors, project_id: int, rounds: int):
                 item = queue.next_item(db, actor, project_id)
                 if item is None:
                     return
-                saved = submission.save_draft(db, actor, item.annotation_id, item.version,
+                saved = workbench_writes.save_draft(db, actor, item.annotation_id, item.version,
                                               complete_content(note=f"by {actor.username}"), step=2,
                                               seconds_delta=3)
-                done = submission.submit(db, actor, saved.annotation_id, saved.version,
+                done = workbench_writes.submit(db, actor, saved.annotation_id, saved.version,
                                          complete_content(note=f"by {actor.username}"), seconds_delta=2)
                 assert done.status == "submitted" and done.sample_id == item.sample_id
                 with lock:
@@ -158,7 +159,7 @@ def test_two_tabs_submitting_the_same_annotation_at_once(db, make_user, make_pro
     item = queue.next_item(db, ann, pid)
     contents = [complete_content(note="tab one"), complete_content(note="tab two")]
 
-    results = _race(2, lambda i: submission.submit(db, ann, item.annotation_id, item.version,
+    results = _race(2, lambda i: workbench_writes.submit(db, ann, item.annotation_id, item.version,
                                                    contents[i], seconds_delta=10))
 
     ok = [r for r in results if not isinstance(r, Exception)]
@@ -180,7 +181,7 @@ def test_two_tabs_saving_the_same_version_at_once(db, make_user, make_project, a
     item = queue.next_item(db, ann, pid)
     contents = [complete_content(note="tab one"), complete_content(note="tab two")]
 
-    results = _race(2, lambda i: submission.save_draft(db, ann, item.annotation_id, item.version,
+    results = _race(2, lambda i: workbench_writes.save_draft(db, ann, item.annotation_id, item.version,
                                                        contents[i], step=1))
 
     ok = [r for r in results if not isinstance(r, Exception)]
@@ -207,7 +208,7 @@ def test_same_user_in_two_tabs_gets_one_draft(db, make_user, make_project, k):
             n_assigned = s.get(Sample, results[0].sample_id).n_assigned
         assert n_assigned == 1
         assert count(db, Assignment, Assignment.user_id == ann.user_id) == _round + 1
-        submission.submit(db, ann, results[0].annotation_id, results[0].version, complete_content())
+        workbench_writes.submit(db, ann, results[0].annotation_id, results[0].version, complete_content())
     # no sample was reserved for this user by a losing tab
     with db.read() as s:
         assert s.scalar(select(func.sum(Sample.n_assigned)).where(Sample.project_id == pid)) == 3
@@ -364,7 +365,7 @@ def test_sqlite_lock_held_past_the_busy_timeout_is_retried(tmp_path):
 
     t = threading.Thread(target=release_later)
     t.start()
-    saved = submission.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=1)
+    saved = workbench_writes.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=1)
     t.join()
     assert saved.version == item.version + 1
 
@@ -372,7 +373,7 @@ def test_sqlite_lock_held_past_the_busy_timeout_is_retried(tmp_path):
     holder.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(Busy):
-            submission.save_draft(db, ann, item.annotation_id, saved.version, complete_content(), step=2)
+            workbench_writes.save_draft(db, ann, item.annotation_id, saved.version, complete_content(), step=2)
     finally:
         holder.execute("COMMIT")
         holder.close()

@@ -11,7 +11,7 @@ from sqlalchemy import update
 
 from annotation.event_log import ALREADY_SUBMITTED
 from annotation.protocol import AnnotationContent
-from annotation.services import projects, queue, submission, workbench_events
+from annotation.services import projects, queue, workbench_events
 from annotation.services.errors import (
     AlreadySubmitted,
     InvalidInput,
@@ -22,16 +22,19 @@ from annotation.services.errors import (
 from db.engine import Database
 from db.models import Annotation, AuditEvent, Sample
 from service_helpers import GOOD_POINTS, complete_content, count, statements_of
+import workbench_writes
 
 #: Upper bound on the statements of a batch of plain edits: the user row (role check), the
 #: annotation with its sample and project (locked), one UPDATE … RETURNING.
 EDIT_BATCH_STATEMENTS = 3
-#: A batch ending in a submit: the statements of submission.submit (SUBMIT_STATEMENTS_FIRST in
-#: test_queue.py: the edits ride in the submit's UPDATE) plus next_item handing out a new sample
-#: afterwards (user, its lock on PostgreSQL, project, warm-up route, open draft, candidates,
-#: claim, sample, INSERT annotation, INSERT assignment, audit).
-SUBMIT_BATCH_STATEMENTS = 7
-NEXT_ITEM_STATEMENTS = 11
+#: A batch ending in a submit: 3 reads before the write (the draft with its sample, project and
+#: user; today's quota, the pause and the running sums; the sample's state for settling), the
+#: write (SUBMIT_WRITE_FIRST in test_write_locks.py: the edits ride in the submit's UPDATE), plus
+#: next_item handing out a new sample afterwards: 6 reads (user, project, warm-up route, pause,
+#: open draft, candidates) and a write of 6 (the user, locked on PostgreSQL; the open draft again,
+#: as another tab may have just made one; the claim; INSERT annotation, assignment, audit).
+SUBMIT_BATCH_STATEMENTS = 8
+NEXT_ITEM_STATEMENTS = 12
 
 CLIENT = "a1b2c3d4e5f60718"
 
@@ -140,7 +143,7 @@ def test_a_gap_waits_for_the_missing_event_and_the_resend_fills_it(db, make_user
 
 def test_the_first_client_takes_over_a_draft_saved_the_old_way(db, make_user, make_project):
     _pid, ann, item = _draft(db, make_user, make_project)
-    saved = submission.save_draft(db, ann, item.annotation_id, item.version,
+    saved = workbench_writes.save_draft(db, ann, item.annotation_id, item.version,
                                   AnnotationContent(boundaries=(0, 2), segment_axes=("main", None)), step=1)
     out = _apply(db, ann, saved, [{"seq": 1, "kind": "axis", "segment": 1, "axis": "static"}])
     assert out.item.content.segment_axes == ("main", "static") and out.item.step == 1
@@ -213,7 +216,7 @@ def test_submit_stores_what_submit_would_store(db, make_user, make_project):
     a, b = queue.next_item(db, one, pid), queue.next_item(db, two, pid)
     events = _edits() + [{"seq": 10, "kind": "submit", "flagged": False}]
     via_events = _apply(db, one, a, events).item
-    via_submit = submission.submit(db, two, b.annotation_id, b.version, via_events.content)
+    via_submit = workbench_writes.submit(db, two, b.annotation_id, b.version, via_events.content)
     assert via_submit.content == via_events.content
 
 
@@ -257,7 +260,7 @@ def test_flagged_submit_needs_a_reason_and_then_goes_through_unfinished(db, make
 def test_quota_reached_keeps_the_edits_and_says_so(db, make_user, make_project, lead):
     pid, ann, item = _draft(db, make_user, make_project, n=3)
     projects.update_settings(db, lead, pid, daily_quota=1)
-    submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     second = queue.next_item(db, ann, pid)
     out = _apply(db, ann, second, _edits() + [{"seq": 10, "kind": "submit", "flagged": False}])
     assert not out.submitted and out.item.status == "draft"
@@ -265,7 +268,7 @@ def test_quota_reached_keeps_the_edits_and_says_so(db, make_user, make_project, 
                                    "Your draft stays open; submit it tomorrow.",)
     assert out.item.content.points == GOOD_POINTS and out.last_seq == 10
     with pytest.raises(QuotaReached):  # submission.submit says the same, as an error
-        submission.submit(db, ann, second.annotation_id, out.item.version, out.item.content)
+        workbench_writes.submit(db, ann, second.annotation_id, out.item.version, out.item.content)
 
 
 def test_submit_on_a_withdrawn_sample_is_not_done(db, make_user, make_project):
@@ -321,7 +324,7 @@ def test_events_for_a_submitted_or_anothers_annotation_are_refused(db, make_user
     other = make_user("other")
     with pytest.raises(NotFound):
         _apply(db, other, item, _edits())
-    submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+    workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     with pytest.raises(AlreadySubmitted):
         _apply(db, ann, item, _edits())
 

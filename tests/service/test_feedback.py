@@ -9,10 +9,11 @@ import pytest
 from sqlalchemy import select
 
 from annotation.lead_edit import LeadEdit
-from annotation.services import accounts, feedback, qualification, queue, review, submission, warmup_set
+from annotation.services import accounts, feedback, qualification, queue, review, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import Annotation, Sample
 from service_helpers import GOOD_POINTS, annotate, complete_content
+import workbench_writes
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
 MINE = dict(boundaries=(0, 4), segment_axes=("static", "main"))
@@ -173,7 +174,7 @@ def test_a_flagged_annotation_without_a_curve(db, people, make_project, lead):
     pid = make_project(1)
     me, other = people
     item = queue.next_item(db, me, pid)
-    submission.submit(db, me, item.annotation_id, item.version,
+    workbench_writes.submit(db, me, item.annotation_id, item.version,
                       complete_content(points=(), flags=("other",), note="no idea", **MINE))
     annotate(db, other, pid, **MINE)
     [row] = review.review_queue(db, lead, pid)

@@ -20,7 +20,6 @@ from annotation.services import (
     qualification,
     queue,
     settling,
-    submission,
     warmup_set,
 )
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied, StaleVersion
@@ -36,6 +35,7 @@ from db.models import (
     Sample,
 )
 from service_helpers import complete_content, count
+import workbench_writes
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
 SPLIT = dict(boundaries=(0, 4), segment_axes=("static", "main"))
@@ -92,7 +92,7 @@ def work(db, user, pid, n, check_content=EXACT, production_content=None):
         assert item is not None
         check = is_check(db, item.annotation_id)
         content = check_content if check else (production_content or complete_content())
-        submission.submit(db, user, item.annotation_id, item.version, content)
+        workbench_writes.submit(db, user, item.annotation_id, item.version, content)
         done.append((item, check))
     return done
 
@@ -248,7 +248,7 @@ def test_a_paused_annotator_cannot_submit_production_work(db, lead, make_user, c
     with db.write() as s:  # paused meanwhile (another tab's check)
         s.add(GoldCheckPause(project_id=pid, user_id=ann.user_id, figures={}, lift_note=""))
     with pytest.raises(InvalidInput, match="paused"):
-        submission.submit(db, ann, item.annotation_id, item.version,
+        workbench_writes.submit(db, ann, item.annotation_id, item.version,
                           EXACT if is_check(db, item.annotation_id) else complete_content())
     assert queue.open_item(db, ann, item.annotation_id).status == "draft"
     assert queue.next_item(db, ann, pid) is None
@@ -276,7 +276,7 @@ def test_a_check_submitted_through_the_workbench_events_is_scored_like_any_submi
     ann = admitted(db, lead, make_user, pid, "ann")
     item = queue.next_item(db, ann, pid)
     while not is_check(db, item.annotation_id):
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
         item = queue.next_item(db, ann, pid)
     points = [{"kind": "point", "action": "add", "x": x, "y": y} for x, y in complete_content().points]
     events = [{"kind": "boundary", "gap": 4}, {"kind": "axis", "segment": 0, "axis": "static"},
@@ -328,7 +328,7 @@ def test_a_revoked_annotator_who_had_checks_can_complete_the_warm_up_again(db, l
     offered = 0
     while (item := queue.next_item(db, ann, pid)) is not None:
         assert item.is_warmup and not is_check(db, item.annotation_id)
-        submission.submit(db, ann, item.annotation_id, item.version, EXACT)
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, EXACT)
         offered += 1
         assert offered <= 10
     assert offered == 8  # the 10 samples of the set less the 2 they had as checks
@@ -344,7 +344,7 @@ def test_a_check_draft_left_open_at_a_revoke_waits_and_is_never_warm_up(db, lead
     pid, warm = checked_project(40, 8, gold_check_share=0.5)
     ann = admitted(db, lead, make_user, pid, "ann")
     while not is_check(db, (item := queue.next_item(db, ann, pid)).annotation_id):
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     check_draft = item
     qualification.revoke(db, lead, pid, ann.user_id, "back to warm-up")
     offered = queue.next_item(db, ann, pid)
@@ -410,7 +410,7 @@ def test_a_pause_gives_back_the_slots_of_empty_drafts_and_keeps_typed_work(db, l
             empty = _seed_production_draft(db, pid, ann, "S-020")
             typed = _seed_production_draft(db, pid, ann, "S-021", step=1, boundaries=[0, 3],
                                            segment_axes=["static", None])
-        submission.submit(db, ann, item.annotation_id, item.version, FAR if check else complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, FAR if check else complete_content())
         failed += check
     assert queue.queue_status(db, ann, pid).paused
     with db.read() as s:

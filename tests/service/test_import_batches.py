@@ -16,11 +16,12 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event, select, update
 
-from annotation.services import projects, queue, submission
+from annotation.services import projects, queue
 from annotation.services.errors import InvalidInput
 from annotation.text_import import TextRecord
 from db.models import Base, ImportBatch, Sample, utcnow
 from service_helpers import complete_content, count, text_records
+import workbench_writes
 
 
 def snapshot(db) -> dict[str, list[tuple]]:
@@ -109,9 +110,9 @@ def test_large_import_runs_beside_annotators_in_short_transactions(db, make_user
                 item = queue.next_item(db, actor, pid)
                 if item is None:
                     return
-                saved = submission.save_draft(db, actor, item.annotation_id, item.version,
+                saved = workbench_writes.save_draft(db, actor, item.annotation_id, item.version,
                                               complete_content(), step=2)
-                submission.submit(db, actor, saved.annotation_id, saved.version, complete_content())
+                workbench_writes.submit(db, actor, saved.annotation_id, saved.version, complete_content())
                 calls[0] += 3
             except Exception:  # noqa: BLE001 - every failure of an annotator call is collected
                 failures.append(traceback.format_exc())
@@ -202,7 +203,7 @@ def test_an_import_whose_process_died_stays_hidden_and_the_next_import_cleans_it
     handed = []
     while (item := queue.next_item(db, ann, pid)) is not None:
         handed.append(item.external_id)
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert sorted(handed) == [f"S-{i:03d}" for i in range(4)]
 
     # while its heartbeat is fresh it may still be running: another import waits its turn

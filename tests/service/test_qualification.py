@@ -8,7 +8,7 @@ import segeval
 from sqlalchemy import select
 
 from annotation.qualification import Thresholds
-from annotation.services import agreement, projects, qualification, queue, review, settling, submission, warmup_set
+from annotation.services import agreement, projects, qualification, queue, review, settling, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import (
     Annotation,
@@ -20,6 +20,7 @@ from db.models import (
     Sample,
 )
 from service_helpers import complete_content, count
+import workbench_writes
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
 GOLD_SPLIT = dict(boundaries=(0, 4), segment_axes=("static", "main"))
@@ -57,7 +58,7 @@ def do_warmup(db, user, pid, contents):
     for _ in contents:
         item = queue.next_item(db, user, pid)
         assert item is not None and item.is_warmup, item
-        submission.submit(db, user, item.annotation_id, item.version, contents[item.external_id])
+        workbench_writes.submit(db, user, item.annotation_id, item.version, contents[item.external_id])
         seen.append(item.external_id)
     return seen
 
@@ -93,7 +94,7 @@ def test_an_admitted_annotator_never_gets_a_warmup_sample(db, make_user, lead, w
     got = []
     while (item := queue.next_item(db, ann, pid)) is not None:
         got.append(item.external_id)
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert got == ["S-000", "S-001", "S-005"]
 
 
@@ -132,7 +133,7 @@ def test_marked_samples_without_gold_go_to_nobody(db, make_user, lead, make_proj
     got = []
     while (item := queue.next_item(db, ann, pid)) is not None:
         got.append(item.external_id)
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert got == ["S-001", "S-002"]
     assert queue.pool_size(db, ann, pid) == 2  # S-001 and S-002 need one more annotator each
 
@@ -292,7 +293,7 @@ def test_a_revoked_annotator_is_not_readmitted_by_a_recheck_but_by_new_warmup_wo
                                segment_axes=("static", "main"), xi=40.0, omega=9.0, alpha=0.0)
     item = queue.next_item(db, ann, pid)
     assert item.external_id == "S-005"
-    submission.submit(db, ann, item.annotation_id, item.version, manual(40.0, 9.0, 0.0))
+    workbench_writes.submit(db, ann, item.annotation_id, item.version, manual(40.0, 9.0, 0.0))
     assert status_of(db, pid, ann) == "admitted"
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 
 from annotation.curves import fit_curve
 from annotation.protocol import AnnotationContent
-from annotation.services import projects, queue, submission
+from annotation.services import projects, queue, submission, workbench_events
 from annotation.services.errors import (
     AlreadySubmitted,
     InvalidInput,
@@ -23,6 +23,7 @@ from annotation.services.errors import (
 from annotation.settings import ProjectSettings
 from db.models import Annotation, Assignment, AuditEvent, Sample
 from service_helpers import GOOD_POINTS, complete_content, count, statements_of
+import workbench_writes
 
 
 def _row(db, annotation_id: int) -> Annotation:
@@ -44,7 +45,7 @@ def _finish(db, actor, project_id: int, content: AnnotationContent | None = None
     """next_item → submit; returns the submitted WorkItem."""
     item = queue.next_item(db, actor, project_id)
     assert item is not None
-    return submission.submit(db, actor, item.annotation_id, item.version, content or complete_content())
+    return workbench_writes.submit(db, actor, item.annotation_id, item.version, content or complete_content())
 
 
 # --- next_item -------------------------------------------------------------------------------
@@ -68,12 +69,12 @@ def test_next_item_assigns_and_returns_the_same_draft_until_submitted(db, make_u
     for _ in range(3):
         again = queue.next_item(db, ann, pid)
         assert again.annotation_id == item.annotation_id
-    saved = submission.save_draft(db, ann, item.annotation_id, 1, complete_content(), step=2)
+    saved = workbench_writes.save_draft(db, ann, item.annotation_id, 1, complete_content(), step=2)
     again = queue.next_item(db, ann, pid)
     assert (again.annotation_id, again.version) == (item.annotation_id, saved.version)
     assert count(db, Assignment) == 1 and count(db, Annotation) == 1
 
-    submission.submit(db, ann, item.annotation_id, saved.version, complete_content())
+    workbench_writes.submit(db, ann, item.annotation_id, saved.version, complete_content())
     nxt = queue.next_item(db, ann, pid)
     assert nxt.annotation_id != item.annotation_id
     assert nxt.sample_id != item.sample_id
@@ -112,7 +113,7 @@ def test_pool_runs_dry_and_n_assigned_never_exceeds_k(db, make_user, make_projec
             item = queue.next_item(db, u, pid)
             if item is None:
                 continue
-            submission.submit(db, u, item.annotation_id, item.version, complete_content())
+            workbench_writes.submit(db, u, item.annotation_id, item.version, complete_content())
             done += 1
     assert done == 6
     assert all(queue.next_item(db, u, pid) is None for u in users)
@@ -128,7 +129,7 @@ def test_an_annotator_never_gets_the_same_sample_twice(db, make_user, make_proje
     seen = []
     while (item := queue.next_item(db, ann, pid)) is not None:
         seen.append(item.sample_id)
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     assert len(seen) == 4 and len(set(seen)) == 4
     assert queue.pool_size(db, ann, pid) == 4 * 3 - 4
 
@@ -166,62 +167,77 @@ def test_save_draft_increments_version_and_stores_content(db, make_user, make_pr
     item = queue.next_item(db, ann, pid)
     n = item.n_tokens
     c1 = AnnotationContent(boundaries=(0, 2), segment_axes=("main", None))
-    s1 = submission.save_draft(db, ann, item.annotation_id, 1, c1, step=1, seconds_delta=12.5)
+    s1 = workbench_writes.save_draft(db, ann, item.annotation_id, 1, c1, step=1, seconds_delta=12.5)
     assert (s1.version, s1.step, s1.status) == (2, 1, "draft")
     assert s1.content.boundaries == (0, 2) and s1.content.segment_axes == ("main", None)
     assert s1.seconds_spent == pytest.approx(12.5)
 
     c2 = AnnotationContent(boundaries=(0, 2, n - 1), segment_axes=("main", "static", None),
                            points=((30.0, 1.0), (20.0, 0.4)), note="thinking")
-    s2 = submission.save_draft(db, ann, item.annotation_id, 2, c2, step=2, seconds_delta=5)
+    s2 = workbench_writes.save_draft(db, ann, item.annotation_id, 2, c2, step=2, seconds_delta=5)
     assert s2.version == 3
     stored = queue.open_item(db, ann, item.annotation_id)
     assert stored.content == c2
     assert stored.version == 3 and stored.seconds_spent == pytest.approx(17.5)
     assert stored.updated_at >= item.updated_at
-    # the step is clamped to the three steps
-    assert submission.save_draft(db, ann, item.annotation_id, 3, c2, step=9).step == 2
-    assert submission.save_draft(db, ann, item.annotation_id, 4, c2, step=-3).step == 0
+    # a step outside the three is refused with a message, the stored step stays
+    for wrong in (9, -3):
+        out = workbench_writes.apply(db, ann, item.annotation_id, stored.version, c2, step=wrong)
+        assert out.item.step == 2 and f"there is no step {wrong}" in out.refused[0].message
+        stored = out.item
 
 
 def test_stale_version_is_refused_and_newer_content_kept(db, make_user, make_project):
     pid = make_project(2)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    tab1 = submission.save_draft(db, ann, item.annotation_id, 1,
+    tab1 = workbench_writes.save_draft(db, ann, item.annotation_id, 1,
                                  AnnotationContent(boundaries=(0, 1), segment_axes=("main", "opinion")), step=1)
     before = _snapshot(db, item.annotation_id)
     # tab 2 still holds version 1
     old_tab = AnnotationContent(boundaries=(0,), segment_axes=("generic",))
     with pytest.raises(StaleVersion):
-        submission.save_draft(db, ann, item.annotation_id, 1, old_tab, step=1)
+        workbench_writes.save_draft(db, ann, item.annotation_id, 1, old_tab, step=1)
     with pytest.raises(StaleVersion):
-        submission.submit(db, ann, item.annotation_id, 1, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, 1, complete_content())
     assert _snapshot(db, item.annotation_id) == before
     assert queue.open_item(db, ann, item.annotation_id).content == tab1.content
     # a version from the future is stale too
     with pytest.raises(StaleVersion):
-        submission.save_draft(db, ann, item.annotation_id, 7, old_tab, step=1)
+        workbench_writes.save_draft(db, ann, item.annotation_id, 7, old_tab, step=1)
     assert _snapshot(db, item.annotation_id) == before
 
 
-@pytest.mark.parametrize("content", [
-    AnnotationContent(boundaries=(0, 999), segment_axes=("main", "main")),   # past the end
-    AnnotationContent(boundaries=(1,), segment_axes=("main",)),              # not starting at 0
-    AnnotationContent(boundaries=(0, 3, 2), segment_axes=(None, None, None)),  # not increasing
-    AnnotationContent(boundaries=(0, 2), segment_axes=("main",)),            # one axis too few
-    AnnotationContent(segment_axes=("temporal",)),                           # unknown axis
-    AnnotationContent(flags=("because",)),                                   # unknown flag
-    AnnotationContent(points=tuple((float(x), 0.5) for x in range(10, 70, 10))),  # 6 points
+@pytest.mark.parametrize("edit,fragment", [
+    ({"kind": "boundary", "gap": 999}, "no gap before token 999"),       # past the end
+    ({"kind": "boundary", "gap": 0}, "no gap before token 0"),           # before the first token
+    ({"kind": "axis", "segment": 1, "axis": "main"}, "no segment 2"),    # one axis too many
+    ({"kind": "axis", "segment": 0, "axis": "temporal"}, "unknown axis"),
+    ({"kind": "flag", "flags": ["because"], "note": ""}, "unknown flag"),
+    ({"kind": "point", "action": "move", "index": 3, "x": 1.0, "y": 1.0}, "no point 4"),
 ])
-def test_save_draft_refuses_malformed_content(db, make_user, make_project, content):
+def test_edits_that_would_break_the_draft_are_refused_and_change_nothing(db, make_user, make_project,
+                                                                         edit, fragment):
+    """The workbench sends edits, never a whole content: an edit that would make the draft
+    malformed is refused with a message (acknowledged, so the surface moves on) and the stored
+    content stays as it was."""
     pid = make_project(1)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    before = _snapshot(db, item.annotation_id)
-    with pytest.raises(InvalidInput):
-        submission.save_draft(db, ann, item.annotation_id, 1, content, step=0)
-    assert _snapshot(db, item.annotation_id) == before
+    out = workbench_events.apply_events(db, ann, item.annotation_id, "c1", item.version,
+                                        [{"seq": 1, **edit}])
+    assert out.last_seq == 1 and len(out.refused) == 1 and fragment in out.refused[0].message
+    assert queue.open_item(db, ann, item.annotation_id).content == item.content
+
+
+def test_six_points_are_refused_at_the_sixth(db, make_user, make_project):
+    pid = make_project(1)
+    ann = make_user("ann")
+    item = queue.next_item(db, ann, pid)
+    six = AnnotationContent(points=tuple((float(x), 0.5) for x in range(10, 70, 10)))
+    out = workbench_writes.apply(db, ann, item.annotation_id, 1, six)
+    assert [r.message for r in out.refused] == ["Not applied: at most 5 points can be placed; remove one first."]
+    assert len(out.item.content.points) == 5
 
 
 def test_boundary_at_last_token_is_fine_but_one_past_is_not(db, make_user, make_project):
@@ -230,12 +246,10 @@ def test_boundary_at_last_token_is_fine_but_one_past_is_not(db, make_user, make_
     item = queue.next_item(db, ann, pid)
     n = item.n_tokens
     ok = AnnotationContent(boundaries=(0, n - 1), segment_axes=("main", "static"))
-    saved = submission.save_draft(db, ann, item.annotation_id, 1, ok, step=0)
-    bad = AnnotationContent(boundaries=(0, n), segment_axes=("main", "static"))
-    with pytest.raises(InvalidInput, match="past the last token"):
-        submission.save_draft(db, ann, item.annotation_id, saved.version, bad, step=0)
-    with pytest.raises(InvalidInput):
-        submission.submit(db, ann, item.annotation_id, saved.version, replace(bad, points=GOOD_POINTS))
+    saved = workbench_writes.save_draft(db, ann, item.annotation_id, 1, ok, step=0)
+    out = workbench_events.apply_events(db, ann, item.annotation_id, "c1", saved.version,
+                                        [{"seq": 1, "kind": "boundary", "gap": n}])
+    assert "no gap before token" in out.refused[0].message
     assert _row(db, item.annotation_id).status == "draft"
     assert _row(db, item.annotation_id).boundaries == [0, n - 1]
 
@@ -249,7 +263,7 @@ def test_submit_stores_parameters_fitted_from_the_points(db, make_user, make_pro
     item = queue.next_item(db, ann, pid)
     # the client sends made-up parameters: the server refits from the points
     sent = complete_content(xi=1.0, omega=2.0, alpha=3.0, scale=4.0, rmse=0.0)
-    done = submission.submit(db, ann, item.annotation_id, 1, sent, seconds_delta=40)
+    done = workbench_writes.submit(db, ann, item.annotation_id, 1, sent, seconds_delta=40)
     fit = fit_curve(GOOD_POINTS)
     row = _row(db, item.annotation_id)
     assert row.status == "submitted" and done.status == "submitted" and done.is_submitted
@@ -272,7 +286,7 @@ def test_submit_with_manual_parameters_keeps_them_and_recomputes_scale_and_rmse(
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     sent = complete_content(xi=28.0, omega=9.0, alpha=-1.0, scale=123.0, rmse=0.0, params_source="manual")
-    submission.submit(db, ann, item.annotation_id, 1, sent)
+    workbench_writes.submit(db, ann, item.annotation_id, 1, sent)
     row = _row(db, item.annotation_id)
     scale, rmse = fit_scale_for(GOOD_POINTS, 28.0, 9.0, -1.0)
     assert (row.xi, row.omega, row.alpha, row.params_source) == (28.0, 9.0, -1.0, "manual")
@@ -284,15 +298,17 @@ def test_submit_with_manual_parameters_keeps_them_and_recomputes_scale_and_rmse(
                                     dict(xi=28.0, omega=9.0, alpha=19999.0)])
 def test_submit_refuses_hand_tuned_parameters_the_fit_could_not_make(db, make_user, make_project, params):
     """The page's inputs stop at the fit's bounds, but the server decides: a hand-tuned curve
-    outside them is refused with the reason and nothing is stored (it would poison σ)."""
+    outside them is refused with the reason and never stored (it would poison σ); the curve
+    stays the points' fit."""
     pid = make_project(1)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     sent = complete_content(**params, params_source="manual")
-    with pytest.raises(InvalidInput, match="outside the fit's range"):
-        submission.submit(db, ann, item.annotation_id, 1, sent)
+    out = workbench_writes.apply(db, ann, item.annotation_id, 1, sent)
+    assert [r.message for r in out.refused if "outside the fit's range" in r.message]
     row = _row(db, item.annotation_id)
-    assert row.status == "draft" and row.version == 1 and row.xi is None
+    assert row.status == "draft" and row.params_source == "fit"
+    assert row.xi == pytest.approx(fit_curve(GOOD_POINTS).xi)
 
 
 def test_seconds_accumulate_and_idle_time_is_capped(db, make_user, make_project):
@@ -300,16 +316,16 @@ def test_seconds_accumulate_and_idle_time_is_capped(db, make_user, make_project)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     cap = submission.IDLE_CAP_SECONDS
-    v = submission.save_draft(db, ann, item.annotation_id, 1, AnnotationContent(), step=0,
+    v = workbench_writes.save_draft(db, ann, item.annotation_id, 1, AnnotationContent(), step=0,
                               seconds_delta=30).version
-    v = submission.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
+    v = workbench_writes.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
                               seconds_delta=cap * 20).version  # lunch break
-    v = submission.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
+    v = workbench_writes.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
                               seconds_delta=-50).version  # clock skew
-    v = submission.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
+    v = workbench_writes.save_draft(db, ann, item.annotation_id, v, AnnotationContent(), step=0,
                               seconds_delta=float("nan")).version
     assert _row(db, item.annotation_id).seconds_spent == pytest.approx(30 + cap)
-    submission.submit(db, ann, item.annotation_id, v, complete_content(), seconds_delta=cap + 1)
+    workbench_writes.submit(db, ann, item.annotation_id, v, complete_content(), seconds_delta=cap + 1)
     assert _row(db, item.annotation_id).seconds_spent == pytest.approx(30 + 2 * cap)
 
 
@@ -317,17 +333,17 @@ def test_double_submit_is_refused_and_changes_nothing(db, make_user, make_projec
     pid = make_project(2)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    submission.submit(db, ann, item.annotation_id, 1, complete_content(), seconds_delta=10)
+    workbench_writes.submit(db, ann, item.annotation_id, 1, complete_content(), seconds_delta=10)
     before = _snapshot(db, item.annotation_id)
     other = complete_content(segment_axes=("generic",), points=((40, 1.0), (30, 0.5), (55, 0.5)))
     with pytest.raises(AlreadySubmitted):
-        submission.submit(db, ann, item.annotation_id, 1, other, seconds_delta=10)
+        workbench_writes.submit(db, ann, item.annotation_id, 1, other, seconds_delta=10)
     with pytest.raises(AlreadySubmitted):
-        submission.submit(db, ann, item.annotation_id, 2, other, seconds_delta=10)  # current version
+        workbench_writes.submit(db, ann, item.annotation_id, 2, other, seconds_delta=10)  # current version
     with pytest.raises(AlreadySubmitted):
-        submission.save_draft(db, ann, item.annotation_id, 2, other, step=1)
+        workbench_writes.save_draft(db, ann, item.annotation_id, 2, other, step=1)
     with pytest.raises(AlreadySubmitted):
-        submission.save_draft(db, ann, item.annotation_id, 1, other, step=1)
+        workbench_writes.save_draft(db, ann, item.annotation_id, 1, other, step=1)
     assert _snapshot(db, item.annotation_id) == before
     assert _snapshot(db, item.annotation_id)["version"] == 2
     assert count(db, AuditEvent, AuditEvent.action == "submit") == 1
@@ -342,17 +358,19 @@ def test_double_submit_is_refused_and_changes_nothing(db, make_user, make_projec
     (AnnotationContent(boundaries=(0, 1, 2), segment_axes=("main", None, None)),
      ["segments 2 and 3 still need", "points"]),
 ])
-def test_incomplete_unflagged_submit_lists_problems_and_changes_nothing(
+def test_incomplete_unflagged_submit_lists_problems_and_keeps_the_edits(
         db, make_user, make_project, content, expected):
     pid = make_project(1)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    before = _snapshot(db, item.annotation_id)
     with pytest.raises(InvalidInput) as exc:
-        submission.submit(db, ann, item.annotation_id, 1, content)
+        workbench_writes.submit(db, ann, item.annotation_id, 1, content)
     for fragment in expected:
         assert fragment in str(exc.value)
-    assert _snapshot(db, item.annotation_id) == before
+    row = _row(db, item.annotation_id)
+    assert row.status == "draft" and row.submitted_at is None
+    assert (tuple(row.boundaries), tuple(row.segment_axes)) == (content.boundaries, content.segment_axes)
+    assert count(db, AuditEvent, AuditEvent.action == "submit") == 0
 
 
 def test_unfittable_points_refuse_an_unflagged_submit(db, make_user, make_project):
@@ -361,11 +379,11 @@ def test_unfittable_points_refuse_an_unflagged_submit(db, make_user, make_projec
     item = queue.next_item(db, ann, pid)
     two_peaks = ((10.0, 1.0), (30.0, 0.1), (50.0, 1.0))
     with pytest.raises(InvalidInput, match="peak"):
-        submission.submit(db, ann, item.annotation_id, 1, complete_content(points=two_peaks))
+        workbench_writes.submit(db, ann, item.annotation_id, 1, complete_content(points=two_peaks))
     assert _row(db, item.annotation_id).status == "draft"
     # flagged as needing more than one peak, the same points may be submitted
     flagged = complete_content(points=two_peaks, flags=("multiple_peaks",))
-    done = submission.submit(db, ann, item.annotation_id, 1, flagged)
+    done = workbench_writes.submit(db, ann, item.annotation_id, _row(db, item.annotation_id).version, flagged)
     assert done.status == "submitted" and done.content.flags == ("multiple_peaks",)
 
 
@@ -374,7 +392,7 @@ def test_flagged_submit_with_incomplete_curve_is_accepted(db, make_user, make_pr
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     content = AnnotationContent(points=((30.0, 1.0),), flags=("not_present_tense",))
-    done = submission.submit(db, ann, item.annotation_id, 1, content)
+    done = workbench_writes.submit(db, ann, item.annotation_id, 1, content)
     row = _row(db, item.annotation_id)
     assert row.status == "submitted" and row.flags == ["not_present_tense"]
     assert row.xi is None and done.content.segment_axes == (None,)
@@ -384,14 +402,14 @@ def test_flag_other_needs_a_note(db, make_user, make_project):
     pid = make_project(1)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
-    before = _snapshot(db, item.annotation_id)
     with pytest.raises(InvalidInput, match="note"):
-        submission.submit(db, ann, item.annotation_id, 1, AnnotationContent(flags=("other",)))
+        workbench_writes.submit(db, ann, item.annotation_id, 1, AnnotationContent(flags=("other",)))
     with pytest.raises(InvalidInput, match="note"):
-        submission.submit(db, ann, item.annotation_id, 1, AnnotationContent(flags=("other",), note="   "))
-    assert _snapshot(db, item.annotation_id) == before
-    done = submission.submit(db, ann, item.annotation_id, 1,
-                             AnnotationContent(flags=("other",), note="The text is in Latin."))
+        workbench_writes.submit(db, ann, item.annotation_id, _row(db, item.annotation_id).version,
+                                AnnotationContent(flags=("other",), note="   "))
+    assert _row(db, item.annotation_id).status == "draft"
+    done = workbench_writes.submit(db, ann, item.annotation_id, _row(db, item.annotation_id).version,
+                                   AnnotationContent(flags=("other",), note="The text is in Latin."))
     assert done.status == "submitted" and _row(db, item.annotation_id).note == "The text is in Latin."
 
 
@@ -402,7 +420,7 @@ def test_submit_on_withdrawn_sample_is_refused(db, make_user, make_project):
     with db.write() as s:
         s.execute(update(Sample).values(status="discarded"))
     with pytest.raises(InvalidInput, match="withdrawn"):
-        submission.submit(db, ann, item.annotation_id, 1, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, 1, complete_content())
     assert _row(db, item.annotation_id).status == "draft"
 
 
@@ -419,19 +437,18 @@ def test_quota_reached_keeps_the_draft_a_draft(db, make_user, make_project, lead
     assert (status.submitted_today, status.daily_quota, status.quota_reached) == (2, 2, True)
 
     third = queue.next_item(db, ann, pid)  # a draft may still be prepared
-    third = submission.save_draft(db, ann, third.annotation_id, third.version, complete_content(), step=2)
-    before = _snapshot(db, third.annotation_id)
+    third = workbench_writes.save_draft(db, ann, third.annotation_id, third.version, complete_content(), step=2)
     with pytest.raises(QuotaReached, match="2"):
-        submission.submit(db, ann, third.annotation_id, third.version, complete_content())
-    assert _snapshot(db, third.annotation_id) == before
-    assert _row(db, third.annotation_id).status == "draft"
+        workbench_writes.submit(db, ann, third.annotation_id, third.version, complete_content())
+    row = _row(db, third.annotation_id)
+    assert row.status == "draft" and row.submitted_at is None and row.xi == third.content.xi
     assert count(db, Annotation, Annotation.status == "submitted") == 2
     # someone else's quota is their own
     bob = make_user("bob")
     assert _finish(db, bob, pid).status == "submitted"
     # raising the quota lets the draft through
     projects.update_settings(db, lead, pid, daily_quota=3)
-    assert submission.submit(db, ann, third.annotation_id, third.version, complete_content()).is_submitted
+    assert workbench_writes.submit(db, ann, third.annotation_id, row.version, complete_content()).is_submitted
 
 
 def test_quota_counts_only_todays_submissions(db, make_user, make_project, lead):
@@ -441,13 +458,14 @@ def test_quota_counts_only_todays_submissions(db, make_user, make_project, lead)
     first = _finish(db, ann, pid)
     item = queue.next_item(db, ann, pid)
     with pytest.raises(QuotaReached):
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     # the first submission was two days ago: today's quota is free again
     with db.write() as s:
         s.execute(update(Annotation).where(Annotation.id == first.annotation_id)
                   .values(submitted_at=datetime.now(timezone.utc) - timedelta(days=2)))
     assert queue.queue_status(db, ann, pid).submitted_today == 0
-    assert submission.submit(db, ann, item.annotation_id, item.version, complete_content()).is_submitted
+    version = _row(db, item.annotation_id).version  # the refused submit stored its edits
+    assert workbench_writes.submit(db, ann, item.annotation_id, version, complete_content()).is_submitted
     assert queue.queue_status(db, ann, pid).submitted_today == 1
     assert queue.queue_status(db, ann, pid).submitted_total == 2
 
@@ -511,7 +529,7 @@ def test_quota_day_follows_the_configured_zone(db, make_user, make_project, lead
     # and one more is over the quota
     item = queue.next_item(db, ann, pid)
     with pytest.raises(QuotaReached):
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
 
 
 # --- blindness -------------------------------------------------------------------------------
@@ -523,33 +541,32 @@ def test_annotator_cannot_reach_anothers_annotation(db, make_user, make_project)
     ia = queue.next_item(db, a, pid)
     ib = queue.next_item(db, b, pid)
     assert ia.sample_id == ib.sample_id  # same text, separate annotations
-    submission.save_draft(db, a, ia.annotation_id, 1, complete_content(note="A's secret"), step=2)
+    workbench_writes.save_draft(db, a, ia.annotation_id, 1, complete_content(note="A's secret"), step=2)
     before = _snapshot(db, ia.annotation_id)
 
     with pytest.raises(NotFound) as missing:
         queue.open_item(db, b, 10_000_000)
     calls = [
         lambda: queue.open_item(db, b, ia.annotation_id),
-        lambda: submission.save_draft(db, b, ia.annotation_id, 2, complete_content(), step=1),
-        lambda: submission.submit(db, b, ia.annotation_id, 2, complete_content()),
+        lambda: workbench_writes.save_draft(db, b, ia.annotation_id, 2, complete_content(), step=1),
+        lambda: workbench_writes.submit(db, b, ia.annotation_id, 2, complete_content()),
     ]
     for call in calls:
         with pytest.raises(NotFound) as exc:
             call()
         assert str(exc.value) == str(missing.value)  # no hint that the id exists
         assert "secret" not in str(exc.value)
-    for fn in (submission.save_draft, submission.submit):
-        with pytest.raises(NotFound) as exc:
-            if fn is submission.save_draft:
-                fn(db, b, 10_000_000, 1, complete_content(), step=1)
-            else:
-                fn(db, b, 10_000_000, 1, complete_content())
-        assert str(exc.value) == str(missing.value)
+    with pytest.raises(NotFound) as exc:
+        workbench_events.apply_events(db, b, ia.annotation_id, "c1", 2, [{"seq": 1, "kind": "step", "step": 1}])
+    assert str(exc.value) == str(missing.value)
+    with pytest.raises(NotFound) as exc:
+        workbench_events.apply_events(db, b, 10_000_000, "c1", 1, [{"seq": 1, "kind": "step", "step": 1}])
+    assert str(exc.value) == str(missing.value)
     assert _snapshot(db, ia.annotation_id) == before
 
     # B's own draft is unaffected by A's note, and B sees only B's work
     assert queue.open_item(db, b, ib.annotation_id).content.note == ""
-    submission.submit(db, a, ia.annotation_id, 2, complete_content())
+    workbench_writes.submit(db, a, ia.annotation_id, 2, complete_content())
     hist_a = queue.my_history(db, a, pid)
     hist_b = queue.my_history(db, b, pid)
     assert [h.annotation_id for h in hist_a] == [ia.annotation_id]
@@ -601,7 +618,7 @@ def test_assign_and_submit_are_audited(db, make_user, make_project):
         ann.user_id, "sample", str(item.sample_id))
     assert assigns[0].detail == {"slot": 1}
 
-    submission.submit(db, ann, item.annotation_id, 1, complete_content(flags=("multiple_peaks",)))
+    workbench_writes.submit(db, ann, item.annotation_id, 1, complete_content(flags=("multiple_peaks",)))
     with db.read() as s:
         subs = list(s.scalars(select(AuditEvent).where(AuditEvent.action == "submit")))
     assert len(subs) == 1
@@ -617,9 +634,10 @@ def test_failed_submit_leaves_no_audit_event(db, make_user, make_project, lead):
     _finish(db, ann, pid)
     item = queue.next_item(db, ann, pid)
     with pytest.raises(QuotaReached):
-        submission.submit(db, ann, item.annotation_id, item.version, complete_content())
+        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     with pytest.raises(InvalidInput):
-        submission.submit(db, ann, item.annotation_id, item.version, AnnotationContent())
+        workbench_writes.submit(db, ann, item.annotation_id, _row(db, item.annotation_id).version,
+                                AnnotationContent())
     assert count(db, AuditEvent, AuditEvent.action == "submit") == 1
 
 
@@ -629,7 +647,7 @@ def test_flagged_submit_never_stores_parameters_the_points_do_not_support(db, ma
     item = queue.next_item(db, ann, pid)
     content = AnnotationContent(points=((30.0, 1.0),), xi=50.0, omega=9.0, alpha=1.0, scale=3.0,
                                 rmse=0.0, flags=("multiple_peaks",))
-    submission.submit(db, ann, item.annotation_id, 1, content)
+    workbench_writes.submit(db, ann, item.annotation_id, 1, content)
     row = _row(db, item.annotation_id)
     assert (row.xi, row.omega, row.alpha, row.scale, row.rmse) == (None, None, None, None, None)
 
@@ -641,71 +659,7 @@ def test_unflagged_submit_names_the_fit_problem_with_the_other_problems(db, make
     two_peaks = ((10.0, 1.0), (30.0, 0.1), (50.0, 1.0))
     content = AnnotationContent(boundaries=(0,), segment_axes=(None,), points=two_peaks)
     with pytest.raises(InvalidInput) as err:
-        submission.submit(db, ann, item.annotation_id, 1, content)
+        workbench_writes.submit(db, ann, item.annotation_id, 1, content)
     message = str(err.value)
     assert "Axis labels" in message and "both peaks" in message
     assert "do not define a curve" not in message
-
-
-# --- round trips ---------------------------------------------------------------------------------
-
-#: Upper bounds on the statements one submit sends (each is a network round trip on PostgreSQL;
-#: BEGIN/COMMIT not counted). Before the round-trip work a settling submit took 17 on PostgreSQL.
-SUBMIT_STATEMENTS_FIRST = 6      # first of k = 2: own row + user (locked), quota+sums, UPDATE,
-                                 # audit, sums UPDATE, the sample's annotations + gold + open item
-SUBMIT_STATEMENTS_SETTLING = 7   # the k-th: + INSERT gold
-
-
-def test_submit_sends_a_bounded_number_of_statements(db, make_user, make_project):
-    pid = make_project(2)
-    first, second = make_user("ann1"), make_user("ann2")
-    items = [queue.next_item(db, who, pid) for who in (first, second)]
-    assert items[0].sample_id == items[1].sample_id
-
-    done: dict[str, object] = {}
-    one = statements_of(db, lambda: done.setdefault("1", submission.submit(
-        db, first, items[0].annotation_id, items[0].version, complete_content())))
-    two = statements_of(db, lambda: done.setdefault("2", submission.submit(
-        db, second, items[1].annotation_id, items[1].version, complete_content())))
-    assert done["1"].is_submitted and done["2"].is_submitted and done["2"].version == 2
-    assert len(one) <= SUBMIT_STATEMENTS_FIRST, "\n".join(one)
-    assert len(two) <= SUBMIT_STATEMENTS_SETTLING, "\n".join(two)
-    with db.read() as s:  # the settling submit still made gold
-        from db.models import GoldAnnotation
-
-        assert s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == items[0].sample_id))
-
-
-def test_submit_fits_the_curve_before_its_write_transaction(db, make_user, make_project, monkeypatch):
-    """The fit (milliseconds of CPU) runs with no transaction open, so it never holds SQLite's
-    write lock or the PostgreSQL row locks; the stored parameters are still the fit's."""
-    from sqlalchemy import event
-
-    pid = make_project(1)
-    ann = make_user("ann1")
-    item = queue.next_item(db, ann, pid)
-    open_transactions = {"n": 0}
-    seen: list[int] = []
-
-    def began(conn):  # type: ignore[no-untyped-def]
-        open_transactions["n"] += 1
-
-    def ended(conn):  # type: ignore[no-untyped-def]
-        open_transactions["n"] -= 1
-
-    def fit_watched(points):  # type: ignore[no-untyped-def]
-        seen.append(open_transactions["n"])
-        return fit_curve(points)
-
-    for name, listener in (("begin", began), ("commit", ended), ("rollback", ended)):
-        event.listen(db.engine, name, listener)
-    monkeypatch.setattr(submission, "fit_curve", fit_watched)
-    try:
-        done = submission.submit(db, ann, item.annotation_id, item.version, complete_content())
-    finally:
-        for name, listener in (("begin", began), ("commit", ended), ("rollback", ended)):
-            event.remove(db.engine, name, listener)
-    assert seen == [0], f"the fit ran with {seen} transaction(s) open"
-    expected = fit_curve(GOOD_POINTS)
-    assert (done.content.xi, done.content.omega, done.content.alpha) == pytest.approx(
-        (expected.xi, expected.omega, expected.alpha))

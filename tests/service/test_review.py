@@ -8,10 +8,11 @@ import pytest
 from sqlalchemy import select
 
 from annotation.lead_edit import LeadEdit
-from annotation.services import queue, review, settling, submission
+from annotation.services import queue, review, settling
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
 from db.models import Annotation, ReviewDay, ReviewItem, Sample
 from service_helpers import annotate, complete_content, count, gold_rows, open_items
+import workbench_writes
 
 # "Sample number 0 says the shop on street 0 is closed this week." has 14 tokens.
 SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
@@ -126,7 +127,7 @@ def test_send_back_returns_drafts_with_the_note_and_resubmission_settles(db, pai
     for user in (a, b):
         item = queue.next_item(db, user, pid)
         assert item.sample_id == row.sample_id
-        submission.submit(db, user, item.annotation_id, item.version, complete_content(**SPLIT_A))
+        workbench_writes.submit(db, user, item.annotation_id, item.version, complete_content(**SPLIT_A))
     [gold] = gold_rows(db)
     assert gold.source == "auto"
 
