@@ -135,9 +135,10 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
     "jobs.status": MadeByCode("a job's status", lambda: JOB_STATUSES),
     "jobs.host": MadeByCode("the worker's host name (at most 64 characters on Linux, 255 in DNS)",
                             lambda: [socket.gethostname()]),
-    "audit_log.action": MadeByCode("the services' action names; audit.record refuses a longer one", lambda: ()),
-    "audit_log.entity": MadeByCode("the services' entity names; audit.record refuses a longer one", lambda: ()),
-    "audit_log.entity_id": MadeByCode("a row id or a text's id; audit.record refuses a longer one", lambda: ()),
+    # audit.record refuses a longer one (test_the_audit_log_refuses_names_longer_than_its_columns)
+    "audit_log.action": MadeByCode("the services' action names", lambda: ()),
+    "audit_log.entity": MadeByCode("the services' entity names", lambda: ()),
+    "audit_log.entity_id": MadeByCode("a row id or a text's id", lambda: ()),
 }
 
 
@@ -212,7 +213,8 @@ TYPED: tuple[Typed, ...] = (
           lambda db, admin, v: accounts.create_user(db, admin, v, PASSWORD, "annotator"),
           lambda db, _: _values(db, User.username), char="u"),
     Typed("users.username", "annotation_import", "username", _lead_and_project,
-          lambda db, ctx, v: annotation_import.import_annotations(db, ctx[0], ctx[1], _interchange(v), "a.jsonl"),
+          lambda db, ctx, v: annotation_import.import_annotations(db, ctx[0], ctx[1], _interchange(v),
+                                                                  "a.jsonl"),
           lambda db, _: _values(db, User.username), char="u"),
     Typed("users.display_name", "create_user", "display name", _admin,
           lambda db, admin, v: accounts.create_user(db, admin, "bob", PASSWORD, "annotator", v),
@@ -228,14 +230,15 @@ TYPED: tuple[Typed, ...] = (
                                                      new_project=v),
           lambda db, _: _values(db, Project.name)),
     Typed("samples.external_id", "import_text_file", "id", lambda db: _lead_and_project(db, 0),
-          lambda db, ctx, v: projects.import_text_file(db, ctx[0], ctx[1],
-                                                       json.dumps({"id": v, "text": TEXT}).encode(), "t.jsonl"),
+          lambda db, ctx, v: projects.import_text_file(
+              db, ctx[0], ctx[1], json.dumps({"id": v, "text": TEXT}).encode(), "t.jsonl"),
           lambda db, _: _values(db, Sample.external_id), char="i"),
     Typed("samples.external_id", "import_texts", "id", lambda db: _lead_and_project(db, 0),
           lambda db, ctx, v: projects.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, v, 1)]),
           lambda db, _: _values(db, Sample.external_id)),
     Typed("samples.source", "import_texts", "file name", lambda db: _lead_and_project(db, 0),
-          lambda db, ctx, v: projects.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, None, 1)], source=v),
+          lambda db, ctx, v: projects.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, None, 1)],
+                                                   source=v),
           lambda db, _: _values(db, Sample.source)),
     Typed("import_batches.source", "batched import_texts", "file name", lambda db: _lead_and_project(db, 0),
           _batched_import, lambda db, _: _values(db, ImportBatch.source)),
@@ -313,7 +316,8 @@ def test_text_from_outside_is_cut_to_its_column(db):
 def test_the_audit_log_refuses_names_longer_than_its_columns():
     """A defect, raised on SQLite too, where the row would otherwise be stored."""
     session = Mock()
-    for action, entity, entity_id in (("a" * 65, "project", 1), ("act", "p" * 33, 1), ("act", "project", "i" * 65)):
+    too_long = (("a" * 65, "project", 1), ("act", "p" * 33, 1), ("act", "project", "i" * 65))
+    for action, entity, entity_id in too_long:
         with pytest.raises(ValueError, match="longer than"):
             audit.record(session, None, action, entity, entity_id)
     audit.record(session, None, "a" * 64, "p" * 32, "i" * 64)
