@@ -53,6 +53,7 @@ from annotation.services.errors import (
     PermissionDenied,
     RateLimited,
 )
+from annotation.services.text_limits import check_length, clip
 from annotation.usernames import UsernameError, check_username, find_lookalike
 from db.engine import Database
 from db.models import ROLES, LoginAttempt, User, utcnow
@@ -97,6 +98,11 @@ def _check_username(username: str) -> str:
         raise InvalidInput(str(exc)) from None
 
 
+def _check_display_name(display_name: str | None) -> str:
+    """The display name as stored (surrounding spaces removed; "" stands for the username)."""
+    return check_length((display_name or "").strip(), User.display_name, "display name")
+
+
 def _check_password(password: str) -> None:
     if len(password or "") < MIN_PASSWORD_LENGTH:
         raise InvalidInput(f"A password needs at least {MIN_PASSWORD_LENGTH} characters.")
@@ -119,6 +125,7 @@ def needs_first_admin(db: Database) -> bool:
 def create_first_admin(db: Database, username: str, password: str, display_name: str = "") -> Actor:
     """Create the first account, an admin; refused once any user exists."""
     username = _check_username(username)
+    display_name = _check_display_name(display_name)
     _check_password(password)
     password_hash = hash_password(password)  # before the write: Argon2 never holds the lock
     with db.write() as s:
@@ -134,7 +141,7 @@ def create_first_admin(db: Database, username: str, password: str, display_name:
 
 def _address_key(address: str | None) -> str:
     """The client address as stored: every attempt without one shares the key ``""``."""
-    return address.strip()[:64] if isinstance(address, str) else ""
+    return clip(address.strip(), LoginAttempt.address) if isinstance(address, str) else ""
 
 
 def _recent_failures(s: Session, username: str, address: str, since: datetime) -> dict[str, throttle.Failures]:
@@ -172,7 +179,7 @@ def authenticate(db: Database, username: str, password: str, *, address: str | N
     """
     username = (username or "").strip()
     password = password or ""
-    name_key = username[:64]
+    name_key = clip(username, LoginAttempt.username)  # no account has a longer name
     address_key = _address_key(address)
     now = now or utcnow()
     policy = THROTTLE
@@ -227,7 +234,7 @@ def _add_user(s: Session, username: str, password_hash: str, role: str, display_
     lookalike = find_lookalike(username, s.scalars(select(User.username)))
     if lookalike is not None:
         raise InvalidInput(f"The username {username!r} looks like the existing account {lookalike!r}.")
-    user = User(username=username, display_name=display_name.strip() or username,
+    user = User(username=username, display_name=display_name or username,
                 password_hash=password_hash, role=role, is_active=True)
     s.add(user)
     s.flush()
@@ -237,6 +244,7 @@ def _add_user(s: Session, username: str, password_hash: str, role: str, display_
 def _create_user(db: Database, actor: Actor | None, username: str, password: str, role: str,
                  display_name: str) -> UserInfo:
     username = _check_username(username)
+    display_name = _check_display_name(display_name)
     _check_password(password)
     _check_role(role)
     password_hash = hash_password(password)  # before the write: Argon2 never holds the lock

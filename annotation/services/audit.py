@@ -7,14 +7,18 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotation.services.text_limits import require_fit
 from db.models import AuditEvent, utcnow
 
 
 def record(session: Session, actor_id: int | None, action: str, entity: str, entity_id: object,
            **detail: Any) -> None:
-    """Add one audit event to the current transaction (it commits or rolls back with it)."""
-    session.add(AuditEvent(at=utcnow(), actor_id=actor_id, action=action, entity=entity,
-                           entity_id=str(entity_id), detail=detail))
+    """Add one audit event to the current transaction (it commits or rolls back with it).
+    ``action``, ``entity`` and ``entity_id`` are the code's names and ids, never typed text."""
+    event = AuditEvent(at=utcnow(), actor_id=actor_id, action=require_fit(action, AuditEvent.action),
+                       entity=require_fit(entity, AuditEvent.entity),
+                       entity_id=require_fit(str(entity_id), AuditEvent.entity_id), detail=detail)
+    session.add(event)
 
 
 def history(session: Session, entity: str, entity_id: object) -> list[AuditEvent]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from annotation.services.errors import NotFound
+from annotation.services.text_limits import clip, width
 from annotation.settings import ProjectSettings
-from db.models import Project
+from db.models import Annotation, Project
 
 NO_SUCH_PROJECT = "No such project."
 
@@ -21,5 +22,14 @@ def project_row(s: Session, project_id: int | None) -> Project:
 
 
 def project_settings(s: Session, project_id: int | None) -> ProjectSettings:
-    """The project's settings; :class:`NotFound` when there is no such project."""
-    return ProjectSettings.from_dict(project_row(s, project_id).settings)
+    """The project's settings; :class:`NotFound` when there is no such project.
+
+    A guidelines version longer than the annotations' column (stored before the settings
+    refused one) is read cut to that width: every hand-out copies it onto a new annotation, and
+    PostgreSQL would refuse each one. The settings page still shows it whole and asks for a
+    shorter one at the next save."""
+    settings = ProjectSettings.from_dict(project_row(s, project_id).settings)
+    if len(settings.guidelines_version) > width(Annotation.guidelines_version):
+        version = clip(settings.guidelines_version, Annotation.guidelines_version)
+        settings = settings.updated(guidelines_version=version)
+    return settings

@@ -17,10 +17,11 @@ from annotation.services import audit, settling
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row
+from annotation.services.text_limits import check_length, width
 from annotation.settings import ProjectSettings, SettingsError
 from annotation.text_import import ImportFileError, TextRecord, parse_texts
 from db.engine import Database
-from db.models import ImportBatch, ParameterStats, Project, Sample, utcnow
+from db.models import Annotation, ImportBatch, ParameterStats, Project, Sample, utcnow
 
 DEMO_PROJECT_NAME = "Demo project"
 #: settings whose change re-evaluates the automatic flags of settled samples
@@ -70,9 +71,16 @@ def get_project(db: Database, actor: Actor, project_id: int) -> ProjectInfo:
 
 def _project_name(name: str) -> str:
     name = (name or "").strip()
-    if not 1 <= len(name) <= 128:
-        raise InvalidInput("A project name is 1–128 characters.")
-    return name
+    if not name:
+        raise InvalidInput(f"A project name is 1–{width(Project.name)} characters.")
+    return check_length(name, Project.name, "project name")
+
+
+def _check_settings_text(settings: ProjectSettings) -> None:
+    """Refuse settings whose text does not fit where it is copied to: the guidelines version goes
+    onto each new annotation (``annotations.guidelines_version``), so a longer one would be
+    stored in the project's JSON and then refused by PostgreSQL at every hand-out."""
+    check_length(settings.guidelines_version, Annotation.guidelines_version, "guidelines version")
 
 
 def _add_project(s: Session, actor: Actor, name: str, description: str = "",
@@ -91,6 +99,8 @@ def create_project(db: Database, actor: Actor, name: str, description: str = "",
                    settings: ProjectSettings | None = None) -> ProjectInfo:
     """Lead: create an empty project."""
     name = _project_name(name)
+    if settings is not None:
+        _check_settings_text(settings)
     try:
         with db.write() as s:
             require_role(s, actor, "lead")
@@ -111,6 +121,7 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
             new = ProjectSettings.from_dict({**(p.settings or {}), **changes})
         except (SettingsError, TypeError) as exc:
             raise InvalidInput(str(exc)) from None
+        _check_settings_text(new)
         old = ProjectSettings.from_dict(p.settings)
         p.settings = new.to_dict()
         diff = {k: [getattr(old, k), v] for k, v in new.to_dict().items() if getattr(old, k) != v}
@@ -173,7 +184,7 @@ def _plan_rows(existing: dict[str, str], records: Sequence[TextRecord], n_tokens
                 next_number[r.benchmark] += 1
                 ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
         rows.append(dict(project_id=project_id, external_id=ext_id, benchmark=r.benchmark,
-                         parent_text=r.text, n_tokens=n_tok, source=source[:255], status="active",
+                         parent_text=r.text, n_tokens=n_tok, source=source, status="active",
                          n_assigned=0, is_warmup=False, created_at=now))
         existing[ext_id] = r.text
         new_texts.add(r.text)
@@ -199,6 +210,7 @@ def import_texts(db: Database, actor: Actor, project_id: int | None, records: Se
     the same import, so a refused import leaves no empty project behind; the summary's
     ``project_id`` names the project either way.
     """
+    _check_import_text(records, source)
     if new_project is not None:
         new_project = _project_name(new_project)
     try:
@@ -207,6 +219,19 @@ def import_texts(db: Database, actor: Actor, project_id: int | None, records: Se
         if new_project is None:
             raise
         raise InvalidInput(f"A project called {new_project!r} already exists.") from None
+
+
+def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
+    """Refuse an import whose source (the file's name, stored with each row and the batch) or a
+    text's id does not fit its column; a parsed file meets the id rule already, records made
+    another way (a script) are held to it here."""
+    for column in (Sample.source, ImportBatch.source):
+        check_length(source, column, "file name")
+    for r in records:
+        try:
+            check_length(r.external_id or "", Sample.external_id, "id")
+        except InvalidInput as exc:
+            raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
 
 
 def _import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
@@ -292,7 +317,7 @@ def _claim_import(db: Database, actor: Actor, project_id: int | None, source: st
                     project_id = _add_project(s, actor, new_project).id
                 now = utcnow()
                 batch = ImportBatch(project_id=project_id, open_project_id=project_id,
-                                    status="running", source=source[:255], added=0,
+                                    status="running", source=source, added=0,
                                     creates_project=new_project is not None,
                                     created_by=actor.user_id, started_at=now, heartbeat_at=now)
                 s.add(batch)
@@ -385,6 +410,7 @@ def import_text_file(db: Database, actor: Actor, project_id: int | None, data: b
                      new_project: str | None = None) -> ImportSummary:
     """Parse and import an uploaded file; :class:`InvalidInput` names the line on bad files.
     ``new_project``: create the project of that name as part of the import (see :func:`import_texts`)."""
+    _check_import_text((), filename)  # before the parse: a long file takes a while to read
     try:
         records = parse_texts(data, filename, default_benchmark=default_benchmark)
     except ImportFileError as exc:

@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 
 from annotation.services.authz import Actor, rank
 from annotation.services.errors import AuthenticationFailed, InvalidInput
+from annotation.services.text_limits import clip
 from db.engine import Database, is_transient
 from db.models import User, UserSession, utcnow
 
@@ -55,9 +56,8 @@ TOUCH_INTERVAL = timedelta(minutes=1)
 MAX_SESSIONS_PER_USER = 20
 #: Longest token accepted from a cookie (``token_urlsafe(32)`` is 43 characters).
 MAX_TOKEN_LENGTH = 128
-USER_AGENT_LENGTH = 255
 
-# revoked_reason codes (String(32)) and what the signed-out browser is told
+# revoked_reason codes (each fits the column) and what the signed-out browser is told
 SIGNED_OUT = "signed_out"
 PASSWORD_CHANGED = "password_changed"
 PASSWORD_RESET = "password_reset"
@@ -134,7 +134,7 @@ def start_session(db: Database, actor: Actor, *, user_agent: str = "", now: date
         _prune(s, user.id, now)
         s.add(UserSession(user_id=user.id, token_hash=token_hash(token), created_at=now,
                           last_seen_at=now, expires_at=expires_at,
-                          user_agent=(user_agent or "")[:USER_AGENT_LENGTH]))
+                          user_agent=clip(user_agent, UserSession.user_agent)))
         fresh = Actor.of(user)
     return NewSession(token, fresh, expires_at, max(1, int(lifetime.total_seconds())))
 
@@ -209,7 +209,8 @@ def end_session(db: Database, token: str, *, reason: str = SIGNED_OUT,
         done = s.execute(update(UserSession)
                          .where(UserSession.token_hash == token_hash(token),
                                 UserSession.revoked_at.is_(None))
-                         .values(revoked_at=now, revoked_reason=reason[:32]))
+                         .values(revoked_at=now,
+                                 revoked_reason=clip(reason, UserSession.revoked_reason)))
         return bool(done.rowcount)
 
 
@@ -218,7 +219,8 @@ def revoke_user_sessions(s: Session, user_id: int, reason: str, now: datetime | 
     or reset, deactivation, role taken away); the number revoked."""
     done = s.execute(update(UserSession)
                      .where(UserSession.user_id == user_id, UserSession.revoked_at.is_(None))
-                     .values(revoked_at=now or utcnow(), revoked_reason=reason[:32]))
+                     .values(revoked_at=now or utcnow(),
+                             revoked_reason=clip(reason, UserSession.revoked_reason)))
     return int(done.rowcount or 0)
 
 

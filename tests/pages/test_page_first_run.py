@@ -12,9 +12,10 @@ from ui.session import ACTOR_KEY
 SUBMIT = "FormSubmitter:first_run.form-Create administrator"
 
 
-def _fill(at, password="long-password", repeat="long-password", demo=True, username="boss"):
+def _fill(at, password="long-password", repeat="long-password", demo=True, username="boss",
+          display_name="The Boss"):
     at.text_input(key="first_run.username").input(username)
-    at.text_input(key="first_run.display_name").input("The Boss")
+    at.text_input(key="first_run.display_name").input(display_name)
     at.text_input(key="first_run.password").input(password)
     at.text_input(key="first_run.repeat").input(repeat)
     at.checkbox(key="first_run.demo").set_value(demo)
@@ -54,6 +55,12 @@ def test_short_password_shows_the_service_message(make_app, db):
 def test_invalid_username_shows_the_service_message(make_app, db):
     at = _fill(run(make_app()), username="a b")
     assert errors(at) == ["A username is 2–64 letters, digits, dots, dashes or underscores."]
+    assert _count(db, User) == 0
+
+
+def test_long_display_name_shows_the_service_message(make_app, db):
+    at = _fill(run(make_app()), display_name="x" * 129)
+    assert errors(at) == ["The display name can be at most 128 characters (yours has 129)."]
     assert _count(db, User) == 0
 
 

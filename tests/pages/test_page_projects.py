@@ -116,6 +116,18 @@ def test_settings_reject_an_invalid_time_zone(open_projects, db, lead):
     assert projects.get_project(db, lead, p.id).settings == ProjectSettings()  # nothing changed
 
 
+def test_settings_refuse_a_guidelines_version_longer_than_its_column(open_projects, db, lead):
+    """PostgreSQL would store it in the settings and then refuse every hand-out that copies it."""
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    at.text_input(key=_setting(at, "guidelines")).input("2.0 (revised after the pilot, March)")
+    at.number_input(key=_setting(at, "quota")).set_value(5)
+    at.button(key=SAVE).click()
+    run(at)  # no exception on the page
+    assert errors(at) == ["The guidelines version can be at most 32 characters (yours has 36)."]
+    assert projects.get_project(db, lead, p.id).settings == ProjectSettings()  # nothing changed
+
+
 def test_settings_save_valid_values(open_projects, db, lead):
     p = projects.create_project(db, lead, "Pilot")
     at = open_projects()

@@ -142,3 +142,9 @@ def test_lead_does_not_get_the_users_page(make_app, make_user):
     at = run(make_app(make_user("lead1", "lead")))
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         at.switch_page("screens/users.py")
+
+
+def test_display_name_longer_than_its_column_is_refused(open_users, db):
+    at = _create(open_users(), "newbie", display="x" * 129)
+    assert errors(at) == ["The display name can be at most 128 characters (yours has 129)."]
+    assert _user(db, "newbie") is None
