@@ -24,7 +24,9 @@ from annotation.services import accounts, agreement, annotation_import, duplicat
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
-from db.engine import Database
+from db.engine import Database, database_url
+from db.presence import DatabaseInUse
+from db.restore import RestoreError, restore_database
 from db.upgrade import SchemaUpgradeError
 
 
@@ -244,6 +246,17 @@ def cmd_backup(db: Database, args: argparse.Namespace) -> str:
     return f"backup written to {args.file}"
 
 
+def cmd_restore(_db: None, args: argparse.Namespace) -> str:
+    """Put a backup in place of the database; never opens (or upgrades) the database first —
+    it may be the damaged one (see :mod:`db.restore`)."""
+    source = Path(args.file)
+    try:
+        done = restore_database(database_url(), source)
+    except (RestoreError, BackupError) as exc:
+        raise CliError(str(exc)) from None
+    return done.describe(source)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chronocept", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -330,13 +343,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("backup", help="consistent copy of the database")
     p.add_argument("file")
     p.set_defaults(func=cmd_backup)
+
+    p = sub.add_parser("restore", help="put a backup in place of the database (the app stopped), "
+                                       "keeping the current one aside; checks the result")
+    p.add_argument("file", help="a file written by chronocept backup (or an upgrade's backup)")
+    p.set_defaults(func=cmd_restore, needs_db=False)
     return parser
 
 
 def _open_database() -> Database:
     """The configured database, upgraded to the newest schema; an upgrade of an existing
     database (backed up first) is reported on stderr with the backup's path."""
-    db, done = Database.connect_upgraded()
+    db, done = Database.connect_upgraded(announce=True)  # a restore refuses while this runs
     line = done.describe()
     if line:
         print(f"chronocept: {line}", file=sys.stderr)
@@ -354,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(args.func(db, args))
         finally:
             db.dispose()
-    except (CliError, ServiceError, SchemaUpgradeError) as exc:
+    except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -53,7 +53,8 @@ def get_database() -> Database:
     database is backed up first; :func:`schema_upgrade` says where). Raises
     :class:`SchemaUpgradeError` (one line, nothing changed) when the upgrade is refused."""
     global _schema_upgrade
-    db, _schema_upgrade = Database.connect_upgraded()
+    # announced for the server's life: `chronocept restore` refuses while it runs (db.presence)
+    db, _schema_upgrade = Database.connect_upgraded(announce=True)
     # a large text import whose process died (heartbeat stale) is rolled back or finished now
     # rather than at the next import into its project; live imports on other servers are left alone
     projects.recover_interrupted_imports(db)
