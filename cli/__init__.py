@@ -20,6 +20,9 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
+
 from annotation.services import accounts, agreement, annotation_import, duplicates, exports, jobs, projects, settling
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
@@ -361,6 +364,19 @@ def _open_database() -> Database:
     return db
 
 
+def _database_failure(exc: SQLAlchemyError) -> str:
+    """One line for a database error: the URL without its password, and the driver's first line."""
+    try:
+        where = make_url(database_url()).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot parse is named as configured
+        where = "the configured database"
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    reason_line = reason[0] if reason else type(exc).__name__
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return f"cannot reach the database {where}: {reason_line}"
+    return f"database error on {where}: {reason_line}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -374,6 +390,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             db.dispose()
     except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
+        return 1
+    except SQLAlchemyError as exc:  # an unreachable server, a refused login, a missing database
+        print(f"chronocept: {_database_failure(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("chronocept: interrupted", file=sys.stderr)
