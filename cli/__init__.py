@@ -16,6 +16,7 @@ import argparse
 import getpass
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
@@ -23,6 +24,7 @@ from typing import Sequence
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
+from annotation.export.figures import remove_abandoned_figure_folders
 from annotation.services import accounts, agreement, annotation_import, duplicates, exports, jobs, projects, settling
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
@@ -358,6 +360,8 @@ def _open_database() -> Database:
     """The configured database, upgraded to the newest schema; an upgrade of an existing
     database (backed up first) is reported on stderr with the backup's path."""
     db, done = Database.connect_upgraded(announce=True)  # a restore refuses while this runs
+    # an export killed in its figures step left its folder in the system temp folder
+    remove_abandoned_figure_folders(tempfile.gettempdir())
     line = done.describe()
     if line:
         print(f"chronocept: {line}", file=sys.stderr)
