@@ -217,7 +217,7 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
     try:
         config = TrainingConfig(benchmark=args.benchmark, models=tuple(args.models), encoder=args.encoder,
                                 ablations=tuple(args.ablations), device=args.device, seed=args.seed,
-                                **({"max_epochs": args.max_epochs} if args.max_epochs else {}))
+                                **({"max_epochs": args.max_epochs} if args.max_epochs is not None else {}))
         bar = None if args.quiet else ProgressBar()
         results = run_training(export_dir, run_dir, config, progress=bar,
                                cache_dir=export_dir.parent / ".embedding-cache")

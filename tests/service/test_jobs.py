@@ -259,6 +259,10 @@ def test_the_readme_ssh_launcher_passes_the_url_intact(db, lead, export, recorde
     ({"benchmark": 3}, "benchmark must be 1 .* or 2"),
     ({"seed": -1}, "seed must be an integer from 0"),
     ({"max_epochs": -3}, "max_epochs must be a positive integer"),
+    ({"max_epochs": 10**12}, "max_epochs must be a positive integer up to 10000, got 1000000000000"),
+    ({"patience": 10**12}, "patience must be a positive integer up to 10000"),
+    ({"batch_size": 10**12}, "batch_size must be a positive integer up to 4096"),
+    ({"torch_threads": 10**6}, "torch_threads must be an integer from 0 up to 256, got 1000000"),
 ])
 def test_impossible_training_settings_are_refused_with_a_message(db, lead, export, bad, message):
     pid, export_id = export
