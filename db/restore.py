@@ -195,6 +195,8 @@ def _restore_sqlite(url: URL, source: Path, backups: Path) -> Restored:
         copy = target.with_name(f".restore-{os.getpid()}-{secrets.token_hex(4)}{target.suffix}")
         try:
             _copy_sqlite(source, copy)
+            if target.exists():  # the restored file is as private as the one it replaces
+                os.chmod(copy, target.stat().st_mode & 0o777)
             revision, rows = _sqlite_checked(copy, source)
             aside = _move_aside_sqlite(target, backups) if target.exists() else None
             os.replace(copy, target)
