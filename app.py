@@ -7,6 +7,7 @@ st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglas
 from annotation.services import accounts  # noqa: E402
 from ui.display import plain  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
+from db.presence import DatabaseInUse  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
 from ui.navigation import first_run_navigation, signed_in_navigation, signed_out_navigation  # noqa: E402
 from ui.session import (  # noqa: E402
@@ -24,6 +25,9 @@ def _open_database():  # type: ignore[no-untyped-def]
     except SchemaUpgradeError as exc:
         st.error("The database could not be upgraded, so the app cannot start. Nothing was changed.")
         st.text(str(exc))
+        st.stop()
+    except DatabaseInUse:
+        st.error("The database is being restored from a backup; reload the page when that has finished.")
         st.stop()
 
 

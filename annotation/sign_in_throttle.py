@@ -14,6 +14,13 @@ Past its free failures a key waits ``30 s · 2^(failures − free)`` after its l
 capped at 15 minutes (30 s, 1 min, 2 min, 4 min, 8 min, 15 min, 15 min …). Nothing is ever locked
 outright: the owner of an account who signs in from another address is held back only by the
 username-wide and global ceilings, which a single attacker cannot reach alone.
+
+A key below its free failures imposes no wait at all, whatever the time of its latest failure.
+The service stores every attempt as a pending failure before its password check, so sign-ins
+made at the same moment see each other's pending rows — stamped a few milliseconds *after* the
+attempt's own clock reading, or by another app server's clock. Measuring "latest + 0 − now" for
+such a key gave a positive wait and refused correct passwords; only a key past its free count
+waits, and a failure stamped after ``now`` counts as made at ``now`` (so no wait exceeds the cap).
 """
 
 from __future__ import annotations
@@ -53,7 +60,14 @@ class Failures:
 
 def backoff(policy: ThrottlePolicy, failures: int, free: int) -> timedelta:
     """The wait after the latest failure once ``failures`` reach ``free``: ``base · 2^(failures −
-    free)``, capped at ``policy.max_wait``; zero below ``free``."""
+    free)``, capped at ``policy.max_wait``; zero below ``free``.
+
+    Examples
+    --------
+    >>> policy = ThrottlePolicy()
+    >>> [int(backoff(policy, n, 5).total_seconds()) for n in (4, 5, 6, 7, 40)]
+    [0, 30, 60, 120, 900]
+    """
     if failures < free:
         return timedelta(0)
     k = failures - free
@@ -64,20 +78,41 @@ def backoff(policy: ThrottlePolicy, failures: int, free: int) -> timedelta:
 
 def wait_for(policy: ThrottlePolicy, failures: dict[str, Failures], now: datetime) -> tuple[timedelta, str]:
     """The longest wait any key imposes on an attempt made at ``now``, and that key
-    (``timedelta(0)`` and ``""`` when the attempt may go ahead)."""
+    (``timedelta(0)`` and ``""`` when the attempt may go ahead).
+
+    Only a key with at least its free failures waits; a failure stamped after ``now`` (a
+    concurrent attempt's pending row) counts as made at ``now``.
+
+    Examples
+    --------
+    >>> policy, t = ThrottlePolicy(), datetime(2026, 1, 1, 12, 0)
+    >>> wait_for(policy, {"pair": Failures(5, t)}, t + timedelta(seconds=10))
+    (datetime.timedelta(seconds=20), 'pair')
+
+    Seven sign-ins pending a moment later than this one are below every free count:
+
+    >>> wait_for(policy, {"global": Failures(7, t + timedelta(milliseconds=5))}, t)
+    (datetime.timedelta(0), '')
+    """
     longest, which = timedelta(0), ""
     for key in KEYS:
         seen = failures.get(key)
-        if seen is None or seen.latest is None:
+        if seen is None or seen.latest is None or seen.count < policy.free(key):
             continue
-        remaining = seen.latest + backoff(policy, seen.count, policy.free(key)) - now
+        remaining = min(seen.latest, now) + backoff(policy, seen.count, policy.free(key)) - now
         if remaining > longest:
             longest, which = remaining, key
     return longest, which
 
 
 def describe_wait(wait: timedelta) -> str:
-    """``wait`` for a person, rounded up: "30 seconds", "1 minute", "15 minutes"."""
+    """``wait`` for a person, rounded up: "30 seconds", "1 minute", "15 minutes".
+
+    Examples
+    --------
+    >>> describe_wait(timedelta(seconds=0.2)), describe_wait(timedelta(seconds=61))
+    ('1 second', '2 minutes')
+    """
     seconds = max(1, math.ceil(wait.total_seconds()))
     if seconds < 60:
         return f"{seconds} second{'s' if seconds != 1 else ''}"
@@ -86,6 +121,12 @@ def describe_wait(wait: timedelta) -> str:
 
 
 def refusal_message(wait: timedelta, key: str) -> str:
-    """What the sign-in page says to a throttled attempt (never which username exists)."""
+    """What the sign-in page says to a throttled attempt (never which username exists).
+
+    Examples
+    --------
+    >>> refusal_message(timedelta(seconds=30), "pair")
+    'Too many sign-in attempts from here. Try again in 30 seconds.'
+    """
     where = {"pair": "from here", "address": "from here", "username": "for this username"}.get(key, "right now")
     return f"Too many sign-in attempts {where}. Try again in {describe_wait(wait)}."

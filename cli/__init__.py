@@ -16,15 +16,22 @@ import argparse
 import getpass
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
+
+from annotation.export.figures import remove_abandoned_figure_folders
 from annotation.services import accounts, agreement, annotation_import, duplicates, exports, jobs, projects, settling
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
-from db.engine import Database
+from db.engine import Database, database_url
+from db.presence import DatabaseInUse
+from db.restore import RestoreError, restore_database
 from db.upgrade import SchemaUpgradeError
 
 
@@ -210,7 +217,7 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
     try:
         config = TrainingConfig(benchmark=args.benchmark, models=tuple(args.models), encoder=args.encoder,
                                 ablations=tuple(args.ablations), device=args.device, seed=args.seed,
-                                **({"max_epochs": args.max_epochs} if args.max_epochs else {}))
+                                **({"max_epochs": args.max_epochs} if args.max_epochs is not None else {}))
         bar = None if args.quiet else ProgressBar()
         results = run_training(export_dir, run_dir, config, progress=bar,
                                cache_dir=export_dir.parent / ".embedding-cache")
@@ -242,6 +249,17 @@ def cmd_backup(db: Database, args: argparse.Namespace) -> str:
     except BackupError as exc:
         raise CliError(str(exc)) from None
     return f"backup written to {args.file}"
+
+
+def cmd_restore(_db: None, args: argparse.Namespace) -> str:
+    """Put a backup in place of the database; never opens (or upgrades) the database first —
+    it may be the damaged one (see :mod:`db.restore`)."""
+    source = Path(args.file)
+    try:
+        done = restore_database(database_url(), source)
+    except (RestoreError, BackupError) as exc:
+        raise CliError(str(exc)) from None
+    return done.describe(source)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -330,17 +348,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("backup", help="consistent copy of the database")
     p.add_argument("file")
     p.set_defaults(func=cmd_backup)
+
+    p = sub.add_parser("restore", help="put a backup in place of the database (the app stopped), "
+                                       "keeping the current one aside; checks the result")
+    p.add_argument("file", help="a file written by chronocept backup (or an upgrade's backup)")
+    p.set_defaults(func=cmd_restore, needs_db=False)
     return parser
 
 
 def _open_database() -> Database:
     """The configured database, upgraded to the newest schema; an upgrade of an existing
     database (backed up first) is reported on stderr with the backup's path."""
-    db, done = Database.connect_upgraded()
+    db, done = Database.connect_upgraded(announce=True)  # a restore refuses while this runs
+    # an export killed in its figures step left its folder in the system temp folder
+    remove_abandoned_figure_folders(tempfile.gettempdir())
     line = done.describe()
     if line:
         print(f"chronocept: {line}", file=sys.stderr)
     return db
+
+
+def _database_failure(exc: SQLAlchemyError) -> str:
+    """One line for a database error: the URL without its password, and the driver's first line."""
+    try:
+        where = make_url(database_url()).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot parse is named as configured
+        where = "the configured database"
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    reason_line = reason[0] if reason else type(exc).__name__
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return f"cannot reach the database {where}: {reason_line}"
+    return f"database error on {where}: {reason_line}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -354,8 +392,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(args.func(db, args))
         finally:
             db.dispose()
-    except (CliError, ServiceError, SchemaUpgradeError) as exc:
+    except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
+        return 1
+    except SQLAlchemyError as exc:  # an unreachable server, a refused login, a missing database
+        print(f"chronocept: {_database_failure(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("chronocept: interrupted", file=sys.stderr)

@@ -1,12 +1,22 @@
-"""Consistent online backups of the database."""
+"""Consistent online backups of the database.
+
+A backup is written to a hidden temporary file beside its target and renamed into place when
+complete. A process killed meanwhile leaves that file behind; its name says who wrote it
+(``.backup-<host>-<pid>-<random>``), so :func:`remove_abandoned_backups` — run at every start and
+before every backup into the same folder — removes it once that process is gone, or after an
+hour untouched when the writer cannot be checked (another host on a shared disk, an older name).
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -15,6 +25,58 @@ from sqlalchemy.engine import URL
 
 class BackupError(Exception):
     """The backup could not be written (one-line reason)."""
+
+
+#: a temporary backup untouched this long is abandoned whoever wrote it (a live pg_dump or
+#: backup-API copy keeps writing to it, so its modification time stays fresh)
+ABANDONED_AFTER_S = 3600.0
+_TEMPORARY = re.compile(r"\.backup-(?:(?P<host>.+)-(?P<pid>\d+)-)?[a-z0-9_]{8}")
+
+
+def _temporary_prefix() -> str:
+    return f".backup-{socket.gethostname()}-{os.getpid()}-"
+
+
+def _process_is_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except (OverflowError, ValueError, OSError):
+        return False
+    return True
+
+
+def remove_abandoned_backups(folder: Path, *, now: float | None = None,
+                             max_age: float = ABANDONED_AFTER_S) -> list[Path]:
+    """Remove the temporary files of killed backups in ``folder``; return them. Only files named
+    as :func:`backup_database` names them, owned by this user, and either written by a process
+    of this host that is gone or untouched for ``max_age`` seconds."""
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        entries = list(Path(folder).iterdir())
+    except OSError:
+        return removed
+    for path in entries:
+        match = _TEMPORARY.fullmatch(path.name)
+        if match is None or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        if info.st_uid != os.getuid():
+            continue
+        pid = int(match["pid"]) if match["pid"] else None
+        writer_gone = (match["host"] == socket.gethostname() and pid is not None
+                       and pid != os.getpid() and not _process_is_alive(pid))
+        if writer_gone or now - info.st_mtime > max_age:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 def backup_database(engine: Engine, target: Path) -> None:
@@ -26,8 +88,9 @@ def backup_database(engine: Engine, target: Path) -> None:
     """
     target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_abandoned_backups(target.parent)
     url = engine.url
-    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".backup-", delete=False) as tmp:
+    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=_temporary_prefix(), delete=False) as tmp:
         tmp_path = Path(tmp.name)
     try:
         if url.get_backend_name() == "sqlite":

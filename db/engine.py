@@ -214,6 +214,8 @@ class Database:
         write_engine = engine.execution_options(sqlite_begin="IMMEDIATE") if self.is_sqlite else engine
         self._read = sessionmaker(engine, expire_on_commit=False)
         self._write = sessionmaker(write_engine, expire_on_commit=False)
+        #: this process's announcement that it runs against the database (db.presence), if any
+        self.presence: Any = None
 
     @classmethod
     def connect(cls, url: str | None = None, *, upgrade: bool = True) -> "Database":
@@ -222,11 +224,25 @@ class Database:
         return cls(make_engine(url))
 
     @classmethod
-    def connect_upgraded(cls, url: str | None = None) -> tuple["Database", Any]:
+    def connect_upgraded(cls, url: str | None = None, *, announce: bool = False) -> tuple["Database", Any]:
         """The database brought to the newest schema, with what the upgrade did (a
         :class:`db.upgrade.SchemaUpgrade`: from, to, backup path) for the caller to report.
-        Raises ``SchemaUpgradeError`` (nothing changed) when the upgrade is refused."""
-        db = cls(make_engine(url))
+        Raises ``SchemaUpgradeError`` (nothing changed) when the upgrade is refused.
+
+        ``announce``: the app and the CLI say that they run against the database until
+        :meth:`dispose` or their exit (:mod:`db.presence`: ``chronocept restore`` refuses
+        meanwhile); taken before the upgrade, so a start during a restore waits for its end."""
+        from db.presence import announce as announce_presence
+
+        url = url or database_url()
+        presence = announce_presence(url) if announce else None
+        try:
+            db = cls(make_engine(url))
+        except BaseException:
+            if presence is not None:
+                presence.release()
+            raise
+        db.presence = presence
         try:
             done = upgrade_schema(db.engine)
         except BaseException:
@@ -316,6 +332,9 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self.presence is not None:
+            self.presence.release()
+            self.presence = None
 
 
 def register_busy_error(cls: type[DatabaseBusy]) -> None:

@@ -34,7 +34,7 @@ from typing import Iterator
 
 from sqlalchemy import Connection, Engine, text
 
-from db.backup import BackupError, backup_database
+from db.backup import BackupError, backup_database, remove_abandoned_backups
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 BACKUP_DIR_ENV = "CHRONOCEPT_BACKUP_DIR"
@@ -146,6 +146,8 @@ def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True)
         raise SchemaUpgradeError(f"unknown schema revision {target!r}: {exc}") from None
     with engine.connect() as conn:  # the usual start-up: already at the target, nothing to lock
         current = MigrationContext.configure(conn).get_current_revision()
+    # a backup killed at an earlier start left its temporary file: gone once its writer is
+    remove_abandoned_backups(backup_folder(engine))
     if current == wanted:
         return SchemaUpgrade(current, wanted)
     try:

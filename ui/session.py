@@ -13,11 +13,13 @@ or an expiry signs this tab out at its next click, with the reason shown on the 
 
 from __future__ import annotations
 
+import tempfile
 from contextlib import contextmanager
 from typing import Iterator
 
 import streamlit as st
 
+from annotation.export.figures import remove_abandoned_figure_folders
 from annotation.services import gold_checks, projects, sessions
 from annotation.services.authz import Actor
 from annotation.services.errors import AuthenticationFailed, ServiceError
@@ -53,10 +55,13 @@ def get_database() -> Database:
     database is backed up first; :func:`schema_upgrade` says where). Raises
     :class:`SchemaUpgradeError` (one line, nothing changed) when the upgrade is refused."""
     global _schema_upgrade
-    db, _schema_upgrade = Database.connect_upgraded()
+    # announced for the server's life: `chronocept restore` refuses while it runs (db.presence)
+    db, _schema_upgrade = Database.connect_upgraded(announce=True)
     # a large text import whose process died (heartbeat stale) is rolled back or finished now
     # rather than at the next import into its project; live imports on other servers are left alone
     projects.recover_interrupted_imports(db)
+    # an export killed in its figures step left its folder in the system temp folder
+    remove_abandoned_figure_folders(tempfile.gettempdir())
     return db
 
 

@@ -181,7 +181,6 @@ def authenticate(db: Database, username: str, password: str, *, address: str | N
     password = password or ""
     name_key = clip(username, LoginAttempt.username)  # no account has a longer name
     address_key = _address_key(address)
-    now = now or utcnow()
     policy = THROTTLE
 
     # 1. a tiny write: throttle, the pending attempt (counted as a failure), the stored hash
@@ -189,6 +188,8 @@ def authenticate(db: Database, username: str, password: str, *, address: str | N
         if s.bind.dialect.name == "postgresql":
             # throttle checks one at a time, so parallel guesses cannot pass the limit together
             s.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _THROTTLE_LOCK})
+        # the clock is read under the lock, so attempts are stamped in the order they are counted
+        now = now or utcnow()
         s.execute(delete(LoginAttempt).where(LoginAttempt.at <= now - policy.window))
         wait, key = throttle.wait_for(policy, _recent_failures(s, name_key, address_key,
                                                                 now - policy.window), now)

@@ -31,6 +31,7 @@ import os
 import pickle
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -248,7 +249,10 @@ class FiguresProcess(FiguresInThread):
     module = figures_module.__name__
 
     def __init__(self) -> None:
-        self._folder = Path(tempfile.mkdtemp(prefix="chronocept-figures-"))
+        # named after this process, so a start after a crash can tell it abandoned
+        # (figures_module.remove_abandoned_figure_folders)
+        self._folder = Path(tempfile.mkdtemp(
+            prefix=figures_module.figures_folder_prefix(socket.gethostname(), os.getpid())))
         self._given, self._out = self._folder / "input.pickle", self._folder / "figures.pickle"
         self._errors = self._folder / "stderr.txt"
         root = Path(figures_module.__file__).resolve().parents[2]  # the folder holding ``annotation``

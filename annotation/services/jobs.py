@@ -4,8 +4,8 @@ A lead launches a job: a row in ``jobs`` (status ``queued``), then a worker proc
 ``chronocept run-job ID`` — started either as a child of the app (default; it gets its own
 session, so it survives page reloads and app restarts) or through a configured *launcher
 command* that sends it to another machine (``CHRONOCEPT_JOB_LAUNCHER``, e.g. an ``ssh`` line to
-the team's GPU host; placeholders ``{job_id}``, ``{database_url}``, ``{run_dir}``, see
-:func:`launcher_argv`). The worker
+the team's GPU host; placeholders ``{job_id}`` and ``{run_dir}``, see :func:`launcher_argv`;
+the database URL arrives on the launcher's standard input, never on a command line). The worker
 claims the row (``running``), trains (``annotation.training.run_training``) and writes its
 progress, a log tail and a heartbeat back every couple of seconds; it ends ``succeeded``,
 ``failed`` (with the error and log) or ``cancelled`` (the lead asked; the worker checks between
@@ -131,6 +131,8 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
     except (TrainingInputError, TypeError, ValueError) as exc:
         raise InvalidInput(f"The training settings are not valid: {exc}") from None
     launcher = launcher_command() if launcher is None else launcher.strip()
+    if launcher:
+        check_launcher(launcher)
     with db.write() as s:
         require_role(s, actor, "lead")
         export = s.get(DatasetExport, export_id)
@@ -158,20 +160,44 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
     return get_job(db, actor, job_id)
 
 
-def launcher_argv(launcher: str, job_id: int, database_url: str, run_dir: Path | str) -> list[str]:
+#: the placeholder older launchers used; the URL it put on the command line carries the password
+_URL_PLACEHOLDER = "{database_url}"
+
+
+def check_launcher(launcher: str) -> None:
+    """Refuse a launcher command line that cannot be started, with a one-line reason.
+
+    ``{database_url}`` is refused: whatever it became would be on the command line of
+    ``/bin/sh -c`` (and of every process the line starts) for the whole job, where any user of
+    the machine reads it (``ps``, ``/proc/PID/cmdline``) — and the URL may carry the database
+    password. The launcher reads the URL from its standard input instead.
+    """
+    if _URL_PLACEHOLDER in launcher:
+        raise InvalidInput(
+            f"The job launcher ({LAUNCHER_ENV}) names {_URL_PLACEHOLDER}, which would put the "
+            "database password on a command line; read the URL from standard input instead "
+            "(see the README's GPU host example).")
+    try:
+        launcher_argv(launcher, 0, "run-dir")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise InvalidInput(f"The job launcher ({LAUNCHER_ENV}) cannot be used: "
+                           f"unknown placeholder or stray brace ({exc}).") from None
+
+
+def launcher_argv(launcher: str, job_id: int, run_dir: Path | str) -> list[str]:
     """The process to start for a launcher command line: ``/bin/sh -c LINE``.
 
     The line is a shell command line (pipes, ``&&``, redirections work as in a terminal). Each
-    placeholder — ``{job_id}``, ``{database_url}``, ``{run_dir}`` — is replaced by its value
-    quoted for that shell (``shlex.quote``), so it arrives as one word whatever it holds: a
-    database URL with ``&``, ``?``, spaces or quotes is passed intact. A command that goes on
-    to *another* shell (``ssh host CMD`` runs CMD through the remote user's shell) is parsed a
-    second time there; the README's example therefore hands the URL to the remote worker on
-    ssh's standard input, never inside the remote command. Braces meant for the shell are
-    written doubled (``{{ }}``). Raises KeyError/ValueError for an unknown placeholder or a
-    stray brace."""
-    line = launcher.format(job_id=shlex.quote(str(job_id)), database_url=shlex.quote(database_url),
-                           run_dir=shlex.quote(str(run_dir)))
+    placeholder — ``{job_id}``, ``{run_dir}`` — is replaced by its value quoted for that shell
+    (``shlex.quote``), so it arrives as one word whatever it holds. Braces meant for the shell
+    are written doubled (``{{ }}``). Raises KeyError/ValueError for an unknown placeholder or a
+    stray brace.
+
+    The database URL is never a placeholder: :func:`_start_worker` writes it as one line on the
+    launcher's standard input (and sets ``CHRONOCEPT_DATABASE_URL`` in its environment), so it
+    appears on no command line; ``ssh`` passes its standard input on to the remote command, which
+    reads the line (the README's example)."""
+    line = launcher.format(job_id=shlex.quote(str(job_id)), run_dir=shlex.quote(str(run_dir)))
     return ["/bin/sh", "-c", line]
 
 
@@ -180,14 +206,28 @@ def _start_worker(db: Database, job_id: int, launcher: str) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     url = _database_url(db)
     if launcher:
-        argv = launcher_argv(launcher, job_id, url, run_dir)
+        argv = launcher_argv(launcher, job_id, run_dir)
     else:
         argv = [sys.executable, "-m", "cli", "run-job", str(job_id)]
+    # the environment, unlike argv, is readable only by this user (/proc/PID/environ is 0400)
     env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url}
     with open(run_dir / "worker.log", "ab") as out:
-        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.PIPE if launcher else subprocess.DEVNULL,
                                  env=env, start_new_session=True)
     _children.append(child)
+    if launcher:
+        # one line, then end of input; a launcher that never reads it is fine (a pipe's buffer
+        # holds far more than a URL), one that already exited is too
+        try:
+            child.stdin.write(url.encode() + b"\n")
+        except BrokenPipeError:
+            pass
+        finally:
+            try:
+                child.stdin.close()
+            except BrokenPipeError:
+                pass
 
 
 def _reap_children() -> None:

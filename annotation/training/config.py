@@ -24,11 +24,22 @@ from .grids import BASELINE_MODELS, check_grid, check_model_name
 BENCHMARKS = (1, 2)
 #: The largest seed: what NumPy's legacy seeding, torch and xgboost all take as it is.
 MAX_SEED = 2**32 - 1
+#: Upper bounds of the training loop's settings. Far above any useful value (the paper's
+#: networks stop early within a few hundred epochs; batches beyond a few thousand samples are
+#: full-batch training on these datasets), low enough that a slip of the keyboard cannot keep a
+#: worker busy for days, allocate a batch larger than memory or start a million threads.
+MAX_EPOCHS = 10_000
+MAX_PATIENCE = 10_000
+MAX_BATCH_SIZE = 4_096
+MAX_TORCH_THREADS = 256
+_UPPER = {"max_epochs": MAX_EPOCHS, "patience": MAX_PATIENCE, "batch_size": MAX_BATCH_SIZE}
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise BadConfigError(f"{name} must be a positive integer, got {value!r}")
+def _bounded_int(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` when it is an integer in ``[low, high]``; otherwise a one-line error."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        what = "a positive integer" if low == 1 else f"an integer from {low}"
+        raise BadConfigError(f"{name} must be {what} up to {high}, got {value!r}")
     return value
 
 
@@ -60,12 +71,14 @@ class TrainingConfig:
     * ``grids``: per model, parameter → list of values; missing models/parameters take the
       defaults of :data:`annotation.training.grids.DEFAULT_GRIDS`. Stored complete, for the
       selected models only (grids of other models are validated, then dropped).
-    * ``max_epochs``, ``patience`` (epochs without improvement), ``batch_size``: neural networks.
+    * ``max_epochs``, ``patience`` (epochs without improvement), ``batch_size``: neural networks;
+      at most :data:`MAX_EPOCHS`, :data:`MAX_PATIENCE`, :data:`MAX_BATCH_SIZE`.
     * ``torch_threads``: CPU threads torch uses while the models train (``torch.set_num_threads``
       for the duration of the run, restored afterwards; 0 keeps torch's default). One by
       default: the networks are small, so threading each operation buys little, and on a
       2-core machine shared with the app server OpenMP spin-waiting made 2 threads about 10×
       slower than 1 (measured, Bi-LSTM epoch 0.41 s vs 7.5 s). Embedding is not affected.
+      At most :data:`MAX_TORCH_THREADS`.
     """
 
     benchmark: int = 1
@@ -88,12 +101,9 @@ class TrainingConfig:
         if (isinstance(self.seed, bool) or not isinstance(self.seed, int)
                 or not 0 <= self.seed <= MAX_SEED):
             raise BadConfigError(f"seed must be an integer from 0 to {MAX_SEED}, got {self.seed!r}")
-        for name in ("max_epochs", "patience", "batch_size"):
-            _positive_int(name, getattr(self, name))
-        if (isinstance(self.torch_threads, bool) or not isinstance(self.torch_threads, int)
-                or self.torch_threads < 0):
-            raise BadConfigError(
-                f"torch_threads must be an integer >= 0, got {self.torch_threads!r}")
+        for name, high in _UPPER.items():
+            _bounded_int(name, getattr(self, name), 1, high)
+        _bounded_int("torch_threads", self.torch_threads, 0, MAX_TORCH_THREADS)
         models = _names("models", self.models)
         for model in models:
             check_model_name(model)

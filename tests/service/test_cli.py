@@ -290,6 +290,12 @@ def test_train_from_the_command_line_needs_no_database(tmp_path):
     missing = run(env_url, "train", str(tmp_path / "nowhere"))
     assert missing.returncode == 1 and missing.stderr.startswith("chronocept: ")
     assert len(missing.stderr.strip().splitlines()) == 1
+    # an epoch limit out of bounds is refused in one line (0 was taken for "not given")
+    for epochs, why in (("1000000000000", "up to 10000, got 1000000000000"), ("0", "got 0")):
+        refused = run(env_url, "train", str(tmp_path / "export"), "--max-epochs", epochs, "--quiet")
+        assert refused.returncode == 1 and len(refused.stderr.strip().splitlines()) == 1
+        assert refused.stderr.startswith("chronocept: max_epochs must be a positive integer")
+        assert why in refused.stderr
 
 
 def test_refused_imports_create_nothing_and_never_show_a_traceback(tmp_path):

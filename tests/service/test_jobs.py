@@ -184,6 +184,7 @@ import json, os, sys
 out = os.environ["RECORD_TO"]
 with open(out + ".part", "w") as f:
     json.dump({{"argv": sys.argv[1:], "url": os.environ.get("CHRONOCEPT_DATABASE_URL"),
+               "stdin": sys.stdin.readline(),
                "runs": os.environ.get("CHRONOCEPT_RUNS_DIR"), "cwd": os.getcwd()}}, f)
 os.replace(out + ".part", out)
 """
@@ -213,16 +214,19 @@ def recorder(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_launcher_values_reach_the_worker_intact(db, lead, export, recorder, tmp_path, monkeypatch):
-    """Each placeholder arrives as one argument, whatever it holds (&, ?, spaces, quotes, $)."""
+    """Each placeholder arrives as one argument, whatever it holds (&, ?, spaces, quotes, $);
+    the database URL arrives as one line on standard input and in the environment, never as an
+    argument."""
     import shlex
 
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs & more"))
     script, out = recorder
     pid, export_id = export
-    launcher = f"{shlex.quote(str(script))} {{database_url}} {{run_dir}} {{job_id}}"
+    launcher = f"{shlex.quote(str(script))} {{run_dir}} {{job_id}}"
     job = jobs.launch_training(db, lead, pid, export_id, QUICK, launcher=launcher)
     got = _recorded(out)
-    assert got["argv"] == [AWKWARD_URL, job.run_dir, str(job.id)]
+    assert got["argv"] == [job.run_dir, str(job.id)]
+    assert got["stdin"] == AWKWARD_URL + "\n" and got["url"] == AWKWARD_URL
     assert job.run_dir == str(tmp_path / "runs & more" / f"job-{job.id}")
 
 
@@ -237,7 +241,7 @@ def test_the_readme_ssh_launcher_passes_the_url_intact(db, lead, export, recorde
     script, out = recorder
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     line = re.search(r"export CHRONOCEPT_JOB_LAUNCHER='(.*)'", readme).group(1)
-    assert "ssh gpu1" in line and "{database_url}" in line
+    assert "ssh gpu1" in line and "{database_url}" not in line
     remote = tmp_path / "srv chronocept"
     remote.mkdir()
     local_line = (line.replace("ssh gpu1", "sh -c")
@@ -246,7 +250,7 @@ def test_the_readme_ssh_launcher_passes_the_url_intact(db, lead, export, recorde
     pid, export_id = export
     job = jobs.launch_training(db, lead, pid, export_id, QUICK, launcher=local_line)
     got = _recorded(out)
-    assert got["url"] == AWKWARD_URL  # read from stdin, not the app's environment
+    assert got["url"] == AWKWARD_URL and got["stdin"] == ""  # the shell's `read` took the line
     assert got["argv"] == [str(job.id)] and got["runs"] == "/shared/runs" and got["cwd"] == str(remote)
 
 
@@ -255,6 +259,10 @@ def test_the_readme_ssh_launcher_passes_the_url_intact(db, lead, export, recorde
     ({"benchmark": 3}, "benchmark must be 1 .* or 2"),
     ({"seed": -1}, "seed must be an integer from 0"),
     ({"max_epochs": -3}, "max_epochs must be a positive integer"),
+    ({"max_epochs": 10**12}, "max_epochs must be a positive integer up to 10000, got 1000000000000"),
+    ({"patience": 10**12}, "patience must be a positive integer up to 10000"),
+    ({"batch_size": 10**12}, "batch_size must be a positive integer up to 4096"),
+    ({"torch_threads": 10**6}, "torch_threads must be an integer from 0 up to 256, got 1000000"),
 ])
 def test_impossible_training_settings_are_refused_with_a_message(db, lead, export, bad, message):
     pid, export_id = export

@@ -303,3 +303,25 @@ def test_seed_everything_fixes_python_numpy_and_torch(monkeypatch):
         draws.append((random.random(), float(np.random.rand()), float(torch.rand(1))))
     assert draws[0] == draws[1]
     assert seeded and set(seeded) == {21}       # torch.manual_seed also seeds CUDA
+
+
+@pytest.mark.parametrize("name, absurd, highest, lowest", [
+    ("max_epochs", 10**12, 10_000, 1),
+    ("patience", 10**12, 10_000, 1),
+    ("batch_size", 10**12, 4_096, 1),
+    ("torch_threads", 10**6, 256, 0),
+])
+def test_training_loop_settings_are_bounded(name, absurd, highest, lowest):
+    """A setting a slip of the keyboard makes absurd (a worker busy for ages, a batch larger than
+    memory, a million threads) is refused in one line; the bounds themselves are accepted."""
+    with pytest.raises(BadConfigError) as info:
+        TrainingConfig(**{name: absurd})
+    message = str(info.value)
+    assert message.startswith(f"{name} must be ") and f"up to {highest}, got {absurd}" in message
+    assert "\n" not in message
+    with pytest.raises(BadConfigError, match=f"up to {highest}, got {highest + 1}"):
+        TrainingConfig(**{name: highest + 1})
+    with pytest.raises(BadConfigError, match=f"got {lowest - 1}"):
+        TrainingConfig(**{name: lowest - 1})
+    assert getattr(TrainingConfig(**{name: highest}), name) == highest
+    assert getattr(TrainingConfig(**{name: lowest}), name) == lowest

@@ -1,0 +1,70 @@
+"""Every ``chronocept`` command pointed at a PostgreSQL server that does not answer says so in
+one line on stderr and exits non-zero — never a traceback (SPEC section 11). Real processes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cli
+from db.engine import ENV_VAR
+
+ROOT = Path(__file__).resolve().parents[2]
+#: nothing listens on port 1; the password must not be shown either
+UNREACHABLE = "postgresql+psycopg://postgres:S3cretPW@127.0.0.1:1/chronocept"
+
+
+def _commands() -> set[str]:
+    parser = cli.build_parser()
+    names = set()
+    for action in parser._subparsers._group_actions:  # noqa: SLF001 - argparse has no public list
+        for name, sub in action.choices.items():
+            nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+            names |= {f"{name} {inner}" for a in nested for inner in a.choices} if nested else {name}
+    return names
+
+
+@pytest.fixture
+def archive(postgres_url, tmp_path) -> Path:
+    """A real ``chronocept backup`` of a PostgreSQL database, so that restore gets as far as
+    connecting to the (unreachable) one it is asked to replace."""
+    path = tmp_path / "real.dump"
+    done = subprocess.run([sys.executable, "-m", "cli", "backup", str(path)], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, ENV_VAR: postgres_url}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.mark.postgres
+def test_every_command_says_in_one_line_that_the_database_cannot_be_reached(tmp_path, archive):
+    texts = tmp_path / "texts.txt"
+    texts.write_text("The shop is closed this week.\n")
+    invocations = {
+        "create-user": ["create-user", "bob", "--role", "annotator"],
+        "import texts": ["import", "texts", str(texts)],
+        "import annotations": ["import", "annotations", str(texts)],
+        "agreement": ["agreement", "--json"],
+        "resolve": ["resolve"],
+        "dedup": ["dedup", "--quiet"],
+        "export": ["export", str(tmp_path / "out"), "--quiet"],
+        "run-job": ["run-job", "1"],
+        "demo": ["demo"],
+        "backup": ["backup", str(tmp_path / "backup.dump")],
+        "restore": ["restore", str(archive)],
+    }
+    # train reads an export folder and never opens the database
+    assert set(invocations) | {"train"} == _commands()
+    env = {**os.environ, ENV_VAR: UNREACHABLE}
+    for name, args in invocations.items():
+        done = subprocess.run([sys.executable, "-m", "cli", *args], input="password-123\n",
+                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 1 and len(lines) == 1, (name, done.stderr)
+        assert lines[0].startswith("chronocept: cannot reach the database postgresql+psycopg://postgres:***@"
+                                   "127.0.0.1:1/chronocept: "), (name, lines[0])
+        assert "S3cretPW" not in done.stderr + done.stdout
