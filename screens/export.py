@@ -12,6 +12,7 @@ from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_f
 from annotation.services import exports
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
+from ui.tables import show_table
 
 K_FLASH = "export.flash"
 K_SEED = "export.seed"
@@ -112,7 +113,7 @@ table = pd.DataFrame([{
     "Repeats": f"export {e.reproduces_id}" if e.reproduces_id else "",
     "Folder": e.path + ("" if e.folder_exists or e.status != "complete" else " (gone)"),
 } for e in past_exports])
-st.dataframe(table, hide_index=True, width="stretch")
+show_table(table, hide_index=True, width="stretch")
 
 complete = [e for e in past_exports if e.status == "complete"]
 if complete:

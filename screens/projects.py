@@ -7,6 +7,7 @@ from annotation.services import projects
 from annotation.text_import import MAX_IMPORT_BYTES, ImportFileError, parse_texts
 from ui.display import plain
 from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
+from ui.tables import show_table
 
 actor = require_actor("lead")
 db = get_database()
@@ -16,11 +17,11 @@ with service_errors():
     all_projects = projects.list_projects(db, actor)
 
 if all_projects:
-    st.dataframe(pd.DataFrame([{"project": p.name, "texts": p.n_samples,
-                                "k": p.settings.annotators_per_sample,
-                                "daily quota": p.settings.daily_quota,
-                                "created": p.created_at} for p in all_projects]),
-                 hide_index=True, width="stretch")
+    show_table(pd.DataFrame([{"project": p.name, "texts": p.n_samples,
+                              "k": p.settings.annotators_per_sample,
+                              "daily quota": p.settings.daily_quota,
+                              "created": p.created_at} for p in all_projects]),
+               hide_index=True, width="stretch")
 
 left, right = st.columns(2)
 with left, st.form("projects.create", clear_on_submit=True):
@@ -65,9 +66,9 @@ if upload is not None:
         st.error(plain(f"{upload.name}: {exc}. Nothing will be imported."))
     else:
         st.markdown(f"**Preview** — {len(records)} texts")
-        st.dataframe(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
-                                    "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
-                     hide_index=True, width="stretch", height=240)
+        show_table(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
+                                  "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
+                   hide_index=True, width="stretch", height=240)
         if st.button(f"Import {len(records)} texts", type="primary", key="projects.import"):
             with service_errors():
                 summary = projects.import_texts(db, actor, project.id, records, source=upload.name)
