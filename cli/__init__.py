@@ -86,6 +86,7 @@ def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"{path}: no such file")
+    projects.check_text_file_size(path.name, path.stat().st_size)  # before reading it
     actor = _acting_user(db, args.user)
     try:
         pid, new_project = _project_id(db, actor, args.project), None

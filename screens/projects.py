@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.services import projects
-from annotation.text_import import MAX_IMPORT_BYTES, ImportFileError, parse_texts
+from annotation.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from ui.display import plain
 from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
 from ui.tables import show_table
@@ -51,7 +51,8 @@ if project is None:
 st.divider()
 st.subheader(f"Import texts into “{plain(project.name)}”")
 st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
-           f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB. "
+           f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB "
+           f"and {MAX_IMPORT_LINES:,} lines. "
            "A file with any bad line imports nothing; importing the same file again adds nothing.")
 upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv", "txt"], key="projects.upload")
 bench_choice = st.radio("Benchmark of texts that do not say", ["infer", "1", "2"], horizontal=True,

@@ -367,6 +367,26 @@ def test_refused_imports_create_nothing_and_never_show_a_traceback(tmp_path):
     assert count(url, User) == 1
 
 
+def test_a_text_file_too_large_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert run(url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    big = tmp_path / "big.txt"
+    with big.open("wb") as f:
+        f.truncate(21 * 2**20)  # sparse: 21 MB on paper, nothing to read
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"".join(b"Shop %06d open\n" % i for i in range(1_000_000)))  # 17 MB
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))
+    done = run(url, "import", "texts", str(big), "--project", "New")
+    assert done.returncode == 1 and reads == []
+    assert done.stderr == "chronocept: big.txt: the file is larger than 20 MB. Nothing was imported.\n"
+    done = run(url, "import", "texts", str(huge), "--project", "New")
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1
+    assert "huge.txt: the file has 1,000,000 lines; at most 200,000" in done.stderr
+    assert count(url, Project) == 0
+
+
 def test_the_installed_console_script_runs_as_a_process(tmp_path):
     """One real process per kind of ending: success, a refused command (one line on stderr, no
     traceback), a usage error, and ``python -m cli``."""

@@ -50,6 +50,7 @@ MODULES: tuple[str, ...] = (
     "annotation.agreement.tables",
     "annotation.agreement.verdict",
     "annotation.consistency",
+    "annotation.text_import",
 )
 
 AGREEMENT_DIR = Path(__file__).resolve().parents[2] / "annotation" / "agreement"
