@@ -93,6 +93,7 @@ def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"{path}: no such file")
+    projects.check_text_file_size(path.name, path.stat().st_size)  # before reading it
     actor = _acting_user(db, args.user)
     try:
         pid, new_project = _project_id(db, actor, args.project), None
@@ -204,8 +205,22 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
         progress=None if args.quiet else ProgressBar())
     sizes = ", ".join(f"benchmark {b}: {c['train']}/{c['validation']}/{c['test']}"
                       for b, c in record.split_sizes.items())
+    replaced = (f"; export {', '.join(map(str, record.replaces))} wrote that folder before and is now "
+                "marked replaced") if record.replaces else ""
     return (f"export {record.id} written to {record.path} (base {record.base:g}, seed {record.seed}); "
-            f"train/validation/test — {sizes}; {record.n_annotations} annotations")
+            f"train/validation/test — {sizes}; {record.n_annotations} annotations{replaced}")
+
+
+def cmd_exports(db: Database, args: argparse.Namespace) -> str:
+    """The project's exports, newest first: id, when, status (a replaced one names its
+    replacement), samples, folder."""
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project)
+    records = exports.list_exports(db, actor, pid)
+    if not records:
+        return "no exports yet"
+    return "\n".join(f"{r.id:>4}  {r.created_at:%Y-%m-%d %H:%M}  {r.status_text}  {r.n_samples} samples  {r.path}"
+                     for r in records)
 
 
 def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
@@ -322,6 +337,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", help="project name (needed when there are several)")
     p.add_argument("--user", help="act as this user (default: the first admin)")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("exports", help="list the project's exports and their status")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_exports)
 
     p = sub.add_parser("train", help="run the baselines on an export folder, print the results table")
     p.add_argument("export_dir")

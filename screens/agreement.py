@@ -26,6 +26,7 @@ from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETER
 from annotation.services import agreement
 from ui.session import lead_page, service_errors
 from ui.table_download import table_download
+from ui.tables import show_table
 
 actor, db, project = lead_page("Agreement")
 settings = project.settings
@@ -175,9 +176,9 @@ with tab_labels:
         fig.update_yaxes(autorange="reversed")  # the diagonal runs from top left
         st.plotly_chart(fig, key="agreement.heatmap")
     if report.jaccard is not None:
-        st.dataframe(pd.DataFrame([{"axis": axis_by_name(a.axis).label, "Jaccard": a.mean,
-                                    "samples": a.n_samples} for a in report.jaccard.per_axis]),
-                     hide_index=True)
+        show_table(pd.DataFrame([{"axis": axis_by_name(a.axis).label, "Jaccard": a.mean,
+                                  "samples": a.n_samples} for a in report.jaccard.per_axis]),
+                   hide_index=True)
 
 with tab_params:
     icc = report.icc
@@ -205,7 +206,7 @@ with tab_params:
                 if res.problem:
                     st.caption(res.problem)
                 else:
-                    st.dataframe(res.to_frame())
+                    show_table(res.to_frame())
 
 with tab_seg:
     seg = report.segmentation
@@ -227,12 +228,12 @@ with tab_time:
         fig = px.line(weeks, x="week", y=shown, markers=True, title="Agreement per week")
         fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10))
         st.plotly_chart(fig, key="agreement.weeks")
-        st.dataframe(weeks, hide_index=True)
+        show_table(weeks, hide_index=True)
 
 with tab_pairs:
     pairs = pd.DataFrame([{"annotator A": p.annotators[0], "annotator B": p.annotators[1],
                            "samples": p.n_samples, **p.figures} for p in report.pairs])
-    st.dataframe(pairs, hide_index=True, width="stretch")
+    show_table(pairs, hide_index=True, width="stretch")
 
 with tab_review:
     with service_errors():
@@ -245,7 +246,7 @@ with tab_review:
     else:
         st.caption(f"{n_reviewed} reviewed samples (closed review items; the benchmark and date filters "
                    "apply, the date being the day of the decision). Wilson 95 % intervals.")
-        st.dataframe(pd.DataFrame([{
+        show_table(pd.DataFrame([{
             "outcome": o.outcome, "samples": o.count, "share": f"{o.share:.1%}",
             "95 % interval": f"{o.interval[0]:.1%} – {o.interval[1]:.1%}"} for o in outcomes]),
             hide_index=True)

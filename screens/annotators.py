@@ -24,6 +24,7 @@ from annotation.wording import counted
 from ui.display import plain
 from ui.gold_check_trend import trend_figure, trend_frame
 from ui.session import lead_page, service_errors, toast_next_run
+from ui.tables import show_table
 
 DEFAULT_DAYS = 30
 K_FLASH = "annotators.flash"
@@ -72,24 +73,24 @@ def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
     if not overview.checks:
         st.caption("No gold check scored yet.")
         return
-    st.dataframe(pd.DataFrame([{
+    show_table(pd.DataFrame([{
         "annotator": a.annotator, "checks": a.n_checks, "since last lift": a.n_since_lift,
         f"passed (last {t.window})": a.window_share, "paused": a.pause is not None,
     } for a in overview.annotators]), hide_index=True, width="stretch", key="annotators.gold_summary",
         column_config={f"passed (last {t.window})": st.column_config.NumberColumn(format="percent")})
     frame = trend_frame(overview.checks, t.window, overview.lifts)  # afresh after each lift
     st.plotly_chart(trend_figure(frame, t), key="annotators.gold_trend")
-    st.dataframe(frame.iloc[::-1], hide_index=True, width="stretch", key="annotators.gold_checks",
-                 column_config={"scored_at": st.column_config.DatetimeColumn("scored (UTC)"),
-                                "w1": st.column_config.NumberColumn("W1", format="%.2f"),
-                                "jaccard": st.column_config.NumberColumn("Jaccard", format="%.3f"),
-                                "pk": st.column_config.NumberColumn("Pk", format="%.3f"),
-                                "flags": st.column_config.TextColumn(
-                                    "flagged", help="A flagged check is not judged (no pass or "
-                                                    "fail) and stays out of the window."),
-                                "note": st.column_config.TextColumn("annotator's note"),
-                                "window_share": st.column_config.NumberColumn(
-                                    f"passed (last {t.window})", format="percent")})
+    show_table(frame.iloc[::-1], hide_index=True, width="stretch", key="annotators.gold_checks",
+               column_config={"scored_at": st.column_config.DatetimeColumn("scored (UTC)"),
+                              "w1": st.column_config.NumberColumn("W1", format="%.2f"),
+                              "jaccard": st.column_config.NumberColumn("Jaccard", format="%.3f"),
+                              "pk": st.column_config.NumberColumn("Pk", format="%.3f"),
+                              "flags": st.column_config.TextColumn(
+                                  "flagged", help="A flagged check is not judged (no pass or "
+                                                  "fail) and stays out of the window."),
+                              "note": st.column_config.TextColumn("annotator's note"),
+                              "window_share": st.column_config.NumberColumn(
+                                  f"passed (last {t.window})", format="percent")})
 
 
 actor, db, project = lead_page("Annotators", flash_key=K_FLASH, pause_notice=False)
@@ -147,7 +148,7 @@ table = summary.assign(
     median_minutes=summary["median_seconds"] / 60,
     mean_minutes=summary["mean_seconds"] / 60,
 ).drop(columns=["median_seconds", "mean_seconds"])
-st.dataframe(
+show_table(
     table[["annotator", "submitted", "warmup", "active_days", "per_active_day", "median_minutes",
            "mean_minutes", "annotator_flag_rate", "complete_samples", "auto_flag_rate", "drafts",
            "partners", "jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha", "verdict"]],
@@ -237,9 +238,9 @@ st.subheader("Agreement per pair")
 if partners.empty:
     st.caption(f"No pair in this period ({dash.n_agreement_samples} samples measured).")
 else:
-    st.dataframe(partners, hide_index=True, width="stretch", key="annotators.partners",
-                 column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                                for c in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha")})
+    show_table(partners, hide_index=True, width="stretch", key="annotators.partners",
+               column_config={c: st.column_config.NumberColumn(c, format="%.3f")
+                              for c in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha")})
     st.caption(f"{dash.n_agreement_samples} production samples with two or more annotations completed "
                "in the period; each pair is listed from both sides.")
 st.download_button("Download the per-annotator table (CSV)", safe_csv(pd.DataFrame(summary)),

@@ -12,6 +12,7 @@ from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_f
 from annotation.services import exports
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
+from ui.tables import show_table
 
 K_FLASH = "export.flash"
 K_SEED = "export.seed"
@@ -21,11 +22,23 @@ LICENCES = ("cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc0-1.0", "mit", "apac
 
 def zip_button(export: exports.ExportRecord, key: str) -> None:
     """A download button whose zip is built only when clicked."""
+    if export.holds_its_files:
+        why_not = None
+    elif export.status == exports.REPLACED:
+        why_not = f"Its folder now holds export {export.replaced_by}; repeat it to write it anew."
+    else:
+        why_not = "The folder is no longer on this server."
     st.download_button(
         "Download zip", data=lambda: exports.zip_of_export(db, actor, export.id),
         file_name=f"{Path(export.path).name}.zip", mime="application/zip", key=key,
-        icon=":material/download:", on_click="ignore", disabled=not export.folder_exists,
-        help=None if export.folder_exists else "The folder is no longer on this server.")
+        icon=":material/download:", on_click="ignore", disabled=why_not is not None, help=why_not)
+
+
+def replaced_words(record: exports.ExportRecord) -> str:
+    """What a new export did to the exports whose folder it took ("" for none)."""
+    if not record.replaces:
+        return ""
+    return f"; it replaces export {', '.join(map(str, record.replaces))} (same folder)"
 
 
 actor, db, project = lead_page("Export dataset", flash_key=K_FLASH)
@@ -81,7 +94,8 @@ if submitted:
                 overwrite=overwrite, include_agreement=with_agreement,
                 progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
         st.session_state[K_LAST] = record.id
-        toast_next_run(K_FLASH, f"Export {record.id}: {record.n_samples} samples written to {record.path}")
+        toast_next_run(K_FLASH, f"Export {record.id}: {record.n_samples} samples written to {record.path}"
+                       + replaced_words(record))
         st.rerun()
 
 with service_errors():
@@ -103,7 +117,7 @@ table = pd.DataFrame([{
     "Export": e.id,
     "When (UTC)": e.created_at.strftime("%Y-%m-%d %H:%M"),
     "By": e.created_by,
-    "Status": e.status + (f": {e.error}" if e.error else ""),
+    "Status": e.status_text,
     "Samples": e.n_samples,
     "Annotations": e.n_annotations,
     "Base": e.base,
@@ -112,14 +126,16 @@ table = pd.DataFrame([{
     "Repeats": f"export {e.reproduces_id}" if e.reproduces_id else "",
     "Folder": e.path + ("" if e.folder_exists or e.status != "complete" else " (gone)"),
 } for e in past_exports])
-st.dataframe(table, hide_index=True, width="stretch")
+show_table(table, hide_index=True, width="stretch")
 
-complete = [e for e in past_exports if e.status == "complete"]
-if complete:
+# a replaced export can still be repeated (its split membership is kept), not downloaded
+repeatable = [e for e in past_exports if e.repeatable]
+if repeatable:
     p1, p2, p3 = st.columns([2, 1, 1], vertical_alignment="bottom")
-    picked = p1.selectbox("Export", [e.id for e in complete], key="export.pick",
-                          format_func=lambda i: f"Export {i} · {next(e.path for e in complete if e.id == i)}")
-    chosen_export = next(e for e in complete if e.id == picked)
+    labels = {e.id: f"Export {e.id} · {e.path}" + ("" if e.replaced_by is None else
+                                                   f" · replaced by export {e.replaced_by}") for e in repeatable}
+    picked = p1.selectbox("Export", list(labels), key="export.pick", format_func=labels.__getitem__)
+    chosen_export = next(e for e in repeatable if e.id == picked)
     with p2:
         zip_button(chosen_export, f"export.zip.{picked}")
     if p3.button("Repeat exactly", key=f"export.repeat.{picked}", icon=":material/replay:",

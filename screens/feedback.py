@@ -26,6 +26,7 @@ from ui.components import token_boundary_editor
 from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
 from ui.segment_editor import multi_axis_label
 from ui.session import current_project, get_database, require_actor, service_errors
+from ui.tables import show_table
 
 K_PAGE = "feedback.page"
 K_TABLE = "feedback.table"
@@ -156,8 +157,8 @@ chosen = (st.session_state.get(table_key) or {}).get("selection", {}).get("rows"
 if len(chosen) != 1 or chosen[0] >= len(page.items):  # the newest is open until a row is chosen
     st.session_state[table_key] = {"selection": {"rows": [0], "columns": []}}
     chosen = [0]
-st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row-required",
-             key=table_key, height=min(len(table), 8) * 35 + 38)
+show_table(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row-required",
+           key=table_key, height=min(len(table), 8) * 35 + 38)
 item = page.items[chosen[0]]
 
 # --- the chosen sample ------------------------------------------------------------------------
@@ -254,7 +255,7 @@ else:
         st.markdown(f":blue[●] **Boundaries only in the gold:** {_before(diff.only_gold)}")
     if diff.axes:
         st.markdown("**Words whose axes differ**")
-        st.dataframe(pd.DataFrame([{
+        show_table(pd.DataFrame([{
             "words": _words(d.start, d.end),
             "your axis": axis_label(d.mine),
             "gold axes": multi_axis_label(d.gold),

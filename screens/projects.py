@@ -4,9 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from annotation.services import projects
-from annotation.text_import import MAX_IMPORT_BYTES, ImportFileError, parse_texts
+from annotation.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from ui.display import plain
 from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
+from ui.tables import show_table
 
 actor = require_actor("lead")
 db = get_database()
@@ -16,11 +17,11 @@ with service_errors():
     all_projects = projects.list_projects(db, actor)
 
 if all_projects:
-    st.dataframe(pd.DataFrame([{"project": p.name, "texts": p.n_samples,
-                                "k": p.settings.annotators_per_sample,
-                                "daily quota": p.settings.daily_quota,
-                                "created": p.created_at} for p in all_projects]),
-                 hide_index=True, width="stretch")
+    show_table(pd.DataFrame([{"project": p.name, "texts": p.n_samples,
+                              "k": p.settings.annotators_per_sample,
+                              "daily quota": p.settings.daily_quota,
+                              "created": p.created_at} for p in all_projects]),
+               hide_index=True, width="stretch")
 
 left, right = st.columns(2)
 with left, st.form("projects.create", clear_on_submit=True):
@@ -50,7 +51,8 @@ if project is None:
 st.divider()
 st.subheader(f"Import texts into “{plain(project.name)}”")
 st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
-           f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB. "
+           f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB "
+           f"and {MAX_IMPORT_LINES:,} lines. "
            "A file with any bad line imports nothing; importing the same file again adds nothing.")
 upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv", "txt"], key="projects.upload")
 bench_choice = st.radio("Benchmark of texts that do not say", ["infer", "1", "2"], horizontal=True,
@@ -65,9 +67,9 @@ if upload is not None:
         st.error(plain(f"{upload.name}: {exc}. Nothing will be imported."))
     else:
         st.markdown(f"**Preview** — {len(records)} texts")
-        st.dataframe(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
-                                    "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
-                     hide_index=True, width="stretch", height=240)
+        show_table(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
+                                  "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
+                   hide_index=True, width="stretch", height=240)
         if st.button(f"Import {len(records)} texts", type="primary", key="projects.import"):
             with service_errors():
                 summary = projects.import_texts(db, actor, project.id, records, source=upload.name)

@@ -10,6 +10,7 @@ from annotation.services import gold_checks, qualification, queue
 from annotation.wording import counted
 from ui.display import plain
 from ui.session import current_project, get_database, require_actor, service_errors
+from ui.tables import show_table
 
 WORKBENCH = "screens/workbench.py"
 OPEN_KEY = "workbench.open_annotation_id"
@@ -125,9 +126,9 @@ else:
         "submitted": _when(h.submitted_at),
         "last change": _when(h.updated_at),
     } for h in history])
-    event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun",
-                         selection_mode="single-row", key="queue.history",
-                         column_config={"id": None})
+    event = show_table(table, hide_index=True, width="stretch", on_select="rerun",
+                       selection_mode="single-row", key="queue.history",
+                       column_config={"id": None})
     rows = event.selection.rows if event and event.selection else []
     if rows:
         chosen = int(table.iloc[rows[0]]["id"])

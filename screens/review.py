@@ -31,6 +31,7 @@ from ui.components.case_top import case_top
 from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
 from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
+from ui.tables import show_table
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
 K_NEXT = "review.next_pick"       # item to open on the next run (set after a decision)
@@ -160,7 +161,7 @@ open_row = ids.index(pick)
 shown = st.session_state.get(K_TABLE)
 if shown is None or list(shown["selection"]["rows"]) != [open_row]:
     st.session_state[K_TABLE] = {"selection": {"rows": [open_row]}}
-st.dataframe(
+show_table(
     table, hide_index=True, width="stretch", key=K_TABLE,
     on_select=lambda row_ids=tuple(ids): _on_table_select(row_ids),
     selection_mode="single-row-required",
@@ -438,7 +439,7 @@ else:  # edit
 # --- history --------------------------------------------------------------------------------
 
 with st.expander(f"History of this sample ({len(case.history)})"):
-    st.dataframe(pd.DataFrame([{
+    show_table(pd.DataFrame([{
         "when": h["at"],
         "who": h["who"] or "automatic",
         "what": DECISION_LABELS.get(h["what"], h["what"]),

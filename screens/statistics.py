@@ -17,6 +17,7 @@ from annotation.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE, convert_base, tick_positions
 from ui.display import curve_polyline, plain
 from ui.session import lead_page, service_errors
+from ui.tables import show_table
 
 TARGET_LABELS = {"location": "location ξ", "scale": "scale ω", "skewness": "skewness α"}
 N_CURVES = 40
@@ -47,7 +48,7 @@ if not result.statistics:
 sizes = pd.DataFrame([{"Benchmark": f"benchmark {b}", **stats.split_sizes,
                        "total": stats.overall.n_samples} for b, stats in result.statistics.items()])
 st.subheader("Split sizes")
-st.dataframe(sizes, hide_index=True, width="content")
+show_table(sizes, hide_index=True, width="content")
 
 tabs = st.tabs([f"Benchmark {b}" for b in result.statistics])
 for tab, (b, stats) in zip(tabs, result.statistics.items()):
@@ -75,7 +76,7 @@ for tab, (b, stats) in zip(tabs, result.statistics.items()):
         st.plotly_chart(chart, key=f"stats.axes.{b}")
 
         st.markdown(f"**Parameters** (log base {result.base:g})")
-        st.dataframe(pd.DataFrame([{
+        show_table(pd.DataFrame([{
             "parameter": TARGET_LABELS[key],
             **{f"{split} mean ± SD": f"{_fmt(fig.targets[key].mean)} ± {_fmt(fig.targets[key].sd)}"
                for split, fig in [("all", overall), *stats.by_split.items()]},

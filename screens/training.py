@@ -21,6 +21,7 @@ from annotation.training import (
 )
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
+from ui.tables import show_table
 
 K_FLASH = "training.flash"
 K_JOB = "training.job"
@@ -191,9 +192,10 @@ if job.status == "succeeded" and job.result.get("rows"):
                f"device {result.get('device')} · split sizes {result.get('split_sizes')} · "
                f"{result.get('metric_scale', '')}")
     table = results_frame(job)
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
-                                for c in METRIC_COLUMNS})
+    show_table(table, hide_index=True, width="stretch", key=f"training.results.{job.id}",
+               download=f"training-job-{job.id}.csv", download_label="Download the results (CSV)",
+               column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
+                              for c in METRIC_COLUMNS})
     chart = loss_chart(job)
     if chart is not None:
         st.markdown("**Loss curves** (neural networks)")
@@ -213,6 +215,6 @@ if len(finished) > 1:
         frame.insert(0, "job", job_id)
         frames.append(frame)
     if frames:
-        st.dataframe(pd.concat(frames, ignore_index=True), hide_index=True, width="stretch",
-                     column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
-                                    for c in METRIC_COLUMNS})
+        show_table(pd.concat(frames, ignore_index=True), hide_index=True, width="stretch",
+                   column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
+                                  for c in METRIC_COLUMNS})

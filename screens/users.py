@@ -7,6 +7,7 @@ from annotation.services import accounts
 from annotation.services.authz import ROLES
 from ui.display import plain
 from ui.session import get_database, require_actor, service_errors
+from ui.tables import show_table
 
 actor = require_actor("admin")
 db = get_database()
@@ -15,9 +16,9 @@ st.title("Users")
 with service_errors():
     users = accounts.list_users(db, actor)
 
-st.dataframe(pd.DataFrame([{"username": u.username, "name": u.display_name, "role": u.role,
-                            "active": u.is_active, "created": u.created_at} for u in users]),
-             hide_index=True, width="stretch")
+show_table(pd.DataFrame([{"username": u.username, "name": u.display_name, "role": u.role,
+                          "active": u.is_active, "created": u.created_at} for u in users]),
+           hide_index=True, width="stretch", key="users.table", download="users.csv")
 
 with st.form("users.create", clear_on_submit=True):
     st.markdown("**New user**")

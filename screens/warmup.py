@@ -29,6 +29,7 @@ from ui.components import curve_canvas
 from ui.display import curve_description, curve_polyline, plain
 from ui.segment_editor import parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
+from ui.tables import show_table
 
 K_FLASH = "warmup.flash"
 
@@ -85,7 +86,8 @@ with people_tab:
             "decided": r.decided_at,
             "note": r.note,
         } for r in board.rows])
-        st.dataframe(table, hide_index=True, width="stretch", key="warmup.board", column_config={
+        show_table(table, hide_index=True, width="stretch", key="warmup.board",
+                   download=f"warmup-{project.name}.csv".replace(" ", "_"), column_config={
             **{c: st.column_config.NumberColumn(c, format="%.3f")
                for c in ("ICC ξ", "ICC ω", "ICC α", "Jaccard", "Pk")},
             "decided": st.column_config.DatetimeColumn("decided", format="YYYY-MM-DD HH:mm"),
@@ -144,15 +146,15 @@ with people_tab:
         if history:
             labels = {"qualification_admit": "admitted by a lead", "qualification_revoke": "revoked",
                       "qualification_admit_rule": "admitted: passed the thresholds"}
-            st.dataframe(pd.DataFrame([{
+            show_table(pd.DataFrame([{
                 "when": h["at"], "who": h["who"], "decision": labels.get(h["what"], h["what"]),
                 "note": h["note"],
                 "ICC": h["figures"].get("icc_min"), "Jaccard": h["figures"].get("jaccard"),
                 "Pk": h["figures"].get("pk"),
             } for h in history]), hide_index=True, width="stretch", key="warmup.history",
                 column_config={"when": st.column_config.DatetimeColumn("when", format="YYYY-MM-DD HH:mm"),
-                               **{c: st.column_config.NumberColumn(c, format="%.3f")
-                                  for c in ("ICC", "Jaccard", "Pk")}})
+                             **{c: st.column_config.NumberColumn(c, format="%.3f")
+                                for c in ("ICC", "Jaccard", "Pk")}})
     if st.button("Re-check everyone", icon=":material/refresh:", key="warmup.recheck",
                  help="Apply the admission rule with the current thresholds (after changing them)."):
         with service_errors():
@@ -167,7 +169,7 @@ with set_tab:
                f"(only those are handed out) · configured size {project.settings.warmup_size}. "
                "Only samples nobody has started can become warm-up samples.")
     if samples:
-        st.dataframe(pd.DataFrame([{
+        show_table(pd.DataFrame([{
             "sample": w.external_id,
             "benchmark": w.benchmark,
             "text": w.parent_text if len(w.parent_text) <= 90 else w.parent_text[:87] + "…",

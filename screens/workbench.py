@@ -36,6 +36,7 @@ from ui.components.annotation_surface import annotation_surface
 from ui.display import plain
 from ui.preferences import layout_toggle
 from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
+from ui.tables import show_table
 from ui.workbench_view import Notice, SessionFacts, build_view
 
 #: Set by My queue ("Open" in the history) to show one of the annotator's annotations.
@@ -300,9 +301,9 @@ def _compare(item: queue.WorkItem) -> None:
         if isinstance(found, str):
             st.caption(found)
             return
-        st.dataframe(pd.DataFrame([{"distribution": k.replace("_", "-"), "RMSE": v}
-                                   for k, v in sorted(found.items(), key=lambda kv: kv[1])]),
-                     hide_index=True)
+        show_table(pd.DataFrame([{"distribution": k.replace("_", "-"), "RMSE": v}
+                                 for k, v in sorted(found.items(), key=lambda kv: kv[1])]),
+                   hide_index=True)
 
 
 def _nothing_left(state: Loaded) -> None:

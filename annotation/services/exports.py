@@ -6,8 +6,9 @@ every submitted annotation of those samples, splits each benchmark 70/20/10 stra
 axes used (``annotation.splits``), and writes the folder atomically (``annotation.export``).
 The database row is made first (status ``writing``) so the folder's manifest carries its id,
 and is marked ``complete`` — with the split membership, so the export can be repeated exactly —
-or ``failed`` with the reason. Annotators are named by pseudonym (``ann`` + user id), never by
-user name.
+or ``failed`` with the reason; an export written into an earlier one's folder marks that one
+``replaced``, and a refused destination records nothing (:mod:`annotation.services.export_records`).
+Annotators are named by pseudonym (``ann`` + user id), never by user name.
 
 An export killed while writing (the server stopped, the process killed) leaves its row at
 ``writing`` and its hidden staging folder beside the target. :func:`recover_interrupted_exports`
@@ -38,7 +39,6 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -48,11 +48,22 @@ from annotation import export as hf_export
 from annotation.dataset_stats import DatasetStatistics, dataset_statistics
 from annotation.export import figures as figures_module
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
-from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_reads import (  # noqa: F401  (pseudonym: re-exported)
     count_gold, production, pseudonym, read_export_input,
+)
+from annotation.services.export_records import (  # noqa: F401  (the record's API: re-exported)
+    COMPLETE,
+    INTERRUPTED,
+    REPLACED,
+    ExportRecord,
+    fail_record,
+    finish_record,
+    get_export,
+    list_exports,
+    recover_interrupted_exports,
+    start_record,
 )
 from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
@@ -63,7 +74,6 @@ from db.models import (
     NearDuplicate,
     ReviewItem,
     Sample,
-    User,
 )
 
 #: where the app writes exports (one sub-folder each); the CLI takes any folder
@@ -79,45 +89,6 @@ def export_root() -> Path:
 
 
 @dataclass(frozen=True)
-class ExportRecord:
-    """One export as the back office lists it."""
-
-    id: int
-    project_id: int
-    path: str
-    base: float
-    seed: int
-    licence: str
-    status: str
-    error: str
-    created_at: datetime
-    created_by: str
-    #: {benchmark: {"train": n, "validation": n, "test": n}}
-    split_sizes: dict[int, dict[str, int]]
-    n_annotations: int
-    reproduces_id: int | None
-    seconds: float | None
-
-    @property
-    def folder_exists(self) -> bool:
-        return Path(self.path, hf_export.MANIFEST_FILE).is_file()
-
-    @property
-    def n_samples(self) -> int:
-        return sum(sum(sizes.values()) for sizes in self.split_sizes.values())
-
-
-def _record(row: DatasetExport, username: str | None) -> ExportRecord:
-    counts = row.counts or {}
-    sizes = {b: dict(counts.get(cfg, {})) for b, cfg in hf_export.BENCHMARK_CONFIGS.items()
-             if sum(counts.get(cfg, {}).values())}
-    n_annotations = sum(counts.get(hf_export.ANNOTATIONS_CONFIG, {}).values())
-    return ExportRecord(row.id, row.project_id, row.path, row.base, row.seed, row.licence, row.status,
-                        row.error, row.created_at, username or "—", sizes, n_annotations,
-                        row.reproduces_id, (row.settings or {}).get("seconds"))
-
-
-@dataclass(frozen=True)
 class ExportReadiness:
     """What an export would contain now, and what is still unsettled."""
 
@@ -129,47 +100,6 @@ class ExportReadiness:
     @property
     def n_gold(self) -> int:
         return sum(self.gold_by_benchmark.values())
-
-
-INTERRUPTED = "interrupted"
-
-
-def _is_interrupted(row: DatasetExport, now: datetime) -> bool:
-    started = row.created_at
-    if started.tzinfo is None:
-        started = started.replace(tzinfo=timezone.utc)
-    writer = (row.settings or {}).get("writer")
-    return not hf_export.writer_is_alive(writer if isinstance(writer, dict) else None,
-                                         started.timestamp(), now=now.timestamp())
-
-
-def recover_interrupted_exports(db: Database, project_id: int | None = None) -> list[int]:
-    """Mark exports stuck at ``writing`` whose writer is gone as ``failed`` ("interrupted") and
-    remove their abandoned staging folders (see the module docstring); returns their ids.
-
-    Cheap when there is nothing to do: one indexed read. Never raises for a folder it cannot
-    remove (it stays for the next time)."""
-    now = datetime.now(timezone.utc)
-    with db.read() as s:
-        stmt = select(DatasetExport).where(DatasetExport.status == "writing")
-        if project_id is not None:
-            stmt = stmt.where(DatasetExport.project_id == project_id)
-        stale = [row.id for row in s.scalars(stmt) if _is_interrupted(row, now)]
-    recovered: list[int] = []
-    for export_id in stale:
-        with db.write() as s:
-            row = s.get(DatasetExport, export_id)
-            if row is None or row.status != "writing":
-                continue  # someone else recovered (or finished) it meanwhile
-            row.status, row.error = "failed", INTERRUPTED
-            path = row.path
-            audit.record(s, None, "export_interrupted", "export", export_id, path=path)
-        recovered.append(export_id)
-        try:
-            hf_export.remove_abandoned_staging(path)
-        except OSError:
-            pass
-    return recovered
 
 
 def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadiness:
@@ -351,7 +281,9 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
         assignment = None
         if reproduce is not None:
             earlier = s.get(DatasetExport, reproduce)
-            if earlier is None or earlier.project_id != project_id or earlier.status != "complete":
+            # a replaced export's folder holds another export, but its split membership is kept
+            repeatable = earlier is not None and earlier.status in (COMPLETE, REPLACED)
+            if not repeatable or earlier.project_id != project_id:
                 raise NotFound(f"There is no complete export {reproduce} of this project to repeat.")
             base, seed, licence = earlier.base, earlier.seed, earlier.licence
             assignment = {}
@@ -379,9 +311,12 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     except ValueError as exc:
         raise InvalidInput(str(exc)) from None
     target = Path(out_dir).expanduser().resolve()
-    if not overwrite and target.exists() and (not target.is_dir() or any(target.iterdir())):
+    try:  # a refused destination records nothing: checked before the row is made
+        hf_export.check_destination(target, overwrite)
+    except FileExistsError:
         raise InvalidInput(f"{target} already exists and is not empty; choose another folder "
-                           "or allow replacing it.")
+                           "or allow replacing it." if target.is_dir() and not target.is_symlink() else
+                           f"{target} already exists and is not a folder; choose another place.") from None
     recover_interrupted_exports(db, project_id)
     hf_export.remove_abandoned_staging(target)  # a killed export to this folder (no row: older)
     # The figures (provenance and card: numpy over every pair of curves and segmentations) are
@@ -393,8 +328,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             report(0.1, "Formatting the annotations; computing the provenance and agreement figures…")
             annotations = read.records()
             report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
-            export_id, created_at = _start_record(db, actor, project_id, target, export_settings, reproduce,
-                                                  include_agreement, overwrite)
+            export_id, created_at = start_record(db, actor, project_id, target, export_settings, reproduce,
+                                                 include_agreement, overwrite)
             try:
                 manifest = hf_export.export_hf_dataset(
                     target, samples, annotations, export_settings,
@@ -402,10 +337,10 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                     agreement=(lambda: computing.result().agreement) if include_agreement else None,
                     provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
                 seconds = time.perf_counter() - started
-                record = _finish_record(db, actor, user.username, export_id, manifest, seconds, len(samples),
-                                        len(annotations))
+                record = finish_record(db, actor, user.username, export_id, manifest, seconds, len(samples),
+                                       len(annotations))
             except BaseException as exc:
-                _fail_record(db, export_id, exc)
+                fail_record(db, export_id, exc)
                 raise
         except BaseException as exc:
             figures.stop()  # given up: the figures' process need not finish before the pool closes
@@ -423,72 +358,6 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     return record
 
 
-def _start_record(db: Database, actor: Actor, project_id: int, target: Path,
-                  export_settings: hf_export.ExportSettings, reproduce: int | None, include_agreement: bool,
-                  overwrite: bool) -> tuple[int, datetime]:
-    """The export's row, status ``writing``, made before the folder so its manifest carries the
-    id: (id, created at). Re-checks the actor's role."""
-    with db.write() as s:
-        require_role(s, actor, "lead")
-        row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
-                            base=export_settings.base, seed=export_settings.seed,
-                            licence=export_settings.licence, reproduces_id=reproduce, status="writing",
-                            settings={"ratios": list(export_settings.ratios),
-                                      "include_agreement": include_agreement, "overwrite": overwrite,
-                                      "writer": hf_export.writer_identity()})
-        s.add(row)
-        s.flush()
-        return row.id, row.created_at
-
-
-def _finish_record(db: Database, actor: Actor, username: str, export_id: int,
-                   manifest: hf_export.ExportManifest, seconds: float, n_samples: int,
-                   n_annotations: int) -> ExportRecord:
-    """Mark the export complete with its split membership, counts and time, and audit it."""
-    with db.write() as s:
-        row = s.get(DatasetExport, export_id)
-        row.status = "complete"
-        row.splits = {c: {sp: list(ids) for sp, ids in per.items()} for c, per in manifest.splits.items()}
-        row.counts = {c: dict(per) for c, per in manifest.counts.items()}
-        row.settings = {**row.settings, "seconds": round(seconds, 3),
-                        "annotations_left_out": manifest.annotations_left_out}
-        audit.record(s, actor.user_id, "export_dataset", "export", export_id, path=row.path,
-                     base=row.base, seed=row.seed, reproduces=row.reproduces_id,
-                     samples=n_samples, annotations=n_annotations)
-        return _record(row, username)
-
-
-def _fail_record(db: Database, export_id: int, exc: BaseException) -> None:
-    """Mark the export failed with the reason (an interrupt — the page left, the server
-    stopped — is recorded as :data:`INTERRUPTED`, not as an error of the export)."""
-    reason = (str(exc) or type(exc).__name__) if isinstance(exc, Exception) else INTERRUPTED
-    with db.write() as s:
-        row = s.get(DatasetExport, export_id)
-        if row is not None and row.status == "writing":
-            row.status, row.error = "failed", reason[:2000]
-
-
-def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:
-    """Lead: the project's exports, newest first."""
-    with db.read() as s:
-        require_role(s, actor, "lead")
-        rows = s.execute(select(DatasetExport, User.username)
-                         .outerjoin(User, User.id == DatasetExport.created_by)
-                         .where(DatasetExport.project_id == project_id)
-                         .order_by(DatasetExport.id.desc())).all()
-        return [_record(row, name) for row, name in rows]
-
-
-def get_export(db: Database, actor: Actor, export_id: int) -> ExportRecord:
-    with db.read() as s:
-        require_role(s, actor, "lead")
-        row = s.get(DatasetExport, export_id)
-        if row is None:
-            raise NotFound(f"There is no export {export_id}.")
-        who = s.get(User, row.created_by) if row.created_by else None
-        return _record(row, who.username if who else None)
-
-
 @dataclass(frozen=True)
 class ExportStatistics:
     """What the statistics page shows of one export: per benchmark, the statistics and the
@@ -503,8 +372,10 @@ class ExportStatistics:
 def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStatistics:
     """Lead: read an export folder back and compute its statistics (``annotation.dataset_stats``)."""
     record = get_export(db, actor, export_id)
+    if record.status == REPLACED:
+        raise InvalidInput(f"Export {export_id} was {record.status_text}; repeat it to see its statistics.")
     if record.status != "complete":
-        raise InvalidInput(f"Export {export_id} is not complete ({record.status}).")
+        raise InvalidInput(f"Export {export_id} is not complete ({record.status_text}).")
     if not record.folder_exists:
         raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server; "
                        "repeat the export to see its statistics.")
@@ -525,6 +396,8 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
 def zip_of_export(db: Database, actor: Actor, export_id: int) -> bytes:
     """Lead: the export folder as a zip archive, for download."""
     record = get_export(db, actor, export_id)
+    if record.status == REPLACED:  # the folder is there, with another export's files
+        raise NotFound(f"Export {export_id} was {record.status_text}; repeat it to download it.")
     if not record.folder_exists:
         raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server.")
     return hf_export.zip_export(record.path)

@@ -19,7 +19,7 @@ from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row
 from annotation.services.text_limits import check_length, width
 from annotation.settings import ProjectSettings, SettingsError
-from annotation.text_import import ImportFileError, TextRecord, parse_texts
+from annotation.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
 from db.engine import Database
 from db.models import Annotation, ImportBatch, ParameterStats, Project, Sample, utcnow
 
@@ -403,6 +403,15 @@ def recover_interrupted_imports(db: Database, project_id: int | None = None, *,
         else:
             _discard_import(db, batch_id, pid)
     return len(stale)
+
+
+def check_text_file_size(filename: str, n_bytes: int) -> None:
+    """Refuse a file of ``n_bytes`` too large to import, before it is read (the CLI asks with the
+    file's size on disk): :class:`InvalidInput` in the import's words."""
+    try:
+        check_file_size(n_bytes)
+    except ImportFileError as exc:
+        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
 
 
 def import_text_file(db: Database, actor: Actor, project_id: int | None, data: bytes, filename: str,

@@ -150,6 +150,31 @@ def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
     assert pid
 
 
+def test_a_replaced_export_says_so_and_can_still_be_repeated(make_app, db, lead, exports_dir):
+    from annotation.services import exports
+
+    pid = gold_project(db, lead, n=6)
+    first = exports.export_dataset(db, lead, pid, exports_dir / "release", seed=1)
+    at = open_page(make_app, lead, "screens/export.py")
+    at.text_input(key="export.name").set_value("release")
+    at.checkbox(key="export.overwrite").check()
+    at.button(key="FormSubmitter:export.form-Export").click()
+    run(at)
+    assert not errors(at)
+    table = at.dataframe[0].value
+    status = dict(zip(table["Export"], table["Status"]))
+    assert status == {2: "complete", first.id: "replaced by export 2 (same folder)"}
+    at.selectbox(key="export.pick").set_value(first.id)
+    run(at)
+    at.button(key=f"export.repeat.{first.id}").click()
+    run(at)
+    assert not errors(at)
+    with db.read() as s:
+        rows = s.scalars(select(DatasetExport).order_by(DatasetExport.id)).all()
+    assert [(r.status, r.seed, r.reproduces_id) for r in rows] == [
+        ("replaced", 1, None), ("complete", rows[1].seed, None), ("complete", 1, first.id)]
+
+
 def test_statistics_without_export(make_app, lead, texts_project):
     at = open_page(make_app, lead, "screens/statistics.py")
     assert infos(at) == ["No export yet. Statistics describe an export: make one on the "

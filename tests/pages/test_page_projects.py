@@ -274,6 +274,9 @@ def test_demoted_lead_with_an_open_session_loses_the_page_at_once(open_projects,
 
 
 @pytest.mark.parametrize("name, data, message", [
+    ("huge.txt", b"".join(b"Shop %06d open\n" % i for i in range(1_000_000)),
+     "huge.txt: the file has 1,000,000 lines; at most 200,000 are imported at once (split it into several "
+     "files). Nothing will be imported."),
     ("deep.jsonl", b'{"text": "Fine text here."}\n' + b"[" * 100_000 + b"\n",
      "deep.jsonl: line 2: the JSON is nested too deeply. Nothing will be imported."),
     ("open.csv", b'text\nFine text here.\n"Never closed\n',

@@ -273,6 +273,41 @@ def test_dedup_and_export_from_the_command_line(tmp_path):
             == (tmp_path / "out" / "benchmark_1" / "train.json").read_bytes())
 
 
+def test_a_replaced_export_is_listed_as_such_and_a_refusal_records_nothing(db_url, tmp_path):
+    import json
+
+    assert run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text('{"id": "S-1", "text": "The pool is closed today for repairs."}\n'
+                     '{"id": "S-2", "text": "The bakery opens at nine every morning."}\n')
+    assert run(db_url, "import", "texts", str(texts), "--project", "P").returncode == 0
+    base = {"segment_axes": ["static", "main"], "omega": 8.0, "alpha": 0.0,
+            "submitted_at": "2026-11-20T10:31:00Z", "boundaries": [0, 3], "xi": 70.0}
+    records = [{**base, "sample_id": s, "annotator": a} for s in ("S-1", "S-2") for a in ("a1", "a2")]
+    (tmp_path / "ann.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert run(db_url, "import", "annotations", str(tmp_path / "ann.jsonl")).returncode == 0
+    assert run(db_url, "resolve").returncode == 0
+    assert run(db_url, "exports").stdout.strip() == "no exports yet"
+    out = tmp_path / "out"
+    assert run(db_url, "export", str(out), "--seed", "1", "--quiet").returncode == 0
+    # onto a file, even with --overwrite: refused in a line, and no row
+    (tmp_path / "a-file").write_text("mine")
+    for extra in ((), ("--overwrite",)):
+        refused = run(db_url, "export", str(tmp_path / "a-file"), "--quiet", *extra)
+        assert refused.returncode == 1 and "not a folder" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+    assert len(run(db_url, "exports").stdout.splitlines()) == 1
+    done = run(db_url, "export", str(out), "--seed", "2", "--overwrite", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "export 2 written to" in done.stdout and "export 1 wrote that folder before" in done.stdout
+    listed = run(db_url, "exports").stdout.splitlines()
+    assert [line.split()[0] for line in listed] == ["2", "1"]
+    assert "complete" in listed[0] and "replaced by export 2 (same folder)" in listed[1]
+    repeat = run(db_url, "export", str(tmp_path / "again"), "--reproduce", "1", "--quiet")
+    assert repeat.returncode == 0, repeat.stderr
+    assert json.loads((tmp_path / "again" / "export.json").read_text())["seed"] == 1
+
+
 def test_train_from_the_command_line_needs_no_database(tmp_path):
     from annotation.training import write_synthetic_export
 
@@ -336,6 +371,26 @@ def test_refused_imports_create_nothing_and_never_show_a_traceback(tmp_path):
     done = run(url, "import", "annotations", str(path))
     assert done.returncode == 1 and "line 1: the JSON is nested too deeply" in done.stderr
     assert count(url, User) == 1
+
+
+def test_a_text_file_too_large_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert run(url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    big = tmp_path / "big.txt"
+    with big.open("wb") as f:
+        f.truncate(21 * 2**20)  # sparse: 21 MB on paper, nothing to read
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"".join(b"Shop %06d open\n" % i for i in range(1_000_000)))  # 17 MB
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))
+    done = run(url, "import", "texts", str(big), "--project", "New")
+    assert done.returncode == 1 and reads == []
+    assert done.stderr == "chronocept: big.txt: the file is larger than 20 MB. Nothing was imported.\n"
+    done = run(url, "import", "texts", str(huge), "--project", "New")
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1
+    assert "huge.txt: the file has 1,000,000 lines; at most 200,000" in done.stderr
+    assert count(url, Project) == 0
 
 
 def test_the_installed_console_script_runs_as_a_process(tmp_path):

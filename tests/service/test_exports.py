@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 import signal
 from datetime import datetime
 from pathlib import Path
@@ -105,6 +106,70 @@ def test_refusals_write_nothing(db, lead, gold, tmp_path, make_user, monkeypatch
     with pytest.raises(NotFound):
         exports.export_dataset(db, lead, gold, tmp_path / "x", reproduce=12345)
     assert count(db, DatasetExport) == 0 and not (tmp_path / "x").exists()
+
+
+def test_a_refused_destination_leaves_no_row(db, lead, gold, tmp_path):
+    """The target is a file (with or without overwrite), or a folder with files and no overwrite:
+    refused before anything is recorded."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("mine")
+    for target, overwrite in ((a_file, False), (a_file, True), (busy, False)):
+        with pytest.raises(InvalidInput, match="not a folder|not empty"):
+            exports.export_dataset(db, lead, gold, target, overwrite=overwrite)
+    assert count(db, DatasetExport) == 0
+    assert a_file.read_text() == "mine" and [p.name for p in busy.iterdir()] == ["keep.txt"]
+
+
+def test_a_destination_taken_while_writing_leaves_no_row(db, lead, gold, tmp_path, monkeypatch):
+    """Something appears at the target after the checks (another export, a person): the rename
+    is refused, and the refusal records nothing either."""
+    out = tmp_path / "raced"
+    real = export_writer.write_export
+
+    def taken_meanwhile(out_dir, *args, **kwargs):
+        out_dir.mkdir()
+        (out_dir / "theirs.txt").write_text("theirs")
+        return real(out_dir, *args, **kwargs)
+
+    monkeypatch.setattr(hf_export, "write_export", taken_meanwhile)
+    with pytest.raises(InvalidInput, match="not empty"):
+        exports.export_dataset(db, lead, gold, out)
+    assert count(db, DatasetExport) == 0 and [p.name for p in out.iterdir()] == ["theirs.txt"]
+
+
+def test_overwriting_an_exports_folder_marks_that_export_replaced(db, lead, gold, tmp_path):
+    out = tmp_path / "release"
+    first = exports.export_dataset(db, lead, gold, out, seed=1)
+    second = exports.export_dataset(db, lead, gold, out, seed=2, overwrite=True)
+    assert second.status == "complete" and second.replaces == (first.id,)
+    by_id = {e.id: e for e in exports.list_exports(db, lead, gold)}
+    old = by_id[first.id]
+    assert (old.status, old.replaced_by) == ("replaced", second.id)
+    assert old.status_text == f"replaced by export {second.id} (same folder)"
+    assert not old.holds_its_files and by_id[second.id].holds_its_files
+    assert json.loads((out / "export.json").read_text())["export_id"] == second.id
+    # what the old row would serve is the other export's files: refused, in a line
+    with pytest.raises(NotFound, match=f"replaced by export {second.id}"):
+        exports.zip_of_export(db, lead, first.id)
+    with pytest.raises(InvalidInput, match=f"replaced by export {second.id}"):
+        exports.export_statistics(db, lead, first.id)
+    # "Repeat exactly" of the replaced export writes it anew, into a new folder
+    again = exports.export_dataset(db, lead, gold, tmp_path / "again", reproduce=first.id)
+    assert (again.status, again.seed, again.replaces) == ("complete", 1, ())
+    assert exports.list_exports(db, lead, gold)[-1].status == "replaced"
+
+
+def test_an_export_into_a_gone_exports_folder_marks_that_export_replaced(db, lead, gold, tmp_path):
+    """The folder of an export was removed by hand; a new export to the same place (no
+    overwrite needed) leaves the old row pointing at the new files otherwise."""
+    out = tmp_path / "release"
+    first = exports.export_dataset(db, lead, gold, out, seed=1)
+    shutil.rmtree(out)
+    second = exports.export_dataset(db, lead, gold, out, seed=2)
+    assert exports.get_export(db, lead, first.id).replaced_by == second.id
 
 
 def test_a_project_without_gold_cannot_be_exported(db, lead, make_project, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from sqlalchemy import select
@@ -249,6 +250,20 @@ def test_import_text_file_with_bad_line_names_it_and_writes_nothing(db, lead):
     assert "bad.jsonl" in msg and "line 3" in msg and "Nothing was imported" in msg
     assert count(db, Sample) == 0
     assert count(db, AuditEvent, AuditEvent.action == "import_texts") == 0
+
+
+def test_a_million_line_file_is_refused_in_a_line_at_once(db, lead):
+    p = projects.create_project(db, lead, "P")
+    data = b"".join(b"Shop %06d open\n" % i for i in range(1_000_000))  # 17 MB
+    started = time.perf_counter()
+    with pytest.raises(InvalidInput) as exc:
+        projects.import_text_file(db, lead, p.id, data, "huge.txt")
+    assert time.perf_counter() - started < 1.0
+    assert str(exc.value) == ("huge.txt: the file has 1,000,000 lines; at most 200,000 are imported at once "
+                              "(split it into several files). Nothing was imported.")
+    assert count(db, Sample) == 0
+    with pytest.raises(InvalidInput, match="larger than 20 MB. Nothing was imported"):
+        projects.check_text_file_size("big.txt", 20 * 2**20 + 1)
 
 
 @pytest.mark.parametrize("data,filename,line", [

@@ -51,6 +51,8 @@ MODULES: tuple[str, ...] = (
     "annotation.agreement.verdict",
     "annotation.consistency",
     "annotation.sign_in_throttle",
+    "annotation.text_import",
+    "annotation.edit_script",
 )
 
 AGREEMENT_DIR = Path(__file__).resolve().parents[2] / "annotation" / "agreement"

@@ -156,3 +156,12 @@ def test_a_fold_parses_with_its_range_and_keeps_it_out_of_the_fields():
                           "x": 2.0, "y": 0.5}])
     assert (e.first, e.seq, dict(e.data)) == (5, 9, {"action": "move", "index": 1, "x": 2.0, "y": 0.5})
     assert event_log.parse_events([{"seq": 2, "kind": "step", "step": 1}])[0].first == 2
+
+
+def test_the_working_drafts_examples_run():
+    import doctest
+
+    from annotation import working_draft
+
+    result = doctest.testmod(working_draft)
+    assert result.attempted > 0 and result.failed == 0

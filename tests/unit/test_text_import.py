@@ -4,15 +4,19 @@ names its line and the problem (SPEC section 7, import; section 10, uploads vali
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
+from annotation import text_import
 from annotation.text_import import (
     MAX_ID_CHARS,
     MAX_IMPORT_BYTES,
+    MAX_IMPORT_LINES,
     MAX_TEXT_CHARS,
     ImportFileError,
     TextRecord,
+    count_lines,
     detect_format,
     infer_benchmark,
     parse_texts,
@@ -212,6 +216,52 @@ def test_oversized_file_is_refused_before_parsing():
     err = fails(data, "t.txt")
     assert err.line == 0 and "larger than 20 MB" in err.reason
     assert str(err) == err.reason  # no "line 0:" prefix for whole-file problems
+
+
+def million_lines() -> bytes:
+    """1M short lines, 17 MB: under the byte limit, far over the line limit."""
+    return b"".join(b"Shop %06d open\n" % i for i in range(1_000_000))
+
+
+@pytest.fixture
+def nothing_parsed(monkeypatch):
+    """Parsing a line fails the test: a refusal must come before it (it took 27 s at 1M lines)."""
+    def parsed(*args, **kwargs):
+        raise AssertionError("the file was parsed")
+
+    for reader in ("_rows_jsonl", "_rows_csv", "_rows_txt", "tokenize"):
+        monkeypatch.setattr(text_import, reader, parsed)
+
+
+@pytest.mark.parametrize("name", ["t.txt", "t.jsonl", "t.csv"])
+def test_a_million_line_file_is_refused_at_once_without_being_parsed(nothing_parsed, name):
+    data = million_lines()
+    assert len(data) <= MAX_IMPORT_BYTES
+    started = time.perf_counter()
+    err = fails(data, name)
+    seconds = time.perf_counter() - started
+    assert err.line == 0 and err.reason.startswith("the file has 1,000,000 lines; at most 200,000")
+    assert seconds < 0.5, f"refused after {seconds:.2f} s"
+
+
+@pytest.mark.parametrize("data", [b"x\r" * (MAX_IMPORT_LINES + 1), "x\u2028".encode() * (MAX_IMPORT_LINES + 1),
+                                  "é\x85".encode() * (MAX_IMPORT_LINES + 1), b"x\x0c" * (MAX_IMPORT_LINES + 1),
+                                  b"x\r\n" * MAX_IMPORT_LINES + b"x"])
+def test_every_kind_of_line_break_counts(nothing_parsed, data):
+    # the readers split lines as str.splitlines does: a file cannot slip past with \r or U+2028
+    assert count_lines(data) == len(data.decode().splitlines()) == MAX_IMPORT_LINES + 1
+    assert "lines; at most" in fails(data, "t.txt").reason
+
+
+def test_a_file_at_the_line_limit_is_parsed(monkeypatch):
+    monkeypatch.setattr(text_import, "MAX_IMPORT_LINES", 3)
+    assert len(parse_texts(b"One text.\n\nTwo texts.\n", "t.txt")) == 2
+    assert fails(b"One text.\n\nTwo texts.\nThree.", "t.txt").reason.startswith("the file has 4 lines")
+
+
+def test_the_size_is_checked_before_the_lines(nothing_parsed):
+    err = fails(b"\n" * (MAX_IMPORT_BYTES + 1), "t.txt")
+    assert "larger than 20 MB" in err.reason
 
 
 @pytest.mark.parametrize("name", ["t.xlsx", "t.docx", "noextension", "t.csv.gz", "t.pdf"])

@@ -1,0 +1,216 @@
+"""The record of every export (``dataset_exports``): its life from ``writing`` to ``complete``,
+``failed`` or ``replaced``, the recovery of exports killed while writing, and the listing.
+
+A row's status says what its folder holds:
+
+* ``writing`` — the folder is being built (the row is made first so the manifest carries its id);
+* ``complete`` — the folder holds this export's files;
+* ``failed`` — nothing was written; ``error`` says why (:data:`INTERRUPTED` for a killed export);
+* ``replaced`` — a later export was written into the same folder (with "Replace the folder" /
+  ``--overwrite``, or after the folder was removed), so the folder holds *that* export's files.
+  The row keeps its split membership, so "Repeat exactly" writes it anew into another folder.
+
+A destination the export refuses (a file, or a folder with files and no overwrite) records
+nothing: the refusal happens before the row is made, and should the destination be taken
+between the check and the final rename, the row is removed again (:func:`fail_record`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import select
+
+from annotation import export as hf_export
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import NotFound
+from db.engine import Database
+from db.models import DatasetExport, User
+
+WRITING, COMPLETE, FAILED, REPLACED = "writing", "complete", "failed", "replaced"
+#: the ``error`` of an export killed while writing (the server stopped, the process killed)
+INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class ExportRecord:
+    """One export as the back office lists it."""
+
+    id: int
+    project_id: int
+    path: str
+    base: float
+    seed: int
+    licence: str
+    status: str
+    error: str
+    created_at: datetime
+    created_by: str
+    #: {benchmark: {"train": n, "validation": n, "test": n}}
+    split_sizes: dict[int, dict[str, int]]
+    n_annotations: int
+    reproduces_id: int | None
+    seconds: float | None
+    #: the export written into this one's folder since (status ``replaced``)
+    replaced_by: int | None = None
+    #: the exports whose folder this one took (only on the record an export returns)
+    replaces: tuple[int, ...] = ()
+
+    @property
+    def folder_exists(self) -> bool:
+        return Path(self.path, hf_export.MANIFEST_FILE).is_file()
+
+    @property
+    def holds_its_files(self) -> bool:
+        """Whether its folder is there and holds this export (a zip or statistics of it make sense)."""
+        return self.status == COMPLETE and self.folder_exists
+
+    @property
+    def repeatable(self) -> bool:
+        """Whether "Repeat exactly" can write it (again): its split membership is recorded."""
+        return self.status in (COMPLETE, REPLACED)
+
+    @property
+    def status_text(self) -> str:
+        """The status in words, with the reason or the replacing export."""
+        if self.status == REPLACED:
+            return f"replaced by export {self.replaced_by} (same folder)"
+        return self.status + (f": {self.error}" if self.error else "")
+
+    @property
+    def n_samples(self) -> int:
+        return sum(sum(sizes.values()) for sizes in self.split_sizes.values())
+
+
+def record_of(row: DatasetExport, username: str | None, replaces: tuple[int, ...] = ()) -> ExportRecord:
+    counts = row.counts or {}
+    sizes = {b: dict(counts.get(cfg, {})) for b, cfg in hf_export.BENCHMARK_CONFIGS.items()
+             if sum(counts.get(cfg, {}).values())}
+    n_annotations = sum(counts.get(hf_export.ANNOTATIONS_CONFIG, {}).values())
+    settings = row.settings or {}
+    return ExportRecord(row.id, row.project_id, row.path, row.base, row.seed, row.licence, row.status,
+                        row.error, row.created_at, username or "—", sizes, n_annotations,
+                        row.reproduces_id, settings.get("seconds"), settings.get("replaced_by"), replaces)
+
+
+def _is_interrupted(row: DatasetExport, now: datetime) -> bool:
+    started = row.created_at
+    if started.tzinfo is None:
+        started = started.replace(tzinfo=timezone.utc)
+    writer = (row.settings or {}).get("writer")
+    return not hf_export.writer_is_alive(writer if isinstance(writer, dict) else None,
+                                         started.timestamp(), now=now.timestamp())
+
+
+def recover_interrupted_exports(db: Database, project_id: int | None = None) -> list[int]:
+    """Mark exports stuck at ``writing`` whose writer is gone as ``failed`` ("interrupted") and
+    remove their abandoned staging folders (see :mod:`annotation.services.exports`); returns
+    their ids.
+
+    Cheap when there is nothing to do: one indexed read. Never raises for a folder it cannot
+    remove (it stays for the next time)."""
+    now = datetime.now(timezone.utc)
+    with db.read() as s:
+        stmt = select(DatasetExport).where(DatasetExport.status == WRITING)
+        if project_id is not None:
+            stmt = stmt.where(DatasetExport.project_id == project_id)
+        stale = [row.id for row in s.scalars(stmt) if _is_interrupted(row, now)]
+    recovered: list[int] = []
+    for export_id in stale:
+        with db.write() as s:
+            row = s.get(DatasetExport, export_id)
+            if row is None or row.status != WRITING:
+                continue  # someone else recovered (or finished) it meanwhile
+            row.status, row.error = FAILED, INTERRUPTED
+            path = row.path
+            audit.record(s, None, "export_interrupted", "export", export_id, path=path)
+        recovered.append(export_id)
+        try:
+            hf_export.remove_abandoned_staging(path)
+        except OSError:
+            pass
+    return recovered
+
+
+def start_record(db: Database, actor: Actor, project_id: int, target: Path,
+                 export_settings: hf_export.ExportSettings, reproduce: int | None, include_agreement: bool,
+                 overwrite: bool) -> tuple[int, datetime]:
+    """The export's row, status ``writing``, made before the folder so its manifest carries the
+    id: (id, created at). Re-checks the actor's role."""
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
+                            base=export_settings.base, seed=export_settings.seed,
+                            licence=export_settings.licence, reproduces_id=reproduce, status=WRITING,
+                            settings={"ratios": list(export_settings.ratios),
+                                      "include_agreement": include_agreement, "overwrite": overwrite,
+                                      "writer": hf_export.writer_identity()})
+        s.add(row)
+        s.flush()
+        return row.id, row.created_at
+
+
+def finish_record(db: Database, actor: Actor, username: str, export_id: int,
+                  manifest: hf_export.ExportManifest, seconds: float, n_samples: int,
+                  n_annotations: int) -> ExportRecord:
+    """Mark the export complete with its split membership, counts and time, mark the complete
+    exports whose folder it now occupies ``replaced``, and audit it."""
+    with db.write() as s:
+        row = s.get(DatasetExport, export_id)
+        row.status = COMPLETE
+        row.splits = {c: {sp: list(ids) for sp, ids in per.items()} for c, per in manifest.splits.items()}
+        row.counts = {c: dict(per) for c, per in manifest.counts.items()}
+        row.settings = {**row.settings, "seconds": round(seconds, 3),
+                        "annotations_left_out": manifest.annotations_left_out}
+        # any project's export: the folder is one place on disk, whoever wrote it before
+        earlier = s.scalars(select(DatasetExport).where(
+            DatasetExport.path == row.path, DatasetExport.id != export_id,
+            DatasetExport.status == COMPLETE)).all()
+        for old in earlier:
+            old.status = REPLACED
+            old.settings = {**(old.settings or {}), "replaced_by": export_id}
+        replaced = tuple(sorted(old.id for old in earlier))
+        audit.record(s, actor.user_id, "export_dataset", "export", export_id, path=row.path,
+                     base=row.base, seed=row.seed, reproduces=row.reproduces_id,
+                     samples=n_samples, annotations=n_annotations, replaces=list(replaced))
+        return record_of(row, username, replaced)
+
+
+def fail_record(db: Database, export_id: int, exc: BaseException) -> None:
+    """Mark the export failed with the reason (an interrupt — the page left, the server
+    stopped — is recorded as :data:`INTERRUPTED`, not as an error of the export). A destination
+    taken meanwhile (FileExistsError: nothing was written, nothing replaced) is a refusal like
+    the one before the row was made, so the row goes."""
+    reason = (str(exc) or type(exc).__name__) if isinstance(exc, Exception) else INTERRUPTED
+    with db.write() as s:
+        row = s.get(DatasetExport, export_id)
+        if row is None or row.status != WRITING:
+            return
+        if isinstance(exc, FileExistsError):
+            s.delete(row)
+        else:
+            row.status, row.error = FAILED, reason[:2000]
+
+
+def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:
+    """Lead: the project's exports, newest first."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        rows = s.execute(select(DatasetExport, User.username)
+                         .outerjoin(User, User.id == DatasetExport.created_by)
+                         .where(DatasetExport.project_id == project_id)
+                         .order_by(DatasetExport.id.desc())).all()
+        return [record_of(row, name) for row, name in rows]
+
+
+def get_export(db: Database, actor: Actor, export_id: int) -> ExportRecord:
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        row = s.get(DatasetExport, export_id)
+        if row is None:
+            raise NotFound(f"There is no export {export_id}.")
+        who = s.get(User, row.created_by) if row.created_by else None
+        return record_of(row, who.username if who else None)
