@@ -195,6 +195,7 @@ def automatic_flags(
     n_tokens: int | None = None,
     w1_max: float | None = None,
     names: Sequence[str] | None = None,
+    curve_pairs: Mapping[tuple[int, int], tuple[float, float]] | None = None,
 ) -> tuple[FlagHit, ...]:
     """The automatic flags of one sample from its annotations (SPEC section 5).
 
@@ -204,7 +205,8 @@ def automatic_flags(
     Both lists are in the same annotation order. ``spread`` holds the project-wide SDs,
     ``pk_max`` the Pk threshold and ``sigma`` the number of SDs; ``w1_max`` the curve-distance
     threshold (None: the rule is off) and ``names`` the annotators' names for its detail
-    ("annotation 1", … when None).
+    ("annotation 1", … when None). ``curve_pairs``: each pair's ``(W1, shift)`` when the caller
+    computed many samples' pairs at once (:func:`curve_pair_distances`), else computed here.
 
     Every pair of annotations is compared; a rule fires when any pair breaches it (strictly
     above its threshold) and yields one :class:`FlagHit` describing the worst pair (the first
@@ -275,21 +277,52 @@ def automatic_flags(
             ))
 
     if w1_max is not None:
-        hit = _curve_distance_hit(params, par_pairs, w1_max, names)
+        hit = _curve_distance_hit(params, par_pairs, w1_max, names, curve_pairs)
         if hit is not None:
             hits.append(hit)
     return tuple(hits)
 
 
+def curve_pair_distances(samples: Sequence[Sequence[ParameterTriple | None]]
+                         ) -> list[dict[tuple[int, int], tuple[float, float]]]:
+    """``(W1, shift)`` of every pair of curves of every sample, computed for all samples at once
+    (one vectorised pass, :func:`annotation.curves.distance.curve_distances`); per sample a
+    mapping from the pair of positions to its figures, as :func:`automatic_flags` takes them.
+
+    Examples:
+        >>> out = curve_pair_distances([[(50.0, 10.0, 0.0), (60.0, 10.0, 0.0)], [(50.0, 10.0, 0.0), None]])
+        >>> [(pair, round(w1, 3)) for pair, (w1, _) in out[0].items()], out[1]
+        ([((0, 1), 10.0)], {})
+    """
+    keys, a, b = [], [], []
+    for s, params in enumerate(samples):
+        for i, j in itertools.combinations(range(len(params)), 2):
+            if params[i] is not None and params[j] is not None:
+                keys.append((s, i, j))
+                a.append(params[i])
+                b.append(params[j])
+    out: list[dict[tuple[int, int], tuple[float, float]]] = [{} for _ in samples]
+    if keys:
+        w1, _, shift = curve_distances(np.array(a, dtype=float), np.array(b, dtype=float))
+        for (s, i, j), d, sh in zip(keys, w1.tolist(), shift.tolist()):
+            out[s][(i, j)] = (d, sh)
+    return out
+
+
 def _curve_distance_hit(params: Sequence[ParameterTriple | None], pairs: Sequence[tuple[int, int]],
-                        w1_max: float, names: Sequence[str] | None) -> FlagHit | None:
-    """The curve-distance hit of the worst pair (W1 of every pair at once), or None when no
-    pair is more than ``w1_max`` apart. A pair with a curve off the axis has no W1."""
+                        w1_max: float, names: Sequence[str] | None,
+                        known: Mapping[tuple[int, int], tuple[float, float]] | None = None) -> FlagHit | None:
+    """The curve-distance hit of the worst pair (W1 of every pair at once, or ``known``), or
+    None when no pair is more than ``w1_max`` apart. A pair with a curve off the axis has no W1."""
     if not pairs:
         return None
-    a = np.array([params[i] for i, _ in pairs], dtype=float)
-    b = np.array([params[j] for _, j in pairs], dtype=float)
-    w1, _, shift = curve_distances(a, b)
+    if known is not None:
+        w1 = np.array([known[p][0] for p in pairs])
+        shift = np.array([known[p][1] for p in pairs])
+    else:
+        a = np.array([params[i] for i, _ in pairs], dtype=float)
+        b = np.array([params[j] for _, j in pairs], dtype=float)
+        w1, _, shift = curve_distances(a, b)
     worst = _worst((pair, float(d)) for pair, d in zip(pairs, w1) if math.isfinite(d))
     if worst is None or not worst[1] > w1_max:
         return None
@@ -349,6 +382,7 @@ def flags_for_sample(
     spread: ParameterSpread,
     settings: ProjectSettings | None = None,
     names: Sequence[str] | None = None,
+    curve_pairs: Mapping[tuple[int, int], tuple[float, float]] | None = None,
 ) -> tuple[FlagHit, ...]:
     """Every flag of one sample: the annotators' reasons first, then the automatic rules.
 
@@ -356,7 +390,8 @@ def flags_for_sample(
     position), ``n_tokens`` the length of its text in tokens, ``spread`` the project-wide SDs
     (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``,
     ``flag_w1_max``; defaults when None), ``names`` the annotators' names in the same order (for
-    the curve-distance detail). The automatic rules run only once two or more annotations are in. An
+    the curve-distance detail), ``curve_pairs`` the pairs' curve figures when already computed
+    (:func:`curve_pair_distances`). The automatic rules run only once two or more annotations are in. An
     annotation without parameters is left out of the deviation rules, and one with an unlabelled
     segment or boundaries that do not fit the text (an unfinished flagged draft) out of the
     segmentation rules.
@@ -377,7 +412,8 @@ def flags_for_sample(
                 segs.append(None)
         params = [(a.xi, a.omega, a.alpha) if a.has_parameters else None for a in annotations]
         hits += automatic_flags(segs, params, spread, pk_max=settings.flag_pk_max,
-                                sigma=settings.flag_sigma, w1_max=settings.flag_w1_max, names=names)
+                                sigma=settings.flag_sigma, w1_max=settings.flag_w1_max, names=names,
+                                curve_pairs=curve_pairs)
     return tuple(hits)
 
 

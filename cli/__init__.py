@@ -25,7 +25,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
 from annotation.export.figures import remove_abandoned_figure_folders
-from annotation.services import accounts, agreement, annotation_import, duplicates, exports, jobs, projects, settling
+from annotation.services import accounts, agreement, annotation_import, duplicates, exports, jobs, projects, resolving
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -154,7 +154,7 @@ HEADLINE_LABELS: tuple[tuple[str, str], ...] = (
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
-    summary = settling.resolve_project(db, actor, pid, recheck=args.recheck)
+    summary = resolving.resolve_project(db, actor, pid, recheck=args.recheck)
     return (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review, "
             f"{summary.pending} awaiting a lead, {summary.incomplete} incomplete")
 

@@ -11,7 +11,7 @@ def gold_project(db, lead, n: int = 40, name: str = "Gold") -> int:
     import json
 
     from annotation.axes import AXIS_NAMES
-    from annotation.services import annotation_import, projects, settling
+    from annotation.services import annotation_import, projects, resolving
 
     p = projects.create_project(db, lead, name)
     records = [TextRecord(f"On day {i} the team will finish the report and then everybody rests.",
@@ -26,6 +26,6 @@ def gold_project(db, lead, n: int = 40, name: str = "Gold") -> int:
                 "xi": 40.0 + i % 20, "omega": 8.0, "alpha": 0.5,
                 "submitted_at": f"2026-11-{1 + i % 20:02d}T10:00:00Z"}))
     annotation_import.import_annotations(db, lead, p.id, "\n".join(lines).encode(), "gold.jsonl")
-    summary = settling.resolve_project(db, lead, p.id)
+    summary = resolving.resolve_project(db, lead, p.id)
     assert summary.gold == n, summary
     return p.id

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from annotation.segmentation import tokenize
-from annotation.services import audit, settling
+from annotation.services import audit, resolving
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row
@@ -128,7 +128,7 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
         audit.record(s, actor.user_id, "update_settings", "project", p.id, changes=diff)
     if FLAG_SETTINGS & set(diff):
         # thresholds changed: automatic flags and automatic gold are re-evaluated at once
-        settling.resolve_project(db, actor, project_id, recheck=True)
+        resolving.resolve_project(db, actor, project_id, recheck=True)
     return new
 
 

@@ -11,7 +11,8 @@ submitted.
   (:func:`prepare_submission`: read the sample, :func:`plan_settle`) and written in the submit's
   transaction once the sample is verified unchanged (:class:`PreparedSettlement`), so no flag
   or resolution is computed while the write lock is held.
-* :func:`resolve_project` settles a whole project again (CLI ``resolve``, settings changes).
+* :func:`annotation.services.resolving.resolve_project` settles a whole project again (CLI
+  ``resolve``, settings changes), in short write transactions.
 
 The lead's side — the review queue and the decisions on its items — is
 :mod:`annotation.services.review`.
@@ -20,13 +21,12 @@ The lead's side — the review queue and the decisions on its items — is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from sqlalchemy import and_, func, select, update
 from sqlalchemy.orm import Session
 
 from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, parameter_bounds_problem
-from annotation.flag_reasons import is_automatic_flag
 from annotation.flags import (
     FlagHit,
     ParameterSpread,
@@ -39,12 +39,8 @@ from annotation.parameters import PARAMETERS
 from annotation.protocol import AnnotationContent
 from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import SegmentationError
-from annotation.services import audit
-from annotation.services.authz import Actor, require_role
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
-from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
-from db.engine import Database
 from db.models import (
     Annotation,
     GoldAnnotation,
@@ -295,11 +291,14 @@ def _hits_json(hits: Sequence[FlagHit], subs: Sequence[Submitted]) -> tuple[tupl
 
 def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted],
                 gold_source: str | None, item_open: bool, spread: ParameterSpread, *,
-                annotator_flags: bool = False) -> SettlePlan:
+                annotator_flags: bool = False,
+                curve_pairs: Mapping[tuple[int, int], tuple[float, float]] | None = None) -> SettlePlan:
     """Decide how to settle a sample (pure: no session), from its submitted annotations in
     submit order, its gold's source (None: no gold), whether a review item is open and the
     project's parameter spread. ``annotator_flags``: the newest annotation carries an
     annotator's flag, which goes to the lead at once (whether or not the sample is complete).
+    ``curve_pairs``: the pairs' curve distances when computed for many samples at once
+    (:func:`annotation.flags.curve_pair_distances`).
     """
     reasons: tuple[str, ...] = ()
     details: tuple[dict[str, Any], ...] = ()
@@ -311,7 +310,7 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
     if gold_source is not None and gold_source != "auto":
         return SettlePlan("pending", reasons, details)  # a lead decided it
     hits = flags_for_sample([x.content for x in subs], smp.n_tokens, spread, settings,
-                            [x.name for x in subs])
+                            [x.name for x in subs], curve_pairs=curve_pairs)
     more, more_details = _hits_json(hits, subs)
     reasons, details = reasons + more, details + more_details
     if item_open:
@@ -384,6 +383,12 @@ def _spread_with(s: Session, project_id: int, stats: ParameterStats | None,
     return spread_from_sums(n, dict(zip(PARAMETERS, sums[:k])), dict(zip(PARAMETERS, sums[k:])))
 
 
+def spread_of_project(s: Session, project_id: int) -> ParameterSpread:
+    """The project's parameter spread from its running sums, read-only (sums that are missing
+    or poisoned are computed from the annotations, not stored)."""
+    return _spread_with(s, project_id, s.get(ParameterStats, project_id), AnnotationContent())
+
+
 def _state_key(state: SampleState, own_id: int) -> tuple[Any, ...]:
     """What settling at submit planned on: the sample's other submitted annotations (in order),
     its gold (id and source) and its open review item."""
@@ -429,38 +434,3 @@ def prepare_submission(s: Session, smp: Sample, annotation_id: int, annotator_id
                        state.item is not None, _spread_with(s, smp.project_id, stats, content),
                        annotator_flags=bool(content.flags))
     return PreparedSettlement(smp, content, _state_key(state, annotation_id), plan)
-
-
-# --- batch settling (CLI `resolve`, settings changes) --------------------------------------------
-
-@dataclass(frozen=True)
-class SettleSummary:
-    gold: int
-    flagged: int
-    pending: int
-    incomplete: int
-
-
-def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: bool = False) -> SettleSummary:
-    """Lead: settle every complete sample not settled yet — unflagged ones become gold, flagged
-    ones open review items. With ``recheck`` (after thresholds changed) open items that hold only
-    automatic flags are re-evaluated, and automatic gold is checked against the new thresholds."""
-    counts = {"gold": 0, "flagged": 0, "pending": 0, "incomplete": 0}
-    with db.write() as s:
-        require_role(s, actor, "lead")
-        settings = project_settings(s, project_id)
-        k = settings.annotators_per_sample
-        complete = list(s.scalars(
-            select(Sample).join(Annotation, Annotation.sample_id == Sample.id)
-            .where(Sample.project_id == project_id, Sample.status == "active",
-                   Sample.is_warmup.is_(False), Annotation.status == "submitted")
-            .group_by(Sample.id).having(func.count(Annotation.id) >= k).order_by(Sample.id)))
-        for smp in complete:
-            if recheck:
-                item = _open_item(s, smp.id)
-                if item is not None and all(is_automatic_flag(r) for r in item.reasons):
-                    s.delete(item)
-                    s.flush()
-            counts[settle(s, smp, settings)] += 1
-        audit.record(s, actor.user_id, "resolve_project", "project", project_id, recheck=recheck, **counts)
-    return SettleSummary(**counts)

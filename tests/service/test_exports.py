@@ -17,7 +17,7 @@ from sqlalchemy import select
 from annotation import export as hf_export
 from annotation.export import writer as export_writer
 from annotation.export.figures import FigureInput
-from annotation.services import exports
+from annotation.services import exports, resolving
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
 from gold_data import gold_project
@@ -362,7 +362,7 @@ def shifted_project(db, lead, n: int = 12) -> int:
     """``n`` benchmark-1 texts whose second annotator drew the first one's curve 4–8 log-time
     units later (W1 = the shift) with the same segments; ω and α the same everywhere (their
     ICC has no variance)."""
-    from annotation.services import annotation_import, projects, settling
+    from annotation.services import annotation_import, projects
     from annotation.text_import import TextRecord
 
     p = projects.create_project(db, lead, "Shifted")
@@ -374,7 +374,7 @@ def shifted_project(db, lead, n: int = 12) -> int:
                          "alpha": 0.5, "submitted_at": "2026-11-02T10:00:00Z"})
              for i in range(n) for who, shift in (("ann_x", 0.0), ("ann_y", 4.0 + i % 5))]
     annotation_import.import_annotations(db, lead, p.id, "\n".join(lines).encode(), "shifted.jsonl")
-    settling.resolve_project(db, lead, p.id)
+    resolving.resolve_project(db, lead, p.id)
     return p.id
 
 

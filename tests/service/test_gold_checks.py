@@ -19,6 +19,7 @@ from annotation.services import (
     gold_checks,
     qualification,
     queue,
+    resolving,
     settling,
     warmup_set,
 )
@@ -176,7 +177,7 @@ def test_checks_stay_out_of_k_flags_sigma_settling_agreement_and_export(db, lead
         assert not list(s.scalars(select(ReviewItem).where(ReviewItem.sample_id.in_(check_ids))))
         assert {g.source for g in s.scalars(select(GoldAnnotation).where(
             GoldAnnotation.sample_id.in_(check_ids)))} == {"warmup"}
-    summary = settling.resolve_project(db, lead, pid, recheck=True)
+    summary = resolving.resolve_project(db, lead, pid, recheck=True)
     assert summary.gold + summary.flagged + summary.pending + summary.incomplete == n_prod // 2
     assert count(db, ReviewItem, ReviewItem.sample_id.in_(check_ids)) == 0
     scope = agreement.project_agreement(db, lead, pid)

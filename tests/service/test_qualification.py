@@ -8,7 +8,7 @@ import segeval
 from sqlalchemy import select
 
 from annotation.qualification import Thresholds
-from annotation.services import agreement, projects, qualification, queue, review, settling, warmup_set
+from annotation.services import agreement, projects, qualification, queue, resolving, review, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import (
     Annotation,
@@ -166,7 +166,7 @@ def test_warmup_submissions_never_settle_flag_or_count(db, make_user, lead, warm
     with db.read() as s:
         assert {g.source for g in s.scalars(select(GoldAnnotation))} == {"warmup"}
         assert s.get(ParameterStats, pid).n == 0
-    assert settling.resolve_project(db, lead, pid).gold == 0
+    assert resolving.resolve_project(db, lead, pid).gold == 0
     assert review.review_queue(db, lead, pid) == []
     assert agreement.project_agreement(db, lead, pid).report.n_samples == 0
     with db.read() as s:

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation.lead_edit import LeadEdit
-from annotation.services import queue, review, settling
+from annotation.services import queue, resolving, review
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
 from db.models import Annotation, ReviewDay, ReviewItem, Sample
 from service_helpers import annotate, complete_content, count, gold_rows, open_items
@@ -157,7 +157,7 @@ def test_annotators_cannot_review(db, pair, make_project):
         item_id = s.scalar(select(ReviewItem.id))
     for call in (lambda: review.open_case(db, a, item_id),
                  lambda: review.decide(db, a, item_id, "accept_auto", confidence=4, error_type="ambiguous_text"),
-                 lambda: settling.resolve_project(db, a, pid)):
+                 lambda: resolving.resolve_project(db, a, pid)):
         with pytest.raises(PermissionDenied):
             call()
 
@@ -186,10 +186,10 @@ def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair,
     annotate(db, a, pid, **SPLIT_A)
     annotate(db, b, pid, **SPLIT_A)
     assert len(gold_rows(db)) == 1
-    summary = settling.resolve_project(db, lead, pid)
+    summary = resolving.resolve_project(db, lead, pid)
     assert summary.gold == 1 and summary.flagged == 0  # auto gold is re-checked, stays gold
     projects.update_settings(db, lead, pid, flag_sigma=0.0001)
-    summary = settling.resolve_project(db, lead, pid, recheck=True)
+    summary = resolving.resolve_project(db, lead, pid, recheck=True)
     assert summary.gold == 1  # identical parameters: |Δ| = 0 is never above a threshold
 
 

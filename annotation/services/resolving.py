@@ -1,0 +1,232 @@
+"""Settling many samples at once: ``chronocept resolve``, a change of the flag thresholds and an
+annotation import (SPEC §5, §10 "a team's day").
+
+Compute, then write, in chunks of :data:`CHUNK` samples: a chunk's submitted annotations, gold
+and open review items are read in a read transaction (three statements, JSON decoded in one
+pass), its settling is decided with no lock held (:func:`annotation.services.settling.plan_settle`,
+the curve distances of all its pairs in one vectorised pass), and its writes go in one short
+write transaction that first reads what each sample looks like now: a sample that changed
+meanwhile (an annotator's submit, a lead's decision) is left out and decided again in the next
+pass, so nothing is written from a stale reading and the write lock is held for a chunk's writes
+only — never for a whole project.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+from sqlalchemy import Text, bindparam, cast, delete, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from annotation.flag_reasons import is_automatic_flag
+from annotation.flags import ParameterSpread, curve_pair_distances
+from annotation.protocol import AnnotationContent
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.lookup import project_settings
+from annotation.services.settling import SettlePlan, Submitted, plan_settle, spread_of_project
+from annotation.settings import ProjectSettings
+from db.engine import Database, decode_json_texts
+from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, User, utcnow
+
+#: Samples read, decided and written together: a chunk's write is a few bulk statements, well
+#: under the 250 ms the write lock may be held (SPEC §10), and its read a few thousand rows.
+CHUNK = 1000
+#: Passes over samples that changed while their chunk was being decided, before giving up on
+#: them (they are counted as pending: the next resolve, or the submit that changed them, settles).
+MAX_PASSES = 5
+
+
+@dataclass(frozen=True)
+class SettleSummary:
+    gold: int
+    flagged: int
+    pending: int
+    incomplete: int
+
+
+@dataclass
+class _Sample:
+    """One sample of a chunk as read: the fields settling looks at, its submitted annotations,
+    gold (id, source) and open review item (id, reasons, details)."""
+
+    id: int
+    n_tokens: int
+    status: str
+    is_warmup: bool
+    subs: list[Submitted]
+    gold: tuple[int, str] | None
+    item: tuple[int, list[str], list[dict[str, Any]]] | None
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.status, tuple(x.id for x in self.subs), self.gold,
+                None if self.item is None else self.item[0])
+
+
+def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True) -> dict[int, _Sample]:
+    """The samples ``ids`` with their submitted annotations (in submit order), gold and open
+    item. Without ``contents`` only what identifies their state is read (for the write's check)."""
+    samples = {sid: _Sample(sid, n, status, bool(warm), [], None, None) for sid, n, status, warm in s.execute(
+        select(Sample.id, Sample.n_tokens, Sample.status, Sample.is_warmup).where(Sample.id.in_(ids)))}
+    if contents:
+        rows = s.execute(
+            select(Annotation.id, Annotation.sample_id, Annotation.annotator_id, User.username,
+                   Annotation.xi, Annotation.omega, Annotation.alpha, Annotation.scale, Annotation.rmse,
+                   Annotation.params_source, Annotation.note,
+                   cast(Annotation.boundaries, Text), cast(Annotation.segment_axes, Text),
+                   cast(Annotation.points, Text), cast(Annotation.flags, Text))
+            .join(User, User.id == Annotation.annotator_id)
+            .where(Annotation.sample_id.in_(ids), Annotation.status == "submitted")
+            .order_by(Annotation.sample_id, Annotation.submitted_at, Annotation.id)).all()
+        decoded = decode_json_texts(rows, (11, 12, 13, 14))
+        for r, (bounds, axes, points, flags) in zip(rows, decoded):
+            content = AnnotationContent(
+                boundaries=tuple(bounds or (0,)), segment_axes=tuple(axes or (None,)),
+                points=tuple((float(x), float(y)) for x, y in points or ()), xi=r[4], omega=r[5],
+                alpha=r[6], scale=r[7], rmse=r[8], params_source=r[9], flags=tuple(flags or ()),
+                note=r[10] or "")
+            samples[r[1]].subs.append(Submitted(r[0], r[2], content, r[3]))
+    else:
+        for aid, sid in s.execute(select(Annotation.id, Annotation.sample_id)
+                                  .where(Annotation.sample_id.in_(ids), Annotation.status == "submitted")
+                                  .order_by(Annotation.sample_id, Annotation.submitted_at, Annotation.id)):
+            samples[sid].subs.append(Submitted(aid, 0, AnnotationContent(), ""))
+    for gid, sid, source in s.execute(select(GoldAnnotation.id, GoldAnnotation.sample_id, GoldAnnotation.source)
+                                      .where(GoldAnnotation.sample_id.in_(ids))):
+        samples[sid].gold = (gid, source)
+    item_rows = s.execute(select(ReviewItem.id, ReviewItem.sample_id, ReviewItem.reasons, ReviewItem.details)
+                          .where(ReviewItem.sample_id.in_(ids), ReviewItem.status == "open")
+                          .order_by(ReviewItem.id)).all()
+    for iid, sid, reasons, details in item_rows:
+        if samples[sid].item is None:
+            samples[sid].item = (iid, list(reasons or ()), list(details or ()))
+    return samples
+
+
+@dataclass(frozen=True)
+class _Decision:
+    sample: _Sample
+    plan: SettlePlan
+    drop_item: bool  # a recheck removes an item holding only automatic flags first
+
+
+def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: ParameterSpread,
+            recheck: bool) -> list[_Decision]:
+    """Each sample's settling (pure), the curve distances of every pair computed at once."""
+    samples = list(samples)
+    pairs = curve_pair_distances([[(x.content.xi, x.content.omega, x.content.alpha)
+                                   if x.content.has_parameters else None for x in smp.subs]
+                                  for smp in samples])
+    out = []
+    for smp, curve in zip(samples, pairs):
+        drop = bool(recheck and smp.item is not None and all(is_automatic_flag(r) for r in smp.item[1]))
+        item_open = smp.item is not None and not drop
+        plan = plan_settle(smp, settings, smp.subs, None if smp.gold is None else smp.gold[1],
+                           item_open, spread, curve_pairs=curve)
+        out.append(_Decision(smp, plan, drop))
+    return out
+
+
+def _write(s: Session, decisions: Sequence[_Decision]) -> tuple[Counter[str], list[int]]:
+    """Write the decisions whose samples are as they were read; returns the outcomes written
+    and the ids of the samples that changed meanwhile (decided again later)."""
+    now = {d.sample.id: d for d in decisions}
+    current = _read_chunk(s, list(now), contents=False)
+    changed = [sid for sid, d in now.items()
+               if sid not in current or current[sid].key() != d.sample.key()]
+    todo = [d for sid, d in now.items() if sid not in changed]
+    stamp = utcnow()
+    drop_items = [d.sample.item[0] for d in todo if d.drop_item]
+    drop_gold = [d.sample.gold[0] for d in todo if d.plan.drop_gold and d.sample.gold is not None]
+    if drop_items:
+        s.execute(delete(ReviewItem).where(ReviewItem.id.in_(drop_items)))
+    if drop_gold:
+        s.execute(delete(GoldAnnotation).where(GoldAnnotation.id.in_(drop_gold)))
+    new_items, grown_items, new_gold, renewed_gold = [], [], [], []
+    for d in todo:
+        plan, smp = d.plan, d.sample
+        if plan.reasons:
+            item = None if d.drop_item else smp.item
+            reasons, details = (item[1], item[2]) if item else ([], [])
+            new = [r for r in dict.fromkeys(plan.reasons) if r not in reasons]
+            values = {"reasons": [*reasons, *new],
+                      "details": [*details, *(x for x in plan.details if x.get("code") in new)]}
+            if item is None:
+                new_items.append({"sample_id": smp.id, "status": "open", "opened_at": stamp, **values})
+            elif new:
+                grown_items.append({"item_id": item[0], **values})
+        if plan.gold is not None:
+            g = plan.gold
+            values = {"boundaries": list(g.boundaries), "segment_axes": [list(a) for a in g.segment_axes],
+                      "xi": float(g.xi), "omega": float(g.omega), "alpha": float(g.alpha),
+                      "source": "auto", "decided_by": None, "decided_at": stamp, "note": "",
+                      "source_annotation_id": None, "confidence": None, "error_type": ""}
+            if smp.gold is None or plan.drop_gold:
+                new_gold.append({"sample_id": smp.id, **values})
+            else:
+                renewed_gold.append({"gold_id": smp.gold[0], **values})
+    if new_items:
+        s.execute(insert(ReviewItem), new_items)
+    # Core statements on the tables (executemany, the SET clause from the rows' keys): the ORM's
+    # bulk UPDATE wants the primary key under the column's own name
+    items, golds = ReviewItem.__table__, GoldAnnotation.__table__
+    if grown_items:
+        s.execute(update(items).where(items.c.id == bindparam("item_id")), grown_items)
+    if new_gold:
+        s.execute(insert(GoldAnnotation), new_gold)
+    if renewed_gold:
+        s.execute(update(golds).where(golds.c.id == bindparam("gold_id")), renewed_gold)
+    return Counter(d.plan.result for d in todo), changed
+
+
+def settle_samples(db: Database, project_id: int, sample_ids: Sequence[int], settings: ProjectSettings,
+                   *, recheck: bool = False,
+                   progress: Callable[[int, int], None] | None = None) -> Counter[str]:
+    """Settle the samples ``sample_ids`` of a project (module docstring); returns how many ended
+    as "gold", "flagged", "pending" (waiting for a lead, or still changing after every pass) and
+    "incomplete". ``progress(done, total)`` is called after each chunk."""
+    spread = db.run_read(lambda s: spread_of_project(s, project_id))
+    counts: Counter[str] = Counter()
+    todo, total = list(sample_ids), len(sample_ids)
+    for _pass in range(MAX_PASSES):
+        retry: list[int] = []
+        for start in range(0, len(todo), CHUNK):
+            ids = todo[start:start + CHUNK]
+            samples = db.run_read(lambda s: _read_chunk(s, ids))
+            decisions = _decide(samples.values(), settings, spread, recheck)
+            done, changed = db.run_write(lambda s: _write(s, decisions))
+            counts += done
+            retry += changed
+            if progress is not None:
+                progress(min(total, sum(counts.values())), total)
+        if not retry:
+            return counts
+        todo = retry
+    counts["pending"] += len(todo)
+    return counts
+
+
+def complete_samples(db: Database, project_id: int, k: int) -> list[int]:
+    """The ids of the project's active production samples with at least ``k`` submitted
+    annotations, oldest first."""
+    return db.run_read(lambda s: list(s.scalars(
+        select(Sample.id).join(Annotation, Annotation.sample_id == Sample.id)
+        .where(Sample.project_id == project_id, Sample.status == "active",
+               Sample.is_warmup.is_(False), Annotation.status == "submitted")
+        .group_by(Sample.id).having(func.count(Annotation.id) >= k).order_by(Sample.id))))
+
+
+def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: bool = False,
+                    progress: Callable[[int, int], None] | None = None) -> SettleSummary:
+    """Lead: settle every complete sample not settled yet — unflagged ones become gold, flagged
+    ones open review items. With ``recheck`` (after thresholds changed) open items that hold only
+    automatic flags are re-evaluated, and automatic gold is checked against the new thresholds."""
+    settings = db.run_read(lambda s: (require_role(s, actor, "lead"), project_settings(s, project_id))[1])
+    ids = complete_samples(db, project_id, settings.annotators_per_sample)
+    counts = settle_samples(db, project_id, ids, settings, recheck=recheck, progress=progress)
+    summary = {k: counts.get(k, 0) for k in ("gold", "flagged", "pending", "incomplete")}
+    with db.write() as s:
+        audit.record(s, actor.user_id, "resolve_project", "project", project_id, recheck=recheck, **summary)
+    return SettleSummary(**summary)
