@@ -3,7 +3,8 @@ real screen or a database.
 
 It holds one sample's content in session state and applies the surface's event batches with a
 minimal reducer written here on :mod:`annotation.editing` (seq dedupe, stop at a gap, refusals
-acknowledged, submit after everything before it) — the real one is
+acknowledged, submit after everything before it, a folded run of point moves ``"first": m``
+applied when the next number lies in m … seq) — the real one is
 ``annotation.event_log`` / ``annotation.services.workbench_events.apply_events``. After a
 successful submit it loads the "next sample" (new annotation id and client), as the screen does.
 
@@ -93,6 +94,9 @@ class Server:
     version: int = 1
     last_seq: int = 0
     applied: list = field(default_factory=list)      # [seq, kind] in the order applied, this sample
+    folded: list = field(default_factory=list)       # [first, seq] of each folded event applied
+    received: list = field(default_factory=list)     # [[seq, first], ...] of each batch received
+    malformed: list = field(default_factory=list)    # batches refused whole (a bad "first")
     event_log: list = field(default_factory=list)    # every event applied (for failure messages)
     submitted: list = field(default_factory=list)    # [{sample, content, flagged, applied}]
     notices: list = field(default_factory=list)
@@ -109,6 +113,8 @@ class Server:
         self.version = 1
         self.last_seq = 0
         self.applied = []
+        self.folded = []
+        self.received = []
         self.fit_message = None
 
 
@@ -138,6 +144,12 @@ def _apply(srv: Server, batch: dict) -> None:
         time.sleep(DELAY)
     if batch["client"] != srv.client:
         return
+    srv.received.append([[e.get("seq"), e.get("first", e.get("seq"))] for e in batch["events"]])
+    problem = _fold_problem(batch["events"])
+    if problem:  # as annotation.event_log.parse_events: the whole batch is refused
+        srv.malformed.append(problem)
+        srv.notices = [{"level": "error", "text": problem}]
+        return
     notices: list[dict] = []
     changed = False
     submitted = False
@@ -145,8 +157,11 @@ def _apply(srv: Server, batch: dict) -> None:
         seq = event.get("seq")
         if not isinstance(seq, int) or seq <= srv.last_seq:
             continue
-        if seq != srv.last_seq + 1:
+        first = event.get("first", seq)
+        if first > srv.last_seq + 1:
             break  # a gap: wait for the re-send
+        if first != seq:
+            srv.folded.append([first, seq])
         kind = event.get("kind")
         before = (srv.content, srv.step)
         content, step, fit_message = srv.content, srv.step, srv.fit_message
@@ -191,6 +206,22 @@ def _apply(srv: Server, batch: dict) -> None:
         srv.next_sample()
         notices.append({"level": "success", "text": f"Submitted sample {done}."})
     srv.notices = notices
+
+
+def _fold_problem(events: list) -> str | None:
+    """Why ``events`` break the fold rule of ``annotation.event_log.parse_events`` (``first``:
+    a whole number 1 … seq, only on point moves, no two events standing for one number), or None."""
+    covered = 0
+    for event in sorted(events, key=lambda e: e["seq"] if isinstance(e.get("seq"), int) else 0):
+        seq, first = event.get("seq"), event.get("first", event.get("seq"))
+        if not isinstance(seq, int) or not isinstance(first, int) or not 1 <= first <= seq:
+            return f"Malformed fold: {event}"
+        if first < seq and (event.get("kind") != "point" or event.get("action") != "move"):
+            return f"Folds edits that are not point moves: {event}"
+        if first <= covered:
+            return f"Two edits stand for the number {covered}: {event}"
+        covered = seq
+    return None
 
 
 def _feedback(content: AnnotationContent) -> dict | None:
@@ -272,6 +303,9 @@ state = {
     "step": ss.step,
     "content": ss.content.to_json(),
     "applied": ss.applied,
+    "folded": ss.folded,
+    "received": ss.received,
+    "malformed": ss.malformed,
     "submitted": ss.submitted,
     "batches": ss.batches,
     "shortcut_presses": ss.shortcut_presses,

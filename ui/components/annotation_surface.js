@@ -311,7 +311,9 @@ function createInstance(parentElement) {
     if (!inst.view || locked()) return false;
     ev.seq = inst.nextSeq++;
     if (!inst.pending.length) { inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
-    inst.pending.push(ev);
+    // a move of the point the queue's last event moves replaces it (edit_queue.js: a held
+    // arrow key or drag after drag keeps the queue, and so every send, short)
+    inst.pending = enqueueEdit(inst.pending, ev, inst.acked);
     inst.local = applyEvent(inst.local, ev, cfg());
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(inst.local.content.boundaries.length - 1, 0));
     if (inst.message && inst.message.kind === "missing") refreshMissingMessage();

@@ -1,7 +1,7 @@
 """The annotation surface: the whole in-progress annotation of one sample, in the browser
 (Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
-after the shared ``instance_cleanup.js``, ``curve_points.js`` and ``text_gaps.js``; no build step,
-no libraries).
+after the shared ``instance_cleanup.js``, ``curve_points.js`` and ``text_gaps.js`` and its own pure
+``edit_queue.js``; no build step, no libraries).
 
 Why one component
 -----------------
@@ -22,7 +22,10 @@ not-yet-acknowledged queue as one payload ``{"client", "base_version", "events"}
 edit and again after about a second without an acknowledgement, because Streamlit 1.67 keeps only
 the last trigger value of a burst (see :mod:`ui.components.events`). On each new ``view`` it drops
 the events with ``seq <= view["acked"]`` and re-applies the rest on top of ``view["content"]``. A
-new ``annotation_id`` or ``client`` resets it (a new sample).
+new ``annotation_id`` or ``client`` resets it (a new sample). Consecutive moves of one point
+(a held arrow key, drag after drag) fold into the last: when the queue's last event is a move of
+the same point, the new move replaces it and carries ``"first"``, the first number of the run
+(``edit_queue.js``; the server applies it as ``first`` … ``seq``), so the queue stays short.
 
 View
 ----
@@ -77,14 +80,14 @@ import streamlit as st
 
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs
 from ui.components.events import INSTANCE_CLEANUP_JS, trigger_payload
-from ui.components.sources import CURVE_POINTS_JS, TEXT_GAPS_JS, component_source
+from ui.components.sources import CURVE_POINTS_JS, EDIT_QUEUE_JS, TEXT_GAPS_JS, component_source
 
 #: Most events accepted in one payload (the queue of a live page never comes near it).
 MAX_EVENTS = 500
 #: Longest client id accepted (the screen makes 16 hex characters).
 MAX_CLIENT_LENGTH = 64
 
-_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS
+_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS
        + component_source("annotation_surface.js"))
 _CSS = component_source("annotation_surface.css")
 

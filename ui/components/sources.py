@@ -5,6 +5,8 @@ Each component module reads its files once, at import, and hands the text to
 another's, so code that several components share stays in one file of its own and is put in
 front of each component's code at import: the teardown rule and the event queue
 (``ui.components.events``), the chart's point helpers and the keys between a text's gaps (below).
+A component's pure state logic has a file of its own too (the annotation surface's edit queue,
+below), so that ``node --test`` can test it without a browser (``tests/js/``).
 """
 
 from __future__ import annotations
@@ -25,3 +27,6 @@ CURVE_POINTS_JS = component_source("curve_points.js")
 #: The keys that move between the gaps of a text, shared by the token boundary editor and the
 #: annotation surface.
 TEXT_GAPS_JS = component_source("text_gaps.js")
+#: How a new edit joins the annotation surface's queue of unacknowledged edits (consecutive
+#: moves of one point fold into the last).
+EDIT_QUEUE_JS = component_source("edit_queue.js")
