@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (the first time) and run the whole test suite: ./test.sh [pytest options]
 # Creates .venv when missing, installs the project with its test extras, installs Debian's
-# Chromium for the browser tests when it is missing and this user can, then runs pytest.
+# Chromium for the browser tests and Node.js for the JS unit tests when they are missing and this
+# user can, then runs pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 if ! command -v chromium >/dev/null 2>&1; then
@@ -10,6 +11,15 @@ if ! command -v chromium >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq chromium >/dev/null
   else
     echo "chronocept: the browser tests need Chromium: sudo apt-get install chromium" >&2
+    exit 1
+  fi
+fi
+if ! command -v node >/dev/null 2>&1; then  # the JS unit tests (tests/js) run with node --test
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "chronocept: installing Node.js for the JS unit tests" >&2
+    apt-get update -qq && apt-get install -y -qq nodejs >/dev/null
+  else
+    echo "chronocept: the JS unit tests need Node.js 18 or later: sudo apt-get install nodejs" >&2
     exit 1
   fi
 fi

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 import workbench_writes
 from annotation.services import queue, resolving, settling

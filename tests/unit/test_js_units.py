@@ -1,9 +1,11 @@
 """The components' pure JS state logic, unit-tested with ``node --test`` (``tests/js/*.test.js``):
 run here so that the suite covers them. Needs Node.js 18 or later on the PATH (no npm packages);
-without ``node`` the test is skipped and says why."""
+without ``node`` the test is skipped and says why (it fails instead when ``CI`` is set:
+``test.sh`` installs Node.js where it can)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,6 +24,8 @@ def test_there_are_js_unit_tests():
 def test_node_unit_tests_pass(path: Path):
     node = shutil.which("node")
     if node is None:
+        if os.environ.get("CI"):  # test.sh installs Node.js: in CI a missing node is a failure
+            pytest.fail("node is not installed: the JS unit tests in tests/js/ cannot run")
         pytest.skip("node is not installed (apt-get install nodejs): the JS unit tests in "
                     "tests/js/ did not run")
     done = subprocess.run([node, "--test", str(path)], cwd=ROOT, capture_output=True, text=True,
