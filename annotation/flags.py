@@ -55,9 +55,10 @@ from annotation.flag_reasons import (
     flag_label,
     is_automatic_flag,
 )
+from annotation.pair_figures import PairFigures, parameters_of, usable_segmentations
 from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.protocol import AnnotationContent
-from annotation.segmentation import Segmentation, SegmentationError
+from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
 from annotation.timeaxis import DEFAULT_BASE
 
@@ -195,7 +196,7 @@ def automatic_flags(
     n_tokens: int | None = None,
     w1_max: float | None = None,
     names: Sequence[str] | None = None,
-    curve_pairs: Mapping[tuple[int, int], tuple[float, float]] | None = None,
+    known: Mapping[tuple[int, int], PairFigures] | None = None,
 ) -> tuple[FlagHit, ...]:
     """The automatic flags of one sample from its annotations (SPEC section 5).
 
@@ -205,8 +206,8 @@ def automatic_flags(
     Both lists are in the same annotation order. ``spread`` holds the project-wide SDs,
     ``pk_max`` the Pk threshold and ``sigma`` the number of SDs; ``w1_max`` the curve-distance
     threshold (None: the rule is off) and ``names`` the annotators' names for its detail
-    ("annotation 1", … when None). ``curve_pairs``: each pair's ``(W1, shift)`` when the caller
-    computed many samples' pairs at once (:func:`curve_pair_distances`), else computed here.
+    ("annotation 1", … when None). ``known``: each pair's figures when the caller computed many
+    samples' pairs at once (:func:`annotation.pair_figures.pair_figures`), else they are computed here.
 
     Every pair of annotations is compared; a rule fires when any pair breaches it (strictly
     above its threshold) and yields one :class:`FlagHit` describing the worst pair (the first
@@ -244,7 +245,8 @@ def automatic_flags(
         ))
 
     # Pk above threshold.
-    worst = _worst(((i, j), pk_both_ways(segs[i], segs[j])) for i, j in seg_pairs)
+    worst = _worst(((i, j), known[(i, j)].pk if known is not None else pk_both_ways(segs[i], segs[j]))
+                   for i, j in seg_pairs)
     if worst is not None and worst[1] > pk_max:
         (i, j), pk = worst
         hits.append(FlagHit(
@@ -277,48 +279,22 @@ def automatic_flags(
             ))
 
     if w1_max is not None:
-        hit = _curve_distance_hit(params, par_pairs, w1_max, names, curve_pairs)
+        hit = _curve_distance_hit(params, par_pairs, w1_max, names, known)
         if hit is not None:
             hits.append(hit)
     return tuple(hits)
 
 
-def curve_pair_distances(samples: Sequence[Sequence[ParameterTriple | None]]
-                         ) -> list[dict[tuple[int, int], tuple[float, float]]]:
-    """``(W1, shift)`` of every pair of curves of every sample, computed for all samples at once
-    (one vectorised pass, :func:`annotation.curves.distance.curve_distances`); per sample a
-    mapping from the pair of positions to its figures, as :func:`automatic_flags` takes them.
-
-    Examples:
-        >>> out = curve_pair_distances([[(50.0, 10.0, 0.0), (60.0, 10.0, 0.0)], [(50.0, 10.0, 0.0), None]])
-        >>> [(pair, round(w1, 3)) for pair, (w1, _) in out[0].items()], out[1]
-        ([((0, 1), 10.0)], {})
-    """
-    keys, a, b = [], [], []
-    for s, params in enumerate(samples):
-        for i, j in itertools.combinations(range(len(params)), 2):
-            if params[i] is not None and params[j] is not None:
-                keys.append((s, i, j))
-                a.append(params[i])
-                b.append(params[j])
-    out: list[dict[tuple[int, int], tuple[float, float]]] = [{} for _ in samples]
-    if keys:
-        w1, _, shift = curve_distances(np.array(a, dtype=float), np.array(b, dtype=float))
-        for (s, i, j), d, sh in zip(keys, w1.tolist(), shift.tolist()):
-            out[s][(i, j)] = (d, sh)
-    return out
-
-
 def _curve_distance_hit(params: Sequence[ParameterTriple | None], pairs: Sequence[tuple[int, int]],
                         w1_max: float, names: Sequence[str] | None,
-                        known: Mapping[tuple[int, int], tuple[float, float]] | None = None) -> FlagHit | None:
+                        known: Mapping[tuple[int, int], PairFigures] | None = None) -> FlagHit | None:
     """The curve-distance hit of the worst pair (W1 of every pair at once, or ``known``), or
     None when no pair is more than ``w1_max`` apart. A pair with a curve off the axis has no W1."""
     if not pairs:
         return None
     if known is not None:
-        w1 = np.array([known[p][0] for p in pairs])
-        shift = np.array([known[p][1] for p in pairs])
+        w1 = np.array([known[p].w1 for p in pairs])
+        shift = np.array([known[p].shift for p in pairs])
     else:
         a = np.array([params[i] for i, _ in pairs], dtype=float)
         b = np.array([params[j] for _, j in pairs], dtype=float)
@@ -382,7 +358,7 @@ def flags_for_sample(
     spread: ParameterSpread,
     settings: ProjectSettings | None = None,
     names: Sequence[str] | None = None,
-    curve_pairs: Mapping[tuple[int, int], tuple[float, float]] | None = None,
+    known: Mapping[tuple[int, int], PairFigures] | None = None,
 ) -> tuple[FlagHit, ...]:
     """Every flag of one sample: the annotators' reasons first, then the automatic rules.
 
@@ -390,8 +366,8 @@ def flags_for_sample(
     position), ``n_tokens`` the length of its text in tokens, ``spread`` the project-wide SDs
     (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``,
     ``flag_w1_max``; defaults when None), ``names`` the annotators' names in the same order (for
-    the curve-distance detail), ``curve_pairs`` the pairs' curve figures when already computed
-    (:func:`curve_pair_distances`). The automatic rules run only once two or more annotations are in. An
+    the curve-distance detail), ``known`` the pairs' figures when already computed
+    (:func:`annotation.pair_figures.pair_figures`). The automatic rules run only once two or more annotations are in. An
     annotation without parameters is left out of the deviation rules, and one with an unlabelled
     segment or boundaries that do not fit the text (an unfinished flagged draft) out of the
     segmentation rules.
@@ -399,21 +375,10 @@ def flags_for_sample(
     settings = settings or ProjectSettings()
     hits = list(annotator_flag_hits(annotations))
     if len(annotations) >= 2:
-        segs: list[Segmentation | None] = []
-        for a in annotations:
-            if None in a.segment_axes:
-                # left unfinished (flagged before labelling): its segmentation is the default
-                # one-segment placeholder, not a judgement to compare
-                segs.append(None)
-                continue
-            try:
-                segs.append(a.segmentation(n_tokens))
-            except SegmentationError:
-                segs.append(None)
-        params = [(a.xi, a.omega, a.alpha) if a.has_parameters else None for a in annotations]
-        hits += automatic_flags(segs, params, spread, pk_max=settings.flag_pk_max,
-                                sigma=settings.flag_sigma, w1_max=settings.flag_w1_max, names=names,
-                                curve_pairs=curve_pairs)
+        hits += automatic_flags(usable_segmentations(annotations, n_tokens),
+                                [parameters_of(a) for a in annotations], spread,
+                                pk_max=settings.flag_pk_max, sigma=settings.flag_sigma,
+                                w1_max=settings.flag_w1_max, names=names, known=known)
     return tuple(hits)
 
 

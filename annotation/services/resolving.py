@@ -4,7 +4,7 @@ annotation import (SPEC §5, §10 "a team's day").
 Compute, then write, in chunks of :data:`CHUNK` samples: a chunk's submitted annotations, gold
 and open review items are read in a read transaction (three statements, JSON decoded in one
 pass), its settling is decided with no lock held (:func:`annotation.services.settling.plan_settle`,
-the curve distances of all its pairs in one vectorised pass), and its writes go in one short
+the W1 and Pk of all its pairs in one vectorised pass), and its writes go in one short
 write transaction that first reads what each sample looks like now: a sample that changed
 meanwhile (an annotator's submit, a lead's decision) is left out and decided again in the next
 pass, so nothing is written from a stale reading and the write lock is held for a chunk's writes
@@ -21,7 +21,8 @@ from sqlalchemy import Text, bindparam, cast, delete, func, insert, select, upda
 from sqlalchemy.orm import Session
 
 from annotation.flag_reasons import is_automatic_flag
-from annotation.flags import ParameterSpread, curve_pair_distances
+from annotation.flags import ParameterSpread
+from annotation.pair_figures import pair_figures
 from annotation.protocol import AnnotationContent
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
@@ -114,17 +115,15 @@ class _Decision:
 
 def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: ParameterSpread,
             recheck: bool) -> list[_Decision]:
-    """Each sample's settling (pure), the curve distances of every pair computed at once."""
+    """Each sample's settling (pure), the figures of every pair (W1, Pk) computed at once."""
     samples = list(samples)
-    pairs = curve_pair_distances([[(x.content.xi, x.content.omega, x.content.alpha)
-                                   if x.content.has_parameters else None for x in smp.subs]
-                                  for smp in samples])
+    pairs = pair_figures([(smp.n_tokens, [x.content for x in smp.subs]) for smp in samples])
     out = []
     for smp, curve in zip(samples, pairs):
         drop = bool(recheck and smp.item is not None and all(is_automatic_flag(r) for r in smp.item[1]))
         item_open = smp.item is not None and not drop
         plan = plan_settle(smp, settings, smp.subs, None if smp.gold is None else smp.gold[1],
-                           item_open, spread, curve_pairs=curve)
+                           item_open, spread, known=curve)
         out.append(_Decision(smp, plan, drop))
     return out
 

@@ -35,6 +35,7 @@ from annotation.flags import (
     spread_from_sums,
     sums_are_finite,
 )
+from annotation.pair_figures import PairFigures
 from annotation.parameters import PARAMETERS
 from annotation.protocol import AnnotationContent
 from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair
@@ -292,13 +293,13 @@ def _hits_json(hits: Sequence[FlagHit], subs: Sequence[Submitted]) -> tuple[tupl
 def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted],
                 gold_source: str | None, item_open: bool, spread: ParameterSpread, *,
                 annotator_flags: bool = False,
-                curve_pairs: Mapping[tuple[int, int], tuple[float, float]] | None = None) -> SettlePlan:
+                known: Mapping[tuple[int, int], PairFigures] | None = None) -> SettlePlan:
     """Decide how to settle a sample (pure: no session), from its submitted annotations in
     submit order, its gold's source (None: no gold), whether a review item is open and the
     project's parameter spread. ``annotator_flags``: the newest annotation carries an
     annotator's flag, which goes to the lead at once (whether or not the sample is complete).
-    ``curve_pairs``: the pairs' curve distances when computed for many samples at once
-    (:func:`annotation.flags.curve_pair_distances`).
+    ``known``: the pairs' figures when computed for many samples at once
+    (:func:`annotation.pair_figures.pair_figures`).
     """
     reasons: tuple[str, ...] = ()
     details: tuple[dict[str, Any], ...] = ()
@@ -310,7 +311,7 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
     if gold_source is not None and gold_source != "auto":
         return SettlePlan("pending", reasons, details)  # a lead decided it
     hits = flags_for_sample([x.content for x in subs], smp.n_tokens, spread, settings,
-                            [x.name for x in subs], curve_pairs=curve_pairs)
+                            [x.name for x in subs], known=known)
     more, more_details = _hits_json(hits, subs)
     reasons, details = reasons + more, details + more_details
     if item_open:

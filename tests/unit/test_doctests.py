@@ -53,6 +53,7 @@ MODULES: tuple[str, ...] = (
     "annotation.sign_in_throttle",
     "annotation.text_import",
     "annotation.edit_script",
+    "annotation.pair_figures",
 )
 
 AGREEMENT_DIR = Path(__file__).resolve().parents[2] / "annotation" / "agreement"
