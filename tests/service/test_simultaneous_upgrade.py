@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,8 @@ import sqlalchemy as sa
 from alembic.script import ScriptDirectory
 
 from db.engine import make_engine, upgrade_schema
-from db.upgrade import PG_UPGRADE_LOCK, alembic_config
+from db.upgrade import alembic_config
+from tests.upgrade_lock import upgrade_lock_held
 
 pytestmark = pytest.mark.postgres
 
@@ -48,37 +48,24 @@ def _head() -> str:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def _waiting_for_upgrade_lock(conn: sa.Connection) -> int:
-    """Sessions of this database waiting for the upgrade lock (a bigint advisory lock shows in
-    ``pg_locks`` as classid = high 32 bits, objid = low 32 bits, objsubid = 1)."""
-    return conn.scalar(sa.text(
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-        "AND classid::bigint = :hi AND objid::bigint = :lo AND objsubid = 1"),
-        {"hi": PG_UPGRADE_LOCK >> 32, "lo": PG_UPGRADE_LOCK & 0xFFFF_FFFF})
-
-
 def _start_together(url: str, backup_dir: Path) -> list[dict]:
     """Start :data:`PROCESSES` app-server starts on ``url`` while this test holds the upgrade
     lock; once all of them wait for it, let go; return what each one's upgrade did."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "CHRONOCEPT_BACKUP_DIR": str(backup_dir)}
     env.pop("CHRONOCEPT_UPGRADE_WITHOUT_BACKUP", None)
-    holder = sa.create_engine(url, poolclass=sa.pool.NullPool, isolation_level="AUTOCOMMIT")
     children: list[subprocess.Popen] = []
+
+    def alive() -> None:
+        ended = [c for c in children if c.poll() is not None]
+        assert not ended, f"a process ended before waiting for the lock:\n{ended[0].stderr.read()[-3000:]}"
+
     try:
-        with holder.connect() as conn:
-            conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": PG_UPGRADE_LOCK})
+        with upgrade_lock_held(url) as wait_for:
             children = [subprocess.Popen([sys.executable, "-c", CHILD, url], cwd=REPO_ROOT, env=env,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                         for _ in range(PROCESSES)]
-            deadline = time.monotonic() + 60
-            while _waiting_for_upgrade_lock(conn) < PROCESSES:
-                failed = [c for c in children if c.poll() is not None]
-                assert not failed, f"a process ended before waiting for the lock: {failed[0].stderr.read()}"
-                assert time.monotonic() < deadline, "the processes never all waited for the upgrade lock"
-                time.sleep(0.05)
-            conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": PG_UPGRADE_LOCK})
-        results = []
+            wait_for(PROCESSES, alive=alive)
+        results = []  # the lock is let go: all of them go on at once
         for child in children:
             out, err = child.communicate(timeout=120)
             assert child.returncode == 0, f"an app server's start failed:\n{err[-3000:]}"
@@ -89,7 +76,6 @@ def _start_together(url: str, backup_dir: Path) -> list[dict]:
             if child.poll() is None:
                 child.kill()
                 child.wait()
-        holder.dispose()
 
 
 def _versions(url: str) -> list[str]:
