@@ -189,7 +189,7 @@ def test_two_servers_two_annotators_one_database(chromium_browser, two_servers):
         with upgrade_lock_held(url) as wait_for:
             for page, base in zip(pages, bases):
                 page.goto(base)
-            wait_for(2)  # both servers' upgrades are under way, waiting for the lock
+            wait_for(2, timeout=90.0)  # both servers' upgrades are under way, waiting for the lock
             assert "alembic_version" not in _tables(url)
         for page in pages:
             expect(page.get_by_role("heading", name="Welcome to Chronocept Studio")).to_be_visible(timeout=60_000)
