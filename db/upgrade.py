@@ -13,7 +13,11 @@ every child row through ``ON DELETE CASCADE`` (issue 9: upgrading to 0003 emptie
 
 and foreign keys are turned back on for that pooled connection afterwards. On PostgreSQL the
 upgrade is one transaction too (DDL is transactional there), serialised between app servers by
-an advisory lock.
+an advisory lock (:data:`PG_UPGRADE_LOCK`): several servers starting at once on one database
+take it in turn, and each reads the revision again once it holds the lock, so one upgrades (and
+backs up) and the others find the schema already at the target. Without the lock two of them
+would both create ``alembic_version`` (a unique violation on ``pg_type``), deadlock on the same
+tables, or both back up the database (``tests/service/test_simultaneous_upgrade.py``).
 
 Before an existing database (one with an ``alembic_version`` older than the target) is upgraded,
 it is backed up: SQLite with the online backup API into ``<database folder>/backups/``,
@@ -40,8 +44,9 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 BACKUP_DIR_ENV = "CHRONOCEPT_BACKUP_DIR"
 DEFAULT_BACKUP_DIR = Path("data") / "backups"
 NO_BACKUP_ENV = "CHRONOCEPT_UPGRADE_WITHOUT_BACKUP"
-# One constant key for pg_advisory_xact_lock: app servers starting together upgrade one at a time.
-_PG_UPGRADE_LOCK = 0x43_68_72_6F_6E_6F  # "Chrono"
+#: One constant key for pg_advisory_xact_lock: app servers (and commands) starting together on
+#: one PostgreSQL database upgrade it one at a time; the others wait, then find it at the target.
+PG_UPGRADE_LOCK = 0x43_68_72_6F_6E_6F  # "Chrono"
 
 
 class SchemaUpgradeError(Exception):
@@ -90,7 +95,7 @@ def migration_transaction(engine: Engine) -> Iterator[Connection]:
         if conn.dialect.name != "sqlite":
             with conn.begin():
                 if conn.dialect.name == "postgresql":
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_UPGRADE_LOCK})
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_UPGRADE_LOCK})
                 yield conn
             return
         raw = conn.connection.driver_connection
