@@ -175,32 +175,80 @@ def _with_parameters(content: AnnotationContent, line: int) -> AnnotationContent
                    rmse=fit.rmse, params_source="fit")
 
 
-def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int],
-                      now: datetime | None = None) -> list[InterchangeRecord]:
-    """Read a whole interchange file; ``n_tokens_by_sample`` maps each known sample id to its
-    token count, ``now`` is the time of the import (default: the current time). Raises
-    :class:`InterchangeError` on the first problem (unknown sample, malformed record, the same
-    annotator twice on one sample, two annotator names that look alike)."""
-    now = now or datetime.now(timezone.utc)
+def numbered_lines(data: bytes) -> list[tuple[int, str]]:
+    r"""The non-blank lines of an interchange file with their 1-based numbers; raises
+    :class:`InterchangeError` for a file too large or not UTF-8.
+
+    Examples:
+        >>> numbered_lines(b'{"a": 1}\n\n{"b": 2}\n')
+        [(1, '{"a": 1}'), (3, '{"b": 2}')]
+    """
     if len(data) > MAX_INTERCHANGE_BYTES:
         raise InterchangeError(0, f"the file is larger than {MAX_INTERCHANGE_BYTES // 2**20} MB")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InterchangeError(data[: exc.start].count(b"\n") + 1, "not valid UTF-8") from None
+    return [(n, raw) for n, raw in enumerate(text.splitlines(), start=1) if raw.strip()]
+
+
+@dataclass(frozen=True)
+class ParsedLines:
+    """What :func:`parse_lines` read: the records before the first bad line, and that line's
+    error (None when every line was good)."""
+
+    records: list[InterchangeRecord]
+    error: InterchangeError | None = None
+
+
+def parse_lines(lines: Sequence[tuple[int, str]], n_tokens_by_sample: Mapping[str, int],
+                now: datetime) -> ParsedLines:
+    """Read numbered lines, each a record on its own (the per-line work of
+    :func:`parse_interchange`, which an import may spread over processes); stops at the first
+    bad line. The checks across records are :func:`check_records`.
+
+    Examples:
+        >>> line = ('{"sample_id": "S1", "annotator": "ann", "boundaries": [0], "segment_axes": ["main"], '
+        ...         '"xi": 50, "omega": 9, "alpha": 0, "submitted_at": "2026-11-20T10:31:00Z"}')
+        >>> done = parse_lines([(1, line), (2, "{")], {"S1": 4}, datetime(2026, 11, 26, tzinfo=timezone.utc))
+        >>> [r.annotator for r in done.records], done.error.line
+        (['ann'], 2)
+    """
     records: list[InterchangeRecord] = []
+    try:
+        for n, raw in lines:
+            obj = decode_json_line(raw, n, InterchangeError)
+            if not isinstance(obj, dict):
+                raise InterchangeError(n, "each line must be a JSON object")
+            sample_id = obj.get("sample_id")
+            if not isinstance(sample_id, str) or sample_id not in n_tokens_by_sample:
+                raise InterchangeError(n, f"unknown sample_id {sample_id!r}; import its text first")
+            records.append(read_record(obj, n_tokens_by_sample[sample_id], n, now))
+    except InterchangeError as exc:
+        return ParsedLines(records, exc)
+    return ParsedLines(records)
+
+
+def check_records(records: Sequence[InterchangeRecord], until: InterchangeError | None = None) -> None:
+    """The checks across a file's records, in line order: two annotator names that look alike,
+    the same annotator twice on one sample. Raises the first problem — or ``until``, a bad line
+    found meanwhile, when no problem comes before it — as :class:`InterchangeError`; and "no
+    annotations" for a file without any.
+
+    Examples:
+        >>> r = InterchangeRecord(1, "S1", "ann", AnnotationContent(), datetime(2026, 1, 1, tzinfo=timezone.utc))
+        >>> try:
+        ...     check_records([r, replace(r, line=2)])
+        ... except InterchangeError as exc:
+        ...     print(exc)
+        line 2: ann already annotated S1 on line 1
+    """
     seen: dict[tuple[str, str], int] = {}
     names_by_skeleton: dict[str, tuple[str, int]] = {}
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        obj = decode_json_line(raw, n, InterchangeError)
-        if not isinstance(obj, dict):
-            raise InterchangeError(n, "each line must be a JSON object")
-        sample_id = obj.get("sample_id")
-        if not isinstance(sample_id, str) or sample_id not in n_tokens_by_sample:
-            raise InterchangeError(n, f"unknown sample_id {sample_id!r}; import its text first")
-        record = read_record(obj, n_tokens_by_sample[sample_id], n, now)
+    for record in records:
+        n = record.line
+        if until is not None and n > until.line:
+            break
         name, first = names_by_skeleton.setdefault(username_skeleton(record.annotator), (record.annotator, n))
         if name != record.annotator:
             raise InterchangeError(n, f"annotator {record.annotator!r} looks like {name!r} on line {first}; "
@@ -209,10 +257,22 @@ def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int],
         if key in seen:
             raise InterchangeError(n, f"{record.annotator} already annotated {record.sample_id} on line {seen[key]}")
         seen[key] = n
-        records.append(record)
+    if until is not None:
+        raise until
     if not records:
         raise InterchangeError(0, "the file contains no annotations")
-    return records
+
+
+def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int],
+                      now: datetime | None = None) -> list[InterchangeRecord]:
+    """Read a whole interchange file; ``n_tokens_by_sample`` maps each known sample id to its
+    token count, ``now`` is the time of the import (default: the current time). Raises
+    :class:`InterchangeError` on the first problem (unknown sample, malformed record, the same
+    annotator twice on one sample, two annotator names that look alike)."""
+    now = now or datetime.now(timezone.utc)
+    parsed = parse_lines(numbered_lines(data), n_tokens_by_sample, now)
+    check_records(parsed.records, parsed.error)
+    return parsed.records
 
 
 def to_interchange(sample_id: str, annotator: str, content: AnnotationContent,

@@ -170,6 +170,33 @@ class ImportBatch(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
+class StagedAnnotation(Base):
+    """An annotation of an unfinished annotation import, hidden from every reader until the
+    import publishes it (copied into ``annotations`` in short transactions, then deleted here).
+    Its annotator is named, not referenced: accounts the import creates exist only from its
+    commit point on. Deleting the import's batch row discards what it staged."""
+
+    __tablename__ = "staged_annotations"
+    __table_args__ = (Index("ix_staged_annotations_batch", "batch_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    batch_id: Mapped[int] = mapped_column(ForeignKey("import_batches.id", ondelete="CASCADE"))
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
+    annotator: Mapped[str] = mapped_column(String(64))
+    boundaries: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    segment_axes: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    points: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
+    scale: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
+    params_source: Mapped[str] = mapped_column(String(16), default="fit")
+    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    note: Mapped[str] = mapped_column(Text, default="")
+    submitted_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class Assignment(Base):
     """Sample handed to one annotator; ``slot`` is 1 for the first annotator, 2 for the second…"""
 

@@ -1,34 +1,58 @@
 """Importing existing annotations in the interchange format (``chronocept import annotations``).
 
-All or nothing: the file is validated record by record against the project's samples, then
-written in one transaction. Annotators are matched to accounts by username (the rules of
-``create-user``, :mod:`annotation.usernames`: surrounding whitespace is removed, so ``"lead1 "``
-is ``lead1``); a name without an account gets a deactivated account of its own (it cannot sign in;
-an admin can activate it and set a password), so imported work keeps a stable, pseudonymous
-owner — unless the name looks like an existing account's (``Lead1`` beside ``lead1``), which
-refuses the file. Re-importing the same file
-is harmless: an identical annotation already stored counts as already present, a different one
-for the same (sample, annotator) is refused.
+All or nothing, and no lock held while it reads: the file is parsed and checked record by record
+(over several processes for a large file: a record with points only needs a curve fit),
+against the project's samples, accounts and annotations, before anything is written; a bad
+record refuses the whole file, naming its line. The checked records are then staged in short
+transactions (:mod:`annotation.services.staged_annotations`, hidden from every reader), the
+import passes its commit point (its new accounts are created and its batch says "publishing"),
+and is published a chunk at a time; the samples it completed are settled in chunks
+(:mod:`annotation.services.resolving`). The write lock is never held for more than a chunk.
+
+Annotators are matched to accounts by username (the rules of ``create-user``,
+:mod:`annotation.usernames`: surrounding whitespace is removed, so ``"lead1 "`` is ``lead1``); a
+name without an account gets a deactivated account of its own (it cannot sign in; an admin can
+activate it and set a password), so imported work keeps a stable, pseudonymous owner — unless
+the name looks like an existing account's (``Lead1`` beside ``lead1``), which refuses the file.
+Re-importing the same file is harmless: an identical annotation already stored counts as already
+present, a different one for the same (sample, annotator) is refused.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import secrets
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from multiprocessing import get_context
+from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import Text, cast, select
 
-from annotation.interchange import InterchangeError, InterchangeRecord, parse_interchange
-from annotation.services import audit, projects, settling
+from annotation.interchange import (
+    InterchangeError,
+    InterchangeRecord,
+    ParsedLines,
+    check_records,
+    numbered_lines,
+    parse_lines,
+)
+from annotation.services import audit, projects, resolving, staged_annotations
 from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
-from annotation.services.lookup import project_row
-from annotation.settings import ProjectSettings
+from annotation.services.lookup import project_row, project_settings
 from annotation.usernames import find_lookalike
-from db.engine import Database
-from db.models import Annotation, Assignment, Sample, User, utcnow
+from db.engine import Database, decode_json_texts
+from db.models import Annotation, ImportBatch, Sample, User, utcnow
+
+log = logging.getLogger(__name__)
+
+#: From this many lines a file is read by several processes (one per core): each line is a
+#: record to check, and a record with points only needs a curve fit (milliseconds).
+PARALLEL_MIN_LINES = 20_000
 
 
 @dataclass(frozen=True)
@@ -36,98 +60,166 @@ class AnnotationImportSummary:
     added: int
     already_present: int
     new_accounts: tuple[str, ...]
+    #: records left out because their annotator was handed that sample while the import ran
+    left_out: int = 0
 
 
-def _same(a: Annotation, r: InterchangeRecord) -> bool:
+def _same(stored: tuple, r: InterchangeRecord) -> bool:
+    status, bounds, axes, points, xi, omega, alpha, flags = stored
     c = r.content
-    return (a.status == "submitted" and list(a.boundaries) == list(c.boundaries)
-            and list(a.segment_axes) == list(c.segment_axes)
-            and [list(p) for p in a.points] == [list(p) for p in c.points]
-            and (a.xi, a.omega, a.alpha) == (c.xi, c.omega, c.alpha)
-            and list(a.flags) == list(c.flags))
+    return (status == "submitted" and list(bounds) == list(c.boundaries)
+            and list(axes) == list(c.segment_axes)
+            and [list(p) for p in points] == [list(p) for p in c.points]
+            and (xi, omega, alpha) == (c.xi, c.omega, c.alpha) and list(flags) == list(c.flags))
 
 
-def _refuse_lookalikes(s: Session, records: list[InterchangeRecord], known: set[str],
-                       source: str) -> None:
-    """A name that is not an account but looks like one (``Lead1``, ``lead1`` with a Cyrillic
-    letter, ``leadl``…) is refused rather than given a second account of its own."""
-    new = {}
-    for r in records:
-        if r.annotator not in known:
-            new.setdefault(r.annotator, r.line)
-    if not new:
-        return
-    existing = list(s.scalars(select(User.username)))
-    for name, line in sorted(new.items(), key=lambda item: item[1]):
-        other = find_lookalike(name, existing)
-        if other is not None:
-            raise InvalidInput(f"{source or 'file'}: line {line}: annotator {name!r} looks like the "
-                               f"existing account {other!r}; use its exact name. Nothing was imported.")
+def _parse_chunk(args: tuple) -> ParsedLines:
+    lines, n_tokens, now = args
+    return parse_lines(lines, n_tokens, now)
+
+
+def read_file(data: bytes, n_tokens: dict[str, int], now: datetime) -> list[InterchangeRecord]:
+    """The file's records, checked (:class:`InterchangeError` at the first problem); a large
+    file's lines are read by one process per core. A process pool that cannot start (a script
+    without a ``__main__`` guard, a sandbox without processes) falls back to reading here."""
+    lines = numbered_lines(data)
+    workers = os.cpu_count() or 1
+    if len(lines) < PARALLEL_MIN_LINES or workers < 2:
+        parsed = [parse_lines(lines, n_tokens, now)]
+    else:
+        size = -(-len(lines) // (workers * 4))
+        chunks = [(lines[i:i + size], n_tokens, now) for i in range(0, len(lines), size)]
+        try:
+            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                parsed = list(pool.map(_parse_chunk, chunks))
+        except Exception as exc:  # noqa: BLE001 - any failure of the pool itself: read here
+            log.warning("annotation import: reading in processes failed (%s); reading in this one", exc)
+            parsed = [parse_lines(lines, n_tokens, now)]
+    records: list[InterchangeRecord] = []
+    error = None
+    for part in parsed:
+        records += part.records
+        if part.error is not None:
+            error = part.error
+            break
+    check_records(records, error)
+    return records
+
+
+@dataclass(frozen=True)
+class _Project:
+    settings: Any
+    samples: dict[str, tuple[int, int]]  # external id -> (sample id, token count)
+
+
+def _read_project(db: Database, actor: Actor, project_id: int) -> _Project:
+    def read(s):  # type: ignore[no-untyped-def]
+        require_role(s, actor, "lead")
+        project_row(s, project_id)
+        samples = {ext: (sid, n) for sid, ext, n in s.execute(
+            select(Sample.id, Sample.external_id, Sample.n_tokens)
+            .where(Sample.project_id == project_id, Sample.status != projects.IMPORTING))}
+        return _Project(project_settings(s, project_id), samples)
+    return db.run_read(read)
+
+
+def _plan(db: Database, project_id: int, records: list[InterchangeRecord], samples: dict[str, tuple[int, int]],
+          source: str) -> tuple[list[InterchangeRecord], int, list[str]]:
+    """Which records are new, how many are already present, and the accounts to create;
+    :class:`InvalidInput` for a look-alike name or a different annotation already stored."""
+    names = {r.annotator for r in records}
+
+    def read(s):  # type: ignore[no-untyped-def]
+        users = dict(s.execute(select(User.username, User.id).where(User.username.in_(names))).all())
+        existing = list(s.scalars(select(User.username))) if names - set(users) else []
+        stored = {}
+        if users:
+            rows = s.execute(
+                select(Annotation.sample_id, Annotation.annotator_id, Annotation.status,
+                       cast(Annotation.boundaries, Text), cast(Annotation.segment_axes, Text),
+                       cast(Annotation.points, Text), Annotation.xi, Annotation.omega, Annotation.alpha,
+                       cast(Annotation.flags, Text))
+                .join(Sample, Sample.id == Annotation.sample_id)
+                .where(Sample.project_id == project_id, Annotation.annotator_id.in_(list(users.values())))).all()
+            for r, (bounds, axes, points, flags) in zip(rows, decode_json_texts(rows, (3, 4, 5, 9))):
+                stored[(r[0], r[1])] = (r[2], bounds, axes, points, r[6], r[7], r[8], flags)
+        return users, existing, stored
+
+    users, existing, stored = db.run_read(read)
+    for r in sorted(records, key=lambda rec: rec.line):  # the first look-alike in file order
+        if r.annotator not in users:
+            other = find_lookalike(r.annotator, existing)
+            if other is not None:
+                raise InvalidInput(f"{source or 'file'}: line {r.line}: annotator {r.annotator!r} looks like "
+                                   f"the existing account {other!r}; use its exact name. Nothing was imported.")
+    new, present = [], 0
+    for r in sorted(records, key=lambda rec: (rec.submitted_at, rec.line)):
+        uid = users.get(r.annotator)
+        found = stored.get((samples[r.sample_id][0], uid)) if uid is not None else None
+        if found is None:
+            new.append(r)
+        elif _same(found, r):
+            present += 1
+        else:
+            raise InvalidInput(f"{source or 'file'}: line {r.line}: {r.annotator} already has a different "
+                               f"annotation of {r.sample_id}. Nothing was imported.")
+    return new, present, sorted(names - set(users))
+
+
+def _staged_row(r: InterchangeRecord, sample_id: int) -> dict[str, Any]:
+    c = r.content
+    return {"sample_id": sample_id, "annotator": r.annotator, "boundaries": list(c.boundaries),
+            "segment_axes": list(c.segment_axes), "points": [[float(x), float(y)] for x, y in c.points],
+            "xi": c.xi, "omega": c.omega, "alpha": c.alpha, "scale": c.scale, "rmse": c.rmse,
+            "params_source": c.params_source, "flags": list(c.flags), "note": c.note,
+            "submitted_at": r.submitted_at}
 
 
 def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
                        source: str = "") -> AnnotationImportSummary:
     """Lead: import an interchange file into a project's samples (see module docstring)."""
+    project = _read_project(db, actor, project_id)
+    try:
+        records = read_file(data, {ext: n for ext, (_, n) in project.samples.items()},
+                            datetime.now(timezone.utc))
+    except InterchangeError as exc:
+        raise InvalidInput(f"{source or 'file'}: {exc}. Nothing was imported.") from None
+    new, present, new_accounts = _plan(db, project_id, records, project.samples, source)
+    if not new:
+        with db.write() as s:
+            audit.record(s, actor.user_id, "import_annotations", "project", project_id, source=source,
+                         added=0, already_present=present, new_accounts=[])
+        return AnnotationImportSummary(0, present, ())
     # Accounts the import creates are inactive, with a random password nobody knows (an admin
-    # sets one to let them sign in). One Argon2 hash, made before the write lock is taken, serves
-    # them all: hashing per account inside the transaction held the lock ~150 ms per account.
+    # sets one to let them sign in); one Argon2 hash, made before any write, serves them all.
     unusable_hash = hash_password(secrets.token_urlsafe(32))
-    with db.write() as s:
-        require_role(s, actor, "lead")
-        project = project_row(s, project_id)
-        settings = ProjectSettings.from_dict(project.settings)
-        samples = {smp.external_id: smp for smp in s.scalars(
-            select(Sample).where(Sample.project_id == project_id,
-                                 Sample.status != projects.IMPORTING))}
+    batch_id, _ = projects.claim_import(db, actor, project_id, source, None)
+    try:
+        staged_annotations.stage(db, batch_id, [_staged_row(r, project.samples[r.sample_id][0]) for r in new])
+
+        def commit(s):  # type: ignore[no-untyped-def]
+            taken = list(s.scalars(select(User.username).where(User.username.in_(new_accounts))))
+            if taken:
+                raise InvalidInput(f"{source or 'file'}: an account named {taken[0]!r} was created while the "
+                                   "file was read; import it again. Nothing was imported.")
+            for name in new_accounts:
+                s.add(User(username=name, display_name=name, role="annotator", is_active=False,
+                           password_hash=unusable_hash))
+            s.flush()
+            staged_annotations.commit_point(s, batch_id, project_id)
+        db.run_write(commit)
+    except BaseException:
         try:
-            records = parse_interchange(data, {k: v.n_tokens for k, v in samples.items()})
-        except InterchangeError as exc:
-            raise InvalidInput(f"{source or 'file'}: {exc}. Nothing was imported.") from None
-        settling.ensure_stats(s, project_id)
-        users = {u.username: u for u in s.scalars(
-            select(User).where(User.username.in_({r.annotator for r in records})))}
-        _refuse_lookalikes(s, records, set(users), source)
-        new_accounts = []
-        for name in sorted({r.annotator for r in records} - set(users)):
-            user = User(username=name, display_name=name, role="annotator", is_active=False,
-                        password_hash=unusable_hash)
-            s.add(user)
-            users[name] = user
-            new_accounts.append(name)
-        s.flush()
-        added = present = 0
-        added_samples: list[tuple[Sample, object]] = []
-        for r in sorted(records, key=lambda rec: (rec.submitted_at, rec.line)):
-            smp, user = samples[r.sample_id], users[r.annotator]
-            existing = s.scalar(select(Annotation).where(Annotation.sample_id == smp.id,
-                                                         Annotation.annotator_id == user.id))
-            if existing is not None:
-                if _same(existing, r):
-                    present += 1
-                    continue
-                raise InvalidInput(
-                    f"{source or 'file'}: line {r.line}: {r.annotator} already has a different "
-                    f"annotation of {r.sample_id}. Nothing was imported.")
-            smp.n_assigned += 1
-            s.add(Assignment(sample_id=smp.id, user_id=user.id, slot=smp.n_assigned,
-                             assigned_at=r.submitted_at))
-            c = r.content
-            s.add(Annotation(
-                sample_id=smp.id, annotator_id=user.id, status="submitted", version=1, step=2,
-                boundaries=list(c.boundaries), segment_axes=list(c.segment_axes),
-                points=[[float(x), float(y)] for x, y in c.points], xi=c.xi, omega=c.omega,
-                alpha=c.alpha, scale=c.scale, rmse=c.rmse, params_source=c.params_source,
-                flags=list(c.flags), note=c.note, guidelines_version=settings.guidelines_version,
-                seconds_spent=0.0, created_at=utcnow(), updated_at=utcnow(),
-                submitted_at=r.submitted_at))
-            added += 1
-            added_samples.append((smp, c))
-        s.flush()
-        production = [(smp, c) for smp, c in added_samples if not smp.is_warmup]
-        for smp, c in production:  # count every parameter before judging any deviation
-            settling.count_parameters(s, smp.project_id, c, +1)
-        for smp in {id(smp): smp for smp, _ in production}.values():
-            settling.settle(s, smp, settings)
-        audit.record(s, actor.user_id, "import_annotations", "project", project_id,
-                     source=source, added=added, already_present=present, new_accounts=new_accounts)
-        return AnnotationImportSummary(added, present, tuple(new_accounts))
+            projects.discard_import(db, batch_id, project_id)
+        except Exception:  # noqa: BLE001 - the original error matters; the next import cleans up
+            pass
+        raise
+    touched, added, left_out = staged_annotations.publish(db, batch_id, project.settings.guidelines_version)
+    with db.write() as s:
+        batch = s.get(ImportBatch, batch_id)
+        batch.status, batch.open_project_id, batch.finished_at, batch.added = "published", None, utcnow(), added
+        audit.record(s, actor.user_id, "import_annotations", "project", project_id, source=source,
+                     added=added, already_present=present, new_accounts=new_accounts, left_out=left_out)
+    resolving.settle_samples(db, project_id, touched, project.settings)
+    return AnnotationImportSummary(added, present, tuple(new_accounts), left_out)
+

@@ -13,10 +13,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from annotation.segmentation import tokenize
-from annotation.services import audit, resolving
+from annotation.services import audit, resolving, staged_annotations
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
-from annotation.services.lookup import project_row
+from annotation.services.lookup import project_row, project_settings
 from annotation.services.text_limits import check_length, width
 from annotation.settings import ProjectSettings, SettingsError
 from annotation.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
@@ -283,7 +283,7 @@ def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
     a process that dies is cleaned up by the next import into the project
     (:func:`recover_interrupted_imports`): rolled back before 4, finished after it.
     """
-    batch_id, project_id = _claim_import(db, actor, project_id, source, new_project)
+    batch_id, project_id = claim_import(db, actor, project_id, source, new_project)
     try:
         with db.read() as s:
             rows, present, counts = _plan_rows(_existing_texts(s, project_id), records, n_tokens,
@@ -298,7 +298,7 @@ def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
                          import_batch=batch_id)
     except BaseException:
         try:
-            _discard_import(db, batch_id, project_id)
+            discard_import(db, batch_id, project_id)
         except Exception:  # noqa: BLE001 - the original error matters; the next import cleans up
             pass
         raise
@@ -306,7 +306,7 @@ def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
     return ImportSummary(len(rows), present, counts, project_id)
 
 
-def _claim_import(db: Database, actor: Actor, project_id: int | None, source: str,
+def claim_import(db: Database, actor: Actor, project_id: int | None, source: str,
                   new_project: str | None) -> tuple[int, int]:
     """The import's batch row (and, with ``new_project``, its new project): (batch id, project id)."""
     for _attempt in range(2):
@@ -349,7 +349,7 @@ def _next_hidden_ids(s: Session, project_id: int) -> list[int]:
                           .order_by(Sample.id).limit(IMPORT_BATCH_ROWS)))
 
 
-def _discard_import(db: Database, batch_id: int, project_id: int) -> None:
+def discard_import(db: Database, batch_id: int, project_id: int) -> None:
     """Delete an unfinished import's hidden rows (in batches), its batch row, and its project when
     the import created it (nothing else can be in it: the project was never shown with texts)."""
     while True:
@@ -370,7 +370,12 @@ def _discard_import(db: Database, batch_id: int, project_id: int) -> None:
 
 
 def _publish_import(db: Database, batch_id: int, project_id: int) -> None:
-    """Make a committed import's rows visible (in batches) and close the batch."""
+    """Make a committed import's rows visible (in batches) and close the batch: its hidden
+    texts, or the annotations it staged (then settled, as the import would have)."""
+    if db.run_read(lambda s: staged_annotations.has_staged(s, batch_id)):
+        settings = db.run_read(lambda s: project_settings(s, project_id))
+        touched, _, _ = staged_annotations.publish(db, batch_id, settings.guidelines_version)
+        resolving.settle_samples(db, project_id, touched, settings)
     while True:
         with db.write() as s:
             ids = _next_hidden_ids(s, project_id)
@@ -401,7 +406,7 @@ def recover_interrupted_imports(db: Database, project_id: int | None = None, *,
         if status == "publishing":
             _publish_import(db, batch_id, pid)
         else:
-            _discard_import(db, batch_id, pid)
+            discard_import(db, batch_id, pid)
     return len(stale)
 
 

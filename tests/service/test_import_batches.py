@@ -188,7 +188,7 @@ def test_an_import_whose_process_died_stays_hidden_and_the_next_import_cleans_it
     pid = make_project(4, annotators_per_sample=1)
     ann = make_user("ann")
     # a "crash" after two batches: the process is gone before it can clean up
-    monkeypatch.setattr(projects, "_discard_import", lambda *a, **k: None)
+    monkeypatch.setattr(projects, "discard_import", lambda *a, **k: None)
     _fail_on_call(monkeypatch, "_write_hidden_batch", 3)
     with pytest.raises(RuntimeError):
         projects.import_texts(db, lead, pid, big_records(200))

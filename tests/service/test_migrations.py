@@ -193,6 +193,15 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
              "lifted_at": None, "lifted_by": None, "lift_note": ""},
         ],
     },
+    "0011": {  # an annotation import caught before its commit point, with its batch row
+        "staged_annotations": [
+            {"id": 1, "batch_id": 2, "sample_id": 2, "annotator": "imported_7",
+             "boundaries": [0, 4], "segment_axes": ["main", "static"], "points": [],
+             "xi": 55.0, "omega": 9.5, "alpha": -0.5, "scale": None, "rmse": None,
+             "params_source": "manual", "flags": [], "note": "from the pilot",
+             "submitted_at": at(120)},
+        ],
+    },
 }
 
 # Rows that a revision's seed needs in tables created earlier (e.g. a project whose
@@ -202,6 +211,13 @@ SEED_PREREQUISITES: dict[str, dict[str, list[dict]]] = {
         "projects": [
             {"id": 2, "name": "Pilot", "description": "", "created_at": at(20), "created_by": 2,
              "settings": {}},
+        ],
+    },
+    "0011": {
+        "import_batches": [
+            {"id": 2, "project_id": 1, "open_project_id": 1, "status": "running",
+             "source": "pilot.jsonl", "added": 0, "creates_project": False, "created_by": 2,
+             "started_at": at(119), "heartbeat_at": at(119), "finished_at": None},
         ],
     },
     "0010": {

@@ -114,6 +114,10 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
                                      lambda: ("draft", "submitted")),
     "annotations.params_source": MadeByCode("where the parameters came from: the fit or the hand",
                                             lambda: ("fit", "manual")),
+    "staged_annotations.params_source": MadeByCode("as annotations.params_source", lambda: ("fit", "manual")),
+    "staged_annotations.annotator": MadeByCode(
+        "a file's annotator name, checked by the username rule (annotation.usernames) when the file "
+        "is read, so never longer than a username", lambda: ["u" * USERNAME_MAX_CHARS]),
     "annotations.event_client": MadeByCode(
         "the workbench surface's id; apply_events refuses a longer one",
         lambda: ["c" * workbench_events.CLIENT_MAX_CHARS]),

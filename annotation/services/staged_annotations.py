@@ -1,0 +1,169 @@
+"""The staging of an annotation import: rows hidden from every reader until they are published.
+
+An import (``annotation.services.annotation_import``) stages its checked records here in short
+write transactions (:func:`stage`), passes its commit point (its batch row says
+``publishing``), then :func:`publish` copies them into ``annotations`` — with their
+assignments, the samples' ``n_assigned`` and the project's running sums — a chunk per short
+write transaction, deleting what it copied. A process that dies before the commit point leaves
+only staged rows, discarded with their batch row; one that dies after it is finished by the
+next import's recovery (``projects.recover_interrupted_imports``), which calls :func:`publish`
+again. A pair (sample, annotator) that gained an annotation in the meantime — the annotator
+was handed that sample while the import ran — keeps it: the staged record is left out and
+counted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any, Sequence
+
+from sqlalchemy import and_, bindparam, delete, exists, func, insert, literal, select, update
+from sqlalchemy.orm import Session
+
+from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS
+from annotation.parameters import PARAMETERS
+from annotation.services.settling import ensure_stats
+from db.engine import Database
+from db.types import UTCDateTime
+from db.models import (
+    Annotation,
+    Assignment,
+    ImportBatch,
+    ParameterStats,
+    Sample,
+    StagedAnnotation,
+    User,
+    utcnow,
+)
+
+#: Rows per write transaction when staging and when publishing: each holds the write lock for
+#: tens of milliseconds (SPEC §10: never over 250 ms).
+STAGE_ROWS = 2000
+PUBLISH_ROWS = 1000
+#: Pause between two write transactions on SQLite, so that writers waiting in SQLite's busy
+#: handler (which polls) get the lock between an import's chunks.
+PAUSE_S = 0.05
+
+_BOUNDS = {"xi": XI_BOUNDS, "omega": OMEGA_BOUNDS, "alpha": ALPHA_BOUNDS}
+
+
+def _pause(db: Database) -> None:
+    if db.is_sqlite:
+        time.sleep(PAUSE_S)
+
+
+def stage(db: Database, batch_id: int, rows: Sequence[dict[str, Any]]) -> None:
+    """Write ``rows`` (``staged_annotations`` columns, ``batch_id`` added) in chunks."""
+    for start in range(0, len(rows), STAGE_ROWS):
+        chunk = [{**r, "batch_id": batch_id} for r in rows[start:start + STAGE_ROWS]]
+        with db.write() as s:
+            s.execute(insert(StagedAnnotation.__table__), chunk)
+            s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
+        _pause(db)
+
+
+def _publish_chunk(s: Session, batch_id: int, guidelines_version: str) -> tuple[list[int], int, int] | None:
+    """Publish the batch's next staged rows; (production samples touched, published, left
+    out) or None when none are left."""
+    last = s.scalar(select(StagedAnnotation.id).where(StagedAnnotation.batch_id == batch_id)
+                    .order_by(StagedAnnotation.id).offset(PUBLISH_ROWS - 1).limit(1))
+    in_chunk = [StagedAnnotation.batch_id == batch_id]
+    if last is not None:
+        in_chunk.append(StagedAnnotation.id <= last)
+    taken = exists().where(Annotation.sample_id == StagedAnnotation.sample_id,
+                           Annotation.annotator_id == User.id)
+    rows = s.execute(select(StagedAnnotation.id, StagedAnnotation.sample_id, User.id,
+                            StagedAnnotation.submitted_at, taken, Sample.is_warmup, Sample.n_assigned)
+                     .join(User, User.username == StagedAnnotation.annotator)
+                     .join(Sample, Sample.id == StagedAnnotation.sample_id)
+                     .where(*in_chunk).order_by(StagedAnnotation.id)).all()
+    if not rows:
+        return None
+    fresh = [r for r in rows if not r[4]]
+    ids = [r[0] for r in fresh]
+    if ids:
+        now = utcnow()
+        source = (select(StagedAnnotation.sample_id, User.id, literal("submitted"), literal(1), literal(2),
+                         StagedAnnotation.boundaries, StagedAnnotation.segment_axes, StagedAnnotation.points,
+                         StagedAnnotation.xi, StagedAnnotation.omega, StagedAnnotation.alpha,
+                         StagedAnnotation.scale, StagedAnnotation.rmse, StagedAnnotation.params_source,
+                         StagedAnnotation.flags, StagedAnnotation.note, literal(guidelines_version),
+                         literal(0.0), literal(now, UTCDateTime()), literal(now, UTCDateTime()),
+                         StagedAnnotation.submitted_at)
+                  .join(User, User.username == StagedAnnotation.annotator)
+                  .where(StagedAnnotation.id.in_(ids)).order_by(StagedAnnotation.id))
+        columns = ["sample_id", "annotator_id", "status", "version", "step", "boundaries", "segment_axes",
+                   "points", "xi", "omega", "alpha", "scale", "rmse", "params_source", "flags", "note",
+                   "guidelines_version", "seconds_spent", "created_at", "updated_at", "submitted_at"]
+        s.execute(insert(Annotation.__table__).from_select(columns, source))
+        slots: Counter[int] = Counter()
+        assigned = []
+        for _sid, sample_id, user_id, submitted_at, _taken, _warm, n_assigned in fresh:
+            slots[sample_id] += 1
+            assigned.append({"sample_id": sample_id, "user_id": user_id, "slot": n_assigned + slots[sample_id],
+                             "assigned_at": submitted_at})
+        s.execute(insert(Assignment.__table__), assigned)
+        table = Sample.__table__
+        s.execute(update(table).where(table.c.id == bindparam("sample_id_")),
+                  [{"sample_id_": sid, "n_assigned": n + slots[sid]}
+                   for sid, n in {r[1]: r[6] for r in fresh}.items()])
+        _count_parameters(s, ids)
+    s.execute(delete(StagedAnnotation).where(*in_chunk))
+    s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
+    production = sorted({r[1] for r in fresh if not r[5]})
+    return production, len(fresh), len(rows) - len(fresh)
+
+
+def _count_parameters(s: Session, staged_ids: list[int]) -> None:
+    """Add the published production annotations' parameters to the project's running sums
+    (those of warm-up samples and values outside the fit's bounds are not counted, as at a
+    submit) — one aggregate and one UPDATE."""
+    in_bounds = [getattr(StagedAnnotation, p).between(*b) for p, b in _BOUNDS.items()]
+    sums = s.execute(
+        select(Sample.project_id, func.count(),
+               *[func.sum(getattr(StagedAnnotation, p)) for p in PARAMETERS],
+               *[func.sum(getattr(StagedAnnotation, p) * getattr(StagedAnnotation, p)) for p in PARAMETERS])
+        .join(Sample, Sample.id == StagedAnnotation.sample_id)
+        .where(StagedAnnotation.id.in_(staged_ids), Sample.is_warmup.is_(False), *in_bounds)
+        .group_by(Sample.project_id)).all()
+    for project_id, n, *values in sums:
+        if not n:
+            continue
+        values = [float(v or 0.0) for v in values]
+        k = len(PARAMETERS)
+        change: dict[str, Any] = {"n": ParameterStats.n + int(n)}
+        for i, p in enumerate(PARAMETERS):
+            change[f"sum_{p}"] = getattr(ParameterStats, f"sum_{p}") + values[i]
+            change[f"sumsq_{p}"] = getattr(ParameterStats, f"sumsq_{p}") + values[k + i]
+        s.execute(update(ParameterStats).where(ParameterStats.project_id == project_id).values(**change))
+
+
+def commit_point(s: Session, batch_id: int, project_id: int) -> None:
+    """In the caller's transaction: the batch is past its commit point (from now on it is
+    published, even by the next import's recovery), and the project has running sums to count
+    into (built from what it holds now, before anything of the import is published)."""
+    ensure_stats(s, project_id)
+    s.execute(update(ImportBatch).where(ImportBatch.id == batch_id)
+              .values(status="publishing", heartbeat_at=utcnow()))
+
+
+def publish(db: Database, batch_id: int, guidelines_version: str) -> tuple[list[int], int, int]:
+    """Publish everything the batch staged, a chunk per write transaction; returns the
+    production samples touched (to settle), how many were published and how many left out
+    (the pair had gained an annotation meanwhile)."""
+    touched: set[int] = set()
+    published = left_out = 0
+    while True:
+        done = db.run_write(lambda s: _publish_chunk(s, batch_id, guidelines_version))
+        if done is None:
+            return sorted(touched), published, left_out
+        touched.update(done[0])
+        published += done[1]
+        left_out += done[2]
+        _pause(db)
+
+
+def has_staged(s: Session, batch_id: int) -> bool:
+    """Whether the batch staged annotations that are not published yet."""
+    return bool(s.scalar(select(exists().where(and_(StagedAnnotation.batch_id == batch_id)))))
