@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -81,10 +82,16 @@ def usable_segmentations(annotations: Sequence[AnnotationContent], n_tokens: int
             segs.append(None)
             continue
         try:
-            segs.append(a.segmentation(n_tokens))
+            segs.append(_segmentation(tuple(a.boundaries), n_tokens))
         except SegmentationError:
             segs.append(None)
     return segs
+
+
+@lru_cache(maxsize=8192)
+def _segmentation(boundaries: tuple[int, ...], n_tokens: int) -> Segmentation:
+    # a chunk of samples is measured here and flagged in annotation.flags: build each once
+    return Segmentation.from_boundaries(boundaries, n_tokens)
 
 
 def parameters_of(a: AnnotationContent) -> ParameterTriple | None:

@@ -13,9 +13,11 @@ command runs, with the longest time the write lock was held.
 * ``points``: the same file with points only (each record needs a curve fit, spread over the
   cores): the figure is printed; no target.
 
-The write lock is watched on the engine the services use: from BEGIN IMMEDIATE (SQLite) or the
-first statement that writes (PostgreSQL) to COMMIT or ROLLBACK; the longest hold and the number
-of write transactions are printed. Target: no hold over 250 ms.
+The write lock is watched twice. On the engine of this process: from BEGIN IMMEDIATE (SQLite) or
+the first statement that writes (PostgreSQL) to COMMIT or ROLLBACK, the longest hold and the
+number of write transactions. And on SQLite, from outside: a writer on another connection asks
+for the lock every 10 ms and its longest wait is printed — it sees the processes that share a
+large settling too, and several holds in a row as one. Target: nothing over 250 ms.
 
     python bench/import_resolve.py [--backend sqlite|postgres|both] [--parts resolve,import,points]
         [--records 200000] [--points-records 200000] [--seed 20261126]
@@ -37,11 +39,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import create_engine, event, insert, select, text  # noqa: E402
+from sqlalchemy import create_engine, event, insert, text  # noqa: E402
 
 from annotated_pool import CHUNK, _fitted_templates, _segmentation, _text, build  # noqa: E402
 from annotation.segmentation import _TOKEN_RE  # noqa: E402
-from annotation.services import accounts, annotation_import, projects, resolving  # noqa: E402
+from annotation.services import (  # noqa: E402
+    accounts, annotation_import, projects, resolving, staged_annotations,
+)
 from db.engine import Database  # noqa: E402
 from db.models import Sample  # noqa: E402
 
@@ -76,6 +80,41 @@ class LockClock:
             event.remove(self.engine, name, fn)
 
 
+class WriterProbe:
+    """On SQLite, a writer of another connection that asks for the write lock every 10 ms and
+    times each wait (BEGIN IMMEDIATE → granted): what an annotator's save would wait while the
+    bulk work runs, in any process of it (settling is shared by several)."""
+
+    def __init__(self, url: str):
+        import sqlite3
+        import threading
+
+        self.waits: list[float] = []
+        self.stop = threading.Event()
+        path = url.split("///", 1)[1]
+        self.conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from db.engine import begin_immediate
+
+        while not self.stop.is_set():
+            t = time.perf_counter()
+            assert begin_immediate(self.conn, 60.0)  # as the app's writers wait for the lock
+            self.waits.append((time.perf_counter() - t) * 1e3)
+            self.conn.execute("COMMIT")
+            time.sleep(0.01)
+
+    def close(self) -> str:
+        self.stop.set()
+        self.thread.join()
+        self.conn.close()
+        w = sorted(self.waits)
+        return (f"; a writer asking every 10 ms waited at most {w[-1]:.0f} ms "
+                f"(p95 {w[int(0.95 * (len(w) - 1))]:.0f} ms, {len(w)} asks)") if w else ""
+
+
 def fresh_url(backend: str, pg_admin: str) -> tuple[str, callable]:
     if backend == "sqlite":
         return f"sqlite:///{tempfile.mkdtemp(prefix='import-resolve-')}/bench.db", lambda: None
@@ -92,13 +131,15 @@ def fresh_url(backend: str, pg_admin: str) -> tuple[str, callable]:
     return f"{pg_admin.rsplit('/', 1)[0]}/{name}", drop
 
 
-def report(label: str, seconds: float, clock: LockClock, extra: str = "", target: float | None = TARGET_S) -> bool:
-    worst = max(clock.held, default=0.0)
+def report(label: str, seconds: float, clock: LockClock, extra: str = "", target: float | None = TARGET_S,
+           probe: WriterProbe | None = None) -> bool:
+    waited = probe.close() if probe is not None else ""
+    worst = max([*clock.held, *(probe.waits if probe is not None else ())], default=0.0)
     ok = (target is None or seconds <= target) and worst <= LOCK_TARGET_MS
     goal = f"≤ {target:.0f} s, " if target is not None else ""
-    print(f"{label}: {seconds:.1f} s{extra}; write lock held at most {worst:.0f} ms over "
-          f"{len(clock.held)} write transactions (target {goal}lock ≤ {LOCK_TARGET_MS:.0f} ms): "
-          f"{'met' if ok else 'NOT met'}")
+    print(f"{label}: {seconds:.1f} s{extra}; write lock held at most {max(clock.held, default=0.0):.0f} ms "
+          f"over {len(clock.held)} write transactions of this process{waited} "
+          f"(target {goal}lock ≤ {LOCK_TARGET_MS:.0f} ms): {'met' if ok else 'NOT met'}")
     return ok
 
 
@@ -106,13 +147,14 @@ def part_resolve(url: str, seed: int) -> bool:
     db = Database.connect(url)
     setup = build(db, 120_000, 222_000, 50, seed)
     clock = LockClock(db.engine)
+    probe = WriterProbe(url) if db.is_sqlite else None
     t0 = time.perf_counter()
     summary = resolving.resolve_project(db, setup.admin, setup.project_id)
     seconds = time.perf_counter() - t0
     clock.close()
     n = summary.gold + summary.flagged + summary.pending + summary.incomplete
     ok = report(f"resolve of {n} samples ({summary.gold} gold, {summary.flagged} flagged, "
-                f"{summary.pending} pending)", seconds, clock, f" ({n / seconds:.0f} samples/s)")
+                f"{summary.pending} pending)", seconds, clock, f" ({n / seconds:.0f} samples/s)", probe=probe)
     db.dispose()
     return ok
 
@@ -153,19 +195,41 @@ def interchange_file(samples: list[tuple[str, int]], n_records: int, rng: random
     return out.getvalue().encode()
 
 
+PHASES = ((annotation_import, "read_file", "read and checked"), (annotation_import, "_plan", "matched"),
+          (staged_annotations, "stage", "staged"), (staged_annotations, "publish", "published"),
+          (resolving, "settle_samples", "settled"))
+
+
 def part_import(url: str, seed: int, n_records: int, with_parameters: bool) -> bool:
     rng = random.Random(seed)
     db = Database.connect(url)
     admin, pid, samples = _project_of_texts(db, max(1, n_records // 2), rng)
     data = interchange_file(samples, n_records, rng, with_parameters)
     clock = LockClock(db.engine)
+    probe = WriterProbe(url) if db.is_sqlite else None
+    spent: dict[str, float] = {}
+    originals = [(module, name, getattr(module, name)) for module, name, _ in PHASES]
+    for (module, name, label), (_, _, real) in zip(PHASES, originals):
+        def timed(*args, _real=real, _label=label, **kwargs):
+            t = time.perf_counter()
+            try:
+                return _real(*args, **kwargs)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - t
+        setattr(module, name, timed)
     t0 = time.perf_counter()
-    summary = annotation_import.import_annotations(db, admin, pid, data, "bench.jsonl")
+    try:
+        summary = annotation_import.import_annotations(db, admin, pid, data, "bench.jsonl")
+    finally:
+        for module, name, real in originals:
+            setattr(module, name, real)
     seconds = time.perf_counter() - t0
     clock.close()
+    print("  phases: " + ", ".join(f"{label} {spent.get(label, 0.0):.1f} s" for *_, label in PHASES))
     what = "with ξ, ω, α" if with_parameters else f"with points only (fitted on {os.cpu_count()} cores)"
     ok = report(f"import of {summary.added} records {what} ({len(data) / 2**20:.0f} MB)", seconds, clock,
-                f" ({summary.added / seconds:.0f} records/s)", TARGET_S if with_parameters else None)
+                f" ({summary.added / seconds:.0f} records/s)", TARGET_S if with_parameters else None,
+                probe=probe)
     db.dispose()
     return ok
 

@@ -39,8 +39,8 @@ from db.models import (
 
 #: Rows per write transaction when staging and when publishing: each holds the write lock for
 #: tens of milliseconds (SPEC §10: never over 250 ms).
-STAGE_ROWS = 2000
-PUBLISH_ROWS = 1000
+STAGE_ROWS = 5000
+PUBLISH_ROWS = 3000
 #: Pause between two write transactions on SQLite, so that writers waiting in SQLite's busy
 #: handler (which polls) get the lock between an import's chunks.
 PAUSE_S = 0.05

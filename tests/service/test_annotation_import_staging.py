@@ -151,7 +151,7 @@ def test_a_large_file_read_in_processes_gives_what_one_process_gives(db, lead, p
 
     now = datetime(2026, 11, 26, tzinfo=timezone.utc)
     one = annotation_import.read_file(data, n_tokens, now)
-    monkeypatch.setattr(annotation_import, "PARALLEL_MIN_LINES", 10)
+    monkeypatch.setattr(annotation_import, "PARALLEL_MIN_FITS", 10)
     many = annotation_import.read_file(data, n_tokens, now)
     assert many == one and len(one) == 2 * N_TEXTS
     bad = records(points=True)

@@ -132,3 +132,23 @@ def test_recheck_reopens_automatic_gold_under_new_thresholds(db, lead, make_user
     far = [sid for sid, reasons, _ in items if "curve_distance" in reasons]
     assert len(far) == 2 and not {sid for sid, *_ in gold} & set(far)
     assert again.gold == first.gold - 2 and again.flagged == first.flagged + 2
+
+
+def test_settling_shared_by_processes_equals_settling_in_one(db, lead, make_user, make_project, tmp_path,
+                                                            monkeypatch):
+    """From PARALLEL_MIN_SAMPLES on, each process settles a part on its own connection: the
+    outcome is the one a single process reaches (here from 12 samples in 4 parts of 3)."""
+    if not db.is_sqlite:
+        pytest.skip("the single-process reference is a copy of the SQLite file")
+    pid = _annotated_pairs(db, make_user, make_project, 12)
+    copy = tmp_path / "one-process.db"
+    with sqlite3.connect(db.engine.url.database) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    alone = Database.connect(f"sqlite:///{copy}")
+    single = resolving.resolve_project(alone, lead, pid)
+    monkeypatch.setattr(resolving, "PARALLEL_MIN_SAMPLES", 4)
+    seen = []
+    shared = resolving.resolve_project(db, lead, pid, progress=lambda done, total: seen.append((done, total)))
+    assert shared == single and _outcome(db, pid) == _outcome(alone, pid)
+    assert seen[-1] == (12, 12) and len(seen) >= 2  # progress as the parts finish
+    alone.dispose()
