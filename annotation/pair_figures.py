@@ -75,7 +75,15 @@ def pair_figures(samples: Sequence[tuple[int, Sequence[AnnotationContent]]]
 def usable_segmentations(annotations: Sequence[AnnotationContent], n_tokens: int) -> list[Segmentation | None]:
     """Each annotation's segmentation for the segmentation rules, or None: one left unfinished
     (flagged before labelling: its one-segment placeholder is not a judgement to compare) or
-    whose boundaries do not fit the text."""
+    whose boundaries do not fit the text.
+
+    Examples:
+        >>> done = AnnotationContent(boundaries=(0, 2), segment_axes=("main", "static"))
+        >>> unlabelled = AnnotationContent(boundaries=(0, 2), segment_axes=("main", None))
+        >>> off_the_text = AnnotationContent(boundaries=(0, 9), segment_axes=("main", "static"))
+        >>> [s is not None for s in usable_segmentations([done, unlabelled, off_the_text], 4)]
+        [True, False, False]
+    """
     segs: list[Segmentation | None] = []
     for a in annotations:
         if None in a.segment_axes:
