@@ -13,7 +13,18 @@ production sample. Their figures over the warm-up samples they have submitted:
   parameter must pass, as the agreement page judges each parameter against the same
   threshold); each parameter is reported too. Samples the annotator submitted without a curve
   (flagged) are left out of the ICC and counted; fewer than two samples with a curve, or no
-  variance, give no ICC (``None``), which does not pass.
+  variance, give no ICC (``None``).
+* **Which rule judges the curves.** An ICC says how well the annotator tells the samples apart,
+  so it means something only over enough samples whose gold curves differ: on three warm-up
+  samples whose gold ω are 26.69, 26.69 and 27.36 an exact copy of the gold got ICC ω 0.894 and
+  failed. The ICC decides only with ≥ :data:`ICC_MIN_SAMPLES` samples with a curve *and* a gold
+  spread (standard deviation over those samples) of at least :data:`ICC_MIN_SPREAD` in every
+  parameter. Otherwise the **curve rule** decides, in absolute terms: the curve distance W1 to the
+  gold (:func:`annotation.curves.distance.curve_distance`) is at most the project's
+  ``flag_w1_max`` on *every* warm-up sample with a curve — the distance at which two production
+  annotations are flagged as far apart. The verdict says which rule decided and why
+  (:attr:`QualificationFigures.curve_rule_reason`). An exact copy of the gold passes either way
+  (W1 0; ICC 1).
 * **Jaccard** of the (token, axis) label sets against gold, averaged over samples. A gold
   segment may carry several axes (a union), so a token's gold set is every axis of its segment:
   ``J = |A ∩ G| / |A ∪ G|`` with ``A = {(t, axis_t)}`` the annotator's pairs (tokens of an
@@ -22,7 +33,8 @@ production sample. Their figures over the warm-up samples they have submitted:
   (:func:`annotation.agreement.pk_both_ways`), averaged over samples where it is defined.
 
 **Admission** (:func:`meets_thresholds`): the annotator has submitted every sample of the
-warm-up set, and ICC > ``qualify_icc_min``, Jaccard > ``qualify_jaccard_min`` and
+warm-up set, and the curves pass (ICC > ``qualify_icc_min``, or W1 ≤ ``flag_w1_max`` on every
+sample where the ICC cannot decide), Jaccard > ``qualify_jaccard_min`` and
 Pk < ``qualify_pk_max`` (strict, as SPEC section 5 writes them), each judged by
 :func:`annotation.agreement.judge` — the function every page's verdict comes from, so a page
 and the decision cannot disagree. A figure that cannot be computed does not pass; a lead can
@@ -32,7 +44,7 @@ always admit (override).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -41,23 +53,38 @@ from annotation.agreement import (
     ICC_RULE,
     JACCARD_RULE,
     PK_RULE,
+    W1_RULE,
     Rule,
     Verdict,
     icc_1_1,
     judge,
     pk_both_ways,
+    shown_threshold,
 )
 from annotation.agreement.measure import json_ready
+from annotation.curves.distance import curve_distance
+from annotation.curves.limits import CurveFitError
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 from annotation.wording import counted
 
-#: The three figures an annotator must pass, in display order.
-FIGURES: tuple[str, ...] = ("icc", "jaccard", "pk")
-#: How each figure reads against its threshold (all strict, as SPEC section 5 writes them).
-FIGURE_RULES: dict[str, Rule] = {"icc": ICC_RULE, "jaccard": JACCARD_RULE, "pk": PK_RULE}
+#: The three figures an annotator must pass, in display order: the curves (by ICC or by W1, see
+#: :attr:`QualificationFigures.curve_rule`), the axis labels and the segmentation.
+FIGURES: tuple[str, ...] = ("curve", "jaccard", "pk")
+#: How each figure reads against its threshold (ICC, Jaccard and Pk strict, as SPEC section 5
+#: writes them; W1 passes at its threshold, where a production pair is not yet flagged).
+FIGURE_RULES: dict[str, Rule] = {"icc": ICC_RULE, "w1": W1_RULE.named("W1 to the gold (largest)"),
+                                 "jaccard": JACCARD_RULE, "pk": PK_RULE}
+#: The two rules that may judge the curves (:attr:`QualificationFigures.curve_rule`).
+CURVE_BY_ICC, CURVE_BY_W1 = "icc", "w1"
+#: The ICC judges the curves only over at least this many warm-up samples with a curve …
+ICC_MIN_SAMPLES = 10
+#: … whose gold values spread at least this far (standard deviation; ξ and ω in log-time units of
+#: the axis, where 1 unit is ×1.1 in time; α in units of skew). Below it the samples hardly differ,
+#: and the ICC measures noise.
+ICC_MIN_SPREAD: dict[str, float] = {"xi": 1.0, "omega": 1.0, "alpha": 0.5}
 
 
 @dataclass(frozen=True)
@@ -68,14 +95,17 @@ class Thresholds:
     icc_min: float = ProjectSettings.qualify_icc_min
     jaccard_min: float = ProjectSettings.qualify_jaccard_min
     pk_max: float = ProjectSettings.qualify_pk_max
+    w1_max: float = ProjectSettings.flag_w1_max
 
     @classmethod
     def of(cls, settings: ProjectSettings) -> "Thresholds":
-        return cls(settings.qualify_icc_min, settings.qualify_jaccard_min, settings.qualify_pk_max)
+        return cls(settings.qualify_icc_min, settings.qualify_jaccard_min, settings.qualify_pk_max,
+                   settings.flag_w1_max)
 
     def of_figure(self, name: str) -> float:
-        """The threshold of figure ``name`` (``icc``, ``jaccard`` or ``pk``)."""
-        return {"icc": self.icc_min, "jaccard": self.jaccard_min, "pk": self.pk_max}[name]
+        """The threshold of figure ``name`` (``icc``, ``w1``, ``jaccard`` or ``pk``)."""
+        return {"icc": self.icc_min, "w1": self.w1_max, "jaccard": self.jaccard_min,
+                "pk": self.pk_max}[name]
 
 
 @dataclass(frozen=True)
@@ -101,12 +131,14 @@ class WarmupAttempt:
 
 @dataclass(frozen=True)
 class AttemptScore:
-    """The per-sample figures of one attempt (NaN where undefined)."""
+    """The per-sample figures of one attempt (NaN where undefined): ``w1`` is the curve distance
+    to the gold."""
 
     sample_id: str
     jaccard: float
     pk: float
     abs_delta: Mapping[str, float] = field(hash=False)
+    w1: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -114,7 +146,10 @@ class QualificationFigures:
     """An annotator's figures against gold over ``n_done`` of the ``n_total`` warm-up samples.
 
     ``icc`` maps each parameter to its ICC(1,1) against gold (None when undefined); ``icc_min``
-    is the figure compared with the threshold (see module docstring).
+    is the ICC figure; ``w1_max`` the largest curve distance to the gold over the samples with a
+    curve (None without one, or when a curve lies off the axis); ``gold_spread`` the standard
+    deviation of each gold parameter over those samples (None under two). Which of the two
+    judges the curves: :attr:`curve_rule` (module docstring).
     """
 
     n_done: int
@@ -124,6 +159,8 @@ class QualificationFigures:
     pk: float | None
     n_with_curve: int = 0
     samples: tuple[AttemptScore, ...] = ()
+    w1_max: float | None = None
+    gold_spread: Mapping[str, float | None] = field(default_factory=dict, hash=False)
 
     @property
     def icc_min(self) -> float | None:
@@ -131,13 +168,43 @@ class QualificationFigures:
         return None if any(v is None for v in values) else min(values)  # type: ignore[type-var]
 
     @property
+    def curve_rule_reason(self) -> str:
+        """Why the ICC does not judge the curves ("" when it does).
+
+        Examples:
+            >>> QualificationFigures(3, 3, {}, 1.0, 0.0, 3).curve_rule_reason
+            'ICC not used: 3 warm-up samples with a curve (it needs ≥ 10)'
+            >>> spread = {"xi": 20.0, "omega": 0.39, "alpha": 1.0}
+            >>> QualificationFigures(12, 12, {}, 1.0, 0.0, 12, gold_spread=spread).curve_rule_reason
+            'ICC not used: the gold ω hardly varies (spread 0.39 < 1.0)'
+        """
+        if self.n_with_curve < ICC_MIN_SAMPLES:
+            return (f"ICC not used: {counted(self.n_with_curve, 'warm-up sample')} with a curve "
+                    f"(it needs ≥ {ICC_MIN_SAMPLES})")
+        for p in PARAMETERS:
+            spread = self.gold_spread.get(p)
+            if spread is None or not spread >= ICC_MIN_SPREAD[p]:
+                shown = "unknown" if spread is None else f"{spread:.2f}"
+                return (f"ICC not used: the gold {PARAMETER_SYMBOLS[p]} hardly varies "
+                        f"(spread {shown} < {ICC_MIN_SPREAD[p]})")
+        return ""
+
+    @property
+    def curve_rule(self) -> str:
+        """:data:`CURVE_BY_ICC` when the ICC can judge the curves, else :data:`CURVE_BY_W1`."""
+        return CURVE_BY_W1 if self.curve_rule_reason else CURVE_BY_ICC
+
+    @property
     def complete(self) -> bool:
         """The whole warm-up set is submitted (and there is one)."""
         return self.n_total > 0 and self.n_done >= self.n_total
 
     def value(self, name: str) -> float | None:
-        """The compared value of figure ``name`` (``icc``, ``jaccard`` or ``pk``)."""
-        return {"icc": self.icc_min, "jaccard": self.jaccard, "pk": self.pk}[name]
+        """The compared value of figure ``name`` (``icc``, ``w1``, ``jaccard`` or ``pk``; ``curve``
+        is the one of :attr:`curve_rule`)."""
+        if name == "curve":
+            name = self.curve_rule
+        return {"icc": self.icc_min, "w1": self.w1_max, "jaccard": self.jaccard, "pk": self.pk}[name]
 
     def to_json(self) -> dict[str, Any]:
         """The stored form (``Qualification.figures``): no per-sample detail."""
@@ -149,15 +216,20 @@ class QualificationFigures:
             "jaccard": self.jaccard,
             "pk": self.pk,
             "n_with_curve": self.n_with_curve,
+            "w1_max": self.w1_max,
+            "gold_spread": {p: self.gold_spread.get(p) for p in PARAMETERS},
+            "curve_rule": self.curve_rule,
         })
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> "QualificationFigures":
         data = data or {}
         icc = data.get("icc") or {}
+        spread = data.get("gold_spread") or {}
         return cls(int(data.get("n_done") or 0), int(data.get("n_total") or 0),
                    {p: _opt(icc.get(p)) for p in PARAMETERS}, _opt(data.get("jaccard")),
-                   _opt(data.get("pk")), int(data.get("n_with_curve") or 0))
+                   _opt(data.get("pk")), int(data.get("n_with_curve") or 0),
+                   w1_max=_opt(data.get("w1_max")), gold_spread={p: _opt(spread.get(p)) for p in PARAMETERS})
 
 
 def _opt(value: Any) -> float | None:
@@ -200,9 +272,16 @@ def score_attempt(attempt: WarmupAttempt) -> AttemptScore:
                           gold.segmentation)
     except SegmentationError:
         jaccard = pk = math.nan
-    deltas = {p: (abs(getattr(attempt, p) - getattr(gold, p))
-                  if attempt.has_curve and gold.has_parameters else math.nan) for p in PARAMETERS}
-    return AttemptScore(attempt.sample_id, jaccard, pk, deltas)
+    both = attempt.has_curve and gold.has_parameters
+    deltas = {p: (abs(getattr(attempt, p) - getattr(gold, p)) if both else math.nan) for p in PARAMETERS}
+    w1 = math.nan
+    if both:
+        try:
+            w1 = curve_distance((attempt.xi, attempt.omega, attempt.alpha),  # type: ignore[arg-type]
+                                (gold.xi, gold.omega, gold.alpha)).w1
+        except CurveFitError:  # a curve off the axis: no distance
+            pass
+    return AttemptScore(attempt.sample_id, jaccard, pk, deltas, w1)
 
 
 def qualification_figures(attempts: Sequence[WarmupAttempt], n_total: int) -> QualificationFigures:
@@ -213,9 +292,13 @@ def qualification_figures(attempts: Sequence[WarmupAttempt], n_total: int) -> Qu
     scores = tuple(score_attempt(a) for a in attempts)
     with_curve = [a for a in attempts if a.has_curve and a.gold.has_parameters]
     icc: dict[str, float | None] = {}
+    spread: dict[str, float | None] = {}
     for p in PARAMETERS:
         table = np.array([[getattr(a, p), getattr(a.gold, p)] for a in with_curve], dtype=float)
         icc[p] = _finite_or_none(icc_1_1(table)) if len(with_curve) >= 2 else None
+        spread[p] = float(np.std(table[:, 1], ddof=1)) if len(with_curve) >= 2 else None
+    distances = [s.w1 for s in scores if math.isfinite(s.w1)]
+    w1_max = max(distances) if distances and len(distances) == len(with_curve) else None
     return QualificationFigures(
         n_done=len(attempts),
         n_total=n_total,
@@ -224,6 +307,8 @@ def qualification_figures(attempts: Sequence[WarmupAttempt], n_total: int) -> Qu
         pk=_mean([s.pk for s in scores]),
         n_with_curve=len(with_curve),
         samples=scores,
+        w1_max=w1_max,
+        gold_spread=spread,
     )
 
 
@@ -236,22 +321,41 @@ def _undefined_reasons(figures: QualificationFigures) -> dict[str, str]:
     """Why each figure of ``figures`` that has no value has none."""
     if figures.n_done == 0:
         nothing = "needs ≥ 1 submitted warm-up sample"
-        return {"icc": "needs ≥ 2 submitted warm-up samples with a curve", "jaccard": nothing, "pk": nothing}
+        return {"icc": "needs ≥ 2 submitted warm-up samples with a curve",
+                "w1": "needs ≥ 1 submitted warm-up sample with a curve", "jaccard": nothing, "pk": nothing}
     if figures.n_with_curve < 2:
         icc = f"needs ≥ 2 warm-up samples with a curve ({figures.n_with_curve} so far)"
     else:
         flat = [PARAMETER_SYMBOLS[p] for p in PARAMETERS if figures.icc.get(p) is None]
         icc = f"no variance in {', '.join(flat)} (every value the same)"
-    return {"icc": icc, "jaccard": "no axis labels to compare with the gold yet",
+    w1 = ("needs ≥ 1 warm-up sample with a curve" if figures.n_with_curve == 0 else
+          "a curve lies off the time axis, so its distance to the gold is not defined")
+    return {"icc": icc, "w1": w1, "jaccard": "no axis labels to compare with the gold yet",
             "pk": "no segmentation comparable with the gold yet"}
+
+
+def _curve_verdict(figures: QualificationFigures, thresholds: Thresholds, reasons: dict[str, str]) -> Verdict:
+    """The curves judged by the rule that can judge them; a W1 verdict says why the ICC did not."""
+    rule = figures.curve_rule
+    verdict = judge(figures.value(rule), thresholds.of_figure(rule), rule=FIGURE_RULES[rule],
+                    reason=reasons[rule])
+    if rule == CURVE_BY_ICC or not verdict.defined:
+        return verdict
+    why = figures.curve_rule_reason
+    return replace(verdict, text=f"{verdict.text} ({why}; the curve rule decides: W1 to the gold ≤ "
+                                 f"{shown_threshold(thresholds.w1_max)} on every sample)")
 
 
 def figure_verdicts(figures: QualificationFigures, thresholds: Thresholds) -> dict[str, Verdict]:
     """Each figure judged against its threshold (:data:`FIGURE_RULES`, by
-    :func:`annotation.agreement.judge`); an undefined figure does not pass and says why."""
+    :func:`annotation.agreement.judge`); an undefined figure does not pass and says why. The
+    ``curve`` verdict is the ICC's or, where the ICC cannot decide, the W1 rule's, and then says
+    so (module docstring)."""
     reasons = _undefined_reasons(figures)
-    return {name: judge(figures.value(name), thresholds.of_figure(name), rule=FIGURE_RULES[name],
-                        reason=reasons[name]) for name in FIGURES}
+    verdicts = {"curve": _curve_verdict(figures, thresholds, reasons)}
+    verdicts |= {name: judge(figures.value(name), thresholds.of_figure(name), rule=FIGURE_RULES[name],
+                             reason=reasons[name]) for name in ("jaccard", "pk")}
+    return verdicts
 
 
 def figure_checks(figures: QualificationFigures, thresholds: Thresholds) -> dict[str, bool]:
@@ -265,7 +369,11 @@ def meets_thresholds(figures: QualificationFigures, thresholds: Thresholds) -> b
 
 
 __all__ = [
+    "CURVE_BY_ICC",
+    "CURVE_BY_W1",
     "FIGURES",
+    "ICC_MIN_SAMPLES",
+    "ICC_MIN_SPREAD",
     "FIGURE_RULES",
     "PARAMETERS",
     "AttemptScore",

@@ -6,6 +6,7 @@ import streamlit as st
 
 from annotation.flag_reasons import flag_label
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
+from annotation.qualification import CURVE_BY_ICC
 from annotation.services import gold_checks, qualification, queue
 from annotation.wording import counted
 from ui.display import plain
@@ -56,11 +57,16 @@ if mine.has_set and (mine.in_warmup or mine.n_done):
         st.progress(min(1.0, mine.n_done / mine.n_total) if mine.n_total else 0.0,
                     text=f"Warm-up: {mine.n_done} of {mine.n_total} submitted")
         w1, w2, w3 = st.columns(3)
-        w1.metric("Curve (ICC)", mine.verdicts["icc"].shown,
-                  help="Intraclass correlation ICC(1,1) of your ξ, ω, α with the gold's; the smallest "
-                       "of the three counts: " + ", ".join(
-                           f"{PARAMETER_SYMBOLS[p]} {_figure(f.icc.get(p))}" for p in PARAMETERS))
-        w1.caption(mine.verdicts["icc"].text)
+        if f.curve_rule == CURVE_BY_ICC:
+            w1.metric("Curve (ICC)", mine.verdicts["curve"].shown,
+                      help="Intraclass correlation ICC(1,1) of your ξ, ω, α with the gold's; the "
+                           "smallest of the three counts: " + ", ".join(
+                               f"{PARAMETER_SYMBOLS[p]} {_figure(f.icc.get(p))}" for p in PARAMETERS))
+        else:
+            w1.metric("Curve (largest W1 to the gold)", mine.verdicts["curve"].shown,
+                      help="How far your curve lies from the gold's on the sample where it lies "
+                           "furthest, in log-time units of the axis (0 is identical).")
+        w1.caption(mine.verdicts["curve"].text)
         w2.metric("Axis labels (Jaccard)", mine.verdicts["jaccard"].shown,
                   help="Overlap of your (word, axis) labels with the gold's: 1 is identical.")
         w2.caption(mine.verdicts["jaccard"].text)

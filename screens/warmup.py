@@ -21,6 +21,7 @@ import streamlit as st
 from annotation.agreement import shown_threshold
 from annotation.curves import MAX_POINTS
 from annotation.lead_edit import LeadEdit
+from annotation.qualification import CURVE_BY_ICC, ICC_MIN_SAMPLES
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import qualification, warmup_set
 from annotation.services.errors import ServiceError
@@ -43,7 +44,9 @@ t = board.thresholds
 st.caption(
     f"Project **{plain(project.name)}**. An annotator is admitted to production when they have "
     f"submitted the whole warm-up set and, against gold, **ICC(1,1) > {shown_threshold(t.icc_min)}** on each of "
-    f"ξ, ω and α (the smallest of the three counts), **Jaccard > {shown_threshold(t.jaccard_min)}** on the "
+    f"ξ, ω and α (the smallest of the three counts; over fewer than {ICC_MIN_SAMPLES} samples with a curve, or "
+    f"gold curves that hardly differ, the ICC cannot judge and instead the curve distance **W1 to the gold ≤ "
+    f"{shown_threshold(t.w1_max)}** on every sample decides), **Jaccard > {shown_threshold(t.jaccard_min)}** on the "
     f"(token, axis) labels and **Pk < {shown_threshold(t.pk_max)}** on the segmentation. A lead can admit or "
     "revoke anyone, with a note. Thresholds and the warm-up size are project settings.")
 if not board.has_set:
@@ -108,10 +111,14 @@ with people_tab:
         st.progress(min(1.0, f.n_done / total) if total else 0.0,
                     text=f"Warm-up: {f.n_done} of {total} submitted")
         c1, c2, c3 = st.columns(3)
-        c1.metric("ICC (smallest of ξ ω α)", v["icc"].shown,
-                  help=" · ".join(f"{PARAMETER_SYMBOLS[p]} {_fmt(f.icc.get(p))}" for p in PARAMETERS)
-                  + f" · over {f.n_with_curve} sample(s) with a curve")
-        c1.caption(v["icc"].text)
+        icc_text = (" · ".join(f"ICC {PARAMETER_SYMBOLS[p]} {_fmt(f.icc.get(p))}" for p in PARAMETERS)
+                    + f" · over {f.n_with_curve} sample(s) with a curve")
+        if f.curve_rule == CURVE_BY_ICC:
+            c1.metric("Curves: ICC (smallest of ξ ω α)", v["curve"].shown, help=icc_text)
+        else:
+            c1.metric("Curves: largest W1 to the gold", v["curve"].shown,
+                      help=f"The curve rule decides: {f.curve_rule_reason}. For the record: {icc_text}")
+        c1.caption(v["curve"].text)
         c2.metric("Jaccard (token, axis)", v["jaccard"].shown)
         c2.caption(v["jaccard"].text)
         c3.metric("Pk (both ways)", v["pk"].shown)

@@ -120,7 +120,7 @@ def agreement_verdicts(row: Mapping[str, Any], thresholds: Thresholds) -> dict[s
                "jaccard": nothing, "pk": nothing}
     values = {"icc": icc, "jaccard": defined(row.get("jaccard")), "pk": defined(row.get("pk"))}
     return {name: judge(values[name], thresholds.of_figure(name), rule=rule, reason=reasons[name])
-            for name, rule in FIGURE_RULES.items()}
+            for name, rule in FIGURE_RULES.items() if name in values}
 
 
 def _chunks(ids: list[int], size: int = 900):

@@ -161,7 +161,8 @@ def test_warmup_samples_are_left_out(db, people, make_project, lead):
                                xi=30.0, omega=8.0, alpha=0.5)
     item = annotate(db, me, pid, **MINE)
     assert item.external_id == "S-000"     # my warm-up sample, scored against its gold
-    qualification.admit(db, lead, pid, me.user_id, note="fine")
+    # my curve is within the project's W1 of the gold's: the rule admitted me
+    assert qualification.my_qualification(db, me, pid).standing == qualification.PASSED
     qualification.admit(db, lead, pid, other.user_id, note="fine")
     annotate(db, me, pid, **MINE)
     annotate(db, other, pid, **MINE)

@@ -327,15 +327,17 @@ def test_a_revoked_annotator_who_had_checks_can_complete_the_warm_up_again(db, l
         warmup_set.set_warmup_gold(db, lead, _sample_id(db, pid, ext), **SPLIT, xi=GOLD[0],
                                    omega=GOLD[1], alpha=GOLD[2])
     offered = 0
-    while (item := queue.next_item(db, ann, pid)) is not None:
-        assert item.is_warmup and not is_check(db, item.annotation_id)
+    while (item := queue.next_item(db, ann, pid)) is not None and item.is_warmup:
+        assert not is_check(db, item.annotation_id)
         workbench_writes.submit(db, ann, item.annotation_id, item.version, EXACT)
         offered += 1
         assert offered <= 10
     assert offered == 8  # the 10 samples of the set less the 2 they had as checks
     mine = qualification.my_qualification(db, ann, pid)
     assert (mine.n_done, mine.n_total, mine.remaining) == (8, 8, 0)
-    assert mine.figures.complete  # the rule can judge them again
+    assert mine.figures.complete  # the rule can judge them again …
+    # … and admits an exact copy of the gold (every gold curve alike: the curve rule, W1 0)
+    assert mine.standing == qualification.PASSED and item is not None and not item.is_warmup
     board = qualification.qualification_board(db, lead, pid)
     (row,) = [r for r in board.rows if r.user_id == ann.user_id]
     assert (row.figures.n_done, row.figures.n_total, board.n_total) == (8, 8, 10)

@@ -114,9 +114,11 @@ def test_icc_reasons_follow_the_icc_minimum():
 
 # --- qualification decides by the same function ------------------------------------------------------
 
-def _figures(icc, jaccard, pk, n_done=3, n_total=3, n_with_curve=3):
+def _figures(icc, jaccard, pk, n_done=12, n_total=12, n_with_curve=12):
+    # enough samples whose gold varies: the ICC judges the curves (annotation.qualification)
     return QualificationFigures(n_done, n_total, {p: icc for p in ("xi", "omega", "alpha")},
-                                jaccard, pk, n_with_curve)
+                                jaccard, pk, n_with_curve,
+                                gold_spread={"xi": 20.0, "omega": 4.0, "alpha": 1.0})
 
 
 def test_qualification_keeps_its_decisions():
@@ -127,7 +129,7 @@ def test_qualification_keeps_its_decisions():
         for jaccard in grid:
             for pk in grid:
                 f = _figures(icc, jaccard, pk)
-                old = {"icc": icc is not None and icc > 0.9,
+                old = {"curve": icc is not None and icc > 0.9,
                        "jaccard": jaccard is not None and jaccard > 0.75,
                        "pk": pk is not None and pk < 0.15}
                 assert figure_checks(f, t) == old
@@ -140,7 +142,12 @@ def test_qualification_says_why_a_figure_is_missing():
     t = Thresholds()
     none_yet = figure_verdicts(_figures(None, None, None, n_done=0, n_with_curve=0), t)
     assert none_yet["jaccard"].text == "— needs ≥ 1 submitted warm-up sample"
-    one_curve = figure_verdicts(_figures(None, 0.8, 0.1, n_done=1, n_with_curve=1), t)
-    assert one_curve["icc"].text == "— needs ≥ 2 warm-up samples with a curve (1 so far)"
-    flat = QualificationFigures(3, 3, {"xi": None, "omega": 0.95, "alpha": 0.95}, 0.8, 0.1, 3)
-    assert figure_verdicts(flat, t)["icc"].text == "— no variance in ξ (every value the same)"
+    assert none_yet["curve"].text == "— needs ≥ 1 submitted warm-up sample with a curve"
+    flagged_only = figure_verdicts(_figures(None, 0.8, 0.1, n_done=2, n_with_curve=0), t)
+    assert flagged_only["curve"].text == "— needs ≥ 1 warm-up sample with a curve"
+    off_axis = figure_verdicts(_figures(None, 0.8, 0.1, n_done=1, n_with_curve=1), t)
+    assert off_axis["curve"].text == "— a curve lies off the time axis, so its distance to the gold is not defined"
+    flat = _figures(None, 0.8, 0.1)
+    flat = QualificationFigures(12, 12, {"xi": None, "omega": 0.95, "alpha": 0.95}, 0.8, 0.1, 12,
+                                gold_spread=flat.gold_spread)
+    assert figure_verdicts(flat, t)["curve"].text == "— no variance in ξ (every value the same)"

@@ -10,10 +10,14 @@ import pytest
 
 from annotation.agreement import intraclass_correlation
 from annotation.qualification import (
+    CURVE_BY_ICC,
+    CURVE_BY_W1,
+    ICC_MIN_SAMPLES,
     QualificationFigures,
     Thresholds,
     WarmupAttempt,
     figure_checks,
+    figure_verdicts,
     gold_jaccard,
     meets_thresholds,
     qualification_figures,
@@ -73,7 +77,8 @@ def test_icc_is_pingouins_icc_1_1_with_annotator_and_gold_as_raters():
     table = np.array([[x, g.xi] for g, x in zip(golds, mine)])
     assert f.icc["xi"] == pytest.approx(intraclass_correlation(table, "xi").form("ICC(1,1)").icc)
     assert f.icc["omega"] is None  # no variance at all: undefined, and it does not pass
-    assert f.icc_min is None and not figure_checks(f, Thresholds())["icc"]
+    assert f.icc_min is None
+    assert f.curve_rule == CURVE_BY_W1  # 8 samples: the curve rule decides (the attempts lie ≈ 10 units off)
 
 
 def test_attempts_without_a_curve_are_left_out_of_the_icc_only():
@@ -86,17 +91,78 @@ def test_attempts_without_a_curve_are_left_out_of_the_icc_only():
     assert f.icc["xi"] == pytest.approx(1.0)
 
 
+SPREAD = {"xi": 20.0, "omega": 4.0, "alpha": 1.0}  # gold that varies: the ICC can judge
+
+
+def figures(n_done, n_total, icc, jaccard, pk, n_with_curve=None, **more):
+    n = n_done if n_with_curve is None else n_with_curve
+    return QualificationFigures(n_done, n_total, icc, jaccard, pk, n, **{"gold_spread": SPREAD, **more})
+
+
 def test_thresholds_are_strict_and_completion_is_required():
-    f = QualificationFigures(3, 3, {"xi": 0.95, "omega": 0.9, "alpha": 0.99}, 0.8, 0.1)
+    f = figures(12, 12, {"xi": 0.95, "omega": 0.9, "alpha": 0.99}, 0.8, 0.1)
     t = Thresholds(0.90, 0.75, 0.15)
-    assert figure_checks(f, t) == {"icc": False, "jaccard": True, "pk": True}  # 0.90 is not > 0.90
-    ok = QualificationFigures(3, 3, {"xi": 0.95, "omega": 0.91, "alpha": 0.99}, 0.8, 0.1)
+    assert figure_checks(f, t) == {"curve": False, "jaccard": True, "pk": True}  # 0.90 is not > 0.90
+    ok = figures(12, 12, {"xi": 0.95, "omega": 0.91, "alpha": 0.99}, 0.8, 0.1)
     assert meets_thresholds(ok, t)
-    unfinished = QualificationFigures(2, 3, ok.icc, 0.8, 0.1)
+    unfinished = figures(11, 12, ok.icc, 0.8, 0.1)
     assert all(figure_checks(unfinished, t).values()) and not meets_thresholds(unfinished, t)
-    assert not meets_thresholds(QualificationFigures(0, 0, ok.icc, 0.8, 0.1), t)  # no set at all
-    edge = QualificationFigures(3, 3, ok.icc, 0.75, 0.15)
-    assert figure_checks(edge, t) == {"icc": True, "jaccard": False, "pk": False}
+    assert not meets_thresholds(figures(0, 0, ok.icc, 0.8, 0.1, n_with_curve=12), t)  # no set at all
+    edge = figures(12, 12, ok.icc, 0.75, 0.15)
+    assert figure_checks(edge, t) == {"curve": True, "jaccard": False, "pk": False}
+
+
+def test_an_exact_copy_of_three_gold_samples_without_spread_passes_by_the_curve_rule():
+    """The case seen: three warm-up samples whose gold ω were 26.69, 26.69 and 27.36; the
+    annotator reproduced the gold points, the refit moved ω by a few hundredths to tenths. ICC ω
+    came out below 0.90 and an exact copy failed. Now the ICC does not judge such data; the
+    curve rule does, and says so."""
+    golds = [gold(xi=40.0 + 3 * i, omega=w, alpha=0.0) for i, w in enumerate((26.69, 26.69, 27.36))]
+    shifts = (0.25, -0.1, -0.2)
+    attempts = [attempt(g, xi=g.xi, omega=g.omega + d, alpha=0.0, sid=f"W{i}")
+                for i, (g, d) in enumerate(zip(golds, shifts))]
+    f = qualification_figures(attempts, 3)
+    assert f.icc["omega"] < 0.90  # what used to decide: noise
+    assert f.curve_rule == CURVE_BY_W1 and f.w1_max < 0.3
+    verdict = figure_verdicts(f, Thresholds())["curve"]
+    assert verdict.passes is True
+    assert verdict.text.startswith("passes: W1 to the gold (largest) 0.")
+    assert "ICC not used: 3 warm-up samples with a curve (it needs ≥ 10)" in verdict.text
+    assert meets_thresholds(f, Thresholds())
+    exact = qualification_figures([attempt(g, xi=g.xi, omega=g.omega, alpha=g.alpha) for g in golds], 3)
+    assert exact.w1_max == pytest.approx(0.0, abs=1e-6) and meets_thresholds(exact, Thresholds())
+
+
+def test_the_curve_rule_fails_a_curve_far_from_its_gold_on_any_sample():
+    golds = [gold(xi=30.0 + i, omega=8.0, alpha=0.0) for i in range(3)]
+    attempts = [attempt(g, xi=g.xi, omega=8.0, alpha=0.0) for g in golds[:2]]
+    attempts.append(attempt(golds[2], xi=golds[2].xi + 15.0, omega=8.0, alpha=0.0))  # ×4 later
+    f = qualification_figures(attempts, 3)
+    verdict = figure_verdicts(f, Thresholds(w1_max=12.0))["curve"]
+    assert f.curve_rule == CURVE_BY_W1 and f.w1_max == pytest.approx(15.0, abs=0.05)
+    assert verdict.passes is False and "is above the 12.00 maximum" in verdict.text
+    assert not meets_thresholds(f, Thresholds(w1_max=12.0))
+    assert figure_verdicts(f, Thresholds(w1_max=16.0))["curve"].passes is True  # the project's threshold
+
+
+def test_the_icc_judges_enough_samples_with_spread_and_not_gold_that_hardly_varies():
+    rng = np.random.default_rng(7)
+    n = ICC_MIN_SAMPLES + 2
+    spread_golds = [gold(xi=float(x), omega=float(w), alpha=float(a)) for x, w, a in
+                    zip(rng.uniform(20, 120, n), rng.uniform(4, 20, n), rng.uniform(-3, 3, n))]
+    close = [attempt(g, xi=g.xi + 0.5, omega=g.omega, alpha=g.alpha, sid=str(i)) for i, g in enumerate(spread_golds)]
+    f = qualification_figures(close, n)
+    assert f.curve_rule == CURVE_BY_ICC and f.curve_rule_reason == ""
+    assert figure_verdicts(f, Thresholds())["curve"].text.startswith("passes: ICC")
+    # the same number of samples, but every gold ω within a few hundredths: the ICC cannot judge
+    flat = [gold(xi=g.xi, omega=10.0 + 0.01 * i, alpha=g.alpha) for i, g in enumerate(spread_golds)]
+    f = qualification_figures([attempt(g, xi=g.xi, omega=g.omega, alpha=g.alpha) for g in flat], n)
+    assert f.curve_rule == CURVE_BY_W1
+    assert f.curve_rule_reason.startswith("ICC not used: the gold ω hardly varies (spread 0.04 < 1.0)")
+    assert meets_thresholds(f, Thresholds())
+    # without a curve on some samples: the ICC counts only the samples with one
+    few = qualification_figures(close[:ICC_MIN_SAMPLES - 1] + [attempt(g) for g in spread_golds[:3]], n)
+    assert few.n_with_curve == ICC_MIN_SAMPLES - 1 and few.curve_rule == CURVE_BY_W1
 
 
 def test_figures_round_trip_through_json():
@@ -106,3 +172,7 @@ def test_figures_round_trip_through_json():
     back = QualificationFigures.from_json(data)
     assert (back.n_done, back.n_total, back.icc, back.jaccard, back.pk) == (
         2, 3, {"xi": 0.5, "omega": None, "alpha": -0.25}, 0.7, None)
+    spread = figures(12, 12, {"xi": 0.95, "omega": 0.91, "alpha": 0.99}, 0.8, 0.1, w1_max=3.5)
+    back = QualificationFigures.from_json(spread.to_json())
+    assert (back.w1_max, back.gold_spread, back.curve_rule) == (3.5, SPREAD, CURVE_BY_ICC)
+    assert QualificationFigures.from_json({"n_done": 3}).curve_rule == CURVE_BY_W1  # stored before
