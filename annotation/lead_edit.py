@@ -27,7 +27,11 @@ class LeadEdit:
     """Boundaries (token indices where segments start, first 0) over ``n_tokens`` tokens, the
     axes of each segment (a tuple of axis names, in AXES order; ``()`` while unchosen), ξ, ω, α
     (base-1.1 log minutes, α unitless), the points placed on the chart (warm-up gold only) and
-    the last fit's message about them. Raises ValueError when these do not fit together."""
+    the last fit's message about them. ``curve_ready`` is False while ξ, ω, α are only a
+    starting point nobody chose — the default curve of a sample without one, or the curve left
+    standing after points that do not fit one (fewer than 3, or a shape no curve takes): such an
+    edit is refused when stored (:attr:`curve_problem`). Raises ValueError when these do not fit
+    together."""
 
     n_tokens: int
     boundaries: tuple[int, ...] = (0,)
@@ -37,6 +41,7 @@ class LeadEdit:
     alpha: float = DEFAULT_PARAMETERS["alpha"]
     points: tuple[tuple[float, float], ...] = ()
     message: str | None = None
+    curve_ready: bool = True
 
     def __post_init__(self) -> None:
         seg = Segmentation.from_boundaries(self.boundaries, self.n_tokens)  # validates
@@ -56,13 +61,44 @@ class LeadEdit:
 
         Examples:
             >>> LeadEdit.from_proposal(None, 5)
-            LeadEdit(n_tokens=5, boundaries=(0,), segment_axes=((),), xi=60.0, omega=10.0, alpha=0.0, points=(), message=None)
+            LeadEdit(n_tokens=5, boundaries=(0,), segment_axes=((),), xi=60.0, omega=10.0, alpha=0.0, points=(), message=None, curve_ready=False)
         """
         if proposal is None:
-            return cls(n_tokens)
-        params = ({p: getattr(proposal, p) for p in PARAMETERS} if proposal.has_parameters
-                  else dict(DEFAULT_PARAMETERS))
+            return cls(n_tokens, curve_ready=False)
+        if not proposal.has_parameters:
+            return cls(n_tokens, proposal.boundaries, proposal.segment_axes, curve_ready=False)
+        params = {p: getattr(proposal, p) for p in PARAMETERS}
         return cls(n_tokens, proposal.boundaries, proposal.segment_axes, **params)
+
+    @classmethod
+    def blank(cls, n_tokens: int) -> "LeadEdit":
+        """A sample without gold: one segment, no axes, no curve chosen yet (the default curve
+        is drawn as a starting point only)."""
+        return cls(n_tokens, curve_ready=False)
+
+    @property
+    def curve_problem(self) -> str | None:
+        """Why this edit's curve cannot be stored yet, in one line; None when it can.
+
+        Examples:
+            >>> LeadEdit(5).curve_problem is None
+            True
+            >>> LeadEdit.blank(5).curve_problem
+            'The curve is not set yet: place 3–5 points on the chart or type ξ, ω and α.'
+            >>> two = LeadEdit.blank(5).with_point_event({"action": "add", "x": 40, "y": 0.5})
+            >>> two.with_point_event({"action": "add", "x": 60, "y": 0.2}).curve_problem
+            'The curve is not set yet: 2 points are placed and a curve needs at least 3 (or type ξ, ω and α).'
+        """
+        if self.curve_ready:
+            return None
+        if 0 < len(self.points) < 3:
+            placed = "1 point is" if len(self.points) == 1 else f"{len(self.points)} points are"
+            return (f"The curve is not set yet: {placed} placed and a curve needs at least 3 "
+                    "(or type ξ, ω and α).")
+        if self.points:
+            why = f" ({self.message.rstrip('.')})" if self.message else ""
+            return f"The curve is not set yet: the points do not define a curve{why}; move them or type ξ, ω and α."
+        return "The curve is not set yet: place 3–5 points on the chart or type ξ, ω and α."
 
     @property
     def segmentation(self) -> Segmentation:
@@ -111,18 +147,23 @@ class LeadEdit:
         return replace(self, segment_axes=tuple(chosen))
 
     def with_parameter(self, name: str, value: float) -> "LeadEdit":
-        """ξ, ω or α typed by hand (the last fit's message no longer applies)."""
+        """ξ, ω or α typed by hand (the last fit's message no longer applies; the curve is now
+        chosen)."""
         if name not in PARAMETERS:
             raise ValueError(f"unknown curve parameter {name!r}")
-        return replace(self, **{name: float(value)}, message=None)
+        return replace(self, **{name: float(value)}, message=None, curve_ready=True)
 
     def with_point_event(self, event: Mapping[str, Any]) -> "LeadEdit":
         """Apply one chart event (add / move / remove a point) and refit
         (:func:`annotation.editing.edit_points`): a fitted curve replaces ξ, ω, α; without one
-        the parameters typed so far stay. The fit's message is kept for the page to show."""
+        the parameters typed so far stay, but the curve no longer counts as chosen while points
+        stand that define none (:attr:`curve_problem`), nor after they are all removed. The fit's message is kept for the page to show."""
         content, message = edit_points(AnnotationContent(points=self.points), event)
-        fitted = {p: getattr(content, p) for p in PARAMETERS} if content.has_parameters else {}
-        return replace(self, points=content.points, message=message, **fitted)
+        if content.has_parameters:
+            fitted = {p: getattr(content, p) for p in PARAMETERS}
+            return replace(self, points=content.points, message=message, curve_ready=True, **fitted)
+        ready = self.curve_ready and not content.points
+        return replace(self, points=content.points, message=message, curve_ready=ready)
 
     def resolution(self, sources: tuple[int | str, ...]) -> Resolution:
         """The edit as an :data:`~annotation.resolution.EDITED` resolution by ``sources``.

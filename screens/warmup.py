@@ -235,7 +235,7 @@ with gold_tab:
 
         if G not in st.session_state:
             g = w.gold
-            st.session_state[G] = (LeadEdit(w.n_tokens) if g is None else
+            st.session_state[G] = (LeadEdit.blank(w.n_tokens) if g is None else
                                    LeadEdit(w.n_tokens, g.boundaries, g.segment_axes, g.xi, g.omega, g.alpha))
         edit: LeadEdit = st.session_state[G]
 
@@ -258,6 +258,8 @@ with gold_tab:
         with params_col:
             if edit.message:
                 st.warning(edit.message)
+            elif edit.curve_problem:
+                st.info(edit.curve_problem, icon=":material/info:")
             parameter_inputs(G, G)
             st.caption(curve_description(edit.xi, edit.omega, edit.alpha))
             st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")

@@ -296,6 +296,8 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
                 raise InvalidInput("The edited resolution does not fit this text.")
             if edit.has_unlabelled_segment:
                 raise InvalidInput("Every segment of the resolution needs at least one axis.")
+            if edit.curve_problem:  # no annotation had a curve and the lead typed none
+                raise InvalidInput(f"Not stored. {edit.curve_problem}")
             gold = store_gold(s, smp, edit.resolution((actor.username,)), "edited", actor.user_id, note)
         elif decision == "take_version":
             chosen = next((a for a in anns if a.id == annotation_id), None)

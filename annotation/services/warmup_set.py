@@ -260,6 +260,8 @@ def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit |
         for a in (x for axes in resolution.segment_axes for x in axes):
             if not is_axis_name(a):
                 raise InvalidInput(f"Unknown axis {a!r}.")
+        if edit is not None and edit.curve_problem:
+            raise InvalidInput(f"Gold not stored. {edit.curve_problem}")
         params = (resolution.xi, resolution.omega, resolution.alpha)
         if None in params or not all(math.isfinite(float(p)) for p in params):  # type: ignore[arg-type]
             raise InvalidInput("The gold needs a curve: ξ, ω and α as numbers.")

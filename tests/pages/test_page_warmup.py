@@ -162,6 +162,34 @@ def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
     assert any("Stored" in c.value for c in at.caption)
 
 
+def test_saving_gold_whose_points_define_no_curve_yet_is_refused(open_page, db, lead, project):
+    """Two of three fast clicks on the chart registered: the edit holds 2 points and the default
+    curve. "Save gold" used to store ξ 60, ω 10, α 0 and say nothing; it is refused in a line."""
+    warmup_set.mark_warmup(db, lead, project.id, ["S-001"])
+    sid = _sid(db, project.id, "S-001")
+    at = open_page()
+    G = f"warmup.gold.{sid}"
+    edit = replace(at.session_state[G], segment_axes=(("main",),))
+    for x, y in ((27.6, 0.77), (21.6, 0.41)):  # what the chart's on_change does per point
+        edit = edit.with_point_event({"action": "add", "x": x, "y": y})
+    at.session_state[G] = edit
+    run(at)
+    at.button(key="warmup.save_gold").click()
+    run(at)
+    assert errors(at) == ["Gold not stored. The curve is not set yet: 2 points are placed and a curve "
+                          "needs at least 3 (or type ξ, ω and α)."]
+    with db.read() as s:
+        assert s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == sid)) is None
+    at.session_state[G] = at.session_state[G].with_point_event({"action": "add", "x": 31.6, "y": 0.41})
+    run(at)
+    at.button(key="warmup.save_gold").click()
+    run(at)
+    assert not errors(at)
+    with db.read() as s:
+        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == sid))
+    assert gold is not None and gold.xi != 60.0
+
+
 def test_a_merged_segments_late_axes_report_changes_no_other_gold_segment(open_page, db, lead, project):
     """The gold editor is the Review page's: after a boundary click the browser may still report
     the box of a segment that no longer exists, and that report must not land on the segment
@@ -171,7 +199,8 @@ def test_a_merged_segments_late_axes_report_changes_no_other_gold_segment(open_p
     at = open_page()
     G = f"warmup.gold.{sid}"
     at.session_state[G] = replace(at.session_state[G], boundaries=(0, 4, 9),
-                                  segment_axes=(("static",), ("main", "opinion"), ("main",)))
+                                  segment_axes=(("static",), ("main", "opinion"), ("main",)),
+                                  xi=40.0, curve_ready=True)  # as if ξ were typed
     run(at)
     middle = at.multiselect(key=f"{G}.axes.4.5")
     assert middle.value == ["main", "opinion"]
@@ -229,7 +258,7 @@ def test_the_board_words_each_figure_by_the_shared_verdict(open_page, db, ann, w
     assert metric_values(at)["Jaccard (token, axis)"] == "—"
     captions = _captions(at)
     assert "— needs ≥ 1 submitted warm-up sample" in captions
-    assert "— needs ≥ 2 submitted warm-up samples with a curve" in captions
+    assert "— needs ≥ 1 submitted warm-up sample with a curve" in captions
     assert not any("None" in c or "not enough data" in c for c in captions)
 
     _poor_warmup(db, ann, warm.id)

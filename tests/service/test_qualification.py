@@ -378,6 +378,28 @@ def test_gold_is_validated(db, lead, warm_project):
     assert w.gold.segment_axes == (("static",), ("main",)) and w.gold.decided_by == "lead1"
 
 
+def test_gold_whose_curve_was_never_chosen_is_refused_and_nothing_changes(db, lead, warm_project):
+    """The gold editor once stored the default curve (ξ 60, ω 10, α 0) when only 2 of 3 clicked
+    points had registered. An edit whose curve is only the starting point is refused in one line."""
+    from annotation.lead_edit import LeadEdit
+
+    sid = sample_id(db, warm_project, "S-002")
+    [before] = [w for w in warmup_set.warmup_samples(db, lead, warm_project) if w.sample_id == sid]
+    edit = LeadEdit.blank(14).toggled(4).with_segment_axes(0, 4, ["static"]).with_segment_axes(4, 14, ["main"])
+    for x, y in ((27.6, 0.77), (21.6, 0.41)):  # two of the three points
+        edit = edit.with_point_event({"action": "add", "x": x, "y": y})
+    with pytest.raises(InvalidInput, match="^Gold not stored. The curve is not set yet: 2 points are placed"):
+        warmup_set.set_warmup_gold(db, lead, sid, edit)
+    with pytest.raises(InvalidInput, match="place 3–5 points on the chart or type"):
+        warmup_set.set_warmup_gold(db, lead, sid, LeadEdit.blank(14).with_segment_axes(0, 14, ["main"]))
+    [after] = [w for w in warmup_set.warmup_samples(db, lead, warm_project) if w.sample_id == sid]
+    assert (after.gold.xi, after.gold.omega, after.gold.alpha) == (before.gold.xi, before.gold.omega,
+                                                                   before.gold.alpha) == GOLD_CURVES["S-002"]
+    edit = edit.with_point_event({"action": "add", "x": 31.6, "y": 0.41})  # the third point: a curve
+    stored = warmup_set.set_warmup_gold(db, lead, sid, edit)
+    assert stored.xi == pytest.approx(edit.xi) and edit.xi != 60.0
+
+
 def test_unmark_returns_untouched_samples_and_retires_annotated_ones(db, make_user, lead, warm_project):
     pid = warm_project
     ann = make_user("ann")

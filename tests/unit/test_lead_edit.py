@@ -34,7 +34,9 @@ def test_it_starts_from_the_proposal_or_the_default_curve():
         (0, 3), (("main",), ("main", "static")), 40.0, 8.0, 1.0)
     without_curve = Resolution((0,), (("main",),), None, None, None, ("a",), 6)
     assert LeadEdit.from_proposal(without_curve, 6).xi == DEFAULT_PARAMETERS["xi"]
-    assert LeadEdit.from_proposal(None, 6) == LeadEdit(6, (0,), ((),), **DEFAULT_PARAMETERS)
+    assert LeadEdit.from_proposal(without_curve, 6).curve_problem  # a starting point, not a choice
+    assert LeadEdit.from_proposal(None, 6) == LeadEdit(6, (0,), ((),), **DEFAULT_PARAMETERS, curve_ready=False)
+    assert e.curve_problem is None
 
 
 def test_boundary_clicks_keep_the_axes_of_surviving_segments():
@@ -67,3 +69,24 @@ def test_the_resolution_is_an_edited_one_by_the_lead():
     assert (gold.method, gold.sources, gold.parameter_sources) == (EDITED, ("lead",), ())
     assert (gold.boundaries, gold.segment_axes, gold.xi, gold.n_tokens) == ((0, 2), (("main",), ("static",)), 50.0, 4)
     assert LeadEdit(4, (0, 2), (("main",), ())).has_unlabelled_segment
+
+
+def test_a_curve_is_stored_only_once_chosen_by_three_points_or_by_typing():
+    """The gold editor once stored the default curve (ξ 60, ω 10, α 0) when only 2 of 3 clicked
+    points had registered: the edit now says its curve is not set until points fit one or the
+    lead types ξ, ω, α."""
+    blank = LeadEdit.blank(6)
+    assert blank.curve_problem == "The curve is not set yet: place 3–5 points on the chart or type ξ, ω and α."
+    two = blank
+    for x, y in ((27.6, 0.77), (21.6, 0.41)):
+        two = two.with_point_event({"action": "add", "x": x, "y": y})
+    assert (two.xi, two.omega, two.alpha) == (60.0, 10.0, 0.0) and len(two.points) == 2
+    assert two.curve_problem.startswith("The curve is not set yet: 2 points are placed")
+    three = two.with_point_event({"action": "add", "x": 31.6, "y": 0.41})
+    assert three.curve_problem is None and three.xi != 60.0
+    # a stored gold (curve chosen) with one stray point placed: the stray point must go or be joined
+    stray = LeadEdit(6, xi=40.0, omega=8.0, alpha=1.0).with_point_event({"action": "add", "x": 10, "y": 0.1})
+    assert stray.curve_problem.startswith("The curve is not set yet: 1 point is placed")
+    assert stray.with_point_event({"action": "remove", "index": 0}).curve_problem  # nothing chosen since
+    assert blank.with_parameter("xi", 60.0).curve_problem is None  # typed: chosen, even the default value
+    assert two.with_parameter("omega", 10.0).curve_problem is None
