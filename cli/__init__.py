@@ -225,7 +225,14 @@ def cmd_exports(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
     """Run the baselines on an export folder without the app; print the results table."""
-    from annotation.training import TrainingConfig, TrainingInputError, results_table, run_training
+    from annotation.training import (
+        METRIC_LABELS,
+        UNDEFINED_REASONS,
+        TrainingConfig,
+        TrainingInputError,
+        results_table,
+        run_training,
+    )
 
     export_dir = Path(args.export_dir)
     run_dir = Path(args.run_dir) if args.run_dir else export_dir.parent / f"{export_dir.name}-run-{int(time.time())}"
@@ -243,7 +250,11 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
               f"{results.device} · {results.total_seconds:.1f} s · run folder {run_dir}\n"
               "metrics on the test split (z-scored targets, mean over location/scale/skewness; "
               "curve scores in log-time units)")
-    return header + "\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
+    text = table.to_string(float_format=lambda v: f"{v:.4f}", na_rep="—")
+    undefined = [c for c in table.columns if table[c].isna().any()]
+    notes = "".join(f"\n— {METRIC_LABELS[c]}: undefined, {UNDEFINED_REASONS.get(c, 'cannot be computed on these samples')}"
+                    for c in undefined)
+    return header + "\n" + text + notes
 
 
 def cmd_run_job(db: Database, args: argparse.Namespace) -> str:

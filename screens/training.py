@@ -18,6 +18,7 @@ from annotation.training import (
     METRIC_LABELS,
     MODEL_NAMES,
     TARGET_KEYS,
+    UNDEFINED_REASONS,
 )
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
@@ -36,14 +37,31 @@ STATUS_ICONS = {"queued": ":material/schedule:", "running": ":material/autorenew
                 "cancelled": ":material/cancel:"}
 
 
+def _metric_text(value) -> str:  # type: ignore[no-untyped-def]
+    """A metric as the table shows it: 4 decimals, or "—" when it is undefined (stored as null)."""
+    return "—" if value is None or value != value else f"{float(value):.4f}"
+
+
 def results_frame(job: jobs.JobInfo) -> pd.DataFrame:
-    """The paper-style table of a finished job: one row per model (and ablation)."""
+    """The paper-style table of a finished job: one row per model (and ablation); an undefined
+    metric reads "—" (:func:`undefined_note` says why), never "None" or NaN."""
     rows = job.result.get("rows") or []
     return pd.DataFrame([{
         "model": MODEL_LABELS.get(r["model"], r["model"]),
         "inputs": ABLATION_LABELS.get(r["ablation"], r["ablation"]),
-        **{METRIC_LABELS[c]: r.get(c) for c in METRIC_COLUMNS},
-    } for r in rows])
+        **{METRIC_LABELS[c]: _metric_text(r.get(c)) for c in METRIC_COLUMNS},
+    } for r in rows], columns=["model", "inputs", *(METRIC_LABELS[c] for c in METRIC_COLUMNS)])
+
+
+def undefined_note(jobs_shown: list[jobs.JobInfo]) -> str | None:
+    """One line naming each metric shown as "—" and why, or None when every metric has a value."""
+    missing = [c for c in METRIC_COLUMNS
+               if any(r.get(c) is None for j in jobs_shown for r in j.result.get("rows") or [])]
+    if not missing:
+        return None
+    return "— undefined on this test split: " + "; ".join(
+        f"{METRIC_LABELS[c]} {UNDEFINED_REASONS.get(c, 'cannot be computed on these samples')}"
+        for c in missing) + "."
 
 
 def loss_chart(job: jobs.JobInfo) -> go.Figure | None:
@@ -193,9 +211,9 @@ if job.status == "succeeded" and job.result.get("rows"):
                f"{result.get('metric_scale', '')}")
     table = results_frame(job)
     show_table(table, hide_index=True, width="stretch", key=f"training.results.{job.id}",
-               download=f"training-job-{job.id}.csv", download_label="Download the results (CSV)",
-               column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
-                              for c in METRIC_COLUMNS})
+               download=f"training-job-{job.id}.csv", download_label="Download the results (CSV)")
+    if (note := undefined_note([job])) is not None:
+        st.caption(note)
     chart = loss_chart(job)
     if chart is not None:
         st.markdown("**Loss curves** (neural networks)")
@@ -215,6 +233,6 @@ if len(finished) > 1:
         frame.insert(0, "job", job_id)
         frames.append(frame)
     if frames:
-        show_table(pd.concat(frames, ignore_index=True), hide_index=True, width="stretch",
-                   column_config={METRIC_LABELS[c]: st.column_config.NumberColumn(format="%.4f")
-                                  for c in METRIC_COLUMNS})
+        show_table(pd.concat(frames, ignore_index=True), hide_index=True, width="stretch")
+        if (note := undefined_note([by_id[i] for i in compare])) is not None:
+            st.caption(note)

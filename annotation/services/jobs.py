@@ -140,6 +140,9 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
             raise NotFound(f"There is no export {export_id} in this project.")
         if export.status != "complete":
             raise InvalidInput(f"Export {export_id} is not complete ({export.status}).")
+        short = _too_few_samples(export, checked.benchmark)
+        if short:
+            raise InvalidInput(short)
         if not launcher and not Path(export.path, "export.json").is_file():
             raise InvalidInput(f"The folder of export {export_id} ({export.path}) is no longer on this "
                                "server; repeat the export first.")
@@ -158,6 +161,21 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
         except (OSError, ValueError, KeyError) as exc:
             _finish(db, job_id, "failed", f"The worker could not be started: {exc}")
     return get_job(db, actor, job_id)
+
+
+def _too_few_samples(export: DatasetExport, benchmark: int) -> str | None:
+    """Why ``export`` cannot train on ``benchmark`` (a split under the minimum), or None."""
+    from annotation.export import BENCHMARK_CONFIGS
+    from annotation.training import MIN_SAMPLES_PER_SPLIT, SPLITS
+
+    sizes = (export.counts or {}).get(BENCHMARK_CONFIGS[benchmark], {})
+    short = [f"{split} {int(sizes.get(split, 0))}" for split in SPLITS
+             if int(sizes.get(split, 0)) < MIN_SAMPLES_PER_SPLIT]
+    if not short:
+        return None
+    return (f"Export {export.id} is too small to train on benchmark {benchmark}: {', '.join(short)} "
+            f"sample(s); training needs at least {MIN_SAMPLES_PER_SPLIT} in each of train, validation and "
+            "test (R² and Spearman ρ on fewer mean nothing). Export more gold first.")
 
 
 #: the placeholder older launchers used; the URL it put on the command line carries the password

@@ -15,6 +15,7 @@ from __future__ import annotations
 from .ablations import ABLATIONS, apply_ablation
 from .config import TrainingConfig
 from .data import (
+    MIN_SAMPLES_PER_SPLIT,
     SPLITS,
     TARGET_KEYS,
     ExportManifest,
@@ -40,6 +41,7 @@ from .grids import BASELINE_MODELS, DEFAULT_GRIDS, MODEL_NAMES
 from .results import (
     METRIC_COLUMNS,
     METRIC_LABELS,
+    UNDEFINED_REASONS,
     ResultRow,
     TrainingResults,
     load_run,
@@ -50,7 +52,8 @@ from .synthetic import write_synthetic_export
 
 __all__ = [
     "ABLATIONS", "BASELINE_MODELS", "DEFAULT_GRIDS", "DEVICE_PREFERENCES", "ENCODER_NAMES",
-    "METRIC_COLUMNS", "METRIC_LABELS", "MODEL_NAMES", "SPLITS", "TARGET_KEYS",
+    "METRIC_COLUMNS", "METRIC_LABELS", "MIN_SAMPLES_PER_SPLIT", "MODEL_NAMES", "SPLITS", "TARGET_KEYS",
+    "UNDEFINED_REASONS",
     "BadConfigError", "BadGridError", "DeviceUnavailableError", "ExportFormatError",
     "ExportManifest", "ExportNotFoundError", "HashingEncoder", "NotEnoughSamplesError",
     "ResultRow", "RunFolderError", "Sample", "SbertEncoder", "TextEncoder", "TrainingCancelled",

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import special, stats
 from scipy.integrate import trapezoid
 
-from .data import TARGET_KEYS
+from .data import MIN_SAMPLES_PER_SPLIT, TARGET_KEYS
 
 #: the headline point metrics, in table order
 POINT_METRICS: tuple[str, ...] = ("mse", "mae", "r2", "spearman", "nll")
@@ -46,6 +46,11 @@ CURVE_METRICS: tuple[str, ...] = ("curve_nll", "curve_crps")
 GRID_HALF_WIDTH = 8.0
 #: smallest σ used by the pooled NLL (perfect predictions would otherwise give −∞)
 MIN_SIGMA = 1e-12
+#: R² and Spearman ρ need at least this many test samples (the least a split may have) …
+MIN_RANK_SAMPLES = MIN_SAMPLES_PER_SPLIT
+#: … and gold values that spread: a test column whose standard deviation is below this (targets
+#: are z-scored by the training split, so this is 10⁻⁶ of the training spread) has no R²
+MIN_TARGET_SD = 1e-6
 
 
 @dataclass(frozen=True)
@@ -100,9 +105,18 @@ def point_metrics(y_true: np.ndarray, y_pred: np.ndarray, *,
     Each is computed per column and averaged over the columns, except ``nll``, whose σ pools
     the residuals of all columns (:func:`pooled_gaussian_nll` of the whole residual matrix —
     the same as averaging the per-column NLLs under one shared σ). R² is 1 − SS_res/SS_tot per
-    column (``sklearn.metrics.r2_score``; a constant target column gives 1 if predicted exactly,
-    else 0); ρ is NaN when either column is constant. Pass the original-unit arrays to also get
+    column (``sklearn.metrics.r2_score``). R² and ρ are NaN — undefined, never a number the data
+    cannot support — on fewer than :data:`MIN_RANK_SAMPLES` samples; R² also for a gold column
+    that hardly varies (standard deviation below :data:`MIN_TARGET_SD`: its SS_tot is rounding
+    noise, and 1 − SS_res/SS_tot ran to −2·10²⁸), ρ when either column is constant. An average
+    over the parameters with one undefined is undefined. Pass the original-unit arrays to also get
     ``mae_original`` per parameter.
+
+    Examples:
+        >>> gold = np.array([[0.5, 1.0, 0.0], [0.5 + 1e-15, 2.0, 0.0]])
+        >>> m = point_metrics(gold, gold + 0.1)
+        >>> math.isnan(m.r2), math.isnan(m.spearman), round(m.mse, 6)
+        (True, True, 0.01)
     """
     from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
@@ -114,7 +128,10 @@ def point_metrics(y_true: np.ndarray, y_pred: np.ndarray, *,
     mse = mean_squared_error(t, p, multioutput="raw_values")
     mae = mean_absolute_error(t, p, multioutput="raw_values")
     r2 = r2_score(t, p, multioutput="raw_values")
-    rho = np.array([_spearman(t[:, j], p[:, j]) for j in range(t.shape[1])])
+    spread_ok = t.std(axis=0) >= MIN_TARGET_SD
+    r2 = np.where(spread_ok & (t.shape[0] >= MIN_RANK_SAMPLES), r2, np.nan)
+    rho = np.array([_spearman(t[:, j], p[:, j]) if t.shape[0] >= MIN_RANK_SAMPLES else math.nan
+                    for j in range(t.shape[1])])
     per: dict[str, dict[str, float]] = {}
     for j, name in enumerate(names):
         per[name] = {"mse": float(mse[j]), "mae": float(mae[j]), "r2": float(r2[j]),

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .ablations import check_ablation
 from .config import TrainingConfig
+from .data import MIN_SAMPLES_PER_SPLIT
 from .errors import RunFolderError
 
 #: metric columns of the results table, in order (see :mod:`annotation.training.metrics`)
@@ -39,6 +40,12 @@ CONFIG_FILE = "config.json"
 #: values of :attr:`TrainingResults.status`
 STATUSES: tuple[str, ...] = ("running", "completed", "cancelled", "failed")
 #: how the metrics are scaled (stored with every run)
+#: why a metric without a value has none, shown beside its "—" (see
+#: :func:`annotation.training.metrics.point_metrics`)
+UNDEFINED_REASONS: dict[str, str] = {
+    "r2": f"needs ≥ {MIN_SAMPLES_PER_SPLIT} test samples whose gold values differ (in every parameter)",
+    "spearman": f"needs ≥ {MIN_SAMPLES_PER_SPLIT} test samples whose gold values and predictions both vary",
+}
 METRIC_SCALE_NOTE = ("mse, mae, r2, spearman, nll: z-scored targets (training-split mean/std), "
                      "averaged over location, scale, skewness; curve_nll, curve_crps: original "
                      "log-time units of the export's base, mean over test samples")

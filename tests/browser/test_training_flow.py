@@ -23,7 +23,7 @@ def exported(tmp_path):
     url = f"sqlite:///{tmp_path / 'training.db'}"
     db = Database.connect(url)
     admin = accounts.create_first_admin(db, "admin", "admin-password")
-    project_id = gold_project(db, admin, 30, "Gold")
+    project_id = gold_project(db, admin, 45, "Gold")  # benchmark 1: 30 samples, test split 3
     exports.export_dataset(db, admin, project_id, tmp_path / "export", seed=4, include_agreement=False)
     yield url
     db.dispose()

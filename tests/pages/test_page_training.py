@@ -15,7 +15,7 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 @pytest.fixture
 def exported(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
-    pid = gold_project(db, lead, n=30)
+    pid = gold_project(db, lead, n=45)  # benchmark 1: 30 samples, test split 3 (the least training takes)
     return pid, exports.export_dataset(db, lead, pid, tmp_path / "export", seed=2, include_agreement=False).id
 
 
@@ -47,6 +47,13 @@ def test_launch_runs_a_worker_and_shows_its_results(make_app, db, lead, exported
     table = at.dataframe[0].value
     assert list(table["model"]) == ["Mean (reference)", "Linear regression"]
     assert {"MSE", "MAE", "R²", "Spearman ρ", "NLL", "Curve NLL", "Curve CRPS"} <= set(table.columns)
+    # the mean model predicts one value (and these gold texts are annotated alike): ρ is undefined,
+    # shown "—" with the reason, never "None" or NaN
+    assert list(table["Spearman ρ"])[0] == "—"
+    assert "None" not in table.to_string() and "nan" not in table.to_string()
+    assert any(c.value.startswith("— undefined on this test split: ")
+               and "Spearman ρ needs ≥ 3 test samples whose gold values and predictions both vary" in c.value
+               for c in at.caption)
     assert len(at.get("plotly_chart")) == 1  # predicted vs gold, a panel per parameter (no NN: no loss chart)
 
 

@@ -319,7 +319,10 @@ def test_train_from_the_command_line_needs_no_database(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("export synthetic-3-120 · benchmark 1 · hashing")
     assert "mse" in lines[2] and "curve_crps" in lines[2]
-    assert [line.split()[0] for line in lines[4:]] == ["mean", "linear"]
+    assert [line.split()[0] for line in lines[4:6]] == ["mean", "linear"]
+    # the mean model predicts one value: its Spearman ρ is undefined, shown "—" and said why
+    assert lines[4].split()[5] == "—" and lines[6:] == [
+        "— Spearman ρ: undefined, needs ≥ 3 test samples whose gold values and predictions both vary"]
     assert (tmp_path / "run" / "metrics.json").is_file()
     assert not (tmp_path / "never-created.db").exists()
     missing = run(env_url, "train", str(tmp_path / "nowhere"))

@@ -39,7 +39,7 @@ shift
 @pytest.fixture
 def export(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
-    pid = gold_project(db, lead, n=30)
+    pid = gold_project(db, lead, n=45)  # benchmark 1: 30 samples, test split 3 (the least training takes)
     rec = exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
     # the URL the app hands its workers carries a password (the server trusts us and ignores it)
     url = db.engine.url.set(password=SECRET).render_as_string(hide_password=False)

@@ -27,7 +27,7 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 @pytest.fixture
 def export(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
-    pid = gold_project(db, lead, n=30)
+    pid = gold_project(db, lead, n=45)  # benchmark 1: 30 samples, test split 3 (the least training takes)
     rec = exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
     return pid, rec.id
 
@@ -66,6 +66,22 @@ def test_bad_launches_store_nothing(db, lead, export, make_user, tmp_path):
     shutil.rmtree(tmp_path / "export")
     with pytest.raises(InvalidInput, match="no longer on this server"):
         jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
+    assert count(db, Job) == 0
+
+
+def test_an_export_too_small_to_score_a_model_is_refused_with_the_minimum(db, lead, tmp_path, monkeypatch):
+    """A job on an export with 1 or 2 test samples used to be launched: on 1 it failed, on 2 it
+    'succeeded' with R² = −2·10²⁸ for every model. The launch is refused, naming the splits."""
+    monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    pid = gold_project(db, lead, n=12, name="Tiny")  # benchmark 1: 8 samples
+    rec = exports.export_dataset(db, lead, pid, tmp_path / "tiny", seed=3, include_agreement=False)
+    assert rec.split_sizes[1] == {"train": 6, "validation": 1, "test": 1}
+    with pytest.raises(InvalidInput, match=(
+            rf"^Export {rec.id} is too small to train on benchmark 1: validation 1, test 1 "
+            r"sample\(s\); training needs at least 3 in each of train, validation and test")):
+        jobs.launch_training(db, lead, pid, rec.id, QUICK, start=False)
+    with pytest.raises(InvalidInput, match="benchmark 2: validation 1, test 0 sample"):
+        jobs.launch_training(db, lead, pid, rec.id, {**QUICK, "benchmark": 2}, start=False)
     assert count(db, Job) == 0
 
 

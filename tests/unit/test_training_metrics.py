@@ -169,3 +169,16 @@ def test_target_scaler_of_a_constant_column_does_not_divide_by_zero():
     scaler = fit_target_scaler(np.array([[1.0, 5.0, 0.0], [3.0, 5.0, 2.0]]))
     assert scaler.std[1] == 1.0
     assert np.all(np.isfinite(scaler.transform(np.array([[0.0, 7.0, 0.0]]))))
+
+
+def test_r2_and_spearman_are_undefined_where_the_test_split_cannot_support_them():
+    """On 2 test samples whose gold differed by rounding noise R² came out as −2·10²⁸ and ρ as
+    'None'. Fewer than 3 samples, or a gold column without spread, give NaN (shown as "—")."""
+    gold = np.array([[0.3, 1.0, -0.2], [0.3 + 4e-16, 1.5, 0.4], [0.3 - 4e-16, 0.2, 0.1]])
+    pred = gold + np.array([[0.1, -0.1, 0.05], [0.2, 0.1, -0.05], [-0.1, 0.0, 0.1]])
+    m = point_metrics(gold, pred)
+    assert math.isnan(m.per_parameter["location"]["r2"]) and math.isnan(m.r2)  # no spread in ξ
+    assert np.isfinite(m.per_parameter["scale"]["r2"]) and abs(m.per_parameter["scale"]["r2"]) < 2
+    two = point_metrics(gold[1:], pred[1:])
+    assert all(math.isnan(two.per_parameter[p][k]) for p in two.per_parameter for k in ("r2", "spearman"))
+    assert np.isfinite(two.mse) and np.isfinite(two.mae) and np.isfinite(two.nll)
