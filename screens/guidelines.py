@@ -7,5 +7,6 @@ from ui.session import require_actor
 
 require_actor()
 guide = current_guidelines()
+st.title("Guidelines")
 st.caption(f"Guidelines version {guide.version}")
 st.markdown(guide.text)

@@ -12,6 +12,10 @@ app meets Streamlit's "Page not found" dialog:
   once the administrator exists and is signed in, the rerun opens the page the URL named.
 * signed in: the pages the role allows, in the sidebar; each page it does not allow is a hidden
   stand-in that leaves a plain message and switches to the default page (My queue).
+
+Streamlit serves its *default* page at ``/`` and answers the default page's own ``url_path`` with
+"Page not found" (``/queue`` did, for every signed-in user). So no real page is the default: the
+default is a hidden page at ``/`` that switches to My queue at ``/queue``.
 """
 
 from __future__ import annotations
@@ -100,20 +104,32 @@ def _refusal(spec: PageSpec, actor: Actor, default: st.Page) -> Callable[[], Non
     return not_for_this_role
 
 
+#: the URL path of the hidden page at ``/`` (module docstring); no page of ``PAGES`` may take it
+HOME_PATH = "start"
+
+
+def _home(default: st.Page) -> Callable[[], None]:
+    def start_page() -> None:
+        st.switch_page(default)
+
+    return start_page
+
+
 def signed_in_navigation(actor: Actor) -> st.navigation:
-    """The pages ``actor``'s role allows, by section, and a hidden refusal under every other
-    page's path."""
+    """The pages ``actor``'s role allows, by section, a hidden refusal under every other page's
+    path, and the hidden page at ``/`` that opens the default page (module docstring)."""
     allowed = [spec for spec in PAGES if actor.has_role(spec.role)]
-    real = {spec.url_path: st.Page(spec.script, title=spec.title, icon=spec.icon,
-                                   url_path=spec.url_path, default=spec.default)
+    real = {spec.url_path: st.Page(spec.script, title=spec.title, icon=spec.icon, url_path=spec.url_path)
             for spec in allowed}
     default = next(real[spec.url_path] for spec in allowed if spec.default)
     sections: dict[str, list[st.Page]] = {}
     for spec in allowed:
         sections.setdefault(spec.section, []).append(real[spec.url_path])
-    refused = [st.Page(_refusal(spec, actor, default), title=spec.title, icon=spec.icon,
-                       url_path=spec.url_path, visibility="hidden")
-               for spec in PAGES if spec.url_path not in real]
-    if refused:  # hidden pages draw nothing in the menu; they join the last section
-        sections[list(sections)[-1]].extend(refused)
+    hidden = [st.Page(_refusal(spec, actor, default), title=spec.title, icon=spec.icon,
+                      url_path=spec.url_path, visibility="hidden")
+              for spec in PAGES if spec.url_path not in real]
+    hidden.append(st.Page(_home(default), title=default.title, icon=default.icon, url_path=HOME_PATH,
+                          default=True, visibility="hidden"))
+    # hidden pages draw nothing in the menu; they join the last section
+    sections[list(sections)[-1]].extend(hidden)
     return st.navigation(sections, expanded=True)

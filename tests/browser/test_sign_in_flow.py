@@ -151,7 +151,7 @@ def test_a_deep_link_the_role_does_not_allow_lands_on_the_queue_with_a_message(p
     wait_for_idle(page)
     expect_no_page_not_found(page)
     expect(page.get_by_role("heading", name="Review")).to_have_count(0)
-    assert page.url.rstrip("/") == base
+    assert page.url == f"{base}/queue"  # My queue at its own path (was /, the default page)
 
 
 def test_sign_out_revokes_the_old_cookie(page, app, chromium_browser):
