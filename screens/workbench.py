@@ -178,8 +178,9 @@ def _on_events(annotation_id: int, batch: dict) -> None:
                                                 batch["base_version"], batch["events"],
                                                 seconds_delta=now - state.clock)
     except (StaleVersion, AlreadySubmitted) as exc:
-        st.session_state[K_STATE] = replace(state, conflict=str(exc),
-                                            notices=(Notice("error", str(exc)),))
+        # what happened and the way on ("Load the newer version"), nothing else
+        st.session_state[K_STATE] = replace(state, conflict=str(exc), fit_message=None,
+                                            notices=(Notice("warning", str(exc)),))
         return
     except Exception as exc:  # noqa: BLE001 — service errors and a busy database become notices
         message = failure_message(exc)
@@ -338,10 +339,12 @@ def _workbench() -> None:
     _header(item, status)
     quota_reached = bool(status and status.quota_reached) and not item.is_submitted
     notices = state.notices
-    if quota_reached:
+    if state.conflict is not None:
+        notices = state.notices  # the conflict alone: no quota or submitted line beside it
+    elif quota_reached:
         notices += (Notice("info", f"You reached today's quota of {status.daily_quota}. "
                                    "Your work is saved as a draft."),)
-    if item.is_submitted and item.submitted_at is not None:
+    if item.is_submitted and item.submitted_at is not None and state.conflict is None:
         notices += (Notice("info", f"Submitted {item.submitted_at:%Y-%m-%d %H:%M} UTC — submitted "
                                    "work cannot be changed (a lead can reopen it)."),)
     facts = SessionFacts(
@@ -349,7 +352,8 @@ def _workbench() -> None:
         confirm_submit=project.settings.confirm_submit, quota_reached=quota_reached,
         project_name=project.name, sample_number=_sample_number(item), notices=notices,
         fit_message=state.fit_message if state.fit_about == _fit_key(item) else None,
-        read_only=item.is_submitted or state.conflict is not None)
+        read_only=item.is_submitted or state.conflict is not None,
+        conflict=state.conflict is not None and not item.is_submitted)
     view = build_view(item, facts)
     annotation_surface(view, key=f"wb.surface.{item.annotation_id}",
                        on_events=partial(_on_events, item.annotation_id))

@@ -72,6 +72,8 @@ class SessionFacts:
     notices: tuple[Notice, ...] = ()
     fit_message: str | None = None
     read_only: bool = False
+    #: another tab saved newer work (the surface waits for "Load the newer version")
+    conflict: bool = False
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -155,6 +157,8 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "layout": facts.layout,
         "confirm_submit": facts.confirm_submit,
         "read_only": read_only,
+        # why the surface is read-only: its fixed line and its save status say so
+        "read_only_reason": "conflict" if facts.conflict else ("submitted" if read_only else None),
         "quota_reached": facts.quota_reached,
         "tokens": token_texts(item.parent_text),
         "spaces": spaces_after(item.parent_text),

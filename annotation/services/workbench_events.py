@@ -98,8 +98,8 @@ def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: i
         start = 0  # a new client (tab, reload) that started from the stored state takes over
     else:
         raise StaleVersion(
-            "This sample was changed in another tab or window after you opened it here "
-            f"(version {a.version}, yours {base_version}). Reload to continue with the newer work."
+            "Another tab saved newer work on this sample (version "
+            f"{a.version}; this tab has {base_version}). Load the newer version to go on from it."
         )
     r = event_log.replay(stored_content(a), a.step, smp.n_tokens, start, events, stop_at_submit=True)
     refused, fit_message = list(r.refused), r.fit_message

@@ -183,7 +183,12 @@ def test_an_older_tab_cannot_overwrite_newer_work(chromium_browser, run_streamli
         settled(first, 1)
         assert stored(db)[0].boundaries == [0, 3]
         second.locator(f"{SURFACE} [data-gap='5']").click()
-        expect(second.get_by_text("changed in another tab", exact=False).first).to_be_visible(timeout=20_000)
+        expect(second.get_by_text("Another tab saved newer work", exact=False).first).to_be_visible(timeout=20_000)
+        # what happened and the way on, nothing else: not "Submitted — … can no longer be changed"
+        messages = second.locator(f"{SURFACE} .as-note-text")
+        expect(messages).to_have_count(1)
+        expect(second.locator(f"{SURFACE} .as-saved")).to_have_text("Not saved: newer work in another tab")
+        expect(second.get_by_text("can no longer be changed", exact=False)).to_have_count(0)
         assert stored(db)[0].boundaries == [0, 3]  # the newer work stands
 
         second.get_by_role("button", name="Load the newer version").click()

@@ -312,9 +312,13 @@ def test_stale_version_shows_a_notice_and_loads_the_newer_version(open_workbench
     row = _row(db, item.annotation_id)
     assert (row.version, row.segment_axes) == (newer.item.version, ["static", None])  # kept
     v = view(at)
-    assert v["read_only"] is True  # edits wait until the annotator chooses
+    assert v["read_only"] is True and v["read_only_reason"] == "conflict"  # edits wait for the choice
+    # what happened and the way on, nothing else (it used to add "Submitted — … can no longer
+    # be changed" to a draft that another tab had saved)
     [(level, text)] = _notices(v)
-    assert level == "error" and "another tab" in text
+    assert level == "warning" and text == (f"Another tab saved newer work on this sample (version "
+                                           f"{newer.item.version}; this tab has 1). Load the newer "
+                                           "version to go on from it.")
     reload_button = at.button(key="wb.reload")
     assert reload_button.label == "Load the newer version"
 

@@ -160,7 +160,7 @@ def test_a_new_client_from_the_current_version_takes_over(db, make_user, make_pr
     row = _row(db, item.annotation_id)
     assert (row.event_client, row.event_seq, out.last_seq) == ("reloaded", 1, 1)
     # the old tab's next batch: it started from an older version, so it is stale now
-    with pytest.raises(StaleVersion, match="changed in another tab or window"):
+    with pytest.raises(StaleVersion, match="^Another tab saved newer work on this sample"):
         _apply(db, ann, item, _edits()[:4])
 
 
@@ -170,7 +170,7 @@ def test_a_stale_client_is_refused_and_nothing_changes(db, make_user, make_proje
     before = _snapshot(db, item.annotation_id)
     with pytest.raises(StaleVersion) as err:
         _apply(db, ann, item, [{"seq": 1, "kind": "reset_segments"}], client="other-tab")
-    assert f"version {item.version + 1}, yours {item.version}" in str(err.value)
+    assert f"(version {item.version + 1}; this tab has {item.version})" in str(err.value)
     assert _snapshot(db, item.annotation_id) == before
 
 

@@ -268,6 +268,7 @@ function createInstance(parentElement) {
       flags: Array.isArray(v.flags) ? v.flags.filter((f) => f && typeof f.code === "string") : [],
       single: v.layout === "single",
       readOnly: !!v.read_only,
+      conflict: v.read_only_reason === "conflict",
       confirm: !!v.confirm_submit,
       quota: !!v.quota_reached,
     };
@@ -1072,7 +1073,7 @@ function createInstance(parentElement) {
       const key = `${version}|${level}|${n.text}`;
       if (!inst.dismissed.has(key)) items.push({ level, text: n.text, key });
     }
-    if (cfg().readOnly) items.push({ level: "info", text: "Submitted — this annotation can no longer be changed.", fixed: true });
+    if (cfg().readOnly && !cfg().conflict) items.push({ level: "info", text: "Submitted — this annotation can no longer be changed.", fixed: true });
     for (const it of items) {
       const close = h("button", { type: "button", class: "as-x", "aria-label": "Dismiss", title: "Dismiss", text: "×" });
       const row = h("div", { class: "as-note " + it.level, "data-level": it.level, role: it.level === "error" ? "alert" : "status" },
@@ -1093,7 +1094,7 @@ function createInstance(parentElement) {
     root.setAttribute("data-pending", String(pend));
     const stalled = pend && Date.now() - inst.lastProgress > STALL_MS;
     saved.className = "as-saved" + (pend ? (stalled ? " stalled" : " saving") : " ok");
-    saved.textContent = c.readOnly ? "Submitted" : inst.submittingSeq !== null ? "Submitting…"
+    saved.textContent = c.conflict ? "Not saved: newer work in another tab" : c.readOnly ? "Submitted" : inst.submittingSeq !== null ? "Submitting…"
       : pend ? (stalled ? "Not saved yet — retrying…" : "Saving…") : "Saved";
   }
 
