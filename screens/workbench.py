@@ -30,6 +30,7 @@ import streamlit as st
 
 from annotation.curves import CurveFitError, compare_distributions
 from annotation.guidelines import current_guidelines
+from annotation.wording import counted
 from annotation.services import gold_checks, preferences, projects, queue, workbench_events
 from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion, failure_message
 from ui.components.annotation_surface import annotation_surface
@@ -315,9 +316,12 @@ def _nothing_left(state: Loaded) -> None:
         (st.error if notice.level == "error" else st.caption)(plain(notice.text))
     st.title("Annotate")
     with service_errors():
-        paused = queue.queue_status(db, actor, project.id).paused
-    if paused:  # by the gold checks, until a lead lifts it
+        status = queue.queue_status(db, actor, project.id)
+    if status.paused:  # by the gold checks, until a lead lifts it
         st.warning(gold_checks.PAUSED_MESSAGE, icon=":material/pause_circle:")
+    elif status.quota_reached:  # nothing is handed out past it
+        st.success(f"You reached today's quota of {counted(status.daily_quota, 'submission')} — thank "
+                   "you! New samples open tomorrow.", icon=":material/task_alt:")
     else:
         st.success("Nothing left to annotate in this project for you right now. 🎉")
     st.page_link("screens/queue.py", label="Back to my queue", icon=":material/list:")

@@ -259,6 +259,9 @@ def _look(s: Session, actor: Actor, project_id: int) -> WorkItem | _Looked | Non
     found = _open_draft(s, actor.user_id, project_id, warmup=False if route.marked else None)
     if found:
         return work_item(*found)
+    start, end = day_bounds(utcnow(), settings)
+    if _submitted_between(s, actor.user_id, project_id, start, end) >= settings.daily_quota:
+        return None  # today's quota is reached: nothing new until tomorrow (queue_status says so)
     due = bool(route.sample_ids) and gold_checks.check_due(s, settings, project_id, actor.user_id)
     candidates = _candidate_ids(s, actor.user_id, project_id, settings.annotators_per_sample,
                                 exclude_warmup=route.marked)
@@ -270,8 +273,9 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
 
     In a project with a warm-up set, a user not admitted yet gets warm-up samples only
     (:func:`_next_warmup`) and an admitted one production samples only.
-    Returns None when the pool has nothing left for them. Does not check the quota (a draft may
-    be prepared; a submit enforces it) — pages show the quota from :func:`queue_status`.
+    Returns None when the pool has nothing left for them, and when they reached today's quota:
+    nothing new is handed out past it (an open draft is still returned; a submit enforces the
+    quota again) — pages tell the two apart by :func:`queue_status`.
 
     The looking is done in a read transaction (:func:`_look`): an open draft is returned
     without any write. A hand-out then takes the write lock only for its few statements: the

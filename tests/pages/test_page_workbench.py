@@ -58,6 +58,11 @@ def _submitted(db) -> list[Annotation]:
         return list(s.scalars(select(Annotation).where(Annotation.status == "submitted")))
 
 
+def _annotations(db) -> list[Annotation]:
+    with db.read() as s:
+        return list(s.scalars(select(Annotation)))
+
+
 def _seed_draft(db, ann, demo, content: AnnotationContent, step: int = 2):
     """Hand the annotator the next sample and save ``content`` as its draft."""
     item = queue.next_item(db, ann, demo.id)
@@ -256,10 +261,11 @@ def test_flagged_submit_with_a_note(open_workbench, db):
 
 
 def test_quota_reached_is_in_the_view_and_a_submit_is_refused(make_app, db, admin, ann, demo):
-    projects.update_settings(db, admin, demo.id, daily_quota=1)
+    projects.update_settings(db, admin, demo.id, daily_quota=2)
     first = queue.next_item(db, ann, demo.id)
     workbench_writes.submit(db, ann, first.annotation_id, first.version, complete_content())
     _seed_draft(db, ann, demo, complete_content(), step=2)
+    projects.update_settings(db, admin, demo.id, daily_quota=1)  # the draft is open when the quota fills
     at = run(make_app(ann))
     at.switch_page("screens/workbench.py")
     run(at)
@@ -271,6 +277,24 @@ def test_quota_reached_is_in_the_view_and_a_submit_is_refused(make_app, db, admi
     assert len(_submitted(db)) == 1
     assert [level for level, _ in _notices(view(at))] == ["error", "info"]
     assert "quota of 1" in _notices(view(at))[0][1]
+
+
+def test_the_submit_that_fills_the_quota_hands_out_nothing_and_says_so_once(make_app, db, admin, ann, demo):
+    """At 10 of 10 the quota notice appeared twice and sample #11 was still handed out."""
+    projects.update_settings(db, admin, demo.id, daily_quota=2)
+    first = queue.next_item(db, ann, demo.id)
+    workbench_writes.submit(db, ann, first.annotation_id, first.version, complete_content())
+    _seed_draft(db, ann, demo, complete_content(), step=2)
+    at = run(make_app(ann))
+    at.switch_page("screens/workbench.py")
+    run(at)
+    before = len(_annotations(db))
+    send(at, [{"seq": 1, "kind": "submit", "flagged": False}])
+    assert len(_submitted(db)) == 2 and len(_annotations(db)) == before  # no third sample
+    assert titles(at) == ["Annotate"] and not at.get("bidi_component")
+    quota = [shown(s.value) for s in at.success]
+    assert quota == ["You reached today's quota of 2 submissions — thank you! New samples open tomorrow."]
+    assert sum("quota" in shown(e.value) for e in [*at.success, *at.info, *at.warning, *at.caption]) == 1
 
 
 def test_nothing_left_after_the_last_submit(make_app, db, admin, ann):

@@ -30,11 +30,11 @@ EDIT_BATCH_STATEMENTS = 3
 #: A batch ending in a submit: 3 reads before the write (the draft with its sample, project and
 #: user; today's quota, the pause and the running sums; the sample's state for settling), the
 #: write (SUBMIT_WRITE_FIRST in test_write_locks.py: the edits ride in the submit's UPDATE), plus
-#: next_item handing out a new sample afterwards: 6 reads (user, project, warm-up route, pause,
-#: open draft, candidates) and a write of 6 (the user, locked on PostgreSQL; the open draft again,
+#: next_item handing out a new sample afterwards: 7 reads (user, project, warm-up route, pause,
+#: open draft, today's submissions against the quota, candidates) and a write of 6 (the user, locked on PostgreSQL; the open draft again,
 #: as another tab may have just made one; the claim; INSERT annotation, assignment, audit).
 SUBMIT_BATCH_STATEMENTS = 8
-NEXT_ITEM_STATEMENTS = 12
+NEXT_ITEM_STATEMENTS = 13  # + today's submissions against the quota (nothing past it)
 
 CLIENT = "a1b2c3d4e5f60718"
 
@@ -259,9 +259,10 @@ def test_flagged_submit_needs_a_reason_and_then_goes_through_unfinished(db, make
 
 def test_quota_reached_keeps_the_edits_and_says_so(db, make_user, make_project, lead):
     pid, ann, item = _draft(db, make_user, make_project, n=3)
-    projects.update_settings(db, lead, pid, daily_quota=1)
+    projects.update_settings(db, lead, pid, daily_quota=2)
     workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     second = queue.next_item(db, ann, pid)
+    projects.update_settings(db, lead, pid, daily_quota=1)  # the draft is open when the quota fills
     out = _apply(db, ann, second, _edits() + [{"seq": 10, "kind": "submit", "flagged": False}])
     assert not out.submitted and out.item.status == "draft"
     assert out.submit_problems == ("You reached today's quota of 1 submission. "

@@ -429,14 +429,15 @@ def test_submit_on_withdrawn_sample_is_refused(db, make_user, make_project):
 
 def test_quota_reached_keeps_the_draft_a_draft(db, make_user, make_project, lead):
     pid = make_project(5)
-    projects.update_settings(db, lead, pid, daily_quota=2)
+    projects.update_settings(db, lead, pid, daily_quota=3)
     ann = make_user("ann")
     _finish(db, ann, pid)
     _finish(db, ann, pid)
+    third = queue.next_item(db, ann, pid)  # handed out below the quota …
+    projects.update_settings(db, lead, pid, daily_quota=2)  # … which the lead then lowers
     status = queue.queue_status(db, ann, pid)
     assert (status.submitted_today, status.daily_quota, status.quota_reached) == (2, 2, True)
-
-    third = queue.next_item(db, ann, pid)  # a draft may still be prepared
+    assert queue.next_item(db, ann, pid).annotation_id == third.annotation_id  # the open draft still opens
     third = workbench_writes.save_draft(db, ann, third.annotation_id, third.version, complete_content(), step=2)
     with pytest.raises(QuotaReached, match="2"):
         workbench_writes.submit(db, ann, third.annotation_id, third.version, complete_content())
@@ -453,10 +454,11 @@ def test_quota_reached_keeps_the_draft_a_draft(db, make_user, make_project, lead
 
 def test_quota_counts_only_todays_submissions(db, make_user, make_project, lead):
     pid = make_project(4)
-    projects.update_settings(db, lead, pid, daily_quota=1)
+    projects.update_settings(db, lead, pid, daily_quota=2)
     ann = make_user("ann")
     first = _finish(db, ann, pid)
     item = queue.next_item(db, ann, pid)
+    projects.update_settings(db, lead, pid, daily_quota=1)
     with pytest.raises(QuotaReached):
         workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     # the first submission was two days ago: today's quota is free again
@@ -468,6 +470,22 @@ def test_quota_counts_only_todays_submissions(db, make_user, make_project, lead)
     assert workbench_writes.submit(db, ann, item.annotation_id, version, complete_content()).is_submitted
     assert queue.queue_status(db, ann, pid).submitted_today == 1
     assert queue.queue_status(db, ann, pid).submitted_total == 2
+
+
+def test_nothing_new_is_handed_out_past_the_quota(db, make_user, make_project, lead):
+    """At 10 of 10 a new sample (#11) was still handed out. At the quota next_item hands out
+    nothing — no assignment, no draft — and the queue status says why; tomorrow it does again."""
+    pid = make_project(6, daily_quota=2)
+    ann = make_user("ann")
+    done = [_finish(db, ann, pid), _finish(db, ann, pid)]
+    before = (count(db, Assignment), count(db, Annotation))
+    assert queue.next_item(db, ann, pid) is None
+    assert (count(db, Assignment), count(db, Annotation)) == before
+    assert queue.queue_status(db, ann, pid).quota_reached and queue.pool_size(db, ann, pid) > 0
+    with db.write() as s:  # the submissions were yesterday: today's quota is free again
+        s.execute(update(Annotation).where(Annotation.id.in_([d.annotation_id for d in done]))
+                  .values(submitted_at=datetime.now(timezone.utc) - timedelta(days=1)))
+    assert queue.next_item(db, ann, pid) is not None
 
 
 def test_quota_is_per_project(db, make_user, make_project, lead):
@@ -526,10 +544,8 @@ def test_quota_day_follows_the_configured_zone(db, make_user, make_project, lead
     assert start.astimezone(zone).hour == 0
     assert queue.queue_status(db, ann, pid).submitted_today == 0
     assert _finish(db, ann, pid).is_submitted
-    # and one more is over the quota
-    item = queue.next_item(db, ann, pid)
-    with pytest.raises(QuotaReached):
-        workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
+    # and that one fills today's quota: nothing more is handed out today
+    assert queue.queue_status(db, ann, pid).quota_reached and queue.next_item(db, ann, pid) is None
 
 
 # --- blindness -------------------------------------------------------------------------------
@@ -629,10 +645,11 @@ def test_assign_and_submit_are_audited(db, make_user, make_project):
 
 
 def test_failed_submit_leaves_no_audit_event(db, make_user, make_project, lead):
-    pid = make_project(2, daily_quota=1)
+    pid = make_project(2, daily_quota=2)
     ann = make_user("ann")
     _finish(db, ann, pid)
     item = queue.next_item(db, ann, pid)
+    projects.update_settings(db, lead, pid, daily_quota=1)
     with pytest.raises(QuotaReached):
         workbench_writes.submit(db, ann, item.annotation_id, item.version, complete_content())
     with pytest.raises(InvalidInput):
