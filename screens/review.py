@@ -31,21 +31,17 @@ from ui.components.case_top import case_top
 from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
 from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
+from ui.review_picker import K_NEXT, case_controls, choose_case
 from ui.tables import show_table
 
-K_PICK = "review.pick"            # the open item (the case selectbox)
-K_NEXT = "review.next_pick"       # item to open on the next run (set after a decision)
 K_FLASH = "review.flash"          # toast to show on the next run
-# The queue table and the Decision control keep one key whatever case is open. A key that
-# followed the case made a new widget at every case change, and a click on the control still on
-# screen while the page drew the new case (the previous case's control) went to a widget the
-# next run no longer had: the click was lost. The Decision control is only ever set by the lead
-# (a value written here could cross a click made while the page redraws), so the chosen
-# decision stays when the next case opens.
-K_TABLE = "review.table"          # the queue table's row selection (always the open case)
+# The Decision control keeps one key whatever case is open (a key that followed the case made a
+# new widget at every case change, and a click on the control still on screen while the page
+# drew the new case went to a widget the next run no longer had: the click was lost). It is only
+# ever set by the lead (a value written here could cross a click made while the page redraws),
+# so the chosen decision stays when the next case opens. Which case is open: ui.review_picker.
 K_ACTION = "review.action"        # the Decision control (Accept, Take a version, …)
 K_SORT = "review.sort"            # the queue's order
-K_SORTED = "review.sorted"        # the order the open case was picked in
 ALL = "__all__"
 REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
 
@@ -122,61 +118,14 @@ if not rows:
 
 ids = [r.item_id for r in rows]
 by_id = {r.item_id: r for r in rows}
-if st.session_state.get(K_SORTED, order) != order:  # a new order opens its first case
-    st.session_state[K_NEXT] = ids[0]
-st.session_state[K_SORTED] = order
-if K_NEXT in st.session_state:  # this lead's own decision: open the next item
-    st.session_state[K_PICK] = st.session_state.pop(K_NEXT)
-elif st.session_state.get(K_PICK) is not None and all(r.item_id != st.session_state[K_PICK] for r in everything):
-    st.info("The sample you had open has been decided (in another tab, or by another lead); "
-            "here is the next one.", icon=":material/sync:")
-if st.session_state.get(K_PICK) not in by_id:
-    st.session_state[K_PICK] = ids[0]
-pick: int = st.session_state[K_PICK]
+pick: int = choose_case(rows, everything, order)
 
 
 def _reasons_text(codes) -> str:  # type: ignore[no-untyped-def]
     return ", ".join(review.reason_label(c) for c in codes)
 
 
-def _on_table_select(row_ids: tuple[int, ...]) -> None:
-    chosen = st.session_state[K_TABLE]["selection"]["rows"]
-    if chosen:  # always one row ("single-row-required"); row_ids are the rows the lead saw
-        st.session_state[K_PICK] = row_ids[chosen[0]]
-
-
-table = pd.DataFrame([{
-    "sample": r.external_id,
-    "benchmark": r.benchmark,
-    "reasons": _reasons_text(r.reasons),
-    "annotators": ", ".join(r.annotators),
-    "W1": r.w1,
-    "Pk": r.pk,
-    "opened": r.opened_at,
-} for r in rows])
-# One table widget for good (its identity is its key, not its rows): the highlighted row is
-# set to the open case whenever the case was opened another way (the Case box, a decision, a
-# filter), never by drawing a new table.
-open_row = ids.index(pick)
-shown = st.session_state.get(K_TABLE)
-if shown is None or list(shown["selection"]["rows"]) != [open_row]:
-    st.session_state[K_TABLE] = {"selection": {"rows": [open_row]}}
-show_table(
-    table, hide_index=True, width="stretch", key=K_TABLE,
-    on_select=lambda row_ids=tuple(ids): _on_table_select(row_ids),
-    selection_mode="single-row-required",
-    height=min(len(rows), 6) * 35 + 38,
-    column_config={"opened": st.column_config.DatetimeColumn("opened", format="YYYY-MM-DD HH:mm"),
-                   "benchmark": st.column_config.NumberColumn("bench.", width="small"),
-                   "W1": st.column_config.NumberColumn("W1", format="%.1f", width="small"),
-                   "Pk": st.column_config.NumberColumn("Pk", format="%.2f", width="small")},
-)
-head, picker = st.columns([3, 2], vertical_alignment="bottom")
-picker.selectbox(
-    "Case", ids, key=K_PICK,
-    format_func=lambda i: f"{by_id[i].external_id} — {_reasons_text(by_id[i].reasons)} — "
-                          f"{', '.join(by_id[i].annotators)}",
-    help="Click a row of the table or choose here.")
+head = case_controls(rows, pick, _reasons_text)
 with service_errors():
     case = review.open_case(db, actor, pick)
 case_top(case.item_id, key="review.case_top")  # a new case opens at the top of the page
@@ -190,6 +139,7 @@ head.caption(" · ".join([f"Benchmark {case.benchmark}", f"{len(case.versions)} 
 # --- the case -------------------------------------------------------------------------------
 
 P = f"review.{case.item_id}"  # session-state namespace of this item
+CASE = plain(case.external_id)  # every decision button names the case it decides
 tokens = token_texts(case.parent_text)
 spaces = spaces_after(case.parent_text)
 versions = case.versions
@@ -358,7 +308,7 @@ if action == "accept":
     st.caption("Store the proposed resolution above as gold.")
     note_key = _note("accept", "Optional: why")
     usable = proposal is not None and proposal.has_parameters
-    if st.button("Accept the automatic resolution", type="primary", icon=":material/check:",
+    if st.button(f"Accept the automatic resolution of {CASE}", type="primary", icon=":material/check:",
                  key=f"{P}.do.accept", disabled=not usable,
                  help=None if usable else "No complete proposal: edit it, send it back or discard it."):
         _decide("accept_auto", "accepted the automatic resolution", note_key)
@@ -366,7 +316,7 @@ if action == "accept":
 elif action == "pooled":
     st.caption("Store the union of boundaries and axes with the pooled curve (teal on the chart) as gold.")
     note_key = _note("pooled", "Optional: why")
-    if st.button("Accept the pooled resolution", type="primary", icon=":material/join:",
+    if st.button(f"Accept the pooled resolution of {CASE}", type="primary", icon=":material/join:",
                  key=f"{P}.do.pooled", disabled=pooled is None,
                  help=None if pooled else "No curve to pool: edit the resolution, send it back or discard it."):
         _decide("accept_pooled", "accepted the pooled resolution", note_key)
@@ -377,7 +327,7 @@ elif action == "take":
     buttons = st.columns(max(len(versions), 1))
     for col, v in zip(buttons, versions):
         complete = can_be_taken(v.content)
-        if col.button(f"Take {plain(v.annotator)}'s version", key=f"{P}.do.take.{v.annotation_id}",
+        if col.button(f"Take {plain(v.annotator)}'s version of {CASE}", key=f"{P}.do.take.{v.annotation_id}",
                       icon=":material/how_to_reg:", width="stretch", disabled=not complete,
                       help=None if complete else "This annotation is unfinished."):
             _decide("take_version", f"took {v.annotator}'s version", note_key,
@@ -386,7 +336,7 @@ elif action == "take":
 elif action == "send_back":
     st.caption("Both annotations return to their annotators as drafts, with your note.")
     note_key = _note("send_back", "Required: what the annotators should look at again")
-    if st.button("Send back to the annotators", type="primary", icon=":material/undo:",
+    if st.button(f"Send {CASE} back to the annotators", type="primary", icon=":material/undo:",
                  key=f"{P}.do.send_back"):
         _decide("send_back", "sent back to the annotators", note_key)
 
@@ -398,10 +348,10 @@ elif action == "discard":
     def _confirm_discard() -> None:
         st.write(f"**{plain(case.external_id)}** will leave the dataset; nobody annotates it again.")
         st.caption(f"Reason: {plain(st.session_state.get(note_key, ''))}")
-        if st.button("Discard", type="primary", key=f"{P}.do.discard_confirm"):
+        if st.button(f"Discard {CASE}", type="primary", key=f"{P}.do.discard_confirm"):
             _decide("discard", "discarded", note_key)
 
-    if st.button("Discard the sample", icon=":material/delete:", key=f"{P}.do.discard"):
+    if st.button(f"Discard {CASE}…", icon=":material/delete:", key=f"{P}.do.discard"):
         if not st.session_state.get(note_key, "").strip():
             st.error("Say why in the note: the annotators and the history show it.")
         else:
@@ -432,7 +382,7 @@ else:  # edit
                      extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
                      key=f"{P}.edit_chart", height=260, disabled=True, curve_label="edited resolution")
     note_key = _note("edit", "Optional: why")
-    if st.button("Save edited resolution", type="primary", icon=":material/save:", key=f"{P}.do.edit"):
+    if st.button(f"Save the edited resolution of {CASE}", type="primary", icon=":material/save:", key=f"{P}.do.edit"):
         _decide("edit", "stored the edited resolution", note_key, edit=edit)
 
 

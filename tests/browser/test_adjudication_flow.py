@@ -132,7 +132,7 @@ def test_lead_edits_the_resolution_and_accepts_it(page, run_streamlit, flagged):
 
     page.get_by_role("textbox", name="Note").fill("One main event; the cause recurs.")
     judge(page)
-    page.get_by_role("button", name="Save edited resolution").click()
+    page.get_by_role("button", name="Save the edited resolution of B1-0001").click()
 
     gold = wait_until(lambda: review.gold_of(db, lead, row.sample_id), what="gold stored")
     assert gold.source == "edited"
@@ -182,14 +182,14 @@ def test_lead_picks_a_row_takes_a_version_then_discards(page, run_streamlit, two
 
     page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Discard").click()
     judge(page, "5", "Other")
-    page.get_by_role("button", name="Discard the sample").click()
+    page.get_by_role("button", name="Discard B1-0001…").click()
     expect(page.get_by_text("Say why in the note")).to_be_visible(timeout=20_000)
     page.get_by_role("textbox", name="Note").fill("Two unrelated events in one sentence.")
-    page.get_by_role("button", name="Discard the sample").click()
+    page.get_by_role("button", name="Discard B1-0001…").click()
     dialog = page.get_by_role("dialog")
     expect(dialog).to_be_visible(timeout=20_000)
     shot(page, "discard-dialog")
-    dialog.get_by_role("button", name="Discard", exact=True).click()
+    dialog.get_by_role("button", name="Discard B1-0001", exact=True).click()
     expect(page.get_by_text("Nothing to review in this project right now.")).to_be_visible(timeout=20_000)
     with db.read() as s:
         assert s.get(Sample, first.sample_id).status == "discarded"

@@ -121,7 +121,7 @@ def test_review_shows_segments_ids_and_the_flag_note_literally(make_app, hostile
     at.button_group(key="review.action").set_value("take")
     run(at)
     labels = [b.label for b in at.button]
-    assert plain("Take -ann's version") in labels
+    assert plain(f"Take -ann's version of {ext}") in labels
     _assert_nothing_raw(at, "review, take a version")
 
 

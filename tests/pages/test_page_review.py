@@ -168,7 +168,8 @@ def test_take_one_annotators_version(open_review, db, lead, disagreement):
     at = _judge(_choose(at, "take"))
     case = review.open_case(db, lead, item)
     b = case.versions[1]
-    assert at.button(key=f"review.{item}.do.take.{b.annotation_id}").label == plain("Take ann_b's version")
+    assert at.button(key=f"review.{item}.do.take.{b.annotation_id}").label == plain(
+        f"Take ann_b's version of {case.external_id}")  # the button names the case it decides
     at.button(key=f"review.{item}.do.take.{b.annotation_id}").click()
     run(at)
     gold = review.gold_of(db, lead, disagreement)
@@ -213,7 +214,7 @@ def test_discard_asks_for_a_reason_and_a_confirmation(open_review, db, lead, dis
     at.button(key=f"review.{item}.do.discard").click()
     run(at)
     confirm = at.button(key=f"review.{item}.do.discard_confirm")
-    assert confirm.label == "Discard"
+    assert confirm.label.startswith("Discard ") and confirm.label != at.button(key=f"review.{item}.do.discard").label
     with db.read() as s:
         assert s.get(Sample, disagreement).status == "active"  # not before the confirmation
     # AppTest reruns the whole page (no fragment reruns): press the opening button again in the
@@ -432,7 +433,7 @@ def test_the_queue_table_and_the_decision_are_one_widget_each(open_review, db, p
     assert at.session_state["review.table"]["selection"]["rows"] == [2]
     assert at.button_group(key="review.action").value == "take"
     take_b = f"review.{third}.do.take.{review.open_case(db, lead, third).versions[1].annotation_id}"
-    assert at.button(key=take_b).label == plain("Take ann_b's version")
+    assert at.button(key=take_b).label == plain(f"Take ann_b's version of {review.open_case(db, lead, third).external_id}")
     at = _judge(at)
     at.button(key=take_b).click()
     run(at)
