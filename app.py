@@ -71,7 +71,8 @@ def _navigation() -> st.navigation:
             st.rerun()
         sync_cookie()
     navigation = signed_in_navigation(actor)
-    show_page_notice()
+    if navigation.url_path:  # not the hidden page at `/`, which only switches to My queue
+        show_page_notice()
     return navigation
 
 

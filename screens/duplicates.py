@@ -142,7 +142,8 @@ with st.form("duplicates.run", border=True):
         "Similarity threshold", min_value=0.05, max_value=1.0, step=0.05, format="%.2f",
         value=float(project.settings.dedup_threshold), key="duplicates.threshold",
         help="A pair is marked when the cosine similarity is strictly greater than this.")
-    run = c2.form_submit_button("Find near-duplicates", type="primary", icon=":material/search:")
+    run = c2.form_submit_button(f"Find near-duplicates in {plain(project.name)}", type="primary",
+                                icon=":material/search:", key=f"duplicates.run.{project.id}")
 if run:
     bar = st.progress(0.0, text="Starting…")
     with service_errors():

@@ -78,7 +78,9 @@ with st.form("export.form", border=True):
     h1, h2 = st.columns(2)
     with_agreement = h1.checkbox("Agreement figures in the card", value=True, key="export.agreement")
     overwrite = h2.checkbox("Replace the folder if it exists", value=False, key="export.overwrite")
-    submitted = st.form_submit_button("Export", type="primary", icon=":material/ios_share:",
+    # named and keyed by project: a click drawn for another project exports nothing
+    submitted = st.form_submit_button(f"Export {plain(project.name)}", type="primary",
+                                      icon=":material/ios_share:", key=f"export.submit.{project.id}",
                                       disabled=ready.n_gold == 0)
 if submitted:
     chosen = other.strip() if licence == "other" else licence

@@ -70,10 +70,14 @@ if upload is not None:
         show_table(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
                                   "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
                    hide_index=True, width="stretch", height=240)
-        if st.button(f"Import {len(records)} texts", type="primary", key="projects.import"):
+        # named and keyed by project: a click on a button drawn for another project (the picker
+        # changed meanwhile) matches no button of this run and imports nothing
+        if st.button(f"Import {len(records)} texts into {plain(project.name)}", type="primary",
+                     key=f"projects.import.{project.id}"):
             with service_errors():
                 summary = projects.import_texts(db, actor, project.id, records, source=upload.name)
-            st.success(f"Imported {summary.added} texts ({summary.benchmark_counts[1]} benchmark 1, "
+            st.success(f"Imported {summary.added} texts into {plain(project.name)} "
+                       f"({summary.benchmark_counts[1]} benchmark 1, "
                        f"{summary.benchmark_counts[2]} benchmark 2); "
                        f"{summary.already_present} were already in the project.")
 
@@ -134,7 +138,7 @@ with st.form("projects.settings"):
                           key=f"{sk}.confirm_submit",
                           help="Off (the default): one key submits and the next sample appears. "
                                "On: submitting opens a confirmation that Enter accepts.")
-    if st.form_submit_button("Save settings"):
+    if st.form_submit_button(f"Save settings of {plain(project.name)}", key=f"{sk}.save"):
         with service_errors():
             projects.update_settings(
                 db, actor, project.id, annotators_per_sample=int(k), daily_quota=int(quota),
@@ -145,5 +149,5 @@ with st.form("projects.settings"):
                 warmup_size=int(warmup), confirm_submit=bool(confirm),
                 gold_check_share=float(gold_share), gold_check_window=int(gold_window),
                 gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar))
-        st.toast("Settings saved")
+        st.toast(f"Settings of {plain(project.name)} saved")
         st.rerun()

@@ -189,7 +189,9 @@ with set_tab:
         st.markdown("**Pick at random**")
         missing = max(1, project.settings.warmup_size - len(samples))
         n_pick = st.number_input("How many", 1, 10_000, missing, key="warmup.pick_n")
-        if st.button("Pick samples", icon=":material/casino:", key="warmup.pick"):
+        # named and keyed by project: a click drawn for another project picks nothing
+        if st.button(f"Pick samples in {plain(project.name)}", icon=":material/casino:",
+                     key=f"warmup.pick.{project.id}"):
             try:
                 picked = warmup_set.pick_warmup(db, actor, project.id, int(n_pick))
             except ServiceError as exc:

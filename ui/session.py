@@ -9,6 +9,9 @@ it). A reload or a new tab is a new Streamlit session with empty state: :func:`s
 finds the token in the cookie the browser sent when the tab connected and resumes the session.
 Every run re-checks the token, so a sign-out in another tab, a password change, a deactivation
 or an expiry signs this tab out at its next click, with the reason shown on the sign-in page.
+
+The open project is in the URL as ``?project=<id>`` on every page and stored as the user's last
+project, so a reload, a new tab or a bookmark opens the same one (:func:`_open_project`).
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from typing import Iterator
 import streamlit as st
 
 from annotation.export.figures import remove_abandoned_figure_folders
-from annotation.services import gold_checks, projects, sessions
+from annotation.services import gold_checks, preferences, projects, sessions
 from annotation.services.authz import Actor
 from annotation.services.errors import AuthenticationFailed, ServiceError
-from db.engine import Database
+from db.engine import Database, is_transient
 from db.models import utcnow
 from db.upgrade import SchemaUpgrade
 from ui.components.session_cookie import COOKIE_NAME, session_cookie
@@ -31,6 +34,12 @@ from ui.display import plain
 
 ACTOR_KEY = "auth.actor"
 PROJECT_KEY = "auth.project_id"
+#: the URL's query parameter naming the open project, on every page (a reload keeps it)
+PROJECT_PARAM = "project"
+#: the sidebar's project selectbox
+PROJECT_PICKER_KEY = "auth.project_picker"
+#: the user's last project as stored in their preferences (read once per browser session)
+LAST_PROJECT_KEY = "auth.last_project"
 #: why the last session was signed out (shown once by the sign-in page)
 SIGNED_OUT_KEY = "auth.signed_out_reason"
 #: the token of this tab's server-side session (the same value as the browser's cookie)
@@ -199,36 +208,98 @@ def require_actor(role: str = "annotator") -> Actor:
 
 
 def current_project(actor: Actor) -> projects.ProjectInfo | None:
-    """The project chosen in the sidebar (the only one when there is one), or None."""
-    db = get_database()
+    """The project this run works in (see :func:`_open_project`), or None when there is none."""
     with service_errors():
-        available = projects.list_projects(db, actor)
-    if not available:
-        return None
-    chosen = st.session_state.get(PROJECT_KEY)
-    by_id = {p.id: p for p in available}
-    if chosen not in by_id:
-        chosen = available[0].id
-        st.session_state[PROJECT_KEY] = chosen
-    return by_id[chosen]
+        available = projects.list_projects(get_database(), actor)
+    return _open_project(actor, available)
 
 
 def project_picker(actor: Actor) -> None:
-    """Sidebar selector of the current project (shown when there is more than one)."""
-    db = get_database()
+    """Sidebar selector of the current project (shown when there is more than one). Runs before
+    every page, so the project is settled (and in the URL) before the page reads it."""
     try:
-        available = projects.list_projects(db, actor)
+        available = projects.list_projects(get_database(), actor)
     except ServiceError:
         return
-    if len(available) > 1:
-        ids = [p.id for p in available]
-        names = {p.id: p.name for p in available}
-        current = st.session_state.get(PROJECT_KEY, ids[0])
-        st.sidebar.selectbox(
-            "Project", ids, index=ids.index(current) if current in ids else 0,
-            format_func=names.__getitem__, key="auth.project_picker",
-            on_change=lambda: st.session_state.__setitem__(PROJECT_KEY, st.session_state["auth.project_picker"]),
-        )
+    project = _open_project(actor, available)
+    if project is None or len(available) < 2:
+        return
+    names = {p.id: p.name for p in available}
+    if st.session_state.get(PROJECT_PICKER_KEY) != project.id:
+        # the project chosen elsewhere (the URL, a new project, a deep link of the workbench)
+        st.session_state[PROJECT_PICKER_KEY] = project.id
+    st.sidebar.selectbox("Project", list(names), format_func=names.__getitem__, key=PROJECT_PICKER_KEY,
+                         on_change=_picked)
+
+
+def _picked() -> None:
+    st.session_state[PROJECT_KEY] = st.session_state[PROJECT_PICKER_KEY]
+
+
+def _open_project(actor: Actor, available: list[projects.ProjectInfo]) -> projects.ProjectInfo | None:
+    """Settle which of ``available`` this run works in, and keep the choice in the URL
+    (``?project=<id>``) and as the user's last project.
+
+    A new session (a reload, a new tab, a link) opens the URL's project, else the user's last
+    project, else the first; a ``?project=`` that names no available project leaves a one-line
+    notice. Later runs keep the session's project and only correct the URL: a rerun the browser
+    asked for right after a switch can still carry the previous ``?project=`` (checked in
+    Chromium), which must not switch back. Only the ``project`` parameter is written: the pages'
+    own parameters (the workbench's ``annotation``) stay."""
+    if not available:
+        return None
+    by_id = {p.id: p for p in available}
+    chosen = st.session_state.get(PROJECT_KEY)
+    asked = st.query_params.get(PROJECT_PARAM)
+    if asked is not None and chosen is None:
+        asked_id = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 19 else None
+        if asked_id in by_id:
+            chosen = asked_id
+        else:
+            chosen = _last_project(actor, by_id)
+            shown = asked if len(asked) <= 40 else asked[:39] + "…"
+            st.session_state[PAGE_NOTICE_KEY] = (f"The link names project “{shown}”, which does not exist "
+                                                 f"or is not open to you; here is {by_id[chosen].name}.")
+    elif chosen not in by_id:
+        chosen = _last_project(actor, by_id)
+    st.session_state[PROJECT_KEY] = chosen
+    if asked != str(chosen):
+        st.query_params[PROJECT_PARAM] = str(chosen)
+    _remember_project(actor, chosen)
+    return by_id[chosen]
+
+
+def _stored_last_project(actor: Actor) -> int | None:
+    """The user's last project as stored, read once per browser session."""
+    if LAST_PROJECT_KEY not in st.session_state:
+        try:
+            stored = preferences.get_preferences(get_database(), actor).last_project_id
+        except ServiceError:
+            stored = None
+        st.session_state[LAST_PROJECT_KEY] = stored
+    return st.session_state[LAST_PROJECT_KEY]
+
+
+def _last_project(actor: Actor, by_id: dict[int, projects.ProjectInfo]) -> int:
+    """The user's last project when it is still there, else the first (oldest) project."""
+    stored = _stored_last_project(actor)
+    return stored if stored in by_id else next(iter(by_id))
+
+
+def _remember_project(actor: Actor, project_id: int) -> None:
+    """Store ``project_id`` as the user's last project, when it changed. Remembering is a
+    convenience: a refusal or a busy database leaves it for a later run, never stops a page."""
+    if _stored_last_project(actor) == project_id:
+        return
+    try:
+        preferences.set_preferences(get_database(), actor, last_project_id=project_id)
+    except ServiceError:
+        return
+    except Exception as exc:  # noqa: BLE001 - only a database that stays busy is let pass
+        if not is_transient(exc):
+            raise
+        return
+    st.session_state[LAST_PROJECT_KEY] = project_id
 
 
 @contextmanager

@@ -11,6 +11,9 @@ Keys:
 * ``workbench_layout`` — ``"steps"`` (one step at a time: segmentation, axes, curve; the
   default, for learning the protocol) or ``"single"`` (all three steps on one screen, for
   experienced annotators).
+* ``last_project_id`` — the project the user last worked in (a positive id, or absent): a new
+  browser session without a project in its URL opens it, when it still exists. The app checks
+  that; a stale id only falls back to the first project.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class Preferences:
     """One user's preferences (the defaults are what a new user sees)."""
 
     workbench_layout: str = "steps"
+    last_project_id: int | None = None
 
     def __post_init__(self) -> None:
         for name, allowed in _CHOICES.items():
@@ -43,9 +47,12 @@ class Preferences:
             if value not in allowed:
                 raise InvalidInput(f"Unknown choice {value!r} for {name.replace('_', ' ')}; "
                                    f"expected one of {', '.join(allowed)}.")
+        if self.last_project_id is not None and not _is_id(self.last_project_id):
+            raise InvalidInput(f"{self.last_project_id!r} is not a project id for the last project.")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The stored JSON object: a preference never set (None) is left out."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
     @classmethod
     def from_stored(cls, data: Mapping[str, Any] | None) -> "Preferences":
@@ -56,9 +63,17 @@ class Preferences:
         known: dict[str, Any] = {}
         for f in fields(cls):
             value = data.get(f.name)
-            if value in _CHOICES.get(f.name, ()):
+            if f.name in _CHOICES:
+                if value in _CHOICES[f.name]:
+                    known[f.name] = value
+            elif _is_id(value):
                 known[f.name] = value
         return cls(**known)
+
+
+def _is_id(value: object) -> bool:
+    """A database id: a positive int (JSON's true is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 _NAMES = frozenset(f.name for f in fields(Preferences))

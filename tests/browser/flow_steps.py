@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 from playwright.sync_api import expect
 
@@ -53,6 +54,15 @@ def open_page(page, title: str) -> None:
     fresh server's first request for one shows the sign-in notice)."""
     page.get_by_role("link", name=title).click()
     expect(page.get_by_role("heading", name=title)).to_be_visible(timeout=30_000)
+
+
+def address(url: str) -> tuple[str, dict[str, str]]:
+    """A page's URL as (the URL without its query string, the query's parameters). A signed-in
+    page's URL also names the open project (``project=<id>``), before or after the page's own
+    parameters."""
+    parts = urlsplit(url)
+    return (f"{parts.scheme}://{parts.netloc}{parts.path}",
+            dict(parse_qsl(parts.query, keep_blank_values=True)))
 
 
 def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):

@@ -22,7 +22,7 @@ from annotation.segmentation import token_texts
 from annotation.services import accounts, projects
 from db.engine import Database
 from db.models import Annotation, Sample
-from tests.browser.flow_steps import sign_in
+from tests.browser.flow_steps import address, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -76,7 +76,7 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
     open_workbench(page)
     expect(page.get_by_text("0 / 70")).to_be_visible()
     first_id = page.locator(SURFACE).get_attribute("data-annotation-id")
-    assert page.url.endswith(f"?annotation={first_id}")
+    assert address(page.url)[1] == {"project": str(project.id), "annotation": first_id}
 
     with db.read() as s:
         sample = s.scalar(select(Sample).where(Sample.external_id == "B1-0001"))
@@ -121,7 +121,7 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
     expect(page.get_by_text("1 / 70")).to_be_visible(timeout=10_000)
     expect(page.get_by_text("Submitted your sample #1").first).to_be_visible(timeout=10_000)
     second_id = page.locator(SURFACE).get_attribute("data-annotation-id")
-    assert page.url.endswith(f"?annotation={second_id}")
+    assert address(page.url)[1] == {"project": str(project.id), "annotation": second_id}
 
     rows = [a for a in stored(db) if a.status == "submitted"]
     assert len(rows) == 1

@@ -79,8 +79,8 @@ def import_texts(page) -> None:
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
         {"name": "new_texts.jsonl", "mimeType": "application/json", "buffer": lines.encode()})
     expect(page.get_by_text(f"Preview — {len(NEW_TEXTS)} texts")).to_be_visible(timeout=20_000)
-    page.get_by_role("button", name=f"Import {len(NEW_TEXTS)} texts").click()
-    expect(page.get_by_text(f"Imported {len(NEW_TEXTS)} texts ({len(NEW_TEXTS)} benchmark 1, "
+    page.get_by_role("button", name=f"Import {len(NEW_TEXTS)} texts into Gold").click()
+    expect(page.get_by_text(f"Imported {len(NEW_TEXTS)} texts into Gold ({len(NEW_TEXTS)} benchmark 1, "
                             "0 benchmark 2); 0 were already in the project.")).to_be_visible(
         timeout=20_000)
 
@@ -88,7 +88,7 @@ def import_texts(page) -> None:
 def review_duplicates(page, db: Database, project_id: int, shot_path) -> None:
     open_page(page, "De-duplication")
     expect(page.get_by_text("Nothing to review. Run the search after importing texts.")).to_be_visible()
-    page.get_by_role("button", name="Find near-duplicates").click()
+    page.get_by_role("button", name="Find near-duplicates in Gold").click()
     # the first run loads SBERT in the server and embeds every text
     mark = wait_until(lambda: mark_of(db, project_id, "N-002"), timeout=90, what="the mark on N-002")
     mark_id, status, kept = mark
@@ -126,7 +126,7 @@ def export_and_download(page, export_dir, tmp_path) -> None:
     expect(page.get_by_text("None yet.")).to_be_visible()
     page.get_by_role("textbox", name="Folder name").fill(FOLDER)
     page.get_by_role("spinbutton", name="Split seed").fill("1234")
-    page.get_by_role("button", name="Export").click()
+    page.get_by_role("button", name="Export Gold").click()
     expect(page.get_by_text("Export 1 is ready")).to_be_visible(timeout=30_000)
     assert (export_dir / FOLDER / "export.json").is_file()
 

@@ -4,7 +4,8 @@
 user (My queue was the default page, which Streamlit serves only at ``/``), and the dialog locked
 the page until closed. Here an annotator, a lead and an admin each sign in and open every path
 of ``ui.navigation.PAGES`` by URL: a page the role has opens with its heading; one it lacks says
-so and shows My queue; no path meets "Page not found"; ``/`` opens My queue at ``/queue``.
+so and shows My queue; no path meets "Page not found"; ``/`` opens My queue at ``/queue``
+(``?project=<id>`` naming the open project, as on every page).
 """
 
 from __future__ import annotations
@@ -41,11 +42,16 @@ def app(tmp_path_factory, run_streamlit_module):
     db.dispose()
 
 
+def queue_url(app: str) -> re.Pattern[str]:
+    """My queue's URL: its own path, and the open project (the demo project)."""
+    return re.compile(rf"^{re.escape(app)}/queue\?project=\d+$")
+
+
 @pytest.mark.parametrize("username", list(ROLES))
 def test_every_path_opens_its_page_or_says_why_not(page, app, username):
     role = ROLES[username]
     sign_in(page, app, username, f"{username}-password")
-    expect(page).to_have_url(f"{app}/queue")  # / opened My queue at its own path
+    expect(page).to_have_url(queue_url(app))  # / opened My queue at its own path
     for spec in PAGES:
         page.goto(f"{app}/{spec.url_path}")
         allowed = RANK[role] >= RANK[spec.role]
@@ -59,5 +65,5 @@ def test_every_path_opens_its_page_or_says_why_not(page, app, username):
         expect(page.get_by_test_id("stException")).to_have_count(0)
     page.goto(app)
     expect(page.get_by_role("heading", name="My queue", exact=True)).to_be_visible(timeout=30_000)
-    expect(page).to_have_url(f"{app}/queue")
+    expect(page).to_have_url(queue_url(app))
     expect(page.get_by_text("Page not found")).to_have_count(0)

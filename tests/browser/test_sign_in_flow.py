@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from annotation.services import accounts, projects, queue
 from db.engine import Database
-from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, wait_until
+from tests.browser.flow_steps import address, open_page, sign_in, wait_for_idle, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -102,8 +102,13 @@ def test_reload_and_a_new_tab_keep_the_session(page, app):
     assert session_cookie(page.context)["value"] == cookie["value"]  # the same session
 
 
+def first_project(db: Database) -> int:
+    """The id of the first (the demo) project: what a user who never chose one opens."""
+    return projects.list_projects(db, accounts.authenticate(db, "admin", "admin-password"))[0].id
+
+
 def test_a_deep_link_while_signed_out_opens_review_after_sign_in(page, app):
-    base, _db = app
+    base, db = app
     page.set_viewport_size({"width": 1366, "height": 768})
     page.goto(f"{base}/review?from=mail")
     expect(page.get_by_text("Sign in to open Review.")).to_be_visible(timeout=60_000)
@@ -116,7 +121,8 @@ def test_a_deep_link_while_signed_out_opens_review_after_sign_in(page, app):
     expect(page.get_by_role("heading", name="Review")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
     expect_no_page_not_found(page)
-    assert page.url == f"{base}/review?from=mail"  # the page and its query string
+    # the page and its query string, and the open project
+    assert address(page.url) == (f"{base}/review", {"from": "mail", "project": str(first_project(db))})
     wait_for_cookie(page.context)
     page.reload()  # and a reload stays there
     expect(page.get_by_role("heading", name="Review")).to_be_visible(timeout=30_000)
@@ -136,13 +142,13 @@ def test_a_deep_link_keeps_the_annotate_pages_query_string(page, app):
     expect(page.get_by_role("button", name="Sign out")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
     expect_no_page_not_found(page)
-    assert page.url == f"{base}/workbench?annotation={aid}"
+    assert address(page.url) == (f"{base}/workbench", {"annotation": str(aid), "project": str(project.id)})
     expect(page.locator(f'[data-testid="surface"][data-annotation-id="{aid}"]')).to_be_visible(timeout=30_000)
     expect(page.get_by_role("link", name="Annotate")).to_have_attribute("aria-current", "page")
 
 
 def test_a_deep_link_the_role_does_not_allow_lands_on_the_queue_with_a_message(page, app):
-    base, _db = app
+    base, db = app
     page.goto(f"{base}/review")
     fill_sign_in(page, "ann3")
     expect(page.get_by_role("heading", name="My queue")).to_be_visible(timeout=30_000)
@@ -151,7 +157,8 @@ def test_a_deep_link_the_role_does_not_allow_lands_on_the_queue_with_a_message(p
     wait_for_idle(page)
     expect_no_page_not_found(page)
     expect(page.get_by_role("heading", name="Review")).to_have_count(0)
-    assert page.url == f"{base}/queue"  # My queue at its own path (was /, the default page)
+    # My queue at its own path (was /, the default page)
+    assert address(page.url) == (f"{base}/queue", {"project": str(first_project(db))})
 
 
 def test_sign_out_revokes_the_old_cookie(page, app, chromium_browser):
@@ -255,7 +262,7 @@ def test_a_deep_link_on_an_empty_database_shows_welcome_then_opens_its_page(page
     expect(page.get_by_role("button", name="Sign out")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
     expect_no_page_not_found(page)
-    assert page.url == f"{base}/users"
+    assert address(page.url) == (f"{base}/users", {"project": "1"})  # the demo project it loaded
     expect(page.get_by_role("heading", name="Users")).to_be_visible()
     db = Database.connect(url)
     try:

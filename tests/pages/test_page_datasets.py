@@ -58,7 +58,7 @@ def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
     assert titles(at) == ["De-duplication"]
     assert metric_values(at)["To review"] == "0"
     assert infos(at) == ["Nothing to review. Run the search after importing texts."]
-    at.button(key="FormSubmitter:duplicates.run-Find near-duplicates").click()
+    at.button(key=f"duplicates.run.{texts_project}").click()
     run(at)
     run(at)  # the page reruns itself after the run; the toast says what happened
     assert mark_status(db) == {"T-2": "pending"}
@@ -107,7 +107,8 @@ def test_export_without_gold_explains_and_disables(make_app, lead, texts_project
     at = open_page(make_app, lead, "screens/export.py")
     assert titles(at) == ["Export dataset"]
     assert any("Nothing to export yet" in i for i in infos(at))
-    assert at.button(key="FormSubmitter:export.form-Export").disabled
+    assert at.button(key=f"export.submit.{texts_project}").label == "Export Texts"
+    assert at.button(key=f"export.submit.{texts_project}").disabled
 
 
 def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
@@ -116,7 +117,7 @@ def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
     assert metric_values(at)["Gold · benchmark 1"] == "8"
     at.text_input(key="export.name").set_value("release-1")
     at.number_input(key="export.seed").set_value(11)
-    at.button(key="FormSubmitter:export.form-Export").click()
+    at.button(key=f"export.submit.{pid}").click()
     run(at)
     assert not errors(at)
     folder = exports_dir / "release-1"
@@ -126,11 +127,11 @@ def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
     assert at.get("download_button")
     # the same name again is refused with a message and changes nothing
     at.text_input(key="export.name").set_value("release-1")
-    at.button(key="FormSubmitter:export.form-Export").click()
+    at.button(key=f"export.submit.{pid}").click()
     run(at)
     assert any("not empty" in e for e in errors(at))
     at.text_input(key="export.name").set_value("../escape")
-    at.button(key="FormSubmitter:export.form-Export").click()
+    at.button(key=f"export.submit.{pid}").click()
     run(at)
     assert any("folder name" in e for e in errors(at))
     with db.read() as s:
@@ -158,7 +159,7 @@ def test_a_replaced_export_says_so_and_can_still_be_repeated(make_app, db, lead,
     at = open_page(make_app, lead, "screens/export.py")
     at.text_input(key="export.name").set_value("release")
     at.checkbox(key="export.overwrite").check()
-    at.button(key="FormSubmitter:export.form-Export").click()
+    at.button(key=f"export.submit.{pid}").click()
     run(at)
     assert not errors(at)
     table = at.dataframe[0].value

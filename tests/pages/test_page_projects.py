@@ -14,7 +14,6 @@ from page_helpers import PASSWORD, errors, nav_titles, run, shown, successes, ti
 from ui.session import PROJECT_KEY
 
 CREATE = "FormSubmitter:projects.create-Create project"
-SAVE = "FormSubmitter:projects.settings-Save settings"
 
 
 @pytest.fixture
@@ -110,7 +109,7 @@ def test_settings_reject_an_invalid_time_zone(open_projects, db, lead):
     assert at.text_input(key=_setting(at, "tz")).value == "UTC"
     at.text_input(key=_setting(at, "tz")).input("Mars/Olympus_Mons")
     at.number_input(key=_setting(at, "quota")).set_value(5)
-    at.button(key=SAVE).click()
+    at.button(key=_setting(at, "save")).click()
     run(at)
     assert errors(at) == ["unknown time zone 'Mars/Olympus_Mons'"]
     assert projects.get_project(db, lead, p.id).settings == ProjectSettings()  # nothing changed
@@ -122,7 +121,7 @@ def test_settings_refuse_a_guidelines_version_longer_than_its_column(open_projec
     at = open_projects()
     at.text_input(key=_setting(at, "guidelines")).input("2.0 (revised after the pilot, March)")
     at.number_input(key=_setting(at, "quota")).set_value(5)
-    at.button(key=SAVE).click()
+    at.button(key=_setting(at, "save")).click()
     run(at)  # no exception on the page
     assert errors(at) == ["The guidelines version can be at most 32 characters (yours has 36)."]
     assert projects.get_project(db, lead, p.id).settings == ProjectSettings()  # nothing changed
@@ -136,7 +135,7 @@ def test_settings_save_valid_values(open_projects, db, lead):
     at.text_input(key=_setting(at, "tz")).input(" Europe/Berlin ")
     at.number_input(key=_setting(at, "base")).set_value(2.0)
     at.text_input(key=_setting(at, "guidelines")).input("1.1")
-    at.button(key=SAVE).click()
+    at.button(key=_setting(at, "save")).click()
     run(at)
     assert not errors(at)
     s = projects.get_project(db, lead, p.id).settings
@@ -156,14 +155,14 @@ def test_confirm_before_submit_is_off_by_default_and_can_be_turned_on(open_proje
     assert box.label == "Ask “Submit this annotation?” before each submit"
     assert box.value is False
     box.check()
-    at.button(key=SAVE).click()
+    at.button(key=_setting(at, "save")).click()
     run(at)
     assert not errors(at)
     assert projects.get_project(db, lead, p.id).settings.confirm_submit is True
     assert at.checkbox(key=_setting(at, "confirm_submit")).value is True
     # and off again
     at.checkbox(key=_setting(at, "confirm_submit")).uncheck()
-    at.button(key=SAVE).click()
+    at.button(key=_setting(at, "save")).click()
     run(at)
     assert projects.get_project(db, lead, p.id).settings.confirm_submit is False
 
@@ -186,15 +185,16 @@ def test_import_preview_and_import(open_projects, db, lead):
     assert list(preview["benchmark"]) == [1, 2, 1]
     assert _n_samples(db, p.id) == 0  # a preview imports nothing
 
-    at.button(key="projects.import").click()
+    assert at.button(key=f"projects.import.{p.id}").label == "Import 3 texts into Pilot"
+    at.button(key=f"projects.import.{p.id}").click()
     run(at)
-    assert successes(at) == ["Imported 3 texts (2 benchmark 1, 1 benchmark 2); 0 were already in the project."]
+    assert successes(at) == ["Imported 3 texts into Pilot (2 benchmark 1, 1 benchmark 2); 0 were already in the project."]
     assert _n_samples(db, p.id) == 3
 
     # the same file again adds nothing
-    at.button(key="projects.import").click()
+    at.button(key=f"projects.import.{p.id}").click()
     run(at)
-    assert successes(at) == ["Imported 0 texts (0 benchmark 1, 0 benchmark 2); 3 were already in the project."]
+    assert successes(at) == ["Imported 0 texts into Pilot (0 benchmark 1, 0 benchmark 2); 3 were already in the project."]
     assert _n_samples(db, p.id) == 3
 
 
@@ -205,7 +205,7 @@ def test_import_bad_file_shows_the_line_and_imports_nothing(open_projects, db, l
         ("bad.jsonl", b'{"text": "Fine text here."}\n{"text": ""}\n', "application/jsonl"))
     run(at)
     assert errors(at) == ["bad.jsonl: line 2: the text is missing or empty. Nothing will be imported."]
-    assert not [b for b in at.button if b.key == "projects.import"]
+    assert not [b for b in at.button if (b.key or "").startswith("projects.import")]
     assert _n_samples(db, p.id) == 0
 
 
@@ -237,7 +237,7 @@ def test_settings_form_follows_the_chosen_project(open_projects, db, lead):
     run(at)
     assert at.number_input(key=_setting(at, "quota")).value == 10
     assert at.text_input(key=_setting(at, "tz")).value == "Asia/Tokyo"
-    at.button(key=SAVE).click()
+    at.button(key=_setting(at, "save")).click()
     run(at)
     assert not errors(at)
     kept = projects.get_project(db, lead, second.id).settings

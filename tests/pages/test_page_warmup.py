@@ -121,7 +121,7 @@ def test_without_a_warmup_set_everyone_is_admitted_implicitly(open_page, ann, pr
 def test_pick_and_add_samples(open_page, db, lead, project):
     at = open_page()
     at.number_input(key="warmup.pick_n").set_value(2)
-    at.button(key="warmup.pick").click()
+    at.button(key=f"warmup.pick.{project.id}").click()
     run(at)
     assert len(warmup_set.warmup_samples(db, lead, project.id)) == 2
     assert len(_table(at, "drafts")) == 2

@@ -409,7 +409,7 @@ def test_reload_returns_to_the_same_sample_and_step(make_app, db, ann, demo):
     run(at)
     send(at, [{"seq": 1, "kind": "boundary", "gap": 2}, {"seq": 2, "kind": "step", "step": 1}])
     url = dict(at.query_params)
-    assert url == {"annotation": str(first.annotation_id)}
+    assert url == {"project": str(demo.id), "annotation": str(first.annotation_id)}  # both kept
 
     again = make_app(ann)
     again.switch_page("screens/workbench.py")

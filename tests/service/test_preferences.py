@@ -88,3 +88,22 @@ def test_every_role_has_preferences_and_a_deactivated_user_none(db, admin, make_
         preferences.get_preferences(db, ann)
     with pytest.raises(PermissionDenied):
         preferences.set_preferences(db, ann, workbench_layout="single")
+
+
+def test_the_last_project_is_stored_beside_the_layout(db, make_user):
+    ann = make_user("ann")
+    preferences.set_preferences(db, ann, workbench_layout="single")
+    chosen = preferences.set_preferences(db, ann, last_project_id=7)
+    assert (chosen.workbench_layout, chosen.last_project_id) == ("single", 7)
+    assert _stored(db, ann.user_id) == {"workbench_layout": "single", "last_project_id": 7}
+    assert preferences.get_preferences(db, ann).last_project_id == 7
+
+
+@pytest.mark.parametrize("value", [0, -3, True, "7", 7.0, [7]])
+def test_a_last_project_that_is_not_an_id_is_refused_and_reads_as_none(db, make_user, value):
+    ann = make_user("ann")
+    with pytest.raises(InvalidInput, match="not a project id"):
+        preferences.set_preferences(db, ann, last_project_id=value)
+    assert _stored(db, ann.user_id) == {}
+    _store_raw(db, ann.user_id, {"last_project_id": value, "workbench_layout": "single"})
+    assert preferences.get_preferences(db, ann) == Preferences(workbench_layout="single")
