@@ -8,6 +8,10 @@ the audit log names a real person.
 A front end beside ``app.py``: it calls the services and opens the database itself, and nothing
 below it imports it (``tests/unit/test_layers.py``). ``python -m cli`` runs it too
 (:mod:`cli.__main__`).
+
+LAZY: the services a command needs are imported inside it, after the database is open — the
+heavy ones (pandas, scipy's statistics, the agreement code) took 1.7 s of every command's
+start, a command that failed to connect or only created a user included.
 """
 
 from __future__ import annotations
@@ -24,8 +28,7 @@ from typing import Sequence
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
-from annotation.export.figures import remove_abandoned_figure_folders
-from annotation.services import accounts, agreement, annotation_import, duplicates, exports, jobs, projects, resolving
+from annotation.services import accounts
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
@@ -62,6 +65,7 @@ def _acting_user(db: Database, username: str | None) -> Actor:
 def _project_id(db: Database, actor: Actor, name: str | None) -> int:
     """The project named, or the only one. Never creates one: ``import texts`` creates its
     project inside its own all-or-nothing import."""
+    from annotation.services import projects  # on use (LAZY)
     all_projects = projects.list_projects(db, actor)
     if name:
         for p in all_projects:
@@ -76,6 +80,7 @@ def _project_id(db: Database, actor: Actor, name: str | None) -> int:
 
 def _new_project_name(db: Database, actor: Actor, name: str | None) -> str:
     """The project an import may create: the one named, or "Default project" when none exists."""
+    from annotation.services import projects  # on use (LAZY)
     if name:
         return name
     if not projects.list_projects(db, actor):
@@ -90,6 +95,7 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import projects  # on use (LAZY)
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"{path}: no such file")
@@ -106,6 +112,7 @@ def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import annotation_import  # on use (LAZY)
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"{path}: no such file")
@@ -117,6 +124,7 @@ def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import agreement  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
     scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
@@ -152,6 +160,7 @@ HEADLINE_LABELS: tuple[tuple[str, str], ...] = (
 
 
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import resolving  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
     summary = resolving.resolve_project(db, actor, pid, recheck=args.recheck)
@@ -186,6 +195,7 @@ class ProgressBar:
 
 
 def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import duplicates  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
     summary = duplicates.run_dedup(db, actor, pid, threshold=args.threshold,
@@ -197,6 +207,7 @@ def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_export(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import exports  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
     record = exports.export_dataset(
@@ -214,6 +225,7 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
 def cmd_exports(db: Database, args: argparse.Namespace) -> str:
     """The project's exports, newest first: id, when, status (a replaced one names its
     replacement), samples, folder."""
+    from annotation.services import exports  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
     records = exports.list_exports(db, actor, pid)
@@ -258,6 +270,7 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
 
 
 def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import jobs  # on use (LAZY)
     status = jobs.run_job(db, args.job_id)
     if status != "succeeded":
         raise CliError(f"job {args.job_id} {status}")
@@ -265,6 +278,7 @@ def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import projects  # on use (LAZY)
     info = projects.load_demo_project(db, _acting_user(db, args.user))
     return f"{info.name}: {info.n_samples} texts"
 
@@ -391,6 +405,7 @@ def _open_database() -> Database:
     """The configured database, upgraded to the newest schema; an upgrade of an existing
     database (backed up first) is reported on stderr with the backup's path."""
     db, done = Database.connect_upgraded(announce=True)  # a restore refuses while this runs
+    from annotation.leftovers import remove_abandoned_figure_folders
     # an export killed in its figures step left its folder in the system temp folder
     remove_abandoned_figure_folders(tempfile.gettempdir())
     line = done.describe()

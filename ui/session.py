@@ -22,7 +22,7 @@ from typing import Iterator
 
 import streamlit as st
 
-from annotation.export.figures import remove_abandoned_figure_folders
+from annotation.leftovers import remove_abandoned_figure_folders
 from annotation.services import gold_checks, preferences, projects, sessions
 from annotation.services.authz import Actor
 from annotation.services.errors import AuthenticationFailed, ServiceError

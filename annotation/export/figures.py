@@ -44,7 +44,9 @@ from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.agreement.tables import SampleSet
 from annotation.export.card_agreement import card_figures
 from annotation.export.dataset import BENCHMARK_CONFIGS, Provenance
-from annotation.export.writer import ABANDONED_AFTER_SECONDS, writer_is_alive
+from annotation.leftovers import (  # noqa: F401 - the figures folders' names and sweeping live there
+    FOLDER_PREFIX, figures_folder_prefix, remove_abandoned_figure_folders,
+)
 from annotation.timeaxis import DEFAULT_BASE
 
 #: One gold row as the provenance reads it: (external id, source, confidence, error type).
@@ -237,70 +239,6 @@ def _serve(given: str, out: str) -> None:
         return
     with open(out, "wb") as f:
         pickle.dump(figures, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-#: The folders of the figures processes, in the system temp folder:
-#: ``chronocept-figures-<host>-<pid>-<random>``, ``pid`` the export's process (who removes it)
-FOLDER_PREFIX = "chronocept-figures-"
-_FOLDER = re.compile(re.escape(FOLDER_PREFIX) + r"(?:(?P<host>.+)-(?P<pid>\d+)-)?[a-z0-9_]{8}")
-
-
-def figures_folder_prefix(host: str, pid: int) -> str:
-    """The name prefix (for ``tempfile.mkdtemp``) of the folder that the export of process
-    ``pid`` on ``host`` shares with its figures process.
-
-    Examples:
-        >>> figures_folder_prefix("app1", 4242)
-        'chronocept-figures-app1-4242-'
-    """
-    return f"{FOLDER_PREFIX}{host}-{pid}-"
-
-
-def remove_abandoned_figure_folders(parent: str | Path, *, now: float | None = None,
-                                    max_age: float = ABANDONED_AFTER_SECONDS) -> list[Path]:
-    """Remove the figures folders in ``parent`` (the system temp folder) that an export killed
-    with its figures process left behind; return them. A folder counts as abandoned once the
-    export's process is gone (:func:`writer_is_alive`: checked on this host) or, when it cannot
-    be checked (another host, a folder named before the name carried its owner), after
-    ``max_age`` seconds untouched; a folder of another user is never touched.
-
-    Examples:
-        >>> import os, socket, tempfile
-        >>> parent = Path(tempfile.mkdtemp())
-        >>> dead = parent / (figures_folder_prefix(socket.gethostname(), 2**22 + 7) + "abcd1234")
-        >>> live = parent / (figures_folder_prefix(socket.gethostname(), os.getpid()) + "abcd1234")
-        >>> dead.mkdir(); live.mkdir(); (parent / "chronocept-figures-notes").mkdir()
-        >>> [p.name for p in remove_abandoned_figure_folders(parent)] == [dead.name]
-        True
-        >>> sorted(p.name.split("-")[-1] for p in parent.iterdir())
-        ['abcd1234', 'notes']
-        >>> import shutil; shutil.rmtree(parent)
-    """
-    import os
-    import shutil
-
-    removed: list[Path] = []
-    try:
-        entries = sorted(Path(parent).iterdir())
-    except OSError:
-        return removed
-    for folder in entries:
-        match = _FOLDER.fullmatch(folder.name)
-        if match is None or folder.is_symlink() or not folder.is_dir():
-            continue
-        try:
-            info = folder.stat()
-        except OSError:
-            continue
-        if info.st_uid != os.getuid():
-            continue
-        owner = {"host": match["host"], "pid": int(match["pid"])} if match["pid"] else None
-        if writer_is_alive(owner, info.st_mtime, now=now, max_age=max_age):
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        if not folder.exists():
-            removed.append(folder)
-    return removed
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from typing import Any
 
 from annotation.export.dataset import CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
+from annotation.leftovers import ABANDONED_AFTER_SECONDS, process_is_alive, writer_is_alive  # noqa: F401
 from annotation.splits import SPLITS
 
 
@@ -76,10 +77,6 @@ def check_destination(out_dir: Path, overwrite: bool) -> None:
 
 #: The file inside a staging folder that names its writer (removed before the folder goes live).
 WRITER_MARKER = ".chronocept-writer.json"
-#: A staging folder whose writer cannot be checked (another host, no marker) is abandoned when
-#: untouched for this long. An export of 100k samples writes for about 15 s, so an hour is far
-#: beyond any live export while still cleaning up within the day.
-ABANDONED_AFTER_SECONDS = 3600.0
 _STAGING_RANDOM = r"[a-z0-9_]{8}"  # tempfile.mkdtemp's 8 random characters
 
 
@@ -91,37 +88,6 @@ def staging_prefix(out_dir: Path | str) -> str:
 def writer_identity() -> dict[str, Any]:
     """This process as the writer of an export: host name and process id."""
     return {"host": socket.gethostname(), "pid": os.getpid()}
-
-
-def process_is_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this host (signal 0 checks without signalling)."""
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except (OverflowError, ValueError, OSError):
-        return False
-    return True
-
-
-def writer_is_alive(writer: Mapping[str, Any] | None, started: float, *, now: float | None = None,
-                    max_age: float = ABANDONED_AFTER_SECONDS) -> bool:
-    """Whether the export written by ``writer`` (:func:`writer_identity`) since ``started``
-    (epoch seconds) may still be running. On this host the process is checked (a dead process
-    means abandoned; this very process, e.g. another export thread of this app server, is live
-    until ``max_age``); another host's process cannot be checked (several app servers share one
-    database and one export disk), so its export counts as live until ``max_age``."""
-    now = time.time() if now is None else now
-    if now - started > max_age:
-        return False
-    if not writer or writer.get("host") != socket.gethostname():
-        return True
-    pid = writer.get("pid")
-    if pid == os.getpid():
-        return True
-    return isinstance(pid, int) and process_is_alive(pid)
 
 
 def remove_abandoned_staging(out_dir: Path | str, *, now: float | None = None,

@@ -171,7 +171,10 @@ def _annotate_side_by_side(pages) -> list[str]:
     for page in pages:
         page.keyboard.press("Enter")
     for page, done in zip(pages, submitted):
-        expect(page.locator(SURFACE)).not_to_have_attribute("data-annotation-id", done, timeout=30_000)
+        # the submitted sample's surface goes (for a moment Streamlit shows it, stale, beside
+        # the next sample's: a locator for "the" surface then names two elements)
+        expect(page.locator(f"{SURFACE}[data-annotation-id='{done}']")).to_have_count(0, timeout=30_000)
+        expect(page.locator(SURFACE)).to_have_count(1, timeout=30_000)
         _fresh_sample(page)
     return submitted
 

@@ -21,6 +21,7 @@ Two things differ from production on purpose:
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -79,8 +80,12 @@ def db_url(tmp_path, monkeypatch) -> str:
 
 
 @pytest.fixture
-def db(db_url) -> Database:
-    """The test's database (migrated), for seeding and for checking what the pages stored."""
+def db(db_url, sqlite_template) -> Database:
+    """The test's database (migrated: a copy of the session's template), for seeding and for
+    checking what the pages stored."""
+    path = Path(db_url.split("///", 1)[1])
+    if not path.exists():
+        shutil.copyfile(sqlite_template, path)
     database = Database.connect(db_url)
     yield database
     database.dispose()
