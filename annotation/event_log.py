@@ -103,6 +103,8 @@ class SubmitRequest:
 
     seq: int
     flagged: bool
+    #: the annotator confirmed a hand-tuned curve that misses the points (the surface's dialog)
+    accept_misses: bool = False
 
 
 @dataclass(frozen=True)
@@ -395,10 +397,13 @@ def _submit(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     flagged = event.data.get("flagged", False)
     if not isinstance(flagged, bool):
         return _refused(step, "a submit must say whether it is flagged (true or false)")
+    accept_misses = event.data.get("accept_misses", False)
+    if not isinstance(accept_misses, bool):
+        return _refused(step, "a submit's accept_misses must be true or false")
     if not flagged:
         # as the Submit button always did: a flag chosen earlier does not ride along
         draft.set_content(editing.set_flags(draft.content(), [], ""))
-    return _Applied(step, submit=SubmitRequest(event.seq, flagged))
+    return _Applied(step, submit=SubmitRequest(event.seq, flagged, accept_misses))
 
 
 _HANDLERS: Mapping[str, Callable[[WorkingDraft, int, EditEvent], _Applied]] = {

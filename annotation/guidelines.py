@@ -36,6 +36,12 @@ def load_guidelines(version: str, folder: Path = GUIDELINES_DIR) -> Guidelines:
     return Guidelines(version, path.read_text(encoding="utf-8"))
 
 
+def guidelines_for(version: str, folder: Path = GUIDELINES_DIR) -> Guidelines | None:
+    """The bundled text of ``version`` (a project's ``guidelines_version``), or None when that
+    version has no file here (a version typed by a lead)."""
+    return load_guidelines(version, folder) if version in available_versions(folder) else None
+
+
 def current_guidelines(folder: Path = GUIDELINES_DIR) -> Guidelines:
     """The newest version."""
     versions = available_versions(folder)

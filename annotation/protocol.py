@@ -103,6 +103,11 @@ class AnnotationContent:
             raise ContentError("the scale ω must be positive")
 
 
+#: what stops a submit when the points give no curve and nothing says why (the workbench puts
+#: the fit's own reason in its place when it has one)
+NO_CURVE = "Curve: the points do not define a curve yet."
+
+
 def submission_problems(content: AnnotationContent, n_tokens: int, *,
                         points_required: bool = True) -> list[str]:
     """What stops ``content`` from being submitted for a text of ``n_tokens`` tokens.
@@ -135,7 +140,7 @@ def submission_problems(content: AnnotationContent, n_tokens: int, *,
     elif not MIN_POINTS <= len(content.points) <= MAX_POINTS:
         problems.append(f"Curve: place {MIN_POINTS} to {MAX_POINTS} points (now {len(content.points)}).")
     elif not content.has_parameters:
-        problems.append("Curve: the points do not define a curve yet.")
+        problems.append(NO_CURVE)
     return problems
 
 

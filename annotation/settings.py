@@ -12,7 +12,11 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from annotation.guidelines import available_versions
 from annotation.timeaxis import DEFAULT_BASE
+
+#: the newest bundled guidelines (``guidelines/vX.Y.md``): a new project annotates under them
+NEWEST_GUIDELINES = (available_versions() or ["1.0"])[-1]
 
 
 class SettingsError(ValueError):
@@ -27,7 +31,7 @@ class ProjectSettings:
     daily_quota: int = 70
     quota_timezone: str = "UTC"  # the "calendar day" of the quota
     log_base: float = DEFAULT_BASE  # display/export base; stored values are always base 1.1
-    guidelines_version: str = "1.0"
+    guidelines_version: str = NEWEST_GUIDELINES  # the version new annotations record
     # qualification against gold (issue 3 uses them)
     qualify_icc_min: float = 0.90
     qualify_jaccard_min: float = 0.75

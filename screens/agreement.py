@@ -17,6 +17,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from annotation.wording import counted
 from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, icc_reason, judge
 from annotation.agreement.curve_agreement import w1_time_factor
 from annotation.agreement.intervals import DEFAULT_SEED, default_resamples
@@ -61,7 +62,7 @@ with st.spinner("Computing agreement…"), service_errors():
         db, actor, project.id, benchmark=None if bench_choice == "all" else int(bench_choice),
         start=start, end=end, annotators=tuple(chosen))
 report = scope.report
-st.caption(f"{report.n_samples} samples with two or more annotations · "
+st.caption(f"{counted(report.n_samples, 'sample')} with two or more annotations · "
            f"{scope.n_single} with only one left out")
 if report.n_samples == 0:
     st.info("No sample has two submitted annotations under these filters yet.")
@@ -148,7 +149,7 @@ with tab_curves:
                   help="Overlap coefficient of the two normalised curves: 1 identical, 0 disjoint.")
         c4.metric("Samples above the flag", "—" if math.isnan(curve.share_above) else f"{curve.share_above:.1%}",
                   help=f"W1 above the project's flag threshold ({settings.flag_w1_max:g}).")
-        st.caption(f"{curve.n_used} samples with two curves or more, {curve.n_excluded} without.")
+        st.caption(f"{counted(curve.n_used, 'sample')} with two curves or more, {curve.n_excluded} without.")
     _histogram(report.per_sample["w1"], 40, "Curve distance per sample (W1)",
                "W1 (log-time units; ×1.1^W1 in time)", settings.flag_w1_max, "agreement.w1_hist")
 
@@ -201,7 +202,7 @@ with tab_params:
     if icc is not None:
         for p in PARAMETERS:
             res = icc[p]
-            with st.expander(f"All ICC forms for {p} — {res.n_used} samples used, "
+            with st.expander(f"All ICC forms for {p} — {counted(res.n_used, 'sample')} used, "
                              f"{res.n_excluded} excluded", icon=":material/table:"):
                 if res.problem:
                     st.caption(res.problem)

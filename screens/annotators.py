@@ -236,7 +236,7 @@ with right:
 
 st.subheader("Agreement per pair")
 if partners.empty:
-    st.caption(f"No pair in this period ({dash.n_agreement_samples} samples measured).")
+    st.caption(f"No pair in this period ({counted(dash.n_agreement_samples, 'sample')} measured).")
 else:
     show_table(partners, hide_index=True, width="stretch", key="annotators.partners",
                column_config={c: st.column_config.NumberColumn(c, format="%.3f")

@@ -87,7 +87,7 @@ def consistency_view() -> None:
     page_no = min(max(1, int(st.session_state.get(K_CPAGE) or 1)), n_pages)
     st.session_state[K_CPAGE] = page_no
     st.caption(f"{len(report.pairs)} pair{'s' if len(report.pairs) != 1 else ''} among "
-               f"{report.n_compared} texts compared at {checked_at:%H:%M:%S} UTC · page {page_no} of {n_pages}"
+               f"{counted(report.n_compared, 'text')} compared at {checked_at:%H:%M:%S} UTC · page {page_no} of {n_pages}"
                + (f" · only the {report.limit} most similar are listed" if report.truncated else ""))
     for pair in consistency.sorted_pairs(report.pairs, order)[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]:
         with st.container(border=True):
@@ -150,7 +150,7 @@ if run:
         summary = duplicates.run_dedup(
             db, actor, project.id, threshold=threshold, model=sbert_model(),
             progress=lambda fraction, message: bar.progress(min(max(fraction, 0.0), 1.0), text=message))
-    toast_next_run(K_FLASH, f"Compared {summary.n_texts} texts in {summary.seconds:.1f} s "
+    toast_next_run(K_FLASH, f"Compared {counted(summary.n_texts, 'text')} in {summary.seconds:.1f} s "
                             f"({summary.n_embedded} embedded, {summary.n_cached} from the cache): "
                             f"{summary.n_new_marks} new marks, {summary.n_pending} to review.")
     st.rerun()
@@ -172,18 +172,25 @@ st.session_state[K_PAGE] = page_no  # before the widget exists: clamped after ma
 bulk_decision = {"pending": "confirm", "confirmed": "undo", "released": "undo"}[status]
 bulk_label = {"confirm": f"Confirm all {len(shown)} on this page", "undo": f"Undo all {len(shown)} on this page"}
 head_l, head_r = st.columns([2, 1], vertical_alignment="bottom")
-head_l.caption(f"{listing.total} pairs, most similar first · page {page_no} of {n_pages}")
+head_l.caption(f"{counted(listing.total, 'pair')}, most similar first · page {page_no} of {n_pages}")
 if head_r.button(bulk_label[bulk_decision], key=f"duplicates.bulk.{status}.{page_no}"):
     with service_errors():
         n = duplicates.decide(db, actor, project.id, [p.id for p in shown], bulk_decision)
     toast_next_run(K_FLASH, f"{n} marks {'confirmed' if bulk_decision == 'confirm' else 'back to review'}.")
     st.rerun()
 
-for pair in shown:
+for n, pair in enumerate(shown):
+    # near-copies of warm-up texts come first (list_pairs), under their own heading
+    if n == 0 and pair.of_warmup:
+        st.markdown("**Near-copies of warm-up texts** — a production text this close to a gold-check "
+                    "text lets an annotator who meets both tell the check apart: confirm to take it out.")
+    elif pair.of_warmup is False and (n == 0 and page_no > 1 or n > 0 and shown[n - 1].of_warmup):
+        st.markdown("**Near-duplicates among production texts**")
     with st.container(border=True):
         left, right, side = st.columns([4, 4, 2])
         words_a, words_b = pair.of_text.split(), pair.text.split()
-        left.caption(f"Kept · **{plain(pair.duplicate_of)}** (earlier)")
+        left.caption(f"Warm-up text (gold checks use it) · **{plain(pair.duplicate_of)}**" if pair.of_warmup
+                     else f"Kept · **{plain(pair.duplicate_of)}** (earlier)")
         left.markdown(highlighted(words_a, words_b))
         right.caption(f"Near-duplicate · **{plain(pair.sample_id)}**")
         right.markdown(highlighted(words_b, words_a))

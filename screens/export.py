@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from annotation.wording import counted
 from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_folder_name, repeat_folder_name
 from annotation.services import exports
 from ui.display import plain
@@ -96,7 +97,7 @@ if submitted:
                 overwrite=overwrite, include_agreement=with_agreement,
                 progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
         st.session_state[K_LAST] = record.id
-        toast_next_run(K_FLASH, f"Export {record.id}: {record.n_samples} samples written to {record.path}"
+        toast_next_run(K_FLASH, f"Export {record.id}: {counted(record.n_samples, 'sample')} written to {record.path}"
                        + replaced_words(record))
         st.rerun()
 
@@ -108,7 +109,7 @@ if last is not None and last.status == "complete":
         st.success(f"Export {last.id} is ready: {plain(last.path)}")
         sizes = " · ".join(f"benchmark {b}: {s['train']} train / {s['validation']} validation / {s['test']} test"
                            for b, s in last.split_sizes.items())
-        st.caption(f"{sizes} · {last.n_annotations} annotations · base {last.base:g} · seed {last.seed}")
+        st.caption(f"{sizes} · {counted(last.n_annotations, 'annotation')} · base {last.base:g} · seed {last.seed}")
         zip_button(last, f"export.zip.last.{last.id}")
 
 st.subheader("Past exports")

@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from annotation.guidelines import current_guidelines
-from ui.session import require_actor
+from ui.guidelines_view import show_guidelines
+from ui.session import current_project, require_actor
 
-require_actor()
-guide = current_guidelines()
+actor = require_actor()
+project = current_project(actor)
 st.title("Guidelines")
-st.caption(f"Guidelines version {guide.version}")
-st.markdown(guide.text)
+# the version the open project annotates under (the one the workbench's header names)
+show_guidelines(project.settings.guidelines_version if project is not None else None)

@@ -3,15 +3,22 @@
 import pandas as pd
 import streamlit as st
 
+from annotation.wording import counted
 from annotation.services import projects
 from annotation.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from ui.display import plain
-from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
+from ui.session import (
+    PROJECT_KEY, current_project, get_database, require_actor, service_errors, show_pending_toast,
+    toast_next_run,
+)
 from ui.tables import show_table
 
 actor = require_actor("lead")
 db = get_database()
 st.title("Projects & texts")
+#: a confirmation left for the run after st.rerun (a toast drawn just before it is lost)
+K_FLASH = "projects.flash"
+show_pending_toast(K_FLASH)
 
 with service_errors():
     all_projects = projects.list_projects(db, actor)
@@ -32,7 +39,7 @@ with left, st.form("projects.create", clear_on_submit=True):
         with service_errors():
             created = projects.create_project(db, actor, name, description)
         st.session_state[PROJECT_KEY] = created.id
-        st.toast(f"Created {plain(created.name)}")
+        toast_next_run(K_FLASH, f"Created the project {created.name}")
         st.rerun()
 with right:
     st.markdown("**Demo project**")
@@ -41,7 +48,7 @@ with right:
         with service_errors():
             demo = projects.load_demo_project(db, actor)
         st.session_state[PROJECT_KEY] = demo.id
-        st.toast(f"{plain(demo.name)}: {demo.n_samples} texts")
+        toast_next_run(K_FLASH, f"{demo.name}: {counted(demo.n_samples, 'text')}")
         st.rerun()
 
 project = current_project(actor)
@@ -66,17 +73,17 @@ if upload is not None:
     except ImportFileError as exc:
         st.error(plain(f"{upload.name}: {exc}. Nothing will be imported."))
     else:
-        st.markdown(f"**Preview** — {len(records)} texts")
+        st.markdown(f"**Preview** — {counted(len(records), 'text')}")
         show_table(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
                                   "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
                    hide_index=True, width="stretch", height=240)
         # named and keyed by project: a click on a button drawn for another project (the picker
         # changed meanwhile) matches no button of this run and imports nothing
-        if st.button(f"Import {len(records)} texts into {plain(project.name)}", type="primary",
+        if st.button(f"Import {counted(len(records), 'text')} into {plain(project.name)}", type="primary",
                      key=f"projects.import.{project.id}"):
             with service_errors():
                 summary = projects.import_texts(db, actor, project.id, records, source=upload.name)
-            st.success(f"Imported {summary.added} texts into {plain(project.name)} "
+            st.success(f"Imported {counted(summary.added, 'text')} into {plain(project.name)} "
                        f"({summary.benchmark_counts[1]} benchmark 1, "
                        f"{summary.benchmark_counts[2]} benchmark 2); "
                        f"{summary.already_present} were already in the project.")
@@ -149,5 +156,5 @@ with st.form("projects.settings"):
                 warmup_size=int(warmup), confirm_submit=bool(confirm),
                 gold_check_share=float(gold_share), gold_check_window=int(gold_window),
                 gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar))
-        st.toast(f"Settings of {plain(project.name)} saved")
+        toast_next_run(K_FLASH, f"Settings of {project.name} saved")
         st.rerun()

@@ -15,6 +15,7 @@ from ui.tables import show_table
 
 WORKBENCH = "screens/workbench.py"
 OPEN_KEY = "workbench.open_annotation_id"
+ASK_KEY = "workbench.ask_next"  # the annotator asked for a sample (screens/workbench.py)
 
 actor = require_actor()
 db = get_database()
@@ -30,8 +31,8 @@ with service_errors():
     history = queue.my_history(db, actor, project.id)
     mine = qualification.my_qualification(db, actor, project.id)
 
-st.caption(f"Project **{plain(project.name)}** · {project.n_samples} texts · "
-           f"{project.settings.annotators_per_sample} annotators per text")
+st.caption(f"Project **{plain(project.name)}** · {counted(project.n_samples, 'text')} · "
+           f"{counted(project.settings.annotators_per_sample, 'annotator')} per text")
 # No pool counter here: a gold check takes no slot, so a count of open slots that did not move
 # at a hand-out would tell the annotator it was a check. ``remaining`` only decides the button.
 c1, c2, c3 = st.columns(3)
@@ -97,6 +98,7 @@ elif status.in_progress:
 elif remaining:
     if st.button("Start the next sample", type="primary", icon=":material/play_arrow:", key="queue.start"):
         st.session_state.pop(OPEN_KEY, None)
+        st.session_state[ASK_KEY] = True
         st.switch_page(WORKBENCH)
 elif not mine.in_warmup:
     st.info("Nothing left to annotate in this project for you right now.")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from annotation.wording import counted
 from annotation.adjudication import CONFIDENCE_LEVELS, ERROR_TYPES
 from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.lead_edit import LeadEdit
@@ -131,7 +132,7 @@ with service_errors():
 case_top(case.item_id, key="review.case_top")  # a new case opens at the top of the page
 row = by_id[pick]
 head.markdown(f"### Sample {plain(case.external_id)}")
-head.caption(" · ".join([f"Benchmark {case.benchmark}", f"{len(case.versions)} annotations",
+head.caption(" · ".join([f"Benchmark {case.benchmark}", counted(len(case.versions), "annotation"),
                          *([f"W1 {row.w1:.1f} (×{1.1 ** row.w1:.1f})"] if row.w1 is not None else []),
                          *([f"Pk {row.pk:.2f}"] if row.pk is not None else []),
                          f"review opened {row.opened_at:%Y-%m-%d %H:%M} UTC"]))

@@ -10,6 +10,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from annotation.wording import counted
 from annotation.axes import AXES
 from annotation.dataset_stats import TARGET_KEYS
 from annotation.services import exports
@@ -35,7 +36,7 @@ if not past_exports:
     st.stop()
 picked = st.selectbox(
     "Export", [e.id for e in past_exports], key="stats.export",
-    format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {e.n_samples} samples"
+    format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {counted(e.n_samples, 'sample')}"
                                for e in past_exports if e.id == i))
 with st.spinner("Reading the export…"), service_errors():
     result = exports.export_statistics(db, actor, picked)
@@ -90,7 +91,7 @@ for tab, (b, stats) in zip(tabs, result.statistics.items()):
             fig.update_layout(height=240, margin=dict(l=10, r=10, t=10, b=10), showlegend=False)
             col.plotly_chart(fig, key=f"stats.hist.{b}.{key}")
 
-        st.markdown(f"**Gold curves** — {min(N_CURVES, len(records))} samples drawn at random")
+        st.markdown(f"**Gold curves** — {counted(min(N_CURVES, len(records)), 'sample')} drawn at random")
         drawn = random.Random(f"{picked}-{b}").sample(records, min(N_CURVES, len(records)))
         overlay = go.Figure()
         for r in drawn:

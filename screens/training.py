@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 import streamlit as st
 
+from annotation.wording import counted
 from annotation.services import exports, jobs
 from annotation.training import (
     ABLATIONS,
@@ -128,7 +129,7 @@ else:
         c1, c2, c3 = st.columns([3, 1, 1])
         export_id = c1.selectbox(
             "Export", [e.id for e in past_exports], key="training.export",
-            format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {e.n_samples} samples"
+            format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {counted(e.n_samples, 'sample')}"
                                        for e in past_exports if e.id == i))
         benchmark = c2.selectbox("Benchmark", [1, 2], key="training.benchmark")
         seed = c3.number_input("Seed", min_value=0, max_value=2**31 - 1, value=13, step=1, key="training.seed")

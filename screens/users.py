@@ -6,12 +6,14 @@ import streamlit as st
 from annotation.services import accounts
 from annotation.services.authz import ROLES
 from ui.display import plain
-from ui.session import get_database, require_actor, service_errors
+from ui.session import get_database, require_actor, service_errors, show_pending_toast, toast_next_run
 from ui.tables import show_table
 
 actor = require_actor("admin")
 db = get_database()
 st.title("Users")
+K_FLASH = "users.flash"  # a confirmation for the run after st.rerun (a toast just before it is lost)
+show_pending_toast(K_FLASH)
 
 with service_errors():
     users = accounts.list_users(db, actor)
@@ -30,7 +32,7 @@ with st.form("users.create", clear_on_submit=True):
     if st.form_submit_button("Create user", type="primary"):
         with service_errors():
             created = accounts.create_user(db, actor, username, password, role, display)
-        st.toast(f"Created {plain(created.username)}")
+        toast_next_run(K_FLASH, f"Created {created.username}")
         st.rerun()
 
 st.markdown("**Change a user**")
@@ -44,7 +46,7 @@ if chosen:
         if st.button("Change role", key="users.set_role", disabled=new_role == target.role):
             with service_errors():
                 accounts.set_role(db, actor, target.id, new_role)
-            st.toast(f"{plain(target.username)} is now {new_role}")
+            toast_next_run(K_FLASH, f"{target.username} is now {new_role}")
             st.rerun()
     with c2:
         new_pw = st.text_input("New password", type="password", key=f"users.pw.{target.id}")
@@ -58,5 +60,5 @@ if chosen:
         if st.button(label, key="users.toggle_active"):
             with service_errors():
                 accounts.set_active(db, actor, target.id, not target.is_active)
-            st.toast(f"{plain(target.username)}: {label.lower()}d")
+            toast_next_run(K_FLASH, f"{target.username}: {label.lower()}d")
             st.rerun()

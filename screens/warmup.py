@@ -33,6 +33,7 @@ from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
 
 K_FLASH = "warmup.flash"
+K_NOTE_ROUND = "warmup.note_round"  # decisions taken in this session (the note field's key)
 
 actor, db, project = lead_page("Warm-up & qualification", flash_key=K_FLASH)
 
@@ -124,7 +125,10 @@ with people_tab:
         c3.metric("Pk (both ways)", v["pk"].shown)
         c3.caption(v["pk"].text)
 
-        note_key = f"warmup.note.{row.user_id}"
+        # a new key after each decision: the browser keeps a text area's text for as long as its
+        # key lives, so the used note stayed in the field (clearing the state did not reach it)
+        note_round = st.session_state.get(K_NOTE_ROUND, 0)
+        note_key = f"warmup.note.{row.user_id}.{note_round}"
         if row.admitted and row.standing != qualification.IMPLICIT:
             st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
                          placeholder="Why this person goes back to warm-up")
@@ -134,7 +138,7 @@ with people_tab:
                 except ServiceError as exc:
                     st.error(plain(exc))
                 else:
-                    st.session_state.pop(note_key, None)
+                    st.session_state[K_NOTE_ROUND] = note_round + 1
                     _done(f"{row.username} is back in warm-up.")
         elif not row.admitted:
             st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
@@ -146,7 +150,7 @@ with people_tab:
                 except ServiceError as exc:
                     st.error(plain(exc))
                 else:
-                    st.session_state.pop(note_key, None)
+                    st.session_state[K_NOTE_ROUND] = note_round + 1
                     _done(f"{row.username} is admitted to production.")
         with service_errors():
             history = qualification.decision_history(db, actor, project.id, row.user_id)
@@ -267,7 +271,10 @@ with gold_tab:
             st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")
         note_key = f"{G}.note"
         st.text_input("Note", key=note_key, max_chars=500, placeholder="Optional: why this gold")
-        if st.button("Save gold", type="primary", icon=":material/save:", key="warmup.save_gold"):
+        # the button names the sample it stores the gold of, and is keyed by it: a click drawn
+        # for another sample (the box just changed) does nothing
+        if st.button(f"Save the gold of {w.external_id}", type="primary", icon=":material/save:",
+                     key=f"warmup.save_gold.{w.sample_id}"):
             try:
                 warmup_set.set_warmup_gold(db, actor, w.sample_id, edit, note=st.session_state.get(note_key, ""))
             except ServiceError as exc:

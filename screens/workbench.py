@@ -29,12 +29,12 @@ import pandas as pd
 import streamlit as st
 
 from annotation.curves import CurveFitError, compare_distributions
-from annotation.guidelines import current_guidelines
 from annotation.wording import counted
 from annotation.services import gold_checks, preferences, projects, queue, workbench_events
 from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion, failure_message
 from ui.components.annotation_surface import annotation_surface
 from ui.display import plain
+from ui.guidelines_view import show_guidelines
 from ui.preferences import layout_toggle
 from ui.session import PROJECT_KEY, current_project, get_database, require_actor, service_errors
 from ui.tables import show_table
@@ -42,6 +42,12 @@ from ui.workbench_view import Notice, SessionFacts, build_view
 
 #: Set by My queue ("Open" in the history) to show one of the annotator's annotations.
 OPEN_KEY = "workbench.open_annotation_id"
+#: Set by My queue's "Start the next sample": the annotator asked for work. Opening Annotate
+#: otherwise shows their open draft, or a button that asks: opening a page assigns nothing.
+ASK_KEY = "workbench.ask_next"
+#: How long the answer to a request for work ("Nothing left", the quota) stays on the page over
+#: full runs; later, the page asks the queue afresh (texts may have been imported meanwhile).
+ANSWER_HOLD_S = 60.0
 #: The URL query parameter naming the annotation shown (reload, bookmark, deep link).
 QUERY_PARAM = "annotation"
 #: Largest id the URL may name (a 32-bit integer column on PostgreSQL; larger is no annotation).
@@ -84,13 +90,16 @@ class Loaded:
     fit_about: tuple | None = None  # the points and parameters ``fit_message`` was said of
     conflict: str | None = None
     clock: float = 0.0
+    #: whether the annotator asked for a sample (False: the page was opened, nothing handed out)
+    asked: bool = True
 
 
-def _fresh(item: queue.WorkItem | None, *, notices: tuple[Notice, ...] = ()) -> Loaded:
+def _fresh(item: queue.WorkItem | None, *, notices: tuple[Notice, ...] = (),
+           asked: bool = True) -> Loaded:
     """State for a sample just loaded: a new client id, nothing acknowledged yet."""
     status = queue.queue_status(db, actor, project.id) if item is not None else None
     return Loaded(project.id, item, secrets.token_hex(8), status, notices=notices,
-                  clock=time.monotonic())
+                  clock=time.monotonic(), asked=asked)
 
 
 def _fit_key(item: queue.WorkItem) -> tuple:
@@ -122,13 +131,12 @@ def _open_requested(annotation_id: int) -> Loaded | None:
     try:
         item = queue.open_item(db, actor, annotation_id)
     except ServiceError as exc:
-        st.warning(f"{plain(exc)} Here is your next sample instead.", icon=":material/info:")
+        st.warning(plain(exc), icon=":material/info:")
         return None
     if item.project_id != project.id:
         visible = {p.id for p in projects.list_projects(db, actor)}
         if item.project_id not in visible:
-            st.warning("That annotation belongs to a project you cannot open. "
-                       "Here is your next sample instead.", icon=":material/info:")
+            st.warning("That annotation belongs to a project you cannot open.", icon=":material/info:")
             return None
         # switch the session to the annotation's project, so header, quota and sidebar agree
         st.session_state[PROJECT_KEY] = item.project_id
@@ -145,13 +153,17 @@ def _load() -> None:
     requested, bad = _requested_id()
     with service_errors():
         if bad is not None:
-            st.warning(f"“{plain(bad)}” does not name an annotation. Here is your next sample "
-                       "instead.", icon=":material/info:")
+            st.warning(f"“{plain(bad)}” does not name an annotation.", icon=":material/info:")
         loaded = _open_requested(requested) if requested is not None else None
         state: Loaded | None = st.session_state.get(K_STATE)
-        if loaded is None and (requested is not None or bad is not None or state is None
-                               or state.project_id != project.id or state.item is None):
-            loaded = _fresh(queue.next_item(db, actor, project.id))
+        asked = st.session_state.pop(ASK_KEY, False)
+        if loaded is None and (asked or requested is not None or bad is not None or state is None
+                               or state.project_id != project.id
+                               or state.item is None and (not state.asked
+                                                          or time.monotonic() - state.clock > ANSWER_HOLD_S)):
+            # the open draft, or (when the annotator asked for work) a new hand-out
+            loaded = (_fresh(queue.next_item(db, actor, project.id)) if asked else
+                      _fresh(queue.open_draft_item(db, actor, project.id), asked=False))
         if loaded is not None:
             st.session_state[K_STATE] = loaded
         st.session_state[K_LAYOUT] = preferences.get_preferences(db, actor).workbench_layout
@@ -271,10 +283,7 @@ def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
     if status is not None:
         quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
     with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
-        guide = current_guidelines()
-        st.caption(f"Version {guide.version} — also on the Guidelines page")
-        with st.container(height=520):
-            st.markdown(guide.text)
+        show_guidelines(item.guidelines_version, height=520)  # as on the Guidelines page
     with layout_col:
         layout_toggle(db, actor, key="wb.layout_toggle", state_key=K_LAYOUT)
     if item.is_warmup:
@@ -322,8 +331,15 @@ def _nothing_left(state: Loaded) -> None:
     elif status.quota_reached:  # nothing is handed out past it
         st.success(f"You reached today's quota of {counted(status.daily_quota, 'submission')} — thank "
                    "you! New samples open tomorrow.", icon=":material/task_alt:")
+    elif not state.asked:  # the page was opened: nothing is handed out until asked
+        st.caption(f"{counted(status.submitted_today, 'submission')} today of {status.daily_quota}. "
+                   "A sample is yours from the moment you start it.")
+        st.button("Start the next sample", on_click=_next_sample, type="primary",
+                  icon=":material/play_arrow:", key="wb.start")
     else:
         st.success("Nothing left to annotate in this project for you right now. 🎉")
+        st.button("Look again", on_click=_next_sample, icon=":material/refresh:", key="wb.look_again",
+                  help="New texts may have been imported, or a sample sent back to you.")
     st.page_link("screens/queue.py", label="Back to my queue", icon=":material/list:")
 
 

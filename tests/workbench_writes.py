@@ -20,12 +20,17 @@ from annotation.services.queue import WorkItem
 
 def apply(db, actor, annotation_id: int, expected_version: int, content: AnnotationContent, *,
           step: int | None = None, submit: bool = False, seconds_delta: float = 0.0,
-          client: str | None = None, hand_out_next: bool = False) -> workbench_events.EventOutcome:
+          client: str | None = None, hand_out_next: bool = False,
+          accept_misses: bool = True) -> workbench_events.EventOutcome:
     """Send the edits from the stored draft to ``content`` as a new client (a fresh tab) that
     started from ``expected_version``. Unlike the workbench, a submit here hands out no next
-    sample unless ``hand_out_next``: tests ask for work when they mean to."""
+    sample unless ``hand_out_next``: tests ask for work when they mean to. A submit of a
+    hand-tuned curve that misses the points is confirmed (``accept_misses``), as the annotator
+    does in the surface's dialog: the content is stored as given."""
     stored = queue.open_item(db, actor, annotation_id)
     edits = edits_between(stored.content, content, step=step, submit=submit)
+    if submit and accept_misses and edits and edits[-1]["kind"] == "submit":
+        edits[-1] = {**edits[-1], "accept_misses": True}
     return workbench_events.apply_events(db, actor, annotation_id, client or uuid.uuid4().hex[:16],
                                          expected_version, edits, seconds_delta=seconds_delta,
                                          hand_out_next=hand_out_next)

@@ -26,6 +26,8 @@ from ui.table_download import table_download
 
 #: the Streamlit option that hides the toolbar's CSV download and copy on every table
 EXPORT_OFF_OPTION = "client.disableDataExport"
+#: what a table shows where a value is missing
+MISSING = "—"
 
 
 def toolbar_export_is_off() -> bool:
@@ -50,6 +52,8 @@ def show_table(table: pd.DataFrame, *, download: str | None = None,
     formulas (module docstring); returns what ``st.dataframe`` returns (a selection state with
     ``on_select``). ``download``: a file name — the table is also offered as a safe CSV under it
     (``key`` then names the button too)."""
+    # a missing value reads "—", never Python's "None" (Streamlit's default placeholder)
+    dataframe_options.setdefault("placeholder", MISSING)
     shown = st.dataframe(shown_cells(table), key=key, **dataframe_options)
     if download is not None:
         table_download(download_label, table, download, key=f"{key or download}.csv")

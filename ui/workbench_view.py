@@ -28,9 +28,10 @@ from annotation.curves import (
 )
 from annotation.elicitation import curve_feedback
 from annotation.flag_reasons import ANNOTATOR_FLAGS
-from annotation.protocol import AnnotationContent, submission_problems
+from annotation.protocol import NO_CURVE, AnnotationContent, submission_problems
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.queue import WorkItem
+from annotation.services.submission import hand_tuned_misses
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.display import curve_polyline
 
@@ -148,6 +149,10 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
     """The surface's ``view`` for ``item`` as stored (JSON-able; see CONTRACT.md)."""
     content = item.content
     read_only = facts.read_only or item.is_submitted
+    fit = fit_panel(content, facts.fit_message)
+    problems = [] if item.is_submitted else submission_problems(content, item.n_tokens)
+    if facts.fit_message:  # the fit said why the points give no curve: say that, as the panel does
+        problems = [f"Curve: {facts.fit_message}" if p == NO_CURVE else p for p in problems]
     return {
         "annotation_id": item.annotation_id,
         "client": facts.client,
@@ -173,10 +178,12 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "x_max": X_MAX,
         "max_points": MAX_POINTS,
         "min_points": MIN_POINTS,
-        "fit": fit_panel(content, facts.fit_message),
+        "fit": fit,
+        # a hand-tuned curve that misses the points: Enter asks to confirm before it submits
+        "hand_tuned_misses": None if read_only else hand_tuned_misses(content),
         "feedback": feedback(content),
         # a submitted annotation has nothing left to do; a draft says what stops a submit
-        "problems": [] if item.is_submitted else submission_problems(content, item.n_tokens),
+        "problems": problems,
         "notices": [n.to_json() for n in facts.notices],
         # the annotator's own sample number, never the external id (a gold check's would tell
         # it apart: annotation.services.queue.sample_numbers); the surface only shows it

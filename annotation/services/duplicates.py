@@ -72,6 +72,9 @@ class DuplicatePair:
     decided_at: datetime | None
     #: the later text has already been handed to an annotator
     sample_in_work: bool
+    #: the kept text is a warm-up text (gold checks use it): a production near-copy of it lets an
+    #: annotator who meets both tell the check apart, and is listed apart, first
+    of_warmup: bool = False
 
     @property
     def score(self) -> float:
@@ -98,9 +101,11 @@ def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress
               model=None, threshold: float | None = None) -> DedupSummary:  # type: ignore[no-untyped-def]
     """Lead: (re-)compute the near-duplicate marks of a project's production texts.
 
-    Texts are taken in import order (sample id); warm-up and discarded samples are left out.
-    Released texts count as kept and confirmed ones as gone; pending marks are recomputed, so a
-    changed threshold or new texts give an up-to-date list while the lead's decisions stay.
+    Texts are taken in import order (sample id), discarded ones left out; warm-up texts come
+    first and are always kept (never marked), so a production near-copy of a gold-check text is
+    marked against it. Released texts count as kept and confirmed ones as gone; pending marks
+    are recomputed, so a changed threshold or new texts give an up-to-date list while the
+    lead's decisions stay.
     """
     started = time.perf_counter()
     report = progress or (lambda fraction, message: None)
@@ -111,12 +116,12 @@ def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress
         if not 0 < limit <= 1:
             raise InvalidInput("The similarity threshold must be in (0, 1].")
         rows = s.execute(
-            select(Sample.id, Sample.parent_text)
-            .where(Sample.project_id == project_id, Sample.is_warmup.is_(False),
-                   Sample.status.in_(("active", "duplicate")))
-            .order_by(Sample.id)).all()
+            select(Sample.id, Sample.parent_text, Sample.is_warmup)
+            .where(Sample.project_id == project_id, Sample.status.in_(("active", "duplicate")))
+            .order_by(Sample.is_warmup.desc(), Sample.id)).all()
         ids = [r.id for r in rows]
         texts = [r.parent_text for r in rows]
+        warmup = [i for i, r in enumerate(rows) if r.is_warmup]
         decided = dict(s.execute(
             select(NearDuplicate.sample_id, NearDuplicate.status)
             .where(NearDuplicate.project_id == project_id, NearDuplicate.status != "pending")).all())
@@ -144,7 +149,7 @@ def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress
         vectors[known] = unpack_embeddings([cached[ids[i]] for i in known], dim)
     report(embed_share, "Comparing texts…")
     index_of = {sid: i for i, sid in enumerate(ids)}
-    keep = [index_of[sid] for sid, st in decided.items() if st == "released" and sid in index_of]
+    keep = warmup + [index_of[sid] for sid, st in decided.items() if st == "released" and sid in index_of]
     drop = [index_of[sid] for sid, st in decided.items() if st == "confirmed" and sid in index_of]
     found = find_near_duplicates(
         vectors, tfidf_matrix(texts), threshold=limit, keep=keep, drop=drop,
@@ -239,8 +244,9 @@ _SCORE = case((NearDuplicate.representation == "sbert", NearDuplicate.sbert_scor
 
 def list_pairs(db: Database, actor: Actor, project_id: int, *, status: str | None = "pending",
                limit: int = 50, offset: int = 0, min_score: float = 0.0) -> list[DuplicatePair]:
-    """Lead: marks to review, most similar first (ties by mark id), each with both texts side by
-    side; only the ``limit`` marks after the first ``offset`` are read from the database."""
+    """Lead: marks to review — near-copies of warm-up texts first, then the others — most similar
+    first (ties by mark id), each with both texts side by side; only the ``limit`` marks after the
+    first ``offset`` are read from the database."""
     later, earlier, who = aliased(Sample), aliased(Sample), aliased(User)
     q = (select(NearDuplicate, later, earlier, who.username)
          .join(later, later.id == NearDuplicate.sample_id)
@@ -249,12 +255,12 @@ def list_pairs(db: Database, actor: Actor, project_id: int, *, status: str | Non
     q = _where(q, project_id, status, min_score)
     with db.read() as s:
         require_role(s, actor, "lead")
-        rows = s.execute(q.order_by(_SCORE.desc(), NearDuplicate.id)
+        rows = s.execute(q.order_by(earlier.is_warmup.desc(), _SCORE.desc(), NearDuplicate.id)
                          .limit(max(0, limit)).offset(max(0, offset))).all()
     return [
         DuplicatePair(m.id, a.external_id, a.parent_text, b.external_id, b.parent_text,
                       m.sbert_score, m.tfidf_score, m.representation, m.status, name,
-                      m.decided_at, a.n_assigned > 0)
+                      m.decided_at, a.n_assigned > 0, bool(b.is_warmup))
         for m, a, b, name in rows
     ]
 

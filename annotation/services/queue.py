@@ -12,7 +12,6 @@ so two annotators racing for the last slot cannot both get it, on SQLite or Post
 Warm-up (``annotation.services.admission``): in a project with a warm-up set, a user who is
 not admitted yet gets warm-up samples only (not subject to k), an admitted one never gets them;
 a warm-up submission updates the annotator's qualification instead of settling the sample.
-Projects without warm-up samples take exactly the paths they took before.
 
 Gold checks (:mod:`annotation.services.gold_checks`): with ``gold_check_share`` > 0, some new
 hand-outs of an admitted annotator (:func:`annotation.gold_checks.is_check_handout`) are a
@@ -266,6 +265,20 @@ def _look(s: Session, actor: Actor, project_id: int) -> WorkItem | _Looked | Non
     candidates = _candidate_ids(s, actor.user_id, project_id, settings.annotators_per_sample,
                                 exclude_warmup=route.marked)
     return _Looked(settings, route, due, tuple(candidates))
+
+
+def open_draft_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
+    """The draft :func:`next_item` would return first, or None — read only: opening Annotate
+    shows it and assigns nothing; a sample is handed out only when the annotator asks."""
+    def read(s: Session) -> WorkItem | None:
+        require_role(s, actor, "annotator")
+        route = admission.warmup_route(s, project_id, actor.user_id)
+        if not route.in_warmup and gold_checks.is_paused(s, project_id, actor.user_id):
+            return None
+        found = _open_draft(s, actor.user_id, project_id,
+                            warmup=True if route.in_warmup else (False if route.marked else None))
+        return work_item(*found) if found else None
+    return db.run_read(read)
 
 
 def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:

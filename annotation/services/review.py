@@ -72,8 +72,12 @@ def reason_label(code: str) -> str:
 # --- the daily review sample -------------------------------------------------------------------
 
 def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, today: date) -> int:
-    """Draw the review sample of every finished day not drawn yet; returns items touched."""
+    """Draw the review sample of every finished day not drawn yet; returns items touched. It is
+    drawn among the day's submissions whose sample was never in review (a flagged sample, one
+    in review or one a lead already decided is reviewed anyway: sampling it spent the share)."""
     drawn = set(s.scalars(select(ReviewDay.day).where(ReviewDay.project_id == project_id)))
+    reviewed = set(s.scalars(select(ReviewItem.sample_id).join(Sample, Sample.id == ReviewItem.sample_id)
+                             .where(Sample.project_id == project_id)))
     start_today = day_start(today, settings)
     rows = s.execute(
         select(Annotation.id, Annotation.submitted_at, Annotation.sample_id)
@@ -88,8 +92,8 @@ def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, to
             by_day.setdefault(day, []).append((aid, sid))
     touched = 0
     for day, pairs in sorted(by_day.items()):
-        chosen = set(daily_review_sample([a for a, _ in pairs], day, settings.review_rate,
-                                         seed=project_id))
+        chosen = set(daily_review_sample([a for a, sid in pairs if sid not in reviewed], day,
+                                         settings.review_rate, seed=project_id))
         for aid, sid in pairs:
             if aid in chosen:
                 smp = s.get(Sample, sid)

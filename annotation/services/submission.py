@@ -35,7 +35,8 @@ from sqlalchemy import exists, select, update
 from sqlalchemy.orm import Session
 
 from annotation.curves import (
-    MAX_POINTS, MIN_POINTS, CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem,
+    MAX_POINTS, MIN_POINTS, CurveFitError, curve_residuals, fit_curve, fit_scale_for,
+    parameter_bounds_problem, passes_through, residual_message,
 )
 from annotation.project_day import day_bounds
 from annotation.protocol import AnnotationContent, ContentError, submission_problems
@@ -221,15 +222,37 @@ def _quota_message(settings: ProjectSettings) -> str:
             "Your draft stays open; submit it tomorrow.")
 
 
+def hand_tuned_misses(content: AnnotationContent) -> str | None:
+    """Why a hand-tuned curve needs the annotator's confirmation at submit — it misses their own
+    points by more than the fit's tolerance (``PASS_TOLERANCE``) — else None. Such a curve is
+    stored as it is (``params_source`` "manual") once confirmed; a fitted one is refitted.
+
+    Examples:
+        >>> hand_tuned_misses(AnnotationContent(points=((50.0, 1.0),), xi=50.0, omega=10.0,
+        ...     alpha=0.0, scale=10.0, params_source="manual"))[:48]
+        'Curve: the hand-tuned curve misses the points by'
+    """
+    if content.params_source != "manual" or not content.has_parameters or content.scale is None:
+        return None
+    residuals = curve_residuals(content.points, content.xi, content.omega, content.alpha, content.scale)
+    if not residuals or passes_through(residuals):
+        return None
+    message = residual_message(residuals, hand_tuned=True) or ""
+    return "Curve: t" + message[1:] + " Or confirm to submit it as it is."
+
+
 def plan_submit(s: Session, actor: Actor, draft: Draft, content: AnnotationContent, *,
-                refitted: Refit, flagged: bool | None = None) -> SubmitPlan | SubmitBlocked:
+                refitted: Refit, flagged: bool | None = None,
+                accept_misses: bool = False) -> SubmitPlan | SubmitBlocked:
     """Every check of a submit and its prepared consequence, in a read transaction: the sample
     is active, the content is complete once refitted (``refitted``: :func:`refit` of
     ``content``, run before; a flagged one may be unfinished), today's quota has room and the
     annotator is not paused.
 
-    ``flagged`` is the workbench's "submit as flagged": it needs a flag reason. Raises
-    :class:`InvalidInput` only for malformed content (``checked_content``).
+    ``flagged`` is the workbench's "submit as flagged": it needs a flag reason. A hand-tuned
+    curve that misses the points (:func:`hand_tuned_misses`) needs ``accept_misses`` (the
+    annotator confirmed it) unless flagged. Raises :class:`InvalidInput` only for malformed
+    content (``checked_content``).
     """
     a, smp, project = draft.annotation, draft.sample, draft.project
     if smp.status != "active":
@@ -241,6 +264,9 @@ def plan_submit(s: Session, actor: Actor, draft: Draft, content: AnnotationConte
         problems = ["Flag: choose why this sample cannot be annotated normally."]
     else:
         problems = submission_problems(work, smp.n_tokens)
+        misses = None if problems or accept_misses else hand_tuned_misses(work)
+        if misses is not None:
+            return SubmitBlocked(InvalidInput, "Not submitted yet: " + misses, (misses,))
     if problems:
         if fit_problem and MIN_POINTS <= len(work.points) <= MAX_POINTS:
             # the fit's own message says more than "the points do not define a curve"

@@ -108,8 +108,9 @@ def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: i
     plan: SubmitPlan | None = None
     while r.submit is not None:
         refitted = refit(r.content)  # the curve fit, before the read transaction
-        flagged = r.submit.flagged
+        flagged, accept_misses = r.submit.flagged, r.submit.accept_misses
         checked = db.run_read(lambda s: plan_submit(s, actor, draft, r.content, flagged=flagged,
+                                                    accept_misses=accept_misses,
                                                     refitted=refitted))
         if isinstance(checked, SubmitPlan):
             plan, problems, error = checked, (), None

@@ -10,6 +10,7 @@ own (a position on a canvas).
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,8 +38,19 @@ def wait_for_idle(page, timeout: float = 30_000) -> None:
         "data-test-script-state", "notRunning", timeout=timeout)
 
 
+def session_cookie_value(page) -> str | None:
+    """The sign-in cookie the browser holds now (``chronocept_session``), or None."""
+    for cookie in page.context.cookies():
+        if cookie["name"] == "chronocept_session":
+            return cookie["value"]
+    return None
+
+
 def sign_in(page, base_url: str, username: str, password: str) -> None:
-    """Sign in at the app's root and wait for the annotator's landing page."""
+    """Sign in at the app's root and wait for the annotator's landing page *and* for the browser
+    to hold the new sign-in cookie: the page draws My queue before the cookie component has run,
+    so a reload or ``page.goto`` right after the heading showed could open the sign-in form."""
+    before = session_cookie_value(page)
     page.goto(base_url)
     # A freshly started server imports the app on its first run: ~3 s on an idle machine, over
     # 15 s (the default action timeout) with the CPU busy. Wait for the form like for a page.
@@ -47,6 +59,23 @@ def sign_in(page, base_url: str, username: str, password: str) -> None:
     page.get_by_role("textbox", name="Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="My queue")).to_be_visible(timeout=30_000)
+    wait_until(lambda: session_cookie_value(page) not in (None, before), timeout=30.0,
+               what="the browser to hold the new sign-in cookie")
+
+
+def open_annotate(page) -> None:
+    """Open Annotate from the sidebar and ask for work: the page shows the open draft, or a
+    "Start the next sample" button (opening it hands nothing out) that this presses."""
+    page.get_by_role("link", name="Annotate").click()
+    # My queue has a "Start the next sample" button too: wait until Annotate's run is drawn
+    expect(page).to_have_url(re.compile(r"/workbench(\?|$)"), timeout=30_000)
+    wait_for_idle(page)
+    start = page.get_by_role("button", name="Start the next sample")
+    surface = page.locator('[data-testid="surface"]')
+    expect(surface.or_(start).first).to_be_visible(timeout=30_000)
+    if start.is_visible():
+        start.click()
+    expect(surface.first).to_be_visible(timeout=30_000)
 
 
 def open_page(page, title: str) -> None:

@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
+from annotation.settings import NEWEST_GUIDELINES
 from annotation.curves import fit_curve
 from annotation.segmentation import token_texts
 from annotation.services import accounts, projects
@@ -137,7 +138,7 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
     assert a.omega == pytest.approx(expected.omega, rel=1e-6)
     assert a.alpha == pytest.approx(expected.alpha, rel=1e-6, abs=1e-9)
     assert a.submitted_at is not None and a.seconds_spent > 0
-    assert a.guidelines_version == "1.0"
+    assert a.guidelines_version == NEWEST_GUIDELINES == "1.1"
 
 
 def test_a_reload_returns_to_the_same_sample_and_step(page, run_streamlit, seeded):

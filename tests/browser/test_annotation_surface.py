@@ -146,6 +146,48 @@ def test_gaps_toggle_boundaries_and_axes_follow_tokens(page, harness_url):
 
 
 
+def _drawn_segmentation(page) -> tuple[list[int], list[int], list[str]]:
+    """What the text shows: the gaps drawn as boundaries, each token's segment, the pills."""
+    boundaries = page.locator(f"{SURFACE} [data-gap]").evaluate_all(
+        "els => els.filter(e => e.dataset.boundary === 'true').map(e => Number(e.dataset.gap))")
+    segment_of = page.locator(f"{SURFACE} [data-token]").evaluate_all(
+        "els => els.map(e => Number(e.dataset.segmentOf))")
+    pills = page.locator(f"{SURFACE} [data-segment-label]").evaluate_all("els => els.map(e => e.textContent)")
+    return boundaries, segment_of, pills
+
+
+def test_a_2500_token_text_is_updated_in_place_and_scrolls_inside_its_block(page, harness_url):
+    """Issue 22, item 11: each boundary click rebuilt every element of the text (an 840-token
+    text drew in 220–390 ms) and the block grew to thousands of pixels. The elements are now
+    built once and updated where they change; this checks the updates are right after clicks
+    at the start, the middle and the end (bench/ui_latency.py times them)."""
+    open_surface(page, harness_url, "text=huge")
+    assert page.locator(f"{SURFACE} [data-token]").count() == 2500
+    text = page.locator(f"{SURFACE} [data-testid='surface-text']")
+    first_token = page.locator(f"{SURFACE} [data-token='0']").element_handle()
+    box = text.bounding_box()
+    assert box["height"] <= page.viewport_size["height"] * 0.5 + 8  # scrolls inside itself
+    assert text.evaluate("e => e.scrollHeight > e.clientHeight")
+    for gap in (2, 1250, 2499, 1250, 600):
+        page.locator(f"{SURFACE} [data-gap='{gap}']").click()
+    state = settled(page)
+    assert state["content"]["boundaries"] == [0, 2, 600, 2499]
+    boundaries, segment_of, pills = _drawn_segmentation(page)
+    assert boundaries == [2, 600, 2499] and pills == ["1", "2", "3", "4"]
+    starts = state["content"]["boundaries"]
+    assert segment_of == [sum(1 for b in starts if b <= i) - 1 for i in range(2500)]
+    # the same elements: nothing was rebuilt
+    assert first_token.evaluate("e => e.isConnected")
+    # the axis step keeps the segment being labelled in view inside the block
+    step_to(page, 1)
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    last = page.locator(f"{SURFACE} [data-token='2499']")
+    assert text.evaluate("e => e.scrollTop") > 0
+    lb, tb = last.bounding_box(), text.bounding_box()
+    assert tb["y"] - 1 <= lb["y"] and lb["y"] + lb["height"] <= tb["y"] + tb["height"] + 1
+
+
 def test_gaps_work_from_the_keyboard(page, harness_url):
     """Enter and Space toggle the focused gap; ←/→ move to the neighbouring gap, Home/End to the
     first and the last (the keys the token boundary editor has too: text_gaps.js)."""
@@ -223,6 +265,22 @@ def test_digit_keys_set_axes_and_tab_arrows_move_between_segments(page, harness_
     assert state["content"]["segment_axes"] == ["main", "hypothetical", "opinion", "recurrent"]
     assert page.locator("[data-segment='1']").get_attribute("class").split().count("focused") == 1
     assert kinds(state).count("axis") == 5
+
+
+def test_the_axis_step_shows_the_key_questions_and_folds_them_away(page, harness_url):
+    """The key questions were only tooltips on the axis buttons (issue 22, item 10)."""
+    open_surface(page, harness_url)
+    step_to(page, 1)
+    questions = page.locator('[data-testid="key-questions"]')
+    assert questions.is_visible() and questions.get_attribute("open") is not None
+    shown = questions.inner_text()
+    for line in ("Is this said NOT to happen?", "Does this happen again and again?"):
+        assert line in shown
+    assert questions.locator("[data-question]").count() == 8
+    questions.locator("summary").click()
+    assert questions.get_attribute("open") is None and not questions.locator("[data-question]").first.is_visible()
+    page.keyboard.press("1")  # the keys still label the focused segment
+    assert settled(page)["content"]["segment_axes"] == ["main"]
 
 
 def test_alt_right_after_an_axis_click_still_changes_step(page, harness_url):
@@ -454,6 +512,37 @@ def test_confirm_on_enter_confirms_and_escape_cancels(page, harness_url):
     state = wait_for_state(page, lambda s: len(s["submitted"]) == 1)
     assert state["submitted"][0]["content"]["segment_axes"] == ["main", "intention"]
     page.locator(f"{SURFACE}[data-annotation-id='1002']").wait_for()
+
+
+def test_a_hand_tuned_curve_that_misses_the_points_asks_before_it_submits(page, harness_url):
+    """Issue 22, item 9: a hand-tuned curve 0.36 off the points was "Ready to submit" and Enter
+    stored it. Now Enter asks (confirm off in this project), Escape keeps the draft, and
+    confirming stores it as tuned."""
+    open_surface(page, harness_url)
+    complete_annotation(page)
+    page.locator("[data-command='tune']").click()
+    for name, value in (("xi", "150"), ("omega", "10"), ("alpha", "0")):
+        page.locator(f"input[name='param-{name}']").fill(value)
+    page.locator("[data-command='params']").click()
+    state = settled(page)
+    assert state["content"]["params_source"] == "manual"
+    status = page.get_by_text("Ready to submit — the hand-tuned curve misses your points")
+    status.wait_for()
+    page.locator("[data-command='submit']").click()
+    confirm = page.locator('[data-testid="surface-confirm"]')
+    confirm.wait_for()
+    assert "Submit a hand-tuned curve that misses your points?" in confirm.inner_text()
+    assert re.search(r"point 1 is 0\.\d\d (above|below) the curve", confirm.inner_text())
+    page.keyboard.press("Escape")
+    confirm.wait_for(state="hidden")
+    time.sleep(0.5)
+    assert read_state(page)["submitted"] == []
+    page.locator("[data-command='submit']").click()
+    confirm.wait_for()
+    page.keyboard.press("Enter")
+    state = wait_for_state(page, lambda s: len(s["submitted"]) == 1)
+    submitted = state["submitted"][0]["content"]
+    assert (submitted["params_source"], submitted["xi"], submitted["omega"]) == ("manual", 150, 10)
 
 
 def test_flag_panel_submits_as_flagged(page, harness_url):

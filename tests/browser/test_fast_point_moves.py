@@ -21,7 +21,7 @@ import pytest
 
 from annotation.services import accounts, projects, queue
 from db.engine import Database
-from tests.browser.flow_steps import read_state, sign_in, wait_until
+from tests.browser.flow_steps import open_annotate, read_state, sign_in, wait_until
 from tests.browser.test_annotation_surface import (
     HARNESS,
     open_surface,
@@ -263,7 +263,7 @@ def test_the_stored_point_is_where_the_chart_shows_it(chromium_browser, moves_ap
     page = context.new_page()
     try:
         sign_in(page, base, USER, PASSWORD)
-        page.get_by_role("link", name="Annotate").click()
+        open_annotate(page)
         page.locator(f"{SURFACE}[data-pending='0'] [data-token]").first.wait_for(timeout=60_000)
         aid = int(page.locator(SURFACE).get_attribute("data-annotation-id"))
         step_to(page, 2)

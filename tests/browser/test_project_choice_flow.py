@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
+from annotation.wording import counted
 from annotation.services import accounts, projects
 from db.engine import Database
 from db.models import Sample
@@ -79,13 +80,13 @@ def expect_url_project(page, project_id: int) -> None:
 def upload(page, name: str, data: bytes, n: int) -> None:
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
         {"name": name, "mimeType": "text/plain", "buffer": data})
-    expect(page.get_by_text(f"Preview — {n} texts")).to_be_visible(timeout=20_000)
+    expect(page.get_by_text(f"Preview — {counted(n, 'text')}")).to_be_visible(timeout=20_000)
 
 
 def import_button(page, n: int):
     """The import button of the run on screen (not a stale one of the run before)."""
     return page.locator('[data-testid="stMain"] .stButton:not([data-stale="true"]) button',
-                        has_text=re.compile(rf"^Import {n} texts into "))
+                        has_text=re.compile(rf"^Import {counted(n, 'text')} into "))
 
 
 def test_the_project_survives_a_reload_and_the_import_lands_where_the_page_says(page, run_streamlit,

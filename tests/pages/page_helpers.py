@@ -31,6 +31,16 @@ def run(at: AppTest) -> AppTest:
     """Run the app once and fail on any uncaught exception shown by the page."""
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+    # every table shows a missing value as "—", never "None" (ui.tables.show_table)
+    assert all(df.proto.placeholder == "—" for df in at.dataframe), [df.proto.placeholder for df in at.dataframe]
+    return at
+
+
+def ask_for_work(at: AppTest) -> AppTest:
+    """Go to Annotate as My queue's "Start the next sample" does: the annotator asked for a
+    sample (opening Annotate by itself hands nothing out). Run the app after it."""
+    at.session_state["workbench.ask_next"] = True
+    at.switch_page("screens/workbench.py")
     return at
 
 

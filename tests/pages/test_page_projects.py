@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from annotation.services import accounts, projects
 from annotation.settings import ProjectSettings
 from db.models import Project, Sample
-from page_helpers import PASSWORD, errors, nav_titles, run, shown, successes, titles
+from page_helpers import PASSWORD, errors, nav_titles, run, shown, successes, titles, toasts
 from ui.session import PROJECT_KEY
 
 CREATE = "FormSubmitter:projects.create-Create project"
@@ -72,6 +72,7 @@ def test_create_project(open_projects, db):
     table = at.dataframe[0].value
     assert list(table["project"]) == ["Pilot study"] and list(table["texts"]) == [0]
     assert "Import texts into “Pilot study”" in _subheaders(at)
+    assert toasts(at) == ["Created the project Pilot study"]  # it confirmed nothing (issue 22)
 
 
 def test_duplicate_project_name_is_refused(open_projects, db, lead):
@@ -146,6 +147,8 @@ def test_settings_save_valid_values(open_projects, db, lead):
     assert at.number_input(key=_setting(at, "k")).value == 3
     table = at.dataframe[0].value
     assert (list(table["k"]), list(table["daily quota"])) == ([3], [25])
+    assert toasts(at) == ["Settings of Pilot saved"]  # it confirmed nothing (issue 22)
+    assert toasts(run(at)) == []  # once
 
 
 def test_confirm_before_submit_is_off_by_default_and_can_be_turned_on(open_projects, db, lead):

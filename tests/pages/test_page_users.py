@@ -10,7 +10,7 @@ from annotation.services import accounts
 from annotation.services.errors import AuthenticationFailed
 from page_helpers import PASSWORD
 from db.models import User
-from page_helpers import errors, run, titles
+from page_helpers import errors, run, titles, toasts
 
 CREATE = "FormSubmitter:users.create-Create user"
 
@@ -64,6 +64,7 @@ def test_create_user(open_users, db):
     assert (user.role, user.display_name, user.is_active) == ("lead", "New Bie", True)
     assert accounts.authenticate(db, "newbie", "initial-pw").role == "lead"
     assert "newbie" in list(at.dataframe[0].value["username"])
+    assert toasts(at) == ["Created newbie"]  # drawn before st.rerun, it was never seen
 
 
 def test_duplicate_username_is_refused(open_users, db, admin):
@@ -92,6 +93,7 @@ def test_change_role(open_users, db, admin):
     assert _user(db, "bob").role == "lead"
     table = at.dataframe[0].value
     assert table.loc[table["username"] == "bob", "role"].item() == "lead"
+    assert toasts(at) == ["bob is now lead"]
 
 
 def test_reset_password(open_users, db, admin):

@@ -143,8 +143,9 @@ def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
     sid = _sid(db, project.id, "S-001")
     at = open_page()
     assert at.selectbox(key="warmup.gold_pick").value == sid
+    assert at.button(key=f"warmup.save_gold.{sid}").label == "Save the gold of S-001"
     G = f"warmup.gold.{sid}"
-    at.button(key="warmup.save_gold").click()  # no axis yet: refused
+    at.button(key=f"warmup.save_gold.{sid}").click()  # no axis yet: refused
     run(at)
     assert errors(at) == ["Every segment of the gold needs at least one axis."]
     at.multiselect(key=f"{G}.axes.0.14").set_value(["main", "opinion"])
@@ -152,7 +153,7 @@ def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
     at.number_input(key=f"{G}.xi").set_value(55.5)
     run(at)
     at.text_input(key=f"{G}.note").input("reference for the team")
-    at.button(key="warmup.save_gold").click()
+    at.button(key=f"warmup.save_gold.{sid}").click()
     run(at)
     assert not errors(at)
     with db.read() as s:
@@ -174,7 +175,7 @@ def test_saving_gold_whose_points_define_no_curve_yet_is_refused(open_page, db, 
         edit = edit.with_point_event({"action": "add", "x": x, "y": y})
     at.session_state[G] = edit
     run(at)
-    at.button(key="warmup.save_gold").click()
+    at.button(key=f"warmup.save_gold.{sid}").click()
     run(at)
     assert errors(at) == ["Gold not stored. The curve is not set yet: 2 points are placed and a curve "
                           "needs at least 3 (or type ξ, ω and α)."]
@@ -182,7 +183,7 @@ def test_saving_gold_whose_points_define_no_curve_yet_is_refused(open_page, db, 
         assert s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == sid)) is None
     at.session_state[G] = at.session_state[G].with_point_event({"action": "add", "x": 31.6, "y": 0.41})
     run(at)
-    at.button(key="warmup.save_gold").click()
+    at.button(key=f"warmup.save_gold.{sid}").click()
     run(at)
     assert not errors(at)
     with db.read() as s:
@@ -211,7 +212,7 @@ def test_a_merged_segments_late_axes_report_changes_no_other_gold_segment(open_p
     run_with_gone_widgets(at, middle_reported)
     assert at.session_state[G].segment_axes == (("static",), ("main",))
     assert at.multiselect(key=f"{G}.axes.9.5").value == ["main"]
-    at.button(key="warmup.save_gold").click()
+    at.button(key=f"warmup.save_gold.{sid}").click()
     run(at)
     assert not errors(at)
     with db.read() as s:
@@ -233,15 +234,18 @@ def test_board_shows_figures_and_the_lead_admits_then_revokes(open_page, db, ann
     run(at)
     assert errors(at) == ["Say why in the note: it is kept with the decision."]
     assert _status(db, warm.id, ann) == "warmup"
-    at.text_area(key=f"warmup.note.{ann.user_id}").input("segments discussed in person")
+    at.text_area(key=f"warmup.note.{ann.user_id}.0").input("segments discussed in person")
     at.button(key="warmup.admit").click()
     run(at)
     assert not errors(at)
     assert _status(db, warm.id, ann) == "admitted"
     history = _table(at, "decision")
     assert list(history["note"]) == ["segments discussed in person"]
+    # the used note is gone from the page: the field is a new one, empty (the browser kept the
+    # text of the old one while its key lived)
+    assert [t.key for t in at.text_area] == [f"warmup.note.{ann.user_id}.1"] and at.text_area[0].value == ""
 
-    at.text_area(key=f"warmup.note.{ann.user_id}").input("too many Generic/Static swaps")
+    at.text_area(key=f"warmup.note.{ann.user_id}.1").input("too many Generic/Static swaps")
     at.button(key="warmup.revoke").click()
     run(at)
     assert _status(db, warm.id, ann) == "warmup"

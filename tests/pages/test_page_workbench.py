@@ -11,14 +11,16 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from annotation.settings import NEWEST_GUIDELINES
 from annotation.protocol import AnnotationContent
-from annotation.services import preferences, projects, queue, workbench_events
+from annotation.services import preferences, projects, queue, warmup_set, workbench_events
 from annotation.services.errors import Busy
 from db.engine import BUSY_MESSAGE
-from db.models import Annotation
+from db.models import Annotation, Sample
 from surface_driver import send, surface, view
 import workbench_writes
 from page_helpers import (
+    ask_for_work,
     complete_content,
     metric_values,
     run,
@@ -32,11 +34,15 @@ from page_helpers import (
 
 @pytest.fixture
 def open_workbench(make_app, ann, demo):
-    """Factory: the app signed in as the annotator, on the workbench (optional URL query)."""
+    """Factory: the app signed in as the annotator, on the workbench having asked for a sample
+    (``ask=False``: the page merely opened), with an optional URL query."""
 
-    def _open(query: dict[str, str] | None = None):
+    def _open(query: dict[str, str] | None = None, *, ask: bool = True):
         at = run(make_app(ann))
-        at.switch_page("screens/workbench.py")
+        if ask:  # as My queue's "Start the next sample"
+            ask_for_work(at)
+        else:  # the page opened from the sidebar or by URL
+            at.switch_page("screens/workbench.py")
         if query:
             at.query_params.update(query)
         return run(at)
@@ -110,7 +116,7 @@ def test_loads_the_next_sample_and_gives_the_surface_its_view(open_workbench, db
                              "Curve: place 3 to 5 points (now 0)."]
     assert v["notices"] == []
     assert v["sample"] == {"number": 1, "benchmark": 1, "project": demo.name,
-                           "guidelines_version": "1.0", "returned_note": "", "is_warmup": False}
+                           "guidelines_version": NEWEST_GUIDELINES, "returned_note": "", "is_warmup": False}
 
 
 def test_view_of_a_draft_with_a_curve(make_app, db, ann, demo):
@@ -317,10 +323,48 @@ def test_nothing_left_after_the_last_submit(make_app, db, admin, ann):
 def test_nothing_left_to_annotate(make_app, db, admin, ann):
     projects.create_project(db, admin, "Empty")
     at = run(make_app(ann))
-    at.switch_page("screens/workbench.py")
+    ask_for_work(at)
     run(at)
     assert titles(at) == ["Annotate"]
     assert [s.value for s in at.success] == ["Nothing left to annotate in this project for you right now. 🎉"]
+
+
+def test_opening_annotate_hands_out_nothing_until_asked(make_app, db, ann, demo):
+    """A user who merely opened Annotate got a sample assigned (a lead, a warm-up sample)."""
+    at = run(make_app(ann))
+    at.switch_page("screens/workbench.py")
+    run(at)
+    assert _annotations(db) == [] and titles(at) == ["Annotate"] and not at.get("bidi_component")
+    assert at.button(key="wb.start").label == "Start the next sample"
+    at.button(key="wb.start").click()
+    run(at)
+    assert len(_annotations(db)) == 1 and sample_header(at) == "Sample #1"
+    assert view(at)["content"] == AnnotationContent().to_json()
+    # opening it again shows the open draft, and still assigns nothing new
+    again = run(make_app(ann))
+    again.switch_page("screens/workbench.py")
+    run(again)
+    assert len(_annotations(db)) == 1 and sample_header(again) == "Sample #1"
+
+
+def test_a_lead_opening_annotate_gets_no_warmup_sample(make_app, db, lead, demo):
+    warm = [r.external_id for r in text_records(2)]
+    projects.import_texts(db, lead, demo.id, text_records(2))
+    warmup_set.mark_warmup(db, lead, demo.id, warm)
+    with db.read() as s:
+        ids = list(s.scalars(select(Sample.id).where(Sample.external_id.in_(warm))))
+    for sid in ids:  # a warm-up set: warm-up samples with gold
+        warmup_set.set_warmup_gold(db, lead, sid, boundaries=(0,), segment_axes=("main",),
+                                   xi=60.0, omega=10.0, alpha=0.0)
+    at = run(make_app(lead))
+    at.switch_page("screens/workbench.py")
+    run(at)
+    assert _annotations(db) == [] and at.button(key="wb.start").label == "Start the next sample"
+    at.button(key="wb.start").click()
+    run(at)
+    [a] = _annotations(db)
+    with db.read() as s:
+        assert s.get(Sample, a.sample_id).external_id in warm  # asked: the warm-up set first
 
 
 # --- conflicts and errors --------------------------------------------------------------------------
@@ -434,9 +478,13 @@ def test_a_url_naming_a_submitted_annotation_opens_it_read_only(make_app, db, an
 
 
 @pytest.mark.parametrize("param", ["abc", "12x", "-3", "٣", "99999999999999999999"])
-def test_a_url_that_names_no_annotation_says_so_and_opens_the_next_sample(open_workbench, param):
-    at = open_workbench({"annotation": param})
-    assert warnings(at) == [f"“{param}” does not name an annotation. Here is your next sample instead."]
+def test_a_url_that_names_no_annotation_says_so_and_hands_out_nothing(open_workbench, db, param):
+    at = open_workbench({"annotation": param}, ask=False)
+    assert warnings(at) == [f"“{param}” does not name an annotation."]
+    assert _annotations(db) == [] and at.button(key="wb.start").label == "Start the next sample"
+    assert "annotation" not in at.query_params
+    at.button(key="wb.start").click()
+    run(at)
     assert sample_header(at) == "Sample #1"
     assert at.query_params["annotation"] == str(_state(at).item.annotation_id)
 
@@ -446,9 +494,8 @@ def test_a_url_naming_someone_elses_annotation_opens_the_next_sample(open_workbe
     other = make_user("other")
     theirs = queue.next_item(db, other, demo.id)
     at = open_workbench({"annotation": str(theirs.annotation_id)})
-    assert warnings(at) == ["That annotation does not exist or is not yours. Here is your next "
-                            "sample instead."]
-    assert sample_header(at) == "Sample #1"  # k = 2: their sample, but a draft of ann's own
+    assert warnings(at) == ["That annotation does not exist or is not yours."]
+    assert sample_header(at) == "Sample #1"  # asked for work: k = 2, their sample, ann's own draft
     assert _state(at).item.annotation_id != theirs.annotation_id
     assert at.query_params["annotation"] == str(_state(at).item.annotation_id)
 
@@ -472,7 +519,7 @@ def test_a_url_naming_an_annotation_of_another_project_switches_the_project(make
 def test_the_confirm_setting_is_passed_to_the_surface(make_app, db, admin, ann, demo):
     projects.update_settings(db, admin, demo.id, confirm_submit=True)
     at = run(make_app(ann))
-    at.switch_page("screens/workbench.py")
+    ask_for_work(at)
     run(at)
     assert view(at)["confirm_submit"] is True
 
@@ -492,14 +539,14 @@ def test_the_layout_preference_is_stored_and_passed_to_the_surface(open_workbenc
 def test_a_layout_chosen_on_the_account_page_reaches_the_workbench(make_app, db, ann, demo):
     preferences.set_preferences(db, ann, workbench_layout="single")
     at = run(make_app(ann))
-    at.switch_page("screens/workbench.py")
+    ask_for_work(at)
     run(at)
     assert view(at)["layout"] == "single"
 
 
 def test_a_sample_sent_back_shows_the_leads_note_literally(make_app, db, ann, demo):
     at = run(make_app(ann))
-    at.switch_page("screens/workbench.py")
+    ask_for_work(at)
     run(at)
     item = _state(at).item
     note = "Re-check *segment 2* — [see](http://x) :red[now]"

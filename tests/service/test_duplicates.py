@@ -137,10 +137,16 @@ def test_a_higher_threshold_drops_pending_marks_but_not_decisions(db, lead, proj
     assert marks(db, project) == {"T-2": "confirmed"}
 
 
-def test_warmup_and_discarded_texts_are_left_out(db, lead, project, encoder):
+def test_a_production_near_copy_of_a_warmup_text_is_marked_and_listed_first(db, lead, project, encoder):
+    """A warm-up text (gold checks use it) was left out of de-duplication, so a near-copy of it
+    sat in production (issue 22, item 10). Warm-up texts are now compared, always kept (never
+    marked, even when imported later), and their near-copies are listed apart, first."""
     warmup_set.mark_warmup(db, lead, project, ["T-2"])
     duplicates.run_dedup(db, lead, project, model=encoder)
-    assert marks(db, project) == {"T-4": "pending"}
+    assert marks(db, project) == {"T-0": "pending", "T-4": "pending"}  # T-0: a copy of warm-up T-2
+    first, second = duplicates.list_pairs(db, lead, project)
+    assert (first.sample_id, first.duplicate_of, first.of_warmup) == ("T-0", "T-2", True)
+    assert (second.sample_id, second.of_warmup) == ("T-4", False)
 
 
 def test_bad_requests_change_nothing(db, lead, project, encoder, make_user):

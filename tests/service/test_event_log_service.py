@@ -377,3 +377,41 @@ def test_a_batch_with_a_submit_sends_a_bounded_number_of_statements(db, make_use
     seen = statements_of(db, lambda: done.setdefault("out", _apply(db, ann, item, events)))
     assert done["out"].submitted and done["out"].next_item is not None
     assert len(seen) <= SUBMIT_BATCH_STATEMENTS + NEXT_ITEM_STATEMENTS, "\n".join(seen)
+
+
+# --- a hand-tuned curve that misses the points (issue 22, item 9) ------------------------------
+
+
+def test_a_hand_tuned_curve_that_misses_the_points_is_submitted_only_when_confirmed(db, make_user, make_project):
+    """A hand-tuned curve 0.36 off the annotator's own points was "Ready to submit" and stored
+    as ``manual`` by Enter, while the README said parameters are refitted at submit."""
+    _pid, ann, item = _draft(db, make_user, make_project)
+    tuned = [*_edits(), {"seq": 10, "kind": "params", "xi": 60.0, "omega": 10.0, "alpha": 0.0}]
+    out = _apply(db, ann, item, [*tuned, {"seq": 11, "kind": "submit", "flagged": False}])
+    assert not out.submitted and out.last_seq == 11
+    [problem] = out.submit_problems
+    assert problem.startswith("Curve: the hand-tuned curve misses the points by more than 0.10: point 1 is ")
+    assert problem.endswith("Or confirm to submit it as it is.")
+    assert _row(db, item.annotation_id).status == "draft"
+    confirmed = _apply(db, ann, item, [{"seq": 12, "kind": "submit", "flagged": False, "accept_misses": True}],
+                       base_version=_row(db, item.annotation_id).version)
+    assert confirmed.submitted and confirmed.submit_problems == ()
+    stored = _row(db, item.annotation_id)
+    assert (stored.status, stored.params_source, stored.xi, stored.omega, stored.alpha) == (
+        "submitted", "manual", 60.0, 10.0, 0.0)
+    assert stored.rmse > 0.10
+
+
+def test_a_hand_tuned_curve_through_the_points_needs_no_confirmation(db, make_user, make_project):
+    _pid, ann, item = _draft(db, make_user, make_project)
+    fitted = _apply(db, ann, item, _edits()).item.content
+    tuned = {"seq": 10, "kind": "params", "xi": fitted.xi, "omega": fitted.omega, "alpha": fitted.alpha}
+    out = _apply(db, ann, item, [tuned, {"seq": 11, "kind": "submit", "flagged": False}],
+                 base_version=_row(db, item.annotation_id).version)
+    assert out.submitted and _row(db, item.annotation_id).params_source == "manual"
+
+
+def test_accept_misses_must_be_a_boolean(db, make_user, make_project):
+    _pid, ann, item = _draft(db, make_user, make_project)
+    out = _apply(db, ann, item, [{"seq": 1, "kind": "submit", "flagged": False, "accept_misses": "yes"}])
+    assert not out.submitted and "accept_misses must be true or false" in out.refused[0].message

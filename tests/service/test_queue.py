@@ -20,7 +20,7 @@ from annotation.services.errors import (
     QuotaReached,
     StaleVersion,
 )
-from annotation.settings import ProjectSettings
+from annotation.settings import NEWEST_GUIDELINES, ProjectSettings
 from db.models import Annotation, Assignment, AuditEvent, Sample
 from service_helpers import GOOD_POINTS, complete_content, count, statements_of
 import workbench_writes
@@ -58,7 +58,7 @@ def test_next_item_assigns_and_returns_the_same_draft_until_submitted(db, make_u
     assert item is not None
     assert (item.status, item.version, item.step, item.project_id) == ("draft", 1, 0, pid)
     assert item.content == AnnotationContent()
-    assert item.guidelines_version == "1.0"
+    assert item.guidelines_version == NEWEST_GUIDELINES
     assert item.n_tokens > 0 and item.parent_text
     assert count(db, Assignment) == 1 and count(db, Annotation) == 1
     assert _sample(db, item.sample_id).n_assigned == 1

@@ -220,3 +220,27 @@ def test_an_annotator_flag_reaches_the_lead_before_the_second_annotation(db, pai
     [row] = review.review_queue(db, lead, pid)
     assert row.reasons[0] == "multiple_peaks" and "segmentation_mismatch" in row.reasons
     assert len(open_items(db)) == 1 and gold_rows(db) == []
+
+
+def test_the_daily_review_sample_never_draws_a_sample_already_in_review(db, make_user, make_project, lead):
+    """The daily 10 % drew a sample that was already in the review queue (flagged). Here 9 of
+    10 samples are flagged: the day's sample (10 % of the 2 other submissions: 1) is drawn from
+    the one that is not."""
+    pid = make_project(10)
+    users = [make_user("x1"), make_user("x2")]
+    for i in range(10):
+        for u in users:
+            split = SPLIT_A if i == 9 or u is users[0] else SPLIT_B  # sample 10: agreement
+            annotate(db, u, pid, **split)
+    flagged = {i.sample_id: tuple(i.reasons) for i in open_items(db)}
+    assert len(flagged) == 9
+    with db.write() as s:  # yesterday's work
+        for a in s.scalars(select(Annotation)):
+            a.submitted_at = a.submitted_at - timedelta(days=1)
+    rows = review.review_queue(db, lead, pid)
+    [daily] = [r for r in rows if "daily_review" in r.reasons]
+    assert daily.sample_id not in flagged and daily.reasons == ("daily_review",)
+    assert {r.sample_id: r.reasons for r in rows if r.sample_id in flagged} == flagged
+    with db.read() as s:
+        [day] = s.scalars(select(ReviewDay))
+    assert (day.n_submitted, day.n_sampled) == (20, 1)

@@ -30,6 +30,7 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import String, Text, select
 
+from annotation.settings import NEWEST_GUIDELINES
 from annotation.adjudication import ERROR_TYPES, RESOLUTION_SOURCES
 from annotation.duplicates import REPRESENTATIONS
 from annotation.embeddings import SBERT_MODEL_NAME
@@ -339,7 +340,7 @@ def test_a_long_guidelines_version_is_refused_and_hand_outs_go_on(db):
     assert str(refused.value) == "The guidelines version can be at most 32 characters (yours has 36)."
     assert _everything(db) == before
     item = queue.next_item(db, admin, pid)
-    assert item is not None and _values(db, Annotation.guidelines_version) == ["1.0"]
+    assert item is not None and _values(db, Annotation.guidelines_version) == [NEWEST_GUIDELINES]
 
 
 def test_a_long_display_name_is_refused_and_creates_no_account(db):

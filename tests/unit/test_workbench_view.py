@@ -125,3 +125,18 @@ def test_bad_levels_and_layouts_are_programming_errors():
         Notice("fatal", "x")
     with pytest.raises(ValueError):
         SessionFacts(client="c", layout="grid")
+
+
+def test_two_peaks_read_the_same_in_the_panel_and_in_what_stops_a_submit():
+    """The status line said "the points do not define a curve yet" while the chart's panel said
+    "Points 2 and 5 are both peaks…" for the same points (issue 22, item 10)."""
+    two_peaks = AnnotationContent(segment_axes=("main",), points=((20.0, 1.0), (40.0, 0.2), (60.0, 1.0)))
+    content, message = editing.refit(two_peaks)
+    assert message is not None and content.xi is None
+    v = build_view(_item(content), SessionFacts(client="c", fit_message=message))
+    assert v["fit"]["message"] == message
+    assert v["problems"] == [f"Curve: {message}"]
+    # no reason known (after a reload): both say the same general words
+    v = build_view(_item(content), SessionFacts(client="c"))
+    assert v["problems"] == ["Curve: the points do not define a curve yet."]
+    assert v["fit"]["message"] == "The points do not define a curve yet."

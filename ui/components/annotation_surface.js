@@ -166,7 +166,12 @@ function createInstance(parentElement) {
   const textSection = h("section", { class: "as-textsec" }, textBox, legend, segTools);
 
   const rowsBox = h("div", { class: "as-rows", role: "list", "aria-label": "Segments and their axes" });
-  const rowsSection = h("section", { class: "as-rowsec" }, rowsBox);
+  // the axes' key questions on screen beside the axis buttons (they were tooltips only), in a
+  // <details> the annotator can fold away; drawn from the view's axes
+  const questionsList = h("div", { class: "as-questions-list" });
+  const questions = h("details", { class: "as-questions", "data-testid": "key-questions", open: true },
+    h("summary", { text: "Key questions" }), questionsList);
+  const rowsSection = h("section", { class: "as-rowsec" }, questions, rowsBox);
 
   // chart + side panel
   const svg = s("svg", { role: "group", class: "as-svg" });
@@ -256,10 +261,14 @@ function createInstance(parentElement) {
   parentElement.appendChild(root);
 
   // ---------- configuration from the view
+  // read once per view (a render asks many times; a 2,500-token text made each ask copy it)
+  let cfgOf = null, cfgMemo = null;
   const cfg = () => {
+    if (cfgMemo && cfgOf === inst.view) return cfgMemo;
+    cfgOf = inst.view;
     const v = inst.view || {};
     const tokens = Array.isArray(v.tokens) ? v.tokens.map(String) : [];
-    return {
+    return cfgMemo = {
       tokens, n: tokens.length,
       spaces: Array.isArray(v.spaces) ? v.spaces : [],
       xMax: finite(v.x_max) && v.x_max > 0 ? v.x_max : 200,
@@ -427,7 +436,10 @@ function createInstance(parentElement) {
     const n = content.points.length;
     if (n < c.minPoints || n > c.maxPoints) out.push(`Curve: place ${c.minPoints} to ${c.maxPoints} points (now ${n}).`);
     else if (!curvePending() && (content.xi === null || content.omega === null || content.alpha === null)) {
-      out.push("Curve: the points do not define a curve yet.");
+      // the fit's own reason when the server gave one ("Points 2 and 5 are both peaks…"), as the
+      // chart's panel says: one message for one problem
+      const why = ((inst.view || {}).fit || {}).message;
+      out.push("Curve: " + (why ? String(why) : "the points do not define a curve yet."));
     }
     return out;
   }
@@ -456,18 +468,32 @@ function createInstance(parentElement) {
       render(); return;
     }
     inst.message = null;
+    const misses = handTunedMisses();
+    if (misses) { openConfirm(false, misses); return; }  // whatever the project's confirm setting
     if (c.confirm) { openConfirm(false); return; }
     doSubmit(false);
   }
-  function doSubmit(flagged) {
+  /* The server's word that the hand-tuned curve misses the points, while nothing is pending
+     (the view is then the draft as it stands); a submit sent before the view caught up is
+     refused by the server with the same words, and the next Enter asks. */
+  function handTunedMisses() {
+    const v = inst.view || {};
+    return !inst.pending.length && v.hand_tuned_misses ? String(v.hand_tuned_misses).replace(/^Curve: /, "") : null;
+  }
+  function doSubmit(flagged, acceptMisses) {
     if (!flagged && inst.local.content.flags.length) push({ kind: "flag", flags: [], note: "" });
     const seq = inst.nextSeq;
-    if (push({ kind: "submit", flagged: !!flagged })) inst.submittingSeq = seq;
+    const event = { kind: "submit", flagged: !!flagged };
+    if (acceptMisses) event.accept_misses = true;
+    if (push(event)) inst.submittingSeq = seq;
     inst.confirm = null; inst.flagOpen = false;
     render();
   }
-  function openConfirm(flagged) {
-    inst.confirm = { flagged };
+  function confirmSubmit() {
+    if (inst.confirm) doSubmit(inst.confirm.flagged, !!inst.confirm.misses);
+  }
+  function openConfirm(flagged, misses) {
+    inst.confirm = { flagged, misses: misses || null };
     render();
     confirmOk.focus({ preventScroll: true });
   }
@@ -515,7 +541,7 @@ function createInstance(parentElement) {
   flagBtn.addEventListener("click", toggleFlag);
   flagSubmit.addEventListener("click", submitFlagged);
   flagCancel.addEventListener("click", () => { inst.flagOpen = false; render(); });
-  confirmOk.addEventListener("click", () => { if (inst.confirm) doSubmit(inst.confirm.flagged); });
+  confirmOk.addEventListener("click", confirmSubmit);
   confirmCancel.addEventListener("click", closeConfirm);
   confirmBox.addEventListener("mousedown", (e) => { if (e.target === confirmBox) { e.preventDefault(); closeConfirm(); } });
   tuneToggle.addEventListener("click", () => { inst.tuneOpen = !inst.tuneOpen; inst.tuneFilled = false; render(); });
@@ -587,6 +613,7 @@ function createInstance(parentElement) {
       r.tabIndex = on ? 0 : -1;
     }
     if (row) row.focus({ preventScroll: false });
+    renderText();  // the text highlights the focused segment and keeps it in view (incremental)
   }
   rowsBox.addEventListener("mousedown", (e) => {
     const btn = e.target.closest && e.target.closest("[data-axis-option]");
@@ -616,7 +643,11 @@ function createInstance(parentElement) {
     const row = e.target.closest && e.target.closest("[data-segment]");
     if (row) {
       const j = Number(row.getAttribute("data-segment"));
-      if (j !== inst.focusSeg) { inst.focusSeg = j; for (const r of rowsBox.querySelectorAll("[data-segment]")) r.classList.toggle("focused", r === row); }
+      if (j !== inst.focusSeg) {
+        inst.focusSeg = j;
+        for (const r of rowsBox.querySelectorAll("[data-segment]")) r.classList.toggle("focused", r === row);
+        renderText();
+      }
     }
   });
 
@@ -637,7 +668,7 @@ function createInstance(parentElement) {
     const inside = path.includes(root);
     const c = cfg();
     if (inst.confirm) {
-      if (e.key === "Enter" && !e.shiftKey) { stop(e); if (!e.repeat) doSubmit(inst.confirm.flagged); }
+      if (e.key === "Enter" && !e.shiftKey) { stop(e); if (!e.repeat) confirmSubmit(); }
       else if (e.key === "Escape") { stop(e); closeConfirm(); }
       else if (e.key === "Tab" && inside) { /* stays among the two buttons */ }
       return;
@@ -791,60 +822,133 @@ function createInstance(parentElement) {
     });
   }
 
-  function renderText() {
-    const c = cfg(), content = inst.local.content;
-    const editable = (c.single || inst.local.step === 0) && !locked();
-    const active = root.getRootNode().activeElement;
-    const focusGap = active && textBox.contains(active) ? active.getAttribute("data-gap") : null;
+  /* The text is built once per sample (a span per word, token and gap) and afterwards only
+     updated where a render changes it: a boundary click on a 2,500-token text rebuilt ~10,000
+     elements (220–390 ms on 840 tokens); now it rewrites the classes, tints and pills that
+     changed. ``textDom`` holds the elements and what each last showed. */
+  let textDom = null;
+  function buildText(c) {
     textBox.replaceChildren();
-    textBox.classList.toggle("editable", editable);
-    textBox.setAttribute("aria-label", editable ? "Text: activate a gap between two words to split or join segments" : "Text, coloured by segment");
-    if (!c.n) { textBox.appendChild(h("span", { class: "as-muted", text: "(no text)" })); return; }
-    const starts = content.boundaries;
-    const startSet = new Set(starts);
-    const colors = segmentColors(content);
-    const segOf = new Array(c.n);
-    let seg = -1;
-    for (let i = 0; i < c.n; i++) { if (startSet.has(i)) seg += 1; segOf[i] = Math.max(seg, 0); }
-    const tint = (el, j) => {
-      el.style.setProperty("--seg-bg", `color-mix(in srgb, ${colors[j]} 22%, transparent)`);
-      el.style.setProperty("--seg-line", colors[j]);
-    };
-    const highlight = rowsShown() ? inst.focusSeg : -1;
+    const dom = { key: null, view: null, gaps: new Array(c.n).fill(null), toks: new Array(c.n), pills: new Array(c.n).fill(null),
+      words: new Array(c.n), gapCls: [], tokCls: [], color: [], seg: [], gapState: [], pillText: [], pillColor: [] };
     let word = null;
     for (let i = 0; i < c.n; i++) {
       const spaced = i > 0 && !!c.spaces[i - 1];
       if (i > 0) {
-        const boundary = startSet.has(i);
-        const gap = h("span", { class: "as-gap" + (spaced ? "" : " tight") + (boundary ? " boundary" : " inside") + (editable ? " active" : ""),
-          "data-gap": i, "data-boundary": boundary ? "true" : "false" });
-        if (!boundary) { tint(gap, segOf[i]); if (segOf[i] === highlight) gap.classList.add("hl"); }
-        if (editable) {
-          gap.setAttribute("role", "button");
-          gap.tabIndex = 0;
-          gap.setAttribute("aria-pressed", boundary ? "true" : "false");
-          gap.setAttribute("aria-label", (boundary ? "Join the segments before “" : "Start a segment at “") + c.tokens[i] + "”");
-          gap.title = boundary ? "Join segments here" : "Split the segment here";
-        } else gap.setAttribute("aria-hidden", "true");
+        const gap = h("span", { "data-gap": i });
         gap.appendChild(h("span", { class: "as-bar" }));
         if (spaced) textBox.appendChild(gap); else word.appendChild(gap);
+        dom.gaps[i] = gap;
       }
       if (i === 0 || spaced) { word = h("span", { class: "as-word" }); textBox.appendChild(word); }
-      const j = segOf[i];
-      if (startSet.has(i)) {
-        const axis = axisOf(content.segment_axes[j]);
-        const pill = h("span", { class: "as-pill", "data-segment-label": j, text: String(j + 1) + (axis ? " " + axis.label : "") });
-        pill.style.setProperty("--seg-solid", colors[j]);
-        word.appendChild(pill);
-      }
-      const tok = h("span", { class: "as-tok" + (startSet.has(i) ? " seg-start" : "") + (i === c.n - 1 || startSet.has(i + 1) ? " seg-end" : "") + (j === highlight ? " hl" : ""),
-        "data-token": i, "data-segment-of": j, text: c.tokens[i] });
-      tint(tok, j);
-      word.appendChild(tok);
+      dom.words[i] = word;
+      dom.toks[i] = h("span", { "data-token": i, text: c.tokens[i] });
+      word.appendChild(dom.toks[i]);
     }
-    if (focusGap !== null) {
-      const again = textBox.querySelector(`[data-gap="${focusGap}"]`);
-      if (again && again.tabIndex === 0) again.focus({ preventScroll: true });
+    return dom;
+  }
+  function renderText() {
+    const c = cfg(), content = inst.local.content;
+    const editable = (c.single || inst.local.step === 0) && !locked();
+    textBox.classList.toggle("editable", editable);
+    textBox.setAttribute("aria-label", editable ? "Text: activate a gap between two words to split or join segments" : "Text, coloured by segment");
+    if (!c.n) { textDom = null; textBox.replaceChildren(h("span", { class: "as-muted", text: "(no text)" })); return; }
+    if (!textDom || textDom.view !== inst.view) {  // a new view: the same text, or another one?
+      const key = c.tokens.join("\u0001") + "\u0002" + c.spaces.map((x) => (x ? 1 : 0)).join("");
+      if (!textDom || textDom.key !== key) { textDom = buildText(c); textDom.key = key; }
+      textDom.view = inst.view;
+    }
+    const dom = textDom;
+    const startSet = new Set(content.boundaries);
+    const colors = segmentColors(content);
+    const highlight = rowsShown() ? inst.focusSeg : -1;
+    let seg = -1;
+    for (let i = 0; i < c.n; i++) {
+      if (startSet.has(i)) seg += 1;
+      const j = Math.max(seg, 0), color = colors[j];
+      const start = startSet.has(i), end = i === c.n - 1 || startSet.has(i + 1);
+      if (dom.color[i] !== color) {
+        const bg = `color-mix(in srgb, ${color} 22%, transparent)`;
+        for (const el of [dom.toks[i], dom.gaps[i]]) {
+          if (!el) continue;
+          el.style.setProperty("--seg-bg", bg);
+          el.style.setProperty("--seg-line", color);
+        }
+        dom.color[i] = color;
+      }
+      const tokCls = "as-tok" + (start ? " seg-start" : "") + (end ? " seg-end" : "") + (j === highlight ? " hl" : "");
+      if (dom.tokCls[i] !== tokCls) { dom.toks[i].className = tokCls; dom.tokCls[i] = tokCls; }
+      if (dom.seg[i] !== j) { dom.toks[i].setAttribute("data-segment-of", j); dom.seg[i] = j; }
+      const gap = dom.gaps[i];
+      if (gap) {
+        const spaced = !!c.spaces[i - 1];
+        const gapCls = "as-gap" + (spaced ? "" : " tight") + (start ? " boundary" : " inside") + (editable ? " active" : "")
+          + (!start && j === highlight ? " hl" : "");
+        if (dom.gapCls[i] !== gapCls) { gap.className = gapCls; dom.gapCls[i] = gapCls; }
+        const state = (start ? "b" : "i") + (editable ? "e" : "");
+        if (dom.gapState[i] !== state) {
+          gap.setAttribute("data-boundary", start ? "true" : "false");
+          if (editable) {
+            gap.setAttribute("role", "button");
+            gap.tabIndex = 0;
+            gap.removeAttribute("aria-hidden");
+            gap.setAttribute("aria-pressed", start ? "true" : "false");
+            gap.setAttribute("aria-label", (start ? "Join the segments before “" : "Start a segment at “") + c.tokens[i] + "”");
+            gap.title = start ? "Join segments here" : "Split the segment here";
+          } else {
+            for (const a of ["role", "tabindex", "aria-pressed", "aria-label", "title"]) gap.removeAttribute(a);
+            gap.setAttribute("aria-hidden", "true");
+          }
+          dom.gapState[i] = state;
+        }
+      }
+      if (start) {
+        const axis = axisOf(content.segment_axes[j]);
+        const text = String(j + 1) + (axis ? " " + axis.label : "");
+        let pill = dom.pills[i];
+        if (!pill) {
+          pill = dom.pills[i] = h("span", { class: "as-pill" });
+          dom.words[i].insertBefore(pill, dom.toks[i]);
+          dom.pillText[i] = dom.pillColor[i] = null;
+        }
+        if (dom.pillText[i] !== text) { pill.textContent = text; pill.setAttribute("data-segment-label", j); dom.pillText[i] = text; }
+        if (dom.pillColor[i] !== color) { pill.style.setProperty("--seg-solid", color); dom.pillColor[i] = color; }
+      } else if (dom.pills[i]) {
+        dom.pills[i].remove();
+        dom.pills[i] = null;
+      }
+    }
+    // a long text scrolls inside its block: keep the segment being labelled in view
+    if (highlight >= 0 && dom.shownSeg !== highlight && highlight < content.boundaries.length) {
+      dom.shownSeg = highlight;
+      keepInView(textBox, dom.toks[content.boundaries[highlight]]);
+    } else if (highlight < 0) dom.shownSeg = -1;
+  }
+  function keepInView(box, el) {
+    if (!el || box.scrollHeight <= box.clientHeight) return;
+    const b = box.getBoundingClientRect(), r = el.getBoundingClientRect();
+    if (r.top < b.top) box.scrollTop -= b.top - r.top + 4;
+    else if (r.bottom > b.bottom) box.scrollTop += r.bottom - b.bottom + 4;
+  }
+
+  function renderQuestions() {
+    const c = cfg();
+    // open on the axis step, folded in the single layout (everything on one screen); the
+    // annotator's own toggle holds until the layout changes
+    if (questions.dataset.layout !== String(c.single)) {
+      questions.dataset.layout = String(c.single);
+      questions.open = !c.single;
+    }
+    const key = c.axes.map((a) => `${a.digit}|${a.label}|${a.key_question}`).join("\n");
+    if (questionsList.dataset.key === key) return;  // drawn once per set of axes
+    questionsList.dataset.key = key;
+    questionsList.replaceChildren();
+    for (const a of c.axes) {
+      const item = h("div", { class: "as-question", "data-question": a.name },
+        h("kbd", { text: String(a.digit || "") }), h("b", { text: String(a.label || a.name) }),
+        h("span", { text: String(a.key_question || "") }));
+      item.style.setProperty("--axis", safeColor(a.color, "#888"));
+      questionsList.appendChild(item);
     }
   }
 
@@ -1113,7 +1217,8 @@ function createInstance(parentElement) {
     submitBtn.textContent = inst.submittingSeq !== null ? "Submitting…" : "Submit";
     submitBtn.title = c.quota ? "You reached today's quota" : unflagged.length ? unflagged.join(" ") : "Submit (Enter or Alt+Enter)";
     statusMissing.textContent = c.readOnly ? "" : c.quota ? "Daily quota reached — saved as a draft."
-      : unflagged.length ? "To submit: " + unflagged.join(" ") : "Ready to submit.";
+      : unflagged.length ? "To submit: " + unflagged.join(" ")
+      : handTunedMisses() ? "Ready to submit — the hand-tuned curve misses your points: you will be asked to confirm." : "Ready to submit.";
     statusMissing.classList.toggle("ready", !c.readOnly && !c.quota && !unflagged.length);
     statusMissing.title = statusMissing.textContent;
     const keys = [];
@@ -1129,9 +1234,14 @@ function createInstance(parentElement) {
     root.classList.toggle("confirming", !!inst.confirm);
     if (!inst.confirm) return;
     const c = cfg(), content = inst.local.content;
-    confirmTitle.textContent = inst.confirm.flagged ? "Submit this sample as flagged?" : "Submit this annotation?";
+    confirmTitle.textContent = inst.confirm.flagged ? "Submit this sample as flagged?"
+      : inst.confirm.misses ? "Submit a hand-tuned curve that misses your points?" : "Submit this annotation?";
+    confirmOk.textContent = inst.confirm.misses ? "Submit as tuned (Enter)" : "Submit (Enter)";
     confirmBody.replaceChildren();
-    if (inst.confirm.flagged) {
+    if (inst.confirm.misses) {
+      confirmBody.appendChild(h("div", { "data-testid": "confirm-misses", text: inst.confirm.misses }));
+      confirmBody.appendChild(h("div", { text: "It is stored with your parameters (hand-tuned), not refitted to the points. Cancel to adjust it." }));
+    } else if (inst.confirm.flagged) {
       const labels = content.flags.map((code) => (c.flags.find((f) => f.code === code) || { label: code }).label);
       confirmBody.appendChild(h("div", { text: "Flagged: " + labels.join(", ") }));
       if (content.note) confirmBody.appendChild(h("div", { class: "as-muted", text: "Note: " + content.note }));
@@ -1179,6 +1289,7 @@ function createInstance(parentElement) {
     textSection.classList.toggle("compact", !c.single && step === 2);
     renderText();
     renderLegend();
+    renderQuestions();
     if (showSeg) renderSegTools();
     if (showRows) renderRows();
     if (showCurve) { renderChart(); renderSide(); }

@@ -1,0 +1,82 @@
+"""The warm-up gold editor used fast, in Chromium (issue 22, item 8).
+
+The gold editor once stored the default curve (ξ 60, ω 10, α 0) when only 2 of 3 quickly
+clicked points had registered, and "Save gold" said nothing. Here a lead picks the axis, places
+three points 100 ms apart and presses "Save the gold of S-000" 100 ms after the last: either
+every point had registered and the gold stored is the curve through them, or the save is
+refused in one line and nothing is stored — never the default curve. A second save (once the
+page is idle) then stores the three-point curve.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
+
+from annotation.services import accounts, projects, warmup_set
+from annotation.text_import import TextRecord
+from db.engine import Database
+from db.models import GoldAnnotation, Sample
+from tests.browser.flow_steps import open_page, sign_in, wait_for_idle
+
+pytestmark = pytest.mark.browser
+
+X_MAX = 200.0
+POINTS = ((40.0, 0.5), (58.0, 1.0), (85.0, 0.3))
+DEFAULT = (60.0, 10.0, 0.0)
+
+
+@pytest.fixture
+def seeded(tmp_path):
+    url = f"sqlite:///{tmp_path / 'gold.db'}"
+    db = Database.connect(url)
+    admin = accounts.create_first_admin(db, "admin", "admin-password")
+    accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
+    lead = accounts.authenticate(db, "lead1", "lead1-password")
+    p = projects.create_project(db, lead, "Pilot")
+    projects.import_texts(db, lead, p.id, [TextRecord(f"The shop on street {i} is closed this week.", 1,
+                                                      f"S-{i:03d}", i + 1) for i in range(3)])
+    warmup_set.mark_warmup(db, lead, p.id, ["S-000"])
+    yield url, db
+    db.dispose()
+
+
+def _gold(db) -> GoldAnnotation | None:
+    with db.read() as s:
+        return s.scalar(select(GoldAnnotation).join(Sample, Sample.id == GoldAnnotation.sample_id)
+                        .where(Sample.external_id == "S-000"))
+
+
+def test_fast_clicks_then_save_never_store_the_default_curve(page, run_streamlit, seeded):
+    url, db = seeded
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
+    sign_in(page, base, "lead1", "lead1-password")
+    open_page(page, "Warm-up & qualification")
+    page.get_by_role("tab", name="Gold").click()
+    save = page.get_by_role("button", name="Save the gold of S-000")
+    expect(save).to_be_visible(timeout=30_000)
+    page.get_by_test_id("stMultiSelect").first.click()
+    page.get_by_role("option", name="Main").first.click()
+    page.keyboard.press("Escape")
+    wait_for_idle(page)
+
+    plot = page.get_by_test_id("curve-plot")
+    plot.scroll_into_view_if_needed()
+    box = plot.bounding_box()
+    for x, y in POINTS:
+        page.mouse.click(box["x"] + x / X_MAX * box["width"], box["y"] + (1 - y) * box["height"])
+        page.wait_for_timeout(100)
+    save.click()
+    wait_for_idle(page)
+    refused = page.get_by_text("Gold not stored.", exact=False)
+    gold = _gold(db)
+    if gold is None:  # a point had not registered yet: refused in one line, nothing stored
+        expect(refused).to_be_visible()
+        save.click()
+        wait_for_idle(page)
+        gold = _gold(db)
+    assert gold is not None
+    assert (gold.xi, gold.omega, gold.alpha) != DEFAULT
+    assert gold.segment_axes == [["main"]]
+    expect(page.get_by_test_id("stException")).to_have_count(0)
