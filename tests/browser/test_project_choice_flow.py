@@ -129,7 +129,7 @@ def test_the_project_survives_a_reload_and_the_import_lands_where_the_page_says(
     wait_for_idle(page)
     assert counts(db, STALE) == {}
     expect(picker(page)).to_have_value("Pilot 3")
-    expect(import_button(page, 1)).to_have_text("Import 1 texts into Pilot 3")
+    expect(import_button(page, 1)).to_have_text("Import 1 text into Pilot 3")
     upload(page, "fast.txt", FAST, 3)
 
     # the picker, fast: four switches 100 ms apart, then the import at once
