@@ -15,7 +15,7 @@ command runs, with the longest time the write lock was held.
 
 The write lock is watched twice. On the engine of this process: from BEGIN IMMEDIATE (SQLite) or
 the first statement that writes (PostgreSQL) to COMMIT or ROLLBACK, the longest hold and the
-number of write transactions. And on SQLite, from outside: a writer on another connection asks
+number of write transactions. And on SQLite, from outside: a writer in another process asks
 for the lock every 10 ms and its longest wait is printed — it sees the processes that share a
 large settling too, and several holds in a row as one. Target: nothing over 250 ms.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import multiprocessing
 import os
 import random
 import sys
@@ -80,38 +81,51 @@ class LockClock:
             event.remove(self.engine, name, fn)
 
 
+def _probe_writer(path: str, ready, stop, out) -> None:  # noqa: ANN001 - multiprocessing objects
+    """The probe's own process: ask for the write lock every 10 ms until ``stop``; send the waits."""
+    import sqlite3
+
+    from db.engine import begin_immediate
+
+    conn = sqlite3.connect(path, timeout=60, isolation_level=None)
+    waits: list[float] = []
+    ready.set()
+    while not stop.is_set():
+        t = time.perf_counter()
+        assert begin_immediate(conn, 60.0)  # as the app's writers wait for the lock
+        waits.append((time.perf_counter() - t) * 1e3)
+        conn.execute("COMMIT")
+        time.sleep(0.01)
+    conn.close()
+    out.send(waits)
+
+
 class WriterProbe:
-    """On SQLite, a writer of another connection that asks for the write lock every 10 ms and
-    times each wait (BEGIN IMMEDIATE → granted): what an annotator's save would wait while the
-    bulk work runs, in any process of it (settling is shared by several)."""
+    """On SQLite, a writer in another process (as an app server is) that asks for the write
+    lock every 10 ms and times each wait (BEGIN IMMEDIATE → granted): what an annotator's save
+    would wait while the bulk work runs, in any process of it (settling is shared by several).
+
+    Not a thread of the bulk work's own process: there its waits were the GIL's too — a thread
+    that asks while the import parses a 60 MB file in one C call waits for the interpreter, not
+    for the database (an in-process probe "waited" 296 ms while nothing held the lock)."""
 
     def __init__(self, url: str):
-        import sqlite3
-        import threading
-
+        ctx = multiprocessing.get_context("spawn")
         self.waits: list[float] = []
-        self.stop = threading.Event()
-        path = url.split("///", 1)[1]
-        self.conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        from db.engine import begin_immediate
-
-        while not self.stop.is_set():
-            t = time.perf_counter()
-            assert begin_immediate(self.conn, 60.0)  # as the app's writers wait for the lock
-            self.waits.append((time.perf_counter() - t) * 1e3)
-            self.conn.execute("COMMIT")
-            time.sleep(0.01)
+        self.stop, ready = ctx.Event(), ctx.Event()
+        self.receive, send = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(target=_probe_writer, args=(url.split("///", 1)[1], ready, self.stop, send),
+                                   daemon=True)
+        self.process.start()
+        if not ready.wait(60):
+            raise RuntimeError("the writer probe did not start")
 
     def close(self) -> str:
         self.stop.set()
-        self.thread.join()
-        self.conn.close()
+        self.waits = self.receive.recv()
+        self.process.join(30)
         w = sorted(self.waits)
-        return (f"; a writer asking every 10 ms waited at most {w[-1]:.0f} ms "
+        return (f"; a writer of another process asking every 10 ms waited at most {w[-1]:.0f} ms "
                 f"(p95 {w[int(0.95 * (len(w) - 1))]:.0f} ms, {len(w)} asks)") if w else ""
 
 
