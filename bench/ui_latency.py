@@ -50,6 +50,7 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -63,6 +64,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from annotation.protocol import AnnotationContent  # noqa: E402
 from annotation.services import accounts, projects, queue, submission  # noqa: E402
+from annotation.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.browser import app_server  # noqa: E402
@@ -89,7 +91,10 @@ TARGETS = {
     "edit → acknowledged: axis click": (150.0, "p95"),
     "edit → acknowledged: chart click": (150.0, "p95"),
     "submit → next sample visible": (400.0, "p95"),
+    # issue 22, item 11: a boundary click on a 2,500-token text (it took 220–390 ms on 840)
+    "long text: gap click → visible": (50.0, "p95"),
 }
+from ui_latency_long import LONG_TEXT, long_text  # noqa: E402  (the 2,500-token part)
 
 
 class BenchError(Exception):
@@ -120,14 +125,17 @@ def percentile(values: list[float], p: float) -> float:
 
 # --------------------------------------------------------------------------------- the app
 
-def seed_database(url: str) -> int:
-    """Admin, annotator ``ann1`` and the demo project, through the services (as the tests do);
-    returns the project's id."""
+def seed_database(url: str) -> tuple[int, int]:
+    """Admin, annotator ``ann1``, the demo project and a project of two 2,500-token texts,
+    through the services (as the tests do); returns the two projects' ids."""
     db = Database.connect(url)
     try:
         admin = accounts.create_first_admin(db, "admin", "admin-password")
         accounts.create_user(db, admin, USER, PASSWORD, "annotator")
-        return projects.load_demo_project(db, admin).id
+        demo = projects.load_demo_project(db, admin).id
+        long = projects.create_project(db, admin, "Long texts")
+        projects.import_texts(db, admin, long.id, [TextRecord(LONG_TEXT, 1, f"L-{i}", i + 1) for i in range(2)])
+        return demo, long.id
     finally:
         db.dispose()
 
@@ -246,6 +254,18 @@ def _surface_base(extra: str = "") -> str:
             f"step: s.dataset.step{extra}}}))(q({js(SURFACE)}))")
 
 
+def open_annotate(page) -> None:
+    """Annotate from the sidebar, then "Start the next sample" when it asks (opening the page
+    hands nothing out)."""
+    page.get_by_role("link", name="Annotate").click()
+    page.wait_for_url(re.compile(r"/workbench(\?|$)"), timeout=WAIT_MS)  # My queue has that button too
+    wait_idle(page)
+    start = page.get_by_role("button", name="Start the next sample")
+    page.locator(SURFACE).or_(start).first.wait_for(timeout=WAIT_MS)
+    if start.is_visible():
+        start.click()
+
+
 def new_sample(page, figures: Figures) -> None:
     page.locator(f"{SURFACE} [data-token]").first.wait_for()
     page.locator(f"{SURFACE}[data-pending='0']").wait_for()
@@ -350,7 +370,7 @@ def run(args: argparse.Namespace) -> str:
     load_before = load_line()
     with tempfile.TemporaryDirectory(prefix="ui-latency-") as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        project_id = seed_database(url)
+        project_id, long_project_id = seed_database(url)
         log_path = Path(tmp) / "streamlit.log"
         try:
             process, base = app_server.start(Path("app.py"), args.port or app_server.free_port(), log_path,
@@ -368,7 +388,7 @@ def run(args: argparse.Namespace) -> str:
                         context, page = sign_in_once(browser, base, figures)
                     for _ in range(args.samples):
                         navigate(page, figures)
-                    page.get_by_role("link", name="Annotate").click()
+                    open_annotate(page)
                     done = 0
                     while done < args.samples and len(figures.aborted) < args.samples:
                         try:
@@ -381,7 +401,9 @@ def run(args: argparse.Namespace) -> str:
                             context.close()
                             reset_open_draft(url, project_id)
                             context, page = sign_in_once(browser, base, Figures())
-                            page.get_by_role("link", name="Annotate").click()
+                            open_annotate(page)
+                    if args.long_clicks:
+                        long_text(page, base, long_project_id, args.long_clicks, figures)
                     chromium = browser.version
                 finally:
                     browser.close()
@@ -400,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="samples annotated and submitted (the demo project has 50); default 15")
     parser.add_argument("--signins", type=int, default=8, help="sign-ins timed; default 8")
     parser.add_argument("--port", type=int, default=0, help="the app's port (default: a free one)")
+    parser.add_argument("--long-clicks", type=int, default=20,
+                        help="boundary clicks timed on a 2,500-token text (0: none); default 20")
     args = parser.parse_args(argv)
     if not 1 <= args.samples <= 45:
         parser.error("--samples must be between 1 and 45 (the demo project has 50 texts)")
