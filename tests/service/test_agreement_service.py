@@ -67,6 +67,23 @@ def test_same_data_same_intervals(db, lead, shifted):
     assert dict(one) == dict(two)
 
 
+def test_a_report_is_computed_once_for_the_same_data_and_again_when_it_changes(db, lead, shifted):
+    """The Agreement page asked for the whole report on every run (0.7 s at 200 texts)."""
+    first = agreement.project_agreement(db, lead, shifted.id)
+    assert agreement.project_agreement(db, lead, shifted.id) is first  # nothing changed
+    assert agreement.project_agreement(db, lead, shifted.id, benchmark=1) is not first  # other filters
+    projects.update_settings(db, lead, shifted.id, flag_w1_max=1.5)  # a setting the report reads
+    again = agreement.project_agreement(db, lead, shifted.id)
+    assert again is not first and again.report.curve.share_above == 1.0
+    projects.import_texts(db, lead, shifted.id, text_records(9)[8:])  # S-008, and its two versions
+    records = [{"sample_id": "S-008", "annotator": who, "boundaries": [0, 3], "segment_axes": ["static", "main"],
+                "xi": 50.0, "omega": 9.0, "alpha": 0.0, "submitted_at": "2026-11-20T10:00:00Z"}
+               for who in ("ann_a", "ann_b")]
+    annotation_import.import_annotations(db, lead, shifted.id, "\n".join(json.dumps(r) for r in records).encode(),
+                                         "more.jsonl")
+    assert agreement.project_agreement(db, lead, shifted.id).report.n_samples == 9
+
+
 def test_annotators_cannot_read_agreement(db, make_user, shifted):
     with pytest.raises(PermissionDenied):
         agreement.project_agreement(db, make_user("someone"), shifted.id)
