@@ -79,14 +79,31 @@ def segment_axes_editor(parent_text: str, n_tokens: int, state_key: str, *, text
     return seg
 
 
+def parameter_key(key_prefix: str, name: str) -> str:
+    """The key of the ξ, ω or α input shown now (see :func:`parameter_inputs`)."""
+    return f"{key_prefix}.{name}.{st.session_state.get(f'{key_prefix}.param_round', 0)}"
+
+
 def parameter_inputs(state_key: str, key_prefix: str) -> None:
-    """ξ, ω and α of the edit under ``state_key`` as number inputs (keys ``<key_prefix>.xi`` …),
-    each shown within its input range."""
+    """ξ, ω and α of the edit under ``state_key`` as number inputs, each shown within its input
+    range.
+
+    When the values change elsewhere (a fit of the chart's points, back to the proposal) the
+    inputs are new ones (keys ``<key_prefix>.<name>.<round>``), never a write into the old
+    ones' state: the browser could send an old input's previous value with a later rerun, which
+    then counted as typed — the gold editor stored ξ 60, ω 10, α 0 (the blank edit's values)
+    after three quick chart clicks. An old input's stale value now matches its own state and
+    changes nothing."""
     edit: LeadEdit = st.session_state[state_key]
+    shown = {name: float(round(min(hi, max(lo, getattr(edit, name))), 2))
+             for name, (_, lo, hi) in PARAM_RANGES.items()}
+    round_key = f"{key_prefix}.param_round"
+    n = st.session_state.get(round_key, 0)
+    held = {name: st.session_state.get(f"{key_prefix}.{name}.{n}") for name in PARAM_RANGES}
+    if any(value is not None and value != shown[name] for name, value in held.items()):
+        n += 1
+        st.session_state[round_key] = n
     for name, (label, lo, hi) in PARAM_RANGES.items():
-        widget_key = f"{key_prefix}.{name}"
-        shown = float(round(min(hi, max(lo, getattr(edit, name))), 2))
-        if st.session_state.get(widget_key) != shown:  # see segment_axes_editor
-            st.session_state[widget_key] = shown
-        st.number_input(label, min_value=lo, max_value=hi, step=0.5, format="%.2f", key=widget_key,
-                        on_change=set_parameter, args=(name, widget_key, state_key))
+        widget_key = f"{key_prefix}.{name}.{n}"
+        st.number_input(label, min_value=lo, max_value=hi, value=shown[name], step=0.5, format="%.2f",
+                        key=widget_key, on_change=set_parameter, args=(name, widget_key, state_key))

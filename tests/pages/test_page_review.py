@@ -244,10 +244,10 @@ def test_edit_axes_and_location_then_save(open_review, db, lead, disagreement):
     assert middle.value == ["main", "static"]  # AXES order
     middle.set_value(["opinion"])
     run(at)
-    xi = at.number_input(key=f"review.{item}.xi")
+    xi = at.number_input(key=f"review.{item}.xi.0")
     xi.set_value(61.5)
     run(at)
-    assert at.number_input(key=f"review.{item}.xi").value == 61.5
+    assert at.number_input(key=f"review.{item}.xi.0").value == 61.5
     at.text_area(key=f"review.{item}.note.edit").input("my call")
     at.button(key=f"review.{item}.do.edit").click()
     run(at)
@@ -294,14 +294,18 @@ def test_the_editor_sends_an_axes_box_only_a_changed_value(open_review, db, lead
     assert at.session_state[f"review.{item}.edit"].segment_axes[2] == ("main", "recurrent")
     assert at.multiselect(key=box).value == ["recurrent", "main"]
     assert not at.multiselect(key=box).proto.set_value
-    at.number_input(key=f"review.{item}.xi").set_value(61.5)  # the same for ξ, ω, α
+    proposed = at.number_input(key=f"review.{item}.xi.0").value
+    at.number_input(key=f"review.{item}.xi.0").set_value(61.5)  # ξ, ω, α: never written into
     run(at)
-    assert at.number_input(key=f"review.{item}.xi").value == 61.5
-    assert not at.number_input(key=f"review.{item}.xi").proto.set_value
+    assert at.number_input(key=f"review.{item}.xi.0").value == 61.5
+    assert not at.number_input(key=f"review.{item}.xi.0").proto.set_value
     at.button(key=f"review.{item}.edit_reset").click()
     run(at)
     assert at.multiselect(key=box).value == ["main"] and at.multiselect(key=box).proto.set_value
-    assert at.number_input(key=f"review.{item}.xi").proto.set_value
+    # back to the proposal: new inputs showing its values; the old ones are gone (their state
+    # was never written, so a late report of theirs changes nothing)
+    assert at.number_input(key=f"review.{item}.xi.1").value == proposed
+    assert not [n for n in at.number_input if n.key == f"review.{item}.xi.0"]
 
 
 def test_edit_with_an_empty_segment_is_refused(open_review, db, lead, disagreement):

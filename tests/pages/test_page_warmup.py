@@ -150,7 +150,7 @@ def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
     assert errors(at) == ["Every segment of the gold needs at least one axis."]
     at.multiselect(key=f"{G}.axes.0.14").set_value(["main", "opinion"])
     run(at)
-    at.number_input(key=f"{G}.xi").set_value(55.5)
+    at.number_input(key=f"{G}.xi.0").set_value(55.5)
     run(at)
     at.text_input(key=f"{G}.note").input("reference for the team")
     at.button(key=f"warmup.save_gold.{sid}").click()
