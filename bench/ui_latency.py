@@ -50,7 +50,6 @@ import json
 import math
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
@@ -68,6 +67,7 @@ from annotation.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.browser import app_server  # noqa: E402
+from tests.browser.flow_steps import open_annotate  # noqa: E402  (Annotate, then "Start the next sample")
 
 PROBE_JS = (Path(__file__).resolve().parent / "ui_latency_probe.js").read_text(encoding="utf-8")
 USER, PASSWORD = "ann1", "ann1-password"
@@ -252,18 +252,6 @@ def _surface_ack() -> str:
 def _surface_base(extra: str = "") -> str:
     return (f"(s => ({{acked: Number(s.dataset.acked), aid: s.dataset.annotationId, "
             f"step: s.dataset.step{extra}}}))(q({js(SURFACE)}))")
-
-
-def open_annotate(page) -> None:
-    """Annotate from the sidebar, then "Start the next sample" when it asks (opening the page
-    hands nothing out)."""
-    page.get_by_role("link", name="Annotate").click()
-    page.wait_for_url(re.compile(r"/workbench(\?|$)"), timeout=WAIT_MS)  # My queue has that button too
-    wait_idle(page)
-    start = page.get_by_role("button", name="Start the next sample")
-    page.locator(SURFACE).or_(start).first.wait_for(timeout=WAIT_MS)
-    if start.is_visible():
-        start.click()
 
 
 def new_sample(page, figures: Figures) -> None:

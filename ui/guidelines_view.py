@@ -5,18 +5,27 @@ v1.0" and the text shown never disagree."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import streamlit as st
 
-from annotation.guidelines import current_guidelines, guidelines_for
+from annotation.guidelines import Guidelines, current_guidelines, guidelines_for
 from ui.display import plain
+
+
+@lru_cache(maxsize=16)
+def _bundled(version: str | None) -> tuple[Guidelines | None, Guidelines]:
+    """(the text of ``version``, or None; the newest) — the bundled files do not change while
+    the server runs, and the workbench header draws them on every edit's rerun."""
+    newest = current_guidelines()
+    return (guidelines_for(version) if version is not None else newest), newest
 
 
 def show_guidelines(version: str | None, *, height: int | None = None) -> None:
     """Draw the guidelines of ``version`` (None: no project — the newest), under a caption that
     names the version; a version with no bundled text shows the newest and says so. ``height``:
     scroll inside a box of that many pixels."""
-    newest = current_guidelines()
-    guide = guidelines_for(version) if version is not None else newest
+    guide, newest = _bundled(version)
     if guide is None:
         st.caption(f"This project records guidelines version “{plain(version)}”, which has no text "
                    f"here; the newest, version {newest.version}, is shown.")

@@ -495,13 +495,9 @@ def test_one_key_submit_with_confirm_off(page, harness_url):
     assert surface_attr(page, "data-step") == "0"
 
 
-def test_confirm_on_enter_confirms_and_escape_cancels(page, harness_url):
-    open_surface(page, harness_url, "confirm=1")
-    complete_annotation(page)
-    page.keyboard.press("Alt+Enter")
-    confirm = page.locator('[data-testid="surface-confirm"]')
-    confirm.wait_for()
-    assert "2 segments: Main, Intention" in confirm.inner_text()
+def escape_keeps_then_enter_submits(page, confirm) -> dict:
+    """With the confirmation open: Escape closes it and nothing is submitted; Submit opens it
+    again and Enter submits. Returns the harness state with the submission."""
     page.keyboard.press("Escape")
     confirm.wait_for(state="hidden")
     time.sleep(0.5)
@@ -509,7 +505,17 @@ def test_confirm_on_enter_confirms_and_escape_cancels(page, harness_url):
     page.locator("[data-command='submit']").click()
     confirm.wait_for()
     page.keyboard.press("Enter")
-    state = wait_for_state(page, lambda s: len(s["submitted"]) == 1)
+    return wait_for_state(page, lambda s: len(s["submitted"]) == 1)
+
+
+def test_confirm_on_enter_confirms_and_escape_cancels(page, harness_url):
+    open_surface(page, harness_url, "confirm=1")
+    complete_annotation(page)
+    page.keyboard.press("Alt+Enter")
+    confirm = page.locator('[data-testid="surface-confirm"]')
+    confirm.wait_for()
+    assert "2 segments: Main, Intention" in confirm.inner_text()
+    state = escape_keeps_then_enter_submits(page, confirm)
     assert state["submitted"][0]["content"]["segment_axes"] == ["main", "intention"]
     page.locator(f"{SURFACE}[data-annotation-id='1002']").wait_for()
 
@@ -533,14 +539,7 @@ def test_a_hand_tuned_curve_that_misses_the_points_asks_before_it_submits(page, 
     confirm.wait_for()
     assert "Submit a hand-tuned curve that misses your points?" in confirm.inner_text()
     assert re.search(r"point 1 is 0\.\d\d (above|below) the curve", confirm.inner_text())
-    page.keyboard.press("Escape")
-    confirm.wait_for(state="hidden")
-    time.sleep(0.5)
-    assert read_state(page)["submitted"] == []
-    page.locator("[data-command='submit']").click()
-    confirm.wait_for()
-    page.keyboard.press("Enter")
-    state = wait_for_state(page, lambda s: len(s["submitted"]) == 1)
+    state = escape_keeps_then_enter_submits(page, confirm)
     submitted = state["submitted"][0]["content"]
     assert (submitted["params_source"], submitted["xi"], submitted["omega"]) == ("manual", 150, 10)
 
