@@ -189,7 +189,8 @@ def run_size(browser_type, size: int, args: argparse.Namespace) -> tuple[list[st
             browser = browser_type.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 context, page = sign_in(browser, base)
-                pages = [p for p in PAGES]
+                wanted = {p for p in args.pages.split(",") if p}
+                pages = [p for p in PAGES if not wanted or p.url_path in wanted]
                 # one untimed round first: the server's first run of each page imports its modules
                 sidebar_clicks(page, pages, 1, Figures(), shots=Path(args.shots) / str(size) if args.shots else None)
                 load_before = load_line()
@@ -197,7 +198,8 @@ def run_size(browser_type, size: int, args: argparse.Namespace) -> tuple[list[st
                 query = "?" + page.url.split("?", 1)[1] if "?" in page.url else ""
                 project_query = "".join(p for p in re.findall(r"project=\d+", query))
                 new_tabs(context, base, f"?{project_query}" if project_query else "", pages, args.tabs, figures)
-                agreement_tabs(page, args.tabs, figures)
+                if not wanted or "agreement" in wanted:
+                    agreement_tabs(page, args.tabs, figures)
                 load_after = load_line()
             finally:
                 browser.close()
@@ -214,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clicks", type=int, default=5, help="sidebar clicks timed per page")
     parser.add_argument("--tabs", type=int, default=3, help="new tabs per page, and rounds of Agreement tabs")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--pages", default="", help="only these pages (URL paths, comma-separated; default: all)")
     parser.add_argument("--shots", default="", help="a folder for a screenshot of every page (per size)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]

@@ -101,13 +101,9 @@ f_sort.selectbox("Order", list(review.SORTS), key=K_SORT, format_func=SORT_LABEL
                  help="W1: how far apart the two furthest curves are; Pk: the two furthest segmentations.")
 
 filtered = reason != ALL or benchmark != ALL or annotator != ALL
-if filtered:
-    with service_errors():
-        rows = review.review_queue(db, actor, project.id, reason=None if reason == ALL else reason,
-                                   benchmark=None if benchmark == ALL else benchmark,
-                                   annotator=None if annotator == ALL else annotator, sort=order)
-else:
-    rows = everything
+rows = review.filter_rows(everything, reason=None if reason == ALL else reason,
+                          benchmark=None if benchmark == ALL else benchmark,
+                          annotator=None if annotator == ALL else annotator) if filtered else everything
 
 n_all = len(everything)
 in_order = SORT_LABELS[order][0].lower() + SORT_LABELS[order][1:]

@@ -25,6 +25,8 @@ K_NEXT = "review.next_pick"       # item to open on the next run (set after a de
 # new case went to a widget the next run no longer had: the click was lost.
 K_TABLE = "review.table"          # the queue table's row selection (always the open case)
 K_SORTED = "review.sorted"        # the order the open case was picked in
+#: rows of the queue in the table and the Case box at a time
+PAGE_ROWS = 100
 K_URL = "review.case_url"         # the ?case= value this page wrote itself
 CASE_PARAM = "case"               # the deep link: ?case=<sample id>, e.g. /review?case=B1-0009
 
@@ -72,11 +74,41 @@ def _open(item_id: int) -> None:
     st.session_state[K_PICK] = item_id
 
 
+def page_of(n_rows: int, at: int) -> tuple[int, int]:
+    """The rows (start, end) of the page of the queue that holds row ``at``: the table and the
+    Case box show :data:`PAGE_ROWS` rows at a time (a queue of 20,000 open items drawn whole took
+    seconds to reach the browser), Previous / Next walk the whole queue."""
+    start = at // PAGE_ROWS * PAGE_ROWS
+    return start, min(start + PAGE_ROWS, n_rows)
+
+
+def _page_buttons(ids: Sequence[int], start: int, end: int) -> None:
+    """Above a paged table: which rows it shows, and a button to the first case of the page
+    before and after (each opens the case it names, like every control here)."""
+    if len(ids) <= PAGE_ROWS:
+        return
+    where, earlier, later = st.columns([6, 3, 3], vertical_alignment="center")
+    where.caption(f"Rows {start + 1:,}–{end:,} of {len(ids):,} (the table shows {PAGE_ROWS} at a time)")
+    before = max(start - PAGE_ROWS, 0)
+    earlier.button(f"Rows {before + 1:,}–{start:,}" if start else "Earlier rows", key="review.page.earlier",
+                   icon=":material/chevron_left:", width="stretch", disabled=start == 0,
+                   on_click=_open, args=(ids[before] if start else None,))
+    later.button(f"Rows {end + 1:,}–{min(end + PAGE_ROWS, len(ids)):,}" if end < len(ids) else "Later rows",
+                 key="review.page.later", icon=":material/chevron_right:", width="stretch",
+                 disabled=end >= len(ids), on_click=_open, args=(ids[end] if end < len(ids) else None,))
+
+
 def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[..., str]):  # type: ignore[no-untyped-def]
-    """The queue table (the open case highlighted), then the Case box with Previous / Next;
-    returns the column left of the box, for the case's heading."""
-    ids = [r.item_id for r in rows]
-    by_id = {r.item_id: r for r in rows}
+    """The queue table (the page of :data:`PAGE_ROWS` rows holding the open case, which is
+    highlighted), then the Case box (that page's cases) with Previous / Next; returns the column
+    left of the box, for the case's heading."""
+    all_ids = [r.item_id for r in rows]
+    at = all_ids.index(pick)
+    start, end = page_of(len(rows), at)
+    _page_buttons(all_ids, start, end)
+    page = rows[start:end]
+    ids = all_ids[start:end]
+    by_id = {r.item_id: r for r in page}
     table = pd.DataFrame([{
         "sample": r.external_id,
         "benchmark": r.benchmark,
@@ -85,7 +117,7 @@ def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[.
         "W1": r.w1,
         "Pk": r.pk,
         "opened": r.opened_at,
-    } for r in rows])
+    } for r in page])
     # One table widget for good (its identity is its key, not its rows): the highlighted row is
     # set to the open case whenever the case was opened another way (the Case box, Previous /
     # Next, a decision, a filter, a link), never by drawing a new table.
@@ -97,7 +129,7 @@ def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[.
         table, hide_index=True, width="stretch", key=K_TABLE,
         on_select=lambda row_ids=tuple(ids), drawn=pick: _on_table_select(row_ids, drawn),
         selection_mode="single-row-required",
-        height=min(len(rows), 6) * 35 + 38,
+        height=min(len(page), 6) * 35 + 38,
         column_config={"opened": st.column_config.DatetimeColumn("opened", format="YYYY-MM-DD HH:mm"),
                        "benchmark": st.column_config.NumberColumn("bench.", width="small"),
                        "W1": st.column_config.NumberColumn("W1", format="%.1f", width="small"),
@@ -109,13 +141,13 @@ def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[.
         format_func=lambda i: f"{by_id[i].external_id} — {reasons_text(by_id[i].reasons)} — "
                               f"{', '.join(by_id[i].annotators)}",
         help="Click a row of the table, choose here, or step with Previous / Next.")
-    at = ids.index(pick)
-    before = ids[at - 1] if at > 0 else None
-    after = ids[at + 1] if at + 1 < len(ids) else None
+    before = all_ids[at - 1] if at > 0 else None
+    after = all_ids[at + 1] if at + 1 < len(all_ids) else None
+    named = {r.item_id: r.external_id for r in rows[max(at - 1, 0):at + 2]}
     back.button("Previous", key="review.previous", icon=":material/chevron_left:", width="stretch",
                 disabled=before is None, on_click=_open, args=(before,),
-                help=None if before is None else f"Open {by_id[before].external_id}")
+                help=None if before is None else f"Open {named[before]}")
     forward.button("Next", key="review.next", icon=":material/chevron_right:", width="stretch",
                    disabled=after is None, on_click=_open, args=(after,),
-                   help=None if after is None else f"Open {by_id[after].external_id}")
+                   help=None if after is None else f"Open {named[after]}")
     return head

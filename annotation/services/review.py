@@ -11,166 +11,56 @@
   stored on the item (who, when, why) and in the audit log; a decision that stores gold puts
   them on the gold too (the export's provenance).
 * The queue can be sorted by W1 or Pk between the annotations (largest first) or by age; the
-  figures are computed for every open item at once (:func:`annotation.adjudication.sample_figures`).
+  figures are computed once per open sample and kept (:mod:`annotation.services.review_queue`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Sequence
 
-from sqlalchemy import and_, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from annotation.adjudication import decision_record_problem, sample_figures
-from annotation.flag_reasons import flag_label
+from annotation.adjudication import decision_record_problem
 from annotation.lead_edit import LeadEdit
-from annotation.project_day import day_start, local_day
 from annotation.protocol import AnnotationContent
 from annotation.curves import CurveFitError
 from annotation.pooling import pool_versions_with_fit
 from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
-from annotation.review_sampling import daily_review_sample
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound, StaleVersion
-from annotation.services.lookup import project_settings
+from annotation.services.review_queue import (  # noqa: F401  (the queue's names, re-exported)
+    DAILY_REVIEW,
+    SORTS,
+    ReviewRow,
+    draw_pending_days,
+    filter_rows,
+    reason_label,
+    review_queue,
+)
 from annotation.services.settling import (
     annotation_content,
     count_parameters,
     ensure_stats,
-    open_review,
     store_gold,
     submitted_annotations,
     usable_versions,
 )
-from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import (
     Annotation,
     GoldAnnotation,
-    ReviewDay,
     ReviewItem,
     Sample,
     User,
     utcnow,
 )
 
-DAILY_REVIEW = "daily_review"
 DECISIONS = ("accept_auto", "accept_pooled", "edit", "take_version", "send_back", "discard")
-#: Queue orders: oldest first (the default), newest first, largest W1 first, largest Pk first.
-SORTS = ("oldest", "newest", "w1", "pk")
-
-
-def reason_label(code: str) -> str:
-    """Human label of a review reason (flag codes and the daily review sample)."""
-    return "Daily review sample" if code == DAILY_REVIEW else flag_label(code)
-
-
-# --- the daily review sample -------------------------------------------------------------------
-
-def _draw_review_days(s: Session, project_id: int, settings: ProjectSettings, today: date) -> int:
-    """Draw the review sample of every finished day not drawn yet; returns items touched. It is
-    drawn among the day's submissions whose sample was never in review (a flagged sample, one
-    in review or one a lead already decided is reviewed anyway: sampling it spent the share)."""
-    drawn = set(s.scalars(select(ReviewDay.day).where(ReviewDay.project_id == project_id)))
-    reviewed = set(s.scalars(select(ReviewItem.sample_id).join(Sample, Sample.id == ReviewItem.sample_id)
-                             .where(Sample.project_id == project_id)))
-    start_today = day_start(today, settings)
-    rows = s.execute(
-        select(Annotation.id, Annotation.submitted_at, Annotation.sample_id)
-        .join(Sample, Sample.id == Annotation.sample_id)
-        .where(Sample.project_id == project_id, Annotation.status == "submitted",
-               Sample.is_warmup.is_(False), Annotation.submitted_at < start_today)
-    ).all()
-    by_day: dict[date, list[tuple[int, int]]] = {}
-    for aid, when, sid in rows:
-        day = local_day(when, settings)
-        if day.isoformat() not in drawn:
-            by_day.setdefault(day, []).append((aid, sid))
-    touched = 0
-    for day, pairs in sorted(by_day.items()):
-        chosen = set(daily_review_sample([a for a, sid in pairs if sid not in reviewed], day,
-                                         settings.review_rate, seed=project_id))
-        for aid, sid in pairs:
-            if aid in chosen:
-                smp = s.get(Sample, sid)
-                if smp is not None and smp.status == "active":
-                    open_review(s, smp, [DAILY_REVIEW],
-                                [{"code": DAILY_REVIEW, "detail": f"sampled from {day.isoformat()}",
-                                  "value": None, "threshold": None, "annotation_ids": [aid]}])
-                    touched += 1
-        s.add(ReviewDay(project_id=project_id, day=day.isoformat(), n_submitted=len(pairs),
-                        n_sampled=len(chosen), drawn_at=utcnow()))
-    return touched
-
-
-# --- the lead's queue ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ReviewRow:
-    item_id: int
-    sample_id: int
-    external_id: str
-    benchmark: int
-    reasons: tuple[str, ...]
-    annotators: tuple[str, ...]
-    opened_at: datetime
-    #: W1 of the two furthest curves and Pk of the two furthest segmentations (None: fewer
-    #: than two annotations have one)
-    w1: float | None = None
-    pk: float | None = None
-
-
-def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | None = None,
-                 benchmark: int | None = None, annotator: str | None = None,
-                 sort: str = "oldest") -> list[ReviewRow]:
-    """Lead: open review items after drawing any pending daily review samples, oldest first, or
-    in ``sort`` order (:data:`SORTS`: newest first, largest W1 or Pk first — items without the
-    figure last, oldest first among equals)."""
-    if sort not in SORTS:
-        raise InvalidInput(f"Unknown order {sort!r}; choose one of {', '.join(SORTS)}.")
-    with db.write() as s:
-        require_role(s, actor, "lead")
-        settings = project_settings(s, project_id)
-        _draw_review_days(s, project_id, settings, local_day(utcnow(), settings))
-    with db.read() as s:
-        items = s.execute(
-            select(ReviewItem, Sample).join(Sample, Sample.id == ReviewItem.sample_id)
-            .where(Sample.project_id == project_id, ReviewItem.status == "open")
-            .order_by(ReviewItem.opened_at, ReviewItem.id)).all()
-        names: dict[int, list[str]] = {}
-        contents: dict[int, list[AnnotationContent]] = {}
-        for a, username in s.execute(
-                select(Annotation, User.username)
-                .join(User, User.id == Annotation.annotator_id)
-                .join(ReviewItem, and_(ReviewItem.sample_id == Annotation.sample_id,
-                                       ReviewItem.status == "open"))
-                .join(Sample, Sample.id == Annotation.sample_id)
-                .where(Annotation.status == "submitted", Sample.project_id == project_id)
-                .order_by(Annotation.submitted_at, Annotation.id)):
-            names.setdefault(a.sample_id, []).append(username)
-            contents.setdefault(a.sample_id, []).append(annotation_content(a))
-    figures = dict(zip((smp.id for _, smp in items),
-                       sample_figures([(smp.n_tokens, contents.get(smp.id, [])) for _, smp in items])))
-    rows = []
-    for item, smp in items:
-        who = tuple(sorted(names.get(smp.id, ())))
-        if reason and reason not in item.reasons:
-            continue
-        if benchmark and smp.benchmark != benchmark:
-            continue
-        if annotator and annotator not in who:
-            continue
-        rows.append(ReviewRow(item.id, smp.id, smp.external_id, smp.benchmark, tuple(item.reasons),
-                              who, item.opened_at, figures[smp.id].w1, figures[smp.id].pk))
-    if sort == "newest":
-        rows.reverse()
-    elif sort in ("w1", "pk"):  # stable: oldest first among equals and among those without
-        rows.sort(key=lambda r: (getattr(r, sort) is None, -(getattr(r, sort) or 0.0)))
-    return rows
 
 
 @dataclass(frozen=True)

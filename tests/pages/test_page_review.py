@@ -510,3 +510,33 @@ def test_accept_pooled_needs_a_confidence_and_an_error_type(open_review, db, lea
     assert review.open_case(db, lead, nxt).external_id == "S-002"
     assert at.button_group(key=f"review.{nxt}.confidence").value is None
     assert at.button_group(key=f"review.{nxt}.error_type").value is None
+
+
+def test_a_long_queue_is_shown_a_page_at_a_time(open_review, three_distances, monkeypatch):
+    """The table and the Case box hold one page of the queue; the page buttons and Previous /
+    Next open the case they name, across pages."""
+    from ui import review_picker
+
+    monkeypatch.setattr(review_picker, "PAGE_ROWS", 2)
+    at = open_review()
+    assert list(at.dataframe[0].value["sample"]) == three_distances[:2]
+    assert len(at.selectbox(key="review.pick").options) == 2
+    assert "Rows 1–2 of 3" in " ".join(c.value for c in at.caption)
+    assert at.button(key="review.page.earlier").disabled
+    assert at.button(key="review.page.later").label == "Rows 3–3"
+    at.button(key="review.page.later").click()
+    run(at)
+    assert list(at.dataframe[0].value["sample"]) == three_distances[2:]
+    assert f"### Sample {plain(three_distances[2])}" in markdown_text(at)
+    assert at.session_state["review.table"]["selection"]["rows"] == [0]
+    at.button(key="review.previous").click()  # back across the page boundary
+    run(at)
+    assert f"### Sample {plain(three_distances[1])}" in markdown_text(at)
+    assert list(at.dataframe[0].value["sample"]) == three_distances[:2]
+    assert at.session_state["review.table"]["selection"]["rows"] == [1]
+    at.button(key="review.next").click()
+    run(at)
+    assert f"### Sample {plain(three_distances[2])}" in markdown_text(at)
+    at.button(key="review.page.earlier").click()
+    run(at)
+    assert f"### Sample {plain(three_distances[0])}" in markdown_text(at)
