@@ -135,11 +135,13 @@ def agreement_tabs(page, tabs: int, figures: Figures) -> None:
     page.get_by_role("heading", name="Agreement", exact=True).first.wait_for(timeout=WAIT_MS)
     idle(page)
     names = [n for n in AGREEMENT_TABS if page.get_by_role("tab", name=n, exact=True).count()]
+    names = names[1:] + names[:1]  # the first is open: a click on it would run nothing
     for _ in range(tabs):
         for name in names:
             tab = page.get_by_role("tab", name=name, exact=True)
-            # drawn: the selected panel shows a chart (Plotly, Vega) or a table with a size
-            check = ("(() => { const p = qa('[role=tabpanel]').find((x) => !x.hidden && x.offsetParent !== null"
+            # drawn: the tab's run is over (the tabs are lazy: a click reruns the page) and the
+            # selected panel shows a chart (Plotly, Vega) or a table with a size
+            check = ("runEnded() && (() => { const p = qa('[role=tabpanel]').find((x) => !x.hidden && x.offsetParent !== null"
                      " && x.getAttribute('aria-labelledby') && x.offsetHeight > 0);"
                      " if (!p) return false; const t = (q('[role=tab][aria-selected=true]') || {}).textContent || '';"
                      f" if (!t.includes({js(name)})) return false;"

@@ -2,9 +2,9 @@
 thresholds, charts, tables.
 
 At 100k samples the page stays light: histograms are binned here (numpy) rather than sending
-every value to the browser, the parameter scatters draw a seeded sample of at most
-:data:`SCATTER_POINTS` points, and a large per-sample CSV is written only when the lead asks for
-it (:mod:`ui.table_download`).
+every value to the browser, the parameter scatters become 2-D histograms above
+:data:`SCATTER_POINTS` samples, only the open tab runs, and a large per-sample CSV is written
+only when the lead asks for it (:mod:`ui.table_download`).
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ from annotation.axes import axis_by_name
 from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import agreement
 from ui.session import lead_page, service_errors
+from ui.agreement_charts import SCATTER_POINTS, pairs_figure
 from ui.table_download import table_download
 from ui.tables import show_table
 
 actor, db, project = lead_page("Agreement")
+K_TAB = "agreement.tab"
+K_MERGED = "agreement.merged_kept"  # the Merge toggle's choice
+TABS = ("Curves", "Axis labels", "Curve parameters", "Segmentation", "Over time", "Annotator pairs",
+        "Review outcomes")
 settings = project.settings
-#: the most points a parameter scatter draws (a seeded sample beyond that)
-SCATTER_POINTS = 5000
 
 HELP = (
     "**Why ICC(1,1) leads.** Different pairs of annotators rate different samples, so the raters "
@@ -116,9 +119,11 @@ for col, key in zip(cols[1:], ("alpha_xi", "alpha_omega", "alpha_alpha", "alpha_
 st.caption(f"Intervals: 95 % bootstrap, {default_resamples(report.n_samples)} resamples of the "
            f"samples, seed {DEFAULT_SEED}.")
 
+# Lazy tabs: only the open tab's content runs and is sent (a tab click reruns the page, the report
+# coming from the cache). All seven drawn on every run, three 5,000-point WebGL scatters among them,
+# took the browser seconds at 20,000 samples.
 tab_curves, tab_labels, tab_params, tab_seg, tab_time, tab_pairs, tab_review = st.tabs(
-    ["Curves", "Axis labels", "Curve parameters", "Segmentation", "Over time", "Annotator pairs",
-     "Review outcomes"])
+    list(TABS), key=K_TAB, on_change="rerun")
 
 
 def _histogram(values: pd.Series, bins: int, title: str, x_label: str, threshold: float,
@@ -140,117 +145,119 @@ def _histogram(values: pd.Series, bins: int, title: str, x_label: str, threshold
 
 
 with tab_curves:
-    curve = report.curve
-    if curve is not None:
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric("Mean W1", _fmt(curve.mean_w1), help="log-time units (base-1.1 log minutes)")
-        c2.metric("Median W1", _fmt(curve.median_w1))
-        c3.metric("Mean overlap", _fmt(curve.mean_overlap),
-                  help="Overlap coefficient of the two normalised curves: 1 identical, 0 disjoint.")
-        c4.metric("Samples above the flag", "—" if math.isnan(curve.share_above) else f"{curve.share_above:.1%}",
-                  help=f"W1 above the project's flag threshold ({settings.flag_w1_max:g}).")
-        st.caption(f"{counted(curve.n_used, 'sample')} with two curves or more, {curve.n_excluded} without.")
-    _histogram(report.per_sample["w1"], 40, "Curve distance per sample (W1)",
-               "W1 (log-time units; ×1.1^W1 in time)", settings.flag_w1_max, "agreement.w1_hist")
+    if tab_curves.open:
+        curve = report.curve
+        if curve is not None:
+            c1, c2, c3, c4 = st.columns(4)
+            c1.metric("Mean W1", _fmt(curve.mean_w1), help="log-time units (base-1.1 log minutes)")
+            c2.metric("Median W1", _fmt(curve.median_w1))
+            c3.metric("Mean overlap", _fmt(curve.mean_overlap),
+                      help="Overlap coefficient of the two normalised curves: 1 identical, 0 disjoint.")
+            c4.metric("Samples above the flag", "—" if math.isnan(curve.share_above) else f"{curve.share_above:.1%}",
+                      help=f"W1 above the project's flag threshold ({settings.flag_w1_max:g}).")
+            st.caption(f"{counted(curve.n_used, 'sample')} with two curves or more, {curve.n_excluded} without.")
+        _histogram(report.per_sample["w1"], 40, "Curve distance per sample (W1)",
+                   "W1 (log-time units; ×1.1^W1 in time)", settings.flag_w1_max, "agreement.w1_hist")
 
 with tab_labels:
-    kappa = report.kappa
-    merged = st.toggle("Merge Generic and Static", key="agreement.merged",
-                       help="The pair annotators confuse most; see how much agreement rises.")
-    if kappa is not None:
-        la = kappa.merged if merged else kappa.unmerged
-        k1, k2, k3 = st.columns(3)
-        gain = kappa.merged.kappa - kappa.unmerged.kappa
-        k1.metric("Cohen's kappa", _fmt(la.kappa),
-                  delta=None if merged or math.isnan(gain) else f"{gain:+.3f} with Generic+Static merged")
-        k2.metric("Micro precision", _fmt(la.precision))
-        k3.metric("Tokens compared", la.n_tokens)
-        if la.kappa_note:
-            st.caption(la.kappa_note)
-        matrix = la.co_occurrence
-        labels = ["Generic/Static" if c == "generic/static" else axis_by_name(c).label
-                  for c in matrix.index]
-        fig = go.Figure(go.Heatmap(z=matrix.values, x=labels, y=labels, colorscale="Blues",
-                                   hovertemplate="%{y} × %{x}: %{z} tokens<extra></extra>"))
-        fig.update_layout(height=460, margin=dict(l=10, r=10, t=30, b=10),
-                          title="Axis co-occurrence (tokens, symmetrised)")
-        fig.update_yaxes(autorange="reversed")  # the diagonal runs from top left
-        st.plotly_chart(fig, key="agreement.heatmap")
-    if report.jaccard is not None:
-        show_table(pd.DataFrame([{"axis": axis_by_name(a.axis).label, "Jaccard": a.mean,
-                                  "samples": a.n_samples} for a in report.jaccard.per_axis]),
-                   hide_index=True)
+    if tab_labels.open:
+        kappa = report.kappa
+        # kept under a key of its own: a widget's state goes when its tab is closed (not run)
+        merged = st.toggle("Merge Generic and Static", key="agreement.merged",
+                           value=st.session_state.get(K_MERGED, False),
+                           on_change=lambda: st.session_state.update({K_MERGED: st.session_state["agreement.merged"]}),
+                           help="The pair annotators confuse most; see how much agreement rises.")
+        if kappa is not None:
+            la = kappa.merged if merged else kappa.unmerged
+            k1, k2, k3 = st.columns(3)
+            gain = kappa.merged.kappa - kappa.unmerged.kappa
+            k1.metric("Cohen's kappa", _fmt(la.kappa),
+                      delta=None if merged or math.isnan(gain) else f"{gain:+.3f} with Generic+Static merged")
+            k2.metric("Micro precision", _fmt(la.precision))
+            k3.metric("Tokens compared", la.n_tokens)
+            if la.kappa_note:
+                st.caption(la.kappa_note)
+            matrix = la.co_occurrence
+            labels = ["Generic/Static" if c == "generic/static" else axis_by_name(c).label
+                      for c in matrix.index]
+            fig = go.Figure(go.Heatmap(z=matrix.values, x=labels, y=labels, colorscale="Blues",
+                                       hovertemplate="%{y} × %{x}: %{z} tokens<extra></extra>"))
+            fig.update_layout(height=460, margin=dict(l=10, r=10, t=30, b=10),
+                              title="Axis co-occurrence (tokens, symmetrised)")
+            fig.update_yaxes(autorange="reversed")  # the diagonal runs from top left
+            st.plotly_chart(fig, key="agreement.heatmap")
+        if report.jaccard is not None:
+            show_table(pd.DataFrame([{"axis": axis_by_name(a.axis).label, "Jaccard": a.mean,
+                                      "samples": a.n_samples} for a in report.jaccard.per_axis]),
+                       hide_index=True)
 
 with tab_params:
-    icc = report.icc
-    pcols = st.columns(3)
-    for col, p in zip(pcols, PARAMETERS):
-        label = PARAMETER_LABELS[p]
-        first, second = scope.slot_pairs(p)
-        if len(first) > SCATTER_POINTS:  # a seeded sample: the same points on every run
-            keep = np.sort(np.random.default_rng(DEFAULT_SEED).choice(len(first), SCATTER_POINTS, replace=False))
-            first, second = [first[i] for i in keep], [second[i] for i in keep]
-        fig = px.scatter(x=first, y=second, labels={"x": "first annotator", "y": "second annotator"},
-                         title=label, opacity=0.6)
-        if first:
-            lo, hi = min(first + second), max(first + second)
-            fig.add_shape(type="line", x0=lo, y0=lo, x1=hi, y1=hi, line=dict(dash="dot", color="grey"))
-        fig.update_layout(height=330, margin=dict(l=10, r=10, t=40, b=10))
-        col.plotly_chart(fig, key=f"agreement.scatter.{p}")
-    if report.n_samples > SCATTER_POINTS:
-        st.caption(f"Each scatter shows a seeded sample of {SCATTER_POINTS} of the samples.")
-    if icc is not None:
-        for p in PARAMETERS:
-            res = icc[p]
-            with st.expander(f"All ICC forms for {p} — {counted(res.n_used, 'sample')} used, "
-                             f"{res.n_excluded} excluded", icon=":material/table:"):
-                if res.problem:
-                    st.caption(res.problem)
-                else:
-                    show_table(res.to_frame())
+    if tab_params.open:
+        icc = report.icc
+        pcols = st.columns(3)
+        for col, p in zip(pcols, PARAMETERS):
+            label = PARAMETER_LABELS[p]
+            first, second = scope.slot_pairs(p)
+            col.plotly_chart(pairs_figure(first, second, label), key=f"agreement.scatter.{p}")
+        if report.n_samples > SCATTER_POINTS:
+            st.caption(f"Above {SCATTER_POINTS:,} samples each chart counts the samples in each cell "
+                       "(a 2-D histogram) instead of drawing every point.")
+        if icc is not None:
+            for p in PARAMETERS:
+                res = icc[p]
+                with st.expander(f"All ICC forms for {p} — {counted(res.n_used, 'sample')} used, "
+                                 f"{res.n_excluded} excluded", icon=":material/table:"):
+                    if res.problem:
+                        st.caption(res.problem)
+                    else:
+                        show_table(res.to_frame())
 
 with tab_seg:
-    seg = report.segmentation
-    if seg is not None:
-        s1, s2, s3 = st.columns(3)
-        s1.metric("Pk", _fmt(seg.pk))
-        s2.metric("WindowDiff", _fmt(seg.window_diff))
-        s3.metric("Boundary similarity", _fmt(seg.boundary_similarity))
-    _histogram(report.per_sample["pk"], 20, "Pk per sample", "Pk (both ways, averaged)",
-               settings.flag_pk_max, "agreement.pk_hist")
+    if tab_seg.open:
+        seg = report.segmentation
+        if seg is not None:
+            s1, s2, s3 = st.columns(3)
+            s1.metric("Pk", _fmt(seg.pk))
+            s2.metric("WindowDiff", _fmt(seg.window_diff))
+            s3.metric("Boundary similarity", _fmt(seg.boundary_similarity))
+        _histogram(report.per_sample["pk"], 20, "Pk per sample", "Pk (both ways, averaged)",
+                   settings.flag_pk_max, "agreement.pk_hist")
 
 with tab_time:
-    weeks = pd.DataFrame([{"week": w.week, "samples": w.n_samples, **w.figures} for w in report.weeks])
-    if weeks.empty:
-        st.caption("No weeks to show.")
-    else:
-        shown = [c for c in ("jaccard", "kappa", "pk", "icc_xi", "overlap") if c in weeks]
-        weeks[shown] = weeks[shown].astype(float)  # None (not computable that week) → NaN
-        fig = px.line(weeks, x="week", y=shown, markers=True, title="Agreement per week")
-        fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10))
-        st.plotly_chart(fig, key="agreement.weeks")
-        show_table(weeks, hide_index=True)
+    if tab_time.open:
+        weeks = pd.DataFrame([{"week": w.week, "samples": w.n_samples, **w.figures} for w in report.weeks])
+        if weeks.empty:
+            st.caption("No weeks to show.")
+        else:
+            shown = [c for c in ("jaccard", "kappa", "pk", "icc_xi", "overlap") if c in weeks]
+            weeks[shown] = weeks[shown].astype(float)  # None (not computable that week) → NaN
+            fig = px.line(weeks, x="week", y=shown, markers=True, title="Agreement per week")
+            fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10))
+            st.plotly_chart(fig, key="agreement.weeks")
+            show_table(weeks, hide_index=True)
 
 with tab_pairs:
-    pairs = pd.DataFrame([{"annotator A": p.annotators[0], "annotator B": p.annotators[1],
-                           "samples": p.n_samples, **p.figures} for p in report.pairs])
-    show_table(pairs, hide_index=True, width="stretch")
+    if tab_pairs.open:
+        pairs = pd.DataFrame([{"annotator A": p.annotators[0], "annotator B": p.annotators[1],
+                               "samples": p.n_samples, **p.figures} for p in report.pairs])
+        show_table(pairs, hide_index=True, width="stretch")
 
 with tab_review:
-    with service_errors():
-        outcomes = agreement.review_outcomes(
-            db, actor, project.id, benchmark=None if bench_choice == "all" else int(bench_choice),
-            start=start, end=end)
-    n_reviewed = outcomes[0].n_reviewed if outcomes else 0
-    if n_reviewed == 0:
-        st.caption("No review item has been closed under these filters yet.")
-    else:
-        st.caption(f"{n_reviewed} reviewed samples (closed review items; the benchmark and date filters "
-                   "apply, the date being the day of the decision). Wilson 95 % intervals.")
-        show_table(pd.DataFrame([{
-            "outcome": o.outcome, "samples": o.count, "share": f"{o.share:.1%}",
-            "95 % interval": f"{o.interval[0]:.1%} – {o.interval[1]:.1%}"} for o in outcomes]),
-            hide_index=True)
+    if tab_review.open:
+        with service_errors():
+            outcomes = agreement.review_outcomes(
+                db, actor, project.id, benchmark=None if bench_choice == "all" else int(bench_choice),
+                start=start, end=end)
+        n_reviewed = outcomes[0].n_reviewed if outcomes else 0
+        if n_reviewed == 0:
+            st.caption("No review item has been closed under these filters yet.")
+        else:
+            st.caption(f"{n_reviewed} reviewed samples (closed review items; the benchmark and date filters "
+                       "apply, the date being the day of the decision). Wilson 95 % intervals.")
+            show_table(pd.DataFrame([{
+                "outcome": o.outcome, "samples": o.count, "share": f"{o.share:.1%}",
+                "95 % interval": f"{o.interval[0]:.1%} – {o.interval[1]:.1%}"} for o in outcomes]),
+                hide_index=True)
 
 table_download("Download the per-sample table (CSV)", report.per_sample,
                f"agreement-{project.name}.csv".replace(" ", "_"), key="agreement.download")

@@ -94,6 +94,9 @@ def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
 
 
 actor, db, project = lead_page("Annotators", flash_key=K_FLASH, pause_notice=False)
+K_CHART = "annotators.chart"  # the open chart tab
+CHART_TABS = ("Submitted per day", "Median time per sample, per day", "Flag rates",
+              "Agreement with each partner (Jaccard)")
 with service_errors():
     checks = gold_checks.gold_check_overview(db, actor, project.id)
 lift_error = st.session_state.pop(K_LIFT_ERROR, None)
@@ -185,54 +188,54 @@ show_table(
 st.caption("Agreement columns: the agreement report's per-pair figures (production samples completed "
            "in the period), averaged over each annotator's partners. ICC needs at least 5 shared samples.")
 
-left, right = st.columns(2)
-with left:
-    st.markdown("**Submitted per day**")
-    if daily.empty:
-        st.caption("No submissions in this period.")
-    else:
-        fig = px.bar(daily, x="day", y="submitted", color="annotator", barmode="group",
-                     labels={"day": "", "submitted": "submitted"})
-        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="")
-        fig.update_xaxes(tickformat="%b %d", dtick="D1" if daily["day"].nunique() <= 14 else None)
-        st.plotly_chart(fig, key="annotators.per_day")
-with right:
-    st.markdown("**Median time per sample, per day** (minutes)")
-    if daily.empty:
-        st.caption("No submissions in this period.")
-    else:
-        by_day = daily.assign(minutes=daily["median_seconds"] / 60)
-        fig = px.line(by_day, x="day", y="minutes", color="annotator", markers=True,
-                      labels={"day": "", "minutes": "minutes"})
-        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="")
-        fig.update_xaxes(tickformat="%b %d", dtick="D1" if daily["day"].nunique() <= 14 else None)
-        st.plotly_chart(fig, key="annotators.time")
-
-left, right = st.columns(2)
-with left:
-    st.markdown("**Flag rates**")
-    rates = summary.melt(id_vars="annotator", value_vars=["annotator_flag_rate", "auto_flag_rate"],
-                         var_name="kind", value_name="share").dropna()
-    if rates.empty:
-        st.caption("No flag figures in this period.")
-    else:
-        rates["kind"] = rates["kind"].map({"annotator_flag_rate": "own flags",
-                                           "auto_flag_rate": "automatic flags"})
-        fig = px.bar(rates, x="annotator", y="share", color="kind", barmode="group",
-                     labels={"annotator": "", "share": "share"})
-        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="",
-                          yaxis_tickformat=".0%")
-        st.plotly_chart(fig, key="annotators.flags")
-with right:
-    st.markdown("**Agreement with each partner** (Jaccard)")
-    if partners.empty:
-        st.caption("No doubly-annotated production sample completed in this period.")
-    else:
-        heat = partners.pivot_table(index="annotator", columns="partner", values="jaccard")
-        fig = px.imshow(heat, zmin=0, zmax=1, color_continuous_scale="Blues", text_auto=".2f",
-                        labels={"color": "Jaccard"})
-        fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10))
-        st.plotly_chart(fig, key="annotators.partners_heat")
+# Lazy tabs: only the open chart is built and sent (four Plotly charts on every run were most
+# of the page's time, at 200 texts as at 20,000).
+tab_day, tab_time, tab_flags, tab_partners = st.tabs(list(CHART_TABS), key=K_CHART, on_change="rerun")
+with tab_day:
+    if tab_day.open:
+        if daily.empty:
+            st.caption("No submissions in this period.")
+        else:
+            fig = px.bar(daily, x="day", y="submitted", color="annotator", barmode="group",
+                         labels={"day": "", "submitted": "submitted"})
+            fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="")
+            fig.update_xaxes(tickformat="%b %d", dtick="D1" if daily["day"].nunique() <= 14 else None)
+            st.plotly_chart(fig, key="annotators.per_day")
+with tab_time:
+    if tab_time.open:
+        if daily.empty:
+            st.caption("No submissions in this period.")
+        else:
+            by_day = daily.assign(minutes=daily["median_seconds"] / 60)
+            fig = px.line(by_day, x="day", y="minutes", color="annotator", markers=True,
+                          labels={"day": "", "minutes": "median minutes per sample"})
+            fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="")
+            fig.update_xaxes(tickformat="%b %d", dtick="D1" if daily["day"].nunique() <= 14 else None)
+            st.plotly_chart(fig, key="annotators.time")
+with tab_flags:
+    if tab_flags.open:
+        rates = summary.melt(id_vars="annotator", value_vars=["annotator_flag_rate", "auto_flag_rate"],
+                             var_name="kind", value_name="share").dropna()
+        if rates.empty:
+            st.caption("No flag figures in this period.")
+        else:
+            rates["kind"] = rates["kind"].map({"annotator_flag_rate": "own flags",
+                                               "auto_flag_rate": "automatic flags"})
+            fig = px.bar(rates, x="annotator", y="share", color="kind", barmode="group",
+                         labels={"annotator": "", "share": "share"})
+            fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), legend_title_text="",
+                              yaxis_tickformat=".0%")
+            st.plotly_chart(fig, key="annotators.flags")
+with tab_partners:
+    if tab_partners.open:
+        if partners.empty:
+            st.caption("No doubly-annotated production sample completed in this period.")
+        else:
+            heat = partners.pivot_table(index="annotator", columns="partner", values="jaccard")
+            fig = px.imshow(heat, zmin=0, zmax=1, color_continuous_scale="Blues", text_auto=".2f",
+                            labels={"color": "Jaccard"})
+            fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10))
+            st.plotly_chart(fig, key="annotators.partners_heat")
 
 st.subheader("Agreement per pair")
 if partners.empty:

@@ -18,7 +18,7 @@ import streamlit as st
 from annotation.csv_safety import safe_csv
 
 #: The most rows written as CSV on every run of the page; a larger table waits to be asked for.
-AT_ONCE_MAX_ROWS = 20_000
+AT_ONCE_MAX_ROWS = 5_000
 
 
 def table_download(label: str, table: pd.DataFrame, file_name: str, key: str) -> None:

@@ -11,13 +11,14 @@ Agreement page and the qualification rule use (:func:`annotation.agreement.judge
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Mapping
 
 import pandas as pd
-from sqlalchemy import func, select
+from sqlalchemy import Text, cast, func, select
 
 from annotation.agreement import IccMeasure, Verdict, judge, verdicts_summary
 from annotation.annotator_stats import (
@@ -65,8 +66,9 @@ def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: d
     with db.read() as s:
         require_role(s, actor, "lead")
         settings = project_settings(s, project_id)
+        # flags as stored text ("[]" when none): whether there are any, without decoding each
         stmt = (select(User.username, Annotation.sample_id, Annotation.submitted_at,
-                       Annotation.seconds_spent, Annotation.flags, Sample.is_warmup)
+                       Annotation.seconds_spent, cast(Annotation.flags, Text), Sample.is_warmup)
                 .join(Sample, Sample.id == Annotation.sample_id)
                 .join(User, User.id == Annotation.annotator_id)
                 .where(Sample.project_id == project_id, Annotation.status == "submitted"))
@@ -75,26 +77,30 @@ def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: d
         if end:
             stmt = stmt.where(Annotation.submitted_at < day_start(end + timedelta(days=1), settings))
         subs = [Submission(name, sid, local_day(when, settings), float(spent or 0.0),
-                           bool(flags), bool(warm))
-                for name, sid, when, spent, flags, warm in s.execute(stmt)]
+                           _any_flag(flags), bool(warm))
+                for name, sid, when, spent, flags, warm in s.connection().execute(stmt)]
         drafts = dict(s.execute(
             select(User.username, func.count())
             .select_from(Annotation).join(Sample, Sample.id == Annotation.sample_id)
             .join(User, User.id == Annotation.annotator_id)
             .where(Sample.project_id == project_id, Sample.status == "active", Annotation.status == "draft")
             .group_by(User.username)).all())
-        production = sorted({x.sample_id for x in subs if not x.warmup})
-        complete: set[int] = set()
+        production = {x.sample_id for x in subs if not x.warmup}
+        # the project's complete and automatically flagged samples (one query each), then
+        # those of the period's submissions
+        complete = production.intersection(s.scalars(
+            select(Annotation.sample_id).join(Sample, Sample.id == Annotation.sample_id)
+            .where(Sample.project_id == project_id, Annotation.status == "submitted")
+            .group_by(Annotation.sample_id).having(func.count() >= settings.annotators_per_sample)))
+        reasons_of: dict[str, bool] = {}
         flagged: set[int] = set()
-        k = settings.annotators_per_sample
-        for chunk in _chunks(production):
-            complete.update(s.scalars(
-                select(Annotation.sample_id).where(Annotation.sample_id.in_(chunk),
-                                                   Annotation.status == "submitted")
-                .group_by(Annotation.sample_id).having(func.count() >= k)))
-            for sid, reasons in s.execute(select(ReviewItem.sample_id, ReviewItem.reasons)
-                                          .where(ReviewItem.sample_id.in_(chunk))):
-                if any(is_automatic_flag(r) for r in reasons or ()):
+        for sid, raw in s.connection().execute(
+                select(ReviewItem.sample_id, cast(ReviewItem.reasons, Text))
+                .join(Sample, Sample.id == ReviewItem.sample_id).where(Sample.project_id == project_id)):
+            if sid in production:
+                if raw not in reasons_of:  # a few distinct lists of reasons
+                    reasons_of[raw] = any(is_automatic_flag(r) for r in json.loads(raw or "null") or ())
+                if reasons_of[raw]:
                     flagged.add(sid)
     scope = agreement.project_agreement(db, actor, project_id, start=start, end=end, intervals=False)
     pairs = scope.report.pairs
@@ -123,7 +129,6 @@ def agreement_verdicts(row: Mapping[str, Any], thresholds: Thresholds) -> dict[s
             for name, rule in FIGURE_RULES.items() if name in values}
 
 
-def _chunks(ids: list[int], size: int = 900):
-    """Keep IN lists under SQLite's bound-parameter limit."""
-    for i in range(0, len(ids), size):
-        yield ids[i:i + size]
+def _any_flag(stored: str | None) -> bool:
+    """Whether an annotation's flags, as stored (JSON text), hold any flag."""
+    return stored is not None and stored.strip() not in ("", "[]", "null")

@@ -39,6 +39,23 @@ def open_page(make_app, actor):
     return run(at)
 
 
+def open_tab(at, name: str):
+    """Open one of the page's lazy tabs (only the open tab's content runs)."""
+    at.session_state["agreement.tab"] = name
+    return run(at)
+
+
+def test_only_the_open_tab_runs(make_app, admin, seeded):
+    at = open_page(make_app, admin)
+    assert [t.label for t in at.tabs] == ["Curves", "Axis labels", "Curve parameters", "Segmentation",
+                                         "Over time", "Annotator pairs", "Review outcomes"]
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert len(specs) == 1 and "Curve distance per sample (W1)" in specs[0]
+    at = open_tab(at, "Curve parameters")
+    assert len(at.get("plotly_chart")) == 3 and "Curve distance per sample (W1)" not in str(
+        [c.proto.spec for c in at.get("plotly_chart")])
+
+
 def test_headline_figures_and_tabs(make_app, admin, seeded):
     at = open_page(make_app, admin)
     assert titles(at) == ["Agreement"]
@@ -47,13 +64,19 @@ def test_headline_figures_and_tabs(make_app, admin, seeded):
     assert 0.5 < float(metrics["Jaccard (axis labels)"]) < 1.0  # one generic/static disagreement
     assert 0.0 < float(metrics["Pk (segmentation)"]) < 0.2  # one boundary disagreement
     assert "8 samples with two or more annotations" in at.caption[0].value
-    assert at.get("plotly_chart")  # heatmap, scatters, histogram, weeks
+    assert at.get("plotly_chart")  # the open tab's histogram
+    at = open_tab(at, "Axis labels")
+    assert at.get("plotly_chart")  # the heatmap
     # merging Generic and Static removes the generic/static disagreement from kappa
     unmerged = float({m.label: m.value for m in at.metric}["Cohen's kappa"])
     at.toggle(key="agreement.merged").set_value(True)
     run(at)
     merged = float({m.label: m.value for m in at.metric}["Cohen's kappa"])
     assert merged > unmerged
+    # the choice stays through another tab (whose run leaves the toggle out)
+    at = open_tab(open_tab(at, "Segmentation"), "Axis labels")
+    assert at.toggle(key="agreement.merged").value is True
+    assert float({m.label: m.value for m in at.metric}["Cohen's kappa"]) == merged
 
 
 def test_filters(make_app, admin, seeded):
@@ -124,7 +147,7 @@ def test_every_headline_figure_shows_its_interval_and_the_curves_and_alpha_figur
 def test_review_outcomes_show_wilson_intervals(db, make_app, admin, seeded):
     from annotation.services import review
     items = review.review_queue(db, admin, seeded.id)
-    at = open_page(make_app, admin)
+    at = open_tab(open_page(make_app, admin), "Review outcomes")
     assert any("No review item has been closed" in c.value for c in at.caption)
     assert items, "the seeded disagreements open review items"
     review.decide(db, admin, items[0].item_id, "accept_auto", note="", confidence=4, error_type="other")

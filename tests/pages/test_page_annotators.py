@@ -96,7 +96,17 @@ def test_table_and_charts_on_seeded_work(open_page, seeded):
     assert b["annotator_flag_rate"] == pytest.approx(1 / 3)
     assert a["auto_flag_rate"] == pytest.approx(1 / 3)  # S-001's segmentation mismatch
     assert a["partners"] == 1 and 0 < a["jaccard"] < 1
-    assert len(at.get("plotly_chart")) == 4
+    # the charts are lazy tabs: one chart per run, the open tab's
+    assert [tab.label for tab in at.tabs][:4] == ["Submitted per day", "Median time per sample, per day",
+                                                  "Flag rates", "Agreement with each partner (Jaccard)"]
+    charts = []
+    for name in ("Submitted per day", "Median time per sample, per day", "Flag rates",
+                 "Agreement with each partner (Jaccard)"):
+        at.session_state["annotators.chart"] = name
+        run(at)
+        charts.append([c.proto.spec for c in at.get("plotly_chart")])
+    assert [len(c) for c in charts] == [1, 1, 1, 1] and len({c[0] for c in charts}) == 4
+    assert '"type":"heatmap"' in charts[3][0].replace(" ", "")
     pairs = [f.value for f in at.dataframe if "partner" in f.value.columns]
     assert len(pairs) == 1 and list(pairs[0]["partner"]) == ["ann_b", "ann_a"]
 
