@@ -427,3 +427,4 @@ def decode_json_texts(rows: Sequence[Any], columns: Sequence[int]) -> list[list[
     if not rows:
         return []
     return json.loads("[" + ",".join("[" + ",".join(r[c] for c in columns) + "]" for r in rows) + "]")
+

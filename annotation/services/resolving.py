@@ -36,6 +36,7 @@ from annotation.services.settling import SettlePlan, Submitted, plan_settle, spr
 from annotation.settings import ProjectSettings
 from db.engine import Database, decode_json_texts, make_engine
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, User, utcnow
+from db.queries import id_in
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True) -> dic
     """The samples ``ids`` with their submitted annotations (in submit order), gold and open
     item. Without ``contents`` only what identifies their state is read (for the write's check)."""
     samples = {sid: _Sample(sid, n, status, bool(warm), [], None, None) for sid, n, status, warm in s.execute(
-        select(Sample.id, Sample.n_tokens, Sample.status, Sample.is_warmup).where(Sample.id.in_(ids)))}
+        select(Sample.id, Sample.n_tokens, Sample.status, Sample.is_warmup).where(id_in(Sample.id, ids, s)))}
     if contents:
         rows = s.execute(
             select(Annotation.id, Annotation.sample_id, Annotation.annotator_id, User.username,
@@ -88,7 +89,7 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True) -> dic
                    cast(Annotation.boundaries, Text), cast(Annotation.segment_axes, Text),
                    cast(Annotation.points, Text), cast(Annotation.flags, Text))
             .join(User, User.id == Annotation.annotator_id)
-            .where(Annotation.sample_id.in_(ids), Annotation.status == "submitted")
+            .where(id_in(Annotation.sample_id, ids, s), Annotation.status == "submitted")
             .order_by(Annotation.sample_id, Annotation.submitted_at, Annotation.id)).all()
         decoded = decode_json_texts(rows, (11, 12, 13, 14))
         for r, (bounds, axes, points, flags) in zip(rows, decoded):
@@ -100,14 +101,14 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True) -> dic
             samples[r[1]].subs.append(Submitted(r[0], r[2], content, r[3]))
     else:
         for aid, sid in s.execute(select(Annotation.id, Annotation.sample_id)
-                                  .where(Annotation.sample_id.in_(ids), Annotation.status == "submitted")
+                                  .where(id_in(Annotation.sample_id, ids, s), Annotation.status == "submitted")
                                   .order_by(Annotation.sample_id, Annotation.submitted_at, Annotation.id)):
             samples[sid].subs.append(Submitted(aid, 0, AnnotationContent(), ""))
     for gid, sid, source in s.execute(select(GoldAnnotation.id, GoldAnnotation.sample_id, GoldAnnotation.source)
-                                      .where(GoldAnnotation.sample_id.in_(ids))):
+                                      .where(id_in(GoldAnnotation.sample_id, ids, s))):
         samples[sid].gold = (gid, source)
     item_rows = s.execute(select(ReviewItem.id, ReviewItem.sample_id, ReviewItem.reasons, ReviewItem.details)
-                          .where(ReviewItem.sample_id.in_(ids), ReviewItem.status == "open")
+                          .where(id_in(ReviewItem.sample_id, ids, s), ReviewItem.status == "open")
                           .order_by(ReviewItem.id)).all()
     for iid, sid, reasons, details in item_rows:
         if samples[sid].item is None:
@@ -149,9 +150,9 @@ def _write(s: Session, decisions: Sequence[_Decision]) -> tuple[Counter[str], li
     drop_items = [d.sample.item[0] for d in todo if d.drop_item]
     drop_gold = [d.sample.gold[0] for d in todo if d.plan.drop_gold and d.sample.gold is not None]
     if drop_items:
-        s.execute(delete(ReviewItem).where(ReviewItem.id.in_(drop_items)))
+        s.execute(delete(ReviewItem).where(id_in(ReviewItem.id, drop_items, s)))
     if drop_gold:
-        s.execute(delete(GoldAnnotation).where(GoldAnnotation.id.in_(drop_gold)))
+        s.execute(delete(GoldAnnotation).where(id_in(GoldAnnotation.id, drop_gold, s)))
     new_items, grown_items, new_gold, renewed_gold = [], [], [], []
     for d in todo:
         plan, smp = d.plan, d.sample

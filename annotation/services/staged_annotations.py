@@ -14,8 +14,10 @@ counted.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
+from datetime import timezone
 from typing import Any, Sequence
 
 from sqlalchemy import (
@@ -27,6 +29,7 @@ from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS
 from annotation.parameters import PARAMETERS
 from annotation.services.settling import ensure_stats
 from db.engine import Database
+from db.queries import id_in
 from db.types import UTCDateTime
 from db.models import (
     Annotation,
@@ -59,13 +62,39 @@ def _pause(db: Database) -> None:
 
 
 def stage(db: Database, batch_id: int, rows: Sequence[dict[str, Any]]) -> None:
-    """Write ``rows`` (``staged_annotations`` columns, ``batch_id`` added) in chunks."""
+    """Write ``rows`` (``staged_annotations`` columns, ``batch_id`` added) in chunks: on
+    PostgreSQL by COPY (an INSERT of 200k rows took 7.5 s, mostly the client's conversion of
+    each parameter), on SQLite by an INSERT of many rows."""
     for start in range(0, len(rows), STAGE_ROWS):
-        chunk = [{**r, "batch_id": batch_id} for r in rows[start:start + STAGE_ROWS]]
+        chunk = rows[start:start + STAGE_ROWS]
         with db.write() as s:
-            s.execute(insert(StagedAnnotation.__table__), chunk)
+            if db.is_sqlite:
+                s.execute(insert(StagedAnnotation.__table__), [{**r, "batch_id": batch_id} for r in chunk])
+            else:
+                _copy(s, batch_id, chunk)
             s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
         _pause(db)
+
+
+_JSON_COLUMNS = ("boundaries", "segment_axes", "points", "flags")
+_COPIED = ("sample_id", "annotator", *_JSON_COLUMNS, "xi", "omega", "alpha", "scale", "rmse",
+           "params_source", "note", "submitted_at")
+
+
+def _copy(s: Session, batch_id: int, rows: Sequence[dict[str, Any]]) -> None:
+    """PostgreSQL: ``rows`` into ``staged_annotations`` by COPY, in the session's transaction
+    (JSON as its text, the time as naive UTC, as the column types store them)."""
+    json_at = {_COPIED.index(c) for c in _JSON_COLUMNS}
+    when_at = _COPIED.index("submitted_at")
+    raw = s.connection().connection.driver_connection
+    with raw.cursor() as cur, cur.copy(f"COPY {StagedAnnotation.__tablename__} (batch_id, {', '.join(_COPIED)}) "
+                                       "FROM STDIN") as copy:
+        for r in rows:
+            values = [r.get(c) for c in _COPIED]
+            for i in json_at:
+                values[i] = json.dumps(values[i] if values[i] is not None else [])
+            values[when_at] = values[when_at].astimezone(timezone.utc).replace(tzinfo=None)
+            copy.write_row((batch_id, *values))
 
 
 def _publish_chunk(s: Session, batch_id: int, guidelines_version: str) -> tuple[list[int], int, int] | None:
@@ -98,7 +127,7 @@ def _publish_chunk(s: Session, batch_id: int, guidelines_version: str) -> tuple[
                          literal(0.0), literal(now, UTCDateTime()), literal(now, UTCDateTime()),
                          StagedAnnotation.submitted_at)
                   .join(User, User.username == StagedAnnotation.annotator)
-                  .where(StagedAnnotation.id.in_(ids)).order_by(StagedAnnotation.id))
+                  .where(id_in(StagedAnnotation.id, ids, s)).order_by(StagedAnnotation.id))
         columns = ["sample_id", "annotator_id", "status", "version", "step", "boundaries", "segment_axes",
                    "points", "xi", "omega", "alpha", "scale", "rmse", "params_source", "flags", "note",
                    "guidelines_version", "seconds_spent", "created_at", "updated_at", "submitted_at"]
@@ -137,7 +166,7 @@ def _count_parameters(s: Session, staged_ids: list[int]) -> None:
                *[func.sum(getattr(StagedAnnotation, p)) for p in PARAMETERS],
                *[func.sum(getattr(StagedAnnotation, p) * getattr(StagedAnnotation, p)) for p in PARAMETERS])
         .join(Sample, Sample.id == StagedAnnotation.sample_id)
-        .where(StagedAnnotation.id.in_(staged_ids), Sample.is_warmup.is_(False), *in_bounds)
+        .where(id_in(StagedAnnotation.id, staged_ids, s), Sample.is_warmup.is_(False), *in_bounds)
         .group_by(Sample.project_id)).all()
     for project_id, n, *values in sums:
         if not n:

@@ -214,3 +214,23 @@ def test_create_user_refuses_a_look_alike_of_an_existing_account(db, admin, lead
     with pytest.raises(InvalidInput, match="2–64 letters"):
         accounts.create_user(db, admin, "admin\u202e", "long-enough-pw", "annotator")
     assert accounts.create_user(db, admin, " lead2 ", "long-enough-pw", "annotator").username == "lead2"
+
+
+def test_every_field_arrives_as_written(db, lead, project):
+    """Staging goes by COPY on PostgreSQL and INSERT on SQLite: text with tabs, new lines,
+    backslashes and non-ASCII, JSON lists, empty and null values and the time come through
+    unchanged on both."""
+    note = "Tab\there, new line\nthere, a backslash \\N and \\\\ — «ça» 時"
+    data = payload(record("ann03", note=note, flags=["not_present_tense"],
+                          submitted_at="2026-11-20T23:59:59.123456+02:00"),
+                   record("ann07", "B1-00043", points=[], xi=61.5, omega=9.25, alpha=-1.5))
+    annotation_import.import_annotations(db, lead, project.id, data)
+    with db.read() as s:
+        by_owner = {u: a for a, u in s.execute(select(Annotation, User.username)
+                                                .join(User, User.id == Annotation.annotator_id))}
+    a, b = by_owner["ann03"], by_owner["ann07"]
+    assert a.note == note and a.flags == ["not_present_tense"]
+    assert a.boundaries == [0, 5, 11] and len(a.segment_axes) == 3
+    assert a.points == [[60.0, 0.5], [76.0, 1.0], [96.0, 0.4]]
+    assert a.submitted_at.isoformat() == "2026-11-20T21:59:59.123456+00:00"
+    assert (b.points, b.xi, b.omega, b.alpha, b.note) == ([], 61.5, 9.25, -1.5, "")
