@@ -132,7 +132,10 @@ with people_tab:
         if row.admitted and row.standing != qualification.IMPLICIT:
             st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
                          placeholder="Why this person goes back to warm-up")
-            if st.button("Revoke admission", icon=":material/block:", key="warmup.revoke"):
+            # each decision button names the person and is keyed by them: a click drawn for
+            # the person shown before the Annotator box changed decides nothing
+            if st.button(f"Revoke {row.username}'s admission", icon=":material/block:",
+                         key=f"warmup.revoke.{row.user_id}"):
                 try:
                     qualification.revoke(db, actor, project.id, row.user_id, st.session_state.get(note_key, ""))
                 except ServiceError as exc:
@@ -143,8 +146,8 @@ with people_tab:
         elif not row.admitted:
             st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
                          placeholder="Why you admit this person whatever the figures")
-            if st.button("Admit to production", type="primary", icon=":material/how_to_reg:",
-                         key="warmup.admit"):
+            if st.button(f"Admit {row.username} to production", type="primary", icon=":material/how_to_reg:",
+                         key=f"warmup.admit.{row.user_id}"):
                 try:
                     qualification.admit(db, actor, project.id, row.user_id, st.session_state.get(note_key, ""))
                 except ServiceError as exc:

@@ -230,12 +230,12 @@ def test_board_shows_figures_and_the_lead_admits_then_revokes(open_page, db, ann
     assert row["passes"].startswith("✗")
     assert metric_values(at)["Jaccard (token, axis)"] == "0.556"
 
-    at.button(key="warmup.admit").click()  # no note
+    at.button(key=f"warmup.admit.{ann.user_id}").click()  # no note
     run(at)
     assert errors(at) == ["Say why in the note: it is kept with the decision."]
     assert _status(db, warm.id, ann) == "warmup"
     at.text_area(key=f"warmup.note.{ann.user_id}.0").input("segments discussed in person")
-    at.button(key="warmup.admit").click()
+    at.button(key=f"warmup.admit.{ann.user_id}").click()
     run(at)
     assert not errors(at)
     assert _status(db, warm.id, ann) == "admitted"
@@ -246,7 +246,7 @@ def test_board_shows_figures_and_the_lead_admits_then_revokes(open_page, db, ann
     assert [t.key for t in at.text_area] == [f"warmup.note.{ann.user_id}.1"] and at.text_area[0].value == ""
 
     at.text_area(key=f"warmup.note.{ann.user_id}.1").input("too many Generic/Static swaps")
-    at.button(key="warmup.revoke").click()
+    at.button(key=f"warmup.revoke.{ann.user_id}").click()
     run(at)
     assert _status(db, warm.id, ann) == "warmup"
     board = _table(at, "standing")
@@ -338,3 +338,21 @@ def test_an_admitted_annotator_sees_the_admission(make_app, db, lead, ann, warm)
     at.button(key="queue.start").click()
     run(at)
     assert sample_header(at) == "Sample #4"  # S-000, after their three warm-up samples
+
+
+def test_a_decision_drawn_for_one_person_never_lands_on_another(open_page, db, make_user, warm):
+    """The Annotator box changed and, before the page redrew, the lead pressed the admit button
+    still showing the person before: the rerun carries both, and nobody is admitted — the
+    button named (and was keyed by) the person it was drawn for."""
+    first, second = make_user("ann_a"), make_user("ann_b")
+    _poor_warmup(db, first, warm.id)
+    _poor_warmup(db, second, warm.id)
+    at = open_page()
+    assert at.selectbox(key="warmup.person").value == "ann_a"
+    assert at.button(key=f"warmup.admit.{first.user_id}").label == "Admit ann_a to production"
+    at.text_area(key=f"warmup.note.{first.user_id}.0").input("discussed in person")
+    at.selectbox(key="warmup.person").set_value("ann_b")
+    at.button(key=f"warmup.admit.{first.user_id}").click()
+    run(at)
+    assert (_status(db, warm.id, first), _status(db, warm.id, second)) == ("warmup", "warmup")
+    assert [b.label for b in at.button if b.key.startswith("warmup.admit.")] == ["Admit ann_b to production"]
