@@ -13,6 +13,9 @@ and a project can have tens of thousands of open items, so two things are kept p
   segmentations), keyed by the database and, per submitted annotation in submit order, its id,
   version, last change and parameters: a new submit, a reopen or an edit changes the key. Only samples without a figure for their
   current key read their annotations' content. The queue's own read takes light columns only.
+* **The queue itself** (oldest first; sorted and filtered per call), keyed by two aggregates of
+  what it is read from (:func:`_queue_fingerprint`): a row click, Next or a filter reads two
+  aggregates instead of every open item; a decision, a submit or a new flag reads it again.
 """
 
 from __future__ import annotations
@@ -197,39 +200,73 @@ def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | N
         raise InvalidInput(f"Unknown order {sort!r}; choose one of {', '.join(SORTS)}.")
     draw_pending_days(db, actor, project_id)
     with db.read() as s:
-        rows_of = s.connection().execute  # Core rows: the ORM's per-row loading costs more than the read
-        items = rows_of(
-            select(ReviewItem.id, cast(ReviewItem.reasons, Text), ReviewItem.opened_at, Sample.id, Sample.external_id,
-                   Sample.benchmark, Sample.n_tokens)
-            .join(Sample, Sample.id == ReviewItem.sample_id)
-            .where(Sample.project_id == project_id, ReviewItem.status == "open")
-            .order_by(ReviewItem.opened_at, ReviewItem.id)).all()
-        names: dict[int, list[str]] = {}
-        keys: dict[int, list[tuple]] = {}
-        for sid, aid, username, *stamp in rows_of(
-                select(Annotation.sample_id, Annotation.id, User.username, Annotation.version,
-                       cast(Annotation.updated_at, Text), Annotation.xi, Annotation.omega, Annotation.alpha)
-                .join(User, User.id == Annotation.annotator_id)
-                .join(ReviewItem, and_(ReviewItem.sample_id == Annotation.sample_id,
-                                       ReviewItem.status == "open"))
-                .join(Sample, Sample.id == Annotation.sample_id)
-                .where(Annotation.status == "submitted", Sample.project_id == project_id)
-                .order_by(Annotation.submitted_at, Annotation.id)):
-            names.setdefault(sid, []).append(username)
-            keys.setdefault(sid, []).append((aid, *stamp))
-        figures = _figures(db, s, {row[3]: row[6] for row in items},
-                           {row[3]: tuple(keys.get(row[3], ())) for row in items})
-    decoded: dict[str, tuple[str, ...]] = {}  # the reasons as stored: a few distinct lists
-    for raw in {row[1] for row in items}:
-        decoded[raw] = tuple(json.loads(raw))
-    rows = [ReviewRow(item_id, sid, external_id, bench, decoded[reasons], tuple(sorted(names.get(sid, ()))),
-                      opened_at, figures[sid].w1, figures[sid].pk)
-            for item_id, reasons, opened_at, sid, external_id, bench, _ in items]
+        key = (str(db.engine.url), project_id, _queue_fingerprint(s, project_id))
+        with _LOCK:
+            kept = _QUEUES.get(key)
+        rows = kept if kept is not None else _read_queue(db, s, project_id)
+    if kept is None:
+        with _LOCK:
+            _QUEUES[key] = rows
+            while len(_QUEUES) > QUEUE_CACHE_SIZE:
+                _QUEUES.popitem(last=False)
+    rows = list(rows)
     if sort == "newest":
         rows.reverse()
     elif sort in ("w1", "pk"):  # stable: oldest first among equals and among those without
         rows.sort(key=lambda r: (getattr(r, sort) is None, -(getattr(r, sort) or 0.0)))
     return filter_rows(rows, reason=reason, benchmark=benchmark, annotator=annotator)
+
+
+#: the last queues of this process (oldest first), by what they were read from
+_QUEUES: OrderedDict[tuple, tuple[ReviewRow, ...]] = OrderedDict()
+QUEUE_CACHE_SIZE = 8
+
+
+def _queue_fingerprint(s: Session, project_id: int) -> tuple:
+    """What the queue is read from, in two aggregates: the project's open items (count, id sum,
+    total length of their reasons: a decision closes one, a new flag grows one) and its submitted
+    annotations (count, id sum, version sum, last change)."""
+    items = s.execute(
+        select(func.count(), func.sum(ReviewItem.id), func.sum(func.length(cast(ReviewItem.reasons, Text))))
+        .select_from(ReviewItem).join(Sample, Sample.id == ReviewItem.sample_id)
+        .where(Sample.project_id == project_id, ReviewItem.status == "open")).one()
+    annotations = s.execute(
+        select(func.count(), func.sum(Annotation.id), func.sum(Annotation.version), func.max(Annotation.updated_at))
+        .select_from(Annotation).join(Sample, Sample.id == Annotation.sample_id)
+        .where(Sample.project_id == project_id, Annotation.status == "submitted")).one()
+    return (*items, *annotations)
+
+
+def _read_queue(db: Database, s: Session, project_id: int) -> tuple[ReviewRow, ...]:
+    """The open items, oldest first, with their annotators and figures."""
+    rows_of = s.connection().execute  # Core rows: the ORM's per-row loading costs more than the read
+    items = rows_of(
+        select(ReviewItem.id, cast(ReviewItem.reasons, Text), ReviewItem.opened_at, Sample.id, Sample.external_id,
+               Sample.benchmark, Sample.n_tokens)
+        .join(Sample, Sample.id == ReviewItem.sample_id)
+        .where(Sample.project_id == project_id, ReviewItem.status == "open")
+        .order_by(ReviewItem.opened_at, ReviewItem.id)).all()
+    names: dict[int, list[str]] = {}
+    keys: dict[int, list[tuple]] = {}
+    for sid, aid, username, *stamp in rows_of(
+            select(Annotation.sample_id, Annotation.id, User.username, Annotation.version,
+                   cast(Annotation.updated_at, Text), Annotation.xi, Annotation.omega, Annotation.alpha)
+            .join(User, User.id == Annotation.annotator_id)
+            .join(ReviewItem, and_(ReviewItem.sample_id == Annotation.sample_id,
+                                   ReviewItem.status == "open"))
+            .join(Sample, Sample.id == Annotation.sample_id)
+            .where(Annotation.status == "submitted", Sample.project_id == project_id)
+            .order_by(Annotation.submitted_at, Annotation.id)):
+        names.setdefault(sid, []).append(username)
+        keys.setdefault(sid, []).append((aid, *stamp))
+    figures = _figures(db, s, {row[3]: row[6] for row in items},
+                       {row[3]: tuple(keys.get(row[3], ())) for row in items})
+    decoded: dict[str, tuple[str, ...]] = {}  # the reasons as stored: a few distinct lists
+    for raw in {row[1] for row in items}:
+        decoded[raw] = tuple(json.loads(raw))
+    return tuple(ReviewRow(item_id, sid, external_id, bench, decoded[reasons], tuple(sorted(names.get(sid, ()))),
+                           opened_at, figures[sid].w1, figures[sid].pk)
+                 for item_id, reasons, opened_at, sid, external_id, bench, _ in items)
 
 
 def filter_rows(rows: Sequence[ReviewRow], *, reason: str | None = None, benchmark: int | None = None,

@@ -149,3 +149,18 @@ def test_agreement_is_judged_against_the_project_thresholds(db, lead, seeded):
     projects.update_settings(db, lead, seeded, qualify_jaccard_min=0.95)
     a = _row(dashboard.annotator_dashboard(db, lead, seeded).summary, "ann_a")
     assert a.verdict.startswith("✗ Jaccard")
+
+
+def test_the_dashboard_is_kept_while_its_data_is_unchanged(db, lead, seeded, make_user):
+    """The Annotators page asks on every run: the same data gives the kept dashboard; a submit,
+    a warm-up marking or a settings change gives a new one."""
+    from annotation.services import projects
+
+    first = dashboard.annotator_dashboard(db, lead, seeded)
+    assert dashboard.annotator_dashboard(db, lead, seeded) is first
+    annotate(db, make_user("ann_c"), seeded)
+    grown = dashboard.annotator_dashboard(db, lead, seeded)
+    assert grown is not first and int(grown.summary["submitted"].sum()) == int(first.summary["submitted"].sum()) + 1
+    projects.update_settings(db, lead, seeded, quota_timezone="Asia/Tokyo")
+    assert dashboard.annotator_dashboard(db, lead, seeded) is not grown
+    assert dashboard.annotator_dashboard(db, lead, seeded, start=D1, end=D1) is not first  # another period

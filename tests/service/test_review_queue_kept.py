@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from annotation.services import accounts, projects, review, review_queue
 from db.engine import Database
-from db.models import Annotation, ReviewDay, utcnow
+from db.models import Annotation, ReviewDay, ReviewItem, utcnow
 from service_helpers import annotate, count, text_records
 
 SPLIT_A = dict(boundaries=(0, 4), segment_axes=("static", "main"))
@@ -118,3 +118,20 @@ def test_work_dated_on_an_undrawn_past_day_is_drawn(db, make_user, make_project,
             a.submitted_at = a.submitted_at - timedelta(days=3)
     assert len(review.review_queue(db, lead, pid)) == 4
     assert count(db, ReviewDay) == 2
+
+
+def test_the_queue_is_read_again_only_when_what_it_shows_changed(db, make_user, make_project, lead, monkeypatch):
+    pid = make_project(2)
+    _disagreeing_pair(db, make_user, pid)
+    [row] = review.review_queue(db, lead, pid)
+    real = review_queue._read_queue
+    reads = []
+    monkeypatch.setattr(review_queue, "_read_queue", lambda *a: reads.append(1) or real(*a))
+    assert review.review_queue(db, lead, pid, sort="w1") == [row] and reads == []  # unchanged: kept
+    with db.write() as s:  # a new flag grows the open item's reasons
+        item = s.get(ReviewItem, row.item_id)
+        item.reasons = [*item.reasons, "not_present_tense"]
+    [grown] = review.review_queue(db, lead, pid)
+    assert grown.reasons == (*row.reasons, "not_present_tense") and reads == [1]
+    review.decide(db, lead, row.item_id, "discard", confidence=3, error_type="other", note="duplicate")
+    assert review.review_queue(db, lead, pid) == [] and reads == [1, 1]
