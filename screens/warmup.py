@@ -14,6 +14,7 @@ widget values, under ``warmup.*``.
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 
 import pandas as pd
 import streamlit as st
@@ -251,13 +252,20 @@ with gold_tab:
         def _on_points(event: dict, key: str = G) -> None:
             st.session_state[key] = st.session_state[key].with_point_event(event)
 
+        refused_key = f"{G}.refused"  # why the last Save stored nothing, until the next one
+
         def _on_reset(key: str = G) -> None:
             st.session_state.pop(key, None)
+            st.session_state.pop(refused_key, None)
 
         st.caption("Click between two words to add or remove a boundary; choose each segment's axes "
                    "(several are allowed: the annotator's axis counts if it is one of them); place 3–5 "
                    "points on the chart to fit the curve, or type ξ, ω, α.")
         segment_axes_editor(w.parent_text, w.n_tokens, G, text_key=f"{G}.text", axes_key_prefix=f"{G}.axes")
+        # Nothing whose height changes with the points stands above the Save button: the chart
+        # (fixed height) beside the three inputs, then the note and the buttons, and only then
+        # the fit's messages and the curve in words. (A message that came and went above it moved
+        # the button 100-300 px as points were placed, and a Save pressed just then hit nothing.)
         chart_col, params_col = st.columns([2, 1])
         with chart_col:
             curve_canvas([tuple(p) for p in edit.points],
@@ -265,26 +273,34 @@ with gold_tab:
                          ticks=tick_positions(), x_max=X_MAX, max_points=MAX_POINTS,
                          key=f"{G}.chart", height=300, on_change=_on_points, curve_label="gold curve")
         with params_col:
-            if edit.message:
-                st.warning(edit.message)
-            elif edit.curve_problem:
-                st.info(edit.curve_problem, icon=":material/info:")
             parameter_inputs(G, G)
-            st.caption(curve_description(edit.xi, edit.omega, edit.alpha))
-            st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")
         note_key = f"{G}.note"
         st.text_input("Note", key=note_key, max_chars=500, placeholder="Optional: why this gold")
-        # the button names the sample it stores the gold of, and is keyed by it: a click drawn
-        # for another sample (the box just changed) does nothing
-        if st.button(f"Save the gold of {w.external_id}", type="primary", icon=":material/save:",
-                     key=f"warmup.save_gold.{w.sample_id}"):
+        with st.container(horizontal=True):
+            # the button names the sample it stores the gold of, and is keyed by it: a click drawn
+            # for another sample (the box just changed) does nothing
+            save = st.button(f"Save the gold of {w.external_id}", type="primary", icon=":material/save:",
+                             key=f"warmup.save_gold.{w.sample_id}")
+            st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")
+        if save:
+            st.session_state.pop(refused_key, None)
             try:
                 warmup_set.set_warmup_gold(db, actor, w.sample_id, edit, note=st.session_state.get(note_key, ""))
             except ServiceError as exc:
-                st.error(plain(exc))
+                # kept until the next Save: a chart click can reach the server after the Save
+                # pressed just behind it, and its run must not wipe the refusal off the screen
+                st.session_state[refused_key] = (f"{plain(exc)} (Save pressed at "
+                                                 f"{datetime.now(timezone.utc):%H:%M:%S} UTC.)")
             else:
                 st.session_state.pop(G, None)
                 _done(f"Stored the gold of {w.external_id}.")
+        if refused_key in st.session_state:
+            st.error(st.session_state[refused_key])
+        if edit.message:
+            st.warning(edit.message)
+        elif edit.curve_problem:
+            st.info(edit.curve_problem, icon=":material/info:")
+        st.caption(curve_description(edit.xi, edit.omega, edit.alpha))
         if w.gold is not None:
             st.caption(f"Stored {w.gold.decided_at:%Y-%m-%d %H:%M} UTC by {plain(w.gold.decided_by)}"
                        + (f" — {plain(w.gold.note)}" if w.gold.note else ""))

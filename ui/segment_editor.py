@@ -43,8 +43,15 @@ def choose_segment_axes(start: int, end: int, widget_key: str, state_key: str, n
     st.session_state[state_key] = edit.with_segment_axes(start, end, st.session_state.get(widget_key) or ())
 
 
-def set_parameter(name: str, widget_key: str, state_key: str) -> None:
-    """Take a typed ξ, ω or α from its number input."""
+def set_parameter(name: str, widget_key: str, state_key: str, round_key: str | None = None,
+                  round_n: int = 0) -> None:
+    """Take a typed ξ, ω or α from its number input — only from an input shown now (of round
+    ``round_n`` under ``round_key``). An input of an earlier round is one the page has replaced:
+    the browser may still send its value with a later rerun, and Streamlit, which dropped its
+    state when it left the page, reports that value as a change (the gold editor stored ξ 60,
+    ω 10, α 0 after a Save pressed 0.1 s after the third chart click, 1 run in 8 under load)."""
+    if round_key is not None and st.session_state.get(round_key, 0) != round_n:
+        return
     value = st.session_state.get(widget_key)
     edit: LeadEdit | None = st.session_state.get(state_key)
     if value is not None and edit is not None:
@@ -106,4 +113,4 @@ def parameter_inputs(state_key: str, key_prefix: str) -> None:
     for name, (label, lo, hi) in PARAM_RANGES.items():
         widget_key = f"{key_prefix}.{name}.{n}"
         st.number_input(label, min_value=lo, max_value=hi, value=shown[name], step=0.5, format="%.2f",
-                        key=widget_key, on_change=set_parameter, args=(name, widget_key, state_key))
+                        key=widget_key, on_change=set_parameter, args=(name, widget_key, state_key, round_key, n))
