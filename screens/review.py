@@ -367,10 +367,10 @@ else:  # edit
     st.caption("Start from the proposal: click between two words to add or remove a boundary, "
                "choose each segment's axes (a union may keep several), tune ξ, ω, α.")
     segment_axes_editor(case.parent_text, case.n_tokens, EDIT, text_key=f"{P}.edit_text",
-                              axes_key_prefix=f"{P}.axes")
+                              axes_key_prefix=f"{P}.axes", slot="review.edit.shown")
     params_col, preview_col = st.columns([1, 2])
     with params_col:
-        parameter_inputs(EDIT, P)
+        parameter_inputs(EDIT, P, slot="review.edit.shown")
         st.caption(curve_description(edit.xi, edit.omega, edit.alpha))
         st.button("Back to the proposal", key=f"{P}.edit_reset", on_click=_on_reset,
                   icon=":material/restart_alt:")

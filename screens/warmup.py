@@ -29,7 +29,7 @@ from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas
 from ui.display import curve_description, curve_polyline, plain
-from ui.segment_editor import parameter_inputs, segment_axes_editor
+from ui.segment_editor import on_screen, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
 
@@ -242,6 +242,15 @@ with gold_tab:
                                                   + ("gold ✓" if by_id[i].gold else "no gold yet"))
         w = by_id[pick]
         G = f"warmup.gold.{w.sample_id}"  # this sample's unsaved edit
+        # the outcome of the last Save of each sample ({sample id: (stored?, text)}), written by
+        # _save_gold: a stored gold is announced once and its draft dropped; a refusal stays on
+        # that sample's screen until its next Save or Start over
+        outcomes: dict = st.session_state.setdefault("warmup.gold.outcomes", {})
+        for sid, (stored, text) in list(outcomes.items()):
+            if stored:
+                st.toast(text, icon=":material/check_circle:")
+                st.session_state.pop(f"warmup.gold.{sid}", None)
+                del outcomes[sid]
 
         if G not in st.session_state:
             g = w.gold
@@ -249,19 +258,38 @@ with gold_tab:
                                    LeadEdit(w.n_tokens, g.boundaries, g.segment_axes, g.xi, g.omega, g.alpha))
         edit: LeadEdit = st.session_state[G]
 
+        SLOT = "warmup.gold.shown"  # the edit the editor shows (ui/segment_editor.on_screen)
+
         def _on_points(event: dict, key: str = G) -> None:
-            st.session_state[key] = st.session_state[key].with_point_event(event)
+            if on_screen(key, SLOT):  # not a chart of a sample the box has left
+                st.session_state[key] = st.session_state[key].with_point_event(event)
 
-        refused_key = f"{G}.refused"  # why the last Save stored nothing, until the next one
-
-        def _on_reset(key: str = G) -> None:
+        def _on_reset(key: str = G, sample_id: int = w.sample_id) -> None:
             st.session_state.pop(key, None)
-            st.session_state.pop(refused_key, None)
+            outcomes.pop(sample_id, None)
+
+        def _save_gold(sample_id: int, external_id: str, key: str, note_key: str) -> None:
+            """on_click of Save. A callback runs before the page's body: a Save checked in the
+            body was lost whenever another rerun request (a chart event's resend, under load)
+            interrupted its run before the check, and nothing said so. Here the edit is read,
+            the gold stored, and the outcome put into a dict already held (no session-state
+            access, at which a pending rerun would stop the callback, after the store)."""
+            edit_now, note = st.session_state.get(key), st.session_state.get(note_key, "")
+            if edit_now is None or not on_screen(key, SLOT):  # drawn for a sample the box has left
+                return
+            pressed = datetime.now(timezone.utc)
+            try:
+                warmup_set.set_warmup_gold(db, actor, sample_id, edit_now, note=note)
+            except ServiceError as exc:
+                outcomes[sample_id] = (False, f"{plain(exc)} (Save pressed at {pressed:%H:%M:%S} UTC.)")
+            else:
+                outcomes[sample_id] = (True, f"Stored the gold of {external_id}.")
 
         st.caption("Click between two words to add or remove a boundary; choose each segment's axes "
                    "(several are allowed: the annotator's axis counts if it is one of them); place 3–5 "
                    "points on the chart to fit the curve, or type ξ, ω, α.")
-        segment_axes_editor(w.parent_text, w.n_tokens, G, text_key=f"{G}.text", axes_key_prefix=f"{G}.axes")
+        segment_axes_editor(w.parent_text, w.n_tokens, G, text_key=f"{G}.text", axes_key_prefix=f"{G}.axes",
+                            slot=SLOT)
         # Nothing whose height changes with the points stands above the Save button: the chart
         # (fixed height) beside the three inputs, then the note and the buttons, and only then
         # the fit's messages and the curve in words. (A message that came and went above it moved
@@ -273,29 +301,18 @@ with gold_tab:
                          ticks=tick_positions(), x_max=X_MAX, max_points=MAX_POINTS,
                          key=f"{G}.chart", height=300, on_change=_on_points, curve_label="gold curve")
         with params_col:
-            parameter_inputs(G, G)
+            parameter_inputs(G, G, slot=SLOT)
         note_key = f"{G}.note"
         st.text_input("Note", key=note_key, max_chars=500, placeholder="Optional: why this gold")
         with st.container(horizontal=True):
             # the button names the sample it stores the gold of, and is keyed by it: a click drawn
             # for another sample (the box just changed) does nothing
-            save = st.button(f"Save the gold of {w.external_id}", type="primary", icon=":material/save:",
-                             key=f"warmup.save_gold.{w.sample_id}")
+            st.button(f"Save the gold of {w.external_id}", type="primary", icon=":material/save:",
+                      key=f"warmup.save_gold.{w.sample_id}", on_click=_save_gold,
+                      args=(w.sample_id, w.external_id, G, note_key))
             st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")
-        if save:
-            st.session_state.pop(refused_key, None)
-            try:
-                warmup_set.set_warmup_gold(db, actor, w.sample_id, edit, note=st.session_state.get(note_key, ""))
-            except ServiceError as exc:
-                # kept until the next Save: a chart click can reach the server after the Save
-                # pressed just behind it, and its run must not wipe the refusal off the screen
-                st.session_state[refused_key] = (f"{plain(exc)} (Save pressed at "
-                                                 f"{datetime.now(timezone.utc):%H:%M:%S} UTC.)")
-            else:
-                st.session_state.pop(G, None)
-                _done(f"Stored the gold of {w.external_id}.")
-        if refused_key in st.session_state:
-            st.error(st.session_state[refused_key])
+        if w.sample_id in outcomes:  # kept: a chart event reaching the server after the Save
+            st.error(outcomes[w.sample_id][1])  # pressed behind it must not wipe the refusal
         if edit.message:
             st.warning(edit.message)
         elif edit.curve_problem:

@@ -427,3 +427,53 @@ def test_a_replaced_parameter_input_changes_nothing(monkeypatch):
     assert (state["G"].xi, state["G"].omega, state["G"].alpha) == fitted
     segment_editor.set_parameter("xi", "P.xi.1", "G", "P.param_round", 1)  # the one shown: typed
     assert state["G"].xi == 41.5
+
+
+def test_the_widgets_of_a_sample_the_box_has_left_change_nothing(monkeypatch):
+    """Under load the Sample box switched 100 ms apart left S-001's gold edit with no axes: the
+    browser reported S-001's axis boxes after the box had moved to another sample, and their
+    callbacks (state dropped, value empty) wrote "no axes" into S-001's kept edit, so its next
+    Save was refused. Every callback of the editor now changes only the edit shown last."""
+    from annotation.lead_edit import LeadEdit
+    from ui import segment_editor
+
+    shown_before = LeadEdit(10, (0, 4), (("main",), ("static",)), 30.0, 8.0, 0.5)
+    state = {"G1": shown_before, "G2": LeadEdit.blank(10), "slot": "G2", "P.param_round": 0, "P.xi.0": 60.0}
+    monkeypatch.setattr(segment_editor.st, "session_state", state)
+    segment_editor.choose_segment_axes(0, 4, "G1.axes.0.4", "G1", 10, "slot")  # value gone: empty
+    segment_editor.toggle_boundary(6, n_tokens=10, state_key="G1", slot="slot")
+    segment_editor.set_parameter("xi", "P.xi.0", "G1", "P.param_round", 0, "slot")
+    assert state["G1"] == shown_before
+    state["slot"] = "G1"  # the same callbacks while G1 is the edit shown: taken
+    state["G1.axes.0.4"] = ["generic"]
+    segment_editor.choose_segment_axes(0, 4, "G1.axes.0.4", "G1", 10, "slot")
+    segment_editor.toggle_boundary(6, n_tokens=10, state_key="G1", slot="slot")
+    segment_editor.set_parameter("xi", "P.xi.0", "G1", "P.param_round", 0, "slot")
+    assert state["G1"].segment_axes[0] == ("generic",)
+    assert state["G1"].segmentation.boundaries == (0, 4, 6)
+    assert state["G1"].xi == 60.0
+
+
+def test_the_axis_boxes_of_a_sample_shown_again_are_sent_their_axes(open_page, db, lead, project):
+    """Back on a sample after the Sample box showed another, its axis boxes are new ones in the
+    browser: unless the run sends them their values they show no axes and report "none" with the
+    next rerun (under load the gold of S-001 lost its axes on the way back to it, and its Save
+    was refused). Each box shown anew carries its value; a box drawn again on the same sample
+    does not (that would replace what the lead chose in it meanwhile)."""
+    warmup_set.mark_warmup(db, lead, project.id, ["S-001", "S-002"])
+    sid1, sid2 = _sid(db, project.id, "S-001"), _sid(db, project.id, "S-002")
+    at = open_page()
+    at.selectbox(key="warmup.gold_pick").set_value(sid1)
+    run(at)
+    box = f"warmup.gold.{sid1}.axes.0.14"
+    at.multiselect(key=box).set_value(["main"])
+    run(at)
+    assert at.multiselect(key=box).proto.set_value is False  # the lead's own choice: not sent back
+    at.selectbox(key="warmup.gold_pick").set_value(sid2)
+    run(at)
+    at.session_state[box] = ["main"]  # the browser's late report of the box it had before
+    at.selectbox(key="warmup.gold_pick").set_value(sid1)
+    run(at)
+    assert at.multiselect(key=box).proto.set_value is True
+    assert at.multiselect(key=box).value == ["main"]
+    assert at.session_state[f"warmup.gold.{sid1}"].segment_axes == (("main",),)
