@@ -146,14 +146,14 @@ def test_gaps_toggle_boundaries_and_axes_follow_tokens(page, harness_url):
 
 
 
-def _drawn_segmentation(page) -> tuple[list[int], list[int], list[str]]:
-    """What the text shows: the gaps drawn as boundaries, each token's segment, the pills."""
+def _drawn_segmentation(page) -> tuple[list[int], list[str], list[str]]:
+    """What the text shows: the gaps drawn as boundaries, each token's tint, the pills."""
     boundaries = page.locator(f"{SURFACE} [data-gap]").evaluate_all(
         "els => els.filter(e => e.dataset.boundary === 'true').map(e => Number(e.dataset.gap))")
-    segment_of = page.locator(f"{SURFACE} [data-token]").evaluate_all(
-        "els => els.map(e => Number(e.dataset.segmentOf))")
+    tints = page.locator(f"{SURFACE} [data-token]").evaluate_all(
+        "els => els.map(e => getComputedStyle(e).getPropertyValue('--seg-line').trim())")
     pills = page.locator(f"{SURFACE} [data-segment-label]").evaluate_all("els => els.map(e => e.textContent)")
-    return boundaries, segment_of, pills
+    return boundaries, tints, pills
 
 
 def test_a_2500_token_text_is_updated_in_place_and_scrolls_inside_its_block(page, harness_url):
@@ -172,10 +172,13 @@ def test_a_2500_token_text_is_updated_in_place_and_scrolls_inside_its_block(page
         page.locator(f"{SURFACE} [data-gap='{gap}']").click()
     state = settled(page)
     assert state["content"]["boundaries"] == [0, 2, 600, 2499]
-    boundaries, segment_of, pills = _drawn_segmentation(page)
+    boundaries, tints, pills = _drawn_segmentation(page)
     assert boundaries == [2, 600, 2499] and pills == ["1", "2", "3", "4"]
-    starts = state["content"]["boundaries"]
-    assert segment_of == [sum(1 for b in starts if b <= i) - 1 for i in range(2500)]
+    # each segment in one tint, neighbours in different ones (each keeps its tint through
+    # splits elsewhere: a split repaints one part of one segment, not every segment after it)
+    spans = [(0, 2), (2, 600), (600, 2499), (2499, 2500)]
+    assert all(len(set(tints[a:b])) == 1 for a, b in spans)
+    assert all(tints[a] != tints[b] for (a, _), (b, _) in zip(spans, spans[1:]))
     # the same elements: nothing was rebuilt
     assert first_token.evaluate("e => e.isConnected")
     # the axis step keeps the segment being labelled in view inside the block

@@ -25,7 +25,9 @@ const CURVE_KINDS = new Set(["point", "params", "refit", "place"]);
 const UNITS = [["minutes", 1], ["hours", 60], ["days", 1440], ["weeks", 10080],
   ["months", 43200], ["years", 525960]];
 const PARAM_LIMITS = { xi: [-100, 300], omega: [0.5, 200], alpha: [-20, 20] };
-const NEUTRAL = ["#7c8799", "#c2a36e"];  // segments without an axis: two distinct, axis-free tints
+// segments without an axis: three axis-free tints, so that a split or a join can keep every
+// other segment's tint and still give neighbours different ones (segmentColors)
+const NEUTRAL = ["#7c8799", "#c2a36e", "#6f6459"];
 let clipCounter = 0;
 let MOUNTS = 0;  // instances created on this page (data-mount: a remount shows as a new number)
 
@@ -585,9 +587,24 @@ function createInstance(parentElement) {
   // A pointer edit acts on the press, not on the click: every server answer redraws the text
   // and the rows, and a press that began on the old element and ended on the new one gets no
   // click event at all (an annotator's press lasts ~100 ms, often across an answer).
+  // The gap pressed: the gap itself, or the one at the edge of the token pressed — within 4 px
+  // of a space, and for a gap between a word and the punctuation after it (1 px wide) 7 px into
+  // the word and 3 px into the punctuation; the nearer edge when both are in reach.
+  function gapAtPress(e) {
+    const el = e.target.closest && e.target.closest("[data-gap], [data-token]");
+    if (!el || el.hasAttribute("data-gap")) return el;
+    if (!textDom) return null;
+    const i = Number(el.getAttribute("data-token")), r = el.getBoundingClientRect();
+    const before = textDom.gaps[i] || null, after = textDom.gaps[i + 1] || null;
+    const dl = e.clientX - r.left, dr = r.right - e.clientX;
+    const inBefore = before && dl <= (before.classList.contains("tight") ? 3 : 4);
+    const inAfter = after && dr <= (after.classList.contains("tight") ? 7 : 4);
+    if (inBefore && (!inAfter || dl <= dr)) return before;
+    return inAfter ? after : null;
+  }
   function onTextPress(e) {
     if (e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey) return;
-    const gapEl = e.target.closest && e.target.closest("[data-gap]");
+    const gapEl = gapAtPress(e);
     if (!gapEl || !gapEl.classList.contains("active")) return;
     push({ kind: "boundary", gap: Number(gapEl.getAttribute("data-gap")) });
   }
@@ -814,12 +831,12 @@ function createInstance(parentElement) {
 
   // ------------------------------------------------------------------ drawing
 
+  let tintOf = new Map();  // the neutral tint of each unlabelled segment, by its first token (segment_tints.js)
   function segmentColors(content) {
-    let neutral = 0;
-    return content.segment_axes.map((a) => {
-      const axis = a ? axisOf(a) : null;
-      return axis ? safeColor(axis.color, "#4C78A8") : NEUTRAL[(neutral++) % 2];
-    });
+    const axes = content.segment_axes.map((a) => (a ? axisOf(a) : null));
+    const { tints, kept } = assignTints(tintOf, content.boundaries, axes.map(Boolean), cfg().n);
+    tintOf = kept;
+    return axes.map((axis, j) => (axis ? safeColor(axis.color, "#4C78A8") : NEUTRAL[tints[j]]));
   }
 
   /* The text is built once per sample (a span per word, token and gap) and afterwards only
@@ -827,16 +844,30 @@ function createInstance(parentElement) {
      elements (220–390 ms on 840 tokens); now it rewrites the classes, tints and pills that
      changed. ``textDom`` holds the elements and what each last showed. */
   let textDom = null;
+  /* A segment's tint is a class with a rule of its own (one per colour, in tintStyle), not an
+     inline style per token: elements with the same classes share their computed style, and
+     restyling the ~1,000 tokens a split repaints cost ~40 µs each with inline styles. */
+  const tintStyle = h("style");
+  root.appendChild(tintStyle);
+  const tintClass = new Map();
+  function tintClassOf(color) {  // color: a checked #hex (safeColor) or one of NEUTRAL
+    let cls = tintClass.get(color);
+    if (!cls) {
+      cls = "as-tint" + tintClass.size;
+      tintClass.set(color, cls);
+      tintStyle.textContent += `.${cls} { --seg-bg: color-mix(in srgb, ${color} 22%, transparent); --seg-line: ${color}; }\n`;
+    }
+    return cls;
+  }
   function buildText(c) {
     textBox.replaceChildren();
     const dom = { key: null, view: null, gaps: new Array(c.n).fill(null), toks: new Array(c.n), pills: new Array(c.n).fill(null),
-      words: new Array(c.n), gapCls: [], tokCls: [], color: [], seg: [], gapState: [], pillText: [], pillColor: [] };
+      words: new Array(c.n), gapCls: [], tokCls: [], gapState: [], pillText: [], pillColor: [] };
     let word = null;
     for (let i = 0; i < c.n; i++) {
       const spaced = i > 0 && !!c.spaces[i - 1];
       if (i > 0) {
         const gap = h("span", { "data-gap": i });
-        gap.appendChild(h("span", { class: "as-bar" }));
         if (spaced) textBox.appendChild(gap); else word.appendChild(gap);
         dom.gaps[i] = gap;
       }
@@ -867,22 +898,13 @@ function createInstance(parentElement) {
       if (startSet.has(i)) seg += 1;
       const j = Math.max(seg, 0), color = colors[j];
       const start = startSet.has(i), end = i === c.n - 1 || startSet.has(i + 1);
-      if (dom.color[i] !== color) {
-        const bg = `color-mix(in srgb, ${color} 22%, transparent)`;
-        for (const el of [dom.toks[i], dom.gaps[i]]) {
-          if (!el) continue;
-          el.style.setProperty("--seg-bg", bg);
-          el.style.setProperty("--seg-line", color);
-        }
-        dom.color[i] = color;
-      }
-      const tokCls = "as-tok" + (start ? " seg-start" : "") + (end ? " seg-end" : "") + (j === highlight ? " hl" : "");
+      const tint = tintClassOf(color);
+      const tokCls = "as-tok " + tint + (start ? " seg-start" : "") + (end ? " seg-end" : "") + (j === highlight ? " hl" : "");
       if (dom.tokCls[i] !== tokCls) { dom.toks[i].className = tokCls; dom.tokCls[i] = tokCls; }
-      if (dom.seg[i] !== j) { dom.toks[i].setAttribute("data-segment-of", j); dom.seg[i] = j; }
       const gap = dom.gaps[i];
       if (gap) {
         const spaced = !!c.spaces[i - 1];
-        const gapCls = "as-gap" + (spaced ? "" : " tight") + (start ? " boundary" : " inside") + (editable ? " active" : "")
+        const gapCls = "as-gap " + tint + (spaced ? "" : " tight") + (start ? " boundary" : " inside") + (editable ? " active" : "")
           + (!start && j === highlight ? " hl" : "");
         if (dom.gapCls[i] !== gapCls) { gap.className = gapCls; dom.gapCls[i] = gapCls; }
         const state = (start ? "b" : "i") + (editable ? "e" : "");

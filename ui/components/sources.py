@@ -30,3 +30,5 @@ TEXT_GAPS_JS = component_source("text_gaps.js")
 #: How a new edit joins the annotation surface's queue of unacknowledged edits (consecutive
 #: moves of one point fold into the last).
 EDIT_QUEUE_JS = component_source("edit_queue.js")
+#: Which neutral tint each unlabelled segment of the surface's text gets (kept through splits).
+SEGMENT_TINTS_JS = component_source("segment_tints.js")
