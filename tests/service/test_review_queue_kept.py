@@ -4,13 +4,14 @@ unchanged (SQLite + PostgreSQL)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import shutil
 
 import pytest
 from sqlalchemy import select
 
+from annotation.review_sampling import daily_review_sample
 from annotation.services import accounts, projects, review, review_queue
 from db.engine import Database
 from db.models import Annotation, ReviewDay, ReviewItem, utcnow
@@ -93,9 +94,17 @@ def test_a_day_that_ends_is_drawn_at_the_next_queue(db, make_user, make_project,
     tomorrow = utcnow() + timedelta(days=1)
     monkeypatch.setattr(review_queue, "utcnow", lambda: tomorrow)
     rows = review.review_queue(db, lead, pid)
-    assert len(rows) == 2 and all(r.reasons == ("daily_review",) for r in rows)  # 10 % of 20
+    # 10 % of 20 annotations are drawn; both may be of one sample (it depends on the day's hash
+    # keys), and a sample is one case: the cases are the samples of the two drawn annotations.
+    with db.read() as s:
+        pairs = s.execute(select(Annotation.id, Annotation.sample_id)).all()
+        [day] = s.scalars(select(ReviewDay))
+    drawn = set(daily_review_sample([a for a, _ in pairs], date.fromisoformat(day.day), 0.1, seed=pid))
+    assert len(drawn) == 2 and day.n_sampled == 2 and day.n_submitted == 20
+    assert sorted(r.sample_id for r in rows) == sorted({sid for a, sid in pairs if a in drawn})
+    assert all(r.reasons == ("daily_review",) for r in rows)
     assert count(db, ReviewDay) == 1
-    assert len(review.review_queue(db, lead, pid)) == 2  # drawn once
+    assert len(review.review_queue(db, lead, pid)) == len(rows)  # drawn once
 
 
 def test_work_dated_on_an_undrawn_past_day_is_drawn(db, make_user, make_project, lead):
