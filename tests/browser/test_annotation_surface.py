@@ -168,6 +168,14 @@ def test_a_2500_token_text_is_updated_in_place_and_scrolls_inside_its_block(page
     box = text.bounding_box()
     assert box["height"] <= page.viewport_size["height"] * 0.5 + 8  # scrolls inside itself
     assert text.evaluate("e => e.scrollHeight > e.clientHeight")
+    # drawn in paragraphs the browser skips while out of view (text_paragraphs.js), each after a
+    # comma, holding every token once, in order
+    paras = text.locator(".as-para").evaluate_all(
+        "ps => ps.map(p => [getComputedStyle(p).contentVisibility,"
+        " [...p.querySelectorAll('[data-token]')].map(t => Number(t.dataset.token))])")
+    assert len(paras) >= 12 and {cv for cv, _ in paras} == {"auto"}
+    assert [t for _, toks in paras for t in toks] == list(range(2500))
+    assert all(page.locator(f"{SURFACE} [data-token='{toks[0] - 1}']").inner_text() == "," for _, toks in paras[1:])
     for gap in (2, 1250, 2499, 1250, 600):
         page.locator(f"{SURFACE} [data-gap='{gap}']").click()
     state = settled(page)
@@ -212,6 +220,16 @@ def test_gaps_work_from_the_keyboard(page, harness_url):
     page.keyboard.press("Enter")
     state = wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 1, 4, last])
     assert_seqs_contiguous(state)
+    # a mouse press on a gap focuses it (the keys go on from there) without a focus ring, and
+    # starts no text selection (placing a caret in a long text cost a boundary click ~10 ms)
+    page.locator("[data-gap='6']").click()
+    wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 1, 4, 6, last])
+    assert page.locator("[data-gap='6']").evaluate(
+        "g => [g.getRootNode().activeElement === g, g.matches(':focus-visible'), getSelection().type]") == [
+        True, False, "None"]
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    wait_for_state(page, lambda s: s["content"]["boundaries"] == [0, 1, 4, 6, 7, last])
 
 #: For every gap of the text: [its number, the gap a press at its centre lands on].
 GAP_AT_CENTRE_JS = """() => {

@@ -81,7 +81,7 @@ import streamlit as st
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs
 from ui.components.events import INSTANCE_CLEANUP_JS, trigger_payload
 from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS, TEXT_GAPS_JS,
-                                   component_source)
+                                   TEXT_PARAGRAPHS_JS, component_source)
 
 #: Most events accepted in one payload (the queue of a live page never comes near it).
 MAX_EVENTS = 500
@@ -89,7 +89,7 @@ MAX_EVENTS = 500
 MAX_CLIENT_LENGTH = 64
 
 _JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SEGMENT_TINTS_JS
-       + component_source("annotation_surface.js"))
+       + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
 _CSS = component_source("annotation_surface.css")
 
 _COMPONENT = st.components.v2.component(

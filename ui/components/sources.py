@@ -32,3 +32,5 @@ TEXT_GAPS_JS = component_source("text_gaps.js")
 EDIT_QUEUE_JS = component_source("edit_queue.js")
 #: Which neutral tint each unlabelled segment of the surface's text gets (kept through splits).
 SEGMENT_TINTS_JS = component_source("segment_tints.js")
+#: Where the surface breaks a long text into paragraphs (each laid out and painted on its own).
+TEXT_PARAGRAPHS_JS = component_source("text_paragraphs.js")
