@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import event  # noqa: E402
 
 from annotation.protocol import AnnotationContent  # noqa: E402
-from annotation.services import accounts, projects, queue, submission  # noqa: E402
+from annotation.services import accounts, projects, queue, submission, text_imports  # noqa: E402
 from annotation.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 
@@ -142,7 +142,7 @@ def main() -> int:
         print(f"{name:<28}{r['per40']:>14.0f}{r['p50']:>13.1f}{r['p95']:>13.1f}{r['max']:>13.1f}"
               f"{len(r['failures']):>8}")
     added, secs = during["result"]
-    print(f"import: {added:,} texts in {secs:.1f} s, batches of {projects.IMPORT_BATCH_ROWS} rows; "
+    print(f"import: {added:,} texts in {secs:.1f} s, batches of {text_imports.IMPORT_BATCH_ROWS} rows; "
           f"longest write transaction while importing {longest[0] * 1000:.0f} ms")
     for f in (base["failures"] + during["failures"])[:5]:
         print("failure:", f)

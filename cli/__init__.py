@@ -95,18 +95,18 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import projects  # on use (LAZY)
+    from annotation.services import text_imports  # on use (LAZY)
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"{path}: no such file")
-    projects.check_text_file_size(path.name, path.stat().st_size)  # before reading it
+    text_imports.check_text_file_size(path.name, path.stat().st_size)  # before reading it
     actor = _acting_user(db, args.user)
     try:
         pid, new_project = _project_id(db, actor, args.project), None
     except CliError:  # created by the import itself, so a refused file leaves no empty project
         pid, new_project = None, _new_project_name(db, actor, args.project)
-    summary = projects.import_text_file(db, actor, pid, path.read_bytes(), path.name,
-                                        default_benchmark=args.benchmark, new_project=new_project)
+    summary = text_imports.import_text_file(db, actor, pid, path.read_bytes(), path.name,
+                                            default_benchmark=args.benchmark, new_project=new_project)
     return (f"imported {summary.added} texts ({summary.benchmark_counts[1]} benchmark 1, "
             f"{summary.benchmark_counts[2]} benchmark 2); {summary.already_present} already present")
 

@@ -17,20 +17,16 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
-    LargeBinary,
     SmallInteger,
     String,
     Text,
     UniqueConstraint,
     false,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
-from db.types import UTCDateTime, utcnow  # noqa: F401 (utcnow: imported from here by the services)
-
-
-class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+from db.base import Base
+from db.types import UTCDateTime, utcnow  # utcnow: imported from here by the services
 
 
 ROLES = ("annotator", "lead", "admin")
@@ -342,174 +338,48 @@ class ReviewDay(Base):
     drawn_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class Qualification(Base):
-    """An annotator's standing in a project: in warm-up until admitted to production, by passing
-    the thresholds against gold or by a lead's decision."""
+# The back office's tables (db/models_backoffice.py), importable from here like every model.
+from db.models_backoffice import (  # noqa: E402
+    DUPLICATE_STATUSES,
+    JOB_STATUSES,
+    AuditEvent,
+    DatasetExport,
+    GoldCheck,
+    GoldCheckPause,
+    Job,
+    NearDuplicate,
+    Qualification,
+    TextEmbedding,
+)
 
-    __tablename__ = "qualifications"
-    __table_args__ = (
-        UniqueConstraint("project_id", "user_id", name="uq_qualifications_project_user"),
-        CheckConstraint("status in ('warmup', 'admitted')", name="ck_qualifications_status"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    status: Mapped[str] = mapped_column(String(16), default="warmup")
-    figures: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
-    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    overridden: Mapped[bool] = mapped_column(Boolean, default=False)
-
-
-class GoldCheck(Base):
-    """One submitted gold check scored against the sample's gold at submit: W1 (log-time
-    units), Jaccard, Pk (None where undefined) and whether it passed (None: the sample had no
-    gold at submit, so it is not judged)."""
-
-    __tablename__ = "gold_checks"
-    __table_args__ = (Index("ix_gold_checks_project_user", "project_id", "user_id", "scored_at"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
-    annotation_id: Mapped[int] = mapped_column(ForeignKey("annotations.id", ondelete="CASCADE"), unique=True)
-    scored_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    w1: Mapped[float | None] = mapped_column(Float, nullable=True)
-    jaccard: Mapped[float | None] = mapped_column(Float, nullable=True)
-    pk: Mapped[float | None] = mapped_column(Float, nullable=True)
-    passed: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
-
-
-class GoldCheckPause(Base):
-    """An annotator paused from production by the gold-check rule; in force until a lead lifts
-    it (``lifted_at``, ``lifted_by``, ``lift_note``). ``figures``: the window that paused them."""
-
-    __tablename__ = "gold_check_pauses"
-    __table_args__ = (Index("ix_gold_check_pauses_project_user", "project_id", "user_id", "lifted_at"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    paused_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    figures: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    lifted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    lifted_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
-    lift_note: Mapped[str] = mapped_column(Text, default="")
-
-
-class TextEmbedding(Base):
-    """The cached SBERT vector of one sample's text (float32 bytes), so a de-duplication
-    re-run embeds only texts it has not seen. ``model`` names the encoder that made it."""
-
-    __tablename__ = "text_embeddings"
-
-    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), primary_key=True)
-    model: Mapped[str] = mapped_column(String(64))
-    dim: Mapped[int] = mapped_column(Integer)
-    vector: Mapped[bytes] = mapped_column(LargeBinary)
-
-
-DUPLICATE_STATUSES = ("pending", "confirmed", "released")
-
-
-class NearDuplicate(Base):
-    """A text found too similar to an earlier kept text, and the lead's decision on it:
-    ``pending`` (still in the pool), ``confirmed`` (out of the pool) or ``released`` (kept)."""
-
-    __tablename__ = "near_duplicates"
-    __table_args__ = (
-        CheckConstraint("status in ('pending', 'confirmed', 'released')", name="ck_near_duplicates_status"),
-        CheckConstraint("representation in ('sbert', 'tfidf', 'both')", name="ck_near_duplicates_representation"),
-        Index("ix_near_duplicates_project_status", "project_id", "status"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), unique=True)
-    duplicate_of_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
-    sbert_score: Mapped[float] = mapped_column(Float)
-    tfidf_score: Mapped[float] = mapped_column(Float)
-    representation: Mapped[str] = mapped_column(String(8))
-    threshold: Mapped[float] = mapped_column(Float)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
-    found_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    decided_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
-    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-
-
-class DatasetExport(Base):
-    """One export of a project's gold as a HuggingFace dataset folder: who, when, with which
-    settings and seed, and exactly which samples went to which split (so it can be repeated)."""
-
-    __tablename__ = "dataset_exports"
-    __table_args__ = (Index("ix_dataset_exports_project", "project_id", "id"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    path: Mapped[str] = mapped_column(Text)
-    base: Mapped[float] = mapped_column(Float)
-    seed: Mapped[int] = mapped_column(Integer)
-    licence: Mapped[str] = mapped_column(String(64))
-    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    #: {"benchmark_1": {"train": [ids], "validation": [...], "test": [...]}, "benchmark_2": {...}}
-    splits: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    counts: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    reproduces_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_exports.id"), nullable=True)
-    #: "writing" while the folder is being built, then "complete" or "failed" (with ``error``)
-    status: Mapped[str] = mapped_column(String(16), default="writing")
-    error: Mapped[str] = mapped_column(Text, default="")
-
-
-JOB_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
-
-
-class Job(Base):
-    """A long task (baseline training) that runs in its own process and reports back here:
-    progress, a log tail and results survive page reloads and app restarts."""
-
-    __tablename__ = "jobs"
-    __table_args__ = (
-        CheckConstraint("status in ('queued', 'running', 'succeeded', 'failed', 'cancelled')",
-                        name="ck_jobs_status"),
-        Index("ix_jobs_project", "project_id", "id"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(32))
-    export_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_exports.id"), nullable=True)
-    config: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    status: Mapped[str] = mapped_column(String(16), default="queued")
-    progress: Mapped[float] = mapped_column(Float, default=0.0)
-    message: Mapped[str] = mapped_column(Text, default="")
-    log: Mapped[str] = mapped_column(Text, default="")
-    result: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    run_dir: Mapped[str] = mapped_column(Text, default="")
-    launcher: Mapped[str] = mapped_column(Text, default="")
-    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    host: Mapped[str] = mapped_column(String(255), default="")
-    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-
-
-class AuditEvent(Base):
-    """Who did what, when, to which entity — append-only."""
-
-    __tablename__ = "audit_log"
-    __table_args__ = (Index("ix_audit_entity", "entity", "entity_id"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
-    action: Mapped[str] = mapped_column(String(64))
-    entity: Mapped[str] = mapped_column(String(32))
-    entity_id: Mapped[str] = mapped_column(String(64))
-    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+__all__ = [
+    "Base",
+    "UTCDateTime",
+    "utcnow",
+    "User",
+    "UserSession",
+    "LoginAttempt",
+    "Project",
+    "Sample",
+    "ImportBatch",
+    "StagedAnnotation",
+    "Assignment",
+    "Annotation",
+    "GoldAnnotation",
+    "ReviewItem",
+    "ParameterStats",
+    "ReviewDay",
+    "ROLES",
+    "SAMPLE_STATUSES",
+    "IMPORT_BATCH_STATUSES",
+    "DUPLICATE_STATUSES",
+    "JOB_STATUSES",
+    "AuditEvent",
+    "DatasetExport",
+    "GoldCheck",
+    "GoldCheckPause",
+    "Job",
+    "NearDuplicate",
+    "Qualification",
+    "TextEmbedding",
+]

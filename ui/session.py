@@ -23,7 +23,7 @@ from typing import Iterator
 import streamlit as st
 
 from annotation.leftovers import remove_abandoned_figure_folders
-from annotation.services import gold_checks, preferences, projects, sessions
+from annotation.services import gold_checks, preferences, projects, sessions, text_imports
 from annotation.services.authz import Actor
 from annotation.services.errors import AuthenticationFailed, ServiceError
 from db.engine import Database, is_transient
@@ -68,7 +68,7 @@ def get_database() -> Database:
     db, _schema_upgrade = Database.connect_upgraded(announce=True)
     # a large text import whose process died (heartbeat stale) is rolled back or finished now
     # rather than at the next import into its project; live imports on other servers are left alone
-    projects.recover_interrupted_imports(db)
+    text_imports.recover_interrupted_imports(db)
     # an export killed in its figures step left its folder in the system temp folder
     remove_abandoned_figure_folders(tempfile.gettempdir())
     return db

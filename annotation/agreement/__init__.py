@@ -34,12 +34,12 @@ from annotation.agreement.icc import (
     HEADLINE_FORM as ICC_HEADLINE_FORM,
     SHROUT_FLEISS_NAMES,
     IccForm,
-    IccMeasure,
     IccResult,
     ParameterIcc,
     icc_1_1,
     intraclass_correlation,
 )
+from annotation.agreement.icc_measure import IccMeasure
 from annotation.agreement.intervals import bootstrap_intervals, wilson_interval
 from annotation.agreement.jaccard import AxisJaccard, JaccardMeasure, JaccardResult, label_set_jaccard
 from annotation.agreement.kappa import (

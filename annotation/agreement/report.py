@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from annotation.agreement.curve_agreement import CurveAgreementMeasure, CurveAgreementResult
-from annotation.agreement.icc import IccMeasure, IccResult
+from annotation.agreement.icc import IccResult
+from annotation.agreement.icc_measure import IccMeasure
 from annotation.agreement.intervals import DEFAULT_SEED, bootstrap_intervals
 from annotation.agreement.jaccard import JaccardMeasure, JaccardResult
 from annotation.agreement.kappa import KappaMeasure, KappaResult

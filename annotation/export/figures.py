@@ -27,11 +27,9 @@ Examples:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,9 +42,6 @@ from annotation.agreement.report import HEADLINE_MEASURES
 from annotation.agreement.tables import SampleSet
 from annotation.export.card_agreement import card_figures
 from annotation.export.dataset import BENCHMARK_CONFIGS, Provenance
-from annotation.leftovers import (  # noqa: F401 - the figures folders' names and sweeping live there
-    FOLDER_PREFIX, figures_folder_prefix, remove_abandoned_figure_folders,
-)
 from annotation.timeaxis import DEFAULT_BASE
 
 #: One gold row as the provenance reads it: (external id, source, confidence, error type).

@@ -23,7 +23,7 @@ from typing import Any
 
 from annotation.export.dataset import CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
-from annotation.leftovers import ABANDONED_AFTER_SECONDS, process_is_alive, writer_is_alive  # noqa: F401
+from annotation.leftovers import ABANDONED_AFTER_SECONDS, writer_is_alive
 from annotation.splits import SPLITS
 
 

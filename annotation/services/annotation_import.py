@@ -39,7 +39,7 @@ from annotation.interchange import (
     numbered_lines,
     parse_lines,
 )
-from annotation.services import audit, projects, resolving, staged_annotations
+from annotation.services import audit, resolving, staged_annotations, text_imports
 from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
@@ -120,7 +120,7 @@ def _read_project(db: Database, actor: Actor, project_id: int) -> _Project:
         project_row(s, project_id)
         samples = {ext: (sid, n) for sid, ext, n in s.execute(
             select(Sample.id, Sample.external_id, Sample.n_tokens)
-            .where(Sample.project_id == project_id, Sample.status != projects.IMPORTING))}
+            .where(Sample.project_id == project_id, Sample.status != text_imports.IMPORTING))}
         return _Project(project_settings(s, project_id), samples)
     return db.run_read(read)
 
@@ -195,7 +195,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
     # Accounts the import creates are inactive, with a random password nobody knows (an admin
     # sets one to let them sign in); one Argon2 hash, made before any write, serves them all.
     unusable_hash = hash_password(secrets.token_urlsafe(32))
-    batch_id, _ = projects.claim_import(db, actor, project_id, source, None)
+    batch_id, _ = text_imports.claim_import(db, actor, project_id, source, None)
     try:
         staged_annotations.stage(db, batch_id, [_staged_row(r, project.samples[r.sample_id][0]) for r in new])
 
@@ -212,7 +212,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
         db.run_write(commit)
     except BaseException:
         try:
-            projects.discard_import(db, batch_id, project_id)
+            text_imports.discard_import(db, batch_id, project_id)
         except Exception:  # noqa: BLE001 - the original error matters; the next import cleans up
             pass
         raise

@@ -47,21 +47,19 @@ from sqlalchemy import func, select
 from annotation import export as hf_export
 from annotation.dataset_stats import DatasetStatistics, dataset_statistics
 from annotation.export import figures as figures_module
+from annotation.leftovers import figures_folder_prefix
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.export_reads import (  # noqa: F401  (pseudonym: re-exported)
-    count_gold, production, pseudonym, read_export_input,
-)
-from annotation.services.export_records import (  # noqa: F401  (the record's API: re-exported)
+from annotation.services.export_reads import count_gold, production, read_export_input
+from annotation.services import export_records
+from annotation.services.export_records import (
     COMPLETE,
-    INTERRUPTED,
     REPLACED,
     ExportRecord,
     fail_record,
     finish_record,
     get_export,
-    list_exports,
     recover_interrupted_exports,
     start_record,
 )
@@ -77,6 +75,9 @@ from db.models import (
 )
 
 #: where the app writes exports (one sub-folder each); the CLI takes any folder
+#: The exports of a project, newest first (:mod:`annotation.services.export_records`), reached from here too.
+list_exports = export_records.list_exports
+
 EXPORT_DIR_ENV = "CHRONOCEPT_EXPORT_DIR"
 DEFAULT_EXPORT_DIR = Path("data") / "exports"
 Progress = Callable[[float, str], None]
@@ -180,9 +181,9 @@ class FiguresProcess(FiguresInThread):
 
     def __init__(self) -> None:
         # named after this process, so a start after a crash can tell it abandoned
-        # (figures_module.remove_abandoned_figure_folders)
+        # (annotation.leftovers.remove_abandoned_figure_folders)
         self._folder = Path(tempfile.mkdtemp(
-            prefix=figures_module.figures_folder_prefix(socket.gethostname(), os.getpid())))
+            prefix=figures_folder_prefix(socket.gethostname(), os.getpid())))
         self._given, self._out = self._folder / "input.pickle", self._folder / "figures.pickle"
         self._errors = self._folder / "stderr.txt"
         root = Path(figures_module.__file__).resolve().parents[2]  # the folder holding ``annotation``

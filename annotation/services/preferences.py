@@ -98,7 +98,7 @@ def set_preferences(db: Database, actor: Actor, **changes: Any) -> Preferences:
 
     def attempt(s: Session) -> Preferences:
         # locked on PostgreSQL so two tabs changing different preferences cannot lose one
-        locked = s.get(User, actor.user_id, with_for_update=True)  # noqa: F841 (held)
+        s.get(User, actor.user_id, with_for_update=True)  # the row lock is held until the commit
         user = require_role(s, actor, "annotator")
         new = Preferences(**{**Preferences.from_stored(user.preferences).to_dict(), **changes})
         user.preferences = new.to_dict()  # a new object: SQLAlchemy sees the JSON change

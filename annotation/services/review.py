@@ -33,15 +33,8 @@ from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound, StaleVersion
-from annotation.services.review_queue import (  # noqa: F401  (the queue's names, re-exported)
-    DAILY_REVIEW,
-    SORTS,
-    ReviewRow,
-    draw_pending_days,
-    filter_rows,
-    reason_label,
-    review_queue,
-)
+from annotation.services import review_queue as _queue
+from annotation.services.review_queue import reason_label
 from annotation.services.settling import (
     annotation_content,
     count_parameters,
@@ -61,6 +54,10 @@ from db.models import (
 )
 
 DECISIONS = ("accept_auto", "accept_pooled", "edit", "take_version", "send_back", "discard")
+
+#: The review queue (:mod:`annotation.services.review_queue`), reached from here too.
+DAILY_REVIEW, SORTS, ReviewRow = _queue.DAILY_REVIEW, _queue.SORTS, _queue.ReviewRow
+filter_rows, review_queue = _queue.filter_rows, _queue.review_queue
 
 
 @dataclass(frozen=True)

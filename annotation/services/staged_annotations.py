@@ -6,7 +6,7 @@ write transactions (:func:`stage`), passes its commit point (its batch row says
 assignments, the samples' ``n_assigned`` and the project's running sums — a chunk per short
 write transaction, deleting what it copied. A process that dies before the commit point leaves
 only staged rows, discarded with their batch row; one that dies after it is finished by the
-next import's recovery (``projects.recover_interrupted_imports``), which calls :func:`publish`
+next import's recovery (``text_imports.recover_interrupted_imports``), which calls :func:`publish`
 again. A pair (sample, annotator) that gained an annotation in the meantime — the annotator
 was handed that sample while the import ran — keeps it: the staged record is left out and
 counted.
@@ -168,15 +168,15 @@ def _count_parameters(s: Session, staged_ids: list[int]) -> None:
         .join(Sample, Sample.id == StagedAnnotation.sample_id)
         .where(id_in(StagedAnnotation.id, staged_ids, s), Sample.is_warmup.is_(False), *in_bounds)
         .group_by(Sample.project_id)).all()
-    for project_id, n, *values in sums:
+    for project_id, n, *raw in sums:
         if not n:
             continue
-        values = [float(v or 0.0) for v in values]
+        totals = [float(v or 0.0) for v in raw]
         k = len(PARAMETERS)
         change: dict[str, Any] = {"n": ParameterStats.n + int(n)}
         for i, p in enumerate(PARAMETERS):
-            change[f"sum_{p}"] = getattr(ParameterStats, f"sum_{p}") + values[i]
-            change[f"sumsq_{p}"] = getattr(ParameterStats, f"sumsq_{p}") + values[k + i]
+            change[f"sum_{p}"] = getattr(ParameterStats, f"sum_{p}") + totals[i]
+            change[f"sumsq_{p}"] = getattr(ParameterStats, f"sumsq_{p}") + totals[k + i]
         s.execute(update(ParameterStats).where(ParameterStats.project_id == project_id).values(**change))
 
 

@@ -223,7 +223,6 @@ def test_a_held_arrow_key_and_drag_after_drag_fold_and_lose_nothing(page, harnes
     assert part1 and all(len(batch) == 1 for batch in part1), part1
     assert part2 and all(len(batch) <= 3 for batch in part2), part2
     assert state["folded"], "no folded move reached the server"
-    applied_moves = sum(1 for _, kind in state["applied"] if kind == "point") - len(START)
     # the server got runs of moves as one event each: at least one stood for three or more
     assert max(seq - first for first, seq in state["folded"]) >= 2, state["folded"]
     first_of = {seq: first for first, seq in state["folded"]}

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from annotation.interchange import InterchangeError
-from annotation.services import annotation_import, projects, queue, staged_annotations
+from annotation.services import annotation_import, projects, queue, staged_annotations, text_imports
 from annotation.services.errors import InvalidInput
 from annotation.text_import import TextRecord
 from db.models import Annotation, Assignment, GoldAnnotation, ImportBatch, ReviewItem, Sample, StagedAnnotation
@@ -92,7 +92,7 @@ def test_records_are_staged_and_published_a_chunk_per_short_write(db, lead, proj
 def test_a_crash_before_the_commit_point_leaves_nothing_and_the_next_import_cleans_up(
         db, lead, project, monkeypatch):
     before = counts(db)
-    monkeypatch.setattr(projects, "discard_import", lambda *a, **k: None)  # the process died
+    monkeypatch.setattr(text_imports, "discard_import", lambda *a, **k: None)  # the process died
     real_stage = staged_annotations.stage
 
     def stage_then_die(*args, **kwargs):
@@ -106,7 +106,7 @@ def test_a_crash_before_the_commit_point_leaves_nothing_and_the_next_import_clea
     annotations, assignments, staged, batches, *_ = counts(db)
     assert (annotations, assignments, staged, batches) == (before[0], before[1], 2 * N_TEXTS, before[3] + 1)
     assert queue.pool_size(db, lead, project.id) == 2 * N_TEXTS  # nothing of it is visible
-    projects.recover_interrupted_imports(db, project.id, stale_after_s=0)
+    text_imports.recover_interrupted_imports(db, project.id, stale_after_s=0)
     assert counts(db)[:4] == before[:4]
     done = annotation_import.import_annotations(db, lead, project.id, payload(records()), "old.jsonl")
     assert done.added == 2 * N_TEXTS
@@ -118,7 +118,7 @@ def test_a_crash_after_the_commit_point_is_published_by_the_recovery(db, lead, p
         annotation_import.import_annotations(db, lead, project.id, payload(records()), "old.jsonl")
     monkeypatch.undo()
     assert counts(db)[2] == 2 * N_TEXTS  # staged, past the commit point: accounts exist
-    projects.recover_interrupted_imports(db, project.id, stale_after_s=0)
+    text_imports.recover_interrupted_imports(db, project.id, stale_after_s=0)
     annotations, _, staged, *_rest = counts(db)
     assert (annotations, staged) == (2 * N_TEXTS, 0)
     with db.read() as s:

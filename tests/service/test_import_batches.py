@@ -16,7 +16,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event, select, update
 
-from annotation.services import projects, queue
+from annotation.services import projects, queue, text_imports
 from annotation.services.errors import InvalidInput
 from annotation.text_import import TextRecord
 from db.models import Base, ImportBatch, Sample, utcnow
@@ -136,7 +136,7 @@ def test_large_import_runs_beside_annotators_in_short_transactions(db, make_user
     assert count(db, ImportBatch, ImportBatch.status == "published", ImportBatch.open_project_id.is_(None)) == 1
     # no write transaction added, removed or published more than one batch of rows
     biggest_rows = max(max(d_rows, d_active) for d_rows, d_active, _ in probe.commits)
-    assert biggest_rows <= projects.IMPORT_BATCH_ROWS
+    assert biggest_rows <= text_imports.IMPORT_BATCH_ROWS
     longest = max(sec for *_, sec in probe.commits)
     with capsys.disabled():
         print(f"\n[{db.engine.dialect.name}] {n_texts} texts: {len(probe.commits)} write transactions, "
@@ -146,13 +146,13 @@ def test_large_import_runs_beside_annotators_in_short_transactions(db, make_user
 
 @pytest.fixture
 def small_batches(monkeypatch):
-    monkeypatch.setattr(projects, "IMPORT_BATCH_ROWS", 50)
-    monkeypatch.setattr(projects, "IMPORT_PAUSE_S", 0.0)
+    monkeypatch.setattr(text_imports, "IMPORT_BATCH_ROWS", 50)
+    monkeypatch.setattr(text_imports, "IMPORT_PAUSE_S", 0.0)
 
 
 def _fail_on_call(monkeypatch, name: str, n: int):
     """Make ``projects.<name>`` raise on its ``n``-th call (after the earlier calls wrote)."""
-    real = getattr(projects, name)
+    real = getattr(text_imports, name)
     seen = [0]
 
     def wrapper(*args, **kwargs):
@@ -161,7 +161,7 @@ def _fail_on_call(monkeypatch, name: str, n: int):
             raise RuntimeError(f"injected failure in call {n} of {name}")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(projects, name, wrapper)
+    monkeypatch.setattr(text_imports, name, wrapper)
 
 
 def test_a_failure_in_the_middle_batch_leaves_the_database_exactly_as_before(
@@ -188,13 +188,13 @@ def test_an_import_whose_process_died_stays_hidden_and_the_next_import_cleans_it
     pid = make_project(4, annotators_per_sample=1)
     ann = make_user("ann")
     # a "crash" after two batches: the process is gone before it can clean up
-    monkeypatch.setattr(projects, "discard_import", lambda *a, **k: None)
+    monkeypatch.setattr(text_imports, "discard_import", lambda *a, **k: None)
     _fail_on_call(monkeypatch, "_write_hidden_batch", 3)
     with pytest.raises(RuntimeError):
         projects.import_texts(db, lead, pid, big_records(200))
     monkeypatch.undo()
-    monkeypatch.setattr(projects, "IMPORT_BATCH_ROWS", 50)
-    monkeypatch.setattr(projects, "IMPORT_PAUSE_S", 0.0)
+    monkeypatch.setattr(text_imports, "IMPORT_BATCH_ROWS", 50)
+    monkeypatch.setattr(text_imports, "IMPORT_PAUSE_S", 0.0)
     assert count(db, Sample, Sample.status == "importing") == 100
 
     # the half-written rows are in no count and never handed out
@@ -225,14 +225,14 @@ def test_an_import_whose_process_died_stays_hidden_and_the_next_import_cleans_it
 def test_an_import_that_died_after_its_commit_point_is_finished_not_lost(
         db, make_project, lead, small_batches, monkeypatch):
     pid = make_project(4)
-    monkeypatch.setattr(projects, "_publish_import", lambda *a, **k: None)  # dies right after
+    monkeypatch.setattr(text_imports, "_publish_import", lambda *a, **k: None)  # dies right after
     summary = projects.import_texts(db, lead, pid, big_records(120))
     monkeypatch.undo()
-    monkeypatch.setattr(projects, "IMPORT_BATCH_ROWS", 50)
+    monkeypatch.setattr(text_imports, "IMPORT_BATCH_ROWS", 50)
     assert summary.added == 120
     assert count(db, Sample, Sample.status == "importing") == 120
     with db.write() as s:
         s.execute(update(ImportBatch).values(heartbeat_at=utcnow() - timedelta(hours=1)))
-    assert projects.recover_interrupted_imports(db) == 1
+    assert text_imports.recover_interrupted_imports(db) == 1
     assert count(db, Sample, Sample.project_id == pid, Sample.status == "active") == 124
     assert count(db, ImportBatch, ImportBatch.open_project_id.is_not(None)) == 0

@@ -8,7 +8,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from annotation.services import projects
+from annotation.services import projects, text_imports
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.settings import ProjectSettings
 from annotation.text_import import TextRecord
@@ -263,7 +263,7 @@ def test_a_million_line_file_is_refused_in_a_line_at_once(db, lead):
                               "(split it into several files). Nothing was imported.")
     assert count(db, Sample) == 0
     with pytest.raises(InvalidInput, match="larger than 20 MB. Nothing was imported"):
-        projects.check_text_file_size("big.txt", 20 * 2**20 + 1)
+        text_imports.check_text_file_size("big.txt", 20 * 2**20 + 1)
 
 
 @pytest.mark.parametrize("data,filename,line", [

@@ -3,7 +3,6 @@ quota per calendar day, blindness between annotators, audit (SPEC sections 3, 5,
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -22,7 +21,7 @@ from annotation.services.errors import (
 )
 from annotation.settings import NEWEST_GUIDELINES, ProjectSettings
 from db.models import Annotation, Assignment, AuditEvent, Sample
-from service_helpers import GOOD_POINTS, complete_content, count, statements_of
+from service_helpers import GOOD_POINTS, complete_content, count
 import workbench_writes
 
 

@@ -45,6 +45,7 @@ from annotation.services import (
     queue,
     review,
     sessions,
+    text_imports,
     warmup_set,
     workbench_events,
 )
@@ -195,8 +196,8 @@ def _interchange(annotator: str) -> bytes:
 def _batched_import(db, ctx, value: str) -> None:
     admin, pid = ctx
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(projects, "IMPORT_BATCH_ROWS", 1)
-        mp.setattr(projects, "IMPORT_PAUSE_S", 0.0)
+        mp.setattr(text_imports, "IMPORT_BATCH_ROWS", 1)
+        mp.setattr(text_imports, "IMPORT_PAUSE_S", 0.0)
         projects.import_texts(db, admin, pid, [TextRecord(f"{TEXT} {i}", 1, None, i + 1) for i in range(2)],
                               source=value)
 

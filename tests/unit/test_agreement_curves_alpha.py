@@ -22,7 +22,8 @@ from annotation.agreement import (
     bootstrap_intervals,
     wilson_interval,
 )
-from annotation.agreement.icc import icc_1_1, icc_statistic
+from annotation.agreement.icc import icc_1_1
+from annotation.agreement.icc_measure import icc_statistic
 from annotation.agreement.intervals import mean_statistic
 from annotation.agreement.krippendorff_alpha import interval_statistic, nominal_statistic, package_alpha
 from annotation.agreement.ratings import token_axis_codes

@@ -39,6 +39,7 @@ MODULES: tuple[str, ...] = (
     "annotation.sample_disagreement",
     "annotation.agreement.curve_agreement",
     "annotation.agreement.icc",
+    "annotation.agreement.icc_measure",
     "annotation.agreement.intervals",
     "annotation.agreement.jaccard",
     "annotation.agreement.kappa",

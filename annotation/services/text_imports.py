@@ -1,0 +1,343 @@
+"""Importing texts into a project's annotation pool: the two-phase import engine.
+
+A large import is written in batches of hidden rows (each a short write transaction, so
+annotators' calls interleave with it), then published in one short step; an import whose process
+died is cleaned up or finished by the next one (:func:`recover_interrupted_imports`). Project
+records and settings are :mod:`annotation.services.projects`, which re-exports
+:func:`import_texts` and :func:`import_text_file` as the project's way in.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Sequence
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from annotation.segmentation import tokenize
+from annotation.services import audit, resolving, staged_annotations
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput
+from annotation.services.lookup import project_row, project_settings
+from annotation.services.text_limits import check_length
+from annotation.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
+from db.engine import Database
+from db.models import ImportBatch, ParameterStats, Project, Sample, utcnow
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    added: int
+    already_present: int
+    benchmark_counts: dict[int, int]
+    project_id: int = 0
+
+
+def _projects():  # type: ignore[no-untyped-def]
+    """:mod:`annotation.services.projects` (an import creates its project there; that module
+    imports this one, so it is looked up when needed)."""
+    from annotation.services import projects
+
+    return projects
+
+
+IMPORT_BATCH_ROWS = 2000
+#: Pause between two batches on SQLite, so that writers waiting in SQLite's busy handler
+#: (which polls at most every 100 ms) get the lock before the import's next batch.
+IMPORT_PAUSE_S = 0.1
+#: An unfinished import whose heartbeat is older than this lost its process; the next import
+#: into the project cleans it up (deletes its hidden rows, or finishes publishing them).
+STALE_IMPORT_S = 120.0
+IMPORTING = "importing"
+
+
+def _plan_rows(existing: dict[str, str], records: Sequence[TextRecord], n_tokens: Sequence[int],
+               project_id: int, source: str) -> tuple[list[dict[str, Any]], int, dict[int, int]]:
+    """The sample rows an import adds, with the count already present and per benchmark.
+
+    Re-importing is harmless: a record whose id (or, without an id, whose exact text) is already
+    in the project is counted as already present; an id that exists with a *different* text is
+    refused. Records without an id get ``B<benchmark>-<number>`` ids continuing the project's
+    numbering. ``existing`` (external id → text) is extended with the new rows.
+    """
+    existing_texts = set(existing.values())
+    next_number = {1: 0, 2: 0}
+    for ext in existing:
+        prefix, _, num = ext.partition("-")
+        if prefix in ("B1", "B2") and num.isdigit():
+            b = int(prefix[1])
+            next_number[b] = max(next_number[b], int(num))
+    rows: list[dict[str, Any]] = []
+    present, counts = 0, {1: 0, 2: 0}
+    new_texts: set[str] = set()
+    # ids named later in this import must not be taken by a generated id first
+    named_ids = {r.external_id for r in records if r.external_id is not None}
+    now = utcnow()
+    for r, n_tok in zip(records, n_tokens):
+        if r.external_id is not None and r.external_id in existing:
+            if existing[r.external_id] != r.text:
+                raise InvalidInput(f"line {r.line}: id {r.external_id!r} is already used by a "
+                                   "different text in this project; nothing was imported.")
+            present += 1
+            continue
+        if r.external_id is None and (r.text in existing_texts or r.text in new_texts):
+            present += 1
+            continue
+        ext_id = r.external_id
+        if ext_id is None:
+            next_number[r.benchmark] += 1
+            ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
+            while ext_id in existing or ext_id in named_ids:
+                next_number[r.benchmark] += 1
+                ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
+        rows.append(dict(project_id=project_id, external_id=ext_id, benchmark=r.benchmark,
+                         parent_text=r.text, n_tokens=n_tok, source=source, status="active",
+                         n_assigned=0, is_warmup=False, created_at=now))
+        existing[ext_id] = r.text
+        new_texts.add(r.text)
+        counts[r.benchmark] += 1
+    return rows, present, counts
+
+
+def _existing_texts(s: Session, project_id: int) -> dict[str, str]:
+    return dict(s.execute(select(Sample.external_id, Sample.parent_text)
+                          .where(Sample.project_id == project_id)).all())
+
+
+def import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
+                 source: str = "", *, new_project: str | None = None) -> ImportSummary:
+    """Lead: add texts to a project's pool, all or nothing (see :func:`_plan_rows` for ids and
+    re-imports).
+
+    Texts are tokenised before any transaction opens. Up to :data:`IMPORT_BATCH_ROWS` records
+    are written in one transaction. A larger import never holds the database (SQLite's write
+    lock) for long: :func:`_import_in_batches` writes it in batches of that many rows, hidden
+    from the queue, and publishes them at the end; a failure removes every row it wrote.
+    With ``new_project`` (and no ``project_id``) the project of that name is created as part of
+    the same import, so a refused import leaves no empty project behind; the summary's
+    ``project_id`` names the project either way.
+    """
+    _check_import_text(records, source)
+    if new_project is not None:
+        new_project = _projects()._project_name(new_project)
+    try:
+        return _import_texts(db, actor, project_id, records, source, new_project)
+    except IntegrityError:
+        if new_project is None:
+            raise
+        raise InvalidInput(f"A project called {new_project!r} already exists.") from None
+
+
+def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
+    """Refuse an import whose source (the file's name, stored with each row and the batch) or a
+    text's id does not fit its column; a parsed file meets the id rule already, records made
+    another way (a script) are held to it here."""
+    for column in (Sample.source, ImportBatch.source):
+        check_length(source, column, "file name")
+    for r in records:
+        try:
+            check_length(r.external_id or "", Sample.external_id, "id")
+        except InvalidInput as exc:
+            raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
+
+
+def _import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
+                  source: str, new_project: str | None) -> ImportSummary:
+    if new_project is None:
+        with db.read() as s:
+            require_role(s, actor, "lead")
+            project_row(s, project_id)
+    n_tokens = [len(tokenize(r.text)) for r in records]
+    if len(records) > IMPORT_BATCH_ROWS:
+        return _import_in_batches(db, actor, project_id, records, n_tokens, source, new_project)
+    for _attempt in range(2):
+        with db.write() as s:
+            require_role(s, actor, "lead")
+            if new_project is not None:
+                project_id = _projects()._add_project(s, actor, new_project).id
+            open_batch = s.scalar(select(ImportBatch.id).where(ImportBatch.open_project_id == project_id))
+            if open_batch is None:
+                rows, present, counts = _plan_rows(_existing_texts(s, project_id), records, n_tokens,
+                                                   project_id, source)
+                if rows:
+                    s.execute(insert(Sample), rows)
+                audit.record(s, actor.user_id, "import_texts", "project", project_id,
+                             source=source, added=len(rows), already_present=present)
+                return ImportSummary(len(rows), present, counts, project_id)
+        if not recover_interrupted_imports(db, project_id):
+            break
+    raise InvalidInput(_BUSY_IMPORT)
+
+
+_BUSY_IMPORT = ("Another import into this project is still being written; try again when it has "
+                "finished. Nothing was imported.")
+
+
+def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
+                       records: Sequence[TextRecord], n_tokens: Sequence[int], source: str,
+                       new_project: str | None = None) -> ImportSummary:
+    """One logical, all-or-nothing import written in short transactions.
+
+    1. claim the project's import slot (an ``import_batches`` row; one unfinished import per
+       project), cleaning up one that died;
+    2. plan the rows against the project's texts (refusals raise here, nothing written);
+    3. insert them in batches of :data:`IMPORT_BATCH_ROWS` with status ``importing`` — out of the
+       queue and every listing — moving the heartbeat with each batch;
+    4. mark the batch ``publishing`` with the audit record: the commit point;
+    5. flip the rows to ``active`` in batches and close the batch.
+    Any failure before 4 deletes the rows written and the batch row, and the project when the
+    import created it (``new_project``, in step 1): the database is as before;
+    a process that dies is cleaned up by the next import into the project
+    (:func:`recover_interrupted_imports`): rolled back before 4, finished after it.
+    """
+    batch_id, project_id = claim_import(db, actor, project_id, source, new_project)
+    try:
+        with db.read() as s:
+            rows, present, counts = _plan_rows(_existing_texts(s, project_id), records, n_tokens,
+                                               project_id, source)
+        for start in range(0, len(rows), IMPORT_BATCH_ROWS):
+            _write_hidden_batch(db, batch_id, rows[start:start + IMPORT_BATCH_ROWS])
+        with db.write() as s:  # the commit point
+            batch = s.get(ImportBatch, batch_id)
+            batch.status, batch.added, batch.heartbeat_at = "publishing", len(rows), utcnow()
+            audit.record(s, actor.user_id, "import_texts", "project", project_id,
+                         source=source, added=len(rows), already_present=present,
+                         import_batch=batch_id)
+    except BaseException:
+        try:
+            discard_import(db, batch_id, project_id)
+        except Exception:  # noqa: BLE001 - the original error matters; the next import cleans up
+            pass
+        raise
+    _publish_import(db, batch_id, project_id)
+    return ImportSummary(len(rows), present, counts, project_id)
+
+
+def claim_import(db: Database, actor: Actor, project_id: int | None, source: str,
+                  new_project: str | None) -> tuple[int, int]:
+    """The import's batch row (and, with ``new_project``, its new project): (batch id, project id)."""
+    for _attempt in range(2):
+        try:
+            with db.write() as s:
+                require_role(s, actor, "lead")
+                if new_project is not None:
+                    project_id = _projects()._add_project(s, actor, new_project).id
+                now = utcnow()
+                batch = ImportBatch(project_id=project_id, open_project_id=project_id,
+                                    status="running", source=source, added=0,
+                                    creates_project=new_project is not None,
+                                    created_by=actor.user_id, started_at=now, heartbeat_at=now)
+                s.add(batch)
+                s.flush()
+                return batch.id, project_id
+        except IntegrityError:
+            if new_project is not None:
+                raise  # the new project's name is taken (import_texts says so)
+            if not recover_interrupted_imports(db, project_id):
+                break  # another import into the project is still being written
+    raise InvalidInput(_BUSY_IMPORT)
+
+
+def _pause_between_batches(db: Database) -> None:
+    if db.is_sqlite:
+        time.sleep(IMPORT_PAUSE_S)
+
+
+def _write_hidden_batch(db: Database, batch_id: int, rows: list[dict[str, Any]]) -> None:
+    with db.write() as s:
+        s.execute(insert(Sample), [{**r, "status": IMPORTING} for r in rows])
+        s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
+    _pause_between_batches(db)
+
+
+def _next_hidden_ids(s: Session, project_id: int) -> list[int]:
+    return list(s.scalars(select(Sample.id).where(Sample.project_id == project_id,
+                                                   Sample.status == IMPORTING)
+                          .order_by(Sample.id).limit(IMPORT_BATCH_ROWS)))
+
+
+def discard_import(db: Database, batch_id: int, project_id: int) -> None:
+    """Delete an unfinished import's hidden rows (in batches), its batch row, and its project when
+    the import created it (nothing else can be in it: the project was never shown with texts)."""
+    while True:
+        with db.write() as s:
+            ids = _next_hidden_ids(s, project_id)
+            if not ids:
+                creates_project = s.scalar(select(ImportBatch.creates_project)
+                                           .where(ImportBatch.id == batch_id))
+                s.execute(delete(ImportBatch).where(ImportBatch.id == batch_id))
+                if creates_project:
+                    s.execute(delete(ParameterStats).where(ParameterStats.project_id == project_id))
+                    s.execute(delete(Project).where(Project.id == project_id))
+                return
+            s.execute(delete(Sample).where(Sample.project_id == project_id, Sample.status == IMPORTING,
+                                           Sample.id <= ids[-1]))
+            s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
+        _pause_between_batches(db)
+
+
+def _publish_import(db: Database, batch_id: int, project_id: int) -> None:
+    """Make a committed import's rows visible (in batches) and close the batch: its hidden
+    texts, or the annotations it staged (then settled, as the import would have)."""
+    if db.run_read(lambda s: staged_annotations.has_staged(s, batch_id)):
+        settings = db.run_read(lambda s: project_settings(s, project_id))
+        touched, _, _ = staged_annotations.publish(db, batch_id, settings.guidelines_version)
+        resolving.settle_samples(db, project_id, touched, settings)
+    while True:
+        with db.write() as s:
+            ids = _next_hidden_ids(s, project_id)
+            if not ids:
+                s.execute(update(ImportBatch).where(ImportBatch.id == batch_id)
+                          .values(status="published", open_project_id=None, finished_at=utcnow()))
+                return
+            s.execute(update(Sample).where(Sample.project_id == project_id, Sample.status == IMPORTING,
+                                           Sample.id <= ids[-1])
+                      .values(status="active").execution_options(synchronize_session=False))
+            s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
+        _pause_between_batches(db)
+
+
+def recover_interrupted_imports(db: Database, project_id: int | None = None, *,
+                                stale_after_s: float = STALE_IMPORT_S) -> int:
+    """Clean up imports whose process died (heartbeat older than ``stale_after_s``): one still
+    writing is rolled back (its hidden rows deleted), one past its commit point is published.
+    Returns how many were cleaned up. Safe to call at start-up; live imports are left alone."""
+    cutoff = utcnow() - timedelta(seconds=stale_after_s)
+    with db.read() as s:
+        stmt = select(ImportBatch.id, ImportBatch.project_id, ImportBatch.status).where(
+            ImportBatch.open_project_id.is_not(None), ImportBatch.heartbeat_at < cutoff)
+        if project_id is not None:
+            stmt = stmt.where(ImportBatch.project_id == project_id)
+        stale = s.execute(stmt).all()
+    for batch_id, pid, status in stale:
+        if status == "publishing":
+            _publish_import(db, batch_id, pid)
+        else:
+            discard_import(db, batch_id, pid)
+    return len(stale)
+
+
+def check_text_file_size(filename: str, n_bytes: int) -> None:
+    """Refuse a file of ``n_bytes`` too large to import, before it is read (the CLI asks with the
+    file's size on disk): :class:`InvalidInput` in the import's words."""
+    try:
+        check_file_size(n_bytes)
+    except ImportFileError as exc:
+        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+
+
+def import_text_file(db: Database, actor: Actor, project_id: int | None, data: bytes, filename: str,
+                     default_benchmark: int | None = None, *,
+                     new_project: str | None = None) -> ImportSummary:
+    """Parse and import an uploaded file; :class:`InvalidInput` names the line on bad files.
+    ``new_project``: create the project of that name as part of the import (see :func:`import_texts`)."""
+    _check_import_text((), filename)  # before the parse: a long file takes a while to read
+    try:
+        records = parse_texts(data, filename, default_benchmark=default_benchmark)
+    except ImportFileError as exc:
+        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+    return import_texts(db, actor, project_id, records, source=filename, new_project=new_project)
