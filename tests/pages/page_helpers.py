@@ -13,6 +13,7 @@ from annotation.services import queue
 from annotation.text_import import TextRecord
 from ui.display import WORD_JOINER
 import workbench_writes
+from streamlit_internals import registered_pages, run_with_states, widget_state, widget_states
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP_PATH = str(REPO_ROOT / "app.py")
@@ -46,7 +47,7 @@ def ask_for_work(at: AppTest) -> AppTest:
 
 def reported_states(widgets):  # type: ignore[no-untyped-def]
     """The WidgetState messages a browser sends for ``widgets`` (AppTest widgets) right now."""
-    return [w._widget_state for w in widgets]
+    return [widget_state(w) for w in widgets]
 
 
 def run_with_gone_widgets(at: AppTest, gone_states) -> AppTest:  # type: ignore[no-untyped-def]
@@ -54,13 +55,10 @@ def run_with_gone_widgets(at: AppTest, gone_states) -> AppTest:  # type: ignore[
     rerun request still carries ``gone_states`` (:func:`reported_states` of an earlier run).
     Streamlit's frontend forgets a widget only once a run ends normally, and the server still
     calls a gone widget's ``on_change`` when the value reported differs from the one it dropped.
-    AppTest itself reports only the widgets on the page, hence its private ``_tree`` and
-    ``_run``."""
-    states = at._tree.get_widget_states()
+    AppTest itself reports only the widgets on the page (hence :mod:`streamlit_internals`)."""
+    states = widget_states(at)
     states.widgets.extend(gone_states)
-    at._run(states)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_with_states(at, states)
 
 
 def shown(markdown: str) -> str:
@@ -106,12 +104,12 @@ def nav_titles(at: AppTest) -> list[str]:
     AppTest has no public accessor for the navigation menu; it keeps the registry that
     ``switch_page`` resolves against.
     """
-    return [info.get("page_name") for info in at._registered_pages.values() if info.get("script_path")]
+    return [info.get("page_name") for info in registered_pages(at) if info.get("script_path")]
 
 
 def registered_url_paths(at: AppTest) -> set[str]:
     """Every URL path the last run's st.navigation answers (menu pages and hidden stand-ins)."""
-    return {info.get("url_pathname") for info in at._registered_pages.values()}
+    return {info.get("url_pathname") for info in registered_pages(at)}
 
 
 def metric_values(at: AppTest) -> dict[str, str]:

@@ -9,8 +9,8 @@ component's trigger *aggregator* — a ``json_trigger_value`` holding ``[{"event
 "value": batch}]`` under the id ``$$STREAMLIT_INTERNAL_KEY_<component id>__events``. Then, before
 the script body, Streamlit calls the component's ``on_events_change`` callback, which hands the
 checked batch to the screen's ``on_events`` (``ui.components.annotation_surface``).
-:func:`send` below builds exactly that widget state and runs the app with it (through AppTest's
-``_run(widget_states)``, the call ``AppTest.run`` itself makes), so the whole real path runs:
+:func:`send` below builds exactly that widget state and runs the app with it (through
+:func:`streamlit_internals.run_with_states`, the call ``AppTest.run`` itself makes), so the whole real path runs:
 Streamlit's trigger handling, the component's payload check, the screen's callback, the service,
 and the next drawing. What the surface would draw is read back from the component's element: its
 ``data`` is the ``view`` the screen built (:func:`view`).
@@ -22,6 +22,8 @@ browser. The surface's own behaviour (keys, optimistic edits, re-sends) has its 
 from __future__ import annotations
 
 import json
+
+from streamlit_internals import run_with_states, trigger_id, widget_states
 
 #: Streamlit key prefix of the surface on the workbench (``wb.surface.<annotation id>``).
 SURFACE_PREFIX = "wb.surface."
@@ -45,10 +47,8 @@ def send(at, events: list[dict], *, client: str | None = None, base_version: int
     batch = {"client": shown_view["client"] if client is None else client,
              "base_version": shown_view["version"] if base_version is None else base_version,
              "events": events}
-    states = at._tree.get_widget_states()
+    states = widget_states(at)
     trigger = states.widgets.add()
-    trigger.id = f"$$STREAMLIT_INTERNAL_KEY_{surface(at).proto.id}__events"
+    trigger.id = trigger_id(surface(at).proto.id, "events")
     trigger.json_trigger_value = json.dumps([{"event": "events", "value": batch}])
-    at._run(states)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_with_states(at, states)

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
-from streamlit.util import calc_hash
 
 from annotation.services import accounts
 from page_helpers import APP_PATH, PASSWORD, TIMEOUT
 from db.models import LoginAttempt
 from page_helpers import errors, markdown_text, nav_titles, run, titles
+from streamlit_internals import ask_for_path
 from ui.session import ACTOR_KEY
 
 SIGN_IN = "FormSubmitter:login.form-Sign in"
@@ -157,7 +157,7 @@ def test_annotator_does_not_get_back_office_pages(make_app, make_user):
     # a request for those pages anyway (the page hash a tab that had them open would send)
     # falls back to the default page, never their content
     for url_path in ("users", "projects"):
-        at._page_hash = calc_hash(url_path)
+        ask_for_path(at, url_path)
         run(at)
         assert titles(at) == ["My queue"]
         assert "Users" not in titles(at) and "Projects & texts" not in titles(at)

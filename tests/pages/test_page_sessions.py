@@ -13,12 +13,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 from streamlit.testing.v1 import AppTest
-from streamlit.util import calc_hash
 
 import ui.session
 from annotation.services import accounts, sessions
 from db.models import UserSession, utcnow
-from page_helpers import APP_PATH, PASSWORD, TIMEOUT, infos, nav_titles, run, shown, titles
+from page_helpers import (APP_PATH, PASSWORD, TIMEOUT, infos, nav_titles, registered_url_paths, run, shown,
+                          titles)
+from streamlit_internals import ask_for_path
 from ui.session import ACTOR_KEY, COOKIE_KEY, NO_RESUME_KEY, SESSION_TOKEN_KEY
 
 SIGN_IN = "FormSubmitter:login.form-Sign in"
@@ -48,7 +49,7 @@ def new_tab(page_path: str | None = None) -> AppTest:
     """A fresh tab: empty session state, optionally opened at ``page_path`` (a URL path)."""
     at = AppTest.from_file(APP_PATH, default_timeout=TIMEOUT)
     if page_path is not None:
-        at._page_hash = calc_hash(page_path)  # what a deep link's first request asks for
+        ask_for_path(at, page_path)  # what a deep link's first request asks for
     return at
 
 
@@ -192,7 +193,7 @@ def test_a_deep_link_the_role_does_not_allow_says_so_and_shows_the_queue(browser
     assert "Review" not in nav_titles(at)
     # the message is shown once: the browser is on the queue now (AppTest keeps asking for the
     # URL it was given, so say where the switch went, as the browser's next request would)
-    at._page_hash = calc_hash("queue")
+    ask_for_path(at, "queue")
     run(at)
     assert titles(at) == ["My queue"] and not at.warning
 
@@ -215,14 +216,14 @@ def test_every_page_path_is_answered_signed_out_and_signed_in(browser, db, make_
 
     paths = {spec.url_path for spec in PAGES}
     at = run(new_tab())
-    assert paths <= {p for p in (info.get("url_pathname") for info in at._registered_pages.values())}
+    assert paths <= registered_url_paths(at)
     browser.token = sessions.start_session(db, make_user("ann")).token
     at = run(new_tab())
-    registered = {info.get("url_pathname") for info in at._registered_pages.values()}
+    registered = registered_url_paths(at)
     # every page's own path, /queue included (it met "Page not found" while My queue was the
     # default page, which Streamlit serves only at /); / is a hidden page that opens My queue
     assert paths <= registered and "" in registered
-    at._page_hash = calc_hash("queue")
+    ask_for_path(at, "queue")
     at = run(at)
     assert titles(at) == ["My queue"] and not at.exception
     # the Annotate page keeps its URL path

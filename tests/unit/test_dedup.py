@@ -439,6 +439,7 @@ def test_pack_rejects_non_vectors():
 # --- the real model, small ---------------------------------------------------------------------
 
 
+@pytest.mark.slow  # loads the real SBERT model
 def test_real_sbert_finds_a_paraphrase_and_not_an_unrelated_text():
     from annotation.embeddings import embed_texts
 

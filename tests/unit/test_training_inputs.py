@@ -33,6 +33,9 @@ from annotation.training.errors import (
 from annotation.training.features import FEATURE_ROWS, embed_splits
 from annotation.training.grids import DEFAULT_GRIDS, check_grid, expand_grid
 
+#: the training baselines on torch (the inner loop skips them: ./test.sh -m "not slow" tests/unit)
+pytestmark = pytest.mark.slow
+
 
 class CountingEncoder:
     """A HashingEncoder that counts the texts it is asked to encode."""

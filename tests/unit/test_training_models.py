@@ -24,6 +24,9 @@ from annotation.training.networks import (
 )
 from annotation.training.targets import fit_target_scaler
 
+#: the training baselines on torch (the inner loop skips them: ./test.sh -m "not slow" tests/unit)
+pytestmark = pytest.mark.slow
+
 TINY_GRIDS = {
     "mean": {},
     "linear": {"alpha": [0.0, 1.0]},

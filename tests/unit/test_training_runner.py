@@ -41,6 +41,10 @@ TINY = dict(
            "xgboost": {"max_depth": [2], "n_estimators": [10]},
            "ffnn": {"hidden_size": [8], "hidden_layers": [1]}, "bilstm": {"hidden_size": [4]}},
 )
+
+#: the training baselines on torch (the inner loop skips them: ./test.sh -m "not slow" tests/unit)
+pytestmark = pytest.mark.slow
+
 ALL_MODELS = ("mean", "linear", "svr", "xgboost", "ffnn", "bilstm")
 
 
