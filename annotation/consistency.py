@@ -1,4 +1,4 @@
-"""Consistency across similar texts (issue 12 item 7): pairs of texts that say nearly the same
+"""Consistency across similar texts: pairs of texts that say nearly the same
 thing but whose gold annotations disagree, for the lead to look at. Pure: data in, data out.
 
 Two texts are **similar** when the cosine similarity of their SBERT vectors is at least

@@ -1,9 +1,11 @@
 """Editing the annotation points of the validity curve — pure, no Streamlit.
 
-The curve chart (``ui/components/curve_canvas.py``) reports what the annotator did as
-small event dicts; :func:`apply_point_event` turns the current list of points plus one event
-into the next list of points. The page keeps the list in its state and re-renders the chart
-from it, so this function is the single place where an edit is interpreted.
+A chart edit is a small event dict — from the annotation surface's event log (the annotator)
+or from the lead's curve chart (``ui/components/curve_canvas.py``); :func:`apply_point_event`
+turns the current list of points plus one event into the next list of points. The browser
+applies the same rules to draw an edit at once (``ui/components/curve_points.js``) and the
+server's replay through this function decides what is stored, so this is the single place where
+an edit is interpreted.
 
 Points are ``(x, y)`` with ``x`` in base-1.1 log minutes (``annotation.timeaxis``) on
 ``[0, x_max]`` and ``y`` the relative validity on ``[0, 1]``.

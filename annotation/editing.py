@@ -1,8 +1,11 @@
 """The workbench's edits as pure functions: content in, content out.
 
-The page reads a widget or chart event and calls one of these; every rule of an edit (carry axes
-over a changed segmentation, refit on every point change, keep hand-tuned parameters apart from
-fitted ones) lives here and is unit-tested without Streamlit.
+The annotator's edits arrive as the annotation surface's event log; the server replays it
+(:mod:`annotation.event_log`, through :func:`annotation.services.workbench_events.apply_events`)
+by calling these, and so do the lead's editors (Review, the gold editor) for their boxes and
+chart. Every rule of an edit (carry axes over a changed segmentation, refit on every point
+change, keep hand-tuned parameters apart from fitted ones) lives here and is unit-tested
+without Streamlit.
 
 The curve edits return ``(content, message)``. A message with the content returned unchanged is a
 refusal (the edit was not made: impossible parameters, unusable durations); a message with new

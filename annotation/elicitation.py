@@ -1,4 +1,4 @@
-"""The validity curve in the annotator's own terms, and entry by durations (issue 10, item 5).
+"""The validity curve in the annotator's own terms, and entry by durations.
 
 Expert-elicitation tools check a fitted distribution by reading it back to the expert in the
 terms they think in — "by when is half of it gone?", "how much is left after a year?" — rather

@@ -1,4 +1,4 @@
-"""Ongoing gold checks (issue 12 item 6): the rules, pure — data in, data out.
+"""Ongoing gold checks: the rules, pure — data in, data out.
 
 An admitted annotator's production queue now and then hands out a sample whose gold a lead
 made (a *gold check*), looking exactly like production work. Three rules decide what happens:

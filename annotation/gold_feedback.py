@@ -1,4 +1,4 @@
-"""An annotator's production work against the settled gold (issue 12 item 5). Pure.
+"""An annotator's production work against the settled gold. Pure.
 
 For each of their submitted production annotations whose sample has gold, the annotator sees:
 

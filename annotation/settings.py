@@ -32,7 +32,7 @@ class ProjectSettings:
     quota_timezone: str = "UTC"  # the "calendar day" of the quota
     log_base: float = DEFAULT_BASE  # display/export base; stored values are always base 1.1
     guidelines_version: str = NEWEST_GUIDELINES  # the version new annotations record
-    # qualification against gold (issue 3 uses them)
+    # qualification against gold (the warm-up board and the admission rule use them)
     qualify_icc_min: float = 0.90
     qualify_jaccard_min: float = 0.75
     qualify_pk_max: float = 0.15

@@ -4,7 +4,7 @@
 ``annotator`` names become accounts) all go through :func:`check_username`, and refuse a new name
 that :func:`find_lookalike` says looks like an existing one.
 
-Decisions (issue 9):
+Decisions:
 
 * **Normalisation** is only the removal of surrounding whitespace (``str.strip``), as
   ``create-user`` always did: ``"lead1 "`` *is* ``lead1``. Nothing else is rewritten — a name is

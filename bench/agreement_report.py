@@ -1,5 +1,5 @@
 """Agreement-report benchmark: the full report on 100k doubly-annotated samples ≤ 10 s and the
-Agreement page at 100k ≤ 12 s (issue 12, item 9; SPEC section 10 asks ≤ 5 s at 10k).
+Agreement page at 100k ≤ 12 s (SPEC section 10 asks ≤ 5 s at 10k).
 
 Generates ``--n`` doubly-annotated samples (seeded) the way a real project looks: texts of 8–60
 tokens cut into 1–4 segments, 20 annotators paired at random, submissions spread over 12 weeks

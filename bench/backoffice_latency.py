@@ -1,4 +1,4 @@
-"""The back office as a lead feels it, in real Chromium (issue 22, "Speed").
+"""The back office as a lead feels it, in real Chromium (every page within its speed target).
 
 For a project of 200 and one of 20,000 doubly annotated texts (bulk-loaded by
 ``bench/annotated_pool.py``, then settled by ``resolving.resolve_project`` as ``chronocept

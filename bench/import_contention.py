@@ -1,4 +1,4 @@
-"""Annotators working while a lead imports a large text file (issue 9 item 6), SQLite.
+"""Annotators working while a lead imports a large text file, SQLite.
 
 A fresh SQLite file gets a project with ``--pool`` texts and ``--annotators`` annotators. First
 the annotators work alone for ``--baseline`` seconds; then the same annotators work while

@@ -1,4 +1,4 @@
-"""Workbench latency as an annotator feels it, in real Chromium (issue 10's targets).
+"""Workbench latency as an annotator feels it, in real Chromium (the SPEC's targets, below).
 
 The script starts the app itself (``streamlit run app.py``) on a temporary SQLite database with
 an admin, one annotator and the demo project (made with the project's own services, as the
@@ -21,13 +21,13 @@ checked on every DOM mutation (the document and every open shadow root are obser
 every animation frame. "Visible" is taken after the frame that draws the change (the next
 animation frame, then a message-channel task, i.e. once that frame has been painted);
 "acknowledged" is the moment the DOM says so: on the annotation surface
-(``ui/components/annotation_surface.py``, DOM contract in issue 10's CONTRACT.md)
+(``ui/components/annotation_surface.py``, whose DOM the module docstring describes)
 ``[data-testid="surface"]`` has ``data-pending="0"`` and ``data-acked`` ≥ the edit's seq (one
 more than ``data-acked`` before the edit: the script waits for each edit's acknowledgement
 before the next). Submit is one key (Alt+Enter) → the next sample's text drawn (a new
 ``data-annotation-id``).
 
-The workbench before issue 10 (Streamlit widgets, one rerun per edit) was measured by this
+The workbench before the annotation surface (Streamlit widgets, one rerun per edit) was measured by this
 script's earlier version (``git log -- bench/ui_latency.py``; its figures are in
 ``bench/results/ui_latency_before.txt``); that workbench no longer exists, so this version
 drives only the surface.
@@ -80,7 +80,7 @@ PLOT = '[data-testid="curve-plot"]'
 POINTS = ((40.0, 0.5), (58.0, 1.0), (85.0, 0.3))
 AXES = ("main", "static")
 
-#: (interaction, target in ms, which percentile the target is for) — issue 10, "How it is judged".
+#: (interaction, target in ms, which percentile the target is for) (SPEC section 10).
 TARGETS = {
     "sign-in → queue visible": (1000.0, "p95"),
     "sidebar navigation → page heading": (500.0, "p95"),
@@ -91,7 +91,7 @@ TARGETS = {
     "edit → acknowledged: axis click": (150.0, "p95"),
     "edit → acknowledged: chart click": (150.0, "p95"),
     "submit → next sample visible": (400.0, "p95"),
-    # issue 22, item 11: a boundary click on a 2,500-token text (it took 220–390 ms on 840)
+    # a boundary click on a 2,500-token text (it took 220–390 ms on 840)
     "long text: gap click → visible": (50.0, "p95"),
 }
 from ui_latency_long import LONG_TEXT, long_text  # noqa: E402  (the 2,500-token part)

@@ -1,4 +1,4 @@
-"""The long-text part of ``bench/ui_latency.py`` (issue 22, item 11): boundary clicks on a
+"""The long-text part of ``bench/ui_latency.py``: boundary clicks on a
 2,500-token text, click → the text shows the change, painted."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 SQLite cannot alter most of a table in place, so Alembic's batch mode rebuilds it: create a new
 table, copy the rows, drop the old one, rename. With ``PRAGMA foreign_keys=ON`` the drop deletes
-every child row through ``ON DELETE CASCADE`` (issue 9: upgrading to 0003 emptied
-``annotations`` and ``assignments``). So on SQLite every upgrade runs
+every child row through ``ON DELETE CASCADE`` (an upgrade to 0003 once emptied
+``annotations`` and ``assignments`` that way). So on SQLite every upgrade runs
 
 1. with foreign keys turned off on the connection *before* its transaction begins (the pragma is
    a no-op inside a transaction),

@@ -1,5 +1,5 @@
 """Lead: find near-duplicate texts before annotation and confirm or release each pair; and the
-**Consistency** view: similar texts whose gold curves or axes disagree (issue 12 item 7)."""
+**Consistency** view: similar texts whose gold curves or axes disagree."""
 
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ Case box, Previous / Next and the ``?case=`` deep link).
 Every control writes one thing, the open item id under :data:`K_PICK`; the page then draws that
 case and only that case, and every decision button names it. A control chooses by the id it
 showed the lead when it was drawn, never by a position computed later, so a click made while the
-page redraws opens what the lead saw (issue 22: the Case box did nothing, because the table's
-selection callback put the old case back in the same rerun).
+page redraws opens what the lead saw (a Case box that chose
+by the table's selection did nothing: the selection callback put the old case back in the same
+rerun).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Curve agreement: how far apart the annotators' validity curves are (issue 12, item 1).
+"""Curve agreement: how far apart the annotators' validity curves are.
 
 Consumes curve parameters. For every pair of a sample's ratings with ξ, ω, α, the Wasserstein-1
 distance between the two normalised densities on the log-time axis and their overlap coefficient

@@ -6,7 +6,7 @@ fits ``S · f(x; ξ, ω, α)``, a skew-normal density times a scale factor S > 0
 squares (Trust Region Reflective, ``scipy.optimize.curve_fit(method="trf")``), and reports the
 RMSE over the points.
 
-**The curve and the points** (issue 10, item 4). The points are relative validity, so the fitted
+**The curve and the points**. The points are relative validity, so the fitted
 curve never rises above 100 %: the fit is ``h · f(x) / f_max`` with a peak height
 ``h = S · f_max`` in (0, 1], ``f_max`` the density's maximum over the chart (SPEC's "free S" is
 free below that ceiling). The chart draws exactly that fitted curve (:func:`drawn_curve`,

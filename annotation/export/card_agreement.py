@@ -1,4 +1,4 @@
-"""The agreement section of the dataset card (issue 12 item 8): each headline figure of the
+"""The agreement section of the dataset card: each headline figure of the
 agreement report with its bootstrap interval, in words a dataset user reads.
 
 :func:`card_figures` turns an :class:`~annotation.agreement.report.AgreementReport` (the

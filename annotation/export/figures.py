@@ -1,5 +1,5 @@
 """The figures an export computes rather than reads: each gold sample's provenance figures (W1,
-Pk and Jaccard between its submitted annotations, SPEC section 7 and issue 12 item 8) and the
+Pk and Jaccard between its submitted annotations, SPEC section 7) and the
 card's headline agreement figures, from one compact input.
 
 :class:`FigureInput` holds plain values only — strings, numbers, tuples, datetimes — so it

@@ -1,4 +1,4 @@
-"""Consistency across similar texts (issue 12 item 7): the lead's list of pairs of texts that
+"""Consistency across similar texts: the lead's list of pairs of texts that
 are nearly the same (SBERT cosine ≥ ``consistency_similarity_min``) but whose gold curves differ
 by more than ``flag_w1_max`` in W1, or whose gold uses different axes.
 

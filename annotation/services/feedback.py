@@ -1,4 +1,4 @@
-"""Feedback to annotators (issue 12 item 5): their own settled production work against the gold.
+"""Feedback to annotators: their own settled production work against the gold.
 
 Every query here starts from :func:`_own_settled`: the acting user's *own submitted* annotations
 of *production* samples (not warm-up, which gives its own feedback) that are active and have a

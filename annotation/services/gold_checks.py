@@ -1,4 +1,4 @@
-"""Ongoing gold checks (issue 12 item 6): scoring a submitted check, the pause and its lift,
+"""Ongoing gold checks: scoring a submitted check, the pause and its lift,
 and the lead's view of every annotator's accuracy against gold. The rules are
 :mod:`annotation.gold_checks`; handing checks out is :mod:`annotation.services.queue`.
 

@@ -1,4 +1,4 @@
-"""Sign-in sessions that survive a reload, a new tab and a bookmark (issue 10, item 6).
+"""Sign-in sessions that survive a reload, a new tab and a bookmark.
 
 At sign-in the app asks :func:`start_session` for a random token (``secrets.token_urlsafe(32)``,
 256 bits) and hands it to the browser in a cookie. Only the token's SHA-256 (hex) is stored, in
@@ -20,7 +20,7 @@ their expiry and keeps at most :data:`MAX_SESSIONS_PER_USER` live sessions per u
 beyond that are revoked) and as many revoked ones (kept until they expire so that a browser still
 holding one is told why it was signed out).
 
-No password is hashed here, so every transaction is short (issue 9, item 4: Argon2 never runs
+No password is hashed here, so every transaction is short (Argon2 never runs
 inside a write transaction — :func:`accounts.authenticate` checks the password first, with no
 transaction open, and only then is a session started).
 """

@@ -6,7 +6,7 @@ after the shared ``instance_cleanup.js``, ``curve_points.js`` and ``text_gaps.js
 Why one component
 -----------------
 When every click was a Streamlit rerun, clicks and keys that arrived while a rerun was in flight
-raced with it and were lost (issue 10). The surface therefore owns the annotation while it is
+raced with it and were lost. The surface therefore owns the annotation while it is
 being made: segmentation, axes, points, hand-tuned parameters, step and flag are edited locally
 and drawn at once, and every edit is sent to the server as one ordered, idempotent **event log**.
 The server (``annotation.services.workbench_events.apply_events``) replays the log through
