@@ -4,6 +4,8 @@ the export's provenance.
 
 * **confidence** (1–5) and **error type** (:data:`ERROR_TYPES`): recorded with every decision,
   checked by :func:`decision_record_problem`;
+* **decisions** (:data:`DECISIONS`): every name a lead's decision goes by — the service's, the
+  Review page's option and history, the annotator's Feedback, the gold source and the export's;
 * **resolution source** (:func:`resolution_source`): the stored gold's ``source`` as the export
   names it — automatic (the mean, settled or accepted), edited, taken (one annotator's version) or
   pooled (the refitted linear pool);
@@ -35,14 +37,66 @@ ERROR_TYPES: Mapping[str, str] = {
     "annotator_error": "Annotator error",
     "other": "Other",
 }
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision a lead can make on a review case: every name it goes by, in one place.
+
+    ``name`` is what the service takes and the history stores; ``choice`` and ``choice_label``
+    are the Review page's option for it; ``done_label`` is how the case's history says it,
+    ``annotator_words`` how an annotator's Feedback page says it beside the lead's note (None: not
+    shown there); ``gold_source`` is the stored gold's ``source`` (None: no gold is stored) and
+    ``export_value`` the resolution source the export names; ``needs`` is what the decision needs
+    besides confidence and error type (``"note"``, ``"edit"`` or ``"annotation"``).
+    """
+
+    name: str
+    choice: str
+    choice_label: str
+    done_label: str
+    annotator_words: str | None
+    gold_source: str | None
+    export_value: str | None
+    needs: str | None = None
+
+
+#: The lead's decisions, in the Review page's order. Adding a decision is adding an entry here and
+#: its handler in :mod:`annotation.services.review` (a test checks the two agree).
+DECISIONS: tuple[Decision, ...] = (
+    Decision("accept_auto", "accept", "Accept", "Accepted the automatic resolution",
+             "accepted the automatic resolution", "accepted", "automatic"),
+    Decision("accept_pooled", "pooled", "Accept pooled", "Accepted the pooled resolution",
+             "pooled the curves", "pooled", "pooled"),
+    Decision("take_version", "take", "Take a version", "Took one annotator's version",
+             "chose the gold", "annotator", "taken", needs="annotation"),
+    Decision("edit", "edit", "Edit", "Stored an edited resolution",
+             "set the gold by hand", "edited", "edited", needs="edit"),
+    Decision("send_back", "send_back", "Send back", "Sent back to the annotators",
+             "sent the sample back", None, None, needs="note"),
+    Decision("discard", "discard", "Discard", "Discarded the sample", None, None, None, needs="note"),
+)
+#: Decision name → its entry.
+DECISION_BY_NAME: Mapping[str, Decision] = {d.name: d for d in DECISIONS}
+#: Gold settled without a lead (the mean of agreeing annotations).
+AUTO_SOURCE = "auto"
 #: Stored gold ``source`` → the resolution source the export names.
 RESOLUTION_SOURCES: Mapping[str, str] = {
-    "auto": "automatic",        # settled without a lead
-    "accepted": "automatic",    # the lead accepted the automatic resolution
-    "edited": "edited",
-    "annotator": "taken",
-    "pooled": "pooled",
+    AUTO_SOURCE: "automatic",
+    **{d.gold_source: d.export_value for d in DECISIONS if d.gold_source and d.export_value},
 }
+
+
+def decision_named(name: object) -> Decision | None:
+    """The decision called ``name``, or None when there is none.
+
+    Examples:
+        >>> decision_named("take_version").gold_source, decision_named("take_version").export_value
+        ('annotator', 'taken')
+        >>> decision_named("approve") is None
+        True
+    """
+    return DECISION_BY_NAME.get(name) if isinstance(name, str) else None
 
 
 def decision_record_problem(confidence: object, error_type: object) -> str | None:
@@ -215,5 +269,5 @@ def _by_sample(sample_of: Sequence[int], values, pick) -> dict[int, float]:  # t
     return out
 
 
-__all__ = ["CONFIDENCE_LEVELS", "ERROR_TYPES", "RESOLUTION_SOURCES", "PairFigures", "SampleFigures",
-           "decision_record_problem", "pair_figures", "resolution_source", "sample_figures"]
+__all__ = ["AUTO_SOURCE", "CONFIDENCE_LEVELS", "DECISIONS", "DECISION_BY_NAME", "ERROR_TYPES", "RESOLUTION_SOURCES",
+           "Decision", "PairFigures", "SampleFigures", "decision_named", "decision_record_problem", "pair_figures", "resolution_source", "sample_figures"]

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.wording import counted
-from annotation.adjudication import CONFIDENCE_LEVELS, ERROR_TYPES
+from annotation.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
 from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
@@ -54,23 +54,9 @@ POOLED_COLOR = "#0d9488"
 SORT_LABELS = {"oldest": "Oldest first", "newest": "Newest first", "w1": "Largest W1 first",
                "pk": "Largest Pk first"}
 
-ACTIONS = {
-    "accept": "Accept",
-    "pooled": "Accept pooled",
-    "take": "Take a version",
-    "edit": "Edit",
-    "send_back": "Send back",
-    "discard": "Discard",
-}
-DECISION_LABELS = {
-    "review opened": "Review opened",
-    "accept_auto": "Accepted the automatic resolution",
-    "accept_pooled": "Accepted the pooled resolution",
-    "edit": "Stored an edited resolution",
-    "take_version": "Took one annotator's version",
-    "send_back": "Sent back to the annotators",
-    "discard": "Discarded the sample",
-}
+#: The Decision box's options and the history's words, from the one table of decisions.
+ACTIONS = {d.choice: d.choice_label for d in DECISIONS}
+DECISION_LABELS = {"review opened": "Review opened", **{d.name: d.done_label for d in DECISIONS}}
 
 actor, db, project = lead_page("Review", flash_key=K_FLASH)
 

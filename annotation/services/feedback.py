@@ -24,6 +24,7 @@ from datetime import datetime
 from sqlalchemy import Select, false, func, or_, select
 from sqlalchemy.orm import Session
 
+from annotation.adjudication import DECISIONS
 from annotation.gold_feedback import (
     GoldScore,
     MineAndGold,
@@ -56,13 +57,7 @@ _HOW = {
 _BY_A_LEAD = "Settled by a lead"
 _TAKEN = ("annotator", "taken")
 #: The lead's decisions, as the annotator reads them beside a note (no one's name).
-_DECISIONS = {
-    "accept_auto": "accepted the automatic resolution",
-    "edit": "set the gold by hand",
-    "take_version": "chose the gold",
-    "send_back": "sent the sample back",
-    "accept_pooled": "pooled the curves",
-}
+_DECISIONS = {d.name: d.annotator_words for d in DECISIONS if d.annotator_words}
 
 
 @dataclass(frozen=True)

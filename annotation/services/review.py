@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from annotation.adjudication import decision_record_problem
+from annotation.adjudication import DECISION_BY_NAME, decision_named, decision_record_problem
 from annotation.lead_edit import LeadEdit
 from annotation.protocol import AnnotationContent
 from annotation.curves import CurveFitError
@@ -52,8 +52,6 @@ from db.models import (
     User,
     utcnow,
 )
-
-DECISIONS = ("accept_auto", "accept_pooled", "edit", "take_version", "send_back", "discard")
 
 #: The review queue (:mod:`annotation.services.review_queue`), reached from here too.
 DAILY_REVIEW, SORTS, ReviewRow = _queue.DAILY_REVIEW, _queue.SORTS, _queue.ReviewRow
@@ -142,24 +140,39 @@ def sample_history(db: Database, actor: Actor, sample_id: int) -> list[dict]:
         return _history(s, sample_id)
 
 
+@dataclass(frozen=True)
+class _Case:
+    """What a decision's handler works on, inside the decision's write transaction."""
+
+    s: Session
+    actor: Actor
+    sample: Sample
+    annotations: Sequence[Annotation]
+    note: str
+    edit: LeadEdit | None
+    annotation_id: int | None
+
+
 def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidence: int | None = None,
            error_type: str | None = None, note: str = "", edit: LeadEdit | None = None,
            annotation_id: int | None = None) -> str:
     """Lead: settle an open review item (see module docstring). Returns the decision.
 
+    ``decision`` is one of :data:`annotation.adjudication.DECISIONS` (what each needs is there).
     Every decision needs the lead's ``confidence`` (1–5) and ``error_type``
     (:data:`annotation.adjudication.ERROR_TYPES`), stored on the item and on the gold it stores.
     ``edit`` needs the lead's ``edit`` (stored as an edited resolution by the lead); ``take_version`` needs the ``annotation_id`` to take;
     ``send_back`` and ``discard`` need a ``note`` (the annotators and the history show it).
     A decision on an item that is no longer open raises :class:`StaleVersion`.
     """
-    if decision not in DECISIONS:
+    chosen = decision_named(decision)
+    if chosen is None:
         raise InvalidInput(f"Unknown decision {decision!r}.")
     problem = decision_record_problem(confidence, error_type)
     if problem:
         raise InvalidInput(problem)
     note = (note or "").strip()
-    if decision in ("send_back", "discard") and not note:
+    if chosen.needs == "note" and not note:
         raise InvalidInput("Say why in the note: the annotators and the history show it.")
     with db.write() as s:
         require_role(s, actor, "lead")
@@ -169,45 +182,11 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
         if item.status != "open":
             raise StaleVersion("Another lead already decided this sample; reload the queue.")
         smp = s.get(Sample, item.sample_id)
-        anns = submitted_annotations(s, smp.id)
-        gold = None
-        if decision in ("accept_auto", "accept_pooled"):
-            usable = usable_versions(anns, smp.n_tokens)
-            if not usable:
-                raise InvalidInput("No complete annotation to resolve; send the sample back or discard it.")
-            if decision == "accept_auto":
-                gold = store_gold(s, smp, resolve_pair(usable), "accepted", actor.user_id, note)
-            else:
-                pooled, _ = _pooled(usable)
-                if pooled is None:
-                    raise InvalidInput("No curve on the time axis to pool; edit the resolution instead.")
-                gold = store_gold(s, smp, pooled, "pooled", actor.user_id, note)
-        elif decision == "edit":
-            if edit is None or edit.n_tokens != smp.n_tokens:
-                raise InvalidInput("The edited resolution does not fit this text.")
-            if edit.has_unlabelled_segment:
-                raise InvalidInput("Every segment of the resolution needs at least one axis.")
-            if edit.curve_problem:  # no annotation had a curve and the lead typed none
-                raise InvalidInput(f"Not stored. {edit.curve_problem}")
-            gold = store_gold(s, smp, edit.resolution((actor.username,)), "edited", actor.user_id, note)
-        elif decision == "take_version":
-            chosen = next((a for a in anns if a.id == annotation_id), None)
-            if chosen is None:
-                raise InvalidInput("Choose one of this sample's annotations to take.")
-            try:
-                version = AnnotatorVersion.from_content(chosen.annotator_id, annotation_content(chosen),
-                                                        smp.n_tokens)
-            except (SegmentationError, ValueError):
-                raise InvalidInput("That annotation is unfinished and cannot be taken.") from None
-            if None in version.segment_axes:
-                raise InvalidInput("That annotation has segments without an axis and cannot be taken.")
-            gold = store_gold(s, smp, take_version(version), "annotator", actor.user_id, note, chosen.id)
-        elif decision == "send_back":
-            _send_back(s, smp, anns, note)
-        else:  # discard
-            smp.status = "discarded"
-            s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
-        if gold is not None:
+        case = _Case(s, actor, smp, submitted_annotations(s, smp.id), note, edit, annotation_id)
+        resolution = _HANDLERS[chosen.name](case)
+        if chosen.gold_source is not None:
+            resolution, taken_from = resolution if isinstance(resolution, tuple) else (resolution, None)
+            gold = store_gold(s, smp, resolution, chosen.gold_source, actor.user_id, note, taken_from)
             gold.confidence, gold.error_type = confidence, error_type
         item.status, item.decision, item.note = "closed", decision, note
         item.confidence, item.error_type = confidence, error_type
@@ -215,6 +194,73 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
         audit.record(s, actor.user_id, f"review_{decision}", "sample", smp.id, item=item.id, note=note,
                      confidence=confidence, error_type=error_type)
         return decision
+
+
+def _usable(case: _Case) -> list:  # type: ignore[type-arg]
+    usable = usable_versions(case.annotations, case.sample.n_tokens)
+    if not usable:
+        raise InvalidInput("No complete annotation to resolve; send the sample back or discard it.")
+    return usable
+
+
+def _accept_auto(case: _Case) -> Resolution:
+    return resolve_pair(_usable(case))
+
+
+def _accept_pooled(case: _Case) -> Resolution:
+    pooled, _ = _pooled(_usable(case))
+    if pooled is None:
+        raise InvalidInput("No curve on the time axis to pool; edit the resolution instead.")
+    return pooled
+
+
+def _edit(case: _Case) -> Resolution:
+    edit = case.edit
+    if edit is None or edit.n_tokens != case.sample.n_tokens:
+        raise InvalidInput("The edited resolution does not fit this text.")
+    if edit.has_unlabelled_segment:
+        raise InvalidInput("Every segment of the resolution needs at least one axis.")
+    if edit.curve_problem:  # no annotation had a curve and the lead typed none
+        raise InvalidInput(f"Not stored. {edit.curve_problem}")
+    return edit.resolution((case.actor.username,))
+
+
+def _take_version(case: _Case) -> tuple[Resolution, int]:
+    chosen = next((a for a in case.annotations if a.id == case.annotation_id), None)
+    if chosen is None:
+        raise InvalidInput("Choose one of this sample's annotations to take.")
+    try:
+        version = AnnotatorVersion.from_content(chosen.annotator_id, annotation_content(chosen),
+                                                case.sample.n_tokens)
+    except (SegmentationError, ValueError):
+        raise InvalidInput("That annotation is unfinished and cannot be taken.") from None
+    if None in version.segment_axes:
+        raise InvalidInput("That annotation has segments without an axis and cannot be taken.")
+    return take_version(version), chosen.id
+
+
+def _send_back_case(case: _Case) -> None:
+    _send_back(case.s, case.sample, case.annotations, case.note)
+
+
+def _discard(case: _Case) -> None:
+    case.sample.status = "discarded"
+    case.s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == case.sample.id))
+
+
+#: One handler per decision of :data:`annotation.adjudication.DECISIONS`: it checks what the
+#: decision needs and returns the resolution to store as gold (with the annotation it was taken
+#: from, for ``take_version``), or does the decision's own work and returns None.
+_HANDLERS: Mapping[str, Callable[[_Case], object]] = {
+    "accept_auto": _accept_auto,
+    "accept_pooled": _accept_pooled,
+    "take_version": _take_version,
+    "edit": _edit,
+    "send_back": _send_back_case,
+    "discard": _discard,
+}
+if set(_HANDLERS) != set(DECISION_BY_NAME):  # pragma: no cover - a decision without a handler
+    raise ImportError(f"review handlers {sorted(_HANDLERS)} ≠ decisions {sorted(DECISION_BY_NAME)}")
 
 
 def _send_back(s: Session, smp: Sample, anns: Sequence[Annotation], note: str) -> None:

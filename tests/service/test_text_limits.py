@@ -31,7 +31,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import String, Text, select
 
 from annotation.settings import NEWEST_GUIDELINES
-from annotation.adjudication import ERROR_TYPES, RESOLUTION_SOURCES
+from annotation.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SOURCES
 from annotation.duplicates import REPRESENTATIONS
 from annotation.embeddings import SBERT_MODEL_NAME
 from annotation.export.dataset import LICENCE_MAX_CHARS
@@ -43,7 +43,6 @@ from annotation.services import (
     jobs,
     projects,
     queue,
-    review,
     sessions,
     text_imports,
     warmup_set,
@@ -128,7 +127,7 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
     "gold_annotations.error_type": MadeByCode("an error type the lead picks from a list",
                                               lambda: ERROR_TYPES),
     "review_items.status": MadeByCode("open or closed (a check constraint)", lambda: ("open", "closed")),
-    "review_items.decision": MadeByCode("a decision the lead picks", lambda: review.DECISIONS),
+    "review_items.decision": MadeByCode("a decision the lead picks", lambda: [d.name for d in DECISIONS]),
     "review_items.error_type": MadeByCode("an error type the lead picks from a list", lambda: ERROR_TYPES),
     "review_days.day": MadeByCode("an ISO date", lambda: [date.max.isoformat()]),
     "qualifications.status": MadeByCode("warmup or admitted (a check constraint)",

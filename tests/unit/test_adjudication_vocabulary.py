@@ -123,3 +123,22 @@ def test_curve_means_are_what_the_agreement_report_computes_and_can_stand_in_for
     assert reused.intervals["w1"] == pytest.approx(computed.intervals["w1"])
     with pytest.raises(ValueError, match="one W1 and one overlap per sample"):
         SampleSet(rated).use_curve_distances(w1[:3], overlap)
+
+
+def test_one_table_names_every_decision_everywhere():
+    """The service, the Review page, the history, Feedback and the export read one table."""
+    from annotation.adjudication import DECISIONS, RESOLUTION_SOURCES, decision_named
+    from annotation.services import review
+
+    names = [d.name for d in DECISIONS]
+    assert names == ["accept_auto", "accept_pooled", "take_version", "edit", "send_back", "discard"]
+    assert set(review._HANDLERS) == set(names)  # a handler per decision, no more
+    assert len({d.choice for d in DECISIONS}) == len(DECISIONS)  # one option each on the page
+    # every decision that stores gold names the export's source for it; the others store none
+    for d in DECISIONS:
+        assert (d.gold_source is None) == (d.export_value is None) == (d.name in ("send_back", "discard"))
+        if d.gold_source:
+            assert resolution_source(d.gold_source) == d.export_value
+    assert RESOLUTION_SOURCES["auto"] == "automatic"
+    assert decision_named("discard").needs == "note" and decision_named("edit").needs == "edit"
+    assert decision_named(None) is None and decision_named("approve") is None
