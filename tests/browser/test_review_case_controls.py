@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 
 from annotation.services import review
 from tests.browser.flow_steps import wait_for_idle
@@ -37,8 +37,19 @@ def heading(page, external_id: str):
 
 
 def choose_in_box(page, external_id: str) -> None:
-    page.get_by_role("combobox", name="Case").click()
-    page.get_by_role("option", name=external_id, exact=False).first.click()
+    """Open the Case box and click the option; if the list closed before the option could be
+    clicked, open it again, as a person would. A rerun still in flight from the controls pressed
+    just before sets the box to the case it opens, which closes an open list (seen beside busy
+    loops: the option kept being detached until Playwright's 15 s ran out). A click that landed
+    is never repeated: only a click Playwright could not make is tried again."""
+    for attempt in range(6):
+        page.get_by_role("combobox", name="Case").click()
+        try:
+            page.get_by_role("option", name=external_id, exact=False).first.click(timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 5:
+                raise
 
 
 def choose_by_keys(page, external_id: str) -> None:
