@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.duplicates import find_near_duplicates, tfidf_matrix  # noqa: E402
+from annotation.corpus.duplicates import find_near_duplicates, tfidf_matrix  # noqa: E402
 
 RATIO_TARGET = 1.3
 PEAK_TARGET_MB = 2048.0
@@ -245,7 +245,7 @@ def _found(marks, planted) -> dict[str, float]:
 
 
 def phase_embed(args) -> dict:
-    from annotation.embeddings import embed_texts, load_sbert
+    from annotation.corpus.embeddings import embed_texts, load_sbert
 
     texts, _ = make_corpus(args.n, args.seed)
     model = load_sbert()
@@ -256,7 +256,7 @@ def phase_embed(args) -> dict:
 
 
 def phase_full(args) -> dict:
-    from annotation.embeddings import embed_texts, load_sbert
+    from annotation.corpus.embeddings import embed_texts, load_sbert
 
     texts, planted = make_corpus(args.n, args.seed)
     model = load_sbert()

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import event  # noqa: E402
 
-from annotation.protocol import AnnotationContent  # noqa: E402
+from annotation.workbench.protocol import AnnotationContent  # noqa: E402
 from annotation.services import accounts, projects, queue, submission, text_imports  # noqa: E402
-from annotation.text_import import TextRecord  # noqa: E402
+from annotation.corpus.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 
 POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))

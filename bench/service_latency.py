@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from annotation.protocol import AnnotationContent  # noqa: E402
+from annotation.workbench.protocol import AnnotationContent  # noqa: E402
 from annotation.services import queue, submission  # noqa: E402
 from db.engine import Database  # noqa: E402
 from annotated_pool import Setup, build  # noqa: E402  (bench/annotated_pool.py, beside this script)

@@ -237,7 +237,7 @@ def make_database(backend: str, pg_admin: str) -> tuple[str, callable]:
 
 def populate(url: str, n_annotators: int, n_texts: int) -> tuple[list, object, int, int, int]:
     from annotation.services import accounts, projects
-    from annotation.text_import import TextRecord
+    from annotation.corpus.text_import import TextRecord
     from db.engine import Database
 
     db = Database.connect(url)

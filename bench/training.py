@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, work: Path) -> int:
 
     load_seconds = 0.0
     if args.encoder == "sbert":
-        from annotation.embeddings import load_sbert
+        from annotation.corpus.embeddings import load_sbert
 
         started = time.perf_counter()
         load_sbert("cuda" if args.device == "cuda" else "cpu")

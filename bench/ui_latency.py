@@ -61,9 +61,9 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from annotation.protocol import AnnotationContent  # noqa: E402
+from annotation.workbench.protocol import AnnotationContent  # noqa: E402
 from annotation.services import accounts, projects, queue, submission  # noqa: E402
-from annotation.text_import import TextRecord  # noqa: E402
+from annotation.corpus.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.browser import app_server  # noqa: E402

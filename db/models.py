@@ -254,7 +254,7 @@ class Annotation(Base):
     event_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: a gold check (``annotation.services.gold_checks``): handed to an admitted annotator from
     #: the warm-up set like production work, scored against gold, never counted, flagged,
-    #: settled, exported or in agreement (``annotation.gold_checks`` has the rules)
+    #: settled, exported or in agreement (``annotation.quality.gold_checks`` has the rules)
     is_gold_check: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 

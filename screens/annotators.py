@@ -1,6 +1,6 @@
 """Lead: the annotator dashboard — output per day, time per sample, flag rates, agreement with
 partners and drafts in progress, the figures that show fatigue or drift (definitions in
-``annotation.annotator_stats``). Filters: a date range and an annotator subset.
+``annotation.quality.annotator_stats``). Filters: a date range and an annotator subset.
 
 Gold checks (``annotation.services.gold_checks``): annotators paused by the checks are listed at
 the top, each with a note and a *Lift the pause* button; the accuracy trend against gold (W1,
@@ -15,7 +15,7 @@ import plotly.express as px
 import streamlit as st
 
 from annotation.agreement import shown_threshold
-from annotation.csv_safety import safe_csv
+from annotation.corpus.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
 from annotation.services import dashboard, gold_checks

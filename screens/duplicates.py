@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
-from annotation.embeddings import load_sbert
+from annotation.corpus.embeddings import load_sbert
 from annotation.services import consistency, duplicates
 from annotation.wording import counted
 from ui.display import axis_label, plain

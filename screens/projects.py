@@ -5,7 +5,7 @@ import streamlit as st
 
 from annotation.wording import counted
 from annotation.services import projects
-from annotation.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
+from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from ui.display import plain
 from ui.session import (
     PROJECT_KEY, current_project, get_database, require_actor, service_errors, show_pending_toast,

@@ -4,9 +4,9 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.flag_reasons import flag_label
+from annotation.review.flag_reasons import flag_label
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.qualification import CURVE_BY_ICC
+from annotation.quality.qualification import CURVE_BY_ICC
 from annotation.services import gold_checks, qualification, queue
 from annotation.wording import counted
 from ui.display import plain

@@ -18,11 +18,11 @@ import pandas as pd
 import streamlit as st
 
 from annotation.wording import counted
-from annotation.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
-from annotation.flag_reasons import FLAG_CODES, flag_label
-from annotation.lead_edit import LeadEdit
+from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
+from annotation.review.flag_reasons import FLAG_CODES, flag_label
+from annotation.review.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.sample_disagreement import can_be_taken, sample_disagreement
+from annotation.review.sample_disagreement import can_be_taken, sample_disagreement
 from annotation.segmentation import segment_texts, spaces_after, token_texts
 from annotation.services import review
 from annotation.services.errors import ServiceError

@@ -12,9 +12,9 @@ import streamlit as st
 
 from annotation.wording import counted
 from annotation.axes import AXES
-from annotation.dataset_stats import TARGET_KEYS
+from annotation.corpus.dataset_stats import TARGET_KEYS
 from annotation.services import exports
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE, convert_base, tick_positions
 from ui.display import curve_polyline, plain
 from ui.session import lead_page, service_errors

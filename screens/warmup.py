@@ -21,8 +21,8 @@ import streamlit as st
 
 from annotation.agreement import shown_threshold
 from annotation.curves import MAX_POINTS
-from annotation.lead_edit import LeadEdit
-from annotation.qualification import CURVE_BY_ICC, ICC_MIN_SAMPLES
+from annotation.review.lead_edit import LeadEdit
+from annotation.quality.qualification import CURVE_BY_ICC, ICC_MIN_SAMPLES
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import qualification, warmup_set
 from annotation.services.errors import ServiceError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 
 
 def gold_project(db, lead, n: int = 40, name: str = "Gold") -> int:

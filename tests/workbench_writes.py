@@ -1,5 +1,5 @@
 """The annotator's writes for tests, through the one write path the workbench uses: a content
-becomes the surface's numbered edits (:func:`annotation.edit_script.edits_between`) applied by
+becomes the surface's numbered edits (:func:`annotation.workbench.edit_script.edits_between`) applied by
 :func:`annotation.services.workbench_events.apply_events` — so what the tests check is what
 annotators run.
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import uuid
 
-from annotation.edit_script import edits_between
-from annotation.protocol import AnnotationContent
+from annotation.workbench.edit_script import edits_between
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import queue, workbench_events
 from annotation.services.queue import WorkItem
 

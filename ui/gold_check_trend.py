@@ -12,8 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from annotation.flag_reasons import flag_label
-from annotation.gold_checks import CheckThresholds, window_share
+from annotation.review.flag_reasons import flag_label
+from annotation.quality.gold_checks import CheckThresholds, window_share
 from annotation.services.gold_checks import CheckRow
 
 COLUMNS = ("scored_at", "annotator", "sample", "w1", "jaccard", "pk", "passed", "flags", "note",

@@ -1,6 +1,6 @@
 """The segment editor the Review page (edit a resolution) and the Warm-up page (make gold) share.
 
-The edit lives in ``st.session_state[state_key]`` as an :class:`annotation.lead_edit.LeadEdit`;
+The edit lives in ``st.session_state[state_key]`` as an :class:`annotation.review.lead_edit.LeadEdit`;
 the callbacks below replace it with the edited one; :func:`segment_axes_editor` draws the text
 with its clickable gaps and one axis choice per segment.
 """
@@ -12,7 +12,7 @@ from functools import partial
 import streamlit as st
 
 from annotation.axes import AXIS_NAMES
-from annotation.lead_edit import LeadEdit
+from annotation.review.lead_edit import LeadEdit
 from annotation.segmentation import Segmentation, segment_texts, spaces_after, token_texts
 from ui.components import token_boundary_editor
 from ui.display import PARAM_RANGES, axis_color, axis_label, plain

@@ -15,14 +15,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.csv_safety import safe_csv
+from annotation.corpus.csv_safety import safe_csv
 
 #: The most rows written as CSV on every run of the page; a larger table waits to be asked for.
 AT_ONCE_MAX_ROWS = 5_000
 
 
 def table_download(label: str, table: pd.DataFrame, file_name: str, key: str) -> None:
-    """A download button for ``table`` as CSV (:func:`annotation.csv_safety.safe_csv`) named
+    """A download button for ``table`` as CSV (:func:`annotation.corpus.csv_safety.safe_csv`) named
     ``file_name`` — for a large table, first a button that prepares it (module docstring)."""
     if len(table) <= AT_ONCE_MAX_ROWS:
         _button(label, safe_csv(table), file_name, key)

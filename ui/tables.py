@@ -3,11 +3,11 @@
 Tables show what people typed: names, notes, texts, licences. Streamlit's table toolbar offers
 "Download as CSV" (and copying cells), and writes each cell as it is, so a display name such as
 ``=HYPERLINK("http://…","Open")`` becomes a live formula once the file is opened in a spreadsheet
-(CSV injection, :mod:`annotation.csv_safety`). Streamlit 1.67 cannot turn that download off for
+(CSV injection, :mod:`annotation.corpus.csv_safety`). Streamlit 1.67 cannot turn that download off for
 one table, only for the whole app: ``client.disableDataExport`` in ``.streamlit/config.toml``
 hides it (and the copy) on every table. A table worth taking away gets the app's own download
 button instead (``download=``: :func:`ui.table_download.table_download`, which writes
-:func:`annotation.csv_safety.safe_csv`).
+:func:`annotation.corpus.csv_safety.safe_csv`).
 
 Should an operator turn the toolbar's export back on (another config file, an environment
 variable), the text cells are neutralised before they reach the table, so its CSV is still safe;
@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotation.csv_safety import neutralise_frame
+from annotation.corpus.csv_safety import neutralise_frame
 from ui.table_download import table_download
 
 #: the Streamlit option that hides the toolbar's CSV download and copy on every table

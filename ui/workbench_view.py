@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from annotation import editing
+from annotation.workbench import editing
 from annotation.axes import AXES
 from annotation.curves import (
     MAX_POINTS,
@@ -26,9 +26,9 @@ from annotation.curves import (
     peak_height,
     residual_message,
 )
-from annotation.elicitation import curve_feedback
-from annotation.flag_reasons import ANNOTATOR_FLAGS
-from annotation.protocol import NO_CURVE, AnnotationContent, submission_problems
+from annotation.workbench.elicitation import curve_feedback
+from annotation.review.flag_reasons import ANNOTATOR_FLAGS
+from annotation.workbench.protocol import NO_CURVE, AnnotationContent, submission_problems
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.queue import WorkItem
 from annotation.services.submission import hand_tuned_misses

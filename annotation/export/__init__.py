@@ -7,7 +7,7 @@ with one short task function, :func:`export_hf_dataset` (here), driving them:
 * :mod:`~annotation.export.dataset` — the plain input values the service builds from the
   database (:class:`GoldSample`, :class:`ExportAnnotation` or interchange dicts,
   :class:`ExportSettings`, :class:`ExportMeta`), the layout's names and the split assignment
-  (:func:`annotation.splits.stratified_split`);
+  (:func:`annotation.corpus.splits.stratified_split`);
 * formatters: :mod:`~annotation.export.records` — :func:`benchmark_record` (one gold sample →
   one benchmark record), :func:`annotation_record` (one annotation → one interchange record,
   SPEC section 11); :mod:`~annotation.export.card` — :func:`dataset_card` (the README.md);
@@ -60,7 +60,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from annotation.dataset_stats import TARGET_KEYS, dataset_statistics
+from annotation.corpus.dataset_stats import TARGET_KEYS, dataset_statistics
 from annotation.agreement.measure import json_ready
 from annotation.export.card import card_header, dataset_card
 from annotation.export.card_agreement import agreement_lines, card_figures
@@ -109,7 +109,7 @@ from annotation.export.writer import (
     writer_identity,
     writer_is_alive,
 )
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 
 
 def export_hf_dataset(
@@ -131,7 +131,7 @@ def export_hf_dataset(
     individual annotations (:class:`ExportAnnotation` or interchange dicts); those whose sample
     is not among ``samples`` are left out and counted. ``splits``: ``{_id: split}`` to reproduce
     a stored export exactly (every sample must have one; extra ids are ignored); when None each
-    benchmark is split by :func:`annotation.splits.stratified_split` over the axes its samples
+    benchmark is split by :func:`annotation.corpus.splits.stratified_split` over the axes its samples
     use, with ``settings.seed`` and ``settings.ratios``. ``agreement``: figures for the card, per config
     as :func:`card_figures` makes them (each figure with its interval, W1 in its ``w1_base``
     and written in ``settings.base``), or any other mapping (e.g. ``{"icc_xi": 0.93}`` or

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from annotation.axes import AXES, EXPORT_KEYS
-from annotation.dataset_stats import PARAMETER_OF_TARGET, TARGET_KEYS, DatasetStatistics
+from annotation.corpus.dataset_stats import PARAMETER_OF_TARGET, TARGET_KEYS, DatasetStatistics
 from annotation.export.dataset import (
     ANNOTATIONS_CONFIG,
     BENCHMARK_CONFIGS,
@@ -22,7 +22,7 @@ from annotation.export.card_agreement import agreement_lines
 from annotation.export.manifest import ExportManifest
 from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.export.records import ANNOTATION_KEYS, PROVENANCE_KEY, RECORD_KEYS, encode_json
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 from annotation.timeaxis import minutes_to_x
 
 

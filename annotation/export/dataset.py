@@ -1,7 +1,7 @@
 """The *dataset* stage of the export: the folder layout's names, the plain input values the
 service builds from the database (:class:`GoldSample`, :class:`ExportAnnotation`,
 :class:`ExportSettings`, :class:`ExportMeta`), the log-base factor and the split assignment
-(:func:`split_assignment`, by :func:`annotation.splits.stratified_split`)."""
+(:func:`split_assignment`, by :func:`annotation.corpus.splits.stratified_split`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from annotation.parameters import PARAMETERS
-from annotation.protocol import AnnotationContent
-from annotation.splits import DEFAULT_RATIOS, SPLITS, check_ratios, stratified_split
+from annotation.workbench.protocol import AnnotationContent
+from annotation.corpus.splits import DEFAULT_RATIOS, SPLITS, check_ratios, stratified_split
 from annotation.timeaxis import DEFAULT_BASE, convert_base
 from annotation.wording import counted
 
@@ -136,7 +136,7 @@ class GoldSample:
 class ExportAnnotation:
     """One individual annotation for the ``annotations`` config: the annotator's pseudonym
     (never a user name), the stored content (parameters and points in base-1.1 log minutes) and
-    the submission time. Written as :func:`annotation.interchange.to_interchange` writes it.
+    the submission time. Written as :func:`annotation.corpus.interchange.to_interchange` writes it.
 
     Where the service already holds interchange dicts (``to_interchange``'s output, base 1.1),
     it may pass those to :func:`export_hf_dataset` instead.

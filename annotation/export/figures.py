@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.adjudication import pair_figures, resolution_source
+from annotation.review.adjudication import pair_figures, resolution_source
 from annotation.agreement import RatedSample, agreement_report
 from annotation.agreement.intervals import DEFAULT_SEED as BOOTSTRAP_SEED, default_resamples
 from annotation.agreement.ratings import Rating

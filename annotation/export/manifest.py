@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.dataset_stats import DatasetStatistics
+from annotation.corpus.dataset_stats import DatasetStatistics
 from annotation.export.dataset import BENCHMARK_CONFIGS, FORMAT_VERSION
-from annotation.splits import assignment_from_membership
+from annotation.corpus.splits import assignment_from_membership
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from annotation.export.dataset import CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES, ExportError
 from annotation.export.manifest import ExportManifest
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from annotation.export.dataset import (
     GoldSample,
     base_factor,
 )
-from annotation.interchange import parse_submitted_at, to_interchange
-from annotation.protocol import AnnotationContent
+from annotation.corpus.interchange import parse_submitted_at, to_interchange
+from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import token_offsets
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE
 
 #: Keys of a benchmark record, in record order (the public record, SPEC section 7).
@@ -30,7 +30,7 @@ RECORD_KEYS: tuple[str, str, str, str] = ("_id", "parent_text", "axes", "target_
 #: provenance (:class:`~annotation.export.dataset.Provenance`).
 PROVENANCE_KEY = "provenance"
 #: Keys of an annotation record, in record order: those of the interchange record (SPEC
-#: section 11), read off :func:`annotation.interchange.to_interchange`, which defines them.
+#: section 11), read off :func:`annotation.corpus.interchange.to_interchange`, which defines them.
 ANNOTATION_KEYS: tuple[str, ...] = tuple(to_interchange("", "", AnnotationContent(), None))
 
 _EXPORT_KEY_OF_AXIS: Mapping[str, str] = {axis.name: axis.export_key for axis in AXES}

@@ -24,7 +24,7 @@ from typing import Any
 from annotation.export.dataset import CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
 from annotation.leftovers import ABANDONED_AFTER_SECONDS, writer_is_alive
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 
 
 def write_json_lines(path: Path, lines: Sequence[str]) -> None:

@@ -15,7 +15,7 @@ the lead's board and decisions and the annotator's own view are
   warm-up annotates every warm-up sample); once all are submitted, nothing until admitted
   (a production draft started before the set existed waits). Admitted: production only, never
   a warm-up sample.
-* **Figures** (:mod:`annotation.qualification`): ICC(1,1) per parameter of annotator vs gold (the
+* **Figures** (:mod:`annotation.quality.qualification`): ICC(1,1) per parameter of annotator vs gold (the
   smallest of the three is compared), Jaccard of (token, axis) sets and Pk against gold, over the
   annotator's submitted warm-up annotations; shown to the annotator and to the lead.
 * **Admission.** Automatic when the annotator has submitted the whole set and ICC >
@@ -41,15 +41,15 @@ from typing import Any, Iterable
 from sqlalchemy import false, select, true
 from sqlalchemy.orm import Session
 
-from annotation.qualification import (
+from annotation.quality.qualification import (
     QualificationFigures,
     Thresholds,
     WarmupAttempt,
     meets_thresholds,
     qualification_figures,
 )
-from annotation.resolution import EDITED, Resolution
-from annotation.protocol import AnnotationContent
+from annotation.review.resolution import EDITED, Resolution
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import audit
 from annotation.services.errors import ChangedMeanwhile
 from annotation.services.lookup import project_settings

@@ -31,7 +31,7 @@ from typing import Any
 
 from sqlalchemy import Text, cast, select
 
-from annotation.interchange import (
+from annotation.corpus.interchange import (
     InterchangeError,
     InterchangeRecord,
     ParsedLines,

@@ -2,9 +2,9 @@
 are nearly the same (SBERT cosine ≥ ``consistency_similarity_min``) but whose gold curves differ
 by more than ``flag_w1_max`` in W1, or whose gold uses different axes.
 
-The rule is :mod:`annotation.consistency`. The vectors are the SBERT vectors de-duplication
+The rule is :mod:`annotation.corpus.consistency`. The vectors are the SBERT vectors de-duplication
 stored (``TextEmbedding``, float32 bytes, read with
-:func:`annotation.duplicates.unpack_embeddings`); nothing is embedded or downloaded here. Only
+:func:`annotation.corpus.duplicates.unpack_embeddings`); nothing is embedded or downloaded here. Only
 active production samples with gold are compared (warm-up samples are left out); those
 without a stored vector are counted, and the lead is pointed to the de-duplication run, which
 embeds them. Read-only.
@@ -18,10 +18,10 @@ from typing import Sequence
 import numpy as np
 from sqlalchemy import select
 
-from annotation.consistency import axes_used, find_inconsistent_pairs
+from annotation.corpus.consistency import axes_used, find_inconsistent_pairs
 from annotation.curves.distance import CurveDistance
-from annotation.duplicates import unpack_embeddings
-from annotation.embeddings import SBERT_MODEL_NAME
+from annotation.corpus.duplicates import unpack_embeddings
+from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings

@@ -1,5 +1,5 @@
 """The lead's annotator dashboard: per annotator output per day, time per sample, flag rates,
-agreement with partners and drafts in progress (figures defined in ``annotation.annotator_stats``).
+agreement with partners and drafts in progress (figures defined in ``annotation.quality.annotator_stats``).
 
 The period is a range of calendar days in the project's time zone, on the day each annotation
 was submitted. Agreement with partners comes from the agreement report over the same days
@@ -23,16 +23,16 @@ import pandas as pd
 from sqlalchemy import Text, case, cast, func, select
 
 from annotation.agreement import IccMeasure, Verdict, judge, verdicts_summary
-from annotation.annotator_stats import (
+from annotation.quality.annotator_stats import (
     Submission,
     annotator_summary,
     daily_activity,
     partner_table,
 )
-from annotation.flag_reasons import is_automatic_flag
+from annotation.review.flag_reasons import is_automatic_flag
 from annotation.parameters import PARAMETERS
 from annotation.project_day import day_start, local_day
-from annotation.qualification import FIGURE_RULES, Thresholds
+from annotation.quality.qualification import FIGURE_RULES, Thresholds
 from annotation.services import agreement
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput

@@ -1,7 +1,7 @@
 """De-duplication before annotation: find near-duplicate texts, let the lead confirm or release.
 
 A run embeds the project's texts with SBERT (only those without a cached vector), builds TF-IDF
-vectors, and marks every text too similar to an earlier kept one (``annotation.duplicates``). Marks
+vectors, and marks every text too similar to an earlier kept one (``annotation.corpus.duplicates``). Marks
 start *pending* — the text stays in the annotation pool. Confirming a mark takes the text out
 of the pool (sample status ``duplicate``); releasing it keeps the text for good (later runs
 treat it as kept). Every decision can be undone, and every step is in the audit log. Nothing is
@@ -19,14 +19,14 @@ import numpy as np
 from sqlalchemy import case, delete, func, or_, select
 from sqlalchemy.orm import aliased
 
-from annotation.duplicates import NearDuplicate as FoundDuplicate  # the model's row shares the name
-from annotation.duplicates import (
+from annotation.corpus.duplicates import NearDuplicate as FoundDuplicate  # the model's row shares the name
+from annotation.corpus.duplicates import (
     find_near_duplicates,
     pack_embedding,
     tfidf_matrix,
     unpack_embeddings,
 )
-from annotation.embeddings import SBERT_MODEL_NAME, embed_texts
+from annotation.corpus.embeddings import SBERT_MODEL_NAME, embed_texts
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from annotation.export import GoldSample
 from annotation.export.figures import FigureInput
-from annotation.interchange import interchange_record
+from annotation.corpus.interchange import interchange_record
 from db.engine import decode_json_texts
 from db.models import Annotation, GoldAnnotation, Sample
 

@@ -3,7 +3,7 @@ the statistics of an export.
 
 An export reads the gold values of the project's production samples (active, not warm-up) and
 every submitted annotation of those samples, splits each benchmark 70/20/10 stratified on the
-axes used (``annotation.splits``), and writes the folder atomically (``annotation.export``).
+axes used (``annotation.corpus.splits``), and writes the folder atomically (``annotation.export``).
 The database row is made first (status ``writing``) so the folder's manifest carries its id,
 and is marked ``complete`` — with the split membership, so the export can be repeated exactly —
 or ``failed`` with the reason; an export written into an earlier one's folder marks that one
@@ -45,7 +45,7 @@ from typing import Any, Callable, Mapping
 from sqlalchemy import func, select
 
 from annotation import export as hf_export
-from annotation.dataset_stats import DatasetStatistics, dataset_statistics
+from annotation.corpus.dataset_stats import DatasetStatistics, dataset_statistics
 from annotation.export import figures as figures_module
 from annotation.leftovers import figures_folder_prefix
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
@@ -371,7 +371,7 @@ class ExportStatistics:
 
 
 def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStatistics:
-    """Lead: read an export folder back and compute its statistics (``annotation.dataset_stats``)."""
+    """Lead: read an export folder back and compute its statistics (``annotation.corpus.dataset_stats``)."""
     record = get_export(db, actor, export_id)
     if record.status == REPLACED:
         raise InvalidInput(f"Export {export_id} was {record.status_text}; repeat it to see its statistics.")

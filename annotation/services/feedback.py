@@ -24,8 +24,8 @@ from datetime import datetime
 from sqlalchemy import Select, false, func, or_, select
 from sqlalchemy.orm import Session
 
-from annotation.adjudication import DECISIONS
-from annotation.gold_feedback import (
+from annotation.review.adjudication import DECISIONS
+from annotation.quality.gold_feedback import (
     GoldScore,
     MineAndGold,
     SegmentationDifference,

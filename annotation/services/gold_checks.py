@@ -1,6 +1,6 @@
 """Ongoing gold checks: scoring a submitted check, the pause and its lift,
 and the lead's view of every annotator's accuracy against gold. The rules are
-:mod:`annotation.gold_checks`; handing checks out is :mod:`annotation.services.queue`.
+:mod:`annotation.quality.gold_checks`; handing checks out is :mod:`annotation.services.queue`.
 
 * **Material.** A check is a sample of the project's warm-up set (active, marked warm-up, with
   the lead's gold: ``admission.WarmupRoute.sample_ids``) that the annotator has never been
@@ -17,7 +17,7 @@ and the lead's view of every annotator's accuracy against gold. The rules are
   A sample whose gold is gone by then is stored unjudged (``passed`` None) and left out of
   the window; so is a check the annotator **flagged** (a text that cannot be annotated
   normally is not a failure): the lead sees its flags and note in the checks table.
-* **Pause.** When the rule (:func:`annotation.gold_checks.pause_due`) holds over the judged
+* **Pause.** When the rule (:func:`annotation.quality.gold_checks.pause_due`) holds over the judged
   checks since the last lift, a ``gold_check_pauses`` row is opened and an audit event
   ``gold_check_pause`` recorded. While it is open the queue hands out nothing and production
   (and check) submits are refused; the annotator is told plainly that their recent accuracy
@@ -45,7 +45,7 @@ from typing import Any
 from sqlalchemy import delete, exists, false, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from annotation.gold_checks import (
+from annotation.quality.gold_checks import (
     CheckScores,
     CheckThresholds,
     check_passes,
@@ -55,10 +55,10 @@ from annotation.gold_checks import (
     score_check,
     window_share,
 )
-from annotation.resolution import EDITED, Resolution
+from annotation.review.resolution import EDITED, Resolution
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
 from annotation.settings import ProjectSettings
@@ -94,7 +94,7 @@ def is_paused(s: Session, project_id: int, user_id: int) -> bool:
 
 def check_due(s: Session, settings: ProjectSettings, project_id: int, user_id: int) -> bool:
     """Whether the user's next new hand-out in the project is a gold check: hand-outs are their
-    production and check annotations, numbered in order (:func:`annotation.gold_checks.is_check_handout`)."""
+    production and check annotations, numbered in order (:func:`annotation.quality.gold_checks.is_check_handout`)."""
     if not settings.gold_check_share > 0:
         return False
     handed = s.scalar(

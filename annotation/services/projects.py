@@ -20,7 +20,7 @@ from annotation.services.text_limits import check_length, width
 from annotation.services import text_imports
 from annotation.services.text_imports import IMPORTING, import_texts
 from annotation.settings import ProjectSettings, SettingsError
-from annotation.text_import import TextRecord, parse_texts
+from annotation.corpus.text_import import TextRecord, parse_texts
 from db.engine import Database
 from db.models import Annotation, ParameterStats, Project, Sample
 

@@ -18,7 +18,7 @@ from sqlalchemy import func, select, true
 from sqlalchemy.orm import Session
 
 from annotation.agreement import Verdict, verdicts_summary
-from annotation.qualification import QualificationFigures, Thresholds, figure_verdicts
+from annotation.quality.qualification import QualificationFigures, Thresholds, figure_verdicts
 from annotation.services import audit
 from annotation.services.admission import (
     ADMITTED,
@@ -49,7 +49,7 @@ IMPLICIT = "admitted (no warm-up set)"
 @dataclass(frozen=True)
 class QualificationRow:
     """One person's standing: status, figures against gold (live) with their verdicts (the
-    same :func:`~annotation.qualification.figure_verdicts` the admission rule applies), the
+    same :func:`~annotation.quality.qualification.figure_verdicts` the admission rule applies), the
     last decision."""
 
     user_id: int

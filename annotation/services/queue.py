@@ -14,7 +14,7 @@ not admitted yet gets warm-up samples only (not subject to k), an admitted one n
 a warm-up submission updates the annotator's qualification instead of settling the sample.
 
 Gold checks (:mod:`annotation.services.gold_checks`): with ``gold_check_share`` > 0, some new
-hand-outs of an admitted annotator (:func:`annotation.gold_checks.is_check_handout`) are a
+hand-outs of an admitted annotator (:func:`annotation.quality.gold_checks.is_check_handout`) are a
 warm-up sample with gold they never had, marked ``Annotation.is_gold_check`` and shown exactly
 as production work; it takes no slot (``n_assigned`` unchanged, assignment ``slot`` 0). A paused
 annotator gets nothing.
@@ -34,7 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from annotation.project_day import day_bounds
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import admission, audit, gold_checks
 from annotation.services.authz import Actor, check_role, require_role
 from annotation.services.errors import NotFound, StaleVersion

@@ -25,10 +25,10 @@ from typing import Any, Callable, Iterable, Sequence
 from sqlalchemy import Text, bindparam, cast, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from annotation.flag_reasons import is_automatic_flag
-from annotation.flags import ParameterSpread
-from annotation.pair_figures import pair_figures
-from annotation.protocol import AnnotationContent
+from annotation.review.flag_reasons import is_automatic_flag
+from annotation.review.flags import ParameterSpread
+from annotation.review.pair_figures import pair_figures
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.lookup import project_settings

@@ -2,12 +2,12 @@
 
 * Samples reach the queue when they are settled (:mod:`annotation.services.settling`: flagged at
   submit, or by an annotator's flag) and by the daily review sample.
-* Each calendar day's review sample (``annotation.review_sampling``) is drawn once, for days
+* Each calendar day's review sample (``annotation.review.review_sampling``) is drawn once, for days
   that are over, when the lead opens the queue; it adds "daily review" items, flagged or not.
 * The lead decides an open item: accept the automatic resolution, accept the pooled one (the
-  refitted linear pool of the curves, :mod:`annotation.pooling`), store an edited one, take one
+  refitted linear pool of the curves, :mod:`annotation.review.pooling`), store an edited one, take one
   annotator's version, send the sample back to its annotators, or discard it. Every decision
-  records the lead's confidence (1–5) and error type (:mod:`annotation.adjudication`) and is
+  records the lead's confidence (1–5) and error type (:mod:`annotation.review.adjudication`) and is
   stored on the item (who, when, why) and in the audit log; a decision that stores gold puts
   them on the gold too (the export's provenance).
 * The queue can be sorted by W1 or Pk between the annotations (largest first) or by age; the
@@ -23,12 +23,12 @@ from typing import Callable, Mapping, Sequence
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from annotation.adjudication import DECISION_BY_NAME, decision_named, decision_record_problem
-from annotation.lead_edit import LeadEdit
-from annotation.protocol import AnnotationContent
+from annotation.review.adjudication import DECISION_BY_NAME, decision_named, decision_record_problem
+from annotation.review.lead_edit import LeadEdit
+from annotation.workbench.protocol import AnnotationContent
 from annotation.curves import CurveFitError
-from annotation.pooling import pool_versions_with_fit
-from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
+from annotation.review.pooling import pool_versions_with_fit
+from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
@@ -158,9 +158,9 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
            annotation_id: int | None = None) -> str:
     """Lead: settle an open review item (see module docstring). Returns the decision.
 
-    ``decision`` is one of :data:`annotation.adjudication.DECISIONS` (what each needs is there).
+    ``decision`` is one of :data:`annotation.review.adjudication.DECISIONS` (what each needs is there).
     Every decision needs the lead's ``confidence`` (1–5) and ``error_type``
-    (:data:`annotation.adjudication.ERROR_TYPES`), stored on the item and on the gold it stores.
+    (:data:`annotation.review.adjudication.ERROR_TYPES`), stored on the item and on the gold it stores.
     ``edit`` needs the lead's ``edit`` (stored as an edited resolution by the lead); ``take_version`` needs the ``annotation_id`` to take;
     ``send_back`` and ``discard`` need a ``note`` (the annotators and the history show it).
     A decision on an item that is no longer open raises :class:`StaleVersion`.
@@ -248,7 +248,7 @@ def _discard(case: _Case) -> None:
     case.s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == case.sample.id))
 
 
-#: One handler per decision of :data:`annotation.adjudication.DECISIONS`: it checks what the
+#: One handler per decision of :data:`annotation.review.adjudication.DECISIONS`: it checks what the
 #: decision needs and returns the resolution to store as gold (with the annotation it was taken
 #: from, for ``take_version``), or does the decision's own work and returns None.
 _HANDLERS: Mapping[str, Callable[[_Case], object]] = {

@@ -30,11 +30,11 @@ from typing import Iterable, Sequence
 from sqlalchemy import Text, and_, cast, func, select
 from sqlalchemy.orm import Session
 
-from annotation.adjudication import SampleFigures, sample_figures
-from annotation.flag_reasons import flag_label
+from annotation.review.adjudication import SampleFigures, sample_figures
+from annotation.review.flag_reasons import flag_label
 from annotation.project_day import day_start, local_day
-from annotation.protocol import AnnotationContent
-from annotation.review_sampling import daily_review_sample
+from annotation.workbench.protocol import AnnotationContent
+from annotation.review.review_sampling import daily_review_sample
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings

@@ -5,9 +5,9 @@ submitted.
   (:class:`db.models.ParameterStats`): the 2σ rule needs the SD of each parameter over the
   project's submitted annotations, and the sums keep that O(1) per submit.
 * An annotator's flag opens a review item at once.
-* When a sample has its k-th submitted annotation its flags are computed (``annotation.flags``):
+* When a sample has its k-th submitted annotation its flags are computed (``annotation.review.flags``):
   flagged samples open a review item, unflagged ones are resolved automatically into gold
-  (``annotation.resolution``). At a submit this is decided before the write
+  (``annotation.review.resolution``). At a submit this is decided before the write
   (:func:`prepare_submission`: read the sample, :func:`plan_settle`) and written in the submit's
   transaction once the sample is verified unchanged (:class:`PreparedSettlement`), so no flag
   or resolution is computed while the write lock is held.
@@ -27,7 +27,7 @@ from sqlalchemy import and_, func, select, update
 from sqlalchemy.orm import Session
 
 from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, parameter_bounds_problem
-from annotation.flags import (
+from annotation.review.flags import (
     FlagHit,
     ParameterSpread,
     annotator_flag_hits,
@@ -35,10 +35,10 @@ from annotation.flags import (
     spread_from_sums,
     sums_are_finite,
 )
-from annotation.pair_figures import PairFigures
+from annotation.review.pair_figures import PairFigures
 from annotation.parameters import PARAMETERS
-from annotation.protocol import AnnotationContent
-from annotation.resolution import AnnotatorVersion, Resolution, resolve_pair
+from annotation.workbench.protocol import AnnotationContent
+from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import SegmentationError
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
 from annotation.settings import ProjectSettings
@@ -299,7 +299,7 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
     project's parameter spread. ``annotator_flags``: the newest annotation carries an
     annotator's flag, which goes to the lead at once (whether or not the sample is complete).
     ``known``: the pairs' figures when computed for many samples at once
-    (:func:`annotation.pair_figures.pair_figures`).
+    (:func:`annotation.review.pair_figures.pair_figures`).
     """
     reasons: tuple[str, ...] = ()
     details: tuple[dict[str, Any], ...] = ()

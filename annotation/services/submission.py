@@ -39,7 +39,7 @@ from annotation.curves import (
     parameter_bounds_problem, passes_through, residual_message,
 )
 from annotation.project_day import day_bounds
-from annotation.protocol import AnnotationContent, ContentError, submission_problems
+from annotation.workbench.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.services import admission, audit, gold_checks, settling
 from annotation.services.authz import ROLES, Actor, rank, require_role

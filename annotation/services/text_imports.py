@@ -24,7 +24,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.text_limits import check_length
-from annotation.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
+from annotation.corpus.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
 from db.engine import Database
 from db.models import ImportBatch, ParameterStats, Project, Sample, utcnow
 

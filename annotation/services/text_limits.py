@@ -19,7 +19,7 @@ Two kinds of text reach such a column:
 
 A few limits are part of what a value *is* and belong to the domain, whose parsers run with no
 database: a username (:data:`annotation.usernames.USERNAME_MAX_CHARS`), a text's id
-(:data:`annotation.text_import.MAX_ID_CHARS`), an export's licence
+(:data:`annotation.corpus.text_import.MAX_ID_CHARS`), an export's licence
 (:data:`annotation.export.dataset.LICENCE_MAX_CHARS`). Their columns are declared at the same
 width, and ``tests/service/test_text_limits.py`` holds each pair equal and walks every String
 column for its rule.

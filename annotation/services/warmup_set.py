@@ -21,8 +21,8 @@ from sqlalchemy import delete, false, func, select, true
 from sqlalchemy.orm import Session
 
 from annotation.axes import is_axis_name
-from annotation.lead_edit import LeadEdit
-from annotation.resolution import EDITED, Resolution
+from annotation.review.lead_edit import LeadEdit
+from annotation.review.resolution import EDITED, Resolution
 from annotation.services import audit, settling
 from annotation.services.admission import recheck_all
 from annotation.services.authz import Actor, require_role

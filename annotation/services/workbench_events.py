@@ -1,6 +1,6 @@
 """The workbench's event log on the server — the one write path of the annotator's work: a
 batch of numbered edits to one of the annotator's drafts, applied once (see
-:mod:`annotation.event_log` for the protocol), a ``submit`` event submitting what the edits
+:mod:`annotation.workbench.event_log` for the protocol), a ``submit`` event submitting what the edits
 before it built.
 
 Compute, then write: the draft is read without a lock, the batch replayed and a submit planned
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from dataclasses import replace
 
-from annotation import event_log
+from annotation.workbench import event_log
 from annotation.services.authz import Actor
 from annotation.services.errors import (
     Busy,
@@ -132,7 +132,7 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
                  events: object, *, seconds_delta: float = 0.0,
                  hand_out_next: bool = True) -> EventOutcome:
     """Apply a batch of the workbench's numbered edits to one of the actor's drafts
-    (see :mod:`annotation.event_log` for the protocol): replayed and planned with no lock held,
+    (see :mod:`annotation.workbench.event_log` for the protocol): replayed and planned with no lock held,
     then written in one short transaction (module docstring).
 
     ``events`` are the component's raw event dicts (or parsed ``EditEvent`` objects). The last

@@ -34,9 +34,9 @@ from annotation.timeaxis import DEFAULT_BASE
 from .errors import ExportFormatError, ExportNotFoundError, NotEnoughSamplesError
 
 # The export's layout is defined once, in the exporter: reused, never retyped.
-from annotation.dataset_stats import TARGET_KEYS  # noqa: E402  (location ξ, scale ω, skewness α)
+from annotation.corpus.dataset_stats import TARGET_KEYS  # noqa: E402  (location ξ, scale ω, skewness α)
 from annotation.export import MANIFEST_FILE, SPLIT_FILES  # noqa: E402
-from annotation.splits import SPLITS  # noqa: E402
+from annotation.corpus.splits import SPLITS  # noqa: E402
 
 #: Fewest samples a split may have for training to make sense (R², ρ, σ need two points).
 #: the fewest samples in each of train, validation and test: R² and Spearman ρ on the test split

@@ -17,7 +17,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from annotation.embeddings import SBERT_DIM, SBERT_MODEL_NAME
+from annotation.corpus.embeddings import SBERT_DIM, SBERT_MODEL_NAME
 
 from .errors import BadConfigError
 
@@ -45,7 +45,7 @@ class TextEncoder(Protocol):
 @dataclass(frozen=True)
 class SbertEncoder:
     """The bundled SBERT all-MiniLM-L6-v2 (384-dim, L2-normalised), through
-    :func:`annotation.embeddings.embed_texts`; the model is loaded once per process and device."""
+    :func:`annotation.corpus.embeddings.embed_texts`; the model is loaded once per process and device."""
 
     device: str = "cpu"
     batch_size: int = 128
@@ -59,7 +59,7 @@ class SbertEncoder:
         return SBERT_DIM
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        from annotation.embeddings import embed_texts, load_sbert
+        from annotation.corpus.embeddings import embed_texts, load_sbert
 
         return embed_texts(list(texts), model=load_sbert(self.device), batch_size=self.batch_size)
 

@@ -22,7 +22,7 @@ import streamlit as st  # noqa: E402
 from scipy.optimize import curve_fit  # noqa: E402
 from scipy.stats import skewnorm  # noqa: E402
 
-from annotation.curve_points import apply_point_event  # noqa: E402
+from annotation.workbench.curve_points import apply_point_event  # noqa: E402
 from ui.components import curve_canvas, token_boundary_editor  # noqa: E402
 
 st.set_page_config(page_title="Components harness", layout="centered")

@@ -2,10 +2,10 @@
 real screen or a database.
 
 It holds one sample's content in session state and applies the surface's event batches with a
-minimal reducer written here on :mod:`annotation.editing` (seq dedupe, stop at a gap, refusals
+minimal reducer written here on :mod:`annotation.workbench.editing` (seq dedupe, stop at a gap, refusals
 acknowledged, submit after everything before it, a folded run of point moves ``"first": m``
 applied when the next number lies in m … seq) — the real one is
-``annotation.event_log`` / ``annotation.services.workbench_events.apply_events``. After a
+``annotation.workbench.event_log`` / ``annotation.services.workbench_events.apply_events``. After a
 successful submit it loads the "next sample" (new annotation id and client), as the screen does.
 
 Query parameters configure a page: ``confirm=1`` (confirm dialog on), ``layout=single``,
@@ -32,7 +32,7 @@ if str(REPO_ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 
-from annotation import editing  # noqa: E402
+from annotation.workbench import editing  # noqa: E402
 from annotation.axes import AXES, is_axis_name  # noqa: E402
 from annotation.curves import (  # noqa: E402
     MAX_POINTS,
@@ -42,8 +42,8 @@ from annotation.curves import (  # noqa: E402
     half_validity_range,
     proportional_curve,
 )
-from annotation.flag_reasons import ANNOTATOR_FLAGS  # noqa: E402
-from annotation.protocol import AnnotationContent, submission_problems  # noqa: E402
+from annotation.review.flag_reasons import ANNOTATOR_FLAGS  # noqa: E402
+from annotation.workbench.protocol import AnnotationContent, submission_problems  # noqa: E402
 from annotation.services.submission import hand_tuned_misses  # noqa: E402
 from annotation.segmentation import spaces_after, token_texts  # noqa: E402
 from annotation.timeaxis import X_MAX, humanize_x, minutes_to_x, tick_positions  # noqa: E402
@@ -149,7 +149,7 @@ def _apply(srv: Server, batch: dict) -> None:
         return
     srv.received.append([[e.get("seq"), e.get("first", e.get("seq"))] for e in batch["events"]])
     problem = _fold_problem(batch["events"])
-    if problem:  # as annotation.event_log.parse_events: the whole batch is refused
+    if problem:  # as annotation.workbench.event_log.parse_events: the whole batch is refused
         srv.malformed.append(problem)
         srv.notices = [{"level": "error", "text": problem}]
         return
@@ -214,7 +214,7 @@ def _apply(srv: Server, batch: dict) -> None:
 
 
 def _fold_problem(events: list) -> str | None:
-    """Why ``events`` break the fold rule of ``annotation.event_log.parse_events`` (``first``:
+    """Why ``events`` break the fold rule of ``annotation.workbench.event_log.parse_events`` (``first``:
     a whole number 1 … seq, only on point moves, no two events standing for one number), or None."""
     covered = 0
     for event in sorted(events, key=lambda e: e["seq"] if isinstance(e.get("seq"), int) else 0):

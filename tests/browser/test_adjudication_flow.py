@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import queue, review
 from tests.browser.flow_steps import (
     BECAUSE, FAR_POINTS, LEEDS, POINTS, demo_team, sign_in, wait_for_idle, wait_until, whole_page_shot,

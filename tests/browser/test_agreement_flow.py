@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.services import accounts, annotation_import, projects, review
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, whole_page_shot
 

@@ -12,9 +12,9 @@ submit key (Alt+Enter), with random pauses of 0–120 ms between actions, the mo
 After each sequence the test waits until the surface reports no pending event
 (``data-pending="0"``) and compares the **stored** annotation (read with the queue service) with
 the sequence's intended result, computed by a Python model that applies the same domain
-functions to the intended events: :func:`annotation.editing.toggle_boundary`,
-:func:`~annotation.editing.set_segment_axis`, :func:`~annotation.editing.edit_points`
-(:func:`annotation.curve_points.apply_point_event`) and the step rules. A chart click's intended
+functions to the intended events: :func:`annotation.workbench.editing.toggle_boundary`,
+:func:`~annotation.workbench.editing.set_segment_axis`, :func:`~annotation.workbench.editing.edit_points`
+(:func:`annotation.workbench.curve_points.apply_point_event`) and the step rules. A chart click's intended
 coordinates are the ones the test aims at; the pixel is computed from the plot rect's
 ``data-x-min/max`` / ``data-y-min/max`` and bounding box (see ``ui/components/curve_canvas.py``),
 so stored points are compared within one pixel (plus the 0.01 rounding). Any difference is a lost
@@ -47,11 +47,11 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
-from annotation import editing
+from annotation.workbench import editing
 from annotation.axes import AXIS_NAMES
 from annotation.curves import MAX_POINTS, MIN_POINTS
-from annotation.protocol import AnnotationContent, submission_problems
-from annotation.text_import import TextRecord
+from annotation.workbench.protocol import AnnotationContent, submission_problems
+from annotation.corpus.text_import import TextRecord
 from annotation.services import accounts, projects, queue
 from db.engine import Database
 from tests.browser.flow_steps import open_annotate, sign_in, wait_until

@@ -2,7 +2,7 @@
 between inputs while every server answer lags behind them. Nothing may be lost, the point stored
 is exactly where the chart shows it, and the queue the surface sends stays short: consecutive
 moves of one point fold into the last (``ui/components/edit_queue.js``; the server applies such a
-move as ``first`` … ``seq``, ``annotation.event_log``).
+move as ``first`` … ``seq``, ``annotation.workbench.event_log``).
 
 Two tests: one in the surface harness (``harness_surface.py``, whose "server" answers 0.1 s late
 and records every batch it receives and every folded event it applies), one in the real app
@@ -254,7 +254,7 @@ def moves_app(tmp_path_factory, run_streamlit_module):
 
 
 def test_the_stored_point_is_where_the_chart_shows_it(chromium_browser, moves_app):
-    """The real workbench: the server replays the folded moves (annotation.event_log) and the
+    """The real workbench: the server replays the folded moves (annotation.workbench.event_log) and the
     draft it stores has the point exactly where the chart shows it."""
     base, db, actor = moves_app
     context = chromium_browser.new_context(viewport={"width": 1366, "height": 1000})

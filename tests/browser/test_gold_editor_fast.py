@@ -27,7 +27,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotation.services import accounts, projects, warmup_set
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from db.models import GoldAnnotation, Sample
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle

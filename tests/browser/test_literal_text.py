@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import accounts, projects, queue
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from tests.browser.flow_steps import sign_in
 import workbench_writes

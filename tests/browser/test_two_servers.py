@@ -29,7 +29,7 @@ from sqlalchemy import func, select
 
 from annotation.services import accounts, projects
 from annotation.settings import ProjectSettings
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from db.models import Annotation, Assignment, GoldAnnotation, ReviewItem, Sample, User
 from db.upgrade import alembic_config

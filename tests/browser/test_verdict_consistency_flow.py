@@ -18,10 +18,10 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from annotation.duplicates import pack_embedding
-from annotation.embeddings import SBERT_MODEL_NAME
+from annotation.corpus.duplicates import pack_embedding
+from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.services import accounts, projects, qualification, queue, warmup_set
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from db.models import ReviewItem, Sample, TextEmbedding
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, whole_page_shot

@@ -23,8 +23,8 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from annotation.services import accounts, projects, queue, warmup_set
-from annotation.protocol import AnnotationContent
-from annotation.text_import import TextRecord
+from annotation.workbench.protocol import AnnotationContent
+from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from db.models import AuditEvent, GoldAnnotation, Qualification, Sample, User
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, wait_until

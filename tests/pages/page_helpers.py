@@ -7,10 +7,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from annotation import editing
-from annotation.protocol import AnnotationContent
+from annotation.workbench import editing
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import queue
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from ui.display import WORD_JOINER
 import workbench_writes
 from streamlit_internals import registered_pages, run_with_states, widget_state, widget_states

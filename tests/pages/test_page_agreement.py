@@ -9,7 +9,7 @@ import json
 import pytest
 
 from annotation.services import annotation_import, projects
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from page_helpers import run, titles
 from ui import table_download
 

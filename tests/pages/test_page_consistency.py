@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from annotation.duplicates import pack_embedding
-from annotation.embeddings import SBERT_MODEL_NAME
+from annotation.corpus.duplicates import pack_embedding
+from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.services import projects
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import GoldAnnotation, ReviewItem, Sample, TextEmbedding
 from page_helpers import infos, markdown_text, run, shown
 

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
 from annotation.services import duplicates, projects
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import DatasetExport, NearDuplicate, Sample
 from gold_data import gold_project
 from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles

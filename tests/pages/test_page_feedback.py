@@ -8,7 +8,7 @@ import re
 import pytest
 
 from annotation.services import feedback, projects, review
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from page_helpers import (
     SPLIT_A,
     SPLIT_B,

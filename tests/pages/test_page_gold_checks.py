@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import gold_checks, projects, qualification, queue, warmup_set
 from db.models import Annotation, GoldCheckPause, Sample
 from page_helpers import (
@@ -192,7 +192,7 @@ def test_every_other_back_office_page_tells_the_lead_who_is_paused(db, make_app,
 
 
 def test_the_lead_sees_a_flagged_check_with_its_flag_and_note_unjudged(db, make_app, lead, make_user):
-    from annotation.flag_reasons import flag_label
+    from annotation.review.flag_reasons import flag_label
 
     p = _checked_project(db, lead)
     ann = make_user("ann")

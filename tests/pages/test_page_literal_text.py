@@ -21,7 +21,7 @@ from annotation.segmentation import Segmentation, segment_texts, token_texts
 from annotation.services import accounts, projects, review
 from annotation.services.authz import Actor
 from annotation.settings import ProjectSettings
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from page_helpers import PASSWORD, SPLIT_A, SPLIT_B, annotate, run, toasts
 from surface_driver import send, view
 from ui.display import plain

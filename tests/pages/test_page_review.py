@@ -15,7 +15,7 @@ from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
 from annotation.curves import describe_curve
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import projects, queue, review
 from db.models import Annotation, ReviewItem, Sample
 from page_helpers import GOOD_POINTS, SPLIT_A, SPLIT_B, reported_states, run_with_gone_widgets

@@ -413,7 +413,7 @@ def test_a_replaced_parameter_input_changes_nothing(monkeypatch):
     and Streamlit, which dropped their state, calls their callbacks as if typed: the gold editor
     stored the blank curve through three fitted points (1 Chromium run in 8 under load). Only an
     input of the round shown now is taken."""
-    from annotation.lead_edit import LeadEdit
+    from annotation.review.lead_edit import LeadEdit
     from ui import segment_editor
 
     edit = LeadEdit.blank(5)
@@ -434,7 +434,7 @@ def test_the_widgets_of_a_sample_the_box_has_left_change_nothing(monkeypatch):
     browser reported S-001's axis boxes after the box had moved to another sample, and their
     callbacks (state dropped, value empty) wrote "no axes" into S-001's kept edit, so its next
     Save was refused. Every callback of the editor now changes only the edit shown last."""
-    from annotation.lead_edit import LeadEdit
+    from annotation.review.lead_edit import LeadEdit
     from ui import segment_editor
 
     shown_before = LeadEdit(10, (0, 4), (("main",), ("static",)), 30.0, 8.0, 0.5)

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation.settings import NEWEST_GUIDELINES
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import preferences, projects, queue, warmup_set, workbench_events
 from annotation.services.errors import Busy
 from db.engine import BUSY_MESSAGE

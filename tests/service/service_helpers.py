@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy import event, func, select
 
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import queue
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import GoldAnnotation, ReviewItem
 import workbench_writes
 

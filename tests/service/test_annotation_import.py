@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from annotation.segmentation import tokenize
 from annotation.services import annotation_import, projects
 from annotation.services.errors import InvalidInput, PermissionDenied
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import Annotation, Assignment, GoldAnnotation, ParameterStats, ReviewItem, Sample, User
 
 TEXT = "The bakery on Elm Street is closed for renovation this week, the owner says."

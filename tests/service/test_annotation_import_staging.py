@@ -11,10 +11,10 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from annotation.interchange import InterchangeError
+from annotation.corpus.interchange import InterchangeError
 from annotation.services import annotation_import, projects, queue, staged_annotations, text_imports
 from annotation.services.errors import InvalidInput
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import Annotation, Assignment, GoldAnnotation, ImportBatch, ReviewItem, Sample, StagedAnnotation
 from test_write_locks import LockWatch
 

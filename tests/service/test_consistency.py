@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sqlalchemy import select, update
 
-from annotation.duplicates import pack_embedding
-from annotation.embeddings import SBERT_MODEL_NAME
+from annotation.corpus.duplicates import pack_embedding
+from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.services import consistency, projects
 from annotation.services.errors import InvalidInput, PermissionDenied
 from db.models import GoldAnnotation, ReviewItem, Sample, TextEmbedding

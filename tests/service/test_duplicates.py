@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from annotation.services import duplicates, projects, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import AuditEvent, NearDuplicate, Sample, TextEmbedding
 from service_helpers import count
 

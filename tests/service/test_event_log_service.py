@@ -9,8 +9,8 @@ import threading
 import pytest
 from sqlalchemy import update
 
-from annotation.event_log import ALREADY_SUBMITTED
-from annotation.protocol import AnnotationContent
+from annotation.workbench.event_log import ALREADY_SUBMITTED
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import projects, queue, workbench_events
 from annotation.services.errors import (
     AlreadySubmitted,

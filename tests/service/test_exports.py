@@ -363,7 +363,7 @@ def shifted_project(db, lead, n: int = 12) -> int:
     units later (W1 = the shift) with the same segments; ω and α the same everywhere (their
     ICC has no variance)."""
     from annotation.services import annotation_import, projects
-    from annotation.text_import import TextRecord
+    from annotation.corpus.text_import import TextRecord
 
     p = projects.create_project(db, lead, "Shifted")
     projects.import_texts(db, lead, p.id, [

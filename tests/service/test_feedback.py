@@ -8,7 +8,7 @@ import math
 import pytest
 from sqlalchemy import select
 
-from annotation.lead_edit import LeadEdit
+from annotation.review.lead_edit import LeadEdit
 from annotation.services import accounts, feedback, qualification, queue, review, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import Annotation, Sample

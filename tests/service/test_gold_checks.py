@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from annotation.curves.distance import curve_distance
-from annotation.gold_checks import handout_seed, is_check_handout
+from annotation.quality.gold_checks import handout_seed, is_check_handout
 from annotation.services import (
     agreement,
     exports,

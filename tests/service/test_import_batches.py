@@ -18,7 +18,7 @@ from sqlalchemy import event, select, update
 
 from annotation.services import projects, queue, text_imports
 from annotation.services.errors import InvalidInput
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import Base, ImportBatch, Sample, utcnow
 from service_helpers import complete_content, count, text_records
 import workbench_writes

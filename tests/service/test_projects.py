@@ -11,7 +11,7 @@ from sqlalchemy import select
 from annotation.services import projects, text_imports
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.settings import ProjectSettings
-from annotation.text_import import TextRecord
+from annotation.corpus.text_import import TextRecord
 from db.models import AuditEvent, Project, Sample
 from service_helpers import count, text_records
 

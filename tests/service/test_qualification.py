@@ -7,7 +7,7 @@ import pytest
 import segeval
 from sqlalchemy import select
 
-from annotation.qualification import Thresholds
+from annotation.quality.qualification import Thresholds
 from annotation.services import agreement, projects, qualification, queue, resolving, review, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import (
@@ -381,7 +381,7 @@ def test_gold_is_validated(db, lead, warm_project):
 def test_gold_whose_curve_was_never_chosen_is_refused_and_nothing_changes(db, lead, warm_project):
     """The gold editor once stored the default curve (ξ 60, ω 10, α 0) when only 2 of 3 clicked
     points had registered. An edit whose curve is only the starting point is refused in one line."""
-    from annotation.lead_edit import LeadEdit
+    from annotation.review.lead_edit import LeadEdit
 
     sid = sample_id(db, warm_project, "S-002")
     [before] = [w for w in warmup_set.warmup_samples(db, lead, warm_project) if w.sample_id == sid]

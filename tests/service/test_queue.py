@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select, update
 
 from annotation.curves import fit_curve
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services import projects, queue, submission, workbench_events
 from annotation.services.errors import (
     AlreadySubmitted,

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from annotation.lead_edit import LeadEdit
+from annotation.review.lead_edit import LeadEdit
 from annotation.services import queue, resolving, review
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
 from db.models import Annotation, ReviewDay, ReviewItem, Sample

@@ -11,7 +11,7 @@ import shutil
 import pytest
 from sqlalchemy import select
 
-from annotation.review_sampling import daily_review_sample
+from annotation.review.review_sampling import daily_review_sample
 from annotation.services import accounts, projects, review, review_queue
 from db.engine import Database
 from db.models import Annotation, ReviewDay, ReviewItem, utcnow

@@ -31,9 +31,9 @@ from argon2 import PasswordHasher
 from sqlalchemy import String, Text, select
 
 from annotation.settings import NEWEST_GUIDELINES
-from annotation.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SOURCES
-from annotation.duplicates import REPRESENTATIONS
-from annotation.embeddings import SBERT_MODEL_NAME
+from annotation.review.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SOURCES
+from annotation.corpus.duplicates import REPRESENTATIONS
+from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.export.dataset import LICENCE_MAX_CHARS
 from annotation.services import (
     accounts,
@@ -50,7 +50,7 @@ from annotation.services import (
 )
 from annotation.services.errors import AuthenticationFailed, InvalidInput, failure_message
 from annotation.services.text_limits import width
-from annotation.text_import import MAX_ID_CHARS, TextRecord
+from annotation.corpus.text_import import MAX_ID_CHARS, TextRecord
 from annotation.usernames import USERNAME_MAX_CHARS
 from db.models import (
     DUPLICATE_STATUSES,

@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import event, select
 
 import workbench_writes
-from annotation import editing, event_log
-from annotation.text_import import TextRecord
+from annotation.workbench import editing, event_log
+from annotation.corpus.text_import import TextRecord
 from annotation.services import (
     admission,
     gold_checks,
@@ -114,7 +114,7 @@ def test_a_batch_of_500_moves_is_replayed_and_fitted_before_its_write(db, make_u
               "y": 0.41} for i in range(1, 501)]
     out = workbench_events.apply_events(db, ann, item.annotation_id, "arrow-key", saved.version, moves)
     assert out.last_seq == 500 and out.item.version == saved.version + 1
-    assert watch.calls["annotation.event_log.replay"] >= 2 and watch.calls["annotation.editing.fit_curve"] >= 1
+    assert watch.calls["annotation.workbench.event_log.replay"] >= 2 and watch.calls["annotation.workbench.editing.fit_curve"] >= 1
     assert watch.under_lock == []
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 
-from annotation.adjudication import (
+from annotation.review.adjudication import (
     ERROR_TYPES,
     SampleFigures,
     decision_record_problem,
@@ -19,7 +19,7 @@ from annotation.adjudication import (
 from annotation.agreement import label_set_jaccard, pk_both_ways
 from annotation.agreement.ratings import Rating
 from annotation.curves.distance import curve_distance
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import Segmentation
 
 
@@ -127,7 +127,7 @@ def test_curve_means_are_what_the_agreement_report_computes_and_can_stand_in_for
 
 def test_one_table_names_every_decision_everywhere():
     """The service, the Review page, the history, Feedback and the export read one table."""
-    from annotation.adjudication import DECISIONS, RESOLUTION_SOURCES, decision_named
+    from annotation.review.adjudication import DECISIONS, RESOLUTION_SOURCES, decision_named
     from annotation.services import review
 
     names = [d.name for d in DECISIONS]

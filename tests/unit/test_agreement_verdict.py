@@ -18,7 +18,7 @@ from annotation.agreement import (
     judge,
     verdicts_summary,
 )
-from annotation.qualification import (
+from annotation.quality.qualification import (
     QualificationFigures,
     Thresholds,
     figure_checks,
@@ -115,7 +115,7 @@ def test_icc_reasons_follow_the_icc_minimum():
 # --- qualification decides by the same function ------------------------------------------------------
 
 def _figures(icc, jaccard, pk, n_done=12, n_total=12, n_with_curve=12):
-    # enough samples whose gold varies: the ICC judges the curves (annotation.qualification)
+    # enough samples whose gold varies: the ICC judges the curves (annotation.quality.qualification)
     return QualificationFigures(n_done, n_total, {p: icc for p in ("xi", "omega", "alpha")},
                                 jaccard, pk, n_with_curve,
                                 gold_spread={"xi": 20.0, "omega": 4.0, "alpha": 1.0})

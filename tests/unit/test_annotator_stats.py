@@ -1,4 +1,4 @@
-"""Per-annotator dashboard figures (annotation.annotator_stats) on hand-made data."""
+"""Per-annotator dashboard figures (annotation.quality.annotator_stats) on hand-made data."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from types import MappingProxyType
 import pytest
 
 from annotation.agreement import PairAgreement
-from annotation.annotator_stats import (
+from annotation.quality.annotator_stats import (
     Submission,
     annotator_summary,
     daily_activity,

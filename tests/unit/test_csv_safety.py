@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from annotation.csv_safety import neutralise_cell, neutralise_frame, safe_csv
+from annotation.corpus.csv_safety import neutralise_cell, neutralise_frame, safe_csv
 
 
 @pytest.mark.parametrize("value", ["=1+2", "+1", "-2+3", "@SUM(A1:A2)", "\t=x", "\r=x",

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from annotation.curve_points import apply_point_event, clamp_point
+from annotation.workbench.curve_points import apply_point_event, clamp_point
 
 POINTS = [(10.0, 0.2), (50.0, 1.0), (90.0, 0.3)]
 

@@ -1,4 +1,4 @@
-"""Dataset statistics of an exported benchmark (annotation.dataset_stats), by hand."""
+"""Dataset statistics of an exported benchmark (annotation.corpus.dataset_stats), by hand."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pytest
 
 from annotation.axes import EXPORT_KEYS
-from annotation.dataset_stats import TARGET_KEYS, DatasetStatistics, MeanSD, dataset_statistics
+from annotation.corpus.dataset_stats import TARGET_KEYS, DatasetStatistics, MeanSD, dataset_statistics
 
 
 def _record(_id, text, targets, **axes):

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from annotation import duplicates as dedup_domain
-from annotation.duplicates import (
+from annotation.corpus import duplicates as dedup_domain
+from annotation.corpus.duplicates import (
     NearDuplicate,
     find_near_duplicates,
     find_near_duplicates_bruteforce,
@@ -441,7 +441,7 @@ def test_pack_rejects_non_vectors():
 
 @pytest.mark.slow  # loads the real SBERT model
 def test_real_sbert_finds_a_paraphrase_and_not_an_unrelated_text():
-    from annotation.embeddings import embed_texts
+    from annotation.corpus.embeddings import embed_texts
 
     texts = [
         "The meeting was moved to Friday.",

@@ -1,12 +1,12 @@
-"""The workbench's edits (annotation.editing) without Streamlit."""
+"""The workbench's edits (annotation.workbench.editing) without Streamlit."""
 
 import math
 
 import pytest
 
-from annotation import editing
+from annotation.workbench import editing
 from annotation.curves import fit_curve
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 
 N_TOKENS = 10
 

@@ -1,4 +1,4 @@
-"""The curve in the annotator's terms and entry by durations (annotation.elicitation)."""
+"""The curve in the annotator's terms and entry by durations (annotation.workbench.elicitation)."""
 
 import math
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from annotation import editing
+from annotation.workbench import editing
 from annotation.curves import CurveFitError, drawn_curve, fit_curve, validate_points
-from annotation.elicitation import (
+from annotation.workbench.elicitation import (
     FEEDBACK_TIMES,
     CurveFeedback,
     DurationEntryError,
@@ -16,7 +16,7 @@ from annotation.elicitation import (
     curve_feedback,
     points_from_durations,
 )
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.timeaxis import (
     MINUTES_PER_DAY,
     MINUTES_PER_HOUR,

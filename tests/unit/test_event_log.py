@@ -1,4 +1,4 @@
-"""The workbench's event log (annotation.event_log): order, duplicates, gaps, every kind,
+"""The workbench's event log (annotation.workbench.event_log): order, duplicates, gaps, every kind,
 refusals, submit in the stream, malformed batches, and re-sent batches applied once."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation import editing
+from annotation.workbench import editing
 from annotation.curves import ALPHA_BOUNDS, MAX_POINTS, fit_curve
-from annotation.event_log import (
+from annotation.workbench.event_log import (
     ALREADY_SUBMITTED,
     KINDS,
     MAX_EVENTS,
@@ -22,7 +22,7 @@ from annotation.event_log import (
     parse_events,
     replay,
 )
-from annotation.protocol import NOTE_MAX_CHARS, AnnotationContent
+from annotation.workbench.protocol import NOTE_MAX_CHARS, AnnotationContent
 
 N_TOKENS = 10
 POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))

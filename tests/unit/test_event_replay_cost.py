@@ -1,5 +1,5 @@
-"""The replay's bounded cost per event (annotation.working_draft) and the component's folded
-moves: the fast replay gives exactly what applying every event through annotation.editing one by
+"""The replay's bounded cost per event (annotation.workbench.working_draft) and the component's folded
+moves: the fast replay gives exactly what applying every event through annotation.workbench.editing one by
 one gives, a batch of moves fits the curve once, boundary toggles on a long text cost no
 per-event rebuild of the segmentation, and a folded run of moves applies once, whatever part of
 it the server had already applied."""
@@ -10,11 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation import editing, event_log, segmentation
+from annotation.workbench import editing, event_log
+
+from annotation import segmentation
 from annotation.axes import is_axis_name
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
-from annotation.event_log import EditEvent, EventError, parse_events, replay
-from annotation.protocol import AnnotationContent
+from annotation.workbench.event_log import EditEvent, EventError, parse_events, replay
+from annotation.workbench.protocol import AnnotationContent
 
 N_TOKENS = 12
 POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41))
@@ -25,7 +27,7 @@ def ev(seq: int, kind: str, first: int = 0, **data) -> EditEvent:
 
 
 def naive(content: AnnotationContent, step: int, n_tokens: int, events) -> tuple[AnnotationContent, int, str | None]:
-    """The reference: every event applied on its own through annotation.editing, the curve
+    """The reference: every event applied on its own through annotation.workbench.editing, the curve
     refitted after every point edit (what the replay did before it kept a working draft)."""
     message = None
     for e in events:
@@ -161,7 +163,7 @@ def test_a_fold_parses_with_its_range_and_keeps_it_out_of_the_fields():
 def test_the_working_drafts_examples_run():
     import doctest
 
-    from annotation import working_draft
+    from annotation.workbench import working_draft
 
     result = doctest.testmod(working_draft)
     assert result.attempted > 0 and result.failed == 0

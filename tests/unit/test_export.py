@@ -35,10 +35,10 @@ from annotation.export import (
 )
 from annotation.export import writer as export_writer
 from annotation.export.records import encode_json
-from annotation.interchange import to_interchange
-from annotation.protocol import AnnotationContent
+from annotation.corpus.interchange import to_interchange
+from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, segment_texts, token_offsets, token_spans, tokenize
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 
 SENTENCES = (
     "The bakery on Elm Street is closed for renovation this week.",

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from annotation.flag_reasons import (
+from annotation.review.flag_reasons import (
     ANNOTATOR_FLAG_CODES,
     ANNOTATOR_FLAGS,
     AUTOMATIC_FLAG_CODES,
@@ -17,7 +17,7 @@ from annotation.flag_reasons import (
     flag_needs_note,
     is_automatic_flag,
 )
-from annotation.flags import (
+from annotation.review.flags import (
     FlagHit,
     ParameterSpread,
     automatic_flags,
@@ -25,7 +25,7 @@ from annotation.flags import (
     parameter_spread,
     spread_of_annotations,
 )
-from annotation.protocol import AnnotationContent, ContentError
+from annotation.workbench.protocol import AnnotationContent, ContentError
 from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
 
@@ -352,8 +352,8 @@ def test_flags_for_sample_skips_an_unfinished_flagged_annotation():
 
 
 def test_an_unfinished_flagged_annotation_is_not_compared_as_a_segmentation():
-    from annotation.flags import ParameterSpread, flags_for_sample
-    from annotation.protocol import AnnotationContent
+    from annotation.review.flags import ParameterSpread, flags_for_sample
+    from annotation.workbench.protocol import AnnotationContent
 
     finished = AnnotationContent(boundaries=(0, 4), segment_axes=("main", "static"))
     unfinished = AnnotationContent(flags=("other",), note="garbled text")  # default (0,), (None,)

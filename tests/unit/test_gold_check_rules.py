@@ -1,4 +1,4 @@
-"""The gold-check rules (annotation.gold_checks): pass rule, pause window, injection schedule,
+"""The gold-check rules (annotation.quality.gold_checks): pass rule, pause window, injection schedule,
 scores against gold — hand-computed values."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from annotation.agreement import Rating, label_set_jaccard
-from annotation.gold_checks import (
+from annotation.quality.gold_checks import (
     CheckScores,
     CheckThresholds,
     block_length,
@@ -19,7 +19,7 @@ from annotation.gold_checks import (
     score_check,
     window_share,
 )
-from annotation.resolution import EDITED, Resolution
+from annotation.review.resolution import EDITED, Resolution
 from annotation.settings import ProjectSettings
 
 T = CheckThresholds(w1_max=12.0, jaccard_min=0.75, pk_max=0.15, window=4, min_pass=0.5)

@@ -10,7 +10,7 @@ import pytest
 
 from annotation.agreement import Rating, label_set_jaccard, pk_both_ways
 from annotation.curves.distance import CurveDistance, curve_distance
-from annotation.gold_feedback import (
+from annotation.quality.gold_feedback import (
     AxisDifference,
     GoldScore,
     MineAndGold,

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 import pytest
 
 from annotation.curves import fit_curve
-from annotation.interchange import (
+from annotation.corpus.interchange import (
     InterchangeError,
     parse_interchange,
     parse_submitted_at,

@@ -254,12 +254,12 @@ def test_the_domain_has_no_import_cycle():
     ("annotation/export/writer.py", "from annotation import services\n", 1, "domain", "annotation.services"),
     ("annotation/training/data.py", "from ..services.queue import WorkItem\n", 1, "domain",
      "annotation.services"),
-    ("annotation/flags.py",
+    ("annotation/review/flags.py",
      "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from db.models import Sample\n",
      4, "domain", "db"),
-    ("annotation/duplicates.py", "def embed():\n    import streamlit\n    return streamlit\n", 2, "domain",
+    ("annotation/corpus/duplicates.py", "def embed():\n    import streamlit\n    return streamlit\n", 2, "domain",
      "streamlit"),
-    ("annotation/splits.py", "from cli import main\n", 1, "domain", "cli"),
+    ("annotation/corpus/splits.py", "from cli import main\n", 1, "domain", "cli"),
     ("db/models.py", "from annotation.axes import AXIS_NAMES\n", 1, "db", "annotation"),
     ("db/migrations/versions/0009_new.py", "import ui.session\n", 1, "db", "ui"),
     ("annotation/services/queue.py", "import streamlit as st\n", 1, "services", "streamlit"),
@@ -316,13 +316,13 @@ def test_the_cycle_finder_follows_package_initialisation():
     sources = {
         "annotation/agreement/__init__.py": "from annotation.agreement.report import Report\n",
         "annotation/agreement/report.py": "from annotation.agreement.ratings import Rating\n"
-                                          "from annotation.flags import FlagHit\n",
+                                          "from annotation.review.flags import FlagHit\n",
         "annotation/agreement/ratings.py": "",
-        "annotation/flags.py": "from annotation.agreement.ratings import Rating\n",
+        "annotation/review/flags.py": "from annotation.agreement.ratings import Rating\n",
     }
     cycles = import_cycles(sources)
     assert len(cycles) == 1
     assert cycles[0].startswith(
-        "import cycle annotation.agreement ↔ annotation.agreement.report ↔ annotation.flags (")
+        "import cycle annotation.agreement ↔ annotation.agreement.report ↔ annotation.review.flags (")
     without = {**sources, "annotation/agreement/report.py": "from annotation.agreement.ratings import Rating\n"}
     assert import_cycles(without) == []

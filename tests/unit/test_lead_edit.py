@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.lead_edit import DEFAULT_PARAMETERS, LeadEdit
-from annotation.resolution import EDITED, Resolution
+from annotation.review.lead_edit import DEFAULT_PARAMETERS, LeadEdit
+from annotation.review.resolution import EDITED, Resolution
 from annotation.segmentation import SegmentationError
 
 

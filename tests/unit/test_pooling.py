@@ -10,8 +10,8 @@ import pytest
 
 from annotation.curves.distance import DISTANCE_GRID
 from annotation.curves.limits import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, CurveFitError
-from annotation.pooling import curve_masses64, pool_curves, pool_versions, pooled_masses
-from annotation.resolution import POOLED, AnnotatorVersion, Resolution, resolve_pair
+from annotation.review.pooling import curve_masses64, pool_curves, pool_versions, pooled_masses
+from annotation.review.resolution import POOLED, AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import Segmentation
 
 

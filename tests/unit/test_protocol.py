@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.protocol import (
+from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.workbench.protocol import (
     MAX_POINTS,
     MIN_POINTS,
     NOTE_MAX_CHARS,

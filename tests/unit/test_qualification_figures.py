@@ -1,4 +1,4 @@
-"""Qualification figures against gold (annotation.qualification): hand-computed values, the
+"""Qualification figures against gold (annotation.quality.qualification): hand-computed values, the
 ICC against pingouin, the strict thresholds and the admission rule."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from annotation.agreement import intraclass_correlation
-from annotation.qualification import (
+from annotation.quality.qualification import (
     CURVE_BY_ICC,
     CURVE_BY_W1,
     ICC_MIN_SAMPLES,
@@ -22,7 +22,7 @@ from annotation.qualification import (
     meets_thresholds,
     qualification_figures,
 )
-from annotation.resolution import EDITED, Resolution
+from annotation.review.resolution import EDITED, Resolution
 from annotation.segmentation import SegmentationError
 
 

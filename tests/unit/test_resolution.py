@@ -7,8 +7,8 @@ import random
 import pytest
 
 from annotation.axes import AXIS_NAMES
-from annotation.protocol import AnnotationContent
-from annotation.resolution import (
+from annotation.workbench.protocol import AnnotationContent
+from annotation.review.resolution import (
     EDITED,
     ONE_VERSION,
     UNION_MEAN,

@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from annotation.review_sampling import daily_review_sample, review_sample_size
+from annotation.review.review_sampling import daily_review_sample, review_sample_size
 
 DAY = date(2026, 11, 20)
 

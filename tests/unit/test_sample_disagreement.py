@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from annotation.protocol import AnnotationContent
-from annotation.sample_disagreement import can_be_taken, sample_disagreement
+from annotation.workbench.protocol import AnnotationContent
+from annotation.review.sample_disagreement import can_be_taken, sample_disagreement
 
 CURVE = dict(xi=40.0, omega=10.0, alpha=0.0)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from annotation.agreement import W1_RULE
-from annotation.consistency import axes_used, find_inconsistent_pairs, similar_pairs
+from annotation.corpus.consistency import axes_used, find_inconsistent_pairs, similar_pairs
 from annotation.curves.distance import curve_distance
 
 MAIN, STATIC = frozenset({"main"}), frozenset({"static", "main"})

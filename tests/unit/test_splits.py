@@ -1,4 +1,4 @@
-"""Stratified train/validation/test splits (annotation.splits)."""
+"""Stratified train/validation/test splits (annotation.corpus.splits)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from annotation.axes import AXIS_NAMES
-from annotation.splits import (
+from annotation.corpus.splits import (
     DEFAULT_RATIOS,
     SPLITS,
     assignment_from_membership,

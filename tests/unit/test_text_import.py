@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from annotation import text_import
-from annotation.text_import import (
+from annotation.corpus import text_import
+from annotation.corpus.text_import import (
     MAX_ID_CHARS,
     MAX_IMPORT_BYTES,
     MAX_IMPORT_LINES,

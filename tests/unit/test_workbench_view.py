@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from annotation import editing
-from annotation.protocol import AnnotationContent
+from annotation.workbench import editing
+from annotation.workbench.protocol import AnnotationContent
 from annotation.services.queue import WorkItem
 from ui.workbench_view import Notice, SessionFacts, build_view, fit_panel
 

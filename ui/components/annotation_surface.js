@@ -79,7 +79,7 @@ function isActivatable(t) {
 }
 
 // ------------------------------------------------------------------ the local model
-// The same rules as annotation.editing / annotation.curve_points (drawn before the server answers).
+// The same rules as annotation.workbench.editing / annotation.workbench.curve_points (drawn before the server answers).
 
 function readContent(raw) {
   const c = raw && typeof raw === "object" ? raw : {};

@@ -10,7 +10,7 @@ raced with it and were lost. The surface therefore owns the annotation while it 
 being made: segmentation, axes, points, hand-tuned parameters, step and flag are edited locally
 and drawn at once, and every edit is sent to the server as one ordered, idempotent **event log**.
 The server (``annotation.services.workbench_events.apply_events``) replays the log through
-``annotation.editing`` and answers with a new ``view``; what the surface draws after an answer is
+``annotation.workbench.editing`` and answers with a new ``view``; what the surface draws after an answer is
 exactly what is stored.
 
 Protocol
@@ -107,7 +107,7 @@ def checked_payload(payload: Any) -> dict[str, Any] | None:
     Kept: ``{"client": str, "base_version": int, "events": [dict, ...]}`` — entries of
     ``events`` that are not objects are dropped and at most :data:`MAX_EVENTS` are kept (the
     oldest: the server applies them in order and the component re-sends the rest). Event
-    *contents* are checked by the server (``annotation.event_log.parse_events``), which reports
+    *contents* are checked by the server (``annotation.workbench.event_log.parse_events``), which reports
     a bad event to the annotator instead of dropping it silently.
     """
     if not isinstance(payload, dict):

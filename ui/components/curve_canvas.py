@@ -5,7 +5,7 @@ beside this file, after the shared ``event_queue.js``, ``instance_cleanup.js`` a
 
 Python stays the source of truth: the page passes the points and the fitted curve; the chart
 reports each edit as one event dict, which the page applies with
-:func:`annotation.curve_points.apply_point_event` and draws again. Delivery is exactly-once
+:func:`annotation.workbench.curve_points.apply_point_event` and draws again. Delivery is exactly-once
 (see :mod:`ui.components.events`); an edit on its way is drawn at once (optimistically).
 
 Events (the return value, or the argument of ``on_change``)::
@@ -40,7 +40,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotation.curve_points import ACTIONS
+from annotation.workbench.curve_points import ACTIONS
 from ui.components.events import (
     EVENT_QUEUE_JS,
     TRIGGER,
@@ -142,7 +142,7 @@ def curve_canvas(
         One edit, once: ``{"action": "add", "x", "y"}``, ``{"action": "move", "index", "x",
         "y"}`` or ``{"action": "remove", "index"}`` (see the module docstring) when no
         ``on_change`` is given; None otherwise. Apply it with
-        :func:`annotation.curve_points.apply_point_event` and ``st.rerun()``.
+        :func:`annotation.workbench.curve_points.apply_point_event` and ``st.rerun()``.
     """
     extras = []
     for extra in extra_curves or []:

@@ -6,7 +6,7 @@ const finite = (v) => typeof v === "number" && Number.isFinite(v);
 const round2 = (v) => Math.round(v * 100) / 100;
 const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 
-/* The same rules as annotation.curve_points.apply_point_event: the points after one edit
+/* The same rules as annotation.workbench.curve_points.apply_point_event: the points after one edit
    {action: "add" | "move" | "remove", index, x, y}, as a new list (x clamped to [0, xMax], y to
    [0, 1], both rounded to 2 decimals; an edit that does not apply leaves them as they are). */
 function applyPointAction(points, a, xMax, maxPoints) {

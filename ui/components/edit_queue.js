@@ -8,7 +8,7 @@
    an unfolded queue grows by one event per repeat while the server is busy (each send then
    carries, and each replay applies, every one of them). A move sets an absolute position, so
    a run of consecutive moves of one point makes what its last move makes: the last one stands
-   for all of them, carrying `first` = the first number of the run (annotation.event_log
+   for all of them, carrying `first` = the first number of the run (annotation.workbench.event_log
    accepts such an event when the next number it expects lies in first … seq, also when it had
    applied part of the run from an earlier send). */
 

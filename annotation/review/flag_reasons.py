@@ -4,11 +4,11 @@ Two kinds of flag share it (:data:`FLAG_REASONS`, :data:`FLAG_LABELS`, :func:`fl
 
 * **annotator flags** (SPEC section 3) — the reasons an annotator can give instead of finishing a
   sample (:data:`ANNOTATOR_FLAGS`);
-* **automatic flags** (SPEC section 5) — raised by the rules of :mod:`annotation.flags` once at
+* **automatic flags** (SPEC section 5) — raised by the rules of :mod:`annotation.review.flags` once at
   least two annotations of a sample are in (:data:`AUTOMATIC_FLAGS`).
 
-The vocabulary stands apart from the rules so that :mod:`annotation.protocol`, which checks the
-flags an annotation carries, and :mod:`annotation.flags`, whose rules read annotations, need
+The vocabulary stands apart from the rules so that :mod:`annotation.workbench.protocol`, which checks the
+flags an annotation carries, and :mod:`annotation.review.flags`, whose rules read annotations, need
 not import each other.
 """
 

@@ -13,7 +13,7 @@ on the pool's location and spread when the annotators disagree widely: a density
 the taller of two peaks, or runs to the bounds when the peaks are far apart. ``w1_to_pool`` says
 how well one skew-normal can stand for the pool (0: exactly; large: the pool has two peaks).
 
-Everything here is pure; :func:`pool_versions` gives the :class:`~annotation.resolution.Resolution`
+Everything here is pure; :func:`pool_versions` gives the :class:`~annotation.review.resolution.Resolution`
 the service stores (segmentation and axes as the automatic resolution: union).
 """
 
@@ -28,7 +28,7 @@ from scipy import optimize, special
 
 from annotation.curves.distance import DISTANCE_GRID, GRID_STEPS, GRID_WEIGHTS
 from annotation.curves.limits import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, CurveFitError
-from annotation.resolution import POOLED, AnnotatorVersion, Resolution, resolve_pair
+from annotation.review.resolution import POOLED, AnnotatorVersion, Resolution, resolve_pair
 
 _LOWER = np.array([XI_BOUNDS[0], OMEGA_BOUNDS[0], ALPHA_BOUNDS[0]])
 _UPPER = np.array([XI_BOUNDS[1], OMEGA_BOUNDS[1], ALPHA_BOUNDS[1]])
@@ -129,7 +129,7 @@ def pool_curves(curves: Sequence[Sequence[float]]) -> PooledCurve:
 def pool_versions(versions: Sequence[AnnotatorVersion]) -> Resolution:
     """The pooled resolution of a sample: boundaries and axes as :func:`resolve_pair` (union),
     the curve the refitted linear pool of the versions' curves (:func:`pool_curves`), method
-    :data:`~annotation.resolution.POOLED`. Without any curve the resolution has none.
+    :data:`~annotation.review.resolution.POOLED`. Without any curve the resolution has none.
 
     Examples:
         >>> from annotation.segmentation import Segmentation

@@ -27,7 +27,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 
 from annotation.curves.distance import curve_distances
-from annotation.duplicates import COLUMN_TILE
+from annotation.corpus.duplicates import COLUMN_TILE
 
 #: rows per block of the search (block × COLUMN_TILE float32 similarities at a time)
 BLOCK = 1024

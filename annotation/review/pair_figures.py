@@ -1,7 +1,7 @@
 """What the automatic flag rules measure on each pair of a sample's annotations — W1 and the
 shift of their curves, Pk of their segmentations — and those figures for many samples at once.
 
-Settling one sample at a submit lets :mod:`annotation.flags` measure its one pair; settling a
+Settling one sample at a submit lets :mod:`annotation.review.flags` measure its one pair; settling a
 chunk of a thousand samples (``annotation.services.resolving``) measures all their pairs here
 in one vectorised pass first, which is most of the work saved.
 """
@@ -17,7 +17,7 @@ import numpy as np
 
 from annotation.agreement.segment_agreement import pk_both_ways_many
 from annotation.curves.distance import curve_distances
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError
 
 ParameterTriple = tuple[float, float, float]
@@ -98,7 +98,7 @@ def usable_segmentations(annotations: Sequence[AnnotationContent], n_tokens: int
 
 @lru_cache(maxsize=8192)
 def _segmentation(boundaries: tuple[int, ...], n_tokens: int) -> Segmentation:
-    # a chunk of samples is measured here and flagged in annotation.flags: build each once
+    # a chunk of samples is measured here and flagged in annotation.review.flags: build each once
     return Segmentation.from_boundaries(boundaries, n_tokens)
 
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from annotation.json_lines import decode_json_line
+from annotation.corpus.json_lines import decode_json_line
 from annotation.segmentation import tokenize
 
 #: the largest file imported (also the app's upload limit, ``server.maxUploadSize``)

@@ -24,7 +24,7 @@ from typing import Any
 
 from annotation.axes import EXPORT_KEYS
 from annotation.segmentation import tokenize
-from annotation.splits import SPLITS
+from annotation.corpus.splits import SPLITS
 
 #: Keys of a record's ``target_values``, in record order (consumers read them positionally),
 #: with the skew-normal parameter each one holds: location ξ, scale ω, skewness (shape) α.
@@ -98,7 +98,7 @@ class SplitStatistics:
 @dataclass(frozen=True)
 class DatasetStatistics:
     """Statistics of one benchmark: ``overall`` over all its samples and ``by_split`` for each
-    split of :data:`annotation.splits.SPLITS` (in that order, empty splits included)."""
+    split of :data:`annotation.corpus.splits.SPLITS` (in that order, empty splits included)."""
 
     overall: SplitStatistics
     by_split: Mapping[str, SplitStatistics]

@@ -1,6 +1,6 @@
 """A draft being replayed, kept mutable so that each frequent edit costs O(log n), not O(n).
 
-Why: :func:`annotation.event_log.replay` applied every event through :mod:`annotation.editing`,
+Why: :func:`annotation.workbench.event_log.replay` applied every event through :mod:`annotation.workbench.editing`,
 which builds a new :class:`~annotation.segmentation.Segmentation` (validated, O(segments)) and
 re-maps every axis (O(segments²)) per boundary toggle, and refits the curve per point edit. A
 500-event batch on a 2,500-token text split into 2,500 segments took over a minute, and holding
@@ -15,9 +15,9 @@ an arrow key on a point sent one refit per key repeat. Here:
   batch. The fit depends on the points alone, so the content is the same as with a fit after
   every point edit; consecutive moves of one point therefore cost one fit in all.
 
-:meth:`WorkingDraft.content` gives the immutable :class:`~annotation.protocol.AnnotationContent`
+:meth:`WorkingDraft.content` gives the immutable :class:`~annotation.workbench.protocol.AnnotationContent`
 back (O(segments), once). ``tests/unit/test_event_log.py`` checks the result against applying
-every event through :mod:`annotation.editing` one by one, on random sequences.
+every event through :mod:`annotation.workbench.editing` one by one, on random sequences.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import replace
 
-from annotation import editing
-from annotation.protocol import AnnotationContent
+from annotation.workbench import editing
+from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import Segmentation
 
 
@@ -76,7 +76,7 @@ class WorkingDraft:
 
     def toggle_boundary(self, gap: int) -> None:
         """Add or remove the boundary before token ``gap`` (1 ≤ gap < n_tokens, checked by the
-        caller); the axes follow their tokens (:func:`annotation.editing.toggle_boundary`)."""
+        caller); the axes follow their tokens (:func:`annotation.workbench.editing.toggle_boundary`)."""
         self._open_segments()
         assert self._boundaries is not None
         i = bisect_left(self._boundaries, gap)

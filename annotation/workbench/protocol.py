@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.curves import MAX_POINTS, MIN_POINTS
-from annotation.flag_reasons import ANNOTATOR_FLAG_CODES, flag_needs_note
+from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES, flag_needs_note
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.wording import numbered
 

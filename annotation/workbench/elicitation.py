@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from annotation.curve_points import clamp_point
+from annotation.workbench.curve_points import clamp_point
 from annotation.curves import (
     MIN_X_GAP,
     CurveFitError,

@@ -35,8 +35,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, Sequence
 
 from annotation.curves import CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem
-from annotation.json_lines import decode_json_line
-from annotation.protocol import AnnotationContent, ContentError, submission_problems
+from annotation.corpus.json_lines import decode_json_line
+from annotation.workbench.protocol import AnnotationContent, ContentError, submission_problems
 from annotation.segmentation import SegmentationError
 from annotation.usernames import UsernameError, check_username, username_skeleton
 

@@ -5,7 +5,7 @@ while a rerun was in flight raced with it; points, axes and even a submit were l
 browser component owns the annotation in progress, applies each edit locally at once and numbers
 it, and sends its whole queue of not-yet-acknowledged edits to the server; the server replays
 them here and stores the result. The server stays the authority: every edit is applied through
-:mod:`annotation.editing`, the same rules the component mirrors.
+:mod:`annotation.workbench.editing`, the same rules the component mirrors.
 
 The protocol:
 
@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable
 
-from annotation import editing
+from annotation.workbench import editing
 from annotation.axes import AXIS_NAMES, is_axis_name
-from annotation.curve_points import ACTIONS
+from annotation.workbench.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
-from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.protocol import NOTE_MAX_CHARS, AnnotationContent
-from annotation.working_draft import WorkingDraft
+from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.workbench.protocol import NOTE_MAX_CHARS, AnnotationContent
+from annotation.workbench.working_draft import WorkingDraft
 from annotation.wording import counted
 
 #: The kinds of edit the server applies (anything else is refused, not rejected).

@@ -65,7 +65,7 @@ from annotation.agreement.measure import json_ready
 from annotation.curves.distance import curve_distance
 from annotation.curves.limits import CurveFitError
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.resolution import Resolution
+from annotation.review.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 from annotation.wording import counted

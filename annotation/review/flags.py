@@ -1,6 +1,6 @@
 """Sample flags: why a sample goes to a lead (SPEC section 5) — the rules and their hits.
 
-Two kinds of flag share one vocabulary, :mod:`annotation.flag_reasons` (codes, labels, which
+Two kinds of flag share one vocabulary, :mod:`annotation.review.flag_reasons` (codes, labels, which
 need a note):
 
 * **annotator flags** (SPEC section 3) — the reasons an annotator can give instead of finishing a
@@ -45,7 +45,7 @@ import numpy as np
 
 from annotation.agreement import pk_both_ways
 from annotation.curves.distance import curve_distances
-from annotation.flag_reasons import (
+from annotation.review.flag_reasons import (
     ANNOTATOR_FLAG_CODES,
     CURVE_DISTANCE,
     DEVIATION_CODES,
@@ -55,9 +55,9 @@ from annotation.flag_reasons import (
     flag_label,
     is_automatic_flag,
 )
-from annotation.pair_figures import PairFigures, parameters_of, usable_segmentations
+from annotation.review.pair_figures import PairFigures, parameters_of, usable_segmentations
 from annotation.parameters import PARAMETER_SYMBOLS
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
 from annotation.timeaxis import DEFAULT_BASE
@@ -207,12 +207,12 @@ def automatic_flags(
     ``pk_max`` the Pk threshold and ``sigma`` the number of SDs; ``w1_max`` the curve-distance
     threshold (None: the rule is off) and ``names`` the annotators' names for its detail
     ("annotation 1", … when None). ``known``: each pair's figures when the caller computed many
-    samples' pairs at once (:func:`annotation.pair_figures.pair_figures`), else they are computed here.
+    samples' pairs at once (:func:`annotation.review.pair_figures.pair_figures`), else they are computed here.
 
     Every pair of annotations is compared; a rule fires when any pair breaches it (strictly
     above its threshold) and yields one :class:`FlagHit` describing the worst pair (the first
     such pair in index order on ties). Hits come in
-    :data:`~annotation.flag_reasons.AUTOMATIC_FLAG_CODES` order. Fewer than two usable
+    :data:`~annotation.review.flag_reasons.AUTOMATIC_FLAG_CODES` order. Fewer than two usable
     annotations for a rule means that rule cannot fire.
     """
     if len(boundaries_list) != len(params_list):
@@ -334,7 +334,7 @@ def _name(names: Sequence[str] | None, i: int) -> str:
 
 def annotator_flag_hits(annotations: Sequence[AnnotationContent]) -> tuple[FlagHit, ...]:
     """The annotators' own flags on a sample, one hit per reason (in
-    :data:`~annotation.flag_reasons.ANNOTATOR_FLAG_CODES` order, unknown codes after them),
+    :data:`~annotation.review.flag_reasons.ANNOTATOR_FLAG_CODES` order, unknown codes after them),
     naming who raised it; ``detail`` carries their notes."""
     raisers: dict[str, list[int]] = {}
     for i, a in enumerate(annotations):
@@ -367,7 +367,7 @@ def flags_for_sample(
     (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``,
     ``flag_w1_max``; defaults when None), ``names`` the annotators' names in the same order (for
     the curve-distance detail), ``known`` the pairs' figures when already computed
-    (:func:`annotation.pair_figures.pair_figures`). The automatic rules run only once two or more annotations are in. An
+    (:func:`annotation.review.pair_figures.pair_figures`). The automatic rules run only once two or more annotations are in. An
     annotation without parameters is left out of the deviation rules, and one with an unlabelled
     segment or boundaries that do not fit the text (an unfinished flagged draft) out of the
     segmentation rules.

@@ -1,7 +1,7 @@
 """The workbench's edits as pure functions: content in, content out.
 
 The annotator's edits arrive as the annotation surface's event log; the server replays it
-(:mod:`annotation.event_log`, through :func:`annotation.services.workbench_events.apply_events`)
+(:mod:`annotation.workbench.event_log`, through :func:`annotation.services.workbench_events.apply_events`)
 by calling these, and so do the lead's editors (Review, the gold editor) for their boxes and
 chart. Every rule of an edit (carry axes over a changed segmentation, refit on every point
 change, keep hand-tuned parameters apart from fitted ones) lives here and is unit-tested
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from annotation.curve_points import apply_point_event
+from annotation.workbench.curve_points import apply_point_event
 from annotation.curves import (
     MAX_POINTS,
     MIN_POINTS,
@@ -29,9 +29,9 @@ from annotation.curves import (
     fit_scale_for,
     residual_message,
 )
-from annotation.elicitation import points_from_durations
-from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.protocol import STEPS, AnnotationContent
+from annotation.workbench.elicitation import points_from_durations
+from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.workbench.protocol import STEPS, AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
 from annotation.timeaxis import X_MAX
 
@@ -114,7 +114,7 @@ def set_parameters(content: AnnotationContent, xi: float, omega: float,
 def place_from_durations(content: AnnotationContent, peak_minutes: float,
                          half_gone_minutes: float) -> tuple[AnnotationContent, str | None]:
     """Entry by durations: replace the points with those placed by
-    :func:`annotation.elicitation.points_from_durations` ("peak ≈ 2 days, half gone by
+    :func:`annotation.workbench.elicitation.points_from_durations` ("peak ≈ 2 days, half gone by
     ≈ 2 weeks") and refit. Refused (content unchanged, message) for durations that cannot place
     a single-peaked curve on the chart."""
     try:

@@ -9,7 +9,7 @@ For each of their submitted production annotations whose sample has gold, the an
   gold and in both, and the runs of tokens whose axes differ — a gold segment may carry several
   axes (a union), so a token differs when the annotator's one axis is not exactly the gold's set;
 * **the figures** (:func:`score_against_gold`): W1, overlap, Jaccard of the (token, axis) sets
-  (:func:`annotation.qualification.gold_jaccard`, the warm-up's Jaccard against gold: the same
+  (:func:`annotation.quality.qualification.gold_jaccard`, the warm-up's Jaccard against gold: the same
   value as :func:`annotation.agreement.label_set_jaccard` when every gold segment has one axis)
   and Pk both ways (:func:`annotation.agreement.segment_agreement.pk_both_ways_many`, segeval's
   figure vectorised) — and their **trend** per ISO week of submission (:func:`weekly_trend`).
@@ -29,8 +29,8 @@ import numpy as np
 from annotation.agreement.ratings import iso_week
 from annotation.agreement.segment_agreement import pk_both_ways_many
 from annotation.curves.distance import CurveDistance, curve_distances
-from annotation.qualification import gold_jaccard
-from annotation.resolution import EDITED, Resolution
+from annotation.quality.qualification import gold_jaccard
+from annotation.review.resolution import EDITED, Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.timeaxis import DEFAULT_BASE
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from annotation.agreement.segment_agreement import pk_both_ways_many
 from annotation.curves.distance import curve_distances
-from annotation.protocol import AnnotationContent
+from annotation.workbench.protocol import AnnotationContent
 
 #: The lead's confidence in a decision: 1 (a guess) … 5 (certain).
 CONFIDENCE_LEVELS: tuple[int, ...] = (1, 2, 3, 4, 5)

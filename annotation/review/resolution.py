@@ -29,14 +29,14 @@ from annotation.segmentation import Segmentation
 from annotation.wording import counted
 
 if TYPE_CHECKING:
-    from annotation.protocol import AnnotationContent
+    from annotation.workbench.protocol import AnnotationContent
 
 #: :attr:`Resolution.method` of a merge of several versions and of one annotator's version.
 UNION_MEAN = "union_mean"
 ONE_VERSION = "one_version"
 #: :attr:`Resolution.method` of a resolution the lead edited by hand.
 EDITED = "edited"
-#: :attr:`Resolution.method` of the refitted linear pool of the curves (:mod:`annotation.pooling`).
+#: :attr:`Resolution.method` of the refitted linear pool of the curves (:mod:`annotation.review.pooling`).
 POOLED = "linear_pool"
 
 
@@ -75,7 +75,7 @@ class AnnotatorVersion:
 
     @classmethod
     def from_content(cls, annotator: int | str, content: AnnotationContent, n_tokens: int) -> "AnnotatorVersion":
-        """From a stored :class:`~annotation.protocol.AnnotationContent` of a text of
+        """From a stored :class:`~annotation.workbench.protocol.AnnotationContent` of a text of
         ``n_tokens`` tokens (raises SegmentationError when its boundaries do not fit)."""
         return cls(annotator, content.segmentation(n_tokens), tuple(content.segment_axes),
                    content.xi, content.omega, content.alpha)

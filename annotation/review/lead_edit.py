@@ -3,7 +3,7 @@
 
 A :class:`LeadEdit` is frozen; each edit (a boundary click, a segment's axes, a typed parameter,
 a point placed on the chart) returns a new one. :meth:`LeadEdit.resolution` turns it into the
-:class:`~annotation.resolution.Resolution` the services store.
+:class:`~annotation.review.resolution.Resolution` the services store.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from annotation.editing import edit_points
+from annotation.workbench.editing import edit_points
 from annotation.parameters import PARAMETERS
-from annotation.protocol import AnnotationContent
-from annotation.resolution import EDITED, Resolution, canonical_segment_axes
+from annotation.workbench.protocol import AnnotationContent
+from annotation.review.resolution import EDITED, Resolution, canonical_segment_axes
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
 
 #: Where a hand-made curve starts when there is nothing to start from (about a day, symmetric).
@@ -155,7 +155,7 @@ class LeadEdit:
 
     def with_point_event(self, event: Mapping[str, Any]) -> "LeadEdit":
         """Apply one chart event (add / move / remove a point) and refit
-        (:func:`annotation.editing.edit_points`): a fitted curve replaces ξ, ω, α; without one
+        (:func:`annotation.workbench.editing.edit_points`): a fitted curve replaces ξ, ω, α; without one
         the parameters typed so far stay, but the curve no longer counts as chosen while points
         stand that define none (:attr:`curve_problem`), nor after they are all removed. The fit's message is kept for the page to show."""
         content, message = edit_points(AnnotationContent(points=self.points), event)
@@ -166,7 +166,7 @@ class LeadEdit:
         return replace(self, points=content.points, message=message, curve_ready=ready)
 
     def resolution(self, sources: tuple[int | str, ...]) -> Resolution:
-        """The edit as an :data:`~annotation.resolution.EDITED` resolution by ``sources``.
+        """The edit as an :data:`~annotation.review.resolution.EDITED` resolution by ``sources``.
 
         Examples:
             >>> LeadEdit(4, (0, 2), (("main",), ("static",))).resolution(("lead",)).method

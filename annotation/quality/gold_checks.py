@@ -10,7 +10,7 @@ made (a *gold check*), looking exactly like production work. Three rules decide 
   4), and the annotator cannot count their way to the next one.
 * **Pass** (:func:`check_passes`): over one check, the figures against gold — W1 between the
   two curves (log-time units, :func:`annotation.curves.curve_distance`), Jaccard of the
-  (token, axis) labels (:func:`annotation.qualification.gold_jaccard`: a gold segment may carry
+  (token, axis) labels (:func:`annotation.quality.qualification.gold_jaccard`: a gold segment may carry
   several axes; with one axis per segment it equals
   :func:`annotation.agreement.label_set_jaccard`) and Pk both ways
   (:func:`annotation.agreement.pk_both_ways`) — pass when **W1 ≤ flag_w1_max**, **Jaccard >
@@ -33,8 +33,8 @@ from annotation.agreement import pk_both_ways
 from annotation.agreement.verdict import JACCARD_RULE, PK_RULE, W1_RULE, judge
 from annotation.curves import CurveFitError
 from annotation.curves.distance import curve_distance
-from annotation.qualification import gold_jaccard
-from annotation.resolution import Resolution
+from annotation.quality.qualification import gold_jaccard
+from annotation.review.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
 
@@ -75,7 +75,7 @@ def score_check(gold: Resolution, boundaries: Sequence[int], segment_axes: Seque
     ξ, ω, α or Nones) against ``gold``.
 
     Examples:
-        >>> from annotation.resolution import EDITED
+        >>> from annotation.review.resolution import EDITED
         >>> gold = Resolution((0, 3), (("main",), ("static",)), 50.0, 10.0, 0.0, (), 6, method=EDITED)
         >>> s = score_check(gold, (0, 3), ("main", "static"), (62.25, 10.0, 0.0))
         >>> round(s.w1, 4), s.jaccard, s.pk              # the curve 12.25 units later
