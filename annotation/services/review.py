@@ -183,9 +183,9 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
             raise StaleVersion("Another lead already decided this sample; reload the queue.")
         smp = s.get(Sample, item.sample_id)
         case = _Case(s, actor, smp, submitted_annotations(s, smp.id), note, edit, annotation_id)
-        resolution = _HANDLERS[chosen.name](case)
+        outcome = _HANDLERS[chosen.name](case)
         if chosen.gold_source is not None:
-            resolution, taken_from = resolution if isinstance(resolution, tuple) else (resolution, None)
+            resolution, taken_from = outcome
             gold = store_gold(s, smp, resolution, chosen.gold_source, actor.user_id, note, taken_from)
             gold.confidence, gold.error_type = confidence, error_type
         item.status, item.decision, item.note = "closed", decision, note
@@ -196,6 +196,10 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
         return decision
 
 
+#: What a gold-storing decision stores: the resolution and the annotation it was taken from (or None).
+_Gold = tuple[Resolution, int | None]
+
+
 def _usable(case: _Case) -> list:  # type: ignore[type-arg]
     usable = usable_versions(case.annotations, case.sample.n_tokens)
     if not usable:
@@ -203,18 +207,18 @@ def _usable(case: _Case) -> list:  # type: ignore[type-arg]
     return usable
 
 
-def _accept_auto(case: _Case) -> Resolution:
-    return resolve_pair(_usable(case))
+def _accept_auto(case: _Case) -> _Gold:
+    return resolve_pair(_usable(case)), None
 
 
-def _accept_pooled(case: _Case) -> Resolution:
+def _accept_pooled(case: _Case) -> _Gold:
     pooled, _ = _pooled(_usable(case))
     if pooled is None:
         raise InvalidInput("No curve on the time axis to pool; edit the resolution instead.")
-    return pooled
+    return pooled, None
 
 
-def _edit(case: _Case) -> Resolution:
+def _edit(case: _Case) -> _Gold:
     edit = case.edit
     if edit is None or edit.n_tokens != case.sample.n_tokens:
         raise InvalidInput("The edited resolution does not fit this text.")
@@ -222,10 +226,10 @@ def _edit(case: _Case) -> Resolution:
         raise InvalidInput("Every segment of the resolution needs at least one axis.")
     if edit.curve_problem:  # no annotation had a curve and the lead typed none
         raise InvalidInput(f"Not stored. {edit.curve_problem}")
-    return edit.resolution((case.actor.username,))
+    return edit.resolution((case.actor.username,)), None
 
 
-def _take_version(case: _Case) -> tuple[Resolution, int]:
+def _take_version(case: _Case) -> _Gold:
     chosen = next((a for a in case.annotations if a.id == case.annotation_id), None)
     if chosen is None:
         raise InvalidInput("Choose one of this sample's annotations to take.")
@@ -249,8 +253,8 @@ def _discard(case: _Case) -> None:
 
 
 #: One handler per decision of :data:`annotation.review.adjudication.DECISIONS`: it checks what the
-#: decision needs and returns the resolution to store as gold (with the annotation it was taken
-#: from, for ``take_version``), or does the decision's own work and returns None.
+#: decision needs and, for a decision that stores gold, returns a :data:`_Gold`; the others do
+#: their own work and return None.
 _HANDLERS: Mapping[str, Callable[[_Case], object]] = {
     "accept_auto": _accept_auto,
     "accept_pooled": _accept_pooled,
