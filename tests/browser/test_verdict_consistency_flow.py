@@ -109,4 +109,6 @@ def test_lead_reads_verdicts_and_consistency(page, run_streamlit, seeded):
     review = page.locator('[class*="st-key-duplicates-consistency-review-"]:not([data-stale="true"]) button:visible')
     review.first.click()
     expect(page.get_by_role("heading", name="Review")).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("G-001").first).to_be_visible(timeout=30_000)
+    # the case opened is the one the button belongs to: its heading names it (a bare text match
+    # could resolve to the queue grid's hidden accessibility cell "G-001" and wait on it)
+    expect(page.get_by_role("heading", name="Sample G-001")).to_be_visible(timeout=30_000)
