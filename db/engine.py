@@ -420,11 +420,12 @@ def register_busy_error(cls: type[DatabaseBusy]) -> None:
     Database.busy_error = cls
 
 
-def decode_json_texts(rows: Sequence[Any], columns: Sequence[int]) -> list[list[Any]]:
-    """The JSON columns ``columns`` of ``rows`` — selected as text, e.g. ``cast(Model.col, Text)``
-    — decoded in one ``json.loads`` call. Reading 100k rows, this is several times faster than
-    the JSON type's value-by-value decoding (which was half the time of a large export)."""
+def decode_json_texts(rows: Sequence[Any], columns: Sequence[str]) -> list[list[Any]]:
+    """The JSON columns named ``columns`` of ``rows`` — selected as text under those labels, e.g.
+    ``cast(Model.col, Text).label("col")`` — decoded in one ``json.loads`` call. Reading 100k
+    rows, this is several times faster than the JSON type's value-by-value decoding (which was
+    half the time of a large export)."""
     if not rows:
         return []
-    return json.loads("[" + ",".join("[" + ",".join(r[c] for c in columns) + "]" for r in rows) + "]")
+    return json.loads("[" + ",".join("[" + ",".join(getattr(r, c) for c in columns) + "]" for r in rows) + "]")
 

@@ -319,5 +319,5 @@ with gold_tab:
             st.info(edit.curve_problem, icon=":material/info:")
         st.caption(curve_description(edit.xi, edit.omega, edit.alpha))
         if w.gold is not None:
-            st.caption(f"Stored {w.gold.decided_at:%Y-%m-%d %H:%M} UTC by {plain(w.gold.decided_by)}"
+            st.caption(f"Stored {w.gold.decided_at:%Y-%m-%d %H:%M} UTC by {plain(w.gold_by)}"
                        + (f" — {plain(w.gold.note)}" if w.gold.note else ""))

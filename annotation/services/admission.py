@@ -48,11 +48,12 @@ from annotation.quality.qualification import (
     meets_thresholds,
     qualification_figures,
 )
-from annotation.review.resolution import EDITED, Resolution
+from annotation.review.resolution import Resolution
 from annotation.workbench.protocol import AnnotationContent
 from annotation.services import audit
 from annotation.services.errors import ChangedMeanwhile
 from annotation.services.lookup import project_settings
+from annotation.services.rows import stored_gold
 from annotation.settings import ProjectSettings
 from db.models import (
     Annotation,
@@ -178,8 +179,7 @@ def prepare_warmup(s: Session, smp: Sample, user_id: int, annotation_id: int,
 
 
 def _gold_resolution(g: GoldAnnotation, n_tokens: int) -> Resolution:
-    return Resolution(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi, g.omega,
-                      g.alpha, (), n_tokens, method=EDITED)
+    return stored_gold(g).resolution(n_tokens)
 
 
 def figures_by_user(s: Session, project_id: int, user_ids: Iterable[int] | None = None, *,

@@ -53,8 +53,9 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
     with db.read() as s:
         settings = project_settings(s, project_id)
         stmt = (select(Sample.id, Sample.external_id, Sample.benchmark, Sample.n_tokens,
-                       User.username, Annotation.submitted_at, cast(Annotation.boundaries, Text),
-                       cast(Annotation.segment_axes, Text), Annotation.xi, Annotation.omega, Annotation.alpha)
+                       User.username, Annotation.submitted_at,
+                       cast(Annotation.boundaries, Text).label("boundaries_json"),
+                       cast(Annotation.segment_axes, Text).label("segment_axes_json"), Annotation.xi, Annotation.omega, Annotation.alpha)
                 .join(Annotation, Annotation.sample_id == Sample.id)
                 .join(User, User.id == Annotation.annotator_id)
                 .where(Sample.project_id == project_id, Sample.status == "active",
@@ -75,7 +76,7 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
             value = decoded[text] = tuple(json.loads(text))
         return value
 
-    segmentations = [(parse(r[6]), parse(r[7])) for r in rows]
+    segmentations = [(parse(r.boundaries_json), parse(r.segment_axes_json)) for r in rows]
     everyone = tuple(sorted({r.username for r in rows}))
     wanted = set(annotators) if annotators else None
     grouped: dict[int, list] = {}

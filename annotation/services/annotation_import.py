@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from multiprocessing import get_context
 from typing import Any
 
-from sqlalchemy import Text, cast, select
+from sqlalchemy import select
 
 from annotation.corpus.interchange import (
     InterchangeError,
@@ -44,8 +44,10 @@ from annotation.services.accounts import hash_password
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
+from annotation.services.rows import content_select, content_values, contents_of
 from annotation.usernames import find_lookalike
-from db.engine import Database, decode_json_texts
+from annotation.workbench.protocol import AnnotationContent
+from db.engine import Database
 from db.models import Annotation, ImportBatch, Sample, User, utcnow
 
 log = logging.getLogger(__name__)
@@ -65,13 +67,15 @@ class AnnotationImportSummary:
     left_out: int = 0
 
 
-def _same(stored: tuple, r: InterchangeRecord) -> bool:
-    status, bounds, axes, points, xi, omega, alpha, flags = stored
+def _same(stored: tuple[str, AnnotationContent], r: InterchangeRecord) -> bool:
+    """Whether the stored (status, content) is a submitted annotation equal to the record's."""
+    status, had = stored
     c = r.content
-    return (status == "submitted" and list(bounds) == list(c.boundaries)
-            and list(axes) == list(c.segment_axes)
-            and [list(p) for p in points] == [list(p) for p in c.points]
-            and (xi, omega, alpha) == (c.xi, c.omega, c.alpha) and list(flags) == list(c.flags))
+
+    def work(x: AnnotationContent) -> tuple:  # type: ignore[type-arg]
+        return (tuple(x.boundaries), tuple(x.segment_axes), tuple(tuple(p) for p in x.points),
+                x.xi, x.omega, x.alpha, tuple(x.flags))
+    return status == "submitted" and work(had) == work(c)
 
 
 def _parse_chunk(args: tuple) -> ParsedLines:
@@ -138,13 +142,11 @@ def _plan(db: Database, project_id: int, records: list[InterchangeRecord], sampl
         if users:
             rows = s.execute(
                 select(Annotation.sample_id, Annotation.annotator_id, Annotation.status,
-                       cast(Annotation.boundaries, Text), cast(Annotation.segment_axes, Text),
-                       cast(Annotation.points, Text), Annotation.xi, Annotation.omega, Annotation.alpha,
-                       cast(Annotation.flags, Text))
+                       *content_select(Annotation))
                 .join(Sample, Sample.id == Annotation.sample_id)
                 .where(Sample.project_id == project_id, Annotation.annotator_id.in_(list(users.values())))).all()
-            for r, (bounds, axes, points, flags) in zip(rows, decode_json_texts(rows, (3, 4, 5, 9))):
-                stored[(r[0], r[1])] = (r[2], bounds, axes, points, r[6], r[7], r[8], flags)
+            for r, content in zip(rows, contents_of(rows)):
+                stored[(r.sample_id, r.annotator_id)] = (r.status, content)
         return users, existing, stored
 
     users, existing, stored = db.run_read(read)
@@ -169,11 +171,7 @@ def _plan(db: Database, project_id: int, records: list[InterchangeRecord], sampl
 
 
 def _staged_row(r: InterchangeRecord, sample_id: int) -> dict[str, Any]:
-    c = r.content
-    return {"sample_id": sample_id, "annotator": r.annotator, "boundaries": list(c.boundaries),
-            "segment_axes": list(c.segment_axes), "points": [[float(x), float(y)] for x, y in c.points],
-            "xi": c.xi, "omega": c.omega, "alpha": c.alpha, "scale": c.scale, "rmse": c.rmse,
-            "params_source": c.params_source, "flags": list(c.flags), "note": c.note,
+    return {"sample_id": sample_id, "annotator": r.annotator, **content_values(r.content),
             "submitted_at": r.submitted_at}
 
 

@@ -26,6 +26,10 @@ from db.engine import decode_json_texts
 from db.models import Annotation, GoldAnnotation, Sample
 
 
+#: The JSON columns of an annotation an export record carries, read as text (decoded in one go).
+RECORD_JSON = ("boundaries", "segment_axes", "points", "flags")
+
+
 def pseudonym(user_id: int) -> str:
     """The stable pseudonym of an annotator in exports."""
     return f"ann{user_id:02d}"
@@ -46,7 +50,8 @@ class ExportInput:
     def records(self) -> list[dict[str, Any]]:
         """The annotations as interchange records (base 1.1, by sample, submission time and id)."""
         # the pseudonyms were made once, for the figures (one per row, in row order)
-        return [interchange_record(r[0], name, bounds, axes, points, r[5], r[6], r[7], flags, r[9], r[10])
+        return [interchange_record(r.external_id, name, bounds, axes, points, r.xi, r.omega, r.alpha, flags,
+                                   r.note, r.submitted_at)
                 for r, (bounds, axes, points, flags), name in zip(self.rows, self.decoded, self.figures.annotators)]
 
 
@@ -69,40 +74,42 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
     figures include the card's, over the samples kept (W1 in base 1.1 until the caller sets
     the export's base)."""
     gold = s.execute(
-        select(Sample.external_id, Sample.benchmark, Sample.parent_text, cast(GoldAnnotation.boundaries, Text),
-               cast(GoldAnnotation.segment_axes, Text), GoldAnnotation.xi, GoldAnnotation.omega,
-               GoldAnnotation.alpha, GoldAnnotation.source, GoldAnnotation.confidence,
+        select(Sample.external_id, Sample.benchmark, Sample.parent_text,
+               cast(GoldAnnotation.boundaries, Text).label("boundaries_json"),
+               cast(GoldAnnotation.segment_axes, Text).label("segment_axes_json"), GoldAnnotation.xi,
+               GoldAnnotation.omega, GoldAnnotation.alpha, GoldAnnotation.source, GoldAnnotation.confidence,
                GoldAnnotation.error_type)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(*production(project_id))
         .order_by(Sample.id)).all()
     rows = s.execute(
-        select(Sample.external_id, Annotation.annotator_id, cast(Annotation.boundaries, Text),
-               cast(Annotation.segment_axes, Text), cast(Annotation.points, Text), Annotation.xi,
-               Annotation.omega, Annotation.alpha, cast(Annotation.flags, Text), Annotation.note,
+        select(Sample.external_id, Annotation.annotator_id,
+               *(cast(getattr(Annotation, name), Text).label(f"{name}_json") for name in RECORD_JSON),
+               Annotation.xi, Annotation.omega, Annotation.alpha, Annotation.note,
                Annotation.submitted_at, Sample.benchmark, Sample.n_tokens)
         .join(Sample, Sample.id == Annotation.sample_id)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(*production(project_id), Annotation.status == "submitted")
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
-    decoded = decode_json_texts(rows, (2, 3, 4, 8))
+    decoded = decode_json_texts(rows, [f"{name}_json" for name in RECORD_JSON])
     sample_ids: list[str] = []
     benchmarks: list[int] = []
     n_tokens: list[int] = []
     counts: list[int] = []
     for r in rows:  # grouped by sample
-        if not sample_ids or sample_ids[-1] != r[0]:
-            sample_ids.append(r[0]), benchmarks.append(r[11]), n_tokens.append(r[12]), counts.append(0)
+        if not sample_ids or sample_ids[-1] != r.external_id:
+            sample_ids.append(r.external_id), benchmarks.append(r.benchmark), n_tokens.append(r.n_tokens)
+            counts.append(0)
         counts[-1] += 1
-    kept = [r for r in gold if r[0] in only] if only is not None else gold
+    kept = [r for r in gold if r.external_id in only] if only is not None else gold
     figures = FigureInput(
         sample_ids, benchmarks, n_tokens, counts,
-        annotators=[pseudonym(r[1]) for r in rows], submitted_at=[r[10] for r in rows],
+        annotators=[pseudonym(r.annotator_id) for r in rows], submitted_at=[r.submitted_at for r in rows],
         boundaries=[tuple(d[0]) for d in decoded], segment_axes=[tuple(d[1]) for d in decoded],
-        xi=[r[5] for r in rows], omega=[r[6] for r in rows], alpha=[r[7] for r in rows],
+        xi=[r.xi for r in rows], omega=[r.omega for r in rows], alpha=[r.alpha for r in rows],
         # the provenance covers every gold sample, whatever ``only`` keeps: a sample's figures are its own
-        gold=[(r[0], r[8], r[9], r[10]) for r in gold],
-        agreement=agreement, exported=frozenset(r[0] for r in kept))
-    samples = [GoldSample(r[0], r[1], r[2], bounds, axes, r[5], r[6], r[7])
-               for r, (bounds, axes) in zip(kept, decode_json_texts(kept, (3, 4)))]
+        gold=[(r.external_id, r.source, r.confidence, r.error_type) for r in gold],
+        agreement=agreement, exported=frozenset(r.external_id for r in kept))
+    samples = [GoldSample(r.external_id, r.benchmark, r.parent_text, bounds, axes, r.xi, r.omega, r.alpha)
+               for r, (bounds, axes) in zip(kept, decode_json_texts(kept, ["boundaries_json", "segment_axes_json"]))]
     return ExportInput(samples, figures, rows, decoded)

@@ -39,6 +39,7 @@ from annotation.quality.gold_feedback import (
 from annotation.segmentation import SegmentationError
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
+from annotation.services.rows import annotation_content, stored_gold
 from annotation.services.lookup import project_row, project_settings
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample
@@ -151,9 +152,9 @@ def _own_settled(actor: Actor, project_id: int, *columns) -> Select:  # type: ig
 
 
 def _pair(a: Annotation, g: GoldAnnotation, n_tokens: int) -> MineAndGold:
-    return MineAndGold(a.submitted_at, n_tokens, tuple(a.boundaries or (0,)), tuple(a.segment_axes or (None,)),
-                       a.xi, a.omega, a.alpha, tuple(g.boundaries), tuple(tuple(x) for x in g.segment_axes),
-                       g.xi, g.omega, g.alpha)
+    mine, gold = annotation_content(a), stored_gold(g)
+    return MineAndGold(a.submitted_at, n_tokens, mine.boundaries, mine.segment_axes, mine.xi, mine.omega,
+                       mine.alpha, gold.boundaries, gold.segment_axes, gold.xi, gold.omega, gold.alpha)
 
 
 def _how_settled(g: GoldAnnotation, annotation_id: int) -> str:
@@ -207,18 +208,19 @@ def feedback_page(db: Database, actor: Actor, project_id: int, page: int = 1,
         scores = score_against_gold([_pair(a, g, n) for a, g, _, _, _, n in rows])
         items = []
         for (a, g, external_id, benchmark, text, n_tokens), score in zip(rows, scores):
+            mine, gold = annotation_content(a), stored_gold(g)
             try:
-                difference = compare_with_gold(a.boundaries or (0,), a.segment_axes or (None,),
-                                               g.boundaries, g.segment_axes, n_tokens)
+                difference = compare_with_gold(mine.boundaries, mine.segment_axes,
+                                               gold.boundaries, gold.segment_axes, n_tokens)
             except SegmentationError:
                 difference = None
             items.append(FeedbackItem(
                 a.id, external_id, benchmark, text, n_tokens, a.submitted_at, g.decided_at,
                 _how_settled(g, a.id),
-                Version(tuple(a.boundaries or (0,)), tuple(a.segment_axes or (None,)), a.xi, a.omega, a.alpha),
+                Version(mine.boundaries, mine.segment_axes, mine.xi, mine.omega, mine.alpha),
                 a.note or "",
-                Version(tuple(g.boundaries), tuple(tuple(x) for x in g.segment_axes), g.xi, g.omega, g.alpha),
-                score, describe_against_gold(score.distance, drew_curve=None not in (a.xi, a.omega, a.alpha)),
+                Version(gold.boundaries, gold.segment_axes, gold.xi, gold.omega, gold.alpha),
+                score, describe_against_gold(score.distance, drew_curve=mine.has_parameters),
                 difference, tuple(notes[g.sample_id])))
     return FeedbackPage(tuple(items), total, page, per_page)
 

@@ -55,12 +55,13 @@ from annotation.quality.gold_checks import (
     score_check,
     window_share,
 )
-from annotation.review.resolution import EDITED, Resolution
+from annotation.review.resolution import Resolution
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.workbench.protocol import AnnotationContent
 from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
+from annotation.services.rows import stored_gold
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import (
@@ -109,8 +110,7 @@ def _gold_of(s: Session, smp: Sample) -> tuple[Resolution | None, tuple[Any, ...
     g = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
     if g is None:
         return None, None
-    return (Resolution(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi, g.omega,
-                       g.alpha, (), smp.n_tokens, method=EDITED), (g.id, g.decided_at))
+    return stored_gold(g).resolution(smp.n_tokens), (g.id, g.decided_at)
 
 
 def _window_results(s: Session, project_id: int, user_id: int) -> list[bool]:
@@ -151,7 +151,7 @@ def prepare_check(s: Session, a: Annotation, smp: Sample, settings: ProjectSetti
     gold, key = _gold_of(s, smp)
     scores = None
     if gold is not None:
-        scores = score_check(gold, tuple(work.boundaries or (0,)), tuple(work.segment_axes or (None,)),
+        scores = score_check(gold, work.boundaries, work.segment_axes,
                              (work.xi, work.omega, work.alpha))
     return PreparedCheck(smp, settings, key, scores)
 

@@ -39,6 +39,7 @@ from annotation.services import admission, audit, gold_checks
 from annotation.services.authz import Actor, check_role, require_role
 from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
+from annotation.services.rows import annotation_content
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, Assignment, Sample, User, utcnow
@@ -154,21 +155,10 @@ def pool_size(db: Database, actor: Actor, project_id: int) -> int:
         return total - warmup
 
 
-def stored_content(a: Annotation) -> AnnotationContent:
-    """The annotation's content as stored (a fresh draft's empty columns read as empty work)."""
-    return AnnotationContent(
-        boundaries=tuple(a.boundaries or (0,)),
-        segment_axes=tuple(a.segment_axes or (None,)),
-        points=tuple((float(x), float(y)) for x, y in (a.points or ())),
-        xi=a.xi, omega=a.omega, alpha=a.alpha, scale=a.scale, rmse=a.rmse,
-        params_source=a.params_source, flags=tuple(a.flags or ()), note=a.note or "",
-    )
-
-
 def work_item(a: Annotation, smp: Sample) -> WorkItem:
     """The workbench's data of one annotation and its sample (a gold check reads as production:
     nothing in it tells the two apart)."""
-    return WorkItem(a.id, a.version, a.status, a.step, stored_content(a), a.seconds_spent,
+    return WorkItem(a.id, a.version, a.status, a.step, annotation_content(a), a.seconds_spent,
                     a.guidelines_version, a.updated_at, a.submitted_at, smp.id, smp.project_id,
                     smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens,
                     a.returned_note or "", bool(smp.is_warmup) and not a.is_gold_check)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
 
-from sqlalchemy import Text, bindparam, cast, delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from annotation.review.flag_reasons import is_automatic_flag
@@ -32,9 +32,10 @@ from annotation.workbench.protocol import AnnotationContent
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.lookup import project_settings
+from annotation.services.rows import content_select, contents_of, gold_values
 from annotation.services.settling import SettlePlan, Submitted, plan_settle, spread_of_project
 from annotation.settings import ProjectSettings
-from db.engine import Database, decode_json_texts, make_engine
+from db.engine import Database, make_engine
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, User, utcnow
 from db.queries import id_in
 
@@ -84,21 +85,12 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True) -> dic
     if contents:
         rows = s.execute(
             select(Annotation.id, Annotation.sample_id, Annotation.annotator_id, User.username,
-                   Annotation.xi, Annotation.omega, Annotation.alpha, Annotation.scale, Annotation.rmse,
-                   Annotation.params_source, Annotation.note,
-                   cast(Annotation.boundaries, Text), cast(Annotation.segment_axes, Text),
-                   cast(Annotation.points, Text), cast(Annotation.flags, Text))
+                   *content_select(Annotation))
             .join(User, User.id == Annotation.annotator_id)
             .where(id_in(Annotation.sample_id, ids, s), Annotation.status == "submitted")
             .order_by(Annotation.sample_id, Annotation.submitted_at, Annotation.id)).all()
-        decoded = decode_json_texts(rows, (11, 12, 13, 14))
-        for r, (bounds, axes, points, flags) in zip(rows, decoded):
-            content = AnnotationContent(
-                boundaries=tuple(bounds or (0,)), segment_axes=tuple(axes or (None,)),
-                points=tuple((float(x), float(y)) for x, y in points or ()), xi=r[4], omega=r[5],
-                alpha=r[6], scale=r[7], rmse=r[8], params_source=r[9], flags=tuple(flags or ()),
-                note=r[10] or "")
-            samples[r[1]].subs.append(Submitted(r[0], r[2], content, r[3]))
+        for r, content in zip(rows, contents_of(rows)):
+            samples[r.sample_id].subs.append(Submitted(r.id, r.annotator_id, content, r.username))
     else:
         for aid, sid in s.execute(select(Annotation.id, Annotation.sample_id)
                                   .where(id_in(Annotation.sample_id, ids, s), Annotation.status == "submitted")
@@ -167,11 +159,7 @@ def _write(s: Session, decisions: Sequence[_Decision]) -> tuple[Counter[str], li
             elif new:
                 grown_items.append({"item_id": item[0], **values})
         if plan.gold is not None:
-            g = plan.gold
-            values = {"boundaries": list(g.boundaries), "segment_axes": [list(a) for a in g.segment_axes],
-                      "xi": float(g.xi), "omega": float(g.omega), "alpha": float(g.alpha),
-                      "source": "auto", "decided_by": None, "decided_at": stamp, "note": "",
-                      "source_annotation_id": None, "confidence": None, "error_type": ""}
+            values = gold_values(plan.gold, source="auto", decided_by=None, decided_at=stamp)
             if smp.gold is None or plan.drop_gold:
                 new_gold.append({"sample_id": smp.id, **values})
             else:

@@ -35,8 +35,8 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound, StaleVersion
 from annotation.services import review_queue as _queue
 from annotation.services.review_queue import reason_label
+from annotation.services.rows import StoredGold, annotation_content, stored_gold
 from annotation.services.settling import (
-    annotation_content,
     count_parameters,
     ensure_stats,
     store_gold,
@@ -278,26 +278,11 @@ def _send_back(s: Session, smp: Sample, anns: Sequence[Annotation], note: str) -
     s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
 
 
-@dataclass(frozen=True)
-class GoldView:
-    boundaries: tuple[int, ...]
-    segment_axes: tuple[tuple[str, ...], ...]
-    xi: float
-    omega: float
-    alpha: float
-    source: str
-    decided_at: datetime
-    note: str
-    confidence: int | None = None
-    error_type: str = ""
-
-
-def gold_of(db: Database, actor: Actor, sample_id: int) -> GoldView | None:
+def gold_of(db: Database, actor: Actor, sample_id: int) -> StoredGold | None:
     """Lead: the sample's gold values, if settled."""
     with db.read() as s:
         require_role(s, actor, "lead")
         g = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == sample_id))
         if g is None:
             return None
-        return GoldView(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi, g.omega,
-                        g.alpha, g.source, g.decided_at, g.note, g.confidence, g.error_type)
+        return stored_gold(g)

@@ -38,6 +38,7 @@ from annotation.review.review_sampling import daily_review_sample
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
+from annotation.services.rows import content_from_columns
 from annotation.services.settling import open_review
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -171,8 +172,8 @@ def _figures(db: Database, s: Session, n_tokens: dict[int, int],
         for sid, aid, bounds, axes, xi, omega, alpha in s.execute(
                 select(Annotation.sample_id, Annotation.id, Annotation.boundaries, Annotation.segment_axes,
                        Annotation.xi, Annotation.omega, Annotation.alpha).where(Annotation.id.in_(chunk))):
-            contents[sid].append((order[aid], AnnotationContent(
-                boundaries=tuple(bounds), segment_axes=tuple(axes), xi=xi, omega=omega, alpha=alpha)))
+            contents[sid].append((order[aid], content_from_columns(
+                boundaries=bounds, segment_axes=axes, xi=xi, omega=omega, alpha=alpha)))
     computed = sample_figures([(n_tokens[sid], [c for _, c in sorted(contents[sid], key=lambda p: p[0])])
                                for sid in missing])
     with _LOCK:
@@ -241,7 +242,8 @@ def _read_queue(db: Database, s: Session, project_id: int) -> tuple[ReviewRow, .
     """The open items, oldest first, with their annotators and figures."""
     rows_of = s.connection().execute  # Core rows: the ORM's per-row loading costs more than the read
     items = rows_of(
-        select(ReviewItem.id, cast(ReviewItem.reasons, Text), ReviewItem.opened_at, Sample.id, Sample.external_id,
+        select(ReviewItem.id, cast(ReviewItem.reasons, Text).label("reasons"), ReviewItem.opened_at,
+               Sample.id.label("sample_id"), Sample.external_id,
                Sample.benchmark, Sample.n_tokens)
         .join(Sample, Sample.id == ReviewItem.sample_id)
         .where(Sample.project_id == project_id, ReviewItem.status == "open")
@@ -259,10 +261,10 @@ def _read_queue(db: Database, s: Session, project_id: int) -> tuple[ReviewRow, .
             .order_by(Annotation.submitted_at, Annotation.id)):
         names.setdefault(sid, []).append(username)
         keys.setdefault(sid, []).append((aid, *stamp))
-    figures = _figures(db, s, {row[3]: row[6] for row in items},
-                       {row[3]: tuple(keys.get(row[3], ())) for row in items})
+    figures = _figures(db, s, {row.sample_id: row.n_tokens for row in items},
+                       {row.sample_id: tuple(keys.get(row.sample_id, ())) for row in items})
     decoded: dict[str, tuple[str, ...]] = {}  # the reasons as stored: a few distinct lists
-    for raw in {row[1] for row in items}:
+    for raw in {row.reasons for row in items}:
         decoded[raw] = tuple(json.loads(raw))
     return tuple(ReviewRow(item_id, sid, external_id, bench, decoded[reasons], tuple(sorted(names.get(sid, ()))),
                            opened_at, figures[sid].w1, figures[sid].pk)

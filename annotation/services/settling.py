@@ -41,6 +41,7 @@ from annotation.workbench.protocol import AnnotationContent
 from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import SegmentationError
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
+from annotation.services.rows import annotation_content, gold_values
 from annotation.settings import ProjectSettings
 from db.models import (
     Annotation,
@@ -142,15 +143,6 @@ def _spread(s: Session, project_id: int, stats: ParameterStats | None = None) ->
 
 # --- settling a complete sample --------------------------------------------------------------
 
-def annotation_content(a: Annotation) -> AnnotationContent:
-    """The stored annotation's content, as the domain reads it."""
-    return AnnotationContent(
-        boundaries=tuple(a.boundaries), segment_axes=tuple(a.segment_axes),
-        points=tuple((float(x), float(y)) for x, y in a.points), xi=a.xi, omega=a.omega,
-        alpha=a.alpha, scale=a.scale, rmse=a.rmse, params_source=a.params_source,
-        flags=tuple(a.flags), note=a.note)
-
-
 def submitted_annotations(s: Session, sample_id: int) -> list[Annotation]:
     """The sample's submitted annotations, in the order they were submitted, read afresh."""
     # populate_existing: the caller may have just written these rows with a bulk UPDATE
@@ -242,12 +234,10 @@ def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by
     if gold is None:
         gold = GoldAnnotation(sample_id=smp.id)
         s.add(gold)
-    gold.boundaries = list(res.boundaries)
-    gold.segment_axes = [list(axes) for axes in res.segment_axes]
-    gold.xi, gold.omega, gold.alpha = float(res.xi), float(res.omega), float(res.alpha)
-    gold.source, gold.decided_by, gold.decided_at = source, decided_by, utcnow()
-    gold.note, gold.source_annotation_id = note, source_annotation_id
-    gold.confidence, gold.error_type = None, ""  # a lead's decision sets its own after this
+    # confidence and error type are cleared: a lead's decision sets its own after this
+    for column, value in gold_values(res, source=source, decided_by=decided_by, decided_at=utcnow(), note=note,
+                                     source_annotation_id=source_annotation_id).items():
+        setattr(gold, column, value)
     s.flush()
     return gold
 

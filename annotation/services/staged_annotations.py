@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS
 from annotation.parameters import PARAMETERS
 from annotation.services.settling import ensure_stats
+from annotation.services.rows import CONTENT_COLUMNS, JSON_CONTENT_COLUMNS
 from db.engine import Database
 from db.queries import id_in
 from db.types import UTCDateTime
@@ -76,9 +77,8 @@ def stage(db: Database, batch_id: int, rows: Sequence[dict[str, Any]]) -> None:
         _pause(db)
 
 
-_JSON_COLUMNS = ("boundaries", "segment_axes", "points", "flags")
-_COPIED = ("sample_id", "annotator", *_JSON_COLUMNS, "xi", "omega", "alpha", "scale", "rmse",
-           "params_source", "note", "submitted_at")
+_JSON_COLUMNS = JSON_CONTENT_COLUMNS
+_COPIED = ("sample_id", "annotator", *CONTENT_COLUMNS, "submitted_at")
 
 
 def _copy(s: Session, batch_id: int, rows: Sequence[dict[str, Any]]) -> None:
@@ -108,36 +108,35 @@ def _publish_chunk(s: Session, batch_id: int, guidelines_version: str) -> tuple[
         in_chunk.append(StagedAnnotation.id <= last)
     taken = exists().where(Annotation.sample_id == StagedAnnotation.sample_id,
                            Annotation.annotator_id == User.id)
-    rows = s.execute(select(StagedAnnotation.id, StagedAnnotation.sample_id, User.id,
-                            StagedAnnotation.submitted_at, taken, Sample.is_warmup, Sample.n_assigned)
+    rows = s.execute(select(StagedAnnotation.id, StagedAnnotation.sample_id, User.id.label("user_id"),
+                            StagedAnnotation.submitted_at, taken.label("taken"), Sample.is_warmup,
+                            Sample.n_assigned)
                      .join(User, User.username == StagedAnnotation.annotator)
                      .join(Sample, Sample.id == StagedAnnotation.sample_id)
                      .where(*in_chunk).order_by(StagedAnnotation.id)).all()
     if not rows:
         return None
-    fresh = [r for r in rows if not r[4]]
-    ids = [r[0] for r in fresh]
+    fresh = [r for r in rows if not r.taken]
+    ids = [r.id for r in fresh]
     if ids:
         now = utcnow()
+        # the staged row's content columns are copied as they are (CONTENT_COLUMNS: the same
+        # names and types in both tables)
         source = (select(StagedAnnotation.sample_id, User.id, literal("submitted"), literal(1), literal(2),
-                         StagedAnnotation.boundaries, StagedAnnotation.segment_axes, StagedAnnotation.points,
-                         StagedAnnotation.xi, StagedAnnotation.omega, StagedAnnotation.alpha,
-                         StagedAnnotation.scale, StagedAnnotation.rmse, StagedAnnotation.params_source,
-                         StagedAnnotation.flags, StagedAnnotation.note, literal(guidelines_version),
+                         *(getattr(StagedAnnotation, c) for c in CONTENT_COLUMNS), literal(guidelines_version),
                          literal(0.0), literal(now, UTCDateTime()), literal(now, UTCDateTime()),
                          StagedAnnotation.submitted_at)
                   .join(User, User.username == StagedAnnotation.annotator)
                   .where(id_in(StagedAnnotation.id, ids, s)).order_by(StagedAnnotation.id))
-        columns = ["sample_id", "annotator_id", "status", "version", "step", "boundaries", "segment_axes",
-                   "points", "xi", "omega", "alpha", "scale", "rmse", "params_source", "flags", "note",
+        columns = ["sample_id", "annotator_id", "status", "version", "step", *CONTENT_COLUMNS,
                    "guidelines_version", "seconds_spent", "created_at", "updated_at", "submitted_at"]
         s.execute(insert(Annotation.__table__).from_select(columns, source))
         slots: Counter[int] = Counter()
         assigned = []
-        for _sid, sample_id, user_id, submitted_at, _taken, _warm, n_assigned in fresh:
-            slots[sample_id] += 1
-            assigned.append({"sample_id": sample_id, "user_id": user_id, "slot": n_assigned + slots[sample_id],
-                             "assigned_at": submitted_at})
+        for r in fresh:
+            slots[r.sample_id] += 1
+            assigned.append({"sample_id": r.sample_id, "user_id": r.user_id,
+                             "slot": r.n_assigned + slots[r.sample_id], "assigned_at": r.submitted_at})
         s.execute(insert(Assignment.__table__), assigned)
         # added to, not set from what was read: a hand-out may claim a slot meanwhile
         table = Sample.__table__
@@ -152,7 +151,7 @@ def _publish_chunk(s: Session, batch_id: int, guidelines_version: str) -> tuple[
         _count_parameters(s, ids)
     s.execute(delete(StagedAnnotation).where(*in_chunk))
     s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
-    production = sorted({r[1] for r in fresh if not r[5]})
+    production = sorted({r.sample_id for r in fresh if not r.is_warmup})
     return production, len(fresh), len(rows) - len(fresh)
 
 

@@ -52,6 +52,7 @@ from annotation.services.errors import (
     ServiceError,
 )
 from annotation.services.queue import submitted_between_query
+from annotation.services.rows import content_values
 from annotation.settings import ProjectSettings
 from annotation.wording import counted
 from db.models import Annotation, ParameterStats, Project, Sample, User, utcnow
@@ -103,15 +104,6 @@ def refuse_if_submitted(a: Annotation) -> None:
     if a.status == "submitted":
         when = a.submitted_at.strftime("%Y-%m-%d %H:%M UTC") if a.submitted_at else "earlier"
         raise AlreadySubmitted(f"This annotation was already submitted ({when}); it can no longer be changed.")
-
-
-def content_values(content: AnnotationContent) -> dict[str, object]:
-    """The annotation columns that store ``content``, as UPDATE values."""
-    return {"boundaries": list(content.boundaries), "segment_axes": list(content.segment_axes),
-            "points": [[float(x), float(y)] for x, y in content.points],
-            "xi": content.xi, "omega": content.omega, "alpha": content.alpha,
-            "scale": content.scale, "rmse": content.rmse, "params_source": content.params_source,
-            "flags": list(content.flags), "note": content.note}
 
 
 def _still_allowed(actor: Actor):  # type: ignore[no-untyped-def]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Sequence
 
 from sqlalchemy import delete, false, func, select, true
@@ -28,6 +27,7 @@ from annotation.services.admission import recheck_all
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_row, project_settings
+from annotation.services.rows import StoredGold, stored_gold
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Sample, User
 
@@ -36,29 +36,19 @@ WARMUP_SOURCE = "warmup"
 
 
 @dataclass(frozen=True)
-class GoldValues:
-    boundaries: tuple[int, ...]
-    segment_axes: tuple[tuple[str, ...], ...]
-    xi: float
-    omega: float
-    alpha: float
-    decided_at: datetime
-    decided_by: str
-    note: str
-
-
-@dataclass(frozen=True)
 class WarmupSample:
-    """One sample marked warm-up, with its gold (None until the lead gives it one)."""
+    """One sample marked warm-up, with its gold (None until the lead gives it one) and the
+    username of the lead who stored it ("" without gold)."""
 
     sample_id: int
     external_id: str
     benchmark: int
     parent_text: str
     n_tokens: int
-    gold: GoldValues | None
+    gold: StoredGold | None
     n_submitted: int
     n_drafts: int
+    gold_by: str = ""
 
 
 def warmup_samples(db: Database, actor: Actor, project_id: int) -> list[WarmupSample]:
@@ -82,12 +72,9 @@ def warmup_samples(db: Database, actor: Actor, project_id: int) -> list[WarmupSa
                 counts[(sid, status)] = n
     out = []
     for smp, g, who in rows:
-        gold = None
-        if g is not None:
-            gold = GoldValues(tuple(g.boundaries), tuple(tuple(a) for a in g.segment_axes), g.xi,
-                              g.omega, g.alpha, g.decided_at, who or "", g.note or "")
         out.append(WarmupSample(smp.id, smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens,
-                                gold, counts.get((smp.id, "submitted"), 0), counts.get((smp.id, "draft"), 0)))
+                                None if g is None else stored_gold(g), counts.get((smp.id, "submitted"), 0),
+                                counts.get((smp.id, "draft"), 0), who or ""))
     return out
 
 
@@ -229,7 +216,7 @@ def _normalised_axes(segment_axes: Sequence) -> tuple[tuple[str, ...], ...]:
 def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit | None = None, *,
                     boundaries: Sequence[int] | None = None, segment_axes: Sequence | None = None,
                     xi: float | None = None, omega: float | None = None, alpha: float | None = None,
-                    note: str = "") -> GoldValues:
+                    note: str = "") -> StoredGold:
     """Lead: store the gold of a warm-up sample, from the lead's :class:`LeadEdit` or from plain
     values (``segment_axes``: one axis name, or a list of axis names, per segment).
 
@@ -273,14 +260,12 @@ def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit |
                      boundaries=gold.boundaries, segment_axes=gold.segment_axes,
                      xi=gold.xi, omega=gold.omega, alpha=gold.alpha, note=gold.note)
         recheck_all(s, smp.project_id)
-        return GoldValues(tuple(gold.boundaries), tuple(tuple(a) for a in gold.segment_axes), gold.xi,
-                          gold.omega, gold.alpha, gold.decided_at, actor.username, gold.note)
+        return stored_gold(gold)
 
 
 
 __all__ = [
     "WARMUP_SOURCE",
-    "GoldValues",
     "UnmarkSummary",
     "WarmupSample",
     "mark_warmup",

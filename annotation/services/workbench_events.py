@@ -24,7 +24,8 @@ from annotation.services.errors import (
     ServiceError,
     StaleVersion,
 )
-from annotation.services.queue import WorkItem, next_item, stored_content, work_item
+from annotation.services.queue import WorkItem, next_item, work_item
+from annotation.services.rows import annotation_content
 from annotation.services.submission import (
     Draft,
     SubmitPlan,
@@ -101,7 +102,7 @@ def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: i
             "Another tab saved newer work on this sample (version "
             f"{a.version}; this tab has {base_version}). Load the newer version to go on from it."
         )
-    r = event_log.replay(stored_content(a), a.step, smp.n_tokens, start, events, stop_at_submit=True)
+    r = event_log.replay(annotation_content(a), a.step, smp.n_tokens, start, events, stop_at_submit=True)
     refused, fit_message = list(r.refused), r.fit_message
     problems: tuple[str, ...] = ()
     error: ServiceError | None = None

@@ -375,7 +375,7 @@ def test_gold_is_validated(db, lead, warm_project):
         warmup_set.set_warmup_gold(db, lead, 10_000, boundaries=(0,), segment_axes=("main",),
                                    xi=1.0, omega=1.0, alpha=0.0)
     [w] = [w for w in warmup_set.warmup_samples(db, lead, warm_project) if w.sample_id == sid]
-    assert w.gold.segment_axes == (("static",), ("main",)) and w.gold.decided_by == "lead1"
+    assert w.gold.segment_axes == (("static",), ("main",)) and w.gold_by == "lead1"
 
 
 def test_gold_whose_curve_was_never_chosen_is_refused_and_nothing_changes(db, lead, warm_project):

@@ -55,6 +55,7 @@ MODULES: tuple[str, ...] = (
     "annotation.corpus.text_import",
     "annotation.workbench.edit_script",
     "annotation.review.pair_figures",
+    "annotation.services.rows",
 )
 
 AGREEMENT_DIR = Path(__file__).resolve().parents[2] / "annotation" / "agreement"

@@ -1,0 +1,188 @@
+"""Rows ↔ domain values: the one place where a stored annotation or gold row becomes a domain
+value, and a domain value becomes the columns that store it.
+
+Argilla 2's ``from_model`` / ``api_model`` pair is the shape: every service reads an annotation
+through :func:`annotation_content` and a gold row through :func:`stored_gold`, and writes them
+through :func:`content_values` / :func:`gold_values`. Rows are read by column *name*, so a
+function accepts an ORM object as well as a ``select(...)`` row whose columns carry the same
+names (``Row`` objects answer attribute access by label); a fast path that decodes JSON columns
+itself passes the decoded values to :func:`content_from_columns` by keyword.
+
+Nothing here opens a session or a transaction: these are pure translations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterable, Sequence
+
+from sqlalchemy import Text, cast
+
+from annotation.review.resolution import EDITED, Resolution
+from annotation.workbench.protocol import AnnotationContent
+from db.engine import decode_json_texts
+
+#: The annotation columns that hold an annotator's work (``annotations`` and ``staged_annotations``).
+CONTENT_COLUMNS = ("boundaries", "segment_axes", "points", "xi", "omega", "alpha", "scale", "rmse",
+                   "params_source", "flags", "note")
+
+
+def content_from_columns(*, boundaries: Sequence[int] | None, segment_axes: Sequence[str | None] | None,
+                         points: Iterable[Sequence[float]] | None = None, xi: float | None = None,
+                         omega: float | None = None, alpha: float | None = None,
+                         scale: float | None = None, rmse: float | None = None,
+                         params_source: str | None = None, flags: Iterable[str] | None = None,
+                         note: str | None = None) -> AnnotationContent:
+    """The work stored in these column values. Empty columns (a fresh draft's, or a NULL read
+    by an outer join) read as empty work: one segment, no axis, no points, no flags, no note.
+
+    >>> content_from_columns(boundaries=[0, 3], segment_axes=["static", None], points=[[10, 1]])
+    AnnotationContent(boundaries=(0, 3), segment_axes=('static', None), points=((10.0, 1.0),), xi=None, omega=None, alpha=None, scale=None, rmse=None, params_source='fit', flags=(), note='')
+    >>> content_from_columns(boundaries=None, segment_axes=[]).boundaries
+    (0,)
+    """
+    return AnnotationContent(
+        boundaries=tuple(boundaries or (0,)), segment_axes=tuple(segment_axes or (None,)),
+        points=tuple((float(x), float(y)) for x, y in (points or ())),
+        xi=xi, omega=omega, alpha=alpha, scale=scale, rmse=rmse,
+        params_source=params_source or "fit", flags=tuple(flags or ()), note=note or "")
+
+
+def annotation_content(row: Any) -> AnnotationContent:
+    """The work an annotation row stores (an ORM ``Annotation``, a ``StagedAnnotation`` or any
+    row with the columns of :data:`CONTENT_COLUMNS` by name; a column the row lacks reads as
+    empty).
+
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(boundaries=[0, 2], segment_axes=["static", "main"], xi=40.0, note=None)
+    >>> c = annotation_content(row)
+    >>> (c.boundaries, c.segment_axes, c.xi, c.omega, c.note)
+    ((0, 2), ('static', 'main'), 40.0, None, '')
+    """
+    return content_from_columns(**{name: getattr(row, name, None) for name in CONTENT_COLUMNS})
+
+
+#: The content columns stored as JSON: :func:`content_select` reads them as text, to be decoded
+#: in one go (several times faster on large reads than the JSON type's value-by-value decoding).
+JSON_CONTENT_COLUMNS = ("boundaries", "segment_axes", "points", "flags")
+
+
+def content_select(model: Any) -> list[Any]:
+    """The columns to select from ``model`` (``Annotation`` or ``StagedAnnotation``) for
+    :func:`contents_of`: the plain content columns by name, the JSON ones as text labelled
+    ``<name>_json``.
+
+    >>> from db.models import Annotation
+    >>> [c.name for c in content_select(Annotation)][-4:]
+    ['boundaries_json', 'segment_axes_json', 'points_json', 'flags_json']
+    """
+    return [*(getattr(model, name) for name in CONTENT_COLUMNS if name not in JSON_CONTENT_COLUMNS),
+            *(cast(getattr(model, name), Text).label(f"{name}_json") for name in JSON_CONTENT_COLUMNS)]
+
+
+def contents_of(rows: Sequence[Any]) -> list[AnnotationContent]:
+    """The work each of ``rows`` stores, rows selected with :func:`content_select`'s columns.
+
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(boundaries_json="[0]", segment_axes_json='["static"]', points_json="[[5, 1]]",
+    ...                       flags_json="[]", xi=None, omega=None, alpha=None, scale=None, rmse=None,
+    ...                       params_source="fit", note="")
+    >>> [(c.segment_axes, c.points) for c in contents_of([row])]
+    [(('static',), ((5.0, 1.0),))]
+    """
+    decoded = decode_json_texts(rows, [f"{name}_json" for name in JSON_CONTENT_COLUMNS])
+    plain = [name for name in CONTENT_COLUMNS if name not in JSON_CONTENT_COLUMNS]
+    return [content_from_columns(**dict(zip(JSON_CONTENT_COLUMNS, json_values)),
+                                 **{name: getattr(r, name) for name in plain})
+            for r, json_values in zip(rows, decoded)]
+
+
+def content_values(content: AnnotationContent) -> dict[str, object]:
+    """The annotation columns that store ``content`` (as UPDATE or INSERT values).
+
+    >>> content_values(AnnotationContent(points=((10, 1),)))["points"]
+    [[10.0, 1.0]]
+    """
+    return {"boundaries": list(content.boundaries), "segment_axes": list(content.segment_axes),
+            "points": [[float(x), float(y)] for x, y in content.points],
+            "xi": content.xi, "omega": content.omega, "alpha": content.alpha,
+            "scale": content.scale, "rmse": content.rmse, "params_source": content.params_source,
+            "flags": list(content.flags), "note": content.note}
+
+
+@dataclass(frozen=True)
+class StoredGold:
+    """A sample's gold as stored: the settled segmentation (a tuple of axis names per segment —
+    a union can give a segment several), the curve (base-1.1 log minutes), how it was decided
+    (``source``: ``auto``, a lead's decision, ``warmup``, …), by whom (a user id; None for
+    automatic gold), when, the lead's note, confidence and error type."""
+
+    sample_id: int
+    boundaries: tuple[int, ...]
+    segment_axes: tuple[tuple[str, ...], ...]
+    xi: float
+    omega: float
+    alpha: float
+    source: str
+    decided_by: int | None
+    decided_at: datetime
+    note: str = ""
+    confidence: int | None = None
+    error_type: str = ""
+    source_annotation_id: int | None = None
+    id: int | None = None
+
+    def resolution(self, n_tokens: int, sources: tuple[int | str, ...] = ()) -> Resolution:
+        """The gold as a resolution over ``n_tokens`` tokens (method ``EDITED``: it is what was
+        decided, not a fresh merge)."""
+        return Resolution(self.boundaries, self.segment_axes, self.xi, self.omega, self.alpha,
+                          sources, n_tokens, method=EDITED)
+
+
+def stored_gold(row: Any) -> StoredGold:
+    """The gold a ``GoldAnnotation`` row (or a row with its columns by name) stores.
+
+    >>> from datetime import datetime
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(sample_id=7, boundaries=[0, 2], segment_axes=[["static"], ["static", "main"]],
+    ...                       xi=40.0, omega=8.0, alpha=0.5, source="auto", decided_at=datetime(2026, 1, 1))
+    >>> g = stored_gold(row)
+    >>> (g.segment_axes, g.decided_by, g.note)
+    ((('static',), ('static', 'main')), None, '')
+    >>> g.resolution(4).segment_axes  # canonical: each axis set in AXES order
+    (('static',), ('main', 'static'))
+    """
+    return StoredGold(
+        sample_id=row.sample_id, boundaries=tuple(row.boundaries),
+        segment_axes=tuple(tuple(axes) for axes in row.segment_axes),
+        xi=row.xi, omega=row.omega, alpha=row.alpha, source=row.source,
+        decided_by=getattr(row, "decided_by", None), decided_at=row.decided_at,
+        note=getattr(row, "note", None) or "", confidence=getattr(row, "confidence", None),
+        error_type=getattr(row, "error_type", None) or "",
+        source_annotation_id=getattr(row, "source_annotation_id", None), id=getattr(row, "id", None))
+
+
+def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided_at: datetime,
+                note: str = "", source_annotation_id: int | None = None,
+                confidence: int | None = None, error_type: str = "") -> dict[str, object]:
+    """The ``gold_annotations`` columns that store ``res`` as a sample's gold (as UPDATE or
+    INSERT values; the sample id is the caller's).
+
+    >>> from datetime import datetime
+    >>> res = Resolution((0, 2), (("static",), ("main",)), 40, 8, 0.5, (), 4)
+    >>> v = gold_values(res, source="auto", decided_by=None, decided_at=datetime(2026, 1, 1))
+    >>> (v["boundaries"], v["segment_axes"], v["xi"], v["confidence"], v["error_type"])
+    ([0, 2], [['static'], ['main']], 40.0, None, '')
+    """
+    if not res.has_parameters:
+        raise ValueError("a gold needs a curve (ξ, ω, α)")
+    return {"boundaries": list(res.boundaries), "segment_axes": [list(axes) for axes in res.segment_axes],
+            "xi": float(res.xi), "omega": float(res.omega), "alpha": float(res.alpha),  # type: ignore[arg-type]
+            "source": source, "decided_by": decided_by, "decided_at": decided_at, "note": note,
+            "source_annotation_id": source_annotation_id, "confidence": confidence,
+            "error_type": error_type}
+
+
+__all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_content", "content_from_columns",
+           "content_select", "content_values", "contents_of", "gold_values", "stored_gold"]
