@@ -6,6 +6,7 @@ st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglas
 
 from annotation.services import accounts  # noqa: E402
 from ui.display import plain  # noqa: E402
+from db.config import ConfigError, config  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.presence import DatabaseInUse  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
@@ -19,7 +20,13 @@ UPGRADE_NOTICE_KEY = "app.upgrade_notice_dismissed"
 
 
 def _open_database():  # type: ignore[no-untyped-def]
-    """The database, or a one-line message and a stop when its upgrade was refused."""
+    """The database, or a one-line message and a stop when the configuration has a bad value
+    or the database's upgrade was refused."""
+    try:
+        config()  # the settings, read once per server process (db.config); a bad value stops here
+    except ConfigError as exc:
+        st.error(f"The app's configuration has a bad value, so it cannot start: {exc}")
+        st.stop()
     try:
         return get_database()
     except SchemaUpgradeError as exc:

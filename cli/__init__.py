@@ -20,18 +20,18 @@ import argparse
 import getpass
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
 from annotation.services import accounts
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
+from cli.database import database_failure, open_database
+from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
 from db.presence import DatabaseInUse
 from db.restore import RestoreError, restore_database
@@ -401,39 +401,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open_database() -> Database:
-    """The configured database, upgraded to the newest schema; an upgrade of an existing
-    database (backed up first) is reported on stderr with the backup's path."""
-    db, done = Database.connect_upgraded(announce=True)  # a restore refuses while this runs
-    from annotation.leftovers import remove_abandoned_figure_folders
-    # an export killed in its figures step left its folder in the system temp folder
-    remove_abandoned_figure_folders(tempfile.gettempdir())
-    line = done.describe()
-    if line:
-        print(f"chronocept: {line}", file=sys.stderr)
-    return db
-
-
-def _database_failure(exc: SQLAlchemyError) -> str:
-    """One line for a database error: the URL without its password, and the driver's first line."""
-    try:
-        where = make_url(database_url()).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot parse is named as configured
-        where = "the configured database"
-    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    reason_line = reason[0] if reason else type(exc).__name__
-    if isinstance(exc, (OperationalError, InterfaceError)):
-        return f"cannot reach the database {where}: {reason_line}"
-    return f"database error on {where}: {reason_line}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        load_config()  # every setting read once, now (db.config); a bad value is one line
+    except ConfigError as exc:
+        print(f"chronocept: {exc}", file=sys.stderr)
+        return 2
     try:
         if not getattr(args, "needs_db", True):
             print(args.func(None, args))
             return 0
-        db = _open_database()
+        db = open_database()
         try:
             print(args.func(db, args))
         finally:
@@ -442,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"chronocept: {exc}", file=sys.stderr)
         return 1
     except SQLAlchemyError as exc:  # an unreachable server, a refused login, a missing database
-        print(f"chronocept: {_database_failure(exc)}", file=sys.stderr)
+        print(f"chronocept: {database_failure(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("chronocept: interrupted", file=sys.stderr)

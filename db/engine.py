@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import random
 import threading
 import time
@@ -30,10 +29,11 @@ from sqlalchemy import Engine, create_engine, event, exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from db.config import DATABASE_URL_ENV, DEFAULT_SQLITE_PATH, config
+
 T = TypeVar("T")
 
-ENV_VAR = "CHRONOCEPT_DATABASE_URL"
-DEFAULT_SQLITE_PATH = Path("data") / "chronocept.db"
+ENV_VAR = DATABASE_URL_ENV  # the variable naming the database (db.config reads it)
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
 #: Connections one app server may hold at once. SPEC §10 promises 16 concurrent annotators per
@@ -107,8 +107,8 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def database_url() -> str:
-    """The configured URL, or the default SQLite file (its folder is created)."""
-    url = os.environ.get(ENV_VAR, "").strip()
+    """The configured URL (:mod:`db.config`), or the default SQLite file (its folder is created)."""
+    url = config().database_url
     if url:
         return url
     DEFAULT_SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)

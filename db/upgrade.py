@@ -30,7 +30,6 @@ database already at the target are never backed up.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,11 +38,9 @@ from typing import Iterator
 from sqlalchemy import Connection, Engine, text
 
 from db.backup import BackupError, backup_database, remove_abandoned_backups
+from db.config import DEFAULT_BACKUP_DIR, NO_BACKUP_ENV, config
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-BACKUP_DIR_ENV = "CHRONOCEPT_BACKUP_DIR"
-DEFAULT_BACKUP_DIR = Path("data") / "backups"
-NO_BACKUP_ENV = "CHRONOCEPT_UPGRADE_WITHOUT_BACKUP"
 #: One constant key for pg_advisory_xact_lock: app servers (and commands) starting together on
 #: one PostgreSQL database upgrade it one at a time; the others wait, then find it at the target.
 PG_UPGRADE_LOCK = 0x43_68_72_6F_6E_6F  # "Chrono"
@@ -183,9 +180,9 @@ def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True)
 def backup_folder(engine: Engine) -> Path:
     """Where upgrade backups go: ``CHRONOCEPT_BACKUP_DIR`` when set; otherwise next to a SQLite
     file (``<folder>/backups``) or ``./data/backups`` for PostgreSQL."""
-    configured = os.environ.get(BACKUP_DIR_ENV, "").strip()
-    if configured:
-        return Path(configured)
+    configured = config().backup_dir
+    if configured is not None:
+        return configured
     if engine.dialect.name == "sqlite" and engine.url.database:
         return Path(engine.url.database).resolve().parent / "backups"
     return DEFAULT_BACKUP_DIR.resolve()
@@ -212,7 +209,7 @@ def _backup_before_upgrade(engine: Engine, current: str, wanted: str) -> tuple[P
         backup_database(engine, target)
     except (BackupError, OSError) as exc:
         reason = str(exc) if isinstance(exc, BackupError) else f"{type(exc).__name__}: {exc}"
-        if os.environ.get(NO_BACKUP_ENV, "").strip() == "1":
+        if config().upgrade_without_backup:
             return None, reason
         raise SchemaUpgradeError(
             f"not upgrading the database from schema {current} to {wanted} without a backup: "

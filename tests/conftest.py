@@ -19,6 +19,7 @@ from sqlalchemy import create_engine, text
 
 from annotation.services import accounts
 from annotation.services.authz import Actor
+from db import config as app_config
 from db.engine import Database
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,16 @@ PG_ADMIN_URL = os.environ.get(
 )
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def settings_read_afresh():
+    """Each test starts as a new process would: the deployment's settings (db.config) are read
+    from the environment at their first use in the test (a test that changes a variable after
+    that first use loads them again, as a restarted server would)."""
+    app_config.reset()
+    yield
+    app_config.reset()
 
 
 def _pg_database(name: str) -> str:

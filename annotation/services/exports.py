@@ -65,6 +65,7 @@ from annotation.services.export_records import (
 )
 from annotation.services.lookup import project_row
 from annotation.settings import ProjectSettings
+from db.config import config
 from db.engine import Database
 from db.models import (
     DatasetExport,
@@ -78,15 +79,13 @@ from db.models import (
 #: The exports of a project, newest first (:mod:`annotation.services.export_records`), reached from here too.
 list_exports = export_records.list_exports
 
-EXPORT_DIR_ENV = "CHRONOCEPT_EXPORT_DIR"
-DEFAULT_EXPORT_DIR = Path("data") / "exports"
 Progress = Callable[[float, str], None]
 
 
 def export_root() -> Path:
     """The folder under which the app writes exports (``CHRONOCEPT_EXPORT_DIR``, default
     ``./data/exports``)."""
-    return Path(os.environ.get(EXPORT_DIR_ENV) or DEFAULT_EXPORT_DIR).resolve()
+    return config().export_dir.resolve()
 
 
 @dataclass(frozen=True)
@@ -386,8 +385,8 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
     except (OSError, ValueError, KeyError) as exc:
         raise InvalidInput(f"The folder of export {export_id} cannot be read: {exc}") from None
     stats, records = {}, {}
-    for b, config in hf_export.BENCHMARK_CONFIGS.items():
-        per_split = contents.records.get(config, {})
+    for b, name in hf_export.BENCHMARK_CONFIGS.items():
+        per_split = contents.records.get(name, {})
         if sum(len(v) for v in per_split.values()):
             stats[b] = dataset_statistics(per_split)
             records[b] = per_split

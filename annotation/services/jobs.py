@@ -39,12 +39,10 @@ from annotation.training.predictions import (
     prediction_series,
     stored_result,
 )
+from db.config import DATABASE_URL_ENV, LAUNCHER_ENV, config
 from db.engine import Database
 from db.models import DatasetExport, Job, User, utcnow
 
-RUNS_DIR_ENV = "CHRONOCEPT_RUNS_DIR"
-LAUNCHER_ENV = "CHRONOCEPT_JOB_LAUNCHER"
-DEFAULT_RUNS_DIR = Path("data") / "runs"
 TRAINING = "training"
 FINISHED = ("succeeded", "failed", "cancelled")
 #: a running job silent for this long is taken for dead
@@ -57,12 +55,12 @@ _children: list[subprocess.Popen] = []  # local workers, polled so none stays a 
 
 def runs_root() -> Path:
     """Where run folders go (``CHRONOCEPT_RUNS_DIR``, default ``./data/runs``)."""
-    return Path(os.environ.get(RUNS_DIR_ENV) or DEFAULT_RUNS_DIR).resolve()
+    return config().runs_dir.resolve()
 
 
 def launcher_command() -> str:
     """The configured launcher command line (``CHRONOCEPT_JOB_LAUNCHER``), "" for local workers."""
-    return os.environ.get(LAUNCHER_ENV, "").strip()
+    return config().job_launcher
 
 
 @dataclass(frozen=True)
@@ -228,7 +226,7 @@ def _start_worker(db: Database, job_id: int, launcher: str) -> None:
     else:
         argv = [sys.executable, "-m", "cli", "run-job", str(job_id)]
     # the environment, unlike argv, is readable only by this user (/proc/PID/environ is 0400)
-    env = {**os.environ, "CHRONOCEPT_DATABASE_URL": url}
+    env = {**os.environ, DATABASE_URL_ENV: url}
     with open(run_dir / "worker.log", "ab") as out:
         child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                  stdin=subprocess.PIPE if launcher else subprocess.DEVNULL,

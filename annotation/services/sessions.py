@@ -28,8 +28,6 @@ transaction open, and only then is a session started).
 from __future__ import annotations
 
 import hashlib
-import math
-import os
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -39,17 +37,14 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from annotation.services.authz import Actor, rank
-from annotation.services.errors import AuthenticationFailed, InvalidInput
+from annotation.services.errors import AuthenticationFailed
 from annotation.services.text_limits import clip
+from db.config import SESSION_HOURS_ENV, config
 from db.engine import Database, is_transient
 from db.models import User, UserSession, utcnow
 
-#: Environment variable: how long a sign-in lasts, in hours (a decimal number is fine).
-LIFETIME_ENV = "CHRONOCEPT_SESSION_HOURS"
-DEFAULT_LIFETIME_HOURS = 12.0
-#: Bounds of the configurable lifetime: 5 minutes to 30 days.
-MIN_LIFETIME_HOURS = 5 / 60
-MAX_LIFETIME_HOURS = 30 * 24.0
+#: Environment variable: how long a sign-in lasts, in hours (read at start: db.config).
+LIFETIME_ENV = SESSION_HOURS_ENV
 #: ``last_seen_at`` is written when the stored value is at least this old.
 TOUCH_INTERVAL = timedelta(minutes=1)
 #: Live sessions one user may hold (browsers, devices); the oldest beyond are revoked.
@@ -89,22 +84,6 @@ class NewSession:
     max_age_s: int
 
 
-def lifetime_from_env(environ: Mapping[str, str] | None = None) -> timedelta:
-    """The configured session lifetime; :class:`InvalidInput` (one line naming the variable and
-    the allowed range) for a value that is not a number of hours in range."""
-    raw = (os.environ if environ is None else environ).get(LIFETIME_ENV, "").strip()
-    if not raw:
-        return timedelta(hours=DEFAULT_LIFETIME_HOURS)
-    try:
-        hours = float(raw)
-    except ValueError:
-        hours = math.nan
-    if not (MIN_LIFETIME_HOURS <= hours <= MAX_LIFETIME_HOURS):  # also refuses nan and inf
-        raise InvalidInput(f"{LIFETIME_ENV} must be a number of hours from {MIN_LIFETIME_HOURS:.3g} "
-                           f"to {MAX_LIFETIME_HOURS:.0f}; it is {raw[:40]!r}. Ask the administrator.")
-    return timedelta(hours=hours)
-
-
 def token_hash(token: str) -> str:
     """What is stored for ``token``: its SHA-256, 64 hex digits. The token has 256 random bits,
     so a fast hash suffices (no one can guess their way to a preimage)."""
@@ -121,7 +100,7 @@ def start_session(db: Database, actor: Actor, *, user_agent: str = "", now: date
     ``create_first_admin`` or ``change_own_password`` made it). Refused with
     :class:`AuthenticationFailed` when the account is inactive or its password changed since
     that proof. Prunes expired rows and the user's surplus sessions in the same short write."""
-    lifetime = lifetime if lifetime is not None else lifetime_from_env()
+    lifetime = lifetime if lifetime is not None else config().session_lifetime
     now = now or utcnow()
     token = secrets.token_urlsafe(32)
     expires_at = now + lifetime

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotation.services import duplicates, projects
 from annotation.corpus.text_import import TextRecord
+from db import config as app_config
 from db.models import DatasetExport, NearDuplicate, Sample
 from gold_data import gold_project
 from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles
@@ -38,6 +39,7 @@ def texts_project(db, lead):
 def exports_dir(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "exports"
     monkeypatch.setenv("CHRONOCEPT_EXPORT_DIR", str(folder))
+    app_config.load()  # read again, as a restarted process would
     return folder
 
 

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui.session
 from annotation.services import accounts, sessions
+from db import config as app_config
 from db.models import UserSession, utcnow
 from page_helpers import (APP_PATH, PASSWORD, TIMEOUT, infos, nav_titles, registered_url_paths, run, shown,
                           titles)
@@ -282,11 +283,14 @@ def test_the_first_admin_is_signed_in_with_a_session(browser, db_url, db):
     assert row(db, token) is not None and at.session_state[COOKIE_KEY]["action"] == "set"
 
 
-def test_a_bad_lifetime_setting_is_a_message_on_the_sign_in_page(browser, make_user, monkeypatch):
+def test_a_bad_lifetime_setting_stops_the_app_at_start_with_one_line(browser, make_user, monkeypatch):
     make_user("ann")
     monkeypatch.setenv(sessions.LIFETIME_ENV, "forever")
-    at = sign_in_form(run(new_tab()), "ann")
+    app_config.reset()  # a server started with it: the app reads its settings at start
+    at = run(new_tab())
     assert ACTOR_KEY not in at.session_state
     assert [shown(e.value) for e in at.error] == [
-        "CHRONOCEPT_SESSION_HOURS must be a number of hours from 0.0833 to 720; it is 'forever'. "
-        "Ask the administrator."]
+        "The app's configuration has a bad value, so it cannot start: CHRONOCEPT_SESSION_HOURS must be a "
+        "number of hours from 0.0833 to 720; it is 'forever'. Ask the administrator."]
+    assert not at.text_input  # no sign-in form: nobody signs in with a lifetime nobody chose
+    assert not at.exception

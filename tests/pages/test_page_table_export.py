@@ -20,6 +20,7 @@ import pytest
 import streamlit as st
 
 from annotation.services import accounts, exports, projects, qualification, review, warmup_set
+from db import config as app_config
 from gold_data import gold_project
 from page_helpers import PASSWORD, REPO_ROOT, SPLIT_A, SPLIT_B, annotate, run, text_records
 from ui.tables import EXPORT_OFF_OPTION
@@ -99,6 +100,7 @@ def _export(db, admin, lead, exports_dir):
 def exports_dir(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "exports"
     monkeypatch.setenv("CHRONOCEPT_EXPORT_DIR", str(folder))
+    app_config.load()  # read again, as a restarted process would
     return folder
 
 

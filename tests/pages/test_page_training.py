@@ -6,6 +6,7 @@ import pytest
 
 import annotation.training as training
 from annotation.services import exports, jobs
+from db import config as app_config
 from gold_data import gold_project
 from page_helpers import errors, infos, run, shown, titles
 
@@ -15,6 +16,7 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 @pytest.fixture
 def exported(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    app_config.load()  # read again, as a restarted process would
     pid = gold_project(db, lead, n=45)  # benchmark 1: 30 samples, test split 3 (the least training takes)
     return pid, exports.export_dataset(db, lead, pid, tmp_path / "export", seed=2, include_agreement=False).id
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from annotation.services import accounts
+from db import config as app_config
 from db.engine import make_engine, upgrade_schema
 from page_helpers import PASSWORD, run
 
@@ -43,6 +44,7 @@ def _signed_in(at, username: str):
 
 def test_admin_sees_where_the_start_up_backup_is_until_dismissed(db_url, make_app, monkeypatch):
     monkeypatch.delenv("CHRONOCEPT_BACKUP_DIR", raising=False)
+    app_config.load()  # read again, as a restarted process would
     _database_at_0002(db_url)
     at = _signed_in(make_app(), "admin")
     backups = _backups(db_url)
@@ -57,6 +59,7 @@ def test_admin_sees_where_the_start_up_backup_is_until_dismissed(db_url, make_ap
 
 def test_a_lead_is_not_shown_the_backup_path(db_url, make_app, monkeypatch):
     monkeypatch.delenv("CHRONOCEPT_BACKUP_DIR", raising=False)
+    app_config.load()  # read again, as a restarted process would
     _database_at_0002(db_url)
     at = _signed_in(make_app(), "lead1")
     assert at.session_state["auth.actor"].username == "lead1"

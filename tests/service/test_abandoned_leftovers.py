@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from db import config as app_config
 from db.backup import remove_abandoned_backups
 from db.engine import ENV_VAR, Database
 
@@ -191,5 +192,6 @@ def test_a_postgres_backup_killed_in_pg_dump_is_swept_too(postgres_url, tmp_path
     assert _killed_with_its_children(script, env) == "dumping"
     assert len([p for p in backups.iterdir() if p.name.startswith(".backup-")]) == 1
     monkeypatch.setenv("CHRONOCEPT_BACKUP_DIR", str(backups))
+    app_config.load()  # read again, as a restarted process would
     Database.connect(postgres_url).dispose()
     assert list(backups.iterdir()) == []

@@ -21,6 +21,7 @@ import pytest
 
 from annotation.services import exports, jobs
 from annotation.services.errors import InvalidInput
+from db import config as app_config
 from db.models import Job
 from gold_data import gold_project
 from service_helpers import count
@@ -39,6 +40,7 @@ shift
 @pytest.fixture
 def export(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    app_config.load()  # read again, as a restarted process would
     pid = gold_project(db, lead, n=45)  # benchmark 1: 30 samples, test split 3 (the least training takes)
     rec = exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
     # the URL the app hands its workers carries a password (the server trusts us and ignores it)

@@ -17,6 +17,7 @@ import annotation.training as training
 from annotation.services import exports, job_reporter, jobs
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.training import TARGET_KEYS
+from db import config as app_config
 from db.models import Job, utcnow
 from gold_data import gold_project
 from service_helpers import count
@@ -27,6 +28,7 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 @pytest.fixture
 def export(db, lead, tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    app_config.load()  # read again, as a restarted process would
     pid = gold_project(db, lead, n=45)  # benchmark 1: 30 samples, test split 3 (the least training takes)
     rec = exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
     return pid, rec.id
@@ -73,6 +75,7 @@ def test_an_export_too_small_to_score_a_model_is_refused_with_the_minimum(db, le
     """A job on an export with 1 or 2 test samples used to be launched: on 1 it failed, on 2 it
     'succeeded' with R² = −2·10²⁸ for every model. The launch is refused, naming the splits."""
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    app_config.load()  # read again, as a restarted process would
     pid = gold_project(db, lead, n=12, name="Tiny")  # benchmark 1: 8 samples
     rec = exports.export_dataset(db, lead, pid, tmp_path / "tiny", seed=3, include_agreement=False)
     assert rec.split_sizes[1] == {"train": 6, "validation": 1, "test": 1}
@@ -236,6 +239,7 @@ def test_launcher_values_reach_the_worker_intact(db, lead, export, recorder, tmp
     import shlex
 
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs & more"))
+    app_config.load()  # read again, as a restarted process would
     script, out = recorder
     pid, export_id = export
     launcher = f"{shlex.quote(str(script))} {{run_dir}} {{job_id}}"

@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
+from db import config as app_config
 from db.engine import MIGRATIONS_DIR, make_engine, upgrade_schema
 
 T0 = dt.datetime(2026, 11, 20, 9, 30, 0)
@@ -297,8 +298,10 @@ def _assert_rows_kept(before: dict[str, list[dict]], after: dict[str, list[dict]
 def empty_url(request, tmp_path, monkeypatch):
     if request.param == "sqlite":
         monkeypatch.delenv("CHRONOCEPT_BACKUP_DIR", raising=False)
+        app_config.load()  # read again, as a restarted process would
         return f"sqlite:///{tmp_path / 'walk.db'}"
     monkeypatch.setenv("CHRONOCEPT_BACKUP_DIR", str(tmp_path / "pg-backups"))
+    app_config.load()  # read again, as a restarted process would
     return request.getfixturevalue("postgres_url")
 
 
@@ -435,6 +438,7 @@ def test_alembic_refuses_a_sqlite_connection_with_foreign_keys_on(tmp_path):
 
 def test_fresh_and_current_databases_are_not_backed_up(tmp_path, monkeypatch):
     monkeypatch.delenv("CHRONOCEPT_BACKUP_DIR", raising=False)
+    app_config.load()  # read again, as a restarted process would
     engine = make_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
     first = upgrade_schema(engine)
     again = upgrade_schema(engine)
@@ -451,6 +455,7 @@ def test_postgres_upgrade_without_pg_dump_is_refused_unless_opted_out(postgres_u
 
     monkeypatch.setenv("CHRONOCEPT_BACKUP_DIR", str(tmp_path))
     monkeypatch.delenv(NO_BACKUP_ENV, raising=False)
+    app_config.load()  # read again, as a restarted process would
     engine = _at_revision(postgres_url, "0001")
     monkeypatch.setattr(db.backup.shutil, "which", lambda name: None)
     with pytest.raises(SchemaUpgradeError, match=f"pg_dump is not installed.*{NO_BACKUP_ENV}=1") as caught:
@@ -458,6 +463,7 @@ def test_postgres_upgrade_without_pg_dump_is_refused_unless_opted_out(postgres_u
     assert "\n" not in str(caught.value)
     assert _version(engine) == "0001"
     monkeypatch.setenv(NO_BACKUP_ENV, "1")
+    app_config.load()  # read again, as a restarted process would
     done = upgrade_schema(engine)
     assert done.upgraded and done.backup_path is None and "pg_dump" in done.backup_skipped
     assert "no backup was taken" in done.describe()
@@ -499,6 +505,7 @@ def _cli(url: str, *args: str, stdin: str = "", **env: str):
 
 def test_cli_backs_up_an_older_sqlite_database_and_says_where(tmp_path, monkeypatch):
     monkeypatch.delenv("CHRONOCEPT_BACKUP_DIR", raising=False)
+    app_config.load()  # read again, as a restarted process would
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = _at_revision(url, "0002")
     _insert(engine, {k: SEED_ROWS["0001"][k] for k in ("users", "projects", "samples", "annotations")})

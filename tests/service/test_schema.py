@@ -5,6 +5,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
+from db import config as app_config
 from db.engine import Database, upgrade_schema
 from db.models import Base
 
@@ -28,6 +29,7 @@ def test_sqlite_runs_in_wal_with_foreign_keys(sqlite_db: Database):
 def test_upgrade_from_0002_keeps_existing_rows(tmp_path, request, monkeypatch):
     """A database created before the review tables gets them without losing or breaking rows."""
     monkeypatch.setenv("CHRONOCEPT_BACKUP_DIR", str(tmp_path / "backups"))
+    app_config.load()  # read again, as a restarted process would
     from sqlalchemy import text
 
     from db.engine import make_engine

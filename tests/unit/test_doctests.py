@@ -56,6 +56,7 @@ MODULES: tuple[str, ...] = (
     "annotation.workbench.edit_script",
     "annotation.review.pair_figures",
     "annotation.services.rows",
+    "db.config",
 )
 
 AGREEMENT_DIR = Path(__file__).resolve().parents[2] / "annotation" / "agreement"

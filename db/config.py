@@ -1,0 +1,153 @@
+"""The deployment's configuration: every environment variable the app, the CLI and a worker read,
+read in one place into one frozen :class:`Config`.
+
+The app (``app.py``) and the CLI (``chronocept``) read it at start with :func:`load`, which checks
+every value and refuses a bad one in one line naming the variable and its range
+(:class:`ConfigError`); everything else asks :func:`config` for the object read then (a process
+that did not call :func:`load` — a job's worker, a test, a benchmark — reads it at its first
+:func:`config`). A running process does not see a later change of its environment: restart it.
+
+It lives in ``db`` because the database layer needs part of it (the URL, the upgrade's backup
+folder) and imports nothing of the project; the layers above read the rest from the same object.
+:data:`VARIABLES` is the table README's "Configuration" section shows (a test keeps them equal).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Mapping
+
+DATABASE_URL_ENV = "CHRONOCEPT_DATABASE_URL"
+SESSION_HOURS_ENV = "CHRONOCEPT_SESSION_HOURS"
+EXPORT_DIR_ENV = "CHRONOCEPT_EXPORT_DIR"
+RUNS_DIR_ENV = "CHRONOCEPT_RUNS_DIR"
+LAUNCHER_ENV = "CHRONOCEPT_JOB_LAUNCHER"
+BACKUP_DIR_ENV = "CHRONOCEPT_BACKUP_DIR"
+NO_BACKUP_ENV = "CHRONOCEPT_UPGRADE_WITHOUT_BACKUP"
+
+DEFAULT_SQLITE_PATH = Path("data") / "chronocept.db"
+DEFAULT_EXPORT_DIR = Path("data") / "exports"
+DEFAULT_RUNS_DIR = Path("data") / "runs"
+DEFAULT_BACKUP_DIR = Path("data") / "backups"
+DEFAULT_SESSION_HOURS = 12.0
+#: A sign-in lasts from five minutes to thirty days.
+MIN_SESSION_HOURS = 5 / 60
+MAX_SESSION_HOURS = 30 * 24.0
+
+#: (variable, default, range and meaning): README's "Configuration" table, row by row.
+VARIABLES: tuple[tuple[str, str, str], ...] = (
+    (DATABASE_URL_ENV, "`sqlite:///data/chronocept.db` (folder created)",
+     "any SQLAlchemy URL of SQLite or PostgreSQL (`postgresql+psycopg://…`)"),
+    (SESSION_HOURS_ENV, "`12`",
+     "hours a sign-in lasts, 5 minutes (`0.0833`) to 720; a value outside is refused in one line naming the variable"),
+    (EXPORT_DIR_ENV, "`data/exports`", "folder of dataset exports"),
+    (RUNS_DIR_ENV, "`data/runs`",
+     "folder of training runs (shared with the GPU machine when a launcher is used)"),
+    (LAUNCHER_ENV, "empty: a local worker process",
+     "a command line that starts the worker elsewhere (see \"A GPU host\" below); never given a secret on its command line"),
+    (BACKUP_DIR_ENV, "beside a SQLite file (`backups/`), else `data/backups`",
+     "where a schema upgrade puts its backup"),
+    (NO_BACKUP_ENV, "unset",
+     "`1`: upgrade the schema without the backup first (for a database backed up by other means)"),
+)
+
+
+class ConfigError(ValueError):
+    """A variable's value is out of its range; the message is one line naming it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The deployment's settings (:data:`VARIABLES` says what each means). Paths are as given
+    (relative ones are resolved against the working directory where they are used)."""
+
+    database_url: str = ""
+    session_hours: float = DEFAULT_SESSION_HOURS
+    export_dir: Path = DEFAULT_EXPORT_DIR
+    runs_dir: Path = DEFAULT_RUNS_DIR
+    job_launcher: str = ""
+    backup_dir: Path | None = None
+    upgrade_without_backup: bool = False
+
+    @property
+    def session_lifetime(self) -> timedelta:
+        return timedelta(hours=self.session_hours)
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> "Config":
+        """The settings ``environ`` (default: this process's environment) gives; a variable
+        that is unset or blank takes its default. :class:`ConfigError` for a value out of range.
+
+        >>> Config.from_environ({"CHRONOCEPT_SESSION_HOURS": "0.5", "CHRONOCEPT_RUNS_DIR": "/r"})
+        Config(database_url='', session_hours=0.5, export_dir=PosixPath('data/exports'), runs_dir=PosixPath('/r'), job_launcher='', backup_dir=None, upgrade_without_backup=False)
+        >>> Config.from_environ({"CHRONOCEPT_SESSION_HOURS": "forever"})
+        Traceback (most recent call last):
+        ...
+        db.config.ConfigError: CHRONOCEPT_SESSION_HOURS must be a number of hours from 0.0833 to 720; it is 'forever'. Ask the administrator.
+        """
+        env = os.environ if environ is None else environ
+
+        def text(name: str) -> str:
+            return (env.get(name) or "").strip()
+
+        hours = DEFAULT_SESSION_HOURS
+        raw = text(SESSION_HOURS_ENV)
+        if raw:
+            try:
+                hours = float(raw)
+            except ValueError:
+                hours = math.nan
+            if not (MIN_SESSION_HOURS <= hours <= MAX_SESSION_HOURS):  # also refuses nan and inf
+                raise ConfigError(f"{SESSION_HOURS_ENV} must be a number of hours from {MIN_SESSION_HOURS:.3g} "
+                                  f"to {MAX_SESSION_HOURS:.0f}; it is {raw[:40]!r}. Ask the administrator.")
+        return cls(database_url=text(DATABASE_URL_ENV), session_hours=hours,
+                   export_dir=Path(text(EXPORT_DIR_ENV) or DEFAULT_EXPORT_DIR),
+                   runs_dir=Path(text(RUNS_DIR_ENV) or DEFAULT_RUNS_DIR),
+                   job_launcher=text(LAUNCHER_ENV),
+                   backup_dir=Path(text(BACKUP_DIR_ENV)) if text(BACKUP_DIR_ENV) else None,
+                   upgrade_without_backup=text(NO_BACKUP_ENV) == "1")
+
+
+_current: Config | None = None
+
+
+def load(environ: Mapping[str, str] | None = None) -> Config:
+    """Read the settings now (from ``environ``, default this process's environment) and make
+    them the ones :func:`config` returns; :class:`ConfigError` (nothing changed) for a bad value.
+
+    >>> load({"CHRONOCEPT_JOB_LAUNCHER": " ssh gpu1 "}).job_launcher
+    'ssh gpu1'
+    >>> config().job_launcher
+    'ssh gpu1'
+    >>> _ = reset()
+    """
+    global _current
+    _current = Config.from_environ(environ)
+    return _current
+
+
+def config() -> Config:
+    """The settings this process read at start (read now, once, when it has not yet).
+
+    >>> _ = reset()
+    >>> config() is config()
+    True
+    """
+    return _current if _current is not None else load()
+
+
+def reset() -> None:
+    """Forget the settings read, so that the next :func:`config` reads the environment again
+    (for tests, which change it between cases).
+
+    >>> reset()
+    """
+    global _current
+    _current = None
+
+
+__all__ = ["Config", "ConfigError", "VARIABLES", "config", "load", "reset"]
