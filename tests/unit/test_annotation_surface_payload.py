@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ui.components.annotation_surface import MAX_EVENTS, checked_payload
+from ui.components.annotation_surface import checked_payload
+from ui.components.events import MAX_EVENTS
 
 
 def test_a_well_formed_payload_passes_unchanged():

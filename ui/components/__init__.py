@@ -1,8 +1,8 @@
 """Custom Streamlit components (v2: HTML/CSS/JS handed over as text, no build step, no iframes).
 
 Each component's browser code is in the ``.js`` / ``.css`` files beside its module, read once at
-import (:mod:`ui.components.sources`); the code several components share (the event queue, the
-teardown rule) is one file, put in front of each component's own code.
+import (:mod:`ui.components.sources`); the code several components share (the delivery of user
+actions, the teardown rule) is one file, put in front of each component's own code.
 
 * :func:`token_boundary_editor` — segment a text by clicking between tokens.
 * :func:`curve_canvas` — place, drag and remove the validity-curve points on the log-time chart.

@@ -72,21 +72,16 @@ buttons) or Alt+Enter submit, Enter/Escape in the confirmation, Escape closes th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-# the queue arrives on the "events" trigger, read as the chart and text components read theirs
-from ui.components.events import INSTANCE_CLEANUP_JS, trigger_payload
+# the queue arrives on the "events" trigger, read as the chart and text components read theirs,
+# in the shape and within the limits every component's batch is checked against
+from ui.components.events import INSTANCE_CLEANUP_JS, checked_batch, trigger_payload, whole_number
 from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS, TEXT_GAPS_JS,
                                    TEXT_PARAGRAPHS_JS, component_source)
-
-#: Most events accepted in one payload (the queue of a live page never comes near it).
-MAX_EVENTS = 500
-#: Longest client id accepted (the screen makes 16 hex characters).
-MAX_CLIENT_LENGTH = 64
 
 _JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SEGMENT_TINTS_JS
        + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
@@ -97,32 +92,18 @@ _COMPONENT = st.components.v2.component(
 )
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def checked_payload(payload: Any) -> dict[str, Any] | None:
     """The component's payload in the shape the screen relies on, or None when malformed.
 
-    Kept: ``{"client": str, "base_version": int, "events": [dict, ...]}`` — entries of
-    ``events`` that are not objects are dropped and at most :data:`MAX_EVENTS` are kept (the
-    oldest: the server applies them in order and the component re-sends the rest). Event
-    *contents* are checked by the server (``annotation.workbench.event_log.parse_events``), which reports
-    a bad event to the annotator instead of dropping it silently.
+    Kept: ``{"client": str, "base_version": int, "events": [dict, ...]}``, checked by the shape
+    check every component's batch goes through (``ui.components.events.checked_batch``: entries
+    of ``events`` that are not objects are dropped, at most ``MAX_EVENTS`` are kept, the oldest:
+    the server applies them in order and the component re-sends the rest); ``base_version`` must
+    be a whole number. Event *contents* are checked by the server
+    (``annotation.workbench.event_log.parse_events``), which reports a bad event to the annotator
+    instead of dropping it silently.
     """
-    if not isinstance(payload, dict):
-        return None
-    client = payload.get("client")
-    base_version = payload.get("base_version")
-    events = payload.get("events")
-    if not isinstance(client, str) or not client or len(client) > MAX_CLIENT_LENGTH:
-        return None
-    if isinstance(base_version, float) and math.isfinite(base_version) and base_version.is_integer():
-        base_version = int(base_version)
-    if not _is_int(base_version) or not isinstance(events, list):
-        return None
-    kept = [event for event in events if isinstance(event, dict)][:MAX_EVENTS]
-    return {"client": client, "base_version": base_version, "events": kept}
+    return checked_batch(payload, {"base_version": whole_number})
 
 
 def annotation_surface(view: dict, *, key: str, on_events: Callable[[dict], None]) -> None:

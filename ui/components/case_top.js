@@ -1,3 +1,4 @@
+// @ts-check
 // Opens a new review case at the top of the page: Streamlit keeps the scroll position across
 // reruns, so after a decision the next case would otherwise open where the previous one's
 // decision buttons were. The case shown last is remembered on the window (the component may be
@@ -6,13 +7,20 @@
 
 const SCROLLERS = '[data-testid="stMain"], [data-testid="stAppViewContainer"], section.main';
 
+/**
+ * The window, with the case shown last (kept across mounts).
+ * @typedef {Window & { __chronocept_case_top?: string }} CaseTopWindow
+ */
+
+/** @param {{ parentElement: HTMLElement, data: unknown }} component */
 export default function (component) {
   const { parentElement, data } = component;
-  const d = data && typeof data === "object" ? data : {};
+  const d = /** @type {{ case?: unknown }} */ (data && typeof data === "object" ? data : {});
   const marker = parentElement.querySelector('[data-testid="case-top"]');
   const caseId = String(d.case ?? "");
-  const last = window.__chronocept_case_top;
-  window.__chronocept_case_top = caseId;
+  const win = /** @type {CaseTopWindow} */ (window);
+  const last = win.__chronocept_case_top;
+  win.__chronocept_case_top = caseId;
   if (last !== undefined && last !== caseId) {
     window.scrollTo(0, 0);
     for (const el of document.querySelectorAll(SCROLLERS)) el.scrollTop = 0;

@@ -1,10 +1,79 @@
+// @ts-check
+/* The validity chart on which the annotator places, drags and removes the curve's points (see
+   curve_canvas.py for the events and the DOM). One instance per parentElement, kept in INSTANCES;
+   its edits reach Python through delivery.js (put in front of this module with
+   instance_cleanup.js and curve_points.js). */
 
+/**
+ * One edit of the points, numbered by delivery.js.
+ * @typedef {{ seq: number, action: string, index?: number, x?: number, y?: number }} ChartEdit
+ */
+/**
+ * A comparison curve as curve_canvas.py sends it.
+ * @typedef {{ points: number[][], color: string, label: string, dash: boolean }} ChartExtraCurve
+ */
+/**
+ * The data curve_canvas.py sends (and the acknowledgement beside it, see delivery.js).
+ * @typedef {object} ChartData
+ * @property {number[][]} [points] the annotation points [x, y]
+ * @property {number[][]} [curve] the fitted curve's vertices
+ * @property {ChartExtraCurve[]} [extra_curves]
+ * @property {Array<[number, string]>} [ticks] time-axis ticks [x, label]
+ * @property {number} [x_max]
+ * @property {number} [max_points]
+ * @property {number} [height]
+ * @property {boolean} [disabled]
+ * @property {string} [curve_label]
+ */
+/**
+ * Where the plot area lies in the SVG, and data → pixel.
+ * @typedef {{ left: number, top: number, w: number, h: number, sx: (x: number) => number,
+ *   sy: (y: number) => number }} ChartGeometry
+ */
+/**
+ * A point being dragged.
+ * @typedef {{ index: number, pointerId: number, x0: number, y0: number, moved: boolean,
+ *   circle: SVGElement, pos: number[] | null }} ChartDrag
+ */
+/**
+ * One mounted chart.
+ * @typedef {object} ChartInstance
+ * @property {HTMLDivElement} root
+ * @property {SVGSVGElement} svg
+ * @property {HTMLDivElement} hint
+ * @property {Record<string, unknown>} data the data of the latest call (a ChartData)
+ * @property {number} generation
+ * @property {number} width the width drawn last
+ * @property {ChartDrag | null} drag
+ * @property {boolean} needsRender a render put off until the drag ends
+ * @property {ChartGeometry | null} geom
+ * @property {number | null} focusIndex the point to keep focused across renders
+ * @property {Delivery<ChartEdit>} delivery
+ * @property {SVGRectElement} plotRect
+ * @property {SVGGElement} cross
+ * @property {SVGLineElement} crossV
+ * @property {SVGLineElement} crossH
+ * @property {SVGRectElement} crossBox
+ * @property {SVGTextElement} crossText
+ * @property {() => void} render
+ * @property {() => void} destroy
+ */
+
+/** @type {WeakMap<HTMLElement, ChartInstance>} */
 const INSTANCES = new WeakMap();
 const SVG = "http://www.w3.org/2000/svg";
 const MARGIN = { left: 58, right: 18, top: 16, bottom: 62 };
 const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 let clipCounter = 0;
 
+/**
+ * A new SVG element `name` with `attrs`, appended to `parent` when given.
+ * @template {keyof SVGElementTagNameMap} K
+ * @param {K} name
+ * @param {Record<string, string | number | boolean>} [attrs]
+ * @param {Element} [parent]
+ * @returns {SVGElementTagNameMap[K]}
+ */
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
@@ -13,6 +82,10 @@ function el(name, attrs, parent) {
 }
 // finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
 
+/**
+ * @param {HTMLElement} parentElement
+ * @returns {ChartInstance}
+ */
 function createInstance(parentElement) {
   const root = document.createElement("div");
   root.className = "cc-root";
@@ -26,9 +99,6 @@ function createInstance(parentElement) {
   root.appendChild(hint);
   parentElement.appendChild(root);
 
-  const inst = { root, svg, hint, data: null, generation: 0, width: 0, drag: null,
-                 needsRender: false, geom: null, focusIndex: null };
-  inst.queue = createEventQueue(() => inst.render());
   const clipId = "cc-clip-" + (++clipCounter);
 
   // Layers. The backdrop (grid, labels, curves, legend) is redrawn on every render; the plot
@@ -39,58 +109,97 @@ function createInstance(parentElement) {
     class: "cc-plot", "data-testid": "curve-plot", "pointer-events": "all",
     "data-x-min": 0, "data-y-min": 0, "data-y-max": 1,
   }, svg);
-  inst.plotRect = plot;
   const cross = el("g", { class: "cc-cross", visibility: "hidden", "pointer-events": "none" }, svg);
-  inst.cross = cross;
-  inst.crossV = el("line", {}, cross);
-  inst.crossH = el("line", {}, cross);
-  inst.crossBox = el("rect", { rx: 5 }, cross);
-  inst.crossText = el("text", {}, cross);
   const pointLayer = el("g", { class: "cc-points" }, svg);
 
+  /** @type {ChartInstance} */
+  const inst = {
+    root, svg, hint, data: {}, generation: 0, width: 0, drag: null, needsRender: false, geom: null,
+    focusIndex: null,
+    /** @type {Delivery<ChartEdit>} */
+    delivery: createDelivery(),  // delivery.js
+    plotRect: plot, cross,
+    crossV: el("line", {}, cross),
+    crossH: el("line", {}, cross),
+    crossBox: el("rect", { rx: 5 }, cross),
+    crossText: el("text", {}, cross),
+    render: () => {},
+    destroy: () => {},
+  };
+  /** The data of the latest call, as curve_canvas.py sends it. */
+  const chartData = () => /** @type {ChartData} */ (inst.data);
+  /**
+   * Send an edit (delivery.js) and draw it at once.
+   * @param {Omit<ChartEdit, "seq">} edit
+   */
+  function push(edit) {
+    inst.delivery.push(edit);
+    inst.render();
+  }
+
   const cfg = () => {
-    const d = inst.data || {};
+    const d = chartData();
     return {
       xMax: finite(d.x_max) && d.x_max > 0 ? d.x_max : 200,
       maxPoints: Number.isInteger(d.max_points) && d.max_points > 0 ? d.max_points : 5,
       disabled: !!d.disabled,
     };
   };
+  /**
+   * The points drawn: Python's, with the edits still on their way applied.
+   * @returns {number[][]}
+   */
   function currentPoints() {
-    const d = inst.data || {};
+    const d = chartData();
     const { xMax, maxPoints, disabled } = cfg();
+    /** @type {number[][]} */
     let pts = Array.isArray(d.points) ? d.points.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])) : [];
     pts = pts.map((p) => [p[0], p[1]]);
-    if (!disabled) for (const a of inst.queue.pending) pts = applyPointAction(pts, a, xMax, maxPoints);
+    if (!disabled) for (const a of inst.delivery.pending()) pts = applyPointAction(pts, a, xMax, maxPoints);
     return pts;
   }
-  // client (page) coordinates -> data coordinates, through the plot rect's real box
+  /**
+   * Client (page) coordinates -> data coordinates, through the plot rect's real box.
+   * @param {number} clientX
+   * @param {number} clientY
+   * @returns {number[]}
+   */
   function toData(clientX, clientY) { return plotPosition(inst.plotRect, cfg().xMax, clientX, clientY); }
+  /**
+   * The index of the point `target` is in, or null.
+   * @param {EventTarget | null} target
+   * @returns {number | null}
+   */
   function pointIndex(target) { return pointIndexIn(svg, target); }
+  /** The element focused inside the component's shadow root (or document). */
+  const activeElement = () => /** @type {Document | ShadowRoot} */ (root.getRootNode()).activeElement;
 
   // ---------- interactions ----------
+  /** @param {MouseEvent} e */
   function onPlotClick(e) {
     const { maxPoints, disabled } = cfg();
     if (disabled || e.button !== 0 || e.detail > 1) return;  // 2nd click of a double-click
     if (currentPoints().length >= maxPoints) { flashHint(); return; }
     const [x, y] = toData(e.clientX, e.clientY);
-    inst.queue.push({ action: "add", x, y });
+    push({ action: "add", x, y });
   }
+  /** @param {PointerEvent} e */
   function onPointerDown(e) {
     const i = pointIndex(e.target);
     if (i === null && e.target === inst.plotRect) {
       e.preventDefault();  // no focus ring on the chart, no text selection; click still fires
-      const active = root.getRootNode().activeElement;
-      if (active && pointIndex(active) !== null) active.blur();
+      const active = activeElement();
+      if (active && pointIndex(active) !== null) /** @type {HTMLElement | SVGElement} */ (active).blur();
       return;
     }
     if (i === null || cfg().disabled || e.button !== 0) return;
     e.preventDefault();
-    const circle = e.target.closest("[data-point]");
+    const circle = /** @type {SVGElement} */ (/** @type {Element} */ (e.target).closest("[data-point]"));
     circle.focus({ preventScroll: true });
     try { circle.setPointerCapture(e.pointerId); } catch (_) { /* synthetic events */ }
     inst.drag = { index: i, pointerId: e.pointerId, x0: e.clientX, y0: e.clientY, moved: false, circle, pos: null };
   }
+  /** @param {PointerEvent} e */
   function onPointerMove(e) {
     const drag = inst.drag;
     if (drag && e.pointerId === drag.pointerId) {
@@ -104,6 +213,10 @@ function createInstance(parentElement) {
     }
     if (e.target === inst.plotRect) showCross(toData(e.clientX, e.clientY));
   }
+  /**
+   * @param {PointerEvent} e
+   * @param {boolean} commit whether the drag's last position is sent (not on a cancel)
+   */
   function endDrag(e, commit) {
     const drag = inst.drag;
     if (!drag || e.pointerId !== drag.pointerId) return;
@@ -113,27 +226,34 @@ function createInstance(parentElement) {
     hideCross();
     if (commit && drag.moved && drag.pos) {
       inst.focusIndex = drag.index;
-      inst.queue.push({ action: "move", index: drag.index, x: drag.pos[0], y: drag.pos[1] });
+      push({ action: "move", index: drag.index, x: drag.pos[0], y: drag.pos[1] });
     } else if (inst.needsRender || drag.moved) {
       inst.render();
     }
   }
-  const onPointerUp = (e) => endDrag(e, true);
-  const onPointerCancel = (e) => endDrag(e, false);
-  function onPointerLeave(e) { if (!inst.drag) hideCross(); }
+  const onPointerUp = (/** @type {PointerEvent} */ e) => endDrag(e, true);
+  const onPointerCancel = (/** @type {PointerEvent} */ e) => endDrag(e, false);
+  function onPointerLeave() { if (!inst.drag) hideCross(); }
+  /**
+   * @param {number} i
+   * @param {boolean} [keepFocus] keyboard: focus moves on to the next point
+   */
   function remove(i, keepFocus) {
     if (cfg().disabled) return;
-    inst.focusIndex = keepFocus ? i : null;  // keyboard: focus moves on to the next point
-    inst.queue.push({ action: "remove", index: i });
+    inst.focusIndex = keepFocus ? i : null;
+    push({ action: "remove", index: i });
   }
+  /** @param {MouseEvent} e */
   function onDblClick(e) {
     const i = pointIndex(e.target);
     if (i !== null) { e.preventDefault(); remove(i); }
   }
+  /** @param {MouseEvent} e */
   function onContextMenu(e) {
     const i = pointIndex(e.target);
     if (i !== null) { e.preventDefault(); remove(i); }
   }
+  /** @param {KeyboardEvent} e */
   function onKeyDown(e) {
     const i = pointIndex(e.target);
     if (i === null || cfg().disabled || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -152,9 +272,11 @@ function createInstance(parentElement) {
     e.stopPropagation();
     const { xMax } = cfg();
     inst.focusIndex = i;
-    inst.queue.push({ action: "move", index: i, x: round2(clamp(x, 0, xMax)), y: round2(clamp(y, 0, 1)) });
+    push({ action: "move", index: i, x: round2(clamp(x, 0, xMax)), y: round2(clamp(y, 0, 1)) });
   }
+  /** @param {FocusEvent} e */
   function onFocusIn(e) { const i = pointIndex(e.target); if (i !== null) inst.focusIndex = i; }
+  /** @param {FocusEvent} e */
   function onFocusOut(e) {
     const to = e.relatedTarget;
     if (!to || pointIndex(to) === null) inst.focusIndex = null;
@@ -179,7 +301,12 @@ function createInstance(parentElement) {
   resize.observe(root);
 
   // ---------- drawing ----------
+  /**
+   * @param {number} i
+   * @param {number[]} pos
+   */
   function placePoint(i, pos) { placePointAt(svg, inst.geom, i, pos); }
+  /** @param {number[]} pos */
   function showCross(pos) { showCrosshair(inst, inst.geom, pos); }  // inst holds cross, crossV, ...
   function hideCross() { if (inst.cross) inst.cross.setAttribute("visibility", "hidden"); }
   function flashHint() {
@@ -189,18 +316,18 @@ function createInstance(parentElement) {
   inst.render = () => {
     if (inst.drag) { inst.needsRender = true; return; }
     inst.needsRender = false;
-    const d = inst.data;
-    if (!d) return;
+    const d = chartData();
     const { xMax, maxPoints, disabled } = cfg();
     const height = Number.isInteger(d.height) && d.height > 120 ? d.height : 380;
     const width = Math.max(Math.floor(root.clientWidth) || 640, 280);
     inst.width = width;
+    const w = width - MARGIN.left - MARGIN.right, h = height - MARGIN.top - MARGIN.bottom;
+    /** @type {ChartGeometry} */
     const g = {
-      left: MARGIN.left, top: MARGIN.top,
-      w: width - MARGIN.left - MARGIN.right, h: height - MARGIN.top - MARGIN.bottom,
+      left: MARGIN.left, top: MARGIN.top, w, h,
+      sx: (x) => MARGIN.left + (x / xMax) * w,
+      sy: (y) => MARGIN.top + (1 - y) * h,
     };
-    g.sx = (x) => g.left + (x / xMax) * g.w;
-    g.sy = (y) => g.top + (1 - y) * g.h;
     inst.geom = g;
     const pts = currentPoints();
     const full = pts.length >= maxPoints;
@@ -209,8 +336,8 @@ function createInstance(parentElement) {
     root.setAttribute("data-points", JSON.stringify(pts));
 
     backdrop.replaceChildren();
-    svg.setAttribute("width", width);
-    svg.setAttribute("height", height);
+    svg.setAttribute("width", String(width));
+    svg.setAttribute("height", String(height));
     svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
     svg.setAttribute("aria-label", `Validity curve chart with ${pts.length} of ${maxPoints} points`);
 
@@ -250,7 +377,7 @@ function createInstance(parentElement) {
     xTitle.textContent = "time since publication (log scale)";
 
     // curves
-    const pathOf = (list) => {
+    const pathOf = (/** @type {unknown[]} */ list) => {
       let s = "";
       for (const p of list) {
         if (!Array.isArray(p) || !finite(p[0]) || !finite(p[1])) continue;
@@ -277,12 +404,14 @@ function createInstance(parentElement) {
 
     // legend (only when there is something to tell apart)
     if (extras.length) {
+      /** @type {{ label: string, color: string | null, dash: boolean }[]} */
       const entries = (main.length > 1 ? [{ label: String(d.curve_label || "fitted curve"), color: null, dash: false }] : [])
         .concat(extras.map((c) => ({ label: String(c.label || ""), color: String(c.color || "#64748b"), dash: !!c.dash })));
       const lg = el("g", { class: "cc-legend" }, backdrop);
       const bg = el("rect", { class: "cc-legend-bg", rx: 6 }, lg);
       let y = g.top + 16, maxW = 0;
       const x0 = g.left + g.w - 12;
+      /** @type {{ y: number, en: { label: string, color: string | null, dash: boolean }, t: SVGTextElement }[]} */
       const rows = [];
       for (const en of entries) {
         const t = el("text", { y: y + 4 }, lg);
@@ -293,21 +422,21 @@ function createInstance(parentElement) {
         y += 18;
       }
       for (const r of rows) {
-        r.t.setAttribute("x", x0 - maxW);
+        r.t.setAttribute("x", String(x0 - maxW));
         const sw = el("line", { x1: x0 - maxW - 34, x2: x0 - maxW - 8, y1: r.y, y2: r.y, "stroke-width": 2.5 }, lg);
         if (r.en.color) sw.setAttribute("stroke", r.en.color); else sw.setAttribute("class", "cc-curve");
         if (r.en.dash) sw.setAttribute("stroke-dasharray", "7 5");
       }
-      bg.setAttribute("x", x0 - maxW - 42); bg.setAttribute("y", g.top + 4);
-      bg.setAttribute("width", maxW + 50); bg.setAttribute("height", rows.length * 18 + 6);
+      bg.setAttribute("x", String(x0 - maxW - 42)); bg.setAttribute("y", String(g.top + 4));
+      bg.setAttribute("width", String(maxW + 50)); bg.setAttribute("height", String(rows.length * 18 + 6));
     }
 
     // the click target: exactly the plot area
     for (const [k, v] of Object.entries({ x: g.left, y: g.top, width: g.w, height: g.h, "data-x-max": xMax })) {
       plot.setAttribute(k, String(v));
     }
-    inst.crossV.setAttribute("y1", g.top); inst.crossV.setAttribute("y2", g.top + g.h);
-    inst.crossH.setAttribute("x1", g.left); inst.crossH.setAttribute("x2", g.left + g.w);
+    inst.crossV.setAttribute("y1", String(g.top)); inst.crossV.setAttribute("y2", String(g.top + g.h));
+    inst.crossH.setAttribute("x1", String(g.left)); inst.crossH.setAttribute("x2", String(g.left + g.w));
 
     // points, numbered: reuse circle i for point i
     const wantFocus = inst.focusIndex;  // removing a focused circle may fire focusout
@@ -321,8 +450,8 @@ function createInstance(parentElement) {
         num = el("text", { dy: "0.35em", "text-anchor": "middle", class: "cc-num", "data-point-label": i }, pointLayer);
         num.textContent = String(i + 1);
       }
-      c.setAttribute("cx", g.sx(p[0])); c.setAttribute("cy", g.sy(p[1]));
-      num.setAttribute("x", g.sx(p[0])); num.setAttribute("y", g.sy(p[1]));
+      c.setAttribute("cx", String(g.sx(p[0]))); c.setAttribute("cy", String(g.sy(p[1])));
+      num.setAttribute("x", String(g.sx(p[0]))); num.setAttribute("y", String(g.sy(p[1])));
       if (disabled) {
         for (const a of ["tabindex", "role", "aria-label"]) c.removeAttribute(a);
       } else {
@@ -333,9 +462,10 @@ function createInstance(parentElement) {
     });
     // the focused point was the last one and was removed: focus the new last one
     if (inst.focusIndex !== null && !disabled) {
-      const active = root.getRootNode().activeElement;
+      const active = activeElement();
       if (!active || pointIndex(active) === null) {
-        const last = pts.length ? pointLayer.children[2 * Math.min(inst.focusIndex, pts.length - 1)] : null;
+        const last = pts.length
+          ? /** @type {SVGElement} */ (pointLayer.children[2 * Math.min(inst.focusIndex, pts.length - 1)]) : null;
         if (last) last.focus({ preventScroll: true }); else inst.focusIndex = null;
       }
     }
@@ -348,17 +478,21 @@ function createInstance(parentElement) {
   };
 
   inst.destroy = () => {
-    for (const [name, fn] of [["pointerdown", onPointerDown], ["pointermove", onPointerMove],
+    plot.removeEventListener("click", onPlotClick);
+    /** @type {[string, EventListener][]} */
+    const listeners = [["pointerdown", onPointerDown], ["pointermove", onPointerMove],
       ["pointerup", onPointerUp], ["pointercancel", onPointerCancel], ["pointerleave", onPointerLeave],
       ["dblclick", onDblClick], ["contextmenu", onContextMenu], ["keydown", onKeyDown],
-      ["focusin", onFocusIn], ["focusout", onFocusOut]]) svg.removeEventListener(name, fn);
+      ["focusin", onFocusIn], ["focusout", onFocusOut]];
+    for (const [name, fn] of listeners) svg.removeEventListener(name, fn);
     resize.disconnect();
-    inst.queue.dispose();
+    inst.delivery.dispose();
     root.remove();
   };
   return inst;
 }
 
+/** @param {ComponentCall} component */
 export default function (component) {
-  return mountQueued(component, INSTANCES, createInstance);  // event_queue.js
+  return mountDelivering(component, INSTANCES, createInstance);  // delivery.js
 }

@@ -1,6 +1,6 @@
 """Curve canvas: the log-time validity chart on which the annotator places, drags and removes
 the curve's points (Streamlit custom component v2; its code is ``curve_canvas.js`` / ``.css``
-beside this file, after the shared ``event_queue.js``, ``instance_cleanup.js`` and
+beside this file, after the shared ``instance_cleanup.js``, ``delivery.js`` and
 ``curve_points.js``; SVG, no build step, no libraries).
 
 Python stays the source of truth: the page passes the points and the fitted curve; the chart
@@ -42,10 +42,10 @@ import streamlit as st
 
 from annotation.workbench.curve_points import ACTIONS
 from ui.components.events import (
-    EVENT_QUEUE_JS,
+    DELIVERY_JS,
     TRIGGER,
-    acknowledged_ids,
-    first_new_action,
+    acknowledgement,
+    first_new_event,
     make_callback,
 )
 from ui.components.sources import CURVE_POINTS_JS, component_source
@@ -55,7 +55,7 @@ from ui.components.token_boundaries import css_color
 MAX_CURVE_VERTICES = 1200
 
 _CSS = component_source("curve_canvas.css")
-_JS = EVENT_QUEUE_JS + CURVE_POINTS_JS + component_source("curve_canvas.js")
+_JS = DELIVERY_JS + CURVE_POINTS_JS + component_source("curve_canvas.js")
 
 _COMPONENT = st.components.v2.component(
     "chronocept_curve_canvas", css=_CSS, js=_JS, isolate_styles=True
@@ -83,7 +83,7 @@ def _thinned(pairs: list[list[float]]) -> list[list[float]]:
 
 
 def _parse_event(action: dict[str, Any]) -> dict[str, Any] | None:
-    """The public event dict (no protocol id), or None for something the chart never sends."""
+    """The public event dict (no protocol ``seq``), or None for something the chart never sends."""
     kind = action.get("action")
     if kind not in ACTIONS:
         return None
@@ -164,7 +164,7 @@ def curve_canvas(
         "height": int(height),
         "disabled": bool(disabled),
         "curve_label": str(curve_label),
-        "ack": acknowledged_ids(key),
+        **acknowledgement(key),  # {"client", "acked"}: see ui.components.events
     }
     result = _COMPONENT(
         key=key,
@@ -173,4 +173,4 @@ def curve_canvas(
     )
     if on_change is not None or disabled:
         return None
-    return first_new_action(key, result.get(TRIGGER), _parse_event)
+    return first_new_event(key, result.get(TRIGGER), _parse_event)

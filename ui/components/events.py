@@ -1,4 +1,5 @@
-"""Exactly-once delivery of user actions from our custom components (Streamlit CCv2).
+"""Exactly-once delivery of user actions from our custom components (Streamlit CCv2): the one
+protocol every component uses, its browser side in ``delivery.js``.
 
 Why this exists
 ---------------
@@ -15,101 +16,177 @@ rerun — but in Streamlit 1.67 an action can still be **lost** or **seen twice*
   same (last) value from ``st.session_state[key]``; and a run that is pre-empted by a newer one
   has its already-consumed triggers replayed into the next script body.
 
-The protocol here makes delivery exactly-once on top of that:
+The protocol
+------------
+1. A mounted component numbers its actions ``seq`` = 1, 2, 3 … under a ``client`` id (random per
+   mount; the annotation surface's view gives its own), keeps every action not yet
+   acknowledged, and sends the **whole queue** as the value of the one trigger ``"events"``:
+   ``{"client": str, "events": [{"seq": n, …}, …], …extra}`` (the surface adds
+   ``base_version``). A later payload therefore carries every earlier action that may have been
+   merged away. :func:`checked_batch` is the one shape check of such a payload.
+2. The receiver acknowledges a number, ``acked`` = the highest ``seq`` it has taken for that
+   client, in the component's data beside ``client``. For the curve canvas and the token
+   boundary editor the receiver is the session: :func:`deliver_new_events` and
+   :func:`first_new_event` hand on, in order, only the events numbered above the last one
+   delivered for that client (recorded per component key in ``st.session_state``) and
+   :func:`acknowledgement` is what the data carries back. The annotation surface's receiver is
+   the server's event log (``annotation.workbench.event_log``), which keeps its own number with
+   the stored annotation.
+3. The component drops acknowledged actions from its queue and sends the rest again after 1 s
+   without an acknowledgement, the wait doubling up to 8 s (progress starts it over), and never
+   drops the queue: a fixed short re-send restarted every run slower than it on a loaded server
+   (a new trigger stops the running script), so nothing was ever acknowledged, and a give-up
+   after a few tries silently lost a chart click. While an action is pending the component
+   draws its effect optimistically, so the UI never feels laggy.
 
-1. The component keeps a queue of its not-yet-acknowledged actions, each with a unique ``id``,
-   and sends the **whole queue** as the value of the single trigger ``"events"``. A later
-   payload therefore carries every earlier action that may have been merged away.
-2. Python delivers only the actions whose id it has not delivered before (recorded per
-   component key in ``st.session_state``), in order, and sends the delivered ids back to the
-   component in ``data["ack"]``.
-3. The component drops acknowledged actions from its queue and re-sends the rest after a short
-   delay (an action can be pending when its rerun was superseded). The delay doubles while
-   nothing is acknowledged (1.2 s, 2.4 s, 4.8 s, then every 8 s) and the queue is never dropped:
-   a fixed short re-send restarted every run slower than it on a loaded server (a new trigger
-   stops the running script), so nothing was ever acknowledged, and the old give-up after six
-   tries then silently lost a chart click. While an action is pending
-   the component draws its effect optimistically, so the UI never feels laggy.
+At a gap (events numbered 7 … arrive while the last delivered for the client is 5) the session
+receiver **delivers across it**: the browser drops an action only once it is acknowledged, so a
+missing number is one the session had already taken and then forgot (its record was reset with
+the session or pushed out by newer clients), never one lost on the way; waiting for it would
+stall the component for good. The surface's server, whose log is stored, stops at a gap instead
+(``waiting_for``): there a missing number means a missing edit.
 
-Delivery paths (both exactly-once):
+Delivery paths of the session receiver (both exactly-once):
 
 * ``on_change=`` callback (recommended): called once per new action, in order, *before* the
-  script body — the page updates its state there and the same run draws the new data.
+  script body — the page updates its state there and the same run draws the new data. Each
+  action is recorded as delivered after its callback returns, so one interrupted by a newer
+  payload (any session-state access may raise Streamlit's rerun exception) is delivered again.
 * return value: the oldest new action of this run (the component re-sends any others). The page
   applies it and calls ``st.rerun()`` so the component is drawn from the new data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import streamlit as st
 
+from annotation.services.workbench_events import CLIENT_MAX_CHARS
+from annotation.workbench.event_log import MAX_EVENTS as EVENT_LOG_MAX_EVENTS
 from ui.components.sources import component_source
 
 T = TypeVar("T")
 
-#: Session-state key holding ``{component key: [delivered action ids, oldest first]}``.
-DELIVERED_STATE_KEY = "_chronocept_component_delivered_events"
-#: Trigger name every component uses for its queue of actions.
+#: Trigger name every component sends its queue under.
 TRIGGER = "events"
-#: How many delivered ids are remembered (and acknowledged) per component.
-MAX_REMEMBERED = 64
-#: Longest id accepted from the browser.
-MAX_ID_LENGTH = 80
+#: Most events taken from one payload, the oldest (the rest come again once these are
+#: acknowledged); the event log's limit, so a batch handed on is never one the server refuses.
+MAX_EVENTS = EVENT_LOG_MAX_EVENTS
+#: Longest client id accepted (the browser makes 16 hex characters); the width the server
+#: stores a client id in.
+MAX_CLIENT_LENGTH = CLIENT_MAX_CHARS
+#: Session-state key holding ``{component key: {client: highest seq delivered}}``, the client
+#: heard from last at the end.
+DELIVERED_STATE_KEY = "_chronocept_component_delivered"
+#: Clients remembered per component key (each mount is a new client; the oldest are forgotten).
+MAX_CLIENTS = 8
 
 # JavaScript shared by every component module (the annotation surface included): when to tear
 # an instance down.
 INSTANCE_CLEANUP_JS = component_source("instance_cleanup.js")
 
-# JavaScript shared by the components: the queue side of the protocol. It is put in front of each
-# component's ES module (components cannot import each other's modules).
-EVENT_QUEUE_JS = component_source("event_queue.js") + INSTANCE_CLEANUP_JS
+# JavaScript of the components that deliver through the session (the browser side of this
+# protocol and the mount helper), put in front of a component's ES module (components cannot
+# import each other's modules).
+DELIVERY_JS = INSTANCE_CLEANUP_JS + component_source("delivery.js")
 
 
-def _delivered_ids(key: str) -> list[str]:
-    registry = st.session_state.setdefault(DELIVERED_STATE_KEY, {})
-    return registry.setdefault(key, [])
+def whole_number(value: object) -> int | None:
+    """``value`` as an int when it is a whole number (JSON may bring ``4.0``), else None.
 
-
-def acknowledged_ids(key: str) -> list[str]:
-    """The ids of the actions already delivered for component ``key`` (to send as ``ack``)."""
-    registry = st.session_state.get(DELIVERED_STATE_KEY, {})
-    return list(registry.get(key, []))
-
-
-def take_new_actions(
-    key: str, payload: Any, parse: Callable[[dict[str, Any]], T | None]
-) -> list[T]:
-    """Return the actions in ``payload`` not delivered before, parsed, in order, and record
-    their ids as delivered.
-
-    ``payload`` is the trigger value sent by the component: a list of ``{"id": str, ...}``.
-    Anything else, actions without a usable id, and actions ``parse`` rejects (returns None
-    for) are skipped; rejected ones are still recorded so the component stops re-sending them.
+    >>> whole_number(4.0), whole_number(3), whole_number(True), whole_number(1.5), whole_number("1")
+    (4, 3, None, None, None)
     """
-    if not isinstance(payload, list):
-        return []
-    delivered = _delivered_ids(key)
-    seen = set(delivered)
-    new: list[T] = []
-    for action in payload:
-        if not isinstance(action, dict):
-            continue
-        action_id = action.get("id")
-        if not isinstance(action_id, str) or not action_id or len(action_id) > MAX_ID_LENGTH:
-            continue
-        if action_id in seen:
-            continue
-        seen.add(action_id)
-        delivered.append(action_id)
-        parsed = parse(action)
-        if parsed is not None:
-            new.append(parsed)
-    if len(delivered) > MAX_REMEMBERED:
-        del delivered[: len(delivered) - MAX_REMEMBERED]
-    return new
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def checked_batch(
+    payload: Any, extra: Mapping[str, Callable[[Any], Any | None]] | None = None
+) -> dict[str, Any] | None:
+    """The payload in the shape every receiver relies on, or None when malformed.
+
+    Kept: ``{"client": str, "events": [dict, ...]}`` plus the fields named in ``extra``, each
+    passed through its check (which returns the value to keep, or None to refuse the payload):
+    ``client`` non-empty and at most :data:`MAX_CLIENT_LENGTH` characters; entries of
+    ``events`` that are not objects are dropped and at most :data:`MAX_EVENTS` are kept (the
+    oldest: receivers take them in order and the component re-sends the rest). Event
+    *contents* (``seq`` included) are the receiver's to check.
+
+    >>> checked_batch({"client": "c", "events": [{"seq": 1}, 7], "other": 1})
+    {'client': 'c', 'events': [{'seq': 1}]}
+    >>> checked_batch({"client": "c", "base_version": 2.0, "events": []}, {"base_version": whole_number})
+    {'client': 'c', 'events': [], 'base_version': 2}
+    >>> checked_batch({"client": "", "events": []}) is None
+    True
+    """
+    if not isinstance(payload, dict):
+        return None
+    client = payload.get("client")
+    events = payload.get("events")
+    if not isinstance(client, str) or not client or len(client) > MAX_CLIENT_LENGTH:
+        return None
+    if not isinstance(events, list):
+        return None
+    batch: dict[str, Any] = {
+        "client": client,
+        "events": [event for event in events if isinstance(event, dict)][:MAX_EVENTS],
+    }
+    for name, check in (extra or {}).items():
+        value = check(payload.get(name))
+        if value is None:
+            return None
+        batch[name] = value
+    return batch
+
+
+def new_events(delivered: int, events: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """``(seq, event)`` for the events numbered above ``delivered``, in order, each above the one
+    before (re-sent and out-of-order events, and those without a whole positive ``seq``, are
+    left out). A gap in the numbers is crossed (see the module docstring).
+
+    >>> [seq for seq, _ in new_events(2, [{"seq": 1}, {"seq": 3}, {"seq": 3}, {"seq": "4"}, {"seq": 6}])]
+    [3, 6]
+    """
+    taken: list[tuple[int, dict[str, Any]]] = []
+    last = delivered
+    for event in events:
+        seq = event.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool) and seq > last:
+            taken.append((seq, event))
+            last = seq
+    return taken
+
+
+def heard_from(record: dict[str, int], client: str) -> int:
+    """Mark ``client`` as the one heard from last in ``record`` (``{client: seq delivered}``),
+    forgetting the oldest beyond :data:`MAX_CLIENTS`; returns its last delivered seq."""
+    delivered = record.pop(client, 0)
+    record[client] = delivered
+    while len(record) > MAX_CLIENTS:
+        del record[next(iter(record))]
+    return delivered
+
+
+def _record(key: str) -> dict[str, int]:
+    registry = st.session_state.setdefault(DELIVERED_STATE_KEY, {})
+    return registry.setdefault(key, {})
+
+
+def acknowledgement(key: str) -> dict[str, Any]:
+    """``{"client", "acked"}`` for component ``key``'s data: the client heard from last and the
+    highest seq delivered for it (``{"client": "", "acked": 0}`` before any)."""
+    record = st.session_state.get(DELIVERED_STATE_KEY, {}).get(key, {})
+    if not record:
+        return {"client": "", "acked": 0}
+    client = next(reversed(record))
+    return {"client": client, "acked": record[client]}
 
 
 def trigger_payload(key: str) -> Any:
@@ -122,12 +199,51 @@ def trigger_payload(key: str) -> Any:
     return getter(TRIGGER) if callable(getter) else None
 
 
+def deliver_new_events(
+    key: str, payload: Any, parse: Callable[[dict[str, Any]], T | None], deliver: Callable[[T], None]
+) -> None:
+    """Hand each event of ``payload`` not delivered before, parsed, to ``deliver``, in order.
+
+    An event ``parse`` rejects (returns None for) is recorded all the same, so the component
+    stops re-sending it. Each event is recorded once ``deliver`` has returned.
+    """
+    batch = checked_batch(payload)
+    if batch is None:
+        return
+    record = _record(key)
+    client = batch["client"]
+    for seq, event in new_events(heard_from(record, client), batch["events"]):
+        parsed = parse(event)
+        if parsed is not None:
+            deliver(parsed)
+        record[client] = seq
+
+
+def first_new_event(key: str, payload: Any, parse: Callable[[dict[str, Any]], T | None]) -> T | None:
+    """The oldest event of ``payload`` not delivered before, parsed (return-value path).
+
+    Only that one (and any rejected before it) is recorded as delivered; the component re-sends
+    the others, which the next runs return one by one.
+    """
+    batch = checked_batch(payload)
+    if batch is None:
+        return None
+    record = _record(key)
+    client = batch["client"]
+    for seq, event in new_events(heard_from(record, client), batch["events"]):
+        record[client] = seq
+        parsed = parse(event)
+        if parsed is not None:
+            return parsed
+    return None
+
+
 def make_callback(
     key: str,
     parse: Callable[[dict[str, Any]], T | None],
     on_change: Callable[[T], None] | None,
 ) -> Callable[[], None]:
-    """The ``on_events_change`` callback for a mount: delivers new actions to ``on_change``.
+    """The ``on_events_change`` callback for a mount: delivers new events to ``on_change``.
 
     Without ``on_change`` the callback does nothing (delivery happens through the return
     value), but it is still registered: Streamlit only reports a trigger's value for names
@@ -135,32 +251,7 @@ def make_callback(
     """
 
     def _callback() -> None:
-        if on_change is None:
-            return
-        for action in take_new_actions(key, trigger_payload(key), parse):
-            on_change(action)
+        if on_change is not None:
+            deliver_new_events(key, trigger_payload(key), parse, on_change)
 
     return _callback
-
-
-def first_new_action(
-    key: str, payload: Any, parse: Callable[[dict[str, Any]], T | None]
-) -> T | None:
-    """The oldest not-yet-delivered action in ``payload`` (return-value delivery path).
-
-    Only that one is recorded as delivered; the component re-sends the others, which the next
-    runs return one by one.
-    """
-    if not isinstance(payload, list):
-        return None
-    delivered = set(acknowledged_ids(key))
-    for action in payload:
-        if (
-            isinstance(action, dict)
-            and isinstance(action.get("id"), str)
-            and action["id"] not in delivered
-        ):
-            taken = take_new_actions(key, [action], parse)
-            if taken:
-                return taken[0]
-    return None

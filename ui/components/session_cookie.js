@@ -1,4 +1,11 @@
+// @ts-check
+/* Writes or clears the sign-in cookie (see session_cookie.py); draws nothing. */
 
+/**
+ * The value of cookie `name` on this page, or null.
+ * @param {string} name
+ * @returns {string | null}
+ */
 function readCookie(name) {
   for (const part of document.cookie.split(";")) {
     const eq = part.indexOf("=");
@@ -7,9 +14,11 @@ function readCookie(name) {
   return null;
 }
 
+/** @param {{ parentElement: HTMLElement, data: unknown }} component */
 export default function (component) {
   const { parentElement, data } = component;
-  const d = data && typeof data === "object" ? data : {};
+  const d = /** @type {{ name?: unknown, value?: unknown, action?: unknown, max_age?: unknown }} */ (
+    data && typeof data === "object" ? data : {});
   const marker = parentElement.querySelector('[data-testid="session-cookie"]');
   const name = String(d.name || "");
   const value = String(d.value || "");

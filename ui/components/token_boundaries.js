@@ -1,8 +1,44 @@
+// @ts-check
+/* The token boundary editor: the text as tokens, segments coloured, a gap between two tokens
+   toggles a boundary (see token_boundaries.py for the DOM). One instance per parentElement, kept
+   in INSTANCES; its toggles reach Python through delivery.js (put in front of this module with
+   instance_cleanup.js and text_gaps.js). */
 
+/**
+ * "Toggle the boundary at gap `gap`", numbered by delivery.js.
+ * @typedef {{ seq: number, gap: number }} GapToggle
+ */
+/**
+ * The data token_boundaries.py sends (and the acknowledgement beside it, see delivery.js).
+ * @typedef {object} TokenData
+ * @property {string[]} [tokens]
+ * @property {boolean[]} [spaces_after]
+ * @property {number[]} [boundaries] segment starts
+ * @property {string[]} [colors] one CSS colour per segment
+ * @property {string[] | null} [labels] one label per segment, or none
+ * @property {boolean} [disabled]
+ */
+/**
+ * One mounted editor.
+ * @typedef {object} TokenEditorInstance
+ * @property {HTMLDivElement} root
+ * @property {HTMLDivElement} text
+ * @property {Record<string, unknown>} data the data of the latest call (a TokenData)
+ * @property {number} generation
+ * @property {Delivery<GapToggle>} delivery
+ * @property {() => void} render
+ * @property {() => void} destroy
+ */
+
+/** @type {WeakMap<HTMLElement, TokenEditorInstance>} */
 const INSTANCES = new WeakMap();
 
+/**
+ * Dark or white text for a solid colour (WCAG relative luminance).
+ * @param {unknown} hex
+ * @returns {string}
+ */
 function inkFor(hex) {
-  // dark or white text for a solid colour (WCAG relative luminance)
   const m = /^#?([0-9a-f]{6})$/i.exec(String(hex || "").trim());
   if (!m) return "#ffffff";
   const n = parseInt(m[1], 16);
@@ -14,11 +50,22 @@ function inkFor(hex) {
   return lum > 0.45 ? "#1f2430" : "#ffffff";
 }
 
+/**
+ * @param {HTMLElement} el
+ * @param {string} color
+ */
 function segmentStyle(el, color) {
   el.style.setProperty("--seg-bg", `color-mix(in srgb, ${color} 20%, transparent)`);
   el.style.setProperty("--seg-line", `color-mix(in srgb, ${color} 75%, transparent)`);
 }
 
+/**
+ * The segment starts drawn, Python's with the toggles still on their way applied, and the gaps
+ * those toggles touch (drawn dimmed).
+ * @param {{ tokens: string[], boundaries?: number[] }} data
+ * @param {ReadonlyArray<{ gap: number }>} pending
+ * @returns {{ starts: number[], pendingGaps: Set<number> }}
+ */
 function displayedBoundaries(data, pending) {
   const n = data.tokens.length;
   const set = new Set((data.boundaries || []).filter((b) => b > 0 && b < n));
@@ -32,6 +79,10 @@ function displayedBoundaries(data, pending) {
   return { starts: [0, ...[...set].sort((a, b) => a - b)], pendingGaps };
 }
 
+/**
+ * @param {HTMLElement} parentElement
+ * @returns {TokenEditorInstance}
+ */
 function createInstance(parentElement) {
   const root = document.createElement("div");
   root.className = "tb-root";
@@ -42,22 +93,44 @@ function createInstance(parentElement) {
   root.appendChild(text);
   parentElement.appendChild(root);
 
-  const inst = { root, text, data: null, generation: 0 };
-  inst.queue = createEventQueue(() => inst.render());
+  /** @type {TokenEditorInstance} */
+  const inst = {
+    root, text, data: {}, generation: 0,
+    /** @type {Delivery<GapToggle>} */
+    delivery: createDelivery(),  // delivery.js
+    render: () => {},
+    destroy: () => {},
+  };
+  /** The data of the latest call, as token_boundaries.py sends it. */
+  const tokenData = () => /** @type {TokenData} */ (inst.data);
 
+  /** @param {Element} gapEl */
   function toggle(gapEl) {
-    if (!inst.data || inst.data.disabled) return;
+    if (tokenData().disabled) return;
     const gap = Number(gapEl.getAttribute("data-gap"));
     if (!Number.isInteger(gap)) return;
-    inst.queue.push({ gap });
+    inst.delivery.push({ gap });
+    inst.render();
   }
+  /**
+   * The gap element `target` is in, inside this editor, or null.
+   * @param {EventTarget | null} target
+   * @returns {HTMLElement | null}
+   */
+  function gapOf(target) {
+    const t = /** @type {Element | null} */ (target);
+    const gapEl = t && t.closest ? /** @type {HTMLElement | null} */ (t.closest("[data-gap]")) : null;
+    return gapEl && root.contains(gapEl) ? gapEl : null;
+  }
+  /** @param {MouseEvent} e */
   function onClick(e) {
-    const gapEl = e.target.closest && e.target.closest("[data-gap]");
-    if (gapEl && root.contains(gapEl)) toggle(gapEl);
+    const gapEl = gapOf(e.target);
+    if (gapEl) toggle(gapEl);
   }
+  /** @param {KeyboardEvent} e */
   function onKeyDown(e) {
-    const gapEl = e.target.closest && e.target.closest("[data-gap]");
-    if (!gapEl || !root.contains(gapEl) || e.altKey || e.ctrlKey || e.metaKey) return;
+    const gapEl = gapOf(e.target);
+    if (!gapEl || e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === "Enter" || e.key === " " || e.key === "Spacebar") {
       e.preventDefault();
       e.stopPropagation();
@@ -70,8 +143,7 @@ function createInstance(parentElement) {
   root.addEventListener("keydown", onKeyDown);
 
   inst.render = () => {
-    const data = inst.data;
-    if (!data) return;
+    const data = tokenData();
     const tokens = Array.isArray(data.tokens) ? data.tokens.map(String) : [];
     const spaces = Array.isArray(data.spaces_after) ? data.spaces_after : [];
     const colors = Array.isArray(data.colors) ? data.colors : [];
@@ -80,7 +152,7 @@ function createInstance(parentElement) {
     const n = tokens.length;
 
     // keep keyboard focus on the same gap across redraws
-    const rootNode = root.getRootNode();
+    const rootNode = /** @type {Document | ShadowRoot} */ (root.getRootNode());
     const focused = rootNode && rootNode.activeElement;
     const focusGap = focused && root.contains(focused) ? focused.getAttribute("data-gap") : null;
 
@@ -98,13 +170,14 @@ function createInstance(parentElement) {
       return;
     }
 
-    const { starts, pendingGaps } = displayedBoundaries({ ...data, tokens }, disabled ? [] : inst.queue.pending);
+    const { starts, pendingGaps } = displayedBoundaries({ ...data, tokens }, disabled ? [] : inst.delivery.pending());
     const startSet = new Set(starts);
     const segOf = new Array(n);
     let seg = -1;
     for (let i = 0; i < n; i++) { if (startSet.has(i)) seg += 1; segOf[i] = seg; }
-    const colorOf = (j) => String(colors.length ? colors[j % colors.length] : "#3b82f6");
+    const colorOf = (/** @type {number} */ j) => String(colors.length ? colors[j % colors.length] : "#3b82f6");
 
+    /** @type {HTMLSpanElement} */
     let word = null;
     for (let i = 0; i < n; i++) {
       const spaced = i > 0 && !!spaces[i - 1];
@@ -154,7 +227,7 @@ function createInstance(parentElement) {
       word.appendChild(tok);
     }
     if (focusGap !== null) {
-      const again = root.querySelector(`[data-gap="${focusGap}"]`);
+      const again = /** @type {HTMLElement | null} */ (root.querySelector(`[data-gap="${focusGap}"]`));
       if (again && again.tabIndex === 0) again.focus({ preventScroll: true });
     }
   };
@@ -162,12 +235,13 @@ function createInstance(parentElement) {
   inst.destroy = () => {
     root.removeEventListener("click", onClick);
     root.removeEventListener("keydown", onKeyDown);
-    inst.queue.dispose();
+    inst.delivery.dispose();
     root.remove();
   };
   return inst;
 }
 
+/** @param {ComponentCall} component */
 export default function (component) {
-  return mountQueued(component, INSTANCES, createInstance);  // event_queue.js
+  return mountDelivering(component, INSTANCES, createInstance);  // delivery.js
 }

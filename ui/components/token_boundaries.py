@@ -1,6 +1,6 @@
 """Token boundary editor: the text as tokens, segments coloured, a click between two tokens
 toggles a segment boundary (Streamlit custom component v2; its code is ``token_boundaries.js`` /
-``.css`` beside this file, after the shared ``event_queue.js``, ``instance_cleanup.js`` and
+``.css`` beside this file, after the shared ``instance_cleanup.js``, ``delivery.js`` and
 ``text_gaps.js``; no build step).
 
 Python stays the source of truth: the component draws ``boundaries`` and reports "toggle the
@@ -28,10 +28,10 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from ui.components.events import (
-    EVENT_QUEUE_JS,
+    DELIVERY_JS,
     TRIGGER,
-    acknowledged_ids,
-    first_new_action,
+    acknowledgement,
+    first_new_event,
     make_callback,
 )
 from ui.components.sources import TEXT_GAPS_JS, component_source
@@ -41,7 +41,7 @@ from ui.components.sources import TEXT_GAPS_JS, component_source
 DEFAULT_SEGMENT_COLORS = ("#3b82f6", "#ec4899", "#10b981")
 
 _CSS = component_source("token_boundaries.css")
-_JS = EVENT_QUEUE_JS + TEXT_GAPS_JS + component_source("token_boundaries.js")
+_JS = DELIVERY_JS + TEXT_GAPS_JS + component_source("token_boundaries.js")
 
 _COMPONENT = st.components.v2.component(
     "chronocept_token_boundaries", css=_CSS, js=_JS, isolate_styles=True
@@ -141,7 +141,7 @@ def token_boundary_editor(
         "colors": colors,
         "labels": labels,
         "disabled": bool(disabled),
-        "ack": acknowledged_ids(key),
+        **acknowledgement(key),  # {"client", "acked"}: see ui.components.events
     }
     result = _COMPONENT(
         key=key,
@@ -150,4 +150,4 @@ def token_boundary_editor(
     )
     if on_change is not None or disabled:
         return None
-    return first_new_action(key, result.get(TRIGGER), parse)
+    return first_new_event(key, result.get(TRIGGER), parse)
