@@ -19,6 +19,11 @@ from annotation.timeaxis import DEFAULT_BASE
 NEWEST_GUIDELINES = (available_versions() or ["1.0"])[-1]
 
 
+#: The hand-out orders of a project's queue and how the settings form names them.
+HAND_OUT_ORDERS: dict[str, str] = {"import": "in import order", "random": "at random",
+                                   "uncertain": "most uncertain first (the latest applied model)"}
+
+
 class SettingsError(ValueError):
     """A settings value out of its allowed range (message is user-facing)."""
 
@@ -56,10 +61,20 @@ class ProjectSettings:
     gold_check_min_pass: float = 0.6
     # workbench: ask "Submit this annotation?" before a submit (off: one key submits)
     confirm_submit: bool = False
+    # which unassigned sample is handed out next: "import" (oldest first), "random" (a fixed
+    # shuffle of the pool) or "uncertain" (the latest applied model's widest ensemble spread
+    # first; samples it did not predict follow in import order)
+    hand_out_order: str = "import"
+    # the model's curve on a review case: leads may show it; off by default (no anchoring)
+    show_model_curve: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.confirm_submit, bool):
             raise SettingsError("the confirm-before-submit setting must be true or false")
+        if not isinstance(self.show_model_curve, bool):
+            raise SettingsError("the show-the-model's-curve setting must be true or false")
+        if self.hand_out_order not in HAND_OUT_ORDERS:
+            raise SettingsError("the hand-out order must be one of: " + ", ".join(HAND_OUT_ORDERS))
         checks = [
             (1 <= self.annotators_per_sample <= 10, "annotators per sample must be between 1 and 10"),
             (1 <= self.daily_quota <= 10_000, "the daily quota must be between 1 and 10000"),

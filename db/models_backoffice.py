@@ -184,6 +184,36 @@ class Job(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
+class ModelPrediction(Base):
+    """What a job predicted for one sample: an applied training run (``jobs.kind`` ``predict``,
+    every sample of the project) or a cross-fitted gold audit (``audit``, the gold samples, each
+    predicted by models that never saw it; ``gold_w1`` and ``score`` set). The curve is the
+    ensemble's (base-1.1 log minutes); ``spread_w1`` the mean W1 between its members' curves;
+    ``half_gone_*`` the time (minutes) by which half the validity is gone, and its interval over
+    the members."""
+
+    __tablename__ = "model_predictions"
+    __table_args__ = (
+        UniqueConstraint("job_id", "sample_id", name="uq_model_predictions_job_sample"),
+        Index("ix_model_predictions_spread", "job_id", "spread_w1"),
+        Index("ix_model_predictions_score", "job_id", "score"),
+        Index("ix_model_predictions_sample", "sample_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
+    xi: Mapped[float] = mapped_column(Float)
+    omega: Mapped[float] = mapped_column(Float)
+    alpha: Mapped[float] = mapped_column(Float)
+    spread_w1: Mapped[float] = mapped_column(Float)
+    half_gone_minutes: Mapped[float] = mapped_column(Float)
+    half_gone_low: Mapped[float] = mapped_column(Float)
+    half_gone_high: Mapped[float] = mapped_column(Float)
+    gold_w1: Mapped[float | None] = mapped_column(Float, nullable=True)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
 class AuditEvent(Base):
     """Who did what, when, to which entity — append-only."""
 

@@ -58,8 +58,13 @@ AUTOMATIC_FLAGS: tuple[FlagReason, ...] = (
 )
 AUTOMATIC_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in AUTOMATIC_FLAGS)
 
+#: A lead opened the case from Review's "Model disagrees" list (a cross-fitted model's curve lies
+#: far from the gold's): neither the annotator's nor automatic, so a recomputation never drops it.
+MODEL_DISAGREES = "model_disagrees"
+LEAD_REASONS: tuple[FlagReason, ...] = (FlagReason(MODEL_DISAGREES, "The model disagrees with the gold"),)
+
 #: Every flag reason, annotator reasons first (the order hits and filters are listed in).
-FLAG_REASONS: tuple[FlagReason, ...] = ANNOTATOR_FLAGS + AUTOMATIC_FLAGS
+FLAG_REASONS: tuple[FlagReason, ...] = ANNOTATOR_FLAGS + AUTOMATIC_FLAGS + LEAD_REASONS
 FLAG_CODES: tuple[str, ...] = tuple(f.code for f in FLAG_REASONS)
 #: Code → human label, for both kinds.
 FLAG_LABELS: Mapping[str, str] = {f.code: f.label for f in FLAG_REASONS}

@@ -374,8 +374,12 @@ def run_job(db: Database, job_id: int) -> str:
             raise NotFound(f"There is no job {job_id}.")
         if not claimed:
             raise InvalidInput(f"Job {job_id} is {job.status}, not queued; nothing to run.")
+        kind = job.kind
         export = s.get(DatasetExport, job.export_id)
         export_path, run_dir, config_data = export.path, job.run_dir, dict(job.config)
+    if kind != TRAINING:  # a trained run applied to its project (predictions, gold audit)
+        from annotation.services.model_jobs import run_model_job
+        return run_model_job(db, job_id)
     from annotation.training import TrainingCancelled, TrainingConfig, TrainingInputError, run_training
 
     reporter = JobReporter(db, job_id)

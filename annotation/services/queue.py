@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
 
-from sqlalchemy import false, func, or_, select, true, union_all, update
+from sqlalchemy import false, func, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from annotation.project_day import day_bounds
 from annotation.workbench.protocol import AnnotationContent
 from annotation.services import admission, audit, gold_checks
+from annotation.services.hand_out_order import ordered_candidates
 from annotation.services.authz import Actor, check_role, require_role
 from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
@@ -44,7 +45,7 @@ from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, Assignment, Sample, User, utcnow
 
-_CANDIDATES = 20
+
 
 
 @dataclass(frozen=True)
@@ -198,33 +199,6 @@ def _new_draft(s: Session, user_id: int, smp: Sample, settings: ProjectSettings,
     return a
 
 
-def _candidate_ids(s: Session, user_id: int, project_id: int, k: int,
-                   exclude_warmup: bool = False) -> list[int]:
-    """Ids of the oldest active samples with fewer than k annotators that are not the user's.
-
-    One range of ``ix_samples_pool`` (project_id, status, n_assigned, id) per ``n_assigned``
-    value 0 … k-1 is already in id order, so each branch stops after its first few rows; the
-    oldest of their union are the answer. A single ``n_assigned < k`` range is not in id order:
-    SQLite sorted the whole open pool and PostgreSQL walked the primary key past every full
-    sample, both growing with the project.
-
-    "Not the user's" is a count per row on the (sample_id, user_id) unique index; written as
-    NOT EXISTS, PostgreSQL planned a merge anti-join that read that whole index for the user.
-    """
-    mine = (select(func.count()).select_from(Assignment)
-            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
-            .scalar_subquery())
-    extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
-    branches = [
-        select(Sample.id).where(Sample.project_id == project_id, Sample.status == "active",
-                                Sample.n_assigned == n, mine == 0, *extra)
-        .order_by(Sample.id).limit(_CANDIDATES).subquery()
-        for n in range(k)
-    ]
-    pool = union_all(*(select(b.c.id) for b in branches)).subquery()
-    return list(s.scalars(select(pool.c.id).order_by(pool.c.id).limit(_CANDIDATES)))
-
-
 @dataclass(frozen=True)
 class _Looked:
     """What :func:`next_item` found with no lock held, when it has to hand something out."""
@@ -252,8 +226,7 @@ def _look(s: Session, actor: Actor, project_id: int) -> WorkItem | _Looked | Non
     if _submitted_between(s, actor.user_id, project_id, start, end) >= settings.daily_quota:
         return None  # today's quota is reached: nothing new until tomorrow (queue_status says so)
     due = bool(route.sample_ids) and gold_checks.check_due(s, settings, project_id, actor.user_id)
-    candidates = _candidate_ids(s, actor.user_id, project_id, settings.annotators_per_sample,
-                                exclude_warmup=route.marked)
+    candidates = ordered_candidates(s, actor.user_id, project_id, settings, exclude_warmup=route.marked)
     return _Looked(settings, route, due, tuple(candidates))
 
 
@@ -324,7 +297,7 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
                 return work_item(a, smp)
             # Every candidate filled up since they were looked up (a busy pool): the pool is
             # not empty, so look again rather than report it empty.
-            candidates = _candidate_ids(s, actor.user_id, project_id, k, exclude_warmup=route.marked)
+            candidates = ordered_candidates(s, actor.user_id, project_id, settings, exclude_warmup=route.marked)
         return None
 
     for _attempt in range(3):

@@ -194,6 +194,16 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
              "lifted_at": None, "lifted_by": None, "lift_note": ""},
         ],
     },
+    "0012": {  # an applied run's prediction and an audit's, each of its job
+        "model_predictions": [
+            {"id": 1, "job_id": 7, "sample_id": 2, "xi": 52.5, "omega": 9.0, "alpha": 0.5, "spread_w1": 1.25,
+             "half_gone_minutes": 180.0, "half_gone_low": 90.0, "half_gone_high": 400.0, "gold_w1": None,
+             "score": None},
+            {"id": 2, "job_id": 8, "sample_id": 2, "xi": 50.0, "omega": 8.0, "alpha": 0.0, "spread_w1": 0.5,
+             "half_gone_minutes": 150.0, "half_gone_low": 120.0, "half_gone_high": 200.0, "gold_w1": 3.5,
+             "score": 7.0},
+        ],
+    },
     "0011": {  # an annotation import caught before its commit point, with its batch row
         "staged_annotations": [
             {"id": 1, "batch_id": 2, "sample_id": 2, "annotator": "imported_7",
@@ -208,6 +218,18 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
 # Rows that a revision's seed needs in tables created earlier (e.g. a project whose
 # parameter_stats row is seeded at 0003), inserted before that revision's own seed.
 SEED_PREREQUISITES: dict[str, dict[str, list[dict]]] = {
+    "0012": {
+        "jobs": [
+            {"id": 7, "project_id": 1, "kind": "predict", "export_id": None, "config": {"run_job_id": 1, "k": 5},
+             "status": "succeeded", "progress": 1.0, "message": "", "log": "", "result": {}, "run_dir": "",
+             "launcher": "", "pid": None, "host": "", "cancel_requested": False, "created_by": 2,
+             "created_at": at(130), "started_at": at(130), "heartbeat_at": at(131), "finished_at": at(131)},
+            {"id": 8, "project_id": 1, "kind": "audit", "export_id": None, "config": {"run_job_id": 1, "k": 5},
+             "status": "succeeded", "progress": 1.0, "message": "", "log": "", "result": {}, "run_dir": "",
+             "launcher": "", "pid": None, "host": "", "cancel_requested": False, "created_by": 2,
+             "created_at": at(132), "started_at": at(132), "heartbeat_at": at(133), "finished_at": at(133)},
+        ],
+    },
     "0003": {
         "projects": [
             {"id": 2, "name": "Pilot", "description": "", "created_at": at(20), "created_by": 2,

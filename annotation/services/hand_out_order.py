@@ -1,0 +1,98 @@
+"""Which open samples a hand-out tries, in the project's hand-out order (``hand_out_order``):
+import order (oldest first), a random place in the pool, or the latest applied model's most
+uncertain first. Called by :func:`annotation.services.queue.next_item` with no lock held (its read
+half) and again inside its write when every candidate filled up meanwhile. Blindness, k, quotas,
+warm-up and gold checks are the queue's and unchanged by the order: each function returns only
+samples the user has not had, with fewer than k annotators, that are active (and not warm-up
+samples when ``exclude_warmup``).
+"""
+
+from __future__ import annotations
+
+import random
+
+from sqlalchemy import func, select, union_all
+from sqlalchemy.orm import Session
+
+from annotation.services import model_loop
+from annotation.settings import ProjectSettings
+from db.models import Assignment, Sample
+
+#: How many candidates one look returns (a hand-out claims the first still open).
+_CANDIDATES = 20
+#: The random pivot of the "random" hand-out order (tests seed it).
+_rng = random.Random()
+
+
+def import_order_candidates(s: Session, user_id: int, project_id: int, k: int,
+                   exclude_warmup: bool = False) -> list[int]:
+    """Ids of the oldest active samples with fewer than k annotators that are not the user's.
+
+    One range of ``ix_samples_pool`` (project_id, status, n_assigned, id) per ``n_assigned``
+    value 0 … k-1 is already in id order, so each branch stops after its first few rows; the
+    oldest of their union are the answer. A single ``n_assigned < k`` range is not in id order:
+    SQLite sorted the whole open pool and PostgreSQL walked the primary key past every full
+    sample, both growing with the project.
+
+    "Not the user's" is a count per row on the (sample_id, user_id) unique index; written as
+    NOT EXISTS, PostgreSQL planned a merge anti-join that read that whole index for the user.
+    """
+    mine = (select(func.count()).select_from(Assignment)
+            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
+            .scalar_subquery())
+    extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
+    branches = [
+        select(Sample.id).where(Sample.project_id == project_id, Sample.status == "active",
+                                Sample.n_assigned == n, mine == 0, *extra)
+        .order_by(Sample.id).limit(_CANDIDATES).subquery()
+        for n in range(k)
+    ]
+    pool = union_all(*(select(b.c.id) for b in branches)).subquery()
+    return list(s.scalars(select(pool.c.id).order_by(pool.c.id).limit(_CANDIDATES)))
+
+
+def random_candidates(s: Session, user_id: int, project_id: int, k: int,
+                       exclude_warmup: bool = False) -> list[int]:
+    """Open samples from a random place in the pool: per ``n_assigned`` value, the first open
+    ids at or after a random pivot (wrapping round to the start), nearest the pivot first. Each
+    branch is a range of ``ix_samples_pool``, as in :func:`import_order_candidates`; a new pivot is drawn
+    at every hand-out, so the pool is handed out in no fixed order (a sample just after a long
+    run of taken ones is a little likelier to come next: the price of not sorting the pool)."""
+    mine = (select(func.count()).select_from(Assignment)
+            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
+            .scalar_subquery())
+    extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
+    found: list[int] = []
+    pivot = None
+    for n in range(k):
+        base = [Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned == n]
+        if pivot is None:
+            lo = s.scalar(select(Sample.id).where(*base).order_by(Sample.id).limit(1))
+            hi = s.scalar(select(Sample.id).where(*base).order_by(Sample.id.desc()).limit(1))
+            if lo is None:
+                continue
+            pivot = _rng.randint(lo, hi)
+        for part in (Sample.id >= pivot, Sample.id < pivot):
+            found += s.scalars(select(Sample.id).where(*base, part, mine == 0, *extra)
+                               .order_by(Sample.id).limit(_CANDIDATES))
+    if pivot is None:
+        return []
+    return sorted(set(found), key=lambda i: (i - pivot) % (1 << 62))[:_CANDIDATES]
+
+
+def ordered_candidates(s: Session, user_id: int, project_id: int, settings: ProjectSettings,
+                        exclude_warmup: bool = False) -> list[int]:
+    """The open samples to try, in the project's hand-out order (``settings.hand_out_order``):
+    import order, a random place in the pool, or the latest applied model's most uncertain
+    first (then the samples it did not predict, in import order)."""
+    k = settings.annotators_per_sample
+    if settings.hand_out_order == "random":
+        return random_candidates(s, user_id, project_id, k, exclude_warmup)
+    if settings.hand_out_order == "uncertain":
+        first = model_loop.uncertain_candidates(s, user_id, project_id, k, exclude_warmup=exclude_warmup,
+                                                limit=_CANDIDATES) or []
+        if len(first) < _CANDIDATES:
+            taken = set(first)
+            first += [i for i in import_order_candidates(s, user_id, project_id, k, exclude_warmup) if i not in taken]
+        return first[:_CANDIDATES]
+    return import_order_candidates(s, user_id, project_id, k, exclude_warmup)

@@ -1,0 +1,228 @@
+"""The trained model back in the loop: jobs that apply a finished training run to its project.
+
+Two kinds of job, launched by a lead (Training page, ``chronocept predict`` / ``chronocept audit``)
+and run by the same worker as training (``chronocept run-job``: a local process or a GPU host),
+never on a web request:
+
+* ``predict`` — the run's best model (by validation NLL) as an ensemble of K members, each fitted
+  on a bootstrap resample of the run's training split, predicts ξ, ω, α for *every* active sample
+  of the project (texts not yet annotated included), with its spread (the mean W1 between the
+  members' curves) and an interval on the half-gone time. The queue's "most uncertain first"
+  order reads the latest such job.
+* ``audit`` — cross-fitted predictions for the project's gold: the gold is split into folds, an
+  ensemble fitted on the other folds predicts each, so no gold sample is judged by a model that
+  saw it; each gold sample gets the W1 from the gold curve to the model's and the audit score
+  (that W1 scaled by the spread). Review's "Model disagrees" list reads the latest such job.
+
+A run is refused with the reason when its training job is not a finished training of this
+project, its export belongs to another project, or its folder or models are missing. The
+predictions are computed before any write and stored in short chunked inserts
+(:class:`db.models.ModelPrediction`). Targets are stored in base 1.1 (an export's base is
+converted on the way in).
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import func, insert, select
+
+from annotation.curves.distance import curve_distances
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.export_reads import production
+from annotation.services.job_reporter import JobReporter
+from annotation.timeaxis import DEFAULT_BASE, convert_base
+from db.engine import Database
+from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, Sample
+
+PREDICT = "predict"
+AUDIT = "audit"
+MODEL_KINDS = (PREDICT, AUDIT)
+#: Ensemble members (the issue's default) and the bounds a lead may choose from.
+DEFAULT_MEMBERS, MIN_MEMBERS, MAX_MEMBERS = 5, 2, 20
+DEFAULT_FOLDS, MIN_FOLDS, MAX_FOLDS = 5, 2, 10
+#: Fewest gold samples an audit cross-fits (each fold must leave a training set behind).
+MIN_AUDIT_GOLD = 20
+#: Rows per INSERT of the stored predictions (one short write each).
+WRITE_CHUNK = 2_000
+
+
+def _bounded(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"The number of {name} must be a whole number from {low} to {high}.")
+    return value
+
+
+def check_run(s: Any, project_id: int, run_job_id: int) -> tuple[Job, DatasetExport]:
+    """The finished training job ``run_job_id`` of this project and its export, or
+    :class:`InvalidInput` / :class:`NotFound` saying why it cannot be applied."""
+    from annotation.services.jobs import TRAINING
+
+    run = s.get(Job, run_job_id)
+    if run is None or run.kind != TRAINING:
+        raise NotFound(f"There is no training run {run_job_id}.")
+    if run.project_id != project_id:
+        raise InvalidInput(f"Training run {run_job_id} belongs to another project.")
+    if run.status != "succeeded":
+        raise InvalidInput(f"Training run {run_job_id} is {run.status}; only a finished run can be applied.")
+    export = s.get(DatasetExport, run.export_id) if run.export_id is not None else None
+    if export is None or export.project_id != project_id:
+        raise InvalidInput(f"The export of training run {run_job_id} belongs to another project.")
+    models = Path(run.run_dir) / "models"
+    if not models.is_dir() or not any(models.iterdir()):
+        raise InvalidInput(f"The models of training run {run_job_id} are missing ({models}).")
+    return run, export
+
+
+def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: int, kind: str, *,
+                     members: int = DEFAULT_MEMBERS, folds: int = DEFAULT_FOLDS, seed: int = 0,
+                     launcher: str | None = None, start: bool = True):  # type: ignore[no-untyped-def]
+    """Lead: queue a ``predict`` or ``audit`` job of a finished training run and start its
+    worker (``start=False`` only queues: tests, the CLI running it in-process)."""
+    from annotation.services import jobs
+
+    if kind not in MODEL_KINDS:
+        raise InvalidInput(f"Unknown kind of model job {kind!r}.")
+    members = _bounded("ensemble members", members, MIN_MEMBERS, MAX_MEMBERS)
+    folds = _bounded("folds", folds, MIN_FOLDS, MAX_FOLDS)
+    launcher = jobs.launcher_command() if launcher is None else launcher.strip()
+    if launcher:
+        jobs.check_launcher(launcher)
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        run, export = check_run(s, project_id, run_job_id)
+        if kind == AUDIT:
+            n_gold = s.scalar(select(func.count()).select_from(GoldAnnotation)
+                              .join(Sample, Sample.id == GoldAnnotation.sample_id)
+                              .where(*production(project_id))) or 0
+            if n_gold < max(MIN_AUDIT_GOLD, folds * 2):
+                raise InvalidInput(f"An audit needs at least {max(MIN_AUDIT_GOLD, folds * 2)} gold samples "
+                                   f"to cross-fit in {folds} folds; this project has {n_gold}.")
+        job = Job(project_id=project_id, kind=kind, export_id=export.id,
+                  config={"run_job_id": run.id, "members": members, "folds": folds, "seed": seed},
+                  status="queued", launcher=launcher, created_by=actor.user_id, run_dir=run.run_dir,
+                  message="Waiting for the worker to start…")
+        s.add(job)
+        s.flush()
+        audit.record(s, actor.user_id, "launch_job", "job", job.id, kind=kind, run=run.id, members=members)
+        job_id = job.id
+    if start:
+        try:
+            jobs._start_worker(db, job_id, launcher)
+        except (OSError, ValueError, KeyError) as exc:
+            jobs._finish(db, job_id, "failed", f"The worker could not be started: {exc}")
+    return jobs.get_job(db, actor, job_id)
+
+
+def _to_base_11(targets: np.ndarray, base: float) -> np.ndarray:
+    out = np.array(targets, dtype=float).reshape(-1, 3)
+    if abs(base - DEFAULT_BASE) > 1e-12:
+        for i, (xi, omega, alpha) in enumerate(out):
+            out[i] = convert_base(xi, omega, alpha, from_base=base, to_base=DEFAULT_BASE)
+    return out
+
+
+def _rows(job_id: int, sample_ids: list[int], prediction: Any, gold: np.ndarray | None,
+          scores: np.ndarray | None) -> list[dict[str, Any]]:
+    mean = np.asarray(prediction.mean, dtype=float)
+    gold_w1 = None if gold is None else curve_distances(gold, mean)[0]
+    low_high = np.asarray(prediction.half_gone_interval, dtype=float)
+    return [{"job_id": job_id, "sample_id": sid, "xi": float(mean[i, 0]), "omega": float(mean[i, 1]),
+             "alpha": float(mean[i, 2]), "spread_w1": float(prediction.spread_w1[i]),
+             "half_gone_minutes": float(prediction.half_gone[i]), "half_gone_low": float(low_high[i, 0]),
+             "half_gone_high": float(low_high[i, 1]),
+             "gold_w1": None if gold_w1 is None else float(gold_w1[i]),
+             "score": None if scores is None else float(scores[i])}
+            for i, sid in enumerate(sample_ids)]
+
+
+def _store(db: Database, rows: list[dict[str, Any]]) -> None:
+    for at in range(0, len(rows), WRITE_CHUNK):
+        with db.write() as s:
+            s.execute(insert(ModelPrediction.__table__), rows[at:at + WRITE_CHUNK])
+
+
+def _compute(db: Database, job: dict[str, Any], reporter: JobReporter) -> tuple[list[dict[str, Any]], str]:
+    """Read, then fit and predict (no transaction open): the rows to store and a summary."""
+    from annotation.training.audit import audit_scores, cross_fitted
+    from annotation.training.data import load_split_records
+    from annotation.training.ensemble import best_model_of_run, fit_ensemble
+    from annotation.training.device import resolve_device
+
+    spec = best_model_of_run(job["run_dir"])
+    device = resolve_device("auto")
+    members, seed, project_id = job["config"]["members"], job["config"].get("seed", 0), job["project_id"]
+    reporter.log(f"best model of the run by validation NLL: {spec.model} ({spec.encoder}), {members} members on {device}")
+    if job["kind"] == PREDICT:
+        benchmark = int(job.get("benchmark") or 1)
+        train = load_split_records(job["export_path"], benchmark, min_samples=1)["train"]
+        targets = _to_base_11(np.array([t.targets for t in train], dtype=float), job["export_base"])
+        with db.read() as s:
+            pool = s.execute(select(Sample.id, Sample.parent_text)
+                             .where(Sample.project_id == project_id, Sample.status == "active")
+                             .order_by(Sample.id)).all()
+        reporter.progress(0.05, f"Fitting {members} members on {len(train)} training samples…")
+        ensemble = fit_ensemble([t.parent_text for t in train], targets, spec=spec, k=members, seed=seed,
+                                device=device, should_stop=reporter.should_stop,
+                                progress=lambda f, m: reporter.progress(0.05 + 0.75 * f, m))
+        reporter.progress(0.8, f"Predicting {len(pool)} samples…")
+        prediction = ensemble.predict([r.parent_text for r in pool])
+        rows = _rows(job["id"], [r.id for r in pool], prediction, None, None)
+        return rows, f"Predicted {len(rows)} samples with {members} members ({spec.model})."
+    with db.read() as s:
+        gold = s.execute(select(Sample.id, Sample.parent_text, GoldAnnotation.xi, GoldAnnotation.omega,
+                                GoldAnnotation.alpha)
+                         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+                         .where(*production(project_id)).order_by(Sample.id)).all()
+    params = np.array([[g.xi, g.omega, g.alpha] for g in gold], dtype=float)
+    folds = job["config"]["folds"]
+    reporter.progress(0.05, f"Cross-fitting {len(gold)} gold samples in {folds} folds…")
+    crossed = cross_fitted([g.parent_text for g in gold], params, folds=folds, spec=spec, k=members, seed=seed,
+                           device=device, should_stop=reporter.should_stop,
+                           progress=lambda f, m: reporter.progress(0.05 + 0.9 * f, m))
+    scores = audit_scores(params, crossed.prediction)
+    rows = _rows(job["id"], [g.id for g in gold], crossed.prediction, params, scores)
+    return rows, f"Audited {len(rows)} gold samples in {folds} folds with {members} members ({spec.model})."
+
+
+def run_model_job(db: Database, job_id: int) -> str:
+    """Worker: run a claimed ``predict`` or ``audit`` job (``jobs.run_job`` has set it running)."""
+    from annotation.services.jobs import _finish
+    from annotation.training import TrainingCancelled, TrainingInputError
+
+    with db.read() as s:
+        job = s.get(Job, job_id)
+        export = s.get(DatasetExport, job.export_id)
+        run = s.get(Job, (job.config or {}).get("run_job_id"))
+        info = {"id": job.id, "kind": job.kind, "project_id": job.project_id, "config": dict(job.config),
+                "run_dir": job.run_dir, "export_path": export.path, "export_base": export.base,
+                "benchmark": (run.config or {}).get("benchmark") if run is not None else None}
+    reporter = JobReporter(db, job_id)
+    reporter.start()
+    try:
+        rows, summary = _compute(db, info, reporter)
+        reporter.progress(0.97, f"Storing {len(rows)} predictions…")
+        _store(db, rows)
+    except TrainingCancelled:
+        reporter.close()
+        _finish(db, job_id, "cancelled", "Cancelled by a lead.")
+        return "cancelled"
+    except (TrainingInputError, InvalidInput) as exc:
+        reporter.close()
+        _finish(db, job_id, "failed", str(exc), extra_log=f"ERROR: {exc}")
+        return "failed"
+    except Exception as exc:  # noqa: BLE001 - any crash is the job's failure, with its traceback
+        reporter.close()
+        _finish(db, job_id, "failed", f"{type(exc).__name__}: {exc}", extra_log=traceback.format_exc())
+        return "failed"
+    reporter.close()
+    _finish(db, job_id, "succeeded", summary, result={"n": len(rows)})
+    return "succeeded"
+
+
+__all__ = ["AUDIT", "MODEL_KINDS", "PREDICT", "check_run", "launch_model_job", "run_model_job"]

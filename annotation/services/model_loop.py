@@ -1,0 +1,184 @@
+"""What the back office reads of an applied model (``annotation.services.model_jobs``):
+
+* the queue's "most uncertain first" order (:func:`uncertain_candidates`, the latest finished
+  ``predict`` job of the project);
+* Review's "Model disagrees" list (:func:`disagreements`, the latest finished ``audit`` job), and
+  :func:`open_disagreement_case`, which opens a normal review case for one of them — nothing is
+  flagged, changed or decided automatically;
+* the model's curve for a review case (:func:`model_curve`), which a lead may show when the
+  project allows it (``show_model_curve``, off by default).
+
+No anchoring: nothing here is for an annotator. Every function is for leads except
+:func:`uncertain_candidates`, which the queue calls inside a hand-out and which returns sample
+ids only (the annotator sees which sample they get, never why).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from annotation.review.adjudication import SampleFigures, sample_figures
+from annotation.review.flag_reasons import MODEL_DISAGREES
+from annotation.services import audit
+from annotation.services.authz import Actor, require_role
+from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.model_jobs import AUDIT, PREDICT
+from annotation.services.rows import annotation_content
+from annotation.services.settling import open_review
+from db.engine import Database
+from db.models import Annotation, Assignment, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample
+
+#: Most entries the "Model disagrees" list shows (a lead asks for fewer with ``top``).
+MAX_TOP = 200
+
+
+def latest_job(s: Session, project_id: int, kind: str) -> Job | None:
+    """The project's latest finished job of ``kind`` (``predict`` or ``audit``), or None."""
+    return s.scalar(select(Job).where(Job.project_id == project_id, Job.kind == kind, Job.status == "succeeded")
+                    .order_by(Job.id.desc()).limit(1))
+
+
+def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, exclude_warmup: bool,
+                         limit: int) -> list[int] | None:
+    """Open samples (fewer than ``k`` annotators, not the user's) by the latest applied model's
+    spread, widest first; None when the project has no applied model (the caller falls back to
+    import order, as it does for samples the model did not predict)."""
+    job_id = s.scalar(select(Job.id).where(Job.project_id == project_id, Job.kind == PREDICT,
+                                           Job.status == "succeeded").order_by(Job.id.desc()).limit(1))
+    if job_id is None:
+        return None
+    mine = (select(func.count()).select_from(Assignment)
+            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id).scalar_subquery())
+    stmt = (select(Sample.id).join(ModelPrediction, ModelPrediction.sample_id == Sample.id)
+            .where(ModelPrediction.job_id == job_id, Sample.project_id == project_id, Sample.status == "active",
+                   Sample.n_assigned < k, mine == 0)
+            .order_by(ModelPrediction.spread_w1.desc(), Sample.id).limit(limit))
+    if exclude_warmup:
+        stmt = stmt.where(Sample.is_warmup.is_(False))
+    return list(s.scalars(stmt))
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One gold sample the cross-fitted model disagrees with: both curves (base-1.1 log
+    minutes; ``gold`` as it is now, which may have changed since the audit), the W1 between the
+    gold and the model's curve at the audit, the ensemble's spread, the score (W1 scaled by the
+    spread), and the sample's own agreement figures (between its annotators)."""
+
+    rank: int
+    sample_id: int
+    external_id: str
+    text: str
+    gold: tuple[float, float, float]
+    model: tuple[float, float, float]
+    gold_w1: float
+    spread_w1: float
+    score: float
+    half_gone_minutes: float
+    half_gone_interval: tuple[float, float]
+    figures: SampleFigures
+    open_item_id: int | None
+    gold_changed: bool
+
+
+@dataclass(frozen=True)
+class AuditList:
+    job_id: int
+    finished_at: datetime | None
+    n_audited: int
+    entries: tuple[Disagreement, ...]
+
+
+def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20) -> AuditList | None:
+    """Lead: the latest audit's ``top`` most suspicious gold samples (highest score first), or
+    None when the project has no finished audit."""
+    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
+        raise InvalidInput(f"The list shows from 1 to {MAX_TOP} samples.")
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        job = latest_job(s, project_id, AUDIT)
+        if job is None:
+            return None
+        n = s.scalar(select(func.count()).select_from(ModelPrediction).where(ModelPrediction.job_id == job.id)) or 0
+        rows = s.execute(
+            select(ModelPrediction, Sample.external_id, Sample.parent_text, Sample.n_tokens,
+                   GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha)
+            .join(Sample, Sample.id == ModelPrediction.sample_id)
+            .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+            .where(ModelPrediction.job_id == job.id, ModelPrediction.score.is_not(None))
+            .order_by(ModelPrediction.score.desc(), ModelPrediction.sample_id).limit(top)).all()
+        ids = [r[0].sample_id for r in rows]
+        items = dict(s.execute(select(ReviewItem.sample_id, ReviewItem.id)
+                               .where(ReviewItem.sample_id.in_(ids), ReviewItem.status == "open")).all()) if ids else {}
+        anns: dict[int, list] = {sid: [] for sid in ids}
+        if ids:
+            for a in s.scalars(select(Annotation).where(Annotation.sample_id.in_(ids), Annotation.status == "submitted")
+                               .order_by(Annotation.submitted_at, Annotation.id)):
+                anns[a.sample_id].append(annotation_content(a))
+        figures = sample_figures([(r.n_tokens, anns[r[0].sample_id]) for r in rows])
+        entries = []
+        for rank, (r, fig) in enumerate(zip(rows, figures), 1):
+            p = r[0]
+            gold = (r.xi, r.omega, r.alpha) if r.xi is not None else (float("nan"),) * 3
+            entries.append(Disagreement(
+                rank, p.sample_id, r.external_id, r.parent_text, gold, (p.xi, p.omega, p.alpha), p.gold_w1 or 0.0,
+                p.spread_w1, p.score or 0.0, p.half_gone_minutes, (p.half_gone_low, p.half_gone_high), fig,
+                items.get(p.sample_id), r.xi is None))
+        return AuditList(job.id, job.finished_at, n, tuple(entries))
+
+
+def open_disagreement_case(db: Database, actor: Actor, sample_id: int) -> int:
+    """Lead: open (or extend) the sample's review case with the reason "The model disagrees
+    with the gold"; returns the review item's id for Review to open. Nothing else changes: the
+    gold stays until the lead decides the case."""
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        smp = s.get(Sample, sample_id)
+        if smp is None or smp.status != "active":
+            raise NotFound("That sample is not in the project any more.")
+        job = latest_job(s, smp.project_id, AUDIT)
+        p = None if job is None else s.scalar(select(ModelPrediction).where(
+            ModelPrediction.job_id == job.id, ModelPrediction.sample_id == sample_id))
+        if p is None:
+            raise InvalidInput(f"{smp.external_id} is not in the latest audit.")
+        item = open_review(s, smp, [MODEL_DISAGREES], [{
+            "code": MODEL_DISAGREES, "audit_job": job.id, "gold_w1": round(float(p.gold_w1 or 0.0), 3),
+            "spread_w1": round(float(p.spread_w1), 3), "score": round(float(p.score or 0.0), 3)}])
+        audit.record(s, actor.user_id, "open_model_case", "sample", smp.id, audit_job=job.id, item=item.id)
+        return item.id
+
+
+@dataclass(frozen=True)
+class ModelCurve:
+    """The latest applied model's curve for a sample (base-1.1 log minutes) and its spread."""
+
+    job_id: int
+    xi: float
+    omega: float
+    alpha: float
+    spread_w1: float
+    half_gone_interval: tuple[float, float]
+
+
+def model_curve(db: Database, actor: Actor, sample_id: int) -> ModelCurve | None:
+    """Lead: the latest applied model's prediction for the sample, or None (no applied model,
+    or the sample came after it)."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        smp = s.get(Sample, sample_id)
+        if smp is None:
+            raise NotFound("No such sample.")
+        job = latest_job(s, smp.project_id, PREDICT)
+        p = None if job is None else s.scalar(select(ModelPrediction).where(
+            ModelPrediction.job_id == job.id, ModelPrediction.sample_id == sample_id))
+        if p is None:
+            return None
+        return ModelCurve(job.id, p.xi, p.omega, p.alpha, p.spread_w1, (p.half_gone_low, p.half_gone_high))
+
+
+__all__ = ["AuditList", "Disagreement", "ModelCurve", "disagreements", "latest_job", "model_curve",
+           "open_disagreement_case", "uncertain_candidates"]

@@ -1,0 +1,179 @@
+"""The model in the loop, on SQLite and PostgreSQL: a run is refused with the reason when it cannot
+be applied; the queue's hand-out orders (import, random, most uncertain first) keep blindness and
+k; Review's "Model disagrees" list and its cases; the model's curve for a lead only."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from annotation.review.flag_reasons import MODEL_DISAGREES
+from annotation.services import model_jobs, model_loop, projects, queue
+from annotation.services import hand_out_order
+from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
+from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
+from service_helpers import complete_content
+import workbench_writes
+
+
+def _sample_ids(db, pid: int) -> list[int]:
+    with db.read() as s:
+        return list(s.scalars(select(Sample.id).where(Sample.project_id == pid).order_by(Sample.id)))
+
+
+def _export(db, pid: int, lead, tmp_path) -> int:
+    with db.write() as s:
+        e = DatasetExport(project_id=pid, created_by=lead.user_id, path=str(tmp_path / "export"), base=1.1, seed=1,
+                          licence="cc-by-4.0", settings={}, splits={}, counts={}, status="complete")
+        s.add(e)
+        s.flush()
+        return e.id
+
+
+def _run(db, pid: int, export_id: int | None, tmp_path, *, status="succeeded", models=True) -> int:
+    run_dir = tmp_path / f"run-{pid}-{export_id}-{status}-{models}"
+    if models:
+        (run_dir / "models" / "linear__none").mkdir(parents=True)
+    with db.write() as s:
+        j = Job(project_id=pid, kind="training", export_id=export_id, config={"benchmark": 1}, status=status,
+                run_dir=str(run_dir))
+        s.add(j)
+        s.flush()
+        return j.id
+
+
+def _model_job(db, pid: int, kind: str, rows: dict[int, dict]) -> int:
+    with db.write() as s:
+        j = Job(project_id=pid, kind=kind, config={}, status="succeeded", finished_at=utcnow())
+        s.add(j)
+        s.flush()
+        for sid, v in rows.items():
+            s.add(ModelPrediction(job_id=j.id, sample_id=sid, xi=v.get("xi", 50.0), omega=8.0, alpha=0.0,
+                                  spread_w1=v.get("spread", 1.0), half_gone_minutes=100.0, half_gone_low=50.0,
+                                  half_gone_high=200.0, gold_w1=v.get("w1"), score=v.get("score")))
+        return j.id
+
+
+def test_a_run_that_cannot_be_applied_is_refused_with_the_reason(db, lead, make_project, tmp_path):
+    pid, other = make_project(3), make_project(3)
+    export, foreign = _export(db, pid, lead, tmp_path), _export(db, other, lead, tmp_path)
+    cases = [
+        (_run(db, other, foreign, tmp_path), "belongs to another project"),
+        (_run(db, pid, foreign, tmp_path), "export of training run .* belongs to another project"),
+        (_run(db, pid, export, tmp_path, status="failed"), "is failed; only a finished run"),
+        (_run(db, pid, export, tmp_path, models=False), "models of training run .* are missing"),
+    ]
+    for run_id, reason in cases:
+        with pytest.raises(InvalidInput, match=reason):
+            model_jobs.launch_model_job(db, lead, pid, run_id, model_jobs.PREDICT, start=False)
+    with pytest.raises(NotFound):
+        model_jobs.launch_model_job(db, lead, pid, 999_999, model_jobs.PREDICT, start=False)
+    good = _run(db, pid, export, tmp_path)
+    with pytest.raises(InvalidInput, match="ensemble members must be a whole number from 2 to 20"):
+        model_jobs.launch_model_job(db, lead, pid, good, model_jobs.PREDICT, members=1, start=False)
+    with pytest.raises(InvalidInput, match="An audit needs at least 20 gold samples"):
+        model_jobs.launch_model_job(db, lead, pid, good, model_jobs.AUDIT, start=False)
+    with db.read() as s:
+        assert s.scalar(select(Job.id).where(Job.kind.in_(model_jobs.MODEL_KINDS))) is None  # nothing queued
+    job = model_jobs.launch_model_job(db, lead, pid, good, model_jobs.PREDICT, members=3, start=False)
+    assert (job.kind, job.status, job.config["run_job_id"], job.config["members"]) == ("predict", "queued", good, 3)
+
+
+def test_an_annotator_cannot_apply_a_run(db, lead, make_user, make_project, tmp_path):
+    pid = make_project(3)
+    run_id = _run(db, pid, _export(db, pid, lead, tmp_path), tmp_path)
+    with pytest.raises(PermissionDenied):
+        model_jobs.launch_model_job(db, make_user("ann"), pid, run_id, model_jobs.PREDICT, start=False)
+
+
+def _handed(db, users, pid: int, rounds: int) -> list[int]:
+    order = []
+    for _ in range(rounds):
+        for u in users:
+            item = queue.next_item(db, u, pid)
+            if item is None:
+                continue
+            order.append(item.sample_id)
+            workbench_writes.submit(db, u, item.annotation_id, item.version, complete_content())
+    return order
+
+
+def test_most_uncertain_first_follows_the_latest_applied_model_and_keeps_k_and_blindness(db, lead, make_user,
+                                                                                       make_project):
+    pid = make_project(8, hand_out_order="uncertain")
+    ids = _sample_ids(db, pid)
+    _model_job(db, pid, "predict", {sid: {"spread": float(i)} for i, sid in enumerate(ids)})  # an older one
+    # the latest applied model predicted 6 of the 8: widest spread first, then the rest in import order
+    _model_job(db, pid, "predict", {ids[1]: {"spread": 0.5}, ids[3]: {"spread": 4.0}, ids[5]: {"spread": 2.0},
+                                    ids[6]: {"spread": 3.0}, ids[2]: {"spread": 1.0}, ids[7]: {"spread": 0.1}})
+    a, b = make_user("ann_a"), make_user("ann_b")
+    first = queue.next_item(db, a, pid)
+    assert first.sample_id == ids[3]
+    workbench_writes.submit(db, a, first.annotation_id, first.version, complete_content())
+    assert queue.next_item(db, b, pid).sample_id == ids[3]  # k = 2: the second annotator gets it too
+    order = [first.sample_id] + _handed(db, [a], pid, 7)
+    assert order == [ids[3], ids[6], ids[5], ids[2], ids[1], ids[7], ids[0], ids[4]]
+    assert queue.next_item(db, a, pid) is None  # never the same sample twice
+
+
+def test_without_an_applied_model_uncertain_order_is_import_order(db, make_user, make_project):
+    pid = make_project(4, hand_out_order="uncertain")
+    assert _handed(db, [make_user("ann")], pid, 4) == _sample_ids(db, pid)
+
+
+def test_random_order_hands_out_every_sample_once_and_not_in_import_order(db, make_user, make_project):
+    pid = make_project(30, hand_out_order="random", annotators_per_sample=1)
+    hand_out_order._rng.seed(5)
+    users = [make_user("ann_a"), make_user("ann_b")]
+    order = _handed(db, users, pid, 20)
+    assert sorted(order) == _sample_ids(db, pid)  # each once (k = 1), none left out
+    assert order != sorted(order)
+
+
+def test_the_setting_is_checked():
+    with pytest.raises(Exception, match="hand-out order must be one of: import, random, uncertain"):
+        projects.ProjectSettings(hand_out_order="newest")
+
+
+def test_model_disagrees_list_and_case(db, lead, make_user, make_project):
+    pid = make_project(4)
+    ids = _sample_ids(db, pid)
+    with db.write() as s:
+        for sid in ids[:3]:
+            s.add(GoldAnnotation(sample_id=sid, boundaries=[0], segment_axes=[["main"]], xi=50.0, omega=8.0,
+                                 alpha=0.0, source="auto", decided_at=utcnow()))
+    assert model_loop.disagreements(db, lead, pid) is None  # no audit yet
+    _model_job(db, pid, "audit", {ids[0]: {"w1": 1.0, "score": 0.5}, ids[1]: {"w1": 9.0, "score": 6.0, "xi": 70.0},
+                                  ids[2]: {"w1": 4.0, "score": 2.0}})
+    listed = model_loop.disagreements(db, lead, pid, top=2)
+    assert listed.n_audited == 3
+    assert [(e.rank, e.sample_id, e.score, e.gold_w1) for e in listed.entries] == [(1, ids[1], 6.0, 9.0),
+                                                                                    (2, ids[2], 2.0, 4.0)]
+    top = listed.entries[0]
+    assert (top.gold, top.model, top.open_item_id) == ((50.0, 8.0, 0.0), (70.0, 8.0, 0.0), None)
+    with pytest.raises(InvalidInput, match="from 1 to 200"):
+        model_loop.disagreements(db, lead, pid, top=0)
+    with pytest.raises(PermissionDenied):
+        model_loop.disagreements(db, make_user("ann"), pid)
+    item_id = model_loop.open_disagreement_case(db, lead, ids[1])
+    assert model_loop.open_disagreement_case(db, lead, ids[1]) == item_id  # opening again: the same case
+    with db.read() as s:
+        item = s.get(ReviewItem, item_id)
+        gold = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == ids[1]))
+    assert (item.status, item.reasons) == ("open", [MODEL_DISAGREES])
+    assert item.details[0]["score"] == 6.0 and gold.xi == 50.0  # nothing changed but the open case
+    assert model_loop.disagreements(db, lead, pid, top=1).entries[0].open_item_id == item_id
+    with pytest.raises(InvalidInput, match="not in the latest audit"):
+        model_loop.open_disagreement_case(db, lead, ids[3])
+
+
+def test_the_models_curve_is_for_leads(db, lead, make_user, make_project):
+    pid = make_project(2)
+    ids = _sample_ids(db, pid)
+    assert model_loop.model_curve(db, lead, ids[0]) is None
+    job = _model_job(db, pid, "predict", {ids[0]: {"xi": 61.0, "spread": 2.5}})
+    curve = model_loop.model_curve(db, lead, ids[0])
+    assert (curve.job_id, curve.xi, curve.spread_w1) == (job, 61.0, 2.5)
+    assert model_loop.model_curve(db, lead, ids[1]) is None
+    with pytest.raises(PermissionDenied):
+        model_loop.model_curve(db, make_user("ann"), ids[0])
