@@ -6,6 +6,7 @@ import streamlit as st
 from annotation.wording import counted
 from annotation.services import projects
 from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
+from annotation.settings import HAND_OUT_ORDERS
 from ui.display import plain
 from ui.session import (
     PROJECT_KEY, current_project, get_database, require_actor, service_errors, show_pending_toast,
@@ -145,6 +146,16 @@ with st.form("projects.settings"):
                           key=f"{sk}.confirm_submit",
                           help="Off (the default): one key submits and the next sample appears. "
                                "On: submitting opens a confirmation that Enter accepts.")
+    st.markdown("**The model in the loop**")
+    o1, o2 = st.columns(2)
+    hand_out = o1.selectbox("Hand out the next sample", list(HAND_OUT_ORDERS),
+                            index=list(HAND_OUT_ORDERS).index(s.hand_out_order), format_func=HAND_OUT_ORDERS.get,
+                            key=f"{sk}.hand_out_order",
+                            help="Most uncertain first: by the spread of the latest model applied on the Training "
+                                 "page. Blindness, k, quotas, warm-up and gold checks are the same in every order.")
+    show_model = o2.checkbox("Leads may show the model's curve on a review case", s.show_model_curve,
+                             key=f"{sk}.show_model_curve",
+                             help="Off by default. Annotators never see a model's prediction, uncertainty or audit.")
     if st.form_submit_button(f"Save settings of {plain(project.name)}", key=f"{sk}.save"):
         with service_errors():
             projects.update_settings(
@@ -155,6 +166,7 @@ with st.form("projects.settings"):
                 qualify_jaccard_min=float(jaccard_min), qualify_pk_max=float(pk_max),
                 warmup_size=int(warmup), confirm_submit=bool(confirm),
                 gold_check_share=float(gold_share), gold_check_window=int(gold_window),
-                gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar))
+                gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar),
+                hand_out_order=hand_out, show_model_curve=bool(show_model))
         toast_next_run(K_FLASH, f"Settings of {project.name} saved")
         st.rerun()

@@ -33,6 +33,7 @@ from ui.display import axis_color, axis_label, curve_description, curve_polyline
 from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.review_picker import K_NEXT, case_controls, choose_case
+from ui.model_loop_view import model_curve_lines, model_disagrees_panel
 from ui.tables import show_table
 
 K_FLASH = "review.flash"          # toast to show on the next run
@@ -62,6 +63,8 @@ actor, db, project = lead_page("Review", flash_key=K_FLASH)
 
 
 # --- the queue -------------------------------------------------------------------------------
+
+model_disagrees_panel(db, actor, project.id, next_pick_key=K_NEXT)
 
 order = st.session_state.get(K_SORT, "oldest")
 with service_errors():
@@ -229,7 +232,9 @@ chart_col, proposal_col = st.columns(2)
 with chart_col:
     st.markdown("**Validity curves**")
     curve_canvas([], curve=curve_polyline(proposal.xi, proposal.omega, proposal.alpha) if proposal else None,
-                 extra_curves=_annotator_curves() + _pooled_curve(), ticks=tick_positions(), x_max=X_MAX,
+                 extra_curves=_annotator_curves() + _pooled_curve() + model_curve_lines(
+                     db, actor, case.sample_id, allowed=project.settings.show_model_curve, key=f"{P}.model_curve"),
+                 ticks=tick_positions(), x_max=X_MAX,
                  key=f"{P}.chart", height=230, disabled=True, curve_label="mean resolution")
 with proposal_col:
     st.markdown("**Proposed resolution** · union of boundaries and axes")

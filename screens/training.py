@@ -21,6 +21,8 @@ from annotation.training import (
     TARGET_KEYS,
     UNDEFINED_REASONS,
 )
+from annotation.services.model_jobs import MODEL_KINDS
+from ui.model_loop_view import apply_run_controls, model_job_summary
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
@@ -171,7 +173,9 @@ chosen = st.selectbox(
     "Run", ids, key=K_JOB,
     # no status in the label: the fragment below shows it live (a label would lag behind)
     format_func=lambda i: (f"Job {i} · export {by_id[i].export_id} · "
-                           f"{', '.join(by_id[i].config.get('models', []))} · {by_id[i].created_at:%Y-%m-%d %H:%M}"))
+                           + (', '.join(by_id[i].config.get('models', [])) if by_id[i].kind == jobs.TRAINING else
+                              f"{by_id[i].kind} with run {by_id[i].config.get('run_job_id')}")
+                           + f" · {by_id[i].created_at:%Y-%m-%d %H:%M}"))
 
 
 def live_job(job_id: int) -> None:
@@ -222,6 +226,9 @@ if job.status == "succeeded" and job.result.get("rows"):
     st.markdown("**Predicted against gold** on the test split")
     st.plotly_chart(scatter_chart(job), key=f"training.scatter.{job.id}")
     st.caption(f"Weights, metrics and predictions: {plain(job.run_dir)}")
+    apply_run_controls(db, actor, project.id, job, job_key=K_JOB, flash_key=K_FLASH)
+elif job.status == "succeeded" and job.kind in MODEL_KINDS:
+    model_job_summary(job)
 
 finished = [j for j in all_jobs if j.status == "succeeded" and j.result.get("rows")]
 if len(finished) > 1:

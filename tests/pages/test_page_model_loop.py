@@ -1,0 +1,138 @@
+"""The model in the loop on the pages: Review's "Model disagrees" list opens a normal review case
+for the sample it names; the model's curve on a case only when the project allows it and the lead
+switches it on; the Projects page's hand-out order; and no anchoring — an annotator's pages show
+no model, prediction, spread or audit anywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from annotation.services import projects
+from db.models import GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
+from ui.display import plain
+from page_helpers import SPLIT_A, SPLIT_B, annotate, markdown_text, run, text_records
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def project(db, lead):
+    p = projects.create_project(db, lead, "Loop project")
+    projects.import_texts(db, lead, p.id, text_records(4))
+    return p
+
+
+def _ids(db, pid: int) -> list[tuple[int, str]]:
+    with db.read() as s:
+        return list(s.execute(select(Sample.id, Sample.external_id).where(Sample.project_id == pid)
+                              .order_by(Sample.id)).all())
+
+
+def _job(db, pid: int, kind: str, rows: dict[int, tuple[float, float | None]]) -> int:
+    """A finished job of ``kind`` with a prediction per sample: (spread, score)."""
+    with db.write() as s:
+        j = Job(project_id=pid, kind=kind, config={"run_job_id": 1, "members": 5, "folds": 5}, status="succeeded",
+                finished_at=utcnow(), result={"n": len(rows)})
+        s.add(j)
+        s.flush()
+        for sid, (spread, score) in rows.items():
+            s.add(ModelPrediction(job_id=j.id, sample_id=sid, xi=72.0, omega=9.0, alpha=1.0, spread_w1=spread,
+                                  half_gone_minutes=600.0, half_gone_low=300.0, half_gone_high=900.0,
+                                  gold_w1=None if score is None else 8.0, score=score))
+        return j.id
+
+
+def _gold(db, sample_ids):
+    with db.write() as s:
+        for sid in sample_ids:
+            s.add(GoldAnnotation(sample_id=sid, boundaries=[0], segment_axes=[["main"]], xi=50.0, omega=8.0,
+                                 alpha=0.0, source="auto", decided_at=utcnow()))
+
+
+def _open(make_app, actor, page):
+    at = run(make_app(actor))
+    at.switch_page(page)
+    return run(at)
+
+
+def test_model_disagrees_opens_the_case_of_the_sample_it_names(db, lead, project, make_app):
+    (s0, e0), (s1, e1), (s2, _), _ = _ids(db, project.id)
+    _gold(db, [s0, s1, s2])
+    _job(db, project.id, "audit", {s0: (1.0, 2.0), s1: (0.5, 9.0), s2: (2.0, 1.0)})
+    at = _open(make_app, lead, "screens/review.py")
+    assert [e.label for e in at.expander][0].startswith("Model disagrees · 3 gold samples of 3 audited")
+    assert [b.label for b in at.button if b.key and b.key.startswith("review.model.open.")] == [
+        "Open its review case"] * 3
+    text = markdown_text(at)
+    assert text.index(f"**1. {plain(e1)}**") < text.index(f"**2. {plain(e0)}**")  # most suspicious first
+    at.button(key=next(b.key for b in at.button if b.key and b.key.endswith(f".{s1}"))).click()
+    at = run(at)
+    assert f"### Sample {plain(e1)}" in markdown_text(at)
+    with db.read() as s:
+        item = s.scalar(select(ReviewItem).where(ReviewItem.sample_id == s1))
+    assert item.status == "open" and item.reasons == ["model_disagrees"]
+    assert not at.exception
+
+
+def test_the_models_curve_is_off_unless_the_project_allows_it(db, lead, pair, project, make_app):
+    a, b = pair
+    annotate(db, a, project.id, **SPLIT_A)
+    item = annotate(db, b, project.id, **SPLIT_B)
+    _job(db, project.id, "predict", {item.sample_id: (1.5, None)})
+    at = _open(make_app, lead, "screens/review.py")
+    assert not [t for t in at.toggle if t.label == "Show the model's curve"]
+    projects.update_settings(db, lead, project.id, show_model_curve=True)
+    at = _open(make_app, lead, "screens/review.py")
+    [toggle] = [t for t in at.toggle if t.label == "Show the model's curve"]
+    assert toggle.value is False  # off by default even where allowed
+    toggle.set_value(True)
+    at = run(at)
+    assert not at.exception and "No applied model has predicted this sample." not in markdown_text(at)
+
+
+def test_the_hand_out_order_is_a_project_setting(db, lead, project, make_app):
+    at = _open(make_app, lead, "screens/projects.py")
+    box = next(s for s in at.selectbox if s.label == "Hand out the next sample")
+    assert box.value == "import"
+    box.set_value("uncertain")
+    next(b for b in at.button if b.label.startswith("Save settings of")).click()
+    at = run(at)
+    assert projects.get_project(db, lead, project.id).settings.hand_out_order == "uncertain"
+
+
+ANNOTATOR_PAGES = ("screens/queue.py", "screens/workbench.py", "screens/feedback.py", "screens/guidelines.py",
+                   "screens/account.py")
+#: What the model's pages say (the guidelines say "spread" and "predictions" of other things)
+MODEL_WORDS = ("model", "predicted", "uncertain", "audit", "ensemble", "disagrees", "mean w1")
+
+
+def test_no_anchoring_an_annotator_sees_no_model_anywhere(db, lead, ann, project, make_app):
+    ids = [sid for sid, _ in _ids(db, project.id)]
+    _gold(db, ids[:2])
+    projects.update_settings(db, lead, project.id, hand_out_order="uncertain", show_model_curve=True)
+    _job(db, project.id, "predict", {sid: (float(i), None) for i, sid in enumerate(ids)})
+    _job(db, project.id, "audit", {sid: (1.0, 5.0) for sid in ids[:2]})
+    for page in ANNOTATOR_PAGES:
+        at = _open(make_app, ann, page)
+        if page == "screens/workbench.py":
+            start = [b for b in at.button if b.label == "Start the next sample"]
+            if start:
+                start[0].click()
+                at = run(at)
+        shown = " ".join([markdown_text(at), *(str(e.value) for e in at.caption), *(str(e.label) for e in at.button),
+                          *(str(e.label) for e in at.expander), *(str(e.label) for e in at.toggle)]).lower()
+        assert not [w for w in MODEL_WORDS if w in shown], (page, [w for w in MODEL_WORDS if w in shown])
+        assert not at.exception
+
+
+def test_no_annotator_code_path_reads_a_model():
+    """The annotator's screens and the workbench's view and services never import the model's."""
+    annotator_side = [ROOT / "screens" / f"{n}.py" for n in ("queue", "workbench", "feedback", "guidelines", "account")]
+    annotator_side += [ROOT / "ui" / "workbench_view.py", ROOT / "annotation" / "services" / "workbench_events.py",
+                       ROOT / "annotation" / "services" / "submission.py", ROOT / "annotation" / "services" / "feedback.py"]
+    for path in annotator_side:
+        text = path.read_text(encoding="utf-8")
+        assert "model_loop" not in text and "model_jobs" not in text and "ModelPrediction" not in text, path.name

@@ -1,0 +1,133 @@
+"""The model in the loop on the back-office pages (leads only; annotators never see any of it):
+
+* Training: apply a finished run to its project (:func:`apply_run_controls`: predict every
+  sample, or audit the gold by cross-fitting) and what such a job did (:func:`model_job_summary`);
+* Review: the latest audit's "Model disagrees" list (:func:`model_disagrees_panel`), each entry
+  with both curves and a button that opens it as a normal review case; and the model's curve on
+  a case, when the project allows leads to show it (:func:`model_curve_lines`, off by default).
+
+User text (a sample's text and id) is shown literally (``plain`` / ``st.text``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from annotation.services import jobs, model_jobs, model_loop
+from annotation.timeaxis import X_MAX, humanize_x, minutes_to_x, tick_positions
+from annotation.wording import counted
+from ui.components import curve_canvas
+from ui.display import curve_polyline, plain
+from ui.session import service_errors, toast_next_run
+
+MODEL_COLOR = "#6b7280"  # a neutral grey: the model is a second opinion, not a proposal
+
+
+def apply_run_controls(db, actor, project_id: int, run: jobs.JobInfo, *, job_key: str,  # type: ignore[no-untyped-def]
+                       flash_key: str) -> None:
+    """For a finished training run: predict every sample of the project, or audit its gold."""
+    with st.form(f"training.apply.{run.id}", border=True):
+        st.markdown("**Apply this run to the project** — its best model by validation NLL, as an ensemble")
+        c1, c2, c3 = st.columns(3)
+        members = c1.number_input("Ensemble members", min_value=model_jobs.MIN_MEMBERS,
+                                  max_value=model_jobs.MAX_MEMBERS, value=model_jobs.DEFAULT_MEMBERS, step=1,
+                                  key=f"training.apply.{run.id}.members",
+                                  help="Each member is fitted on a bootstrap resample of the run's training split; "
+                                       "their spread is the model's uncertainty.")
+        folds = c2.number_input("Audit folds", min_value=model_jobs.MIN_FOLDS, max_value=model_jobs.MAX_FOLDS,
+                                value=model_jobs.DEFAULT_FOLDS, step=1, key=f"training.apply.{run.id}.folds",
+                                help="The gold is split into folds; each is predicted by models fitted on the others.")
+        c3.caption("Predictions order the queue when the project hands out *most uncertain first*; an audit "
+                   "fills Review's *Model disagrees* list. Annotators never see either.")
+        b1, b2 = st.columns(2)
+        predict = b1.form_submit_button("Predict every sample", icon=":material/online_prediction:")
+        audit_gold = b2.form_submit_button("Audit the gold", icon=":material/fact_check:")
+    if predict or audit_gold:
+        kind = model_jobs.PREDICT if predict else model_jobs.AUDIT
+        with service_errors():
+            job = model_jobs.launch_model_job(db, actor, project_id, run.id, kind, members=int(members),
+                                              folds=int(folds))
+        st.session_state[job_key] = job.id
+        toast_next_run(flash_key, f"Job {job.id} launched: {'predictions' if predict else 'gold audit'} of run {run.id}.")
+        st.rerun()
+
+
+def model_job_summary(job: jobs.JobInfo) -> None:
+    """What a finished predict or audit job did and where it is used."""
+    run = job.config.get("run_job_id")
+    if job.kind == model_jobs.PREDICT:
+        st.caption(f"Predictions of run {run} for {counted(int(job.result.get('n', 0)), 'sample')} "
+                   f"({job.config.get('members')} members). The queue uses the latest when the project "
+                   "hands out *most uncertain first* (Projects page).")
+    else:
+        st.caption(f"Gold audit with run {run}: {counted(int(job.result.get('n', 0)), 'gold sample')} cross-fitted "
+                   f"in {job.config.get('folds')} folds ({job.config.get('members')} members). "
+                   "The most suspicious are on the Review page, under *Model disagrees*.")
+
+
+def _half_gone_text(minutes: float) -> str:
+    if not (math.isfinite(minutes) and minutes > 0):
+        return "—"
+    return humanize_x(minutes_to_x(minutes))
+
+
+def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str) -> None:  # type: ignore[no-untyped-def]
+    """The latest audit's most suspicious gold samples, in an expander at the top of Review."""
+    with service_errors():
+        listed = model_loop.disagreements(db, actor, project_id, top=20)
+    if listed is None:
+        return
+    with st.expander(f"Model disagrees · {counted(len(listed.entries), 'gold sample')} of "
+                     f"{listed.n_audited} audited (audit job {listed.job_id})", expanded=False):
+        st.caption("Gold samples whose curve lies furthest from a model that never saw them (cross-fitted), "
+                   "scaled by how unsure the model is. Nothing is flagged or changed: open one to review it.")
+        for e in listed.entries:
+            with st.container(border=True):
+                left, right = st.columns([3, 2])
+                left.markdown(f"**{e.rank}. {plain(e.external_id)}** · W1 {e.gold_w1:.1f} · spread "
+                              f"{e.spread_w1:.1f} · score {e.score:.1f}")
+                left.text(e.text)
+                figs = e.figures
+                left.caption("Annotators: " + " · ".join(
+                    f"{name} {value:.2f}" for name, value in (("W1", figs.w1), ("Pk", figs.pk),
+                                                              ("Jaccard", figs.jaccard)) if value is not None)
+                    if any(v is not None for v in (figs.w1, figs.pk, figs.jaccard)) else "Annotators: no pair to compare")
+                left.caption(f"Model: half gone after {_half_gone_text(e.half_gone_minutes)} "
+                             f"(members {_half_gone_text(e.half_gone_interval[0])} – "
+                             f"{_half_gone_text(e.half_gone_interval[1])})"
+                             + (" · the gold changed since the audit" if e.gold_changed else ""))
+                gold_line = curve_polyline(*e.gold) if not e.gold_changed else None
+                model_line = curve_polyline(*e.model)
+                with right:
+                    curve_canvas([], curve=gold_line, curve_label="gold",
+                                 extra_curves=[{"points": model_line, "color": MODEL_COLOR, "label": "model",
+                                                "dash": True}] if model_line else [],
+                                 ticks=tick_positions(), x_max=X_MAX, key=f"review.model.chart.{e.sample_id}",
+                                 height=170, disabled=True)
+                label = "Open its review case" if e.open_item_id is None else "Open its open review case"
+                if left.button(label, key=f"review.model.open.{listed.job_id}.{e.sample_id}",
+                               icon=":material/rate_review:"):
+                    with service_errors():
+                        item_id = model_loop.open_disagreement_case(db, actor, e.sample_id)
+                    st.session_state[next_pick_key] = item_id
+                    st.rerun()
+
+
+def model_curve_lines(db, actor, sample_id: int, *, allowed: bool, key: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The latest applied model's curve for the case's chart, when the project allows leads to
+    show it and this lead switched it on (off by default); [] otherwise."""
+    if not allowed or not st.toggle("Show the model's curve", value=False, key=key,
+                                    help="The latest applied model's prediction for this sample (grey)."):
+        return []
+    with service_errors():
+        curve = model_loop.model_curve(db, actor, sample_id)
+    if curve is None:
+        st.caption("No applied model has predicted this sample.")
+        return []
+    line = curve_polyline(curve.xi, curve.omega, curve.alpha)
+    return [{"points": line, "color": MODEL_COLOR, "label": f"model (job {curve.job_id})", "dash": True}] if line else []
+
+
+__all__ = ["apply_run_controls", "model_curve_lines", "model_disagrees_panel", "model_job_summary"]
