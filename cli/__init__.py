@@ -31,6 +31,7 @@ from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
 from cli.database import database_failure, open_database
+from cli.model import add_commands as add_model_commands
 from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
 from db.presence import DatabaseInUse
@@ -398,6 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "keeping the current one aside; checks the result")
     p.add_argument("file", help="a file written by chronocept backup (or an upgrade's backup)")
     p.set_defaults(func=cmd_restore, needs_db=False)
+    add_model_commands(sub)
     return parser
 
 

@@ -177,3 +177,51 @@ def test_the_models_curve_is_for_leads(db, lead, make_user, make_project):
     assert model_loop.model_curve(db, lead, ids[1]) is None
     with pytest.raises(PermissionDenied):
         model_loop.model_curve(db, make_user("ann"), ids[0])
+
+
+def _cli(db, *args: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+    import os
+
+    import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = os.environ.get("CHRONOCEPT_DATABASE_URL")
+    os.environ["CHRONOCEPT_DATABASE_URL"] = db.engine.url.render_as_string(hide_password=False)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    finally:
+        if saved is None:
+            os.environ.pop("CHRONOCEPT_DATABASE_URL", None)
+        else:
+            os.environ["CHRONOCEPT_DATABASE_URL"] = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_chronocept_audit_prints_the_list_most_suspicious_first(db, lead, make_project, tmp_path):
+    import json
+
+    pid = make_project(3)
+    ids = _sample_ids(db, pid)
+    code, _, err = _cli(db, "audit", "--user", "lead1")
+    assert (code, err) == (1, "chronocept: no audit yet: run one with --run RUN_DIR, or from the Training page\n")
+    code, _, err = _cli(db, "predict", str(tmp_path / "nowhere"), "--user", "lead1")
+    assert code == 1 and "is not the folder of a training run of this project" in err
+    with db.write() as s:
+        for sid in ids:
+            s.add(GoldAnnotation(sample_id=sid, boundaries=[0], segment_axes=[["main"]], xi=50.0, omega=8.0,
+                                 alpha=0.0, source="auto", decided_at=utcnow()))
+    _model_job(db, pid, "audit", {ids[0]: {"w1": 2.0, "score": 1.5}, ids[2]: {"w1": 12.0, "score": 8.25}})
+    code, out, _ = _cli(db, "audit", "--user", "lead1", "--top", "5")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("audit job ") and "the 2 most suspicious of 2 gold samples" in lines[0]
+    assert [line.split()[-1] for line in lines[2:]] == ["S-002", "S-000"]
+    code, out, _ = _cli(db, "audit", "--user", "lead1", "--json")
+    got = json.loads(out)
+    assert [(r["rank"], r["sample"], r["score"], r["w1"]) for r in got["samples"]] == [(1, "S-002", 8.25, 12.0),
+                                                                                      (2, "S-000", 1.5, 2.0)]
+    code, _, err = _cli(db, "audit", "--user", "lead1", "--top", "0")
+    assert code == 1 and err == "chronocept: The list shows from 1 to 200 samples.\n"

@@ -1,0 +1,106 @@
+"""``chronocept predict`` and ``chronocept audit``: a finished training run applied to its project.
+
+* ``predict RUN_DIR`` — the run's best model as an ensemble predicts every sample of the project
+  (the queue's "most uncertain first" order reads the latest such job); run here, in this process.
+* ``audit [--run RUN_DIR] [--top N] [--json]`` — with ``--run``, cross-fits a new audit of the gold
+  first; then prints the latest audit's most suspicious gold samples, most suspicious first (the
+  list Review shows under "Model disagrees").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from db.engine import Database
+
+
+def _run_job_id(db: Database, actor, project_id: int, run_dir: str) -> int:  # type: ignore[no-untyped-def]
+    """The training job of this project whose run folder is ``run_dir``."""
+    from annotation.services import jobs
+    from cli import CliError
+
+    wanted = Path(run_dir).resolve()
+    for job in jobs.list_jobs(db, actor, project_id):
+        if job.kind == jobs.TRAINING and job.run_dir and Path(job.run_dir).resolve() == wanted:
+            return job.id
+    raise CliError(f"{run_dir} is not the folder of a training run of this project")
+
+
+def _apply(db: Database, args: argparse.Namespace, kind: str) -> tuple[Any, int, Any]:
+    from annotation.services import jobs, model_jobs
+    from cli import CliError, _acting_user, _project_id
+
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project)
+    job = model_jobs.launch_model_job(db, actor, pid, _run_job_id(db, actor, pid, args.run), kind,
+                                      members=args.members, folds=getattr(args, "folds", model_jobs.DEFAULT_FOLDS),
+                                      launcher="", start=False)
+    status = jobs.run_job(db, job.id)  # here, in this process
+    done = jobs.get_job(db, actor, job.id)
+    if status != "succeeded":
+        raise CliError(f"job {job.id} {status}: {done.message}")
+    return actor, pid, done
+
+
+def cmd_predict(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import model_jobs
+
+    _actor, _pid, done = _apply(db, args, model_jobs.PREDICT)
+    return f"job {done.id}: {done.message}"
+
+
+def _number(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(float(value), digits)
+
+
+def cmd_audit(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import model_jobs, model_loop
+    from cli import CliError, _acting_user, _project_id
+
+    if args.run:
+        actor, pid, _done = _apply(db, args, model_jobs.AUDIT)
+    else:
+        actor = _acting_user(db, args.user)
+        pid = _project_id(db, actor, args.project)
+    listed = model_loop.disagreements(db, actor, pid, top=args.top)
+    if listed is None:
+        raise CliError("no audit yet: run one with --run RUN_DIR, or from the Training page")
+    rows = [{"rank": e.rank, "sample": e.external_id, "score": _number(e.score), "w1": _number(e.gold_w1),
+             "spread": _number(e.spread_w1), "gold": [_number(v, 3) for v in e.gold],
+             "model": [_number(v, 3) for v in e.model], "annotators_w1": _number(e.figures.w1),
+             "annotators_pk": _number(e.figures.pk), "gold_changed": e.gold_changed,
+             "open_review_item": e.open_item_id} for e in listed.entries]
+    if args.json:
+        return json.dumps({"audit_job": listed.job_id, "audited": listed.n_audited, "samples": rows},
+                          ensure_ascii=False, indent=2)
+    lines = [f"audit job {listed.job_id}: the {len(rows)} most suspicious of {listed.n_audited} gold samples "
+             "(score = W1 from the gold to the model's curve, scaled by the ensemble's spread)",
+             f"{'rank':>4}  {'score':>7}  {'W1':>6}  {'spread':>6}  sample"]
+    lines += [f"{r['rank']:>4}  {r['score']:>7.2f}  {r['w1']:>6.2f}  {r['spread']:>6.2f}  {r['sample']}" for r in rows]
+    return "\n".join(lines)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """The two commands' parsers."""
+    from annotation.services.model_jobs import DEFAULT_FOLDS, DEFAULT_MEMBERS
+
+    p = sub.add_parser("predict", help="apply a finished training run: predict every sample with an ensemble")
+    p.add_argument("run", metavar="RUN_DIR", help="the training run's folder (its job's run folder)")
+    p.add_argument("--members", type=int, default=DEFAULT_MEMBERS, help=f"ensemble members (default {DEFAULT_MEMBERS})")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("audit", help="the gold samples a cross-fitted model disagrees with, most suspicious first")
+    p.add_argument("--run", metavar="RUN_DIR", help="first audit the gold anew with this training run")
+    p.add_argument("--members", type=int, default=DEFAULT_MEMBERS, help=f"ensemble members (default {DEFAULT_MEMBERS})")
+    p.add_argument("--folds", type=int, default=DEFAULT_FOLDS, help=f"folds of the cross-fit (default {DEFAULT_FOLDS})")
+    p.add_argument("--top", type=int, default=20, help="how many to list (1-200, default 20)")
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_audit)
