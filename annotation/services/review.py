@@ -23,7 +23,7 @@ from typing import Callable, Mapping, Sequence
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from annotation.review.adjudication import DECISION_BY_NAME, decision_named, decision_record_problem
+from annotation.review.adjudication import DECISION_BY_NAME, DECISIONS, decision_named, decision_record_problem
 from annotation.review.lead_edit import LeadEdit
 from annotation.workbench.protocol import AnnotationContent
 from annotation.curves import CurveFitError
@@ -142,12 +142,13 @@ def sample_history(db: Database, actor: Actor, sample_id: int) -> list[dict]:
 
 @dataclass(frozen=True)
 class _Case:
-    """What a decision's handler works on, inside the decision's write transaction."""
+    """What a decision's handler works on: the sample's submitted annotations as read before the
+    decision's write (id, annotator, content), with no session — a handler computes (a merge,
+    a pooled refit) while no lock is held."""
 
-    s: Session
     actor: Actor
-    sample: Sample
-    annotations: Sequence[Annotation]
+    n_tokens: int
+    annotations: tuple[tuple[int, int, AnnotationContent], ...]
     note: str
     edit: LeadEdit | None
     annotation_id: int | None
@@ -164,6 +165,10 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
     ``edit`` needs the lead's ``edit`` (stored as an edited resolution by the lead); ``take_version`` needs the ``annotation_id`` to take;
     ``send_back`` and ``discard`` need a ``note`` (the annotators and the history show it).
     A decision on an item that is no longer open raises :class:`StaleVersion`.
+
+    Read, compute, then write: the item and the annotations are read, the gold is computed with
+    no transaction open, and the write takes the item's lock only to check that nothing it was
+    computed from changed meanwhile (else :class:`StaleVersion`, nothing stored) and to store.
     """
     chosen = decision_named(decision)
     if chosen is None:
@@ -174,6 +179,21 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
     note = (note or "").strip()
     if chosen.needs == "note" and not note:
         raise InvalidInput("Say why in the note: the annotators and the history show it.")
+
+    def read(s: Session) -> tuple[_Case, tuple]:  # type: ignore[type-arg]
+        require_role(s, actor, "lead")
+        item = s.get(ReviewItem, item_id)
+        if item is None:
+            raise NotFound("No such review item.")
+        if item.status != "open":
+            raise StaleVersion("Another lead already decided this sample; reload the queue.")
+        smp = s.get(Sample, item.sample_id)
+        anns = submitted_annotations(s, smp.id)
+        return (_Case(actor, smp.n_tokens, tuple((a.id, a.annotator_id, annotation_content(a)) for a in anns),
+                      note, edit, annotation_id), tuple((a.id, a.version) for a in anns))
+
+    case, read_key = db.run_read(read)
+    outcome = _GOLD_HANDLERS[chosen.name](case) if chosen.gold_source is not None else None
     with db.write() as s:
         require_role(s, actor, "lead")
         item = s.get(ReviewItem, item_id, with_for_update=True)
@@ -182,12 +202,15 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
         if item.status != "open":
             raise StaleVersion("Another lead already decided this sample; reload the queue.")
         smp = s.get(Sample, item.sample_id)
-        case = _Case(s, actor, smp, submitted_annotations(s, smp.id), note, edit, annotation_id)
-        outcome = _HANDLERS[chosen.name](case)
-        if chosen.gold_source is not None:
+        anns = submitted_annotations(s, smp.id)
+        if tuple((a.id, a.version) for a in anns) != read_key:
+            raise StaleVersion("This sample's annotations changed while you decided; look at the case again.")
+        if outcome is not None:
             resolution, taken_from = outcome
             gold = store_gold(s, smp, resolution, chosen.gold_source, actor.user_id, note, taken_from)
             gold.confidence, gold.error_type = confidence, error_type
+        else:
+            _WRITERS[chosen.name](s, smp, anns, note)
         item.status, item.decision, item.note = "closed", decision, note
         item.confidence, item.error_type = confidence, error_type
         item.closed_by, item.closed_at = actor.user_id, utcnow()
@@ -200,8 +223,13 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
 _Gold = tuple[Resolution, int | None]
 
 
-def _usable(case: _Case) -> list:  # type: ignore[type-arg]
-    usable = usable_versions(case.annotations, case.sample.n_tokens)
+def _usable(case: _Case) -> list[AnnotatorVersion]:
+    usable = []
+    for _aid, annotator_id, content in case.annotations:
+        try:
+            usable.append(AnnotatorVersion.from_content(annotator_id, content, case.n_tokens))
+        except (SegmentationError, ValueError):
+            continue  # an unfinished flagged annotation cannot take part in a merge
     if not usable:
         raise InvalidInput("No complete annotation to resolve; send the sample back or discard it.")
     return usable
@@ -220,7 +248,7 @@ def _accept_pooled(case: _Case) -> _Gold:
 
 def _edit(case: _Case) -> _Gold:
     edit = case.edit
-    if edit is None or edit.n_tokens != case.sample.n_tokens:
+    if edit is None or edit.n_tokens != case.n_tokens:
         raise InvalidInput("The edited resolution does not fit this text.")
     if edit.has_unlabelled_segment:
         raise InvalidInput("Every segment of the resolution needs at least one axis.")
@@ -230,40 +258,40 @@ def _edit(case: _Case) -> _Gold:
 
 
 def _take_version(case: _Case) -> _Gold:
-    chosen = next((a for a in case.annotations if a.id == case.annotation_id), None)
+    chosen = next((a for a in case.annotations if a[0] == case.annotation_id), None)
     if chosen is None:
         raise InvalidInput("Choose one of this sample's annotations to take.")
     try:
-        version = AnnotatorVersion.from_content(chosen.annotator_id, annotation_content(chosen),
-                                                case.sample.n_tokens)
+        version = AnnotatorVersion.from_content(chosen[1], chosen[2], case.n_tokens)
     except (SegmentationError, ValueError):
         raise InvalidInput("That annotation is unfinished and cannot be taken.") from None
     if None in version.segment_axes:
         raise InvalidInput("That annotation has segments without an axis and cannot be taken.")
-    return take_version(version), chosen.id
+    return take_version(version), chosen[0]
 
 
-def _send_back_case(case: _Case) -> None:
-    _send_back(case.s, case.sample, case.annotations, case.note)
+def _discard(s: Session, smp: Sample, anns: Sequence[Annotation], note: str) -> None:
+    smp.status = "discarded"
+    s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
 
 
-def _discard(case: _Case) -> None:
-    case.sample.status = "discarded"
-    case.s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == case.sample.id))
-
-
-#: One handler per decision of :data:`annotation.review.adjudication.DECISIONS`: it checks what the
-#: decision needs and, for a decision that stores gold, returns a :data:`_Gold`; the others do
-#: their own work and return None.
-_HANDLERS: Mapping[str, Callable[[_Case], object]] = {
+#: One handler per decision of :data:`annotation.review.adjudication.DECISIONS`. A decision that
+#: stores gold computes it before the write, with no lock held (:data:`_GOLD_HANDLERS`: it checks
+#: what the decision needs and returns a :data:`_Gold`); the others only write (:data:`_WRITERS`,
+#: inside the decision's write transaction).
+_GOLD_HANDLERS: Mapping[str, Callable[[_Case], _Gold]] = {
     "accept_auto": _accept_auto,
     "accept_pooled": _accept_pooled,
     "take_version": _take_version,
     "edit": _edit,
-    "send_back": _send_back_case,
+}
+_WRITERS: Mapping[str, Callable[[Session, Sample, Sequence[Annotation], str], None]] = {
+    "send_back": lambda s, smp, anns, note: _send_back(s, smp, anns, note),
     "discard": _discard,
 }
-if set(_HANDLERS) != set(DECISION_BY_NAME):  # pragma: no cover - a decision without a handler
+_HANDLERS: Mapping[str, object] = {**_GOLD_HANDLERS, **_WRITERS}
+if set(_HANDLERS) != set(DECISION_BY_NAME) or any(  # pragma: no cover - a decision without a handler
+        (d.gold_source is not None) != (d.name in _GOLD_HANDLERS) for d in DECISIONS):
     raise ImportError(f"review handlers {sorted(_HANDLERS)} ≠ decisions {sorted(DECISION_BY_NAME)}")
 
 

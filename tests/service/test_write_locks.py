@@ -26,6 +26,7 @@ from annotation.services import (
     projects,
     qualification,
     queue,
+    review,
     settling,
     submission,
     warmup_set,
@@ -81,6 +82,7 @@ COMPUTATIONS = [
     (settling, "flags_for_sample"), (settling, "resolve_pair"), (settling, "annotator_flag_hits"),
     (admission, "qualification_figures"),
     (gold_checks, "score_check"),
+    (review, "resolve_pair"), (review, "pool_versions_with_fit"),
 ]
 
 
@@ -200,3 +202,50 @@ def test_a_submit_writes_in_a_few_statements(db, make_user, make_project, watch)
 def _sample_id(db, pid, ext) -> int:
     with db.read() as s:
         return s.scalar(select(Sample.id).where(Sample.project_id == pid, Sample.external_id == ext))
+
+
+def test_a_leads_decision_computes_its_gold_before_its_write(db, lead, make_user, make_project, watch):
+    """accept_auto merges and accept_pooled refits the pooled curve with no lock held; the write
+    then only checks that the annotations did not change and stores."""
+    pid = make_project(2)
+    a, b = make_user("ann_a"), make_user("ann_b")
+    for _ in range(2):  # two samples, each with disagreeing segmentations: two review items
+        for user, content in ((a, complete_content(**SPLIT)), (b, complete_content())):
+            item = queue.next_item(db, user, pid)
+            workbench_writes.submit(db, user, item.annotation_id, item.version, content)
+    items = [r.item_id for r in review.review_queue(db, lead, pid)]
+    assert len(items) == 2
+    for item_id, decision in zip(items, ("accept_auto", "accept_pooled")):
+        assert review.decide(db, lead, item_id, decision, confidence=4, error_type="annotator_error") == decision
+    assert watch.calls["annotation.services.review.resolve_pair"] >= 1
+    assert watch.calls["annotation.services.review.pool_versions_with_fit"] >= 1
+    assert watch.under_lock == []
+    assert len(gold_rows(db)) == 2
+
+
+def test_a_decision_whose_annotations_change_while_it_computes_stores_nothing(db, lead, make_user, make_project,
+                                                                             monkeypatch):
+    from sqlalchemy import update
+
+    from annotation.services.errors import StaleVersion
+    from db.models import Annotation, ReviewItem
+
+    pid = make_project(1)
+    a, b = make_user("ann_a"), make_user("ann_b")
+    for user, content in ((a, complete_content(**SPLIT)), (b, complete_content())):
+        item = queue.next_item(db, user, pid)
+        workbench_writes.submit(db, user, item.annotation_id, item.version, content)
+    [row] = review.review_queue(db, lead, pid)
+    real = review.resolve_pair
+
+    def meanwhile(versions):  # another write lands while the lead's merge is computed
+        with db.write() as s:
+            s.execute(update(Annotation).values(version=Annotation.version + 1))
+        return real(versions)
+
+    monkeypatch.setattr(review, "resolve_pair", meanwhile)
+    with pytest.raises(StaleVersion, match="annotations changed while you decided"):
+        review.decide(db, lead, row.item_id, "accept_auto", confidence=3, error_type="annotator_error")
+    assert gold_rows(db) == []
+    with db.read() as s:
+        assert s.get(ReviewItem, row.item_id).status == "open"
