@@ -79,57 +79,8 @@ function isActivatable(t) {
 }
 
 // ------------------------------------------------------------------ the local model
-// The same rules as annotation.workbench.editing / annotation.workbench.curve_points (drawn before the server answers).
-
-function readContent(raw) {
-  const c = raw && typeof raw === "object" ? raw : {};
-  const boundaries = Array.isArray(c.boundaries) && c.boundaries.length ? c.boundaries.map(Number) : [0];
-  let axes = Array.isArray(c.segment_axes) ? c.segment_axes.map((a) => (a ? String(a) : null)) : [];
-  while (axes.length < boundaries.length) axes.push(null);
-  axes = axes.slice(0, boundaries.length);
-  const points = Array.isArray(c.points)
-    ? c.points.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])).map((p) => [p[0], p[1]]) : [];
-  const num = (v) => (finite(v) ? v : null);
-  return {
-    boundaries, segment_axes: axes, points,
-    xi: num(c.xi), omega: num(c.omega), alpha: num(c.alpha), rmse: num(c.rmse),
-    params_source: c.params_source === "manual" ? "manual" : "fit",
-    flags: Array.isArray(c.flags) ? c.flags.map(String) : [],
-    note: typeof c.note === "string" ? c.note : "",
-  };
-}
-function segmentOf(starts, token) {
-  let j = 0;
-  for (let k = 0; k < starts.length; k++) if (starts[k] <= token) j = k;
-  return j;
-}
-function toggleBoundary(c, n, gap) {
-  if (!Number.isInteger(gap) || gap < 1 || gap >= n) return c;
-  const set = new Set(c.boundaries);
-  if (set.has(gap)) set.delete(gap); else set.add(gap);
-  const starts = [...set].sort((a, b) => a - b);
-  const axes = starts.map((st) => c.segment_axes[segmentOf(c.boundaries, st)] ?? null);
-  return { ...c, boundaries: starts, segment_axes: axes };
-}
-function applyEvent(state, ev, cfg) {
-  const c = state.content;
-  switch (ev.kind) {
-    case "boundary": return { ...state, content: toggleBoundary(c, cfg.n, ev.gap) };
-    case "reset_segments": return { ...state, content: { ...c, boundaries: [0], segment_axes: [null] } };
-    case "axis": {
-      if (!Number.isInteger(ev.segment) || ev.segment < 0 || ev.segment >= c.segment_axes.length) return state;
-      const axes = c.segment_axes.slice();
-      axes[ev.segment] = ev.axis || null;
-      return { ...state, content: { ...c, segment_axes: axes } };
-    }
-    case "point": return { ...state, content: { ...c, points: applyPointAction(c.points, ev, cfg.xMax, cfg.maxPoints) } };
-    case "params": return { ...state, content: { ...c, xi: ev.xi, omega: ev.omega, alpha: ev.alpha, params_source: "manual" } };
-    case "refit": return { ...state, content: { ...c, params_source: "fit" } };
-    case "step": return { ...state, step: clamp(int(ev.step, state.step), 0, 2) };
-    case "flag": return { ...state, content: { ...c, flags: (ev.flags || []).slice(), note: String(ev.note || "").trim() } };
-    default: return state;  // place: the server places the points; submit: nothing to draw
-  }
-}
+// readSurfaceContent, applySurfaceEvent, replaySurfaceEvents: surface_state.js (the rules of
+// annotation.workbench.editing, applied before the server answers)
 
 // ------------------------------------------------------------------ the instance
 
@@ -138,7 +89,7 @@ function createInstance(parentElement) {
     view: null, id: null, send: null, generation: 0, mount: ++MOUNTS,
     acked: 0, nextSeq: 1, pending: [], baseVersion: 0,
     resendTimer: null, resendDelay: RESEND_MS, lastProgress: Date.now(),
-    local: { content: readContent({}), step: 0 },
+    local: { content: readSurfaceContent({}), step: 0 },
     focusSeg: 0, flagOpen: false, confirm: null, submittingSeq: null,
     tuneOpen: false, placeOpen: false, message: null, dismissed: new Set(),
     chartWidth: 0, drag: null, needsChart: false, focusPoint: null, geom: null,
@@ -293,9 +244,7 @@ function createInstance(parentElement) {
   // ---------- the event log
   function recompute() {
     const v = inst.view || {};
-    const c = cfg();
-    let state = { content: readContent(v.content), step: clamp(int(v.step, 0), 0, 2) };
-    for (const ev of inst.pending) state = applyEvent(state, ev, c);
+    const state = replaySurfaceEvents(v.content, v.step, inst.pending, cfg());
     inst.local = state;
     const nseg = state.content.boundaries.length;
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(nseg - 1, 0));
@@ -326,7 +275,7 @@ function createInstance(parentElement) {
     // a move of the point the queue's last event moves replaces it (edit_queue.js: a held
     // arrow key or drag after drag keeps the queue, and so every send, short)
     inst.pending = enqueueEdit(inst.pending, ev, inst.acked);
-    inst.local = applyEvent(inst.local, ev, cfg());
+    inst.local = applySurfaceEvent(inst.local, ev, cfg());
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(inst.local.content.boundaries.length - 1, 0));
     if (inst.message && inst.message.kind === "missing") refreshMissingMessage();
     sendQueue();

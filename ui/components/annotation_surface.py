@@ -1,7 +1,8 @@
 """The annotation surface: the whole in-progress annotation of one sample, in the browser
 (Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
 after the shared ``instance_cleanup.js``, ``curve_points.js`` and ``text_gaps.js`` and its own pure
-``edit_queue.js``; no build step, no libraries).
+``edit_queue.js``, ``surface_state.js``, ``segment_tints.js`` and ``text_paragraphs.js``; no build
+step, no libraries).
 
 Why one component
 -----------------
@@ -80,16 +81,17 @@ import streamlit as st
 
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs
 from ui.components.events import INSTANCE_CLEANUP_JS, trigger_payload
-from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS, TEXT_GAPS_JS,
-                                   TEXT_PARAGRAPHS_JS, component_source)
+from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS,
+                                   SURFACE_STATE_JS, TEXT_GAPS_JS, TEXT_PARAGRAPHS_JS,
+                                   component_source)
 
 #: Most events accepted in one payload (the queue of a live page never comes near it).
 MAX_EVENTS = 500
 #: Longest client id accepted (the screen makes 16 hex characters).
 MAX_CLIENT_LENGTH = 64
 
-_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SEGMENT_TINTS_JS
-       + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
+_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SURFACE_STATE_JS
+       + SEGMENT_TINTS_JS + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
 _CSS = component_source("annotation_surface.css")
 
 _COMPONENT = st.components.v2.component(
