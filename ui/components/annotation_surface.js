@@ -13,7 +13,7 @@ const INSTANCES = new WeakMap();
 const BY_CLIENT = new Map();
 const BY_CLIENT_MAX = 32;
 const SVG = "http://www.w3.org/2000/svg";
-const STEP_NAMES = ["Segmentation", "Axis labels", "Validity curve"];
+const STEP_COUNT = 3;            // the surface's three sections: text, segment rows, chart
 const RESEND_MS = 1000;         // re-send the queue after this long without an acknowledgement,
 const RESEND_MAX_MS = 4000;     // doubling up to this: every send restarts the script run, so a
                                 // fixed 1 s would never let a run slower than 1 s (a loaded
@@ -22,9 +22,8 @@ const STALL_MS = 5000;          // no acknowledgement for this long: say so
 const MARGIN = { left: 50, right: 14, top: 12, bottom: 46 };
 const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 const CURVE_KINDS = new Set(["point", "params", "refit", "place"]);
-const UNITS = [["minutes", 1], ["hours", 60], ["days", 1440], ["weeks", 10080],
-  ["months", 43200], ["years", 525960]];
-const PARAM_LIMITS = { xi: [-100, 300], omega: [0.5, 200], alpha: [-20, 20] };
+// the steps' names, the limits, the units and the note's length come with the view
+// (ui/workbench_view.surface_rules): surfaceRulesOf in surface_state.js reads them
 // segments without an axis: three axis-free tints, so that a split or a join can keep every
 // other segment's tint and still give neighbours different ones (segmentColors)
 const NEUTRAL = ["#7c8799", "#c2a36e", "#6f6459"];
@@ -98,9 +97,9 @@ function createInstance(parentElement) {
   // ---------- skeleton (persistent elements; sections are redrawn inside them)
   const root = h("div", { class: "as-root", "data-testid": "surface", tabindex: "-1" });
   const stepbar = h("div", { class: "as-stepbar", role: "tablist", "aria-label": "Steps" });
-  const stepButtons = STEP_NAMES.map((name, i) => {
+  const stepButtons = Array.from({ length: STEP_COUNT }, (_, i) => {
     const b = h("button", { type: "button", class: "as-step", role: "tab", "data-step-tab": i },
-      h("span", { class: "as-step-num", text: String(i + 1) }), h("span", { class: "as-step-name", text: name }),
+      h("span", { class: "as-step-num", text: String(i + 1) }), h("span", { class: "as-step-name" }),
       h("span", { class: "as-step-check", "aria-hidden": "true" }));
     b.addEventListener("click", () => goStep(i));
     stepbar.appendChild(b);
@@ -145,29 +144,18 @@ function createInstance(parentElement) {
   const sideInfo = h("div", { class: "as-sideinfo" });
   // fine-tune parameters
   const tuneToggle = h("button", { type: "button", class: "as-link", "data-command": "tune", "aria-expanded": "false", text: "Fine-tune parameters" });
-  const tuneInputs = {};
+  const tuneInputs = new Map();  // parameter name -> its input, drawn from the view's parameters
   const tuneRow = h("div", { class: "as-tune-row" });
-  for (const [name, label] of [["xi", "ξ"], ["omega", "ω"], ["alpha", "α"]]) {
-    const input = h("input", { type: "number", step: "0.5", name: `param-${name}`, "aria-label": label,
-      min: PARAM_LIMITS[name][0], max: PARAM_LIMITS[name][1] });
-    tuneInputs[name] = input;
-    tuneRow.appendChild(h("label", { class: "as-field" }, h("span", { text: label }), input));
-  }
   const tuneApply = h("button", { type: "button", class: "as-btn as-small", "data-command": "params", text: "Apply" });
   const tuneRefit = h("button", { type: "button", class: "as-btn as-small", "data-command": "refit", text: "Back to the fitted curve" });
   const tunePanel = h("div", { class: "as-panel", hidden: true }, tuneRow, h("div", { class: "as-panel-actions" }, tuneApply, tuneRefit));
   // durations
   const placeToggle = h("button", { type: "button", class: "as-link", "data-command": "durations", "aria-expanded": "false", text: "Enter durations instead" });
-  const unitSelect = (name) => {
-    const sel = h("select", { name, "aria-label": "unit" });
-    for (const [u] of UNITS) sel.appendChild(h("option", { value: u, text: u }));
-    return sel;
-  };
+  // the units' options are drawn from the view's time_units (renderRuleControls)
   const peakN = h("input", { type: "number", min: "0", step: "any", name: "peak-n", "aria-label": "peak after" });
-  const peakU = unitSelect("peak-unit");
+  const peakU = h("select", { name: "peak-unit", "aria-label": "unit" });
   const halfN = h("input", { type: "number", min: "0", step: "any", name: "half-n", "aria-label": "half gone by" });
-  const halfU = unitSelect("half-unit");
-  peakU.value = "days"; halfU.value = "weeks";
+  const halfU = h("select", { name: "half-unit", "aria-label": "unit" });
   const placeBtn = h("button", { type: "button", class: "as-btn as-small", "data-command": "place", text: "Place the points" });
   const placePanel = h("div", { class: "as-panel", hidden: true },
     h("label", { class: "as-dur" }, h("span", { text: "Peak ≈" }), peakN, peakU),
@@ -182,7 +170,7 @@ function createInstance(parentElement) {
   // flag panel and confirm (in-component, not Streamlit popovers)
   const flagPanel = h("div", { class: "as-flag", "data-testid": "surface-flag-panel", hidden: true, role: "dialog", "aria-label": "Flag this sample" });
   const flagReasons = h("div", { class: "as-flag-reasons", role: "radiogroup" });
-  const flagNote = h("textarea", { rows: "2", maxlength: "2000", name: "flag-note", placeholder: "Note for the lead" });
+  const flagNote = h("textarea", { rows: "2", name: "flag-note", placeholder: "Note for the lead" });  // maxlength: the view's
   const flagError = h("div", { class: "as-flag-error", role: "alert" });
   const flagSubmit = h("button", { type: "button", class: "as-btn as-primary", "data-command": "flag-submit", text: "Submit as flagged" });
   const flagCancel = h("button", { type: "button", class: "as-btn", "data-command": "flag-cancel", text: "Cancel" });
@@ -222,10 +210,9 @@ function createInstance(parentElement) {
     const v = inst.view || {};
     const tokens = Array.isArray(v.tokens) ? v.tokens.map(String) : [];
     return cfgMemo = {
-      tokens, n: tokens.length,
+      ...surfaceRulesOf(v),  // n, xMax, min/maxPoints, steps, axis names, flag codes, parameters, units
+      tokens,
       spaces: Array.isArray(v.spaces) ? v.spaces : [],
-      xMax: finite(v.x_max) && v.x_max > 0 ? v.x_max : 200,
-      maxPoints: int(v.max_points, 5), minPoints: int(v.min_points, 3),
       axes: Array.isArray(v.axes) ? v.axes.filter((a) => a && typeof a.name === "string") : [],
       flags: Array.isArray(v.flags) ? v.flags.filter((f) => f && typeof f.code === "string") : [],
       single: v.layout === "single",
@@ -499,11 +486,11 @@ function createInstance(parentElement) {
   placeToggle.addEventListener("click", () => { inst.placeOpen = !inst.placeOpen; render(); if (inst.placeOpen) peakN.focus(); });
   function applyParams() {
     const vals = {};
-    for (const name of ["xi", "omega", "alpha"]) {
-      const v = Number(tuneInputs[name].value);
-      const [lo, hi] = PARAM_LIMITS[name];
-      if (tuneInputs[name].value === "" || !Number.isFinite(v) || v < lo || v > hi) {
-        inst.message = { kind: "input", level: "warning", text: `${tuneInputs[name].getAttribute("aria-label")} must be a number from ${lo} to ${hi}.` };
+    for (const { name, symbol, min: lo, max: hi } of cfg().parameters) {
+      const input = tuneInputs.get(name);
+      const v = Number(input ? input.value : "");
+      if (!input || input.value === "" || !Number.isFinite(v) || v < lo || v > hi) {
+        inst.message = { kind: "input", level: "warning", text: `${symbol} must be a number from ${lo} to ${hi}.` };
         render(); return;
       }
       vals[name] = v;
@@ -513,9 +500,10 @@ function createInstance(parentElement) {
   }
   tuneApply.addEventListener("click", applyParams);
   tuneRefit.addEventListener("click", () => push({ kind: "refit" }));
-  for (const input of Object.values(tuneInputs)) input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.altKey) { e.preventDefault(); applyParams(); } });
+  tuneRow.addEventListener("keydown", (e) => { if (e.target.tagName === "INPUT" && e.key === "Enter" && !e.altKey) { e.preventDefault(); applyParams(); } });
   function place() {
-    const factor = (sel) => (UNITS.find((u) => u[0] === sel.value) || UNITS[0])[1];
+    const units = cfg().timeUnits;
+    const factor = (sel) => (units.find((u) => u.name === sel.value) || units[0] || { minutes: NaN }).minutes;
     const p = Number(peakN.value), q = Number(halfN.value);
     if (peakN.value === "" || halfN.value === "" || !(p > 0) || !(q > 0)) {
       inst.message = { kind: "input", level: "warning", text: "Enter two positive durations: when the validity peaks and when half of it is gone." };
@@ -1157,7 +1145,7 @@ function createInstance(parentElement) {
       const editing = shadowActive && tunePanel.contains(shadowActive);
       if (!editing || !inst.tuneFilled) {
         const src = content.params_source === "manual" && finite(content.xi) ? content : p;
-        for (const name of ["xi", "omega", "alpha"]) if (finite(src[name])) tuneInputs[name].value = String(round2(src[name]));
+        for (const [name, input] of tuneInputs) if (finite(src[name])) input.value = String(round2(src[name]));
         inst.tuneFilled = true;
       }
       tuneRefit.disabled = content.params_source !== "manual";
@@ -1256,9 +1244,46 @@ function createInstance(parentElement) {
     confirmBody.appendChild(h("div", { class: "as-muted", text: "After submitting you cannot change this annotation." }));
   }
 
+  /* The controls drawn from the view's names and limits (surface_rules on the server): the
+     steps' names, the parameter inputs (ξ, ω, α with the fit's bounds), the duration units and
+     the note's length. Each is drawn again only when what it shows changes (once per mount). */
+  const ruleKeys = { steps: "", parameters: "", units: "" };
+  function renderRuleControls() {
+    const c = cfg();
+    const stepsKey = c.steps.join("\n");
+    if (ruleKeys.steps !== stepsKey) {
+      ruleKeys.steps = stepsKey;
+      stepButtons.forEach((b, i) => { b.querySelector(".as-step-name").textContent = c.steps[i] ?? ""; });
+    }
+    const parametersKey = JSON.stringify(c.parameters);
+    if (ruleKeys.parameters !== parametersKey) {
+      ruleKeys.parameters = parametersKey;
+      tuneInputs.clear();
+      tuneRow.replaceChildren();
+      for (const { name, symbol, min, max } of c.parameters) {
+        const input = h("input", { type: "number", step: "0.5", name: `param-${name}`, "aria-label": symbol, min, max });
+        tuneInputs.set(name, input);
+        tuneRow.appendChild(h("label", { class: "as-field" }, h("span", { text: symbol }), input));
+      }
+      inst.tuneFilled = false;
+    }
+    const unitsKey = c.timeUnits.map((u) => u.name).join("\n");
+    if (ruleKeys.units !== unitsKey) {
+      ruleKeys.units = unitsKey;
+      for (const [sel, preferred] of [[peakU, "days"], [halfU, "weeks"]]) {
+        const was = sel.value;
+        sel.replaceChildren(...c.timeUnits.map((u) => h("option", { value: u.name, text: u.name })));
+        const names = c.timeUnits.map((u) => u.name);
+        sel.value = names.includes(was) ? was : names.includes(preferred) ? preferred : (names[0] ?? "");
+      }
+    }
+    if (c.noteMaxChars > 0) flagNote.maxLength = c.noteMaxChars; else flagNote.removeAttribute("maxlength");
+  }
+
   function render() {
     const v = inst.view;
     if (!v) return;
+    renderRuleControls();
     const c = cfg(), step = inst.local.step;
     root.setAttribute("data-annotation-id", String(v.annotation_id ?? ""));
     root.setAttribute("data-client", String(v.client ?? ""));

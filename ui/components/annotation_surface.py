@@ -35,10 +35,16 @@ View
     annotation_id: int, client: str, version: int, acked: int, step: 0|1|2,
     layout: "steps"|"single", confirm_submit: bool, read_only: bool, quota_reached: bool,
     tokens: [str], spaces: [bool], content: AnnotationContent.to_json(),
-    axes: [{name, label, color, key_question, digit}],   # the 8 axes in order, digit "1".."8"
-    flags: [{code, label, needs_note}],
     curve: [[x, y], ...]  (the stored curve as drawn; [] when none), ticks: [[x, label]],
+    # the names and limits the surface edits with (ui.workbench_view.surface_rules; the
+    # browser keeps no copy of them):
+    steps: [str],                                        # the steps' names, step 0 first
+    axes: [{name, label, color, key_question, digit}],   # the 8 axes in order, digit "1".."8"
+    flags: [{code, label, needs_note}],                  # the annotator's flags, canonical order
     x_max: float, max_points: int, min_points: int,
+    parameters: [{name, symbol, min, max}],   # ξ, ω, α with the fit's bounds (hand-tuning)
+    time_units: [{name, minutes}],            # the units of "Enter durations instead"
+    note_max_chars: int,                      # the flag note's longest length
     fit: {message: str|None, summary: [str], params: {xi, omega, alpha, rmse, source}|None,
           residuals: [float]|None},
     feedback: {lines: [str], left_after: [[label, "NN %"]]} | None,

@@ -46,11 +46,84 @@
  */
 
 /**
- * What the reducer needs to know about the sample.
+ * An axis to choose from (view.axes, in order; `digit` is the key that chooses it).
+ * @typedef {{ name: string, label: string, color: string, key_question: string, digit: string }} SurfaceAxis
+ */
+/**
+ * A reason to flag a sample (view.flags, in the canonical order).
+ * @typedef {{ code: string, label: string, needs_note: boolean }} SurfaceFlagReason
+ */
+/**
+ * A curve parameter the annotator may tune by hand, with the fit's bounds (view.parameters).
+ * @typedef {{ name: string, symbol: string, min: number, max: number }} SurfaceParameter
+ */
+/**
+ * A unit a duration is entered in (view.time_units, smallest first).
+ * @typedef {{ name: string, minutes: number }} SurfaceTimeUnit
+ */
+/**
+ * A message to show; its text is always set with textContent.
+ * @typedef {{ level: "error" | "warning" | "info" | "success", text: string }} SurfaceNotice
+ */
+/**
+ * The chart's side panel as the server computed it (ui/workbench_view.fit_panel).
+ * @typedef {object} SurfaceFit
+ * @property {string | null} message
+ * @property {string[]} summary
+ * @property {{ xi: number, omega: number, alpha: number, rmse: number | null, source: string } | null} params
+ * @property {number[] | null} residuals
+ */
+
+/**
+ * What Python sends (ui/workbench_view.build_view; the field list is in annotation_surface.py's
+ * docstring and CONTRACT.md).
+ * @typedef {object} SurfaceView
+ * @property {number} annotation_id
+ * @property {string} client
+ * @property {number} version
+ * @property {number} acked the largest seq the server has applied (or refused) for this client
+ * @property {number} step
+ * @property {"steps" | "single"} layout
+ * @property {boolean} confirm_submit
+ * @property {boolean} read_only
+ * @property {"conflict" | "submitted" | null} [read_only_reason]
+ * @property {boolean} quota_reached
+ * @property {string[]} tokens
+ * @property {boolean[]} spaces `spaces[i]`: a space follows token i
+ * @property {unknown} content AnnotationContent.to_json() as stored (read with readSurfaceContent)
+ * @property {string[]} steps the steps' names
+ * @property {SurfaceAxis[]} axes
+ * @property {SurfaceFlagReason[]} flags
+ * @property {[number, number][]} curve the stored curve as drawn ([] when none)
+ * @property {[number, string][]} ticks
+ * @property {number} x_max
+ * @property {number} max_points
+ * @property {number} min_points
+ * @property {SurfaceParameter[]} parameters
+ * @property {SurfaceTimeUnit[]} time_units
+ * @property {number} note_max_chars
+ * @property {SurfaceFit} fit
+ * @property {string | null} [hand_tuned_misses]
+ * @property {{ lines: string[], left_after: [string, string][] } | null} feedback
+ * @property {string[]} problems why the stored content cannot be submitted ([] when it can)
+ * @property {SurfaceNotice[]} notices
+ * @property {Record<string, unknown>} sample
+ */
+
+/**
+ * What the reducer and the surface's checks need to know, read from the view
+ * (surfaceRulesOf): every number and name comes from Python.
  * @typedef {object} SurfaceRules
  * @property {number} n the number of tokens
  * @property {number} xMax the chart's x range is 0 … xMax
  * @property {number} maxPoints at most this many points
+ * @property {number} minPoints at least this many points for a curve
+ * @property {string[]} steps the steps' names (a step is a number 0 … steps.length − 1)
+ * @property {string[]} axisNames
+ * @property {string[]} flagCodes in the canonical order
+ * @property {SurfaceParameter[]} parameters
+ * @property {SurfaceTimeUnit[]} timeUnits
+ * @property {number} noteMaxChars the note's longest length (0: not known)
  */
 
 /**
@@ -61,6 +134,36 @@
  */
 function wholeOr(v, fallback) {
   return typeof v === "number" && Number.isInteger(v) ? v : fallback;
+}
+
+/**
+ * The rules a view carries (ui/workbench_view.surface_rules), read defensively: a missing or
+ * malformed field reads as "none" (no steps, no axes, no points), never as a copy of Python's
+ * value.
+ * @param {Partial<SurfaceView> | null | undefined} view
+ * @returns {SurfaceRules}
+ */
+function surfaceRulesOf(view) {
+  const v = view || {};
+  /** @type {(list: unknown) => Record<string, unknown>[]} */
+  const records = (list) => (Array.isArray(list) ? list.filter((x) => x && typeof x === "object") : []);
+  /** @type {(v: unknown) => number} */
+  const count = (v) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : 0);
+  return {
+    n: Array.isArray(v.tokens) ? v.tokens.length : 0,
+    // any positive width keeps the chart's arithmetic finite: a view always carries x_max
+    xMax: finite(v.x_max) && v.x_max > 0 ? v.x_max : 1,
+    maxPoints: count(v.max_points),
+    minPoints: count(v.min_points),
+    steps: Array.isArray(v.steps) ? v.steps.map(String) : [],
+    axisNames: records(v.axes).filter((a) => typeof a.name === "string").map((a) => String(a.name)),
+    flagCodes: records(v.flags).filter((f) => typeof f.code === "string").map((f) => String(f.code)),
+    parameters: records(v.parameters).filter((p) => typeof p.name === "string" && finite(p.min) && finite(p.max))
+      .map((p) => ({ name: String(p.name), symbol: String(p.symbol || p.name), min: Number(p.min), max: Number(p.max) })),
+    timeUnits: records(v.time_units).filter((u) => typeof u.name === "string" && finite(u.minutes) && u.minutes > 0)
+      .map((u) => ({ name: String(u.name), minutes: Number(u.minutes) })),
+    noteMaxChars: count(v.note_max_chars),
+  };
 }
 
 /**
@@ -146,7 +249,7 @@ function applySurfaceEvent(state, ev, rules) {
       return { ...state, content: { ...c, xi, omega, alpha, params_source: "manual" } };
     }
     case "refit": return { ...state, content: { ...c, params_source: "fit" } };
-    case "step": return { ...state, step: clamp(wholeOr(ev.step, state.step), 0, 2) };
+    case "step": return { ...state, step: clamp(wholeOr(ev.step, state.step), 0, Math.max(rules.steps.length - 1, 0)) };
     case "flag": {
       const flags = /** @type {string[]} */ (ev.flags || []).slice();
       return { ...state, content: { ...c, flags, note: String(ev.note || "").trim() } };
@@ -166,7 +269,7 @@ function applySurfaceEvent(state, ev, rules) {
  */
 function replaySurfaceEvents(content, step, pending, rules) {
   /** @type {SurfaceLocal} */
-  let state = { content: readSurfaceContent(content), step: clamp(wholeOr(step, 0), 0, 2) };
+  let state = { content: readSurfaceContent(content), step: clamp(wholeOr(step, 0), 0, Math.max(rules.steps.length - 1, 0)) };
   for (const ev of pending) state = applySurfaceEvent(state, ev, rules);
   return state;
 }
