@@ -14,10 +14,12 @@ const { loadSource } = require("./load_source.js");
  * @property {typeof globalThis.toggleSurfaceBoundary} toggleSurfaceBoundary
  * @property {typeof globalThis.applySurfaceEvent} applySurfaceEvent
  * @property {typeof globalThis.replaySurfaceEvents} replaySurfaceEvents
+ * @property {typeof globalThis.unflaggedSubmitProblems} unflaggedSubmitProblems
  */
-const { readSurfaceContent, surfaceRulesOf, toggleSurfaceBoundary, applySurfaceEvent, replaySurfaceEvents } =
+const { readSurfaceContent, surfaceRulesOf, toggleSurfaceBoundary, applySurfaceEvent, replaySurfaceEvents, unflaggedSubmitProblems } =
   /** @type {SurfaceStateApi} */ (loadSource(["curve_points.js", "surface_state.js"],
-    ["readSurfaceContent", "surfaceRulesOf", "toggleSurfaceBoundary", "applySurfaceEvent", "replaySurfaceEvents"]));
+    ["readSurfaceContent", "surfaceRulesOf", "toggleSurfaceBoundary", "applySurfaceEvent", "replaySurfaceEvents",
+      "unflaggedSubmitProblems"]));
 
 /* A small view of its own (not the real axes and limits: the reducer must take them from the
    view): a 10-token text, three axes, two flags, at most 4 points on 0 … 100. */
@@ -111,12 +113,12 @@ test("axis labels one segment; null or an empty name clears it", () => {
     .content.segment_axes, [null, null]);
 });
 
-test("an axis event for a segment that does not exist changes nothing", () => {
+test("an axis event for a segment that does not exist, or with an axis the view does not name, changes nothing", () => {
   const base = { boundaries: [0, 5], segment_axes: ["main", null] };
-  for (const segment of [2, -1, 0.5, "0", null]) {
-    const s = at(base);
-    assert.equal(applySurfaceEvent(s, { kind: "axis", segment, axis: "static" }, RULES), s);
-  }
+  const s = at(base);
+  for (const segment of [2, -1, 0.5, "0", null]) assert.equal(applySurfaceEvent(s, { kind: "axis", segment, axis: "static" }, RULES), s);
+  for (const axis of ["opinion", "MAIN", 3, false, ["main"]]) assert.equal(applySurfaceEvent(s, { kind: "axis", segment: 1, axis }, RULES), s);
+  assert.deepEqual(applySurfaceEvent(s, { kind: "axis", segment: 0 }, RULES).content.segment_axes, [null, null]);  // no axis: cleared
 });
 
 test("points: add, move and remove on the view's range, at most max_points", () => {
@@ -134,22 +136,49 @@ test("points: add, move and remove on the view's range, at most max_points", () 
   }
 });
 
-test("params are hand-tuned, refit goes back to the fitted curve", () => {
+test("a point lands on the hundredth Python's round() gives, a tie on the even one", () => {
+  const s = after({}, [{ kind: "point", action: "add", x: 20.125, y: 0.625 }, { kind: "point", action: "add", x: 20.375, y: 0.875 },
+    { kind: "point", action: "add", x: 0.015, y: 0.015 }]);
+  // 0.015 is 0.01499… as a double: Math.round(0.015 * 100) / 100 gave 0.02
+  assert.deepEqual(s.content.points, [[20.12, 0.62], [20.38, 0.88], [0.01, 0.01]]);
+});
+
+test("params are hand-tuned within the view's bounds; refit goes back to the fitted curve", () => {
   const s = after({ xi: 1, omega: 2, alpha: 0 }, [{ kind: "params", xi: 10, omega: 5, alpha: 1 }]);
   assert.deepEqual([s.content.xi, s.content.omega, s.content.alpha, s.content.params_source], [10, 5, 1, "manual"]);
   assert.equal(applySurfaceEvent(s, { kind: "refit" }, RULES).content.params_source, "fit");
+  for (const bad of [{ xi: 31 }, { omega: 0.4 }, { alpha: -2.5 }, { alpha: "1" }, { xi: null }]) {
+    assert.equal(applySurfaceEvent(s, { kind: "params", xi: 10, omega: 5, alpha: 1, ...bad }, RULES), s);
+  }
 });
 
-test("step", () => {
+test("step: one of the view's steps, else nothing changes", () => {
   assert.equal(after({}, [{ kind: "step", step: 2 }]).step, 2);
-  assert.equal(after({}, [{ kind: "step", step: 1 }, { kind: "step", step: "x" }]).step, 1);
+  for (const step of [3, -1, 1.5, "1", true, null, undefined]) {
+    assert.equal(after({}, [{ kind: "step", step: 1 }, { kind: "step", step }]).step, 1);
+  }
 });
 
-test("flag sets the flags and the note, trimmed", () => {
-  const s = after({}, [{ kind: "flag", flags: ["other"], note: "  why \n" }]);
-  assert.deepEqual([s.content.flags, s.content.note], [["other"], "why"]);
+test("flag sets the view's known flags in their order, each once, and the note stripped as Python strips", () => {
+  const s = after({}, [{ kind: "flag", flags: ["other", "no_main_timeline", "other"], note: "\u3000 why \n\x1f" }]);
+  assert.deepEqual([s.content.flags, s.content.note], [["no_main_timeline", "other"], "why"]);
+  assert.equal(after({}, [{ kind: "flag", flags: [], note: "\ufeffwhy" }]).content.note, "\ufeffwhy");  // not whitespace to Python
   const cleared = applySurfaceEvent(s, { kind: "flag", flags: [], note: "" }, RULES);
   assert.deepEqual([cleared.content.flags, cleared.content.note], [[], ""]);
+  assert.deepEqual(applySurfaceEvent(s, { kind: "flag" }, RULES).content.flags, []);  // no flags, no note: cleared
+  for (const bad of [{ flags: ["multiple_peaks"] }, { flags: "other" }, { flags: null }, { flags: [1] }, { note: 5 }, { note: null }]) {
+    assert.equal(applySurfaceEvent(s, { kind: "flag", flags: ["other"], note: "x", ...bad }, RULES), s);
+  }
+});
+
+test("a plain submit drops the flag and the note; a flagged one keeps them", () => {
+  const s = at({ flags: ["other"], note: "why" });
+  assert.deepEqual(applySurfaceEvent(s, { kind: "submit", flagged: false }, RULES).content.flags, []);
+  assert.equal(applySurfaceEvent(s, { kind: "submit" }, RULES).content.note, "");
+  assert.equal(applySurfaceEvent(s, { kind: "submit", flagged: true, accept_misses: true }, RULES), s);
+  for (const bad of [{ flagged: "no" }, { flagged: null }, { accept_misses: 1 }]) {
+    assert.equal(applySurfaceEvent(s, { kind: "submit", flagged: false, ...bad }, RULES), s);
+  }
 });
 
 test("place and unknown kinds draw nothing before the server answers", () => {
@@ -158,11 +187,24 @@ test("place and unknown kinds draw nothing before the server answers", () => {
   assert.equal(applySurfaceEvent(s, { kind: "dance" }, RULES), s);
 });
 
+test("what stops a plain submit: axes, points, a curve (the fit's own reason when it gave one)", () => {
+  const problems = (/** @type {Record<string, unknown>} */ content, curvePending = false, fitMessage = /** @type {string | null} */ (null)) =>
+    unflaggedSubmitProblems(readSurfaceContent(content), RULES, { curvePending, fitMessage });
+  assert.deepEqual(problems({ boundaries: [0, 3, 6], segment_axes: [null, "main", null], points: [[1, 1]] }), [
+    "Axis labels: segments 1 and 3 still need an axis.", "Curve: place 3 to 4 points (now 1)."]);
+  const three = { segment_axes: [null], points: [[1, 1], [2, 0.5], [3, 0]] };
+  assert.deepEqual(problems(three), ["Axis labels: segment 1 still needs an axis.", "Curve: the points do not define a curve yet."]);
+  assert.deepEqual(problems(three, true), ["Axis labels: segment 1 still needs an axis."]);
+  assert.deepEqual(problems({ ...three, segment_axes: ["main"] }, false, "Points 1 and 3 are both peaks."), ["Curve: Points 1 and 3 are both peaks."]);
+  assert.deepEqual(problems({ ...three, segment_axes: ["main"], xi: 1, omega: 2, alpha: 0, flags: ["other"] }), []);
+});
+
 test("an edit makes a new state and leaves the old one as it was", () => {
-  const s = at({ boundaries: [0, 5], segment_axes: ["main", null], points: [[1, 0.5]] });
+  const s = at({ boundaries: [0, 5], segment_axes: ["main", null], points: [[1, 0.5]], flags: ["other"] });
   const copy = structuredClone(s);
   for (const ev of [{ kind: "boundary", gap: 3 }, { kind: "axis", segment: 1, axis: "static" }, { kind: "reset_segments" },
-    { kind: "point", action: "move", index: 0, x: 2, y: 0.1 }, { kind: "flag", flags: ["other"], note: "x" }, { kind: "step", step: 2 }]) {
+    { kind: "point", action: "move", index: 0, x: 2, y: 0.1 }, { kind: "flag", flags: ["other"], note: "x" }, { kind: "step", step: 2 },
+    { kind: "params", xi: 1, omega: 1, alpha: 1 }, { kind: "refit" }, { kind: "submit", flagged: false }]) {
     assert.notEqual(applySurfaceEvent(s, ev, RULES), s);
   }
   assert.deepEqual(s, copy);

@@ -52,10 +52,6 @@ function s(name, attrs, parent) {
 // finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
 const int = (v, d) => (Number.isInteger(v) ? v : d);
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-function listWords(items) {
-  if (items.length <= 1) return items.join("");
-  return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
-}
 function safeColor(c, fallback) {
   const v = String(c || "").trim();
   return /^#[0-9a-fA-F]{3,8}$/.test(v) ? v : fallback;
@@ -361,33 +357,17 @@ function createInstance(parentElement) {
     if (segment < 0 || segment >= c.segment_axes.length) return;
     push({ kind: "axis", segment, axis });
   }
-  function localProblems(content) {
-    const c = cfg(), out = [];
-    if (content.flags.length) {
-      const needs = content.flags.some((code) => (c.flags.find((f) => f.code === code) || {}).needs_note);
-      if (needs && !content.note.trim()) out.push("Explain the flag in the note.");
-      return out;
-    }
-    const missing = content.segment_axes.map((a, i) => (a ? null : i + 1)).filter((x) => x !== null);
-    if (missing.length === 1) out.push(`Axis labels: segment ${missing[0]} still needs an axis.`);
-    else if (missing.length > 1) out.push(`Axis labels: segments ${listWords(missing.map(String))} still need an axis.`);
-    const n = content.points.length;
-    if (n < c.minPoints || n > c.maxPoints) out.push(`Curve: place ${c.minPoints} to ${c.maxPoints} points (now ${n}).`);
-    else if (!curvePending() && (content.xi === null || content.omega === null || content.alpha === null)) {
-      // the fit's own reason when the server gave one ("Points 2 and 5 are both peaks…"), as the
-      // chart's panel says: one message for one problem
-      const why = ((inst.view || {}).fit || {}).message;
-      out.push("Curve: " + (why ? String(why) : "the points do not define a curve yet."));
-    }
-    return out;
-  }
   /* What stops a plain (unflagged) Submit: the server's list while nothing is pending, else
-     the same rules applied to the local content (the server checks again on submit). A plain
-     Submit drops a flag chosen earlier, so the flag does not excuse anything here. */
+     the same rules applied to the local content (unflaggedSubmitProblems, surface_state.js; the
+     server checks again on submit). A plain Submit drops a flag chosen earlier, so the flag
+     does not excuse anything here. While a curve edit is on its way the parameters are not
+     checked; otherwise the fit's own reason, when the server gave one ("Points 2 and 5 are both
+     peaks…"), is said as the chart's panel says it: one message for one problem. */
   function problems() {
     const v = inst.view || {}, content = inst.local.content;
     if (!inst.pending.length && !content.flags.length) return Array.isArray(v.problems) ? v.problems.map(String) : [];
-    return localProblems({ ...content, flags: [], note: "" });
+    const why = (v.fit || {}).message;
+    return unflaggedSubmitProblems(content, cfg(), { curvePending: curvePending(), fitMessage: why ? String(why) : null });
   }
   function refreshMissingMessage() {
     const list = problems();

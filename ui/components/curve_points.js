@@ -3,7 +3,18 @@
    is put in front of each component's module at import, see ui/components/sources.py): the edit
    rules, drawn before Python answers, and the drawing steps both charts take alike. */
 const finite = (v) => typeof v === "number" && Number.isFinite(v);
-const round2 = (v) => Math.round(v * 100) / 100;
+/* v rounded to 2 decimals as Python's round(v, 2) rounds it (the server stores what that
+   gives): to the hundredth nearest to v's exact value, and a tie to the even hundredth. A
+   binary fraction lies exactly halfway between two hundredths only at an odd number of eighths
+   (k + 0.125, 0.375, 0.625, 0.875), where toFixed would round away from zero; elsewhere toFixed
+   is exact (Math.round(v * 100) / 100 rounded ties up and could meet a tie v * 100 made). */
+const round2 = (v) => {
+  if (Number.isInteger(v * 8) && !Number.isInteger(v * 4)) {  // a tie: v * 100 is exact here
+    const below = Math.floor(v * 100);
+    return (below % 2 === 0 ? below : below + 1) / 100;
+  }
+  return Number(v.toFixed(2));
+};
 const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 
 /* The same rules as annotation.workbench.curve_points.apply_point_event: the points after one edit

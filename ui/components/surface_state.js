@@ -224,8 +224,31 @@ function toggleSurfaceBoundary(c, n, gap) {
   return { ...c, boundaries: starts, segment_axes: axes };
 }
 
+/* What Python's str.strip() strips (str.isspace): JS's trim() also strips U+FEFF and leaves
+   U+001C…U+001F and U+0085, so the note is stripped with this, as the server stores it. */
+const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+
 /**
- * The local state after one edit, as a new object (`state` is not changed).
+ * `text` without the leading and trailing whitespace Python's str.strip() removes.
+ * @param {string} text
+ * @returns {string}
+ */
+function stripLikePython(text) {
+  return text.replace(PY_STRIP, "");
+}
+
+/**
+ * The local state after one edit, as a new object (`state` is not changed); an edit the server
+ * would refuse (annotation.workbench.event_log: a field missing or of the wrong type, a gap,
+ * segment, point or step that does not exist, an unknown axis or flag, parameters outside the
+ * fit's bounds) returns `state` itself.
+ *
+ * Drawn before the server answers: the segmentation, the axes, the points, the step, the flags
+ * and the note, exactly as the server stores them. The curve is the server's: a point edit
+ * leaves the parameters as they were (the server refits), `place` changes nothing here (the
+ * server places the points), `params` shows the hand-tuned values (the server may still refuse
+ * them when they give no curve near the points).
  * @param {SurfaceLocal} state
  * @param {SurfaceEditData} ev
  * @param {SurfaceRules} rules
@@ -237,24 +260,47 @@ function applySurfaceEvent(state, ev, rules) {
     case "boundary": return { ...state, content: toggleSurfaceBoundary(c, rules.n, ev.gap) };
     case "reset_segments": return { ...state, content: { ...c, boundaries: [0], segment_axes: [null] } };
     case "axis": {
-      const segment = ev.segment;
+      const segment = ev.segment, axis = ev.axis;
       if (typeof segment !== "number" || !Number.isInteger(segment) || segment < 0 || segment >= c.segment_axes.length) return state;
+      const clear = axis === undefined || axis === null || axis === "";
+      if (!clear && !(typeof axis === "string" && rules.axisNames.includes(axis))) return state;
       const axes = c.segment_axes.slice();
-      axes[segment] = /** @type {string | null} */ (ev.axis || null);
+      axes[segment] = clear ? null : /** @type {string} */ (axis);
       return { ...state, content: { ...c, segment_axes: axes } };
     }
     case "point": return { ...state, content: { ...c, points: applyPointAction(c.points, ev, rules.xMax, rules.maxPoints) } };
     case "params": {
-      const { xi, omega, alpha } = /** @type {{ xi: number, omega: number, alpha: number }} */ (/** @type {unknown} */ (ev));
-      return { ...state, content: { ...c, xi, omega, alpha, params_source: "manual" } };
+      /** @type {Record<string, number>} */
+      const values = {};
+      for (const { name, min, max } of rules.parameters) {
+        const v = ev[name];
+        if (!finite(v) || v < min || v > max) return state;
+        values[name] = v;
+      }
+      if (!finite(values.xi) || !finite(values.omega) || !finite(values.alpha)) return state;
+      return { ...state, content: { ...c, xi: values.xi, omega: values.omega, alpha: values.alpha, params_source: "manual" } };
     }
     case "refit": return { ...state, content: { ...c, params_source: "fit" } };
-    case "step": return { ...state, step: clamp(wholeOr(ev.step, state.step), 0, Math.max(rules.steps.length - 1, 0)) };
-    case "flag": {
-      const flags = /** @type {string[]} */ (ev.flags || []).slice();
-      return { ...state, content: { ...c, flags, note: String(ev.note || "").trim() } };
+    case "step": {
+      const step = ev.step;
+      if (typeof step !== "number" || !Number.isInteger(step) || step < 0 || step >= rules.steps.length) return state;
+      return { ...state, step };
     }
-    default: return state;  // place: the server places the points; submit: nothing to draw
+    case "flag": {
+      const flags = ev.flags === undefined ? [] : ev.flags, note = ev.note === undefined ? "" : ev.note;
+      if (!Array.isArray(flags) || !flags.every((f) => typeof f === "string" && rules.flagCodes.includes(f))) return state;
+      if (typeof note !== "string") return state;
+      // the known codes in their canonical order, each once (annotation.workbench.editing.set_flags)
+      return { ...state, content: { ...c, flags: rules.flagCodes.filter((code) => flags.includes(code)), note: stripLikePython(note) } };
+    }
+    case "submit": {
+      const flagged = ev.flagged === undefined ? false : ev.flagged;
+      const acceptMisses = ev.accept_misses === undefined ? false : ev.accept_misses;
+      if (typeof flagged !== "boolean" || typeof acceptMisses !== "boolean") return state;
+      // a plain submit drops a flag chosen earlier (the server stores it so, submitted or not)
+      return flagged ? state : { ...state, content: { ...c, flags: [], note: "" } };
+    }
+    default: return state;  // place: the server places the points; an unknown kind: refused
   }
 }
 
@@ -272,4 +318,34 @@ function replaySurfaceEvents(content, step, pending, rules) {
   let state = { content: readSurfaceContent(content), step: clamp(wholeOr(step, 0), 0, Math.max(rules.steps.length - 1, 0)) };
   for (const ev of pending) state = applySurfaceEvent(state, ev, rules);
   return state;
+}
+
+/**
+ * What stops a plain (unflagged) submit of `content` — the rules and words of
+ * annotation.workbench.protocol.submission_problems for an unflagged annotation: an axis on
+ * every segment, min … max points, a curve through them. (Its other rules, a valid
+ * segmentation and known axes, always hold for what the surface builds.)
+ * @param {SurfaceContent} content
+ * @param {SurfaceRules} rules
+ * @param {{ curvePending: boolean, fitMessage: string | null }} curve `curvePending`: a curve
+ *   edit is on its way, so the parameters shown are not yet the ones it makes (not checked);
+ *   `fitMessage`: the fit's own reason the points give no curve (the view's fit.message), said
+ *   instead of the general one, as ui/workbench_view.build_view does
+ * @returns {string[]}
+ */
+function unflaggedSubmitProblems(content, rules, curve) {
+  /** @type {string[]} */
+  const out = [];
+  const missing = [];
+  content.segment_axes.forEach((a, i) => { if (!a) missing.push(i + 1); });
+  if (missing.length === 1) out.push(`Axis labels: segment ${missing[0]} still needs an axis.`);
+  else if (missing.length > 1) {
+    out.push(`Axis labels: segments ${missing.slice(0, -1).join(", ")} and ${missing[missing.length - 1]} still need an axis.`);
+  }
+  const n = content.points.length;
+  if (n < rules.minPoints || n > rules.maxPoints) out.push(`Curve: place ${rules.minPoints} to ${rules.maxPoints} points (now ${n}).`);
+  else if (!curve.curvePending && (content.xi === null || content.omega === null || content.alpha === null)) {
+    out.push("Curve: " + (curve.fitMessage || "the points do not define a curve yet."));
+  }
+  return out;
 }
