@@ -105,7 +105,7 @@ test("boundary and reset_segments", () => {
 });
 
 test("axis labels one segment; null or an empty name clears it", () => {
-  const base = { boundaries: [0, 5], segment_axes: [null, null] };
+  const base = { boundaries: [0, 5], segment_axes: /** @type {(string | null)[]} */ ([null, null]) };
   assert.deepEqual(after(base, [{ kind: "axis", segment: 1, axis: "static" }]).content.segment_axes, [null, "static"]);
   assert.deepEqual(after(base, [{ kind: "axis", segment: 0, axis: "main" }, { kind: "axis", segment: 0, axis: null }])
     .content.segment_axes, [null, null]);
@@ -192,7 +192,7 @@ test("what stops a plain submit: axes, points, a curve (the fit's own reason whe
     unflaggedSubmitProblems(readSurfaceContent(content), RULES, { curvePending, fitMessage });
   assert.deepEqual(problems({ boundaries: [0, 3, 6], segment_axes: [null, "main", null], points: [[1, 1]] }), [
     "Axis labels: segments 1 and 3 still need an axis.", "Curve: place 3 to 4 points (now 1)."]);
-  const three = { segment_axes: [null], points: [[1, 1], [2, 0.5], [3, 0]] };
+  const three = { segment_axes: /** @type {(string | null)[]} */ ([null]), points: [[1, 1], [2, 0.5], [3, 0]] };
   assert.deepEqual(problems(three), ["Axis labels: segment 1 still needs an axis.", "Curve: the points do not define a curve yet."]);
   assert.deepEqual(problems(three, true), ["Axis labels: segment 1 still needs an axis."]);
   assert.deepEqual(problems({ ...three, segment_axes: ["main"] }, false, "Points 1 and 3 are both peaks."), ["Curve: Points 1 and 3 are both peaks."]);

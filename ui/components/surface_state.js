@@ -336,6 +336,7 @@ function replaySurfaceEvents(content, step, pending, rules) {
 function unflaggedSubmitProblems(content, rules, curve) {
   /** @type {string[]} */
   const out = [];
+  /** @type {number[]} */
   const missing = [];
   content.segment_axes.forEach((a, i) => { if (!a) missing.push(i + 1); });
   if (missing.length === 1) out.push(`Axis labels: segment ${missing[0]} still needs an axis.`);
