@@ -376,6 +376,11 @@ function createInstance(parentElement) {
   };
   /** @type {(name: string | null) => SurfaceAxis | null} */
   const axisOf = (name) => cfg().axes.find((a) => a.name === name) || null;
+  /** @returns {string} the keys that choose an axis, as "1–8" (the view's digits) */
+  const axisKeys = () => {
+    const digits = cfg().axes.map((a) => String(a.digit || ""));
+    return digits.length > 1 ? `${digits[0]}–${digits[digits.length - 1]}` : digits.join("");
+  };
   const locked = () => cfg().readOnly || inst.submittingSeq !== null;
   const rowsShown = () => cfg().single || inst.local.step === 1;
   const curvePending = () => inst.pending.some((e) => CURVE_KINDS.has(e.kind));
@@ -848,11 +853,11 @@ function createInstance(parentElement) {
     // keys typed on the page itself (body, Streamlit's main container...) are ours too; keys
     // on another control (a button, a slider elsewhere on the page) are left to it
     const pageLevel = inside || !isActivatable(t);
-    if (/^[1-8]$/.test(e.key) && rowsShown() && !c.readOnly && pageLevel) {
+    const keyAxis = c.axes.find((a) => String(a.digit) === e.key);  // the view's digit keys, 1–8
+    if (keyAxis && rowsShown() && !c.readOnly && pageLevel) {
       stop(e);
       if (e.repeat) return;
-      const axis = c.axes.find((a) => String(a.digit) === e.key) || c.axes[Number(e.key) - 1];
-      if (axis) setAxis(inst.focusSeg, axis.name);
+      setAxis(inst.focusSeg, keyAxis.name);
       return;
     }
     if ((e.key === "ArrowDown" || e.key === "ArrowUp") && rowsShown() && pageLevel && !onPoint) {
@@ -1216,7 +1221,7 @@ function createInstance(parentElement) {
       const focused = j === inst.focusSeg;
       const row = h("div", { class: "as-row" + (focused ? " focused" : "") + (content.segment_axes[j] ? " done" : ""), role: "listitem",
         "data-segment": j, tabindex: focused ? "0" : "-1",
-        "aria-label": `Segment ${j + 1}: press 1 to 8 to choose its axis` });
+        "aria-label": `Segment ${j + 1}: press ${axisKeys().replace("–", " to ")} to choose its axis` });
       row.style.setProperty("--seg-solid", colors[j]);
       const head = h("div", { class: "as-row-head" }, h("span", { class: "as-row-num", text: String(j + 1) }), h("span", { class: "as-row-text", text }));
       const opts = h("div", { class: "as-options", role: "radiogroup", "aria-label": `Axis of segment ${j + 1}` });
@@ -1458,7 +1463,7 @@ function createInstance(parentElement) {
     statusMissing.classList.toggle("ready", !c.readOnly && !c.quota && !unflagged.length);
     statusMissing.title = statusMissing.textContent;
     const keys = [];
-    if (rowsShown() && !c.readOnly) keys.push("1–8 axis", "Tab/↑↓ segment");
+    if (rowsShown() && !c.readOnly) keys.push(`${axisKeys()} axis`, "Tab/↑↓ segment");
     if (!c.single) keys.push("Alt+←/→ step");
     if (!c.readOnly) keys.push(c.confirm ? "Enter submit (then Enter to confirm)" : "Enter submit");
     statusKeys.textContent = keys.join(" · ");
