@@ -11,7 +11,10 @@
    The surface applies each edit to its local state at once (applySurfaceEvent) and, on every
    new view, starts again from what is stored (view.content, view.step) and re-applies the edits
    still on their way (replaySurfaceEvents). The rules are annotation.workbench.editing's, as
-   annotation.workbench.event_log applies them. */
+   annotation.workbench.event_log applies them; every name and limit they need comes with the
+   view (surfaceRulesOf: ui/workbench_view.surface_rules). While edits are pending, what stops
+   a plain submit is worked out here too (unflaggedSubmitProblems, protocol.submission_problems'
+   rules and words). */
 
 /**
  * A point of the validity chart: [x in base-1.1 log minutes, relative validity in 0 … 1].
