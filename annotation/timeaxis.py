@@ -40,6 +40,16 @@ MINUTES_PER_WEEK = 7 * MINUTES_PER_DAY
 MINUTES_PER_MONTH = 30 * MINUTES_PER_DAY
 MINUTES_PER_YEAR = 365.25 * MINUTES_PER_DAY
 MINUTES_PER_DECADE = 10 * MINUTES_PER_YEAR
+#: The units a duration is entered in (the workbench's "Enter durations instead"), as
+#: (name, minutes), smallest first.
+DURATION_UNITS: tuple[tuple[str, float], ...] = (
+    ("minutes", 1.0),
+    ("hours", MINUTES_PER_HOUR),
+    ("days", MINUTES_PER_DAY),
+    ("weeks", MINUTES_PER_WEEK),
+    ("months", MINUTES_PER_MONTH),
+    ("years", MINUTES_PER_YEAR),
+)
 
 #: Tick labels for the chart, as (label, minutes).
 TICKS: tuple[tuple[str, float], ...] = (

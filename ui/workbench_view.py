@@ -18,8 +18,11 @@ from typing import Any
 from annotation.workbench import editing
 from annotation.axes import AXES
 from annotation.curves import (
+    ALPHA_BOUNDS,
     MAX_POINTS,
     MIN_POINTS,
+    OMEGA_BOUNDS,
+    XI_BOUNDS,
     CurveFitError,
     curve_residuals,
     describe_curve,
@@ -28,11 +31,13 @@ from annotation.curves import (
 )
 from annotation.workbench.elicitation import curve_feedback
 from annotation.review.flag_reasons import ANNOTATOR_FLAGS
-from annotation.workbench.protocol import NO_CURVE, AnnotationContent, submission_problems
+from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
+from annotation.workbench.protocol import (NO_CURVE, NOTE_MAX_CHARS, STEPS, AnnotationContent,
+                                           submission_problems)
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.queue import WorkItem
 from annotation.services.submission import hand_tuned_misses
-from annotation.timeaxis import X_MAX, tick_positions
+from annotation.timeaxis import DURATION_UNITS, X_MAX, tick_positions
 from ui.display import curve_polyline
 
 #: Levels a notice may have (the component styles them; anything else is a programming error).
@@ -145,6 +150,30 @@ def drawn_curve(content: AnnotationContent) -> list[list[float]]:
     return [[x, y] for x, y in line] if line else []
 
 
+def surface_rules() -> dict[str, Any]:
+    """The names and limits the surface edits with, as the domain defines them: the steps, the
+    axes and flags to choose from, the chart's range and number of points, the fit's bounds on
+    the hand-tuned parameters, the units of "Enter durations instead" and the note's length.
+    Every view carries them, so the browser holds no copy (tests/browser's harness sends the
+    same)."""
+    bounds = dict(zip(PARAMETERS, (XI_BOUNDS, OMEGA_BOUNDS, ALPHA_BOUNDS)))
+    return {
+        "steps": list(STEPS),
+        "axes": [{"name": a.name, "label": a.label, "color": a.color,
+                  "key_question": a.key_question, "digit": str(i)}
+                 for i, a in enumerate(AXES, start=1)],
+        "flags": [{"code": f.code, "label": f.label, "needs_note": f.needs_note}
+                  for f in ANNOTATOR_FLAGS],
+        "x_max": X_MAX,
+        "max_points": MAX_POINTS,
+        "min_points": MIN_POINTS,
+        "parameters": [{"name": name, "symbol": PARAMETER_SYMBOLS[name],
+                        "min": bounds[name][0], "max": bounds[name][1]} for name in PARAMETERS],
+        "time_units": [{"name": name, "minutes": minutes} for name, minutes in DURATION_UNITS],
+        "note_max_chars": NOTE_MAX_CHARS,
+    }
+
+
 def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
     """The surface's ``view`` for ``item`` as stored (JSON-able; see CONTRACT.md)."""
     content = item.content
@@ -168,16 +197,9 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "tokens": token_texts(item.parent_text),
         "spaces": spaces_after(item.parent_text),
         "content": content.to_json(),
-        "axes": [{"name": a.name, "label": a.label, "color": a.color,
-                  "key_question": a.key_question, "digit": str(i)}
-                 for i, a in enumerate(AXES, start=1)],
-        "flags": [{"code": f.code, "label": f.label, "needs_note": f.needs_note}
-                  for f in ANNOTATOR_FLAGS],
+        **surface_rules(),
         "curve": drawn_curve(content),
         "ticks": [[x, label] for x, label in tick_positions()],
-        "x_max": X_MAX,
-        "max_points": MAX_POINTS,
-        "min_points": MIN_POINTS,
         "fit": fit,
         # a hand-tuned curve that misses the points: Enter asks to confirm before it submits
         "hand_tuned_misses": None if read_only else hand_tuned_misses(content),

@@ -33,22 +33,20 @@ import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 
 from annotation.workbench import editing  # noqa: E402
-from annotation.axes import AXES, is_axis_name  # noqa: E402
+from annotation.axes import is_axis_name  # noqa: E402
 from annotation.curves import (  # noqa: E402
-    MAX_POINTS,
-    MIN_POINTS,
     CurveFitError,
     describe_curve,
     half_validity_range,
     proportional_curve,
 )
-from annotation.review.flag_reasons import ANNOTATOR_FLAGS  # noqa: E402
 from annotation.workbench.protocol import AnnotationContent, submission_problems  # noqa: E402
 from annotation.services.submission import hand_tuned_misses  # noqa: E402
 from annotation.segmentation import spaces_after, token_texts  # noqa: E402
-from annotation.timeaxis import X_MAX, humanize_x, minutes_to_x, tick_positions  # noqa: E402
+from annotation.timeaxis import humanize_x, minutes_to_x, tick_positions  # noqa: E402
 from ui.components.annotation_surface import annotation_surface  # noqa: E402
 from ui.display import curve_polyline  # noqa: E402
+from ui.workbench_view import surface_rules  # noqa: E402
 
 st.set_page_config(page_title="Surface harness", layout="wide")
 
@@ -269,14 +267,9 @@ def build_view(ss: Server) -> dict:
         "spaces": SPACES,
         "content": content.to_json(),
         "hand_tuned_misses": None if READ_ONLY else hand_tuned_misses(content),
-        "axes": [{"name": a.name, "label": a.label, "color": a.color, "key_question": a.key_question,
-                  "digit": str(i + 1)} for i, a in enumerate(AXES)],
-        "flags": [{"code": f.code, "label": f.label, "needs_note": f.needs_note} for f in ANNOTATOR_FLAGS],
+        **surface_rules(),  # the steps, axes, flags, limits and units, as the workbench sends them
         "curve": [[float(x), float(y)] for x, y in curve if math.isfinite(x) and math.isfinite(y)],
         "ticks": [[float(x), label] for x, label in tick_positions()],
-        "x_max": X_MAX,
-        "max_points": MAX_POINTS,
-        "min_points": MIN_POINTS,
         "fit": {
             "message": ss.fit_message,
             "summary": summary,

@@ -5,14 +5,33 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const { loadSource } = require("./load_source.js");
 
-const { enqueueEdit, isPointMove } = loadSource("edit_queue.js", ["enqueueEdit", "isPointMove"]);
+/**
+ * @typedef {object} EditQueueApi
+ * @property {typeof globalThis.enqueueEdit} enqueueEdit
+ * @property {typeof globalThis.isPointMove} isPointMove
+ */
+const { enqueueEdit, isPointMove } = /** @type {EditQueueApi} */ (loadSource("edit_queue.js", ["enqueueEdit", "isPointMove"]));
 
+/**
+ * A move of point `index` to (x, y), numbered `seq` (standing for first … seq when `first` is given).
+ * @param {number} seq
+ * @param {number} index
+ * @param {number} x
+ * @param {number} y
+ * @param {number} [first]
+ * @returns {QueuedEdit}
+ */
 const move = (seq, index, x, y, first) => (first === undefined
   ? { kind: "point", action: "move", index, x, y, seq }
   : { kind: "point", action: "move", index, x, y, seq, first });
 
-/** Push `edits` one by one (numbered from `start`), as the surface does; acked stays `acked`. */
+/**
+ * Push `edits` one by one (numbered from `start`), as the surface does; acked stays `acked`.
+ * @param {{ kind: string, [field: string]: unknown }[]} edits
+ * @returns {QueuedEdit[]}
+ */
 function pushAll(edits, start = 1, acked = 0) {
+  /** @type {QueuedEdit[]} */
   let queue = [];
   edits.forEach((e, i) => { queue = enqueueEdit(queue, { ...e, seq: start + i }, acked); });
   return queue;
@@ -129,6 +148,7 @@ test("the folded queue covers every number: ranges abut, none overlaps (what the
     () => ({ kind: "point", action: "add", x: 10, y: 0.5 }),
     () => ({ kind: "boundary", gap: 3 }),
   ];
+  /** @type {QueuedEdit[]} */
   let queue = [];
   for (let seq = 1; seq <= 400; seq++) {
     queue = enqueueEdit(queue, { ...kinds[Math.floor(random() * kinds.length)](), seq }, 0);

@@ -11,13 +11,17 @@ const path = require("node:path");
 const COMPONENTS = path.resolve(__dirname, "..", "..", "ui", "components");
 
 /**
- * The declarations `names` of ui/components/`file`.
- * @param {string} file
+ * The declarations `names` of ui/components/`file` — or of several files joined in the order
+ * given, as sources.py joins them (surface_state.js uses curve_points.js's point rules).
+ * The caller states the declarations' types with a JSDoc cast (`typeof globalThis.name`: the
+ * type checker sees the plain files as global declarations).
+ * @param {string | string[]} file
  * @param {string[]} names
- * @returns {Record<string, any>}
+ * @returns {unknown}
  */
 function loadSource(file, names) {
-  const source = fs.readFileSync(path.join(COMPONENTS, file), "utf8");
+  const files = Array.isArray(file) ? file : [file];
+  const source = files.map((f) => fs.readFileSync(path.join(COMPONENTS, f), "utf8")).join("\n");
   // eslint-disable-next-line no-new-func
   return new Function(`"use strict";\n${source}\nreturn { ${names.join(", ")} };`)();
 }

@@ -5,11 +5,18 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const { loadSource } = require("./load_source.js");
 
-const { assignTints } = loadSource("segment_tints.js", ["assignTints"]);
+const { assignTints } = /** @type {{ assignTints: typeof globalThis.assignTints }} */ (
+  loadSource("segment_tints.js", ["assignTints"]));
 const N = 2500;
 
-/** Apply `assignTints` to each segmentation in turn, as the surface's renders do. */
+/**
+ * Apply `assignTints` to each segmentation in turn, as the surface's renders do.
+ * @param {number[][]} segmentations
+ * @param {(j: number, starts: number[]) => boolean} [labelled]
+ * @returns {number[][]}
+ */
 function walk(segmentations, labelled = () => false) {
+  /** @type {Map<number, number>} */
   let kept = new Map();
   return segmentations.map((starts) => {
     const out = assignTints(kept, starts, starts.map((_, j) => labelled(j, starts)), N);
@@ -17,6 +24,7 @@ function walk(segmentations, labelled = () => false) {
     return out.tints;
   });
 }
+/** @type {(tints: number[]) => boolean} */
 const neighboursDiffer = (tints) => tints.every((t, j) => j === 0 || t === -1 || tints[j - 1] === -1 || t !== tints[j - 1]);
 
 test("a fresh text alternates from the first tint", () => {
@@ -50,6 +58,7 @@ test("neighbours always differ through many random edits, and labelled segments 
   let seed = 7;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   let starts = [0];
+  /** @type {number[][]} */
   const steps = [];
   for (let k = 0; k < 300; k++) {
     const gap = 1 + Math.floor(rnd() * (N - 1));
@@ -58,6 +67,7 @@ test("neighbours always differ through many random edits, and labelled segments 
     starts = [...set].sort((a, b) => a - b);
     steps.push(starts);
   }
+  /** @type {(j: number, s: number[]) => boolean} */
   const labelled = (j, s) => s[j] % 7 === 0;
   walk(steps, labelled).forEach((tints, k) => {
     assert.ok(neighboursDiffer(tints), `step ${k}`);

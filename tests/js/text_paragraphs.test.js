@@ -5,18 +5,32 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const { loadSource } = require("./load_source.js");
 
-const { paragraphStarts, PARA_LONG, PARA_MIN, PARA_MAX } = loadSource("text_paragraphs.js",
-  ["paragraphStarts", "PARA_LONG", "PARA_MIN", "PARA_MAX"]);
+/**
+ * @typedef {object} ParagraphsApi
+ * @property {typeof globalThis.paragraphStarts} paragraphStarts
+ * @property {number} PARA_LONG
+ * @property {number} PARA_MIN
+ * @property {number} PARA_MAX
+ */
+const { paragraphStarts, PARA_LONG, PARA_MIN, PARA_MAX } = /** @type {ParagraphsApi} */ (loadSource("text_paragraphs.js",
+  ["paragraphStarts", "PARA_LONG", "PARA_MIN", "PARA_MAX"]));
 
-/** Tokens and spaces of `text` split as the tokenizer does: words, and punctuation on its own. */
+/**
+ * Tokens and spaces of `text` split as the tokenizer does: words, and punctuation on its own.
+ * @param {string} text
+ */
 function tokenize(text) {
-  const tokens = [], spaces = [];
+  /** @type {string[]} */
+  const tokens = [];
+  /** @type {boolean[]} */
+  const spaces = [];
   for (const m of text.matchAll(/(\w+|[^\w\s]+)(\s*)/gu)) {
     tokens.push(m[1]);
     spaces.push(m[2].length > 0);
   }
   return { tokens, spaces };
 }
+/** @type {(k: number, words: number) => string} */
 const sentences = (k, words) => Array.from({ length: k }, (_, s) =>
   Array.from({ length: words }, (_, w) => `w${s}x${w}`).join(" ") + ".").join(" ");
 

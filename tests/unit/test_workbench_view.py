@@ -140,3 +140,23 @@ def test_two_peaks_read_the_same_in_the_panel_and_in_what_stops_a_submit():
     v = build_view(_item(content), SessionFacts(client="c"))
     assert v["problems"] == ["Curve: the points do not define a curve yet."]
     assert v["fit"]["message"] == "The points do not define a curve yet."
+
+
+def test_the_view_carries_the_names_and_limits_the_surface_edits_with():
+    # the browser keeps no copy of them: the fit's bounds, the units, the note's length...
+    from annotation.curves import ALPHA_BOUNDS, MAX_POINTS, OMEGA_BOUNDS, XI_BOUNDS
+    from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
+    from annotation.timeaxis import MINUTES_PER_YEAR, X_MAX
+    from annotation.workbench.protocol import NOTE_MAX_CHARS, STEPS
+
+    v = build_view(_item(), SessionFacts(client="c0ffee"))
+    assert v["steps"] == list(STEPS) and v["x_max"] == X_MAX and v["max_points"] == MAX_POINTS
+    assert [f["code"] for f in v["flags"]] == list(ANNOTATOR_FLAG_CODES)
+    assert v["parameters"] == [
+        {"name": "xi", "symbol": "ξ", "min": XI_BOUNDS[0], "max": XI_BOUNDS[1]},
+        {"name": "omega", "symbol": "ω", "min": OMEGA_BOUNDS[0], "max": OMEGA_BOUNDS[1]},
+        {"name": "alpha", "symbol": "α", "min": ALPHA_BOUNDS[0], "max": ALPHA_BOUNDS[1]}]
+    units = {u["name"]: u["minutes"] for u in v["time_units"]}
+    assert list(units) == ["minutes", "hours", "days", "weeks", "months", "years"]
+    assert units["years"] == MINUTES_PER_YEAR and units["days"] == 1440
+    assert v["note_max_chars"] == NOTE_MAX_CHARS

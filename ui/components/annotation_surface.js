@@ -1,49 +1,162 @@
-/* The annotation surface (see annotation_surface.py for the protocol and the view).
+// @ts-check
+/* The annotation surface (see annotation_surface.py for the protocol and the view, CONTRACT.md
+ * for what crosses the boundary).
  *
  * One mounted instance per parentElement (kept in a WeakMap): Streamlit calls the default
  * export again with new data after every run, and the instance must survive that with its
- * queue of not-yet-acknowledged events. All user text is set with textContent. */
+ * queue of not-yet-acknowledged events. All user text is set with textContent.
+ *
+ * Put in front of this module at import (ui/components/sources.py): instance_cleanup.js,
+ * curve_points.js (the chart's point rules and drawing steps), text_gaps.js (keys between
+ * gaps), edit_queue.js (how an edit joins the queue), surface_state.js (what an edit changes:
+ * the view's and content's types are there too), segment_tints.js and text_paragraphs.js. */
 
-const INSTANCES = new WeakMap();
+// ------------------------------------------------------------------ delivery: constants
+// (the queue's send / acknowledge / re-send code is the section "delivery" in createInstance)
+
 // The instance last showing each sample/client ("annotation|client"): when Streamlit mounts
 // the surface anew (a new parentElement) for the same sample and client, the new instance takes
 // over its queue and numbering. Starting again from view.acked would lose the events still
 // pending and, when the view was older than the server, reuse sequence numbers the server
 // already applied (it would then skip the new edits as re-sends).
+/** @type {Map<string, SurfaceInstance>} */
 const BY_CLIENT = new Map();
 const BY_CLIENT_MAX = 32;
-const SVG = "http://www.w3.org/2000/svg";
-const STEP_NAMES = ["Segmentation", "Axis labels", "Validity curve"];
 const RESEND_MS = 1000;         // re-send the queue after this long without an acknowledgement,
 const RESEND_MAX_MS = 4000;     // doubling up to this: every send restarts the script run, so a
                                 // fixed 1 s would never let a run slower than 1 s (a loaded
                                 // server) finish and acknowledge anything
 const STALL_MS = 5000;          // no acknowledgement for this long: say so
+
+// ------------------------------------------------------------------ drawing: constants
+
+/** @type {WeakMap<HTMLElement | ShadowRoot, SurfaceInstance>} */
+const INSTANCES = new WeakMap();
+const SVG = "http://www.w3.org/2000/svg";
+const STEP_COUNT = 3;            // the surface's three sections: text, segment rows, chart
 const MARGIN = { left: 50, right: 14, top: 12, bottom: 46 };
 const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 const CURVE_KINDS = new Set(["point", "params", "refit", "place"]);
-const UNITS = [["minutes", 1], ["hours", 60], ["days", 1440], ["weeks", 10080],
-  ["months", 43200], ["years", 525960]];
-const PARAM_LIMITS = { xi: [-100, 300], omega: [0.5, 200], alpha: [-20, 20] };
+// the steps' names, the limits, the units and the note's length come with the view
+// (ui/workbench_view.surface_rules): surfaceRulesOf in surface_state.js reads them
 // segments without an axis: three axis-free tints, so that a split or a join can keep every
 // other segment's tint and still give neighbours different ones (segmentColors)
 const NEUTRAL = ["#7c8799", "#c2a36e", "#6f6459"];
 let clipCounter = 0;
 let MOUNTS = 0;  // instances created on this page (data-mount: a remount shows as a new number)
 
+// ------------------------------------------------------------------ types
+
+/**
+ * What Streamlit (custom components v2) hands the default export on every run.
+ * @typedef {object} ComponentArgs
+ * @property {HTMLElement | ShadowRoot} parentElement where the component draws (a shadow root: isolate_styles)
+ * @property {unknown} data the view
+ * @property {(name: string, value: unknown) => void} setTriggerValue sends a trigger value to Python
+ */
+
+/**
+ * An edit the surface makes (CONTRACT.md, "Event kinds"); `push` numbers it.
+ * @typedef {{ kind: "boundary", gap: number } | { kind: "reset_segments" }
+ *   | { kind: "axis", segment: number, axis: string | null }
+ *   | { kind: "point", action: "add", x: number, y: number }
+ *   | { kind: "point", action: "move", index: number, x: number, y: number }
+ *   | { kind: "point", action: "remove", index: number }
+ *   | { kind: "params", [parameter: string]: number | string }
+ *   | { kind: "refit" } | { kind: "place", peak_minutes: number, half_gone_minutes: number }
+ *   | { kind: "step", step: number } | { kind: "flag", flags: string[], note: string }
+ *   | { kind: "submit", flagged: boolean, accept_misses?: boolean }} SurfaceEdit
+ */
+
+/**
+ * What the surface reads of the view, once per view (cfg): the rules (surface_state.js) and
+ * the rest of what it draws with.
+ * @typedef {SurfaceRules & { tokens: string[], spaces: boolean[], axes: SurfaceAxis[],
+ *   flags: SurfaceFlagReason[], single: boolean, readOnly: boolean, conflict: boolean,
+ *   confirm: boolean, quota: boolean }} SurfaceConfig
+ */
+
+/**
+ * A message of the surface's own on the message line: "missing" (what a submit still needs,
+ * refreshed after every edit), "input" (a value typed in a panel), "quota".
+ * @typedef {{ kind: "missing" | "input" | "quota", level: SurfaceNotice["level"], text: string }} LocalMessage
+ */
+
+/**
+ * A point being dragged: which, by which pointer, from where, and where it is now.
+ * @typedef {{ index: number, pointerId: number, x0: number, y0: number, moved: boolean,
+ *   circle: SVGElement, pos: [number, number] | null }} PointDrag
+ */
+
+/**
+ * One mounted surface.
+ * @typedef {object} SurfaceInstance
+ * @property {SurfaceView | null} view the view drawn (null before the first)
+ * @property {string | null} id "annotation_id|client" of the sample it speaks for
+ * @property {((name: string, value: unknown) => void) | null} send Streamlit's setTriggerValue
+ * @property {number} generation calls of the default export so far (instance_cleanup.js)
+ * @property {number} mount this instance's number on the page (data-mount)
+ * @property {number} acked delivery: the last seq the server acknowledged
+ * @property {number} nextSeq delivery: the number of the next edit
+ * @property {QueuedEdit[]} pending delivery: the edits not yet acknowledged, oldest first
+ * @property {number} baseVersion delivery: the stored version the edits build on
+ * @property {ReturnType<typeof setTimeout> | null} resendTimer delivery
+ * @property {number} resendDelay delivery: the wait before the next re-send (doubles)
+ * @property {number} lastProgress delivery: when the server last acknowledged something (ms)
+ * @property {SurfaceLocal} local what is drawn: the view's content with the pending edits
+ * @property {number} focusSeg the segment the keys 1–8 label
+ * @property {boolean} flagOpen
+ * @property {{ flagged: boolean, misses: string | null } | null} confirm the open confirmation
+ * @property {number | null} submittingSeq the seq of a submit on its way
+ * @property {boolean} tuneOpen
+ * @property {boolean} [tuneFilled] the parameter inputs show the current values
+ * @property {boolean} placeOpen
+ * @property {LocalMessage | null} message
+ * @property {Set<string>} dismissed the notices closed ("version|level|text")
+ * @property {number} chartWidth
+ * @property {PointDrag | null} drag
+ * @property {boolean} needsChart a render came during a drag: draw the chart after it
+ * @property {number | null} focusPoint the point to keep focused across redraws
+ * @property {ChartGeometry | null} geom
+ * @property {boolean} [fresh] a new sample was received: focus its first row once drawn
+ * @property {() => void} render
+ * @property {(view: SurfaceView) => void} receive
+ * @property {() => void} afterReceive
+ * @property {(fn: (name: string, value: unknown) => void) => void} setSend
+ * @property {HTMLElement} root
+ * @property {() => void} destroy
+ */
+
 // ------------------------------------------------------------------ small helpers
 
+/**
+ * A new HTML element with attributes (`class`, `text` for its textContent; null, undefined
+ * and false are left out, true is an empty attribute) and children.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown> | null} [attrs]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function h(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v;
+    if (k === "class") node.className = String(v);
     else if (k === "text") node.textContent = String(v);
     else node.setAttribute(k, v === true ? "" : String(v));
   }
   for (const c of children) if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
   return node;
 }
+/**
+ * A new SVG element with attributes, appended to `parent` when given.
+ * @template {keyof SVGElementTagNameMap} K
+ * @param {K} name
+ * @param {Record<string, unknown> | null} [attrs]
+ * @param {Element} [parent]
+ * @returns {SVGElementTagNameMap[K]}
+ */
 function s(name, attrs, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
@@ -51,17 +164,25 @@ function s(name, attrs, parent) {
   return node;
 }
 // finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
-const int = (v, d) => (Number.isInteger(v) ? v : d);
+/** @type {(v: unknown, d: number) => number} */
+const int = (v, d) => wholeOr(v, d);
+/** @type {(n: number, one: string, many: string) => string} */
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-function listWords(items) {
-  if (items.length <= 1) return items.join("");
-  return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
-}
+/**
+ * `c` when it is a #hex colour, else `fallback` (a colour is set in a style: never free text).
+ * @param {unknown} c
+ * @param {string} fallback
+ */
 function safeColor(c, fallback) {
   const v = String(c || "").trim();
   return /^#[0-9a-fA-F]{3,8}$/.test(v) ? v : fallback;
 }
-function isTextField(t) {
+/**
+ * Whether `t` takes typed text (a key typed there is not a shortcut).
+ * @param {EventTarget | null} target
+ */
+function isTextField(target) {
+  const t = /** @type {Partial<HTMLInputElement> | null} */ (target);
   if (!t || !t.tagName) return false;
   const tag = t.tagName.toUpperCase();
   if (tag === "TEXTAREA" || tag === "SELECT" || t.isContentEditable) return true;
@@ -69,7 +190,22 @@ function isTextField(t) {
   const type = String(t.type || "text").toLowerCase();
   return !["button", "checkbox", "radio", "submit", "reset", "range", "color", "file", "image"].includes(type);
 }
-function isActivatable(t) {
+/**
+ * The element matching `selector` that `target` (an event's) is in or is, else null.
+ * @param {EventTarget | null} target
+ * @param {string} selector
+ * @returns {HTMLElement | null}
+ */
+function closestFrom(target, selector) {
+  const el = /** @type {Partial<Element> | null} */ (target);
+  return el && el.closest ? /** @type {HTMLElement | null} */ (el.closest(selector)) : null;
+}
+/**
+ * Whether `t` is a control a key activates (Enter on it is its own, not a submit).
+ * @param {EventTarget | null} target
+ */
+function isActivatable(target) {
+  const t = /** @type {Partial<Element> | null} */ (target);
   if (!t || !t.tagName) return false;
   const tag = t.tagName.toUpperCase();
   if (["BUTTON", "A", "SUMMARY", "INPUT"].includes(tag)) return true;
@@ -79,77 +215,33 @@ function isActivatable(t) {
 }
 
 // ------------------------------------------------------------------ the local model
-// The same rules as annotation.workbench.editing / annotation.workbench.curve_points (drawn before the server answers).
-
-function readContent(raw) {
-  const c = raw && typeof raw === "object" ? raw : {};
-  const boundaries = Array.isArray(c.boundaries) && c.boundaries.length ? c.boundaries.map(Number) : [0];
-  let axes = Array.isArray(c.segment_axes) ? c.segment_axes.map((a) => (a ? String(a) : null)) : [];
-  while (axes.length < boundaries.length) axes.push(null);
-  axes = axes.slice(0, boundaries.length);
-  const points = Array.isArray(c.points)
-    ? c.points.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])).map((p) => [p[0], p[1]]) : [];
-  const num = (v) => (finite(v) ? v : null);
-  return {
-    boundaries, segment_axes: axes, points,
-    xi: num(c.xi), omega: num(c.omega), alpha: num(c.alpha), rmse: num(c.rmse),
-    params_source: c.params_source === "manual" ? "manual" : "fit",
-    flags: Array.isArray(c.flags) ? c.flags.map(String) : [],
-    note: typeof c.note === "string" ? c.note : "",
-  };
-}
-function segmentOf(starts, token) {
-  let j = 0;
-  for (let k = 0; k < starts.length; k++) if (starts[k] <= token) j = k;
-  return j;
-}
-function toggleBoundary(c, n, gap) {
-  if (!Number.isInteger(gap) || gap < 1 || gap >= n) return c;
-  const set = new Set(c.boundaries);
-  if (set.has(gap)) set.delete(gap); else set.add(gap);
-  const starts = [...set].sort((a, b) => a - b);
-  const axes = starts.map((st) => c.segment_axes[segmentOf(c.boundaries, st)] ?? null);
-  return { ...c, boundaries: starts, segment_axes: axes };
-}
-function applyEvent(state, ev, cfg) {
-  const c = state.content;
-  switch (ev.kind) {
-    case "boundary": return { ...state, content: toggleBoundary(c, cfg.n, ev.gap) };
-    case "reset_segments": return { ...state, content: { ...c, boundaries: [0], segment_axes: [null] } };
-    case "axis": {
-      if (!Number.isInteger(ev.segment) || ev.segment < 0 || ev.segment >= c.segment_axes.length) return state;
-      const axes = c.segment_axes.slice();
-      axes[ev.segment] = ev.axis || null;
-      return { ...state, content: { ...c, segment_axes: axes } };
-    }
-    case "point": return { ...state, content: { ...c, points: applyPointAction(c.points, ev, cfg.xMax, cfg.maxPoints) } };
-    case "params": return { ...state, content: { ...c, xi: ev.xi, omega: ev.omega, alpha: ev.alpha, params_source: "manual" } };
-    case "refit": return { ...state, content: { ...c, params_source: "fit" } };
-    case "step": return { ...state, step: clamp(int(ev.step, state.step), 0, 2) };
-    case "flag": return { ...state, content: { ...c, flags: (ev.flags || []).slice(), note: String(ev.note || "").trim() } };
-    default: return state;  // place: the server places the points; submit: nothing to draw
-  }
-}
+// readSurfaceContent, applySurfaceEvent, replaySurfaceEvents, unflaggedSubmitProblems:
+// surface_state.js (the rules of annotation.workbench.editing, applied before the server answers)
 
 // ------------------------------------------------------------------ the instance
 
+/**
+ * A new surface drawn into `parentElement` (render, receive and the rest are set at the end).
+ * @param {HTMLElement | ShadowRoot} parentElement
+ * @returns {SurfaceInstance}
+ */
 function createInstance(parentElement) {
-  const inst = {
+  const inst = /** @type {SurfaceInstance} */ ({
     view: null, id: null, send: null, generation: 0, mount: ++MOUNTS,
     acked: 0, nextSeq: 1, pending: [], baseVersion: 0,
     resendTimer: null, resendDelay: RESEND_MS, lastProgress: Date.now(),
-    local: { content: readContent({}), step: 0 },
+    local: { content: readSurfaceContent({}), step: 0 },
     focusSeg: 0, flagOpen: false, confirm: null, submittingSeq: null,
     tuneOpen: false, placeOpen: false, message: null, dismissed: new Set(),
     chartWidth: 0, drag: null, needsChart: false, focusPoint: null, geom: null,
-  };
+  });
 
   // ---------- skeleton (persistent elements; sections are redrawn inside them)
   const root = h("div", { class: "as-root", "data-testid": "surface", tabindex: "-1" });
   const stepbar = h("div", { class: "as-stepbar", role: "tablist", "aria-label": "Steps" });
-  const stepButtons = STEP_NAMES.map((name, i) => {
+  const stepButtons = Array.from({ length: STEP_COUNT }, (_, i) => {
     const b = h("button", { type: "button", class: "as-step", role: "tab", "data-step-tab": i },
-      h("span", { class: "as-step-num", text: String(i + 1) }), h("span", { class: "as-step-name", text: name }),
+      h("span", { class: "as-step-num", text: String(i + 1) }), h("span", { class: "as-step-name" }),
       h("span", { class: "as-step-check", "aria-hidden": "true" }));
     b.addEventListener("click", () => goStep(i));
     stepbar.appendChild(b);
@@ -194,29 +286,19 @@ function createInstance(parentElement) {
   const sideInfo = h("div", { class: "as-sideinfo" });
   // fine-tune parameters
   const tuneToggle = h("button", { type: "button", class: "as-link", "data-command": "tune", "aria-expanded": "false", text: "Fine-tune parameters" });
-  const tuneInputs = {};
+  /** @type {Map<string, HTMLInputElement>} */
+  const tuneInputs = new Map();  // parameter name -> its input, drawn from the view's parameters
   const tuneRow = h("div", { class: "as-tune-row" });
-  for (const [name, label] of [["xi", "ξ"], ["omega", "ω"], ["alpha", "α"]]) {
-    const input = h("input", { type: "number", step: "0.5", name: `param-${name}`, "aria-label": label,
-      min: PARAM_LIMITS[name][0], max: PARAM_LIMITS[name][1] });
-    tuneInputs[name] = input;
-    tuneRow.appendChild(h("label", { class: "as-field" }, h("span", { text: label }), input));
-  }
   const tuneApply = h("button", { type: "button", class: "as-btn as-small", "data-command": "params", text: "Apply" });
   const tuneRefit = h("button", { type: "button", class: "as-btn as-small", "data-command": "refit", text: "Back to the fitted curve" });
   const tunePanel = h("div", { class: "as-panel", hidden: true }, tuneRow, h("div", { class: "as-panel-actions" }, tuneApply, tuneRefit));
   // durations
   const placeToggle = h("button", { type: "button", class: "as-link", "data-command": "durations", "aria-expanded": "false", text: "Enter durations instead" });
-  const unitSelect = (name) => {
-    const sel = h("select", { name, "aria-label": "unit" });
-    for (const [u] of UNITS) sel.appendChild(h("option", { value: u, text: u }));
-    return sel;
-  };
+  // the units' options are drawn from the view's time_units (renderRuleControls)
   const peakN = h("input", { type: "number", min: "0", step: "any", name: "peak-n", "aria-label": "peak after" });
-  const peakU = unitSelect("peak-unit");
+  const peakU = h("select", { name: "peak-unit", "aria-label": "unit" });
   const halfN = h("input", { type: "number", min: "0", step: "any", name: "half-n", "aria-label": "half gone by" });
-  const halfU = unitSelect("half-unit");
-  peakU.value = "days"; halfU.value = "weeks";
+  const halfU = h("select", { name: "half-unit", "aria-label": "unit" });
   const placeBtn = h("button", { type: "button", class: "as-btn as-small", "data-command": "place", text: "Place the points" });
   const placePanel = h("div", { class: "as-panel", hidden: true },
     h("label", { class: "as-dur" }, h("span", { text: "Peak ≈" }), peakN, peakU),
@@ -231,7 +313,7 @@ function createInstance(parentElement) {
   // flag panel and confirm (in-component, not Streamlit popovers)
   const flagPanel = h("div", { class: "as-flag", "data-testid": "surface-flag-panel", hidden: true, role: "dialog", "aria-label": "Flag this sample" });
   const flagReasons = h("div", { class: "as-flag-reasons", role: "radiogroup" });
-  const flagNote = h("textarea", { rows: "2", maxlength: "2000", name: "flag-note", placeholder: "Note for the lead" });
+  const flagNote = h("textarea", { rows: "2", name: "flag-note", placeholder: "Note for the lead" });  // maxlength: the view's
   const flagError = h("div", { class: "as-flag-error", role: "alert" });
   const flagSubmit = h("button", { type: "button", class: "as-btn as-primary", "data-command": "flag-submit", text: "Submit as flagged" });
   const flagCancel = h("button", { type: "button", class: "as-btn", "data-command": "flag-cancel", text: "Cancel" });
@@ -247,6 +329,7 @@ function createInstance(parentElement) {
     confirmTitle, confirmBody, h("div", { class: "as-panel-actions" }, confirmOk, confirmCancel));
 
   // footer
+  /** @type {(name: string, label: string, cls?: string) => HTMLButtonElement} */
   const cmd = (name, label, cls) => h("button", { type: "button", class: "as-btn " + (cls || ""), "data-command": name, text: label });
   const backBtn = cmd("back", "← Back"), nextBtn = cmd("next", "Next →");
   const flagBtn = cmd("flag", "⚑ Flag"), submitBtn = cmd("submit", "Submit", "as-primary");
@@ -263,18 +346,25 @@ function createInstance(parentElement) {
   parentElement.appendChild(root);
 
   // ---------- configuration from the view
+  /** @returns {Partial<SurfaceView>} the view, or nothing before the first one */
+  const viewOrEmpty = () => inst.view || {};
+  /** @returns {Element | null} the focused element of the surface's document or shadow root */
+  const activeElement = () => /** @type {Document | ShadowRoot} */ (root.getRootNode()).activeElement;
   // read once per view (a render asks many times; a 2,500-token text made each ask copy it)
-  let cfgOf = null, cfgMemo = null;
+  /** @type {SurfaceView | null} */
+  let cfgOf = null;
+  /** @type {SurfaceConfig | null} */
+  let cfgMemo = null;
+  /** @returns {SurfaceConfig} */
   const cfg = () => {
     if (cfgMemo && cfgOf === inst.view) return cfgMemo;
     cfgOf = inst.view;
-    const v = inst.view || {};
+    const v = viewOrEmpty();
     const tokens = Array.isArray(v.tokens) ? v.tokens.map(String) : [];
     return cfgMemo = {
-      tokens, n: tokens.length,
+      ...surfaceRulesOf(v),  // n, xMax, min/maxPoints, steps, axis names, flag codes, parameters, units
+      tokens,
       spaces: Array.isArray(v.spaces) ? v.spaces : [],
-      xMax: finite(v.x_max) && v.x_max > 0 ? v.x_max : 200,
-      maxPoints: int(v.max_points, 5), minPoints: int(v.min_points, 3),
       axes: Array.isArray(v.axes) ? v.axes.filter((a) => a && typeof a.name === "string") : [],
       flags: Array.isArray(v.flags) ? v.flags.filter((f) => f && typeof f.code === "string") : [],
       single: v.layout === "single",
@@ -284,28 +374,41 @@ function createInstance(parentElement) {
       quota: !!v.quota_reached,
     };
   };
+  /** @type {(name: string | null) => SurfaceAxis | null} */
   const axisOf = (name) => cfg().axes.find((a) => a.name === name) || null;
+  /** @returns {string} the keys that choose an axis, as "1–8" (the view's digits) */
+  const axisKeys = () => {
+    const digits = cfg().axes.map((a) => String(a.digit || ""));
+    return digits.length > 1 ? `${digits[0]}–${digits[digits.length - 1]}` : digits.join("");
+  };
   const locked = () => cfg().readOnly || inst.submittingSeq !== null;
   const rowsShown = () => cfg().single || inst.local.step === 1;
   const curvePending = () => inst.pending.some((e) => CURVE_KINDS.has(e.kind));
   const placing = () => inst.pending.some((e) => e.kind === "place");
 
-  // ---------- the event log
+  // ---------- the local state: the view's content with the pending edits (surface_state.js)
   function recompute() {
-    const v = inst.view || {};
-    const c = cfg();
-    let state = { content: readContent(v.content), step: clamp(int(v.step, 0), 0, 2) };
-    for (const ev of inst.pending) state = applyEvent(state, ev, c);
+    const v = viewOrEmpty();
+    const state = replaySurfaceEvents(v.content, v.step, inst.pending, cfg());
     inst.local = state;
     const nseg = state.content.boundaries.length;
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(nseg - 1, 0));
   }
+
+  // ====================================================================== delivery
+  // The queue of unacknowledged edits and its protocol (CONTRACT.md, "A batch"): numbering
+  // (inst.nextSeq), folding (edit_queue.js), sending the whole queue after every edit, re-sending
+  // it with a growing delay until a view acknowledges it (inst.acked), carrying it over to a new
+  // mount of the same sample and client (BY_CLIENT), skipping a view from a superseded run. The
+  // rest of the surface calls push(edit) and receive(view) and reads inst.pending, inst.acked
+  // and inst.lastProgress; destroy() stops the timer. A shared delivery module can take this
+  // section's place.
   function sendQueue() {
     if (inst.resendTimer) clearTimeout(inst.resendTimer);
     inst.resendTimer = null;
     if (!inst.pending.length) return;
     if (inst.send) {
-      inst.send("events", { client: String((inst.view || {}).client || ""), base_version: inst.baseVersion,
+      inst.send("events", { client: String(viewOrEmpty().client || ""), base_version: inst.baseVersion,
         events: inst.pending.map((e) => ({ ...e })) });
     }
     scheduleResend();
@@ -319,20 +422,31 @@ function createInstance(parentElement) {
       renderStatus();
     }, inst.resendDelay);
   }
-  function push(ev) {
+  /**
+   * Number `edit`, queue it, draw it and send the queue; false (nothing done) while the surface
+   * is locked (read-only, a submit on its way) or has no view.
+   * @param {SurfaceEdit} edit
+   * @returns {boolean}
+   */
+  function push(edit) {
     if (!inst.view || locked()) return false;
-    ev.seq = inst.nextSeq++;
+    const ev = /** @type {QueuedEdit} */ ({ ...edit, seq: inst.nextSeq++ });
     if (!inst.pending.length) { inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
     // a move of the point the queue's last event moves replaces it (edit_queue.js: a held
     // arrow key or drag after drag keeps the queue, and so every send, short)
     inst.pending = enqueueEdit(inst.pending, ev, inst.acked);
-    inst.local = applyEvent(inst.local, ev, cfg());
+    inst.local = applySurfaceEvent(inst.local, ev, cfg());
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(inst.local.content.boundaries.length - 1, 0));
     if (inst.message && inst.message.kind === "missing") refreshMissingMessage();
     sendQueue();
     render();
     return true;
   }
+  /**
+   * A new view from the server: take its acknowledgement, drop what it acknowledged and draw
+   * what it stores with the rest of the queue on top.
+   * @param {SurfaceView} view
+   */
   function receive(view) {
     const id = `${view.annotation_id}|${view.client}`;
     const acked = Math.max(0, int(view.acked, 0));
@@ -396,12 +510,15 @@ function createInstance(parentElement) {
     }
     if (inst.pending.length && !inst.resendTimer) scheduleResend();
   }
+  // ====================================================================== end of delivery
+
 
   // ---------- commands
+  /** @param {number} step */
   function goStep(step) {
     const c = cfg();
     if (c.single) return;
-    const target = clamp(step, 0, 2);
+    const target = clamp(step, 0, STEP_COUNT - 1);
     if (target === inst.local.step) return;
     if (locked()) {
       if (!c.readOnly) return;
@@ -416,42 +533,30 @@ function createInstance(parentElement) {
       inst.focusSeg = firstEmpty >= 0 ? firstEmpty : clamp(inst.focusSeg, 0, axes.length - 1);
       focusRow();
     } else {
-      const active = root.getRootNode().activeElement;
+      const active = activeElement();
       if (active && root.contains(active) && !isTextField(active)) root.focus({ preventScroll: true });
     }
   }
+  /**
+   * @param {number} segment
+   * @param {string | null} axis
+   */
   function setAxis(segment, axis) {
     const c = inst.local.content;
     if (segment < 0 || segment >= c.segment_axes.length) return;
     push({ kind: "axis", segment, axis });
   }
-  function localProblems(content) {
-    const c = cfg(), out = [];
-    if (content.flags.length) {
-      const needs = content.flags.some((code) => (c.flags.find((f) => f.code === code) || {}).needs_note);
-      if (needs && !content.note.trim()) out.push("Explain the flag in the note.");
-      return out;
-    }
-    const missing = content.segment_axes.map((a, i) => (a ? null : i + 1)).filter((x) => x !== null);
-    if (missing.length === 1) out.push(`Axis labels: segment ${missing[0]} still needs an axis.`);
-    else if (missing.length > 1) out.push(`Axis labels: segments ${listWords(missing.map(String))} still need an axis.`);
-    const n = content.points.length;
-    if (n < c.minPoints || n > c.maxPoints) out.push(`Curve: place ${c.minPoints} to ${c.maxPoints} points (now ${n}).`);
-    else if (!curvePending() && (content.xi === null || content.omega === null || content.alpha === null)) {
-      // the fit's own reason when the server gave one ("Points 2 and 5 are both peaks…"), as the
-      // chart's panel says: one message for one problem
-      const why = ((inst.view || {}).fit || {}).message;
-      out.push("Curve: " + (why ? String(why) : "the points do not define a curve yet."));
-    }
-    return out;
-  }
   /* What stops a plain (unflagged) Submit: the server's list while nothing is pending, else
-     the same rules applied to the local content (the server checks again on submit). A plain
-     Submit drops a flag chosen earlier, so the flag does not excuse anything here. */
+     the same rules applied to the local content (unflaggedSubmitProblems, surface_state.js; the
+     server checks again on submit). A plain Submit drops a flag chosen earlier, so the flag
+     does not excuse anything here. While a curve edit is on its way the parameters are not
+     checked; otherwise the fit's own reason, when the server gave one ("Points 2 and 5 are both
+     peaks…"), is said as the chart's panel says it: one message for one problem. */
   function problems() {
-    const v = inst.view || {}, content = inst.local.content;
+    const v = viewOrEmpty(), content = inst.local.content;
     if (!inst.pending.length && !content.flags.length) return Array.isArray(v.problems) ? v.problems.map(String) : [];
-    return localProblems({ ...content, flags: [], note: "" });
+    const why = (v.fit || {}).message;
+    return unflaggedSubmitProblems(content, cfg(), { curvePending: curvePending(), fitMessage: why ? String(why) : null });
   }
   function refreshMissingMessage() {
     const list = problems();
@@ -479,12 +584,17 @@ function createInstance(parentElement) {
      (the view is then the draft as it stands); a submit sent before the view caught up is
      refused by the server with the same words, and the next Enter asks. */
   function handTunedMisses() {
-    const v = inst.view || {};
+    const v = viewOrEmpty();
     return !inst.pending.length && v.hand_tuned_misses ? String(v.hand_tuned_misses).replace(/^Curve: /, "") : null;
   }
+  /**
+   * @param {boolean} flagged
+   * @param {boolean} [acceptMisses] the annotator confirmed a hand-tuned curve that misses the points
+   */
   function doSubmit(flagged, acceptMisses) {
     if (!flagged && inst.local.content.flags.length) push({ kind: "flag", flags: [], note: "" });
     const seq = inst.nextSeq;
+    /** @type {SurfaceEdit} */
     const event = { kind: "submit", flagged: !!flagged };
     if (acceptMisses) event.accept_misses = true;
     if (push(event)) inst.submittingSeq = seq;
@@ -494,6 +604,10 @@ function createInstance(parentElement) {
   function confirmSubmit() {
     if (inst.confirm) doSubmit(inst.confirm.flagged, !!inst.confirm.misses);
   }
+  /**
+   * @param {boolean} flagged
+   * @param {string | null} [misses] how the hand-tuned curve misses the points
+   */
   function openConfirm(flagged, misses) {
     inst.confirm = { flagged, misses: misses || null };
     render();
@@ -506,7 +620,7 @@ function createInstance(parentElement) {
   }
   function submitFlagged() {
     const c = cfg();
-    const chosen = flagReasons.querySelector("input:checked");
+    const chosen = /** @type {HTMLInputElement | null} */ (flagReasons.querySelector("input:checked"));
     const code = chosen ? chosen.value : null;
     const reason = c.flags.find((f) => f.code === code);
     if (!reason) { flagError.textContent = "Choose a reason."; return; }
@@ -531,10 +645,11 @@ function createInstance(parentElement) {
       flagError.textContent = "";
     }
     render();
-    if (inst.flagOpen) { const first = flagReasons.querySelector("input:checked"); if (first) first.focus({ preventScroll: true }); }
+    if (inst.flagOpen) { const first = /** @type {HTMLInputElement | null} */ (flagReasons.querySelector("input:checked")); if (first) first.focus({ preventScroll: true }); }
   }
 
   // ---------- listeners: commands
+  /** @param {MouseEvent} e */
   const noFocusSteal = (e) => { if (e.button === 0) e.preventDefault(); };
   for (const b of [backBtn, nextBtn, submitBtn, flagBtn, ...stepButtons]) b.addEventListener("mousedown", noFocusSteal);
   backBtn.addEventListener("click", () => goStep(inst.local.step - 1));
@@ -549,12 +664,13 @@ function createInstance(parentElement) {
   tuneToggle.addEventListener("click", () => { inst.tuneOpen = !inst.tuneOpen; inst.tuneFilled = false; render(); });
   placeToggle.addEventListener("click", () => { inst.placeOpen = !inst.placeOpen; render(); if (inst.placeOpen) peakN.focus(); });
   function applyParams() {
+    /** @type {Record<string, number>} */
     const vals = {};
-    for (const name of ["xi", "omega", "alpha"]) {
-      const v = Number(tuneInputs[name].value);
-      const [lo, hi] = PARAM_LIMITS[name];
-      if (tuneInputs[name].value === "" || !Number.isFinite(v) || v < lo || v > hi) {
-        inst.message = { kind: "input", level: "warning", text: `${tuneInputs[name].getAttribute("aria-label")} must be a number from ${lo} to ${hi}.` };
+    for (const { name, symbol, min: lo, max: hi } of cfg().parameters) {
+      const input = tuneInputs.get(name);
+      const v = Number(input ? input.value : "");
+      if (!input || input.value === "" || !Number.isFinite(v) || v < lo || v > hi) {
+        inst.message = { kind: "input", level: "warning", text: `${symbol} must be a number from ${lo} to ${hi}.` };
         render(); return;
       }
       vals[name] = v;
@@ -564,9 +680,11 @@ function createInstance(parentElement) {
   }
   tuneApply.addEventListener("click", applyParams);
   tuneRefit.addEventListener("click", () => push({ kind: "refit" }));
-  for (const input of Object.values(tuneInputs)) input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.altKey) { e.preventDefault(); applyParams(); } });
+  tuneRow.addEventListener("keydown", (e) => { if (closestFrom(e.target, "input") && e.key === "Enter" && !e.altKey) { e.preventDefault(); applyParams(); } });
   function place() {
-    const factor = (sel) => (UNITS.find((u) => u[0] === sel.value) || UNITS[0])[1];
+    const units = cfg().timeUnits;
+    /** @type {(sel: HTMLSelectElement) => number} */
+    const factor = (sel) => (units.find((u) => u.name === sel.value) || units[0] || { minutes: NaN }).minutes;
     const p = Number(peakN.value), q = Number(halfN.value);
     if (peakN.value === "" || halfN.value === "" || !(p > 0) || !(q > 0)) {
       inst.message = { kind: "input", level: "warning", text: "Enter two positive durations: when the validity peaks and when half of it is gone." };
@@ -590,8 +708,12 @@ function createInstance(parentElement) {
   // The gap pressed: the gap itself, or the one at the edge of the token pressed — within 4 px
   // of a space, and for a gap between a word and the punctuation after it (1 px wide) 7 px into
   // the word and 3 px into the punctuation; the nearer edge when both are in reach.
+  /**
+   * @param {PointerEvent} e
+   * @returns {HTMLElement | null}
+   */
   function gapAtPress(e) {
-    const el = e.target.closest && e.target.closest("[data-gap], [data-token]");
+    const el = closestFrom(e.target, "[data-gap], [data-token]");
     if (!el || el.hasAttribute("data-gap")) return el;
     if (!textDom) return null;
     const i = Number(el.getAttribute("data-token")), r = el.getBoundingClientRect();
@@ -604,7 +726,9 @@ function createInstance(parentElement) {
   }
   /* The gap a press toggled: the mousedown after it starts no text selection (placing the caret
      in a 2,500-token text cost Chromium 7–11 ms of every boundary click) and focuses the gap. */
+  /** @type {HTMLElement | null} */
   let pressedGap = null;
+  /** @param {PointerEvent} e */
   function onTextPress(e) {
     pressedGap = null;
     if (e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -613,15 +737,18 @@ function createInstance(parentElement) {
     pressedGap = gapEl;
     push({ kind: "boundary", gap: Number(gapEl.getAttribute("data-gap")) });
   }
+  /** @param {MouseEvent} e */
   function onTextMouseDown(e) {
     const gapEl = pressedGap;
     pressedGap = null;
     if (!gapEl || e.button !== 0) return;
     e.preventDefault();
-    if (gapEl.isConnected) gapEl.focus({ preventScroll: true, focusVisible: false });
+    // focusVisible (no focus ring for a mouse press) is newer than TypeScript's FocusOptions
+    if (gapEl.isConnected) gapEl.focus(/** @type {FocusOptions} */ ({ preventScroll: true, focusVisible: false }));
   }
+  /** @param {KeyboardEvent} e */
   function onTextKey(e) {
-    const gapEl = e.target.closest && e.target.closest("[data-gap]");
+    const gapEl = closestFrom(e.target, "[data-gap]");
     if (!gapEl || !gapEl.classList.contains("active") || e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault(); e.stopPropagation();
@@ -636,8 +763,8 @@ function createInstance(parentElement) {
 
   // ---------- listeners: rows
   function focusRow() {
-    const row = rowsBox.querySelector(`[data-segment="${inst.focusSeg}"]`);
-    for (const r of rowsBox.querySelectorAll("[data-segment]")) {
+    const row = /** @type {HTMLElement | null} */ (rowsBox.querySelector(`[data-segment="${inst.focusSeg}"]`));
+    for (const r of /** @type {NodeListOf<HTMLElement>} */ (rowsBox.querySelectorAll("[data-segment]"))) {
       const on = r === row;
       r.classList.toggle("focused", on);
       r.tabIndex = on ? 0 : -1;
@@ -646,14 +773,15 @@ function createInstance(parentElement) {
     renderText();  // the text highlights the focused segment and keeps it in view (incremental)
   }
   rowsBox.addEventListener("mousedown", (e) => {
-    const btn = e.target.closest && e.target.closest("[data-axis-option]");
+    const btn = closestFrom(e.target, "[data-axis-option]");
     if (btn && e.button === 0) e.preventDefault();  // the row keeps the focus, not the button
   });
+  /** @param {MouseEvent} e */
   function onRowActivate(e) {
-    const row = e.target.closest && e.target.closest("[data-segment]");
+    const row = closestFrom(e.target, "[data-segment]");
     if (!row) return;
     inst.focusSeg = Number(row.getAttribute("data-segment"));
-    const btn = e.target.closest("[data-axis-option]");
+    const btn = /** @type {HTMLButtonElement | null} */ (closestFrom(e.target, "[data-axis-option]"));
     if (btn && !btn.disabled) {
       const name = btn.getAttribute("data-axis-option");
       const current = inst.local.content.segment_axes[inst.focusSeg];
@@ -670,7 +798,7 @@ function createInstance(parentElement) {
     if (e.detail === 0) onRowActivate(e);  // Enter/Space on a focused button; pointer presses are done
   });
   rowsBox.addEventListener("focusin", (e) => {
-    const row = e.target.closest && e.target.closest("[data-segment]");
+    const row = closestFrom(e.target, "[data-segment]");
     if (row) {
       const j = Number(row.getAttribute("data-segment"));
       if (j !== inst.focusSeg) {
@@ -682,6 +810,10 @@ function createInstance(parentElement) {
   });
 
   // ---------- listeners: keyboard (document, capture phase: no control can capture these)
+  /**
+   * Focus the segment `delta` rows away; false when there is none.
+   * @param {number} delta
+   */
   function moveSeg(delta) {
     const n = inst.local.content.boundaries.length;
     const j = inst.focusSeg + delta;
@@ -690,11 +822,14 @@ function createInstance(parentElement) {
     focusRow();
     return true;
   }
+  /** @param {Event} e */
   function stop(e) { e.preventDefault(); e.stopImmediatePropagation(); }
+  /** @param {KeyboardEvent} e */
   function onDocKey(e) {
     if (!root.isConnected || !inst.view) return;
     const path = e.composedPath ? e.composedPath() : [e.target];
-    const t = path[0];
+    // the element the key was typed in (or the document or window: each check asks first)
+    const t = /** @type {HTMLElement | null} */ (path[0]);
     const inside = path.includes(root);
     const c = cfg();
     if (inst.confirm) {
@@ -718,11 +853,11 @@ function createInstance(parentElement) {
     // keys typed on the page itself (body, Streamlit's main container...) are ours too; keys
     // on another control (a button, a slider elsewhere on the page) are left to it
     const pageLevel = inside || !isActivatable(t);
-    if (/^[1-8]$/.test(e.key) && rowsShown() && !c.readOnly && pageLevel) {
+    const keyAxis = c.axes.find((a) => String(a.digit) === e.key);  // the view's digit keys, 1–8
+    if (keyAxis && rowsShown() && !c.readOnly && pageLevel) {
       stop(e);
       if (e.repeat) return;
-      const axis = c.axes.find((a) => String(a.digit) === e.key) || c.axes[Number(e.key) - 1];
-      if (axis) setAxis(inst.focusSeg, axis.name);
+      setAxis(inst.focusSeg, keyAxis.name);
       return;
     }
     if ((e.key === "ArrowDown" || e.key === "ArrowUp") && rowsShown() && pageLevel && !onPoint) {
@@ -745,9 +880,12 @@ function createInstance(parentElement) {
   document.addEventListener("keydown", onDocKey, true);
 
   // ---------- listeners: chart (as curve_canvas, on the local points)
-  function toData(clientX, clientY) { return plotPosition(plot, cfg().xMax, clientX, clientY); }
-  function pointIndex(target) { return pointIndexIn(svg, target); }
+  /** @type {(clientX: number, clientY: number) => [number, number]} */
+  const toData = (clientX, clientY) => plotPosition(plot, cfg().xMax, clientX, clientY);
+  /** @type {(target: EventTarget | null) => number | null} */
+  const pointIndex = (target) => pointIndexIn(svg, target);
   const chartLocked = () => locked() || placing();
+  /** @param {MouseEvent} e */
   function onPlotClick(e) {
     if (chartLocked() || e.button !== 0 || e.detail > 1) return;
     const c = cfg();
@@ -755,21 +893,23 @@ function createInstance(parentElement) {
     const [x, y] = toData(e.clientX, e.clientY);
     push({ kind: "point", action: "add", x, y });
   }
+  /** @param {PointerEvent} e */
   function onPointerDown(e) {
     const i = pointIndex(e.target);
     if (i === null && e.target === plot) {
       e.preventDefault();
-      const active = root.getRootNode().activeElement;
-      if (active && pointIndex(active) !== null) active.blur();
+      const active = activeElement();
+      if (active && pointIndex(active) !== null) /** @type {SVGElement} */ (active).blur();
       return;
     }
     if (i === null || chartLocked() || e.button !== 0) return;
     e.preventDefault();
-    const circle = e.target.closest("[data-point]");
+    const circle = /** @type {SVGElement} */ (/** @type {Element} */ (e.target).closest("[data-point]"));
     circle.focus({ preventScroll: true });
     try { circle.setPointerCapture(e.pointerId); } catch (_) { /* synthetic events */ }
     inst.drag = { index: i, pointerId: e.pointerId, x0: e.clientX, y0: e.clientY, moved: false, circle, pos: null };
   }
+  /** @param {PointerEvent} e */
   function onPointerMove(e) {
     const d = inst.drag;
     if (d && e.pointerId === d.pointerId) {
@@ -783,6 +923,10 @@ function createInstance(parentElement) {
     }
     if (e.target === plot && !chartLocked()) showCross(toData(e.clientX, e.clientY));
   }
+  /**
+   * @param {PointerEvent} e
+   * @param {boolean} commit the drag ended on a release (not a cancel): send the move
+   */
   function endDrag(e, commit) {
     const d = inst.drag;
     if (!d || e.pointerId !== d.pointerId) return;
@@ -795,11 +939,16 @@ function createInstance(parentElement) {
       push({ kind: "point", action: "move", index: d.index, x: d.pos[0], y: d.pos[1] });
     } else if (inst.needsChart || d.moved) render();
   }
+  /**
+   * @param {number} i
+   * @param {boolean} [keepFocus] focus the point that takes its place (Delete on a focused point)
+   */
   function removePoint(i, keepFocus) {
     if (chartLocked()) return;
     inst.focusPoint = keepFocus ? i : null;
     push({ kind: "point", action: "remove", index: i });
   }
+  /** @param {KeyboardEvent} e */
   function onChartKey(e) {
     const i = pointIndex(e.target);
     if (i === null || chartLocked() || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -830,8 +979,10 @@ function createInstance(parentElement) {
   svg.addEventListener("focusin", (e) => { const i = pointIndex(e.target); if (i !== null) inst.focusPoint = i; });
   svg.addEventListener("focusout", (e) => { if (!e.relatedTarget || pointIndex(e.relatedTarget) === null) inst.focusPoint = null; });
 
-  function movePoint(i, pos) { placePointAt(svg, inst.geom, i, pos); }
-  function showCross(pos) { showCrosshair(crossParts, inst.geom, pos); }
+  /** @type {(i: number, pos: [number, number]) => void} */
+  const movePoint = (i, pos) => placePointAt(svg, inst.geom, i, pos);
+  /** @type {(pos: [number, number]) => void} */
+  const showCross = (pos) => showCrosshair(crossParts, inst.geom, pos);
   function hideCross() { cross.setAttribute("visibility", "hidden"); }
 
   const resize = new ResizeObserver(() => {
@@ -844,7 +995,13 @@ function createInstance(parentElement) {
 
   // ------------------------------------------------------------------ drawing
 
+  /** @type {Map<number, number>} */
   let tintOf = new Map();  // the neutral tint of each unlabelled segment, by its first token (segment_tints.js)
+  /**
+   * The colour of each segment: its axis's, or a neutral tint.
+   * @param {SurfaceContent} content
+   * @returns {string[]}
+   */
   function segmentColors(content) {
     const axes = content.segment_axes.map((a) => (a ? axisOf(a) : null));
     const { tints, kept } = assignTints(tintOf, content.boundaries, axes.map(Boolean), cfg().n);
@@ -856,13 +1013,31 @@ function createInstance(parentElement) {
      updated where a render changes it: a boundary click on a 2,500-token text rebuilt ~10,000
      elements (220–390 ms on 840 tokens); now it rewrites the classes, tints and pills that
      changed. ``textDom`` holds the elements and what each last showed. */
+  /**
+   * @typedef {object} TextDom
+   * @property {string | null} key the text it was built for (tokens and spaces)
+   * @property {SurfaceView | null} view the view it last drew
+   * @property {(HTMLSpanElement | null)[]} gaps the gap before token i (none before token 0)
+   * @property {HTMLSpanElement[]} toks
+   * @property {(HTMLSpanElement | null)[]} pills the segment label before token i, where a segment starts
+   * @property {HTMLSpanElement[]} words the word that holds token i
+   * @property {string[]} gapCls
+   * @property {string[]} tokCls
+   * @property {string[]} gapState
+   * @property {(string | null)[]} pillText
+   * @property {(string | null)[]} pillColor
+   * @property {number} [shownSeg] the segment last scrolled into view (-1: none)
+   */
+  /** @type {TextDom | null} */
   let textDom = null;
   /* A segment's tint is a class with a rule of its own (one per colour, in tintStyle), not an
      inline style per token: elements with the same classes share their computed style, and
      restyling the ~1,000 tokens a split repaints cost ~40 µs each with inline styles. */
   const tintStyle = h("style");
   root.appendChild(tintStyle);
+  /** @type {Map<string, string>} */
   const tintClass = new Map();
+  /** @param {string} color */
   function tintClassOf(color) {  // color: a checked #hex (safeColor) or one of NEUTRAL
     let cls = tintClass.get(color);
     if (!cls) {
@@ -874,15 +1049,24 @@ function createInstance(parentElement) {
   }
   /* A long text is drawn in paragraphs (text_paragraphs.js), each skipped by the browser while
      scrolled out of the box; until it is first drawn, a paragraph is sized by its characters. */
+  /**
+   * @param {SurfaceConfig} c
+   * @returns {TextDom}
+   */
   function buildText(c) {
     textBox.replaceChildren();
+    /** @type {TextDom} */
     const dom = { key: null, view: null, gaps: new Array(c.n).fill(null), toks: new Array(c.n), pills: new Array(c.n).fill(null),
       words: new Array(c.n), gapCls: [], tokCls: [], gapState: [], pillText: [], pillColor: [] };
     const paraStarts = paragraphStarts(c.tokens, c.spaces);
     const several = paraStarts.length > 1;
     const em = parseFloat(getComputedStyle(textBox).fontSize) || 17;
     const perLine = Math.max(20, (textBox.clientWidth || 40 * em) / (0.6 * em));
-    let word = null, box = textBox, p = 0;
+    /** @type {HTMLSpanElement | null} */
+    let word = null;
+    /** @type {HTMLDivElement} */
+    let box = textBox;
+    let p = 0;
     for (let i = 0; i < c.n; i++) {
       const spaced = i > 0 && !!c.spaces[i - 1];
       if (several && paraStarts[p] === i) {
@@ -961,7 +1145,7 @@ function createInstance(parentElement) {
           dom.words[i].insertBefore(pill, dom.toks[i]);
           dom.pillText[i] = dom.pillColor[i] = null;
         }
-        if (dom.pillText[i] !== text) { pill.textContent = text; pill.setAttribute("data-segment-label", j); dom.pillText[i] = text; }
+        if (dom.pillText[i] !== text) { pill.textContent = text; pill.setAttribute("data-segment-label", String(j)); dom.pillText[i] = text; }
         if (dom.pillColor[i] !== color) { pill.style.setProperty("--seg-solid", color); dom.pillColor[i] = color; }
       } else if (dom.pills[i]) {
         dom.pills[i].remove();
@@ -974,6 +1158,10 @@ function createInstance(parentElement) {
       keepInView(textBox, dom.toks[content.boundaries[highlight]]);
     } else if (highlight < 0) dom.shownSeg = -1;
   }
+  /**
+   * @param {HTMLElement} box
+   * @param {HTMLElement | undefined} el
+   */
   function keepInView(box, el) {
     if (!el || box.scrollHeight <= box.clientHeight) return;
     const b = box.getBoundingClientRect(), r = el.getBoundingClientRect();
@@ -1021,7 +1209,7 @@ function createInstance(parentElement) {
 
   function renderRows() {
     const c = cfg(), content = inst.local.content;
-    const active = root.getRootNode().activeElement;
+    const active = activeElement();
     const hadFocus = active && rowsBox.contains(active);
     rowsBox.replaceChildren();
     const starts = content.boundaries;
@@ -1033,7 +1221,7 @@ function createInstance(parentElement) {
       const focused = j === inst.focusSeg;
       const row = h("div", { class: "as-row" + (focused ? " focused" : "") + (content.segment_axes[j] ? " done" : ""), role: "listitem",
         "data-segment": j, tabindex: focused ? "0" : "-1",
-        "aria-label": `Segment ${j + 1}: press 1 to 8 to choose its axis` });
+        "aria-label": `Segment ${j + 1}: press ${axisKeys().replace("–", " to ")} to choose its axis` });
       row.style.setProperty("--seg-solid", colors[j]);
       const head = h("div", { class: "as-row-head" }, h("span", { class: "as-row-num", text: String(j + 1) }), h("span", { class: "as-row-text", text }));
       const opts = h("div", { class: "as-options", role: "radiogroup", "aria-label": `Axis of segment ${j + 1}` });
@@ -1049,7 +1237,7 @@ function createInstance(parentElement) {
       row.append(head, opts);
       rowsBox.appendChild(row);
     });
-    if (hadFocus) { const row = rowsBox.querySelector(`[data-segment="${inst.focusSeg}"]`); if (row) row.focus({ preventScroll: true }); }
+    if (hadFocus) { const row = /** @type {HTMLElement | null} */ (rowsBox.querySelector(`[data-segment="${inst.focusSeg}"]`)); if (row) row.focus({ preventScroll: true }); }
   }
 
   function chartHeight() {
@@ -1061,15 +1249,16 @@ function createInstance(parentElement) {
   function renderChart() {
     if (inst.drag) { inst.needsChart = true; return; }
     inst.needsChart = false;
-    const v = inst.view || {};
+    const v = viewOrEmpty();
     const c = cfg(), content = inst.local.content;
     const height = chartHeight();
     const width = Math.max(Math.floor(chartBox.clientWidth) || 560, 260);
     inst.chartWidth = width;
     root.style.setProperty("--as-chart-h", height + "px");
-    const g = { left: MARGIN.left, top: MARGIN.top, w: width - MARGIN.left - MARGIN.right, h: height - MARGIN.top - MARGIN.bottom };
-    g.sx = (x) => g.left + (x / c.xMax) * g.w;
-    g.sy = (y) => g.top + (1 - y) * g.h;
+    const left = MARGIN.left, top = MARGIN.top;
+    const w = width - MARGIN.left - MARGIN.right, h = height - MARGIN.top - MARGIN.bottom;
+    /** @type {ChartGeometry} */
+    const g = { left, top, w, h, sx: (x) => left + (x / c.xMax) * w, sy: (y) => top + (1 - y) * h };
     inst.geom = g;
     const pts = content.points;
     const disabled = chartLocked();
@@ -1077,7 +1266,7 @@ function createInstance(parentElement) {
     chartBox.classList.toggle("disabled", disabled);
     chartBox.classList.toggle("full", pts.length >= c.maxPoints);
     chartBox.setAttribute("data-points", JSON.stringify(pts));
-    svg.setAttribute("width", width); svg.setAttribute("height", height);
+    svg.setAttribute("width", String(width)); svg.setAttribute("height", String(height));
     svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
     svg.setAttribute("aria-label", `Validity curve chart with ${pts.length} of ${c.maxPoints} points`);
     backdrop.replaceChildren();
@@ -1113,8 +1302,8 @@ function createInstance(parentElement) {
       s("path", { class: "as-curve", d, "data-testid": "curve-fit", "data-stale": stale ? "true" : "false" }, layer);
     }
     for (const [k, val] of Object.entries({ x: g.left, y: g.top, width: g.w, height: g.h, "data-x-max": c.xMax })) plot.setAttribute(k, String(val));
-    crossV.setAttribute("y1", g.top); crossV.setAttribute("y2", g.top + g.h);
-    crossH.setAttribute("x1", g.left); crossH.setAttribute("x2", g.left + g.w);
+    crossV.setAttribute("y1", String(g.top)); crossV.setAttribute("y2", String(g.top + g.h));
+    crossH.setAttribute("x1", String(g.left)); crossH.setAttribute("x2", String(g.left + g.w));
 
     const want = inst.focusPoint;
     while (pointLayer.children.length > 2 * pts.length) pointLayer.lastChild.remove();
@@ -1126,8 +1315,8 @@ function createInstance(parentElement) {
         num = s("text", { dy: "0.35em", "text-anchor": "middle", class: "as-num", "data-point-label": i }, pointLayer);
         num.textContent = String(i + 1);
       }
-      circle.setAttribute("cx", g.sx(p[0])); circle.setAttribute("cy", g.sy(p[1]));
-      num.setAttribute("x", g.sx(p[0])); num.setAttribute("y", g.sy(p[1]));
+      circle.setAttribute("cx", String(g.sx(p[0]))); circle.setAttribute("cy", String(g.sy(p[1])));
+      num.setAttribute("x", String(g.sx(p[0]))); num.setAttribute("y", String(g.sy(p[1])));
       if (disabled) for (const a of ["tabindex", "role", "aria-label"]) circle.removeAttribute(a);
       else {
         circle.setAttribute("tabindex", "0"); circle.setAttribute("role", "button");
@@ -1135,10 +1324,10 @@ function createInstance(parentElement) {
       }
     });
     if (inst.focusPoint !== null && !disabled) {
-      const active = root.getRootNode().activeElement;
+      const active = activeElement();
       if (!active || pointIndex(active) === null) {
         const target = pts.length ? pointLayer.children[2 * Math.min(inst.focusPoint, pts.length - 1)] : null;
-        if (target) target.focus({ preventScroll: true }); else inst.focusPoint = null;
+        if (target) /** @type {SVGElement} */ (target).focus({ preventScroll: true }); else inst.focusPoint = null;
       }
     }
     if (c.readOnly) chartHint.textContent = "";
@@ -1148,8 +1337,9 @@ function createInstance(parentElement) {
   }
 
   function renderSide() {
-    const v = inst.view || {};
+    const v = viewOrEmpty();
     const c = cfg(), content = inst.local.content;
+    /** @type {Partial<SurfaceFit>} */
     const fit = v.fit && typeof v.fit === "object" ? v.fit : {};
     const stale = curvePending();
     sideInfo.replaceChildren();
@@ -1164,6 +1354,7 @@ function createInstance(parentElement) {
     }
     const p = fit.params && typeof fit.params === "object" ? fit.params : null;
     if (p) {
+      /** @type {(x: unknown, d: number) => string} */
       const f = (x, d) => (finite(x) ? x.toFixed(d) : "–");
       const line = h("div", { class: "as-params", "data-testid": "fit-params" },
         h("span", { text: `ξ ${f(p.xi, 2)}` }), h("span", { text: `ω ${f(p.omega, 2)}` }), h("span", { text: `α ${f(p.alpha, 2)}` }),
@@ -1176,7 +1367,7 @@ function createInstance(parentElement) {
     const residuals = Array.isArray(fit.residuals) ? fit.residuals : null;
     if (residuals && residuals.length) {
       const box = h("div", { class: "as-resid" }, h("span", { class: "as-muted", text: "Residual per point: " }));
-      residuals.forEach((r, i) => box.appendChild(h("span", { class: "as-resid-item", text: `${i + 1}: ${finite(r) ? (r >= 0 ? "+" : "") + r.toFixed(2) : "–"}` })));
+      residuals.forEach((/** @type {unknown} */ r, /** @type {number} */ i) => box.appendChild(h("span", { class: "as-resid-item", text: `${i + 1}: ${finite(r) ? (r >= 0 ? "+" : "") + r.toFixed(2) : "–"}` })));
       sideInfo.appendChild(box);
     }
     const fb = v.feedback && typeof v.feedback === "object" ? v.feedback : null;
@@ -1204,11 +1395,11 @@ function createInstance(parentElement) {
     tunePanel.hidden = ro || !p || !inst.tuneOpen;
     placePanel.hidden = ro || !inst.placeOpen;
     if (!tunePanel.hidden) {
-      const shadowActive = root.getRootNode().activeElement;
+      const shadowActive = activeElement();
       const editing = shadowActive && tunePanel.contains(shadowActive);
       if (!editing || !inst.tuneFilled) {
-        const src = content.params_source === "manual" && finite(content.xi) ? content : p;
-        for (const name of ["xi", "omega", "alpha"]) if (finite(src[name])) tuneInputs[name].value = String(round2(src[name]));
+        const src = /** @type {Record<string, unknown>} */ (content.params_source === "manual" && finite(content.xi) ? content : p);
+        for (const [name, input] of tuneInputs) { const value = src[name]; if (finite(value)) input.value = String(round2(value)); }
         inst.tuneFilled = true;
       }
       tuneRefit.disabled = content.params_source !== "manual";
@@ -1216,7 +1407,7 @@ function createInstance(parentElement) {
   }
 
   function renderMessages() {
-    const v = inst.view || {};
+    const v = viewOrEmpty();
     messageBox.replaceChildren();
     const items = [];
     if (inst.message) items.push({ level: inst.message.level, text: inst.message.text, local: true });
@@ -1272,7 +1463,7 @@ function createInstance(parentElement) {
     statusMissing.classList.toggle("ready", !c.readOnly && !c.quota && !unflagged.length);
     statusMissing.title = statusMissing.textContent;
     const keys = [];
-    if (rowsShown() && !c.readOnly) keys.push("1–8 axis", "Tab/↑↓ segment");
+    if (rowsShown() && !c.readOnly) keys.push(`${axisKeys()} axis`, "Tab/↑↓ segment");
     if (!c.single) keys.push("Alt+←/→ step");
     if (!c.readOnly) keys.push(c.confirm ? "Enter submit (then Enter to confirm)" : "Enter submit");
     statusKeys.textContent = keys.join(" · ");
@@ -1299,7 +1490,8 @@ function createInstance(parentElement) {
       const n = content.boundaries.length;
       const names = content.segment_axes.map((a) => { const ax = axisOf(a); return ax ? ax.label : "—"; });
       confirmBody.appendChild(h("div", { text: `${plural(n, "segment", "segments")}: ${names.join(", ")}` }));
-      const fit = (inst.view || {}).fit || {};
+      /** @type {Partial<SurfaceFit>} */
+      const fit = viewOrEmpty().fit || {};
       const summary = Array.isArray(fit.summary) ? fit.summary : [];
       confirmBody.appendChild(h("div", { text: curvePending() ? `${plural(content.points.length, "point", "points")}; the curve is fitted again on submit.`
         : (summary.length ? String(summary[0]) : plural(content.points.length, "point", "points")) }));
@@ -1307,9 +1499,46 @@ function createInstance(parentElement) {
     confirmBody.appendChild(h("div", { class: "as-muted", text: "After submitting you cannot change this annotation." }));
   }
 
+  /* The controls drawn from the view's names and limits (surface_rules on the server): the
+     steps' names, the parameter inputs (ξ, ω, α with the fit's bounds), the duration units and
+     the note's length. Each is drawn again only when what it shows changes (once per mount). */
+  const ruleKeys = { steps: "", parameters: "", units: "" };
+  function renderRuleControls() {
+    const c = cfg();
+    const stepsKey = c.steps.join("\n");
+    if (ruleKeys.steps !== stepsKey) {
+      ruleKeys.steps = stepsKey;
+      stepButtons.forEach((b, i) => { b.querySelector(".as-step-name").textContent = c.steps[i] ?? ""; });
+    }
+    const parametersKey = JSON.stringify(c.parameters);
+    if (ruleKeys.parameters !== parametersKey) {
+      ruleKeys.parameters = parametersKey;
+      tuneInputs.clear();
+      tuneRow.replaceChildren();
+      for (const { name, symbol, min, max } of c.parameters) {
+        const input = h("input", { type: "number", step: "0.5", name: `param-${name}`, "aria-label": symbol, min, max });
+        tuneInputs.set(name, input);
+        tuneRow.appendChild(h("label", { class: "as-field" }, h("span", { text: symbol }), input));
+      }
+      inst.tuneFilled = false;
+    }
+    const unitsKey = c.timeUnits.map((u) => u.name).join("\n");
+    if (ruleKeys.units !== unitsKey) {
+      ruleKeys.units = unitsKey;
+      for (const [sel, preferred] of /** @type {[HTMLSelectElement, string][]} */ ([[peakU, "days"], [halfU, "weeks"]])) {
+        const was = sel.value;
+        sel.replaceChildren(...c.timeUnits.map((u) => h("option", { value: u.name, text: u.name })));
+        const names = c.timeUnits.map((u) => u.name);
+        sel.value = names.includes(was) ? was : names.includes(preferred) ? preferred : (names[0] ?? "");
+      }
+    }
+    if (c.noteMaxChars > 0) flagNote.maxLength = c.noteMaxChars; else flagNote.removeAttribute("maxlength");
+  }
+
   function render() {
     const v = inst.view;
     if (!v) return;
+    renderRuleControls();
     const c = cfg(), step = inst.local.step;
     root.setAttribute("data-annotation-id", String(v.annotation_id ?? ""));
     root.setAttribute("data-client", String(v.client ?? ""));
@@ -1370,6 +1599,10 @@ function createInstance(parentElement) {
   return inst;
 }
 
+/**
+ * Streamlit calls this on every run with the newest view (custom components v2).
+ * @param {ComponentArgs} component
+ */
 export default function (component) {
   const { parentElement, data, setTriggerValue } = component;
   let inst = INSTANCES.get(parentElement);
@@ -1380,7 +1613,7 @@ export default function (component) {
   // Called again (same parentElement, previous cleanup not run) whenever `data` changes.
   inst.setSend(setTriggerValue);
   if (data && typeof data === "object") {
-    inst.receive(data);
+    inst.receive(/** @type {SurfaceView} */ (data));
     inst.render();
     inst.afterReceive();
   }

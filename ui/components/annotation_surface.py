@@ -1,7 +1,8 @@
 """The annotation surface: the whole in-progress annotation of one sample, in the browser
 (Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
 after the shared ``instance_cleanup.js``, ``curve_points.js`` and ``text_gaps.js`` and its own pure
-``edit_queue.js``; no build step, no libraries).
+``edit_queue.js``, ``surface_state.js``, ``segment_tints.js`` and ``text_paragraphs.js``; no build
+step, no libraries).
 
 Why one component
 -----------------
@@ -34,10 +35,16 @@ View
     annotation_id: int, client: str, version: int, acked: int, step: 0|1|2,
     layout: "steps"|"single", confirm_submit: bool, read_only: bool, quota_reached: bool,
     tokens: [str], spaces: [bool], content: AnnotationContent.to_json(),
-    axes: [{name, label, color, key_question, digit}],   # the 8 axes in order, digit "1".."8"
-    flags: [{code, label, needs_note}],
     curve: [[x, y], ...]  (the stored curve as drawn; [] when none), ticks: [[x, label]],
+    # the names and limits the surface edits with (ui.workbench_view.surface_rules; the
+    # browser keeps no copy of them):
+    steps: [str],                                        # the steps' names, step 0 first
+    axes: [{name, label, color, key_question, digit}],   # the 8 axes in order, digit "1".."8"
+    flags: [{code, label, needs_note}],                  # the annotator's flags, canonical order
     x_max: float, max_points: int, min_points: int,
+    parameters: [{name, symbol, min, max}],   # ξ, ω, α with the fit's bounds (hand-tuning)
+    time_units: [{name, minutes}],            # the units of "Enter durations instead"
+    note_max_chars: int,                      # the flag note's longest length
     fit: {message: str|None, summary: [str], params: {xi, omega, alpha, rmse, source}|None,
           residuals: [float]|None},
     feedback: {lines: [str], left_after: [[label, "NN %"]]} | None,
@@ -80,11 +87,12 @@ import streamlit as st
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs,
 # in the shape and within the limits every component's batch is checked against
 from ui.components.events import INSTANCE_CLEANUP_JS, checked_batch, trigger_payload, whole_number
-from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS, TEXT_GAPS_JS,
-                                   TEXT_PARAGRAPHS_JS, component_source)
+from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS,
+                                   SURFACE_STATE_JS, TEXT_GAPS_JS, TEXT_PARAGRAPHS_JS,
+                                   component_source)
 
-_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SEGMENT_TINTS_JS
-       + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
+_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SURFACE_STATE_JS
+       + SEGMENT_TINTS_JS + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
 _CSS = component_source("annotation_surface.css")
 
 _COMPONENT = st.components.v2.component(

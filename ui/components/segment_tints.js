@@ -1,3 +1,4 @@
+// @ts-check
 /* Which of three neutral tints each unlabelled segment of the annotation surface's text gets
    (this file is put in front of the component's module at import, see ui/components/sources.py).
 
@@ -6,6 +7,16 @@
    neighbour's (after a join, say) gets one that differs from both neighbours. Alternating by
    position recoloured every segment after a split: on a 2,500-token text, thousands of
    elements per boundary click. Three tints always leave one that differs from two neighbours. */
+
+/**
+ * The tint (0, 1 or 2; -1 for a labelled segment) of each segment starting at `starts` in an
+ * `n`-token text, and the tints to keep for the next call (by first token).
+ * @param {ReadonlyMap<number, number>} previous what the last call kept
+ * @param {ReadonlyArray<number>} starts
+ * @param {ReadonlyArray<boolean>} labelled whether each segment has an axis
+ * @param {number} n
+ * @returns {{ tints: number[], kept: Map<number, number> }}
+ */
 function assignTints(previous, starts, labelled, n) {
   const prev = new Map(previous);
   for (let j = 1; j < starts.length; j++) {  // a new start right of a kept one: a split

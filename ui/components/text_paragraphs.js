@@ -1,3 +1,4 @@
+// @ts-check
 /* Where the annotation surface breaks a long text into paragraphs (this file is put in front of
    the component's module at import, see ui/components/sources.py).
 
