@@ -5,20 +5,35 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const { loadSource } = require("./load_source.js");
 
+/**
+ * @typedef {object} DeliveryApi
+ * @property {typeof globalThis.newDeliveryQueue} newDeliveryQueue
+ * @property {typeof globalThis.appendEvent} appendEvent
+ * @property {typeof globalThis.queueEvent} queueEvent
+ * @property {typeof globalThis.acknowledgeQueue} acknowledgeQueue
+ * @property {typeof globalThis.deliveryBatch} deliveryBatch
+ * @property {typeof globalThis.nextResendDelay} nextResendDelay
+ * @property {typeof globalThis.randomClientId} randomClientId
+ * @property {typeof globalThis.createDelivery} createDelivery
+ * @property {string} DELIVERY_TRIGGER
+ * @property {number} DELIVERY_RESEND_MS
+ * @property {number} DELIVERY_RESEND_MAX_MS
+ */
 const {
   newDeliveryQueue, appendEvent, queueEvent, acknowledgeQueue, deliveryBatch, nextResendDelay,
   randomClientId, createDelivery, DELIVERY_TRIGGER, DELIVERY_RESEND_MS, DELIVERY_RESEND_MAX_MS,
-} = loadSource("delivery.js", ["newDeliveryQueue", "appendEvent", "queueEvent", "acknowledgeQueue",
+} = /** @type {DeliveryApi} */ (loadSource("delivery.js", ["newDeliveryQueue", "appendEvent", "queueEvent", "acknowledgeQueue",
   "deliveryBatch", "nextResendDelay", "randomClientId", "createDelivery", "DELIVERY_TRIGGER",
-  "DELIVERY_RESEND_MS", "DELIVERY_RESEND_MAX_MS"]);
-const { enqueueEdit } = loadSource("edit_queue.js", ["enqueueEdit"]);
+  "DELIVERY_RESEND_MS", "DELIVERY_RESEND_MAX_MS"]));
+const { enqueueEdit } = /** @type {{enqueueEdit: typeof globalThis.enqueueEdit}} */ (
+  loadSource("edit_queue.js", ["enqueueEdit"]));
 
 /**
  * Queue `actions` one by one into `queue`.
- * @param {any} queue
+ * @param {ReturnType<typeof newDeliveryQueue>} queue
  * @param {object[]} actions
- * @param {Function} [join]
- * @returns {any}
+ * @param {Parameters<typeof queueEvent>[2]} [join]
+ * @returns {ReturnType<typeof newDeliveryQueue>}
  */
 function pushAll(queue, actions, join = appendEvent) {
   for (const a of actions) queue = queueEvent(queue, a, join).queue;

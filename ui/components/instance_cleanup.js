@@ -16,10 +16,11 @@
  * The cleanup for the call numbered `generation` of `inst`, kept in `instances` under
  * `parentElement`.
  * @template {CleanableInstance} I
+ * @template {HTMLElement | ShadowRoot} P
  * @param {I} inst
  * @param {number} generation
- * @param {HTMLElement} parentElement
- * @param {WeakMap<HTMLElement, I>} instances
+ * @param {P} parentElement
+ * @param {WeakMap<P, I>} instances
  * @returns {() => void}
  */
 function instanceCleanup(inst, generation, parentElement, instances) {
