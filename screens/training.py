@@ -22,6 +22,7 @@ from annotation.training import (
     UNDEFINED_REASONS,
 )
 from ui.display import plain
+from ui.model_scores import score_predictions_part
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
 
@@ -159,7 +160,17 @@ else:
             toast_next_run(K_FLASH, f"Training job {job.id} launched.")
             st.rerun()
 
+
+
+def score_predictions() -> None:
+    """Scoring a model built elsewhere, and the export's leaderboard (ui.model_scores)."""
+    st.divider()
+    score_predictions_part(db, actor, project.id, past_exports, lambda model, ablation: (
+        MODEL_LABELS.get(model, model) + ("" if ablation == "none" else f" · {ABLATION_LABELS.get(ablation, ablation)}")))
+
+
 if not all_jobs:
+    score_predictions()
     st.stop()
 
 st.subheader("Runs")
@@ -237,3 +248,5 @@ if len(finished) > 1:
         show_table(pd.concat(frames, ignore_index=True), hide_index=True, width="stretch")
         if (note := undefined_note([by_id[i] for i in compare])) is not None:
             st.caption(note)
+
+score_predictions()
