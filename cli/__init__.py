@@ -32,6 +32,7 @@ from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
 from cli.database import database_failure, open_database
 from cli.model import add_commands as add_model_commands
+from cli.score import cmd_score
 from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
 from db.presence import DatabaseInUse
@@ -382,6 +383,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-dir", help="folder for weights, metrics and logs (default: next to the export)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train, needs_db=False)
+
+    p = sub.add_parser("score", help="score a model's test-split predictions (the baselines' metrics, "
+                                     "mean W1, bootstrap intervals)")
+    p.add_argument("export_dir")
+    p.add_argument("predictions", help="JSON Lines or CSV: _id, xi, omega, alpha in the export's base")
+    p.add_argument("--benchmark", type=int, default=1, choices=(1, 2))
+    p.add_argument("--json", action="store_true", help="print the score as JSON")
+    p.add_argument("--save", metavar="NAME", help="keep it on the export's leaderboard under NAME")
+    p.set_defaults(func=cmd_score, needs_db=False)
 
     p = sub.add_parser("run-job", help="(used by the app) run a queued background job")
     p.add_argument("job_id", type=int)

@@ -24,6 +24,7 @@ from annotation.training import (
 from annotation.services.model_jobs import MODEL_KINDS
 from ui.model_loop_view import apply_run_controls, model_job_summary
 from ui.display import plain
+from ui.model_scores import score_predictions_part
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
 
@@ -161,7 +162,17 @@ else:
             toast_next_run(K_FLASH, f"Training job {job.id} launched.")
             st.rerun()
 
+
+
+def score_predictions() -> None:
+    """Scoring a model built elsewhere, and the export's leaderboard (ui.model_scores)."""
+    st.divider()
+    score_predictions_part(db, actor, project.id, past_exports, lambda model, ablation: (
+        MODEL_LABELS.get(model, model) + ("" if ablation == "none" else f" · {ABLATION_LABELS.get(ablation, ablation)}")))
+
+
 if not all_jobs:
+    score_predictions()
     st.stop()
 
 st.subheader("Runs")
@@ -244,3 +255,5 @@ if len(finished) > 1:
         show_table(pd.concat(frames, ignore_index=True), hide_index=True, width="stretch")
         if (note := undefined_note([by_id[i] for i in compare])) is not None:
             st.caption(note)
+
+score_predictions()

@@ -336,6 +336,47 @@ def test_train_from_the_command_line_needs_no_database(tmp_path):
         assert why in refused.stderr
 
 
+def test_score_from_the_command_line_needs_no_database(tmp_path):
+    import json
+
+    from annotation.training import TrainingConfig, load_run, run_training, write_synthetic_export
+
+    export = write_synthetic_export(tmp_path / "export", 120, seed=3)
+    run_training(export, tmp_path / "run", TrainingConfig(models=("linear",), encoder="hashing", seed=7))
+    row = load_run(tmp_path / "run").row("linear")
+    predictions = tmp_path / "run" / row.artefacts["predictions"]
+    env_url = f"sqlite:///{tmp_path / 'never-created.db'}"
+    done = run(env_url, "score", str(export), str(predictions))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("export synthetic-3-120 · benchmark 1 · 12 test samples · base 1.1 · "
+                               "95% bootstrap intervals (1000 resamples, seed ")
+    shown = {line[2:14].strip(): line[15:].split(" [")[0] for line in lines[2:10]}   # "  MSE  0.1959 [..]"
+    assert shown["MSE"] == f"{row.mse:.4f}" and shown["Curve CRPS"] == f"{row.curve_crps:.4f}"
+    assert shown["Spearman ρ"] == f"{row.spearman:.4f}" and float(shown["Mean W1"]) > 0
+    assert lines[2].endswith("]") and len(lines) == 10   # every figure defined, with an interval
+    assert not (export / "scores").exists()   # scored, not kept
+
+    kept = run(env_url, "score", str(export), str(predictions), "--json", "--save", "linear, again")
+    assert kept.returncode == 0, kept.stderr
+    record = json.loads(kept.stdout)
+    assert record["name"] == "linear, again" and record["via"] == "command line"
+    assert record["score"]["figures"]["r2"]["value"] == pytest.approx(row.r2, rel=1e-9)
+    assert Path(record["kept"]).parent == export / "scores" and Path(record["kept"]).is_file()
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("_id,xi,omega,alpha\nB1-00001,50,8,0\n", encoding="utf-8")
+    for args, message in (
+            ((str(export), str(bad)), "chronocept: bad.csv: line 2: _id 'B1-00001' is not in the test split; "
+                                      "nothing was scored"),
+            ((str(tmp_path / "run"), str(predictions)), "is not a Chronocept export"),
+            ((str(export), str(tmp_path / "none.csv")), "none.csv: no such file")):
+        refused = run(env_url, "score", *args, "--save", "x")
+        assert refused.returncode == 1 and message in refused.stderr and not refused.stdout
+        assert len(refused.stderr.strip().splitlines()) == 1
+    assert len(list((export / "scores").glob("*.json"))) == 1 and not (tmp_path / "never-created.db").exists()
+
+
 def test_refused_imports_create_nothing_and_never_show_a_traceback(tmp_path):
     import json
 

@@ -1,0 +1,76 @@
+"""``chronocept score EXPORT_DIR PREDICTIONS``: score a model built elsewhere on an export's test
+split, with no database — the baselines' metrics and the mean W1 to the gold, each with its
+seeded bootstrap interval (:mod:`annotation.training.submissions`). ``--save NAME`` keeps the
+score in the export's folder (``EXPORT/scores/``), where the Training page's leaderboard shows it
+beside the baselines; ``--json`` prints the document that is (or would be) kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+
+
+def _who() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):   # no login name in this environment
+        return "unknown"
+
+
+def cmd_score(_db: None, args: argparse.Namespace) -> str:
+    from cli import CliError
+    from annotation.training.errors import TrainingInputError
+    from annotation.training.scoring import SCORE_LABELS, SCORE_METRICS, ModelScore, figure_text
+    from annotation.training.submissions import (
+        MAX_PREDICTION_BYTES,
+        PredictionFileError,
+        score_export,
+        submission_record,
+        write_submission,
+    )
+
+    path = Path(args.predictions)
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    if path.stat().st_size > MAX_PREDICTION_BYTES:   # before reading it
+        raise CliError(f"{path.name}: the file is larger than {MAX_PREDICTION_BYTES // 2**20} MB; "
+                       "nothing was scored")
+    data = path.read_bytes()
+    try:
+        scored = score_export(args.export_dir, data, path.name, args.benchmark)
+        record = submission_record(scored, name=args.save or path.name[:80], submitted_by=_who(),
+                                   file_name=path.name, via="command line", when=datetime.now(timezone.utc))
+    except PredictionFileError as exc:
+        raise CliError(f"{path.name}: {exc}; nothing was scored") from None
+    except TrainingInputError as exc:
+        raise CliError(str(exc)) from None
+    except ValueError as exc:   # the name given to --save
+        raise CliError(f"--save: {exc}") from None
+    kept = write_submission(args.export_dir, record) if args.save else None
+    if args.json:
+        return json.dumps({**record, "kept": str(kept) if kept else None}, indent=2, ensure_ascii=False)
+    score: ModelScore = scored.score
+    lines = [f"export {scored.export_id} · benchmark {scored.benchmark} · {score.n_test} test samples · "
+             f"base {scored.base:g} · {100 * score.confidence:g}% bootstrap intervals "
+             f"({score.resamples} resamples, seed {score.seed})",
+             "point metrics on z-scored targets (training-split mean/SD), mean over location/scale/"
+             "skewness; curve scores and W1 in log-time units of the export's base"]
+    lines += [f"  {SCORE_LABELS[name]:<12} {figure_text(score.figures[name])}" for name in SCORE_METRICS]
+    for name in SCORE_METRICS:
+        figure = score.figures[name]
+        if not math.isfinite(figure.value):
+            lines.append(f"— {SCORE_LABELS[name]}: undefined, {figure.undefined}")
+    no_interval = {f.no_interval for f in score.figures.values()
+                   if math.isfinite(f.value) and f.no_interval}
+    lines += [f"— no interval: {why}" for why in sorted(no_interval)]
+    if score.n_scale_clipped:
+        lines.append(f"{score.n_scale_clipped} predicted ω below the training split's smallest were "
+                     "raised to it for the curve scores (as for the baselines)")
+    if kept:
+        lines.append(f"kept as {kept}")
+    return "\n".join(lines)

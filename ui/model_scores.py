@@ -1,0 +1,127 @@
+"""The Training page's "Score predictions" part: a lead uploads a model's predictions for an
+export's test split, and the export's leaderboard shows them beside the baselines of its
+training runs (:mod:`annotation.services.model_scores`). Names and file names are user text:
+table cells and :func:`ui.display.plain` show them literally."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from annotation.services import model_scores
+from annotation.services.errors import ServiceError
+from annotation.services.export_records import ExportRecord
+from annotation.services.model_scores import Leaderboard
+from annotation.training.scoring import MIN_INTERVAL_SAMPLES, SCORE_LABELS, SCORE_METRICS, figure_text
+from annotation.training.submissions import MAX_NAME_CHARS, MAX_PREDICTION_BYTES, MAX_PREDICTION_LINES
+from annotation.wording import counted
+from db.engine import Database
+from annotation.services.authz import Actor
+from ui.display import plain
+from ui.tables import show_table
+
+K_EXPORT = "training.score.export"
+K_BENCHMARK = "training.score.benchmark"
+K_NAME = "training.score.name"
+K_FILE = "training.score.file"
+K_FORM = "training.score"
+KIND_LABELS = {model_scores.SUBMISSION: "submitted", model_scores.BASELINE: "baseline"}
+
+#: labels a baseline row by its model and ablation
+EntryLabel = Callable[[str, str], str]
+
+
+def leaderboard_frame(board: Leaderboard, baseline_label: EntryLabel) -> pd.DataFrame:
+    """The leaderboard as a table: one row per entry (best MSE first), each figure as its value
+    and 95 % interval ("—" when undefined)."""
+    rows = []
+    for rank, entry in enumerate(board.entries, start=1):
+        name = entry.name if entry.kind == model_scores.SUBMISSION else \
+            f"{baseline_label(entry.model or '', entry.ablation or '')} (job {entry.job_id})"
+        rows.append({"rank": rank, "model": name, "kind": KIND_LABELS.get(entry.kind, entry.kind),
+                     "by": entry.by, "when": f"{entry.at:%Y-%m-%d %H:%M}" if entry.at else "—",
+                     "test samples": entry.n_test,
+                     **{SCORE_LABELS[m]: figure_text(entry.figures[m]) for m in SCORE_METRICS}})
+    return pd.DataFrame(rows, columns=["rank", "model", "kind", "by", "when", "test samples",
+                                       *(SCORE_LABELS[m] for m in SCORE_METRICS)])
+
+
+def leaderboard_notes(board: Leaderboard) -> list[str]:
+    """One line per reason a cell reads "—" or a value has no interval."""
+    undefined: dict[str, set[str]] = {}
+    no_interval: dict[str, set[str]] = {}
+    for entry in board.entries:
+        for name in SCORE_METRICS:
+            figure = entry.figures[name]
+            if not math.isfinite(figure.value):
+                undefined.setdefault(figure.undefined or "cannot be computed", set()).add(SCORE_LABELS[name])
+            elif figure.no_interval and not math.isfinite(figure.low):
+                no_interval.setdefault(figure.no_interval, set()).add(entry.kind)
+    notes = [f"— {', '.join(sorted(labels))}: undefined, {why}." for why, labels in undefined.items()]
+    notes += [f"No interval ({' and '.join(KIND_LABELS.get(k, k) for k in sorted(kinds))} rows): {why}."
+              for why, kinds in no_interval.items()]
+    return notes
+
+
+def score_predictions_part(db: Database, actor: Actor, project_id: int, complete: Sequence[ExportRecord],
+                           baseline_label: EntryLabel) -> None:
+    """The upload form, the outcome of the last upload, and the chosen export's leaderboard."""
+    if not complete:   # the page says how to make an export
+        return
+    st.subheader("Score predictions")
+    st.caption(
+        "Score a model built elsewhere on an export's test split: the baselines' metrics, the mean W1 "
+        "to the gold curves, and seeded bootstrap 95% intervals (1,000 resamples of the test samples; "
+        f"none on fewer than {MIN_INTERVAL_SAMPLES}). The file: JSON Lines or CSV with `_id`, `xi`, "
+        "`omega`, `alpha` in the export's log base, one line per test sample of the benchmark "
+        "(a training run's `predictions/…csv` works too); up to "
+        f"{MAX_PREDICTION_BYTES // 2**20} MB and {MAX_PREDICTION_LINES:,} lines. A file with any bad "
+        "line is refused whole. Scores are kept in the export's folder (`scores/`).")
+    c1, c2 = st.columns([3, 1])
+    export_id = c1.selectbox(
+        "Export", [e.id for e in complete], key=K_EXPORT,
+        format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {counted(e.n_samples, 'sample')}"
+                                   for e in complete if e.id == i))
+    benchmark = c2.selectbox("Benchmark", [1, 2], key=K_BENCHMARK)
+    with st.form(K_FORM, border=True):
+        name = st.text_input("Name of the model", max_chars=MAX_NAME_CHARS, key=K_NAME,
+                             placeholder="e.g. our fine-tuned encoder, run 3")
+        upload = st.file_uploader("Predictions (JSON Lines or CSV)", type=["jsonl", "ndjson", "json", "csv"],
+                                  key=K_FILE)
+        submitted = st.form_submit_button("Score", icon=":material/leaderboard:")
+    if submitted:
+        if upload is None:
+            st.error("Choose a predictions file to score.")
+        else:
+            try:
+                with st.spinner("Scoring…"):
+                    entry = model_scores.score_submission(db, actor, project_id, export_id, upload.getvalue(),
+                                                          upload.name, name, benchmark)
+            except ServiceError as exc:
+                st.error(plain(exc))   # one line: the file's name, line and reason
+            else:
+                mse = figure_text(entry.figures["mse"])
+                st.success(plain(f"Scored “{entry.name}” on {counted(entry.n_test, 'test sample')}: MSE {mse}."))
+    try:
+        board = model_scores.leaderboard(db, actor, project_id, export_id, benchmark)
+    except ServiceError as exc:
+        st.warning(plain(exc))
+        return
+    st.markdown(f"**Leaderboard** — export {export_id}, benchmark {benchmark}")
+    if not board.entries:
+        st.caption("Nothing scored on this benchmark yet: no finished training run and no submission.")
+    else:
+        show_table(leaderboard_frame(board, baseline_label), hide_index=True, width="stretch",
+                   key=f"training.leaderboard.{export_id}.{benchmark}",
+                   download=f"leaderboard-export-{export_id}-benchmark-{benchmark}.csv",
+                   download_label="Download the leaderboard (CSV)")
+        st.caption("Point metrics on z-scored targets (training-split mean and SD), averaged over ξ, ω, α; "
+                   "curve scores and W1 in log-time units of the export's base. Best MSE first.")
+        for note in leaderboard_notes(board):
+            st.caption(plain(note))
+    if board.unreadable:
+        st.warning(plain(f"{counted(len(board.unreadable), 'kept score file')} could not be read and "
+                         f"{'is' if len(board.unreadable) == 1 else 'are'} left out: {', '.join(board.unreadable)}"))
