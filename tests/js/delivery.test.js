@@ -259,3 +259,26 @@ test("createDelivery: a random client per instance when none is given", () => {
   assert.match(a.client(), /^[0-9a-f]{16}$/);
   assert.notEqual(a.client(), b.client());
 });
+
+test("createDelivery: takeOver after reset to a newer acknowledgement (the surface's remount)", () => {
+  const { timers } = fakeTimers();
+  const move = (/** @type {number} */ x) => ({ kind: "point", action: "move", index: 0, x, y: 0.5 });
+  const old = createDelivery({ client: "s1", timers, join: enqueueEdit });
+  old.reset("s1", 4);  // the view it was drawn from had acknowledged 4
+  old.push({ kind: "step", step: 1 });
+  old.push(move(1));
+  old.push(move(2));
+  old.push({ kind: "step", step: 2 });
+  // the new mount's view is newer: it acknowledges 6 (the step and the first move)
+  const fresh = createDelivery({ timers, join: enqueueEdit });
+  fresh.reset("s1", 6);
+  fresh.takeOver(old);
+  assert.deepEqual(fresh.queue(), { client: "s1", acked: 6, nextSeq: 9,
+    pending: [{ ...move(2), seq: 7, first: 6 }, { kind: "step", step: 2, seq: 8 }] });
+  // an older view (acknowledging 2) leaves the old instance's acknowledgement in place
+  const older = createDelivery({ timers, join: enqueueEdit });
+  older.reset("s1", 2);
+  older.takeOver(fresh);
+  assert.equal(older.queue().acked, 6);
+  assert.equal(older.push({ kind: "refit" }).seq, 9);
+});

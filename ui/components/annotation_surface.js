@@ -7,12 +7,14 @@
  * queue of not-yet-acknowledged events. All user text is set with textContent.
  *
  * Put in front of this module at import (ui/components/sources.py): instance_cleanup.js,
+ * delivery.js (the numbered queue, its sending and re-sending: every component's protocol),
  * curve_points.js (the chart's point rules and drawing steps), text_gaps.js (keys between
  * gaps), edit_queue.js (how an edit joins the queue), surface_state.js (what an edit changes:
  * the view's and content's types are there too), segment_tints.js and text_paragraphs.js. */
 
 // ------------------------------------------------------------------ delivery: constants
-// (the queue's send / acknowledge / re-send code is the section "delivery" in createInstance)
+// (the queue itself is delivery.js's; the surface's part is the section "delivery" in
+// createInstance)
 
 // The instance last showing each sample/client ("annotation|client"): when Streamlit mounts
 // the surface anew (a new parentElement) for the same sample and client, the new instance takes
@@ -22,10 +24,6 @@
 /** @type {Map<string, SurfaceInstance>} */
 const BY_CLIENT = new Map();
 const BY_CLIENT_MAX = 32;
-const RESEND_MS = 1000;         // re-send the queue after this long without an acknowledgement,
-const RESEND_MAX_MS = 4000;     // doubling up to this: every send restarts the script run, so a
-                                // fixed 1 s would never let a run slower than 1 s (a loaded
-                                // server) finish and acknowledge anything
 const STALL_MS = 5000;          // no acknowledgement for this long: say so
 
 // ------------------------------------------------------------------ drawing: constants
@@ -93,16 +91,12 @@ let MOUNTS = 0;  // instances created on this page (data-mount: a remount shows 
  * @typedef {object} SurfaceInstance
  * @property {SurfaceView | null} view the view drawn (null before the first)
  * @property {string | null} id "annotation_id|client" of the sample it speaks for
- * @property {((name: string, value: unknown) => void) | null} send Streamlit's setTriggerValue
  * @property {number} generation calls of the default export so far (instance_cleanup.js)
  * @property {number} mount this instance's number on the page (data-mount)
- * @property {number} acked delivery: the last seq the server acknowledged
- * @property {number} nextSeq delivery: the number of the next edit
- * @property {QueuedEdit[]} pending delivery: the edits not yet acknowledged, oldest first
- * @property {number} baseVersion delivery: the stored version the edits build on
- * @property {ReturnType<typeof setTimeout> | null} resendTimer delivery
- * @property {number} resendDelay delivery: the wait before the next re-send (doubles)
- * @property {number} lastProgress delivery: when the server last acknowledged something (ms)
+ * @property {Delivery<QueuedEdit>} delivery the queue of edits not yet acknowledged, numbered
+ *   under the view's client (delivery.js)
+ * @property {number} baseVersion the stored version this client started from, sent as
+ *   base_version (a new client takes the draft over only from that version)
  * @property {SurfaceLocal} local what is drawn: the view's content with the pending edits
  * @property {number} focusSeg the segment the keys 1–8 label
  * @property {boolean} flagOpen
@@ -122,7 +116,6 @@ let MOUNTS = 0;  // instances created on this page (data-mount: a remount shows 
  * @property {() => void} render
  * @property {(view: SurfaceView) => void} receive
  * @property {() => void} afterReceive
- * @property {(fn: (name: string, value: unknown) => void) => void} setSend
  * @property {HTMLElement} root
  * @property {() => void} destroy
  */
@@ -227,13 +220,16 @@ function isActivatable(target) {
  */
 function createInstance(parentElement) {
   const inst = /** @type {SurfaceInstance} */ ({
-    view: null, id: null, send: null, generation: 0, mount: ++MOUNTS,
-    acked: 0, nextSeq: 1, pending: [], baseVersion: 0,
-    resendTimer: null, resendDelay: RESEND_MS, lastProgress: Date.now(),
+    view: null, id: null, generation: 0, mount: ++MOUNTS, baseVersion: 0,
     local: { content: readSurfaceContent({}), step: 0 },
     focusSeg: 0, flagOpen: false, confirm: null, submittingSeq: null,
     tuneOpen: false, placeOpen: false, message: null, dismissed: new Set(),
     chartWidth: 0, drag: null, needsChart: false, focusPoint: null, geom: null,
+  });
+  inst.delivery = createDelivery({  // delivery.js; reset to the view's client on the first view
+    join: enqueueEdit,  // consecutive moves of one point fold into the last (edit_queue.js)
+    extra: () => ({ base_version: inst.baseVersion }),
+    onResend: () => renderStatus(),
   });
 
   // ---------- skeleton (persistent elements; sections are redrawn inside them)
@@ -383,64 +379,41 @@ function createInstance(parentElement) {
   };
   const locked = () => cfg().readOnly || inst.submittingSeq !== null;
   const rowsShown = () => cfg().single || inst.local.step === 1;
-  const curvePending = () => inst.pending.some((e) => CURVE_KINDS.has(e.kind));
-  const placing = () => inst.pending.some((e) => e.kind === "place");
+  const curvePending = () => inst.delivery.pending().some((e) => CURVE_KINDS.has(e.kind));
+  const placing = () => inst.delivery.pending().some((e) => e.kind === "place");
 
   // ---------- the local state: the view's content with the pending edits (surface_state.js)
   function recompute() {
     const v = viewOrEmpty();
-    const state = replaySurfaceEvents(v.content, v.step, inst.pending, cfg());
+    const state = replaySurfaceEvents(v.content, v.step, inst.delivery.pending(), cfg());
     inst.local = state;
     const nseg = state.content.boundaries.length;
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(nseg - 1, 0));
   }
 
   // ====================================================================== delivery
-  // The queue of unacknowledged edits and its protocol (CONTRACT.md, "A batch"): numbering
-  // (inst.nextSeq), folding (edit_queue.js), sending the whole queue after every edit, re-sending
-  // it with a growing delay until a view acknowledges it (inst.acked), carrying it over to a new
-  // mount of the same sample and client (BY_CLIENT), skipping a view from a superseded run. The
-  // rest of the surface calls push(edit) and receive(view) and reads inst.pending, inst.acked
-  // and inst.lastProgress; destroy() stops the timer. A shared delivery module can take this
-  // section's place.
-  function sendQueue() {
-    if (inst.resendTimer) clearTimeout(inst.resendTimer);
-    inst.resendTimer = null;
-    if (!inst.pending.length) return;
-    if (inst.send) {
-      inst.send("events", { client: String(viewOrEmpty().client || ""), base_version: inst.baseVersion,
-        events: inst.pending.map((e) => ({ ...e })) });
-    }
-    scheduleResend();
-  }
-  function scheduleResend() {
-    if (inst.resendTimer) clearTimeout(inst.resendTimer);
-    inst.resendTimer = setTimeout(() => {
-      inst.resendTimer = null;
-      inst.resendDelay = Math.min(inst.resendDelay * 2, RESEND_MAX_MS);
-      sendQueue();
-      renderStatus();
-    }, inst.resendDelay);
-  }
+  // The edits reach the server through delivery.js (CONTRACT.md, "Delivery (all components)"):
+  // numbered per client from view.acked + 1, consecutive point moves folded (edit_queue.js's
+  // enqueueEdit as the join), the whole queue sent as {client, base_version, events} after every
+  // edit and re-sent with a growing wait until a view acknowledges it. What the surface adds:
+  // the client and its numbering come from the view; a remount for the same sample and client
+  // takes over the old instance's queue (BY_CLIENT); a view from a superseded run is skipped.
+  /** @returns {number} the last seq the server acknowledged for this client */
+  const acked = () => inst.delivery.queue().acked;
   /**
-   * Number `edit`, queue it, draw it and send the queue; false (nothing done) while the surface
-   * is locked (read-only, a submit on its way) or has no view.
+   * Number `edit`, queue it, send the queue and draw it; the numbered edit, or null (nothing
+   * done) while the surface is locked (read-only, a submit on its way) or has no view.
    * @param {SurfaceEdit} edit
-   * @returns {boolean}
+   * @returns {QueuedEdit | null}
    */
   function push(edit) {
-    if (!inst.view || locked()) return false;
-    const ev = /** @type {QueuedEdit} */ ({ ...edit, seq: inst.nextSeq++ });
-    if (!inst.pending.length) { inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
-    // a move of the point the queue's last event moves replaces it (edit_queue.js: a held
-    // arrow key or drag after drag keeps the queue, and so every send, short)
-    inst.pending = enqueueEdit(inst.pending, ev, inst.acked);
+    if (!inst.view || locked()) return null;
+    const ev = inst.delivery.push(edit);
     inst.local = applySurfaceEvent(inst.local, ev, cfg());
     inst.focusSeg = clamp(inst.focusSeg, 0, Math.max(inst.local.content.boundaries.length - 1, 0));
     if (inst.message && inst.message.kind === "missing") refreshMissingMessage();
-    sendQueue();
     render();
-    return true;
+    return ev;
   }
   /**
    * A new view from the server: take its acknowledgement, drop what it acknowledged and draw
@@ -449,66 +422,50 @@ function createInstance(parentElement) {
    */
   function receive(view) {
     const id = `${view.annotation_id}|${view.client}`;
-    const acked = Math.max(0, int(view.acked, 0));
+    const viewAcked = Math.max(0, int(view.acked, 0));
     if (id !== inst.id) {  // a new sample (or a new client for it): start over
       inst.id = id;
       const prev = BY_CLIENT.get(id);
-      inst.pending = [];
-      inst.acked = acked;
-      inst.nextSeq = acked + 1;
-      inst.baseVersion = int(view.version, 0);
       const carried = prev && prev !== inst && prev.id === id ? prev : null;
-      if (carried) {  // a remount: carry on with its queue
-        inst.acked = Math.max(acked, prev.acked);
-        inst.pending = prev.pending.filter((e) => e.seq > inst.acked);
-        inst.nextSeq = Math.max(prev.nextSeq, inst.acked + 1);
-        inst.baseVersion = prev.baseVersion;
-        if (prev.resendTimer) clearTimeout(prev.resendTimer);
-        prev.resendTimer = null;
-        prev.send = null;
-        prev.id = null;  // the old instance no longer speaks for this client
+      inst.delivery.reset(String(view.client || ""), viewAcked);
+      inst.baseVersion = int(view.version, 0);
+      if (carried) {  // a remount: carry on with its queue, numbering and starting version
+        inst.delivery.takeOver(carried.delivery);  // the old instance stops sending
+        inst.baseVersion = carried.baseVersion;
+        carried.id = null;  // the old instance no longer speaks for this client
       }
       BY_CLIENT.delete(id);
       BY_CLIENT.set(id, inst);
       while (BY_CLIENT.size > BY_CLIENT_MAX) BY_CLIENT.delete(BY_CLIENT.keys().next().value);
       inst.focusSeg = 0; inst.flagOpen = false; inst.confirm = null; inst.submittingSeq = null;
       inst.tuneOpen = false; inst.placeOpen = false; inst.message = null; inst.dismissed = new Set();
-      inst.focusPoint = null; inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS;
-      if (inst.resendTimer) clearTimeout(inst.resendTimer);
-      inst.resendTimer = null;
+      inst.focusPoint = null;
       if (carried) {
         inst.focusSeg = carried.focusSeg;  // the next digit labels the same segment
-        if (carried.submittingSeq !== null && carried.submittingSeq > inst.acked) inst.submittingSeq = carried.submittingSeq;
+        if (carried.submittingSeq !== null && carried.submittingSeq > acked()) inst.submittingSeq = carried.submittingSeq;
       }
       // the newer of the two views: a remount can come with the data of a run older than the
       // one the old instance last drew (fast reruns finish out of order), and recomputing from
       // it would drop the edits acknowledged in between from what is shown (a step shown one
       // behind, so the next Alt+→ would store the wrong step)
-      inst.view = carried && carried.view && int(carried.view.acked, 0) > acked ? carried.view : view;
+      inst.view = carried && carried.view && int(carried.view.acked, 0) > viewAcked ? carried.view : view;
       recompute();
       inst.fresh = true;
-      if (inst.pending.length) sendQueue();
+      inst.delivery.send();  // what the old instance had not got acknowledged (when anything)
       return;
     }
     // A view that acknowledges less than an earlier one is from a superseded run (Streamlit's
     // fast reruns can let an older run finish late): drawing it would hide applied edits and
     // shift point indices under the annotator's next click, so it is skipped.
-    if (acked < inst.acked) return;
-    const progress = acked > inst.acked;
-    if (progress) { inst.acked = acked; inst.lastProgress = Date.now(); inst.resendDelay = RESEND_MS; }
-    inst.pending = inst.pending.filter((e) => e.seq > inst.acked);
-    inst.nextSeq = Math.max(inst.nextSeq, inst.acked + 1);
+    if (viewAcked < acked()) return;
+    inst.delivery.acknowledge(viewAcked);  // drops the edits up to it; the re-send timer
     inst.view = view;
-    if (inst.submittingSeq !== null && inst.acked >= inst.submittingSeq) {
+    if (inst.submittingSeq !== null && acked() >= inst.submittingSeq) {
       inst.submittingSeq = null;  // the server answered the submit and this sample is still here
       if (view.read_only) inst.message = null;
     }
     recompute();
     if (inst.message && inst.message.kind === "missing") refreshMissingMessage();
-    if (inst.resendTimer && (progress || !inst.pending.length)) {
-      clearTimeout(inst.resendTimer); inst.resendTimer = null;
-    }
-    if (inst.pending.length && !inst.resendTimer) scheduleResend();
   }
   // ====================================================================== end of delivery
 
@@ -554,7 +511,7 @@ function createInstance(parentElement) {
      peaks…"), is said as the chart's panel says it: one message for one problem. */
   function problems() {
     const v = viewOrEmpty(), content = inst.local.content;
-    if (!inst.pending.length && !content.flags.length) return Array.isArray(v.problems) ? v.problems.map(String) : [];
+    if (!inst.delivery.pending().length && !content.flags.length) return Array.isArray(v.problems) ? v.problems.map(String) : [];
     const why = (v.fit || {}).message;
     return unflaggedSubmitProblems(content, cfg(), { curvePending: curvePending(), fitMessage: why ? String(why) : null });
   }
@@ -585,7 +542,7 @@ function createInstance(parentElement) {
      refused by the server with the same words, and the next Enter asks. */
   function handTunedMisses() {
     const v = viewOrEmpty();
-    return !inst.pending.length && v.hand_tuned_misses ? String(v.hand_tuned_misses).replace(/^Curve: /, "") : null;
+    return !inst.delivery.pending().length && v.hand_tuned_misses ? String(v.hand_tuned_misses).replace(/^Curve: /, "") : null;
   }
   /**
    * @param {boolean} flagged
@@ -593,11 +550,11 @@ function createInstance(parentElement) {
    */
   function doSubmit(flagged, acceptMisses) {
     if (!flagged && inst.local.content.flags.length) push({ kind: "flag", flags: [], note: "" });
-    const seq = inst.nextSeq;
     /** @type {SurfaceEdit} */
     const event = { kind: "submit", flagged: !!flagged };
     if (acceptMisses) event.accept_misses = true;
-    if (push(event)) inst.submittingSeq = seq;
+    const sent = push(event);
+    if (sent) inst.submittingSeq = sent.seq;
     inst.confirm = null; inst.flagOpen = false;
     render();
   }
@@ -1434,10 +1391,10 @@ function createInstance(parentElement) {
 
   function renderStatus() {
     const c = cfg();
-    const pend = inst.pending.length;
-    root.setAttribute("data-acked", String(inst.acked));
+    const pend = inst.delivery.pending().length;
+    root.setAttribute("data-acked", String(acked()));
     root.setAttribute("data-pending", String(pend));
-    const stalled = pend && Date.now() - inst.lastProgress > STALL_MS;
+    const stalled = pend && Date.now() - inst.delivery.lastProgress() > STALL_MS;
     saved.className = "as-saved" + (pend ? (stalled ? " stalled" : " saving") : " ok");
     saved.textContent = c.conflict ? "Not saved: newer work in another tab" : c.readOnly ? "Submitted" : inst.submittingSeq !== null ? "Submitting…"
       : pend ? (stalled ? "Not saved yet — retrying…" : "Saving…") : "Saved";
@@ -1585,15 +1542,12 @@ function createInstance(parentElement) {
       if (rowsShown() && !cfg().readOnly && !cfg().single) focusRow();
     }
   };
-  inst.setSend = (fn) => { inst.send = fn; };
   inst.root = root;
   inst.destroy = () => {
     document.removeEventListener("keydown", onDocKey, true);
     window.removeEventListener("resize", onWindowResize);
     resize.disconnect();
-    if (inst.resendTimer) clearTimeout(inst.resendTimer);
-    inst.resendTimer = null;
-    inst.send = null;
+    inst.delivery.dispose();
     root.remove();
   };
   return inst;
@@ -1611,7 +1565,7 @@ export default function (component) {
     INSTANCES.set(parentElement, inst);
   }
   // Called again (same parentElement, previous cleanup not run) whenever `data` changes.
-  inst.setSend(setTriggerValue);
+  inst.delivery.setSend(setTriggerValue);
   if (data && typeof data === "object") {
     inst.receive(/** @type {SurfaceView} */ (data));
     inst.render();

@@ -1,8 +1,8 @@
 """The annotation surface: the whole in-progress annotation of one sample, in the browser
 (Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
-after the shared ``instance_cleanup.js``, ``curve_points.js`` and ``text_gaps.js`` and its own pure
-``edit_queue.js``, ``surface_state.js``, ``segment_tints.js`` and ``text_paragraphs.js``; no build
-step, no libraries).
+after the shared ``instance_cleanup.js``, ``delivery.js``, ``curve_points.js`` and ``text_gaps.js``
+and its own pure ``edit_queue.js``, ``surface_state.js``, ``segment_tints.js`` and
+``text_paragraphs.js``; no build step, no libraries).
 
 Why one component
 -----------------
@@ -18,10 +18,11 @@ Protocol
 --------
 Each edit is an event ``{"seq": n, "kind": ..., ...}``, ``seq`` counting from 1 per ``client``
 (kinds and fields: see CONTRACT.md — ``boundary``, ``reset_segments``, ``axis``, ``point``,
-``params``, ``refit``, ``place``, ``step``, ``flag``, ``submit``). The surface sends the *whole*
+``params``, ``refit``, ``place``, ``step``, ``flag``, ``submit``). The surface delivers them as
+every component does (``delivery.js``, :mod:`ui.components.events`): it sends the *whole*
 not-yet-acknowledged queue as one payload ``{"client", "base_version", "events"}`` after every
-edit and again after about a second without an acknowledgement, because Streamlit 1.67 keeps only
-the last trigger value of a burst (see :mod:`ui.components.events`). On each new ``view`` it drops
+edit and again after a second without an acknowledgement, the wait doubling up to 8 s, because
+Streamlit 1.67 keeps only the last trigger value of a burst. On each new ``view`` it drops
 the events with ``seq <= view["acked"]`` and re-applies the rest on top of ``view["content"]``. A
 new ``annotation_id`` or ``client`` resets it (a new sample). Consecutive moves of one point
 (a held arrow key, drag after drag) fold into the last: when the queue's last event is a move of
@@ -86,12 +87,12 @@ import streamlit as st
 
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs,
 # in the shape and within the limits every component's batch is checked against
-from ui.components.events import INSTANCE_CLEANUP_JS, checked_batch, trigger_payload, whole_number
+from ui.components.events import DELIVERY_JS, checked_batch, trigger_payload, whole_number
 from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS,
                                    SURFACE_STATE_JS, TEXT_GAPS_JS, TEXT_PARAGRAPHS_JS,
                                    component_source)
 
-_JS = (INSTANCE_CLEANUP_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SURFACE_STATE_JS
+_JS = (DELIVERY_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SURFACE_STATE_JS
        + SEGMENT_TINTS_JS + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
 _CSS = component_source("annotation_surface.css")
 

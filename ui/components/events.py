@@ -88,9 +88,9 @@ MAX_CLIENTS = 8
 # an instance down.
 INSTANCE_CLEANUP_JS = component_source("instance_cleanup.js")
 
-# JavaScript of the components that deliver through the session (the browser side of this
-# protocol and the mount helper), put in front of a component's ES module (components cannot
-# import each other's modules).
+# JavaScript of every component that delivers user actions (the browser side of this protocol,
+# and the mount helper of those received by the session), put in front of a component's ES
+# module (components cannot import each other's modules).
 DELIVERY_JS = INSTANCE_CLEANUP_JS + component_source("delivery.js")
 
 
