@@ -56,6 +56,8 @@ MODULES: tuple[str, ...] = (
     "annotation.workbench.edit_script",
     "annotation.review.pair_figures",
     "annotation.services.rows",
+    "annotation.training.ensemble",
+    "annotation.training.ensemble_curves",
     "db.config",
 )
 
