@@ -58,6 +58,7 @@ MODULES: tuple[str, ...] = (
     "annotation.services.rows",
     "annotation.training.ensemble",
     "annotation.training.ensemble_curves",
+    "annotation.training.audit",
     "db.config",
 )
 
