@@ -23,6 +23,7 @@ converted on the way in).
 
 from __future__ import annotations
 
+import math
 import traceback
 from pathlib import Path
 from typing import Any
@@ -127,17 +128,27 @@ def _to_base_11(targets: np.ndarray, base: float) -> np.ndarray:
     return out
 
 
+def _or_inf(value: float) -> float:
+    """A figure with no finite value (a curve off the axis, half its validity never gone) as
+    +inf: the same on both databases (SQLite stores NaN as NULL; PostgreSQL sorts NaN first)."""
+    return float(value) if math.isfinite(value) else math.inf
+
+
+def _or_none(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
 def _rows(job_id: int, sample_ids: list[int], prediction: Any, gold: np.ndarray | None,
           scores: np.ndarray | None) -> list[dict[str, Any]]:
     mean = np.asarray(prediction.mean, dtype=float)
     gold_w1 = None if gold is None else curve_distances(gold, mean)[0]
     low_high = np.asarray(prediction.half_gone_interval, dtype=float)
     return [{"job_id": job_id, "sample_id": sid, "xi": float(mean[i, 0]), "omega": float(mean[i, 1]),
-             "alpha": float(mean[i, 2]), "spread_w1": float(prediction.spread_w1[i]),
-             "half_gone_minutes": float(prediction.half_gone[i]), "half_gone_low": float(low_high[i, 0]),
-             "half_gone_high": float(low_high[i, 1]),
-             "gold_w1": None if gold_w1 is None else float(gold_w1[i]),
-             "score": None if scores is None else float(scores[i])}
+             "alpha": float(mean[i, 2]), "spread_w1": _or_inf(prediction.spread_w1[i]),
+             "half_gone_minutes": _or_inf(prediction.half_gone[i]), "half_gone_low": _or_inf(low_high[i, 0]),
+             "half_gone_high": _or_inf(low_high[i, 1]),
+             "gold_w1": None if gold_w1 is None else _or_none(gold_w1[i]),
+             "score": None if scores is None else _or_none(scores[i])}  # an unscorable sample: not listed
             for i, sid in enumerate(sample_ids)]
 
 

@@ -57,7 +57,9 @@ class ResultRow:
 
     Metric columns as in :data:`METRIC_COLUMNS`; ``per_parameter`` maps ``location``/``scale``/
     ``skewness`` to their own mse, mae, r2, spearman, nll and mae_original. ``params`` is the
-    grid point chosen on validation (``valid_mse`` its validation MSE); ``loss_curve`` holds
+    grid point chosen on validation (``valid_mse`` its validation MSE, ``valid_nll`` the pooled
+    Gaussian NLL of its validation residuals, both on z-scores; NaN in runs recorded before the
+    NLL was); ``loss_curve`` holds
     (epoch, train loss, validation loss) per epoch for neural networks (empty otherwise);
     ``artefacts`` maps "weights", "predictions", "loss_curve", ... to paths relative to the run
     folder.
@@ -75,6 +77,7 @@ class ResultRow:
     per_parameter: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     params: Mapping[str, Any] = field(default_factory=dict)
     valid_mse: float = math.nan
+    valid_nll: float = math.nan
     best_epoch: int | None = None
     loss_curve: tuple[tuple[int, float, float], ...] = ()
     n_test: int = 0
@@ -155,7 +158,7 @@ def row_to_dict(row: ResultRow) -> dict[str, Any]:
     return _finite_or_none({
         "model": row.model, "ablation": row.ablation, **row.metrics(),
         "per_parameter": row.per_parameter, "params": dict(row.params),
-        "valid_mse": row.valid_mse, "best_epoch": row.best_epoch,
+        "valid_mse": row.valid_mse, "valid_nll": row.valid_nll, "best_epoch": row.best_epoch,
         "loss_curve": [list(p) for p in row.loss_curve], "n_test": row.n_test,
         "n_scale_clipped": row.n_scale_clipped, "fit_seconds": row.fit_seconds,
         "artefacts": dict(row.artefacts),
@@ -170,7 +173,7 @@ def row_from_dict(data: Mapping[str, Any]) -> ResultRow:
         per_parameter={p: {k: _float(v) for k, v in m.items()}
                        for p, m in (data.get("per_parameter") or {}).items()},
         params=dict(data.get("params") or {}), valid_mse=_float(data.get("valid_mse")),
-        best_epoch=data.get("best_epoch"),
+        valid_nll=_float(data.get("valid_nll")), best_epoch=data.get("best_epoch"),
         loss_curve=tuple((int(e), _float(t), _float(v))
                          for e, t, v in data.get("loss_curve") or ()),
         n_test=int(data.get("n_test") or 0), n_scale_clipped=int(data.get("n_scale_clipped") or 0),

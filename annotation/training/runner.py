@@ -9,6 +9,7 @@ run folder::
     RUN/config.json                       the TrainingConfig (complete grids) — rerunnable
     RUN/metrics.json                      status, export id, seed, device, encoder, target
                                           scaler, split sizes, one row per (model, ablation)
+                                          (test metrics, validation MSE and NLL)
     RUN/training.log                      the log lines
     RUN/models/<model>__<ablation>/       weights (model.joblib | model.json | model.pt +
                                           architecture.json | mean.json), params.json (chosen
@@ -142,7 +143,7 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
     import torch
 
     from .features import embed_splits
-    from .metrics import curve_scores, point_metrics
+    from .metrics import curve_scores, point_metrics, pooled_gaussian_nll
     from .models import fit_model
     from .networks import NetworkSettings
 
@@ -224,6 +225,9 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
                     low + span * f, f"training {label}"),
                 log=reporter.log)
 
+            # the validation NLL of the chosen grid point: what picks the run's best model for
+            # the model in the loop (annotation.training.ensemble.best_model_of_run)
+            valid_nll = pooled_gaussian_nll(z["validation"] - fitted.predict(inputs["validation"]))
             z_pred = fitted.predict(inputs["test"])
             pred = scaler.inverse_transform(z_pred)
             points = point_metrics(z["test"], z_pred, y_true_original=gold["test"],
@@ -253,6 +257,7 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
                 spearman=points.spearman, nll=points.nll, curve_nll=curves.curve_nll,
                 curve_crps=curves.curve_crps, per_parameter=points.per_parameter,
                 params=dict(fitted.params), valid_mse=float(fitted.valid_mse),
+                valid_nll=float(valid_nll),
                 best_epoch=fitted.best_epoch,
                 loss_curve=tuple((h.epoch, h.train_loss, h.valid_loss) for h in fitted.history),
                 n_test=len(splits["test"]), n_scale_clipped=curves.n_scale_clipped,

@@ -58,6 +58,9 @@ MODULES: tuple[str, ...] = (
     "annotation.services.rows",
     "annotation.training.scoring",
     "annotation.training.submissions",
+    "annotation.training.ensemble",
+    "annotation.training.ensemble_curves",
+    "annotation.training.audit",
     "db.config",
 )
 

@@ -33,7 +33,9 @@ from annotation.training.errors import (
     RunFolderError,
 )
 from annotation.training.features import embed_splits
+from annotation.training.metrics import pooled_gaussian_nll
 from annotation.training.results import row_to_dict
+from annotation.training.targets import TargetScaler
 
 TINY = dict(
     encoder="hashing", max_epochs=3, patience=2, batch_size=16, seed=7,
@@ -109,6 +111,13 @@ def test_run_folder_holds_config_metrics_weights_curves_and_predictions(full_run
             assert len(curve) == len(row.loss_curve) >= 1
             assert row.artefacts["weights"].endswith("model.pt")
         assert np.isfinite(row.mse) and np.isfinite(row.curve_nll) and np.isfinite(row.curve_crps)
+        assert np.isfinite(row.valid_nll)
+    # the validation NLL is the pooled Gaussian NLL of the chosen point's validation residuals:
+    # the mean model predicts z = 0 (the training mean), so its residuals are the z-scores
+    scaler = TargetScaler.from_dict(results.target_scaler)
+    valid = [s.targets for s in load_split_records(export, 1)["validation"]]
+    assert results.row("mean").valid_nll == pytest.approx(
+        pooled_gaussian_nll(scaler.transform(np.array(valid))), abs=1e-9)
     assert results.row("xgboost", "no_axes").artefacts["weights"].endswith("model.json")
     assert results.row("svr").artefacts["weights"].endswith("model.joblib")
 
