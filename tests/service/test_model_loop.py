@@ -5,7 +5,7 @@ k; Review's "Model disagrees" list and its cases; the model's curve for a lead o
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from annotation.review.flag_reasons import MODEL_DISAGREES
 from annotation.services import model_jobs, model_loop, projects, queue
@@ -225,3 +225,61 @@ def test_chronocept_audit_prints_the_list_most_suspicious_first(db, lead, make_p
                                                                                       (2, "S-000", 1.5, 2.0)]
     code, _, err = _cli(db, "audit", "--user", "lead1", "--top", "0")
     assert code == 1 and err == "chronocept: The list shows from 1 to 200 samples.\n"
+
+
+QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none"]}
+
+
+@pytest.fixture
+def trained(db, lead, tmp_path, monkeypatch):
+    """A gold project, its export and a finished quick training run (the hashing encoder)."""
+    from annotation.services import exports, jobs
+    from db import config as app_config
+    from gold_data import gold_project
+
+    monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
+    app_config.load()
+    pid = gold_project(db, lead, n=45)
+    rec = exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
+    run = jobs.launch_training(db, lead, pid, rec.id, QUICK, start=False)
+    assert jobs.run_job(db, run.id) == "succeeded"
+    return pid, run.id
+
+
+def test_a_run_applied_predicts_every_sample_and_audits_the_gold(db, lead, make_user, trained):
+    from annotation.services import jobs
+
+    pid, run_id = trained
+    job = model_jobs.launch_model_job(db, lead, pid, run_id, model_jobs.PREDICT, members=3, start=False)
+    assert jobs.run_job(db, job.id) == "succeeded", jobs.get_job(db, lead, job.id).log
+    with db.read() as s:
+        n_samples = s.scalar(select(func.count()).select_from(Sample).where(Sample.project_id == pid,
+                                                                           Sample.status == "active"))
+        rows = list(s.scalars(select(ModelPrediction).where(ModelPrediction.job_id == job.id)))
+    assert len(rows) == n_samples  # every active sample, texts not yet annotated included
+    assert all(r.spread_w1 >= 0 and r.half_gone_low <= r.half_gone_minutes <= r.half_gone_high for r in rows)
+    assert len({round(r.spread_w1, 6) for r in rows}) > 1  # members disagree more on some texts
+    assert "Predicted" in jobs.get_job(db, lead, job.id).message
+
+    audit_job = model_jobs.launch_model_job(db, lead, pid, run_id, model_jobs.AUDIT, members=2, folds=3,
+                                            start=False)
+    assert jobs.run_job(db, audit_job.id) == "succeeded", jobs.get_job(db, lead, audit_job.id).log
+    listed = model_loop.disagreements(db, lead, pid, top=5)
+    assert listed.job_id == audit_job.id and listed.n_audited >= 20
+    scores = [e.score for e in listed.entries]
+    assert scores == sorted(scores, reverse=True) and all(s >= 0 for s in scores)
+
+
+def test_a_run_whose_models_vanished_fails_the_job_with_the_reason(db, lead, trained):
+    import shutil
+
+    from annotation.services import jobs
+
+    pid, run_id = trained
+    job = model_jobs.launch_model_job(db, lead, pid, run_id, model_jobs.PREDICT, members=2, start=False)
+    shutil.rmtree(jobs.get_job(db, lead, run_id).run_dir)  # the run folder went away meanwhile
+    assert jobs.run_job(db, job.id) == "failed"
+    done = jobs.get_job(db, lead, job.id)
+    assert "\n" not in done.message and done.message
+    with db.read() as s:
+        assert s.scalar(select(func.count()).select_from(ModelPrediction).where(ModelPrediction.job_id == job.id)) == 0
