@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -132,7 +133,9 @@ def run_seed(args: argparse.Namespace, seed: int,
     print(f"  spread W1 median {np.nanmedian(spread):.2f} (p10 {np.nanpercentile(spread, 10):.2f}"
           f", p90 {np.nanpercentile(spread, 90):.2f}); W1 to the gold: clean median "
           f"{np.nanmedian(w1[clean]):.2f}, planted median "
-          f"{np.nanmedian(np.delete(w1, clean)):.2f}; ours' floor {floor:.2f}")
+          f"{np.nanmedian(np.delete(w1, clean)):.2f}; ours' floor {floor:.2f}; Spearman ρ of "
+          f"spread and W1 on clean gold "
+          f"{stats.spearmanr(spread[clean], w1[clean], nan_policy='omit').statistic:.2f}")
     results = {"ours": hits(ours, planted),
                "cleanlab": hits(theirs, planted)}
     for fixed in args.floors:
