@@ -18,9 +18,11 @@ Label-issue detection for curves (SPEC section 12), in three steps:
    closely than the model usually agrees with the gold share a bias rather than know the
    answer, so such a spread is not trusted; a zero spread (K identical members) cannot blow
    a score up; and the floor follows the project's own data and model instead of a constant
-   tuned on generated data. On ``bench/model_audit.py``'s pools this data-driven floor ranked
-   as well as the best fixed one (about 4 units there) and better than 1–2 units, where the
-   noisy bootstrap spread of a few members decides the order.
+   tuned on generated data. On ``bench/model_audit.py``'s generated pools this floor ranked as
+   well as the best fixed one (about 4 units there) and better than 1–2 units, where the noisy
+   spread of a few members decides the order; the spread hardly tracked the error there
+   (Spearman ρ ≈ 0.1), so W1 alone ranked as well (linear) or better (ffnn) — see
+   ``bench/results/model_audit.txt``.
 3. :func:`rank` — indices most suspicious first.
 """
 
