@@ -30,6 +30,7 @@ from ui.tables import show_table
 
 K_FLASH = "training.flash"
 K_JOB = "training.job"
+K_NEXT_JOB = "training.next_job"  # a job launched after the Run box was drawn: chosen on the next run
 K_SEEN = "training.seen_status"
 MODEL_LABELS = {"linear": "Linear regression", "svr": "SVR", "xgboost": "XGBoost",
                 "ffnn": "Feed-forward network", "bilstm": "Bi-LSTM", "mean": "Mean (reference)"}
@@ -177,6 +178,8 @@ if not all_jobs:
 
 st.subheader("Runs")
 ids = [j.id for j in all_jobs]
+if K_NEXT_JOB in st.session_state:  # a job launched below the Run box last run: show it now
+    st.session_state[K_JOB] = st.session_state.pop(K_NEXT_JOB)
 if st.session_state.get(K_JOB) not in ids:
     st.session_state[K_JOB] = ids[0]
 by_id = {j.id: j for j in all_jobs}
@@ -237,7 +240,8 @@ if job.status == "succeeded" and job.result.get("rows"):
     st.markdown("**Predicted against gold** on the test split")
     st.plotly_chart(scatter_chart(job), key=f"training.scatter.{job.id}")
     st.caption(f"Weights, metrics and predictions: {plain(job.run_dir)}")
-    apply_run_controls(db, actor, project.id, job, job_key=K_JOB, flash_key=K_FLASH)
+if job.status == "succeeded" and job.kind == jobs.TRAINING:
+    apply_run_controls(db, actor, project.id, job, job_key=K_NEXT_JOB, flash_key=K_FLASH)
 elif job.status == "succeeded" and job.kind in MODEL_KINDS:
     model_job_summary(job)
 

@@ -23,11 +23,15 @@ from ui.display import curve_polyline, plain
 from ui.session import service_errors, toast_next_run
 
 MODEL_COLOR = "#6b7280"  # a neutral grey: the model is a second opinion, not a proposal
+#: How many of the latest audit's samples Review lists (the CLI's --top shows more)
+PANEL_TOP = 10
 
 
 def apply_run_controls(db, actor, project_id: int, run: jobs.JobInfo, *, job_key: str,  # type: ignore[no-untyped-def]
                        flash_key: str) -> None:
-    """For a finished training run: predict every sample of the project, or audit its gold."""
+    """For a finished training run: predict every sample of the project, or audit its gold.
+    ``job_key``: the session key that makes the launched job the one shown on the next run (the
+    page's Run box is drawn above, so its own key can no longer be set in this run)."""
     with st.form(f"training.apply.{run.id}", border=True):
         st.markdown("**Apply this run to the project** — its best model by validation NLL, as an ensemble")
         c1, c2, c3 = st.columns(3)
@@ -76,7 +80,7 @@ def _half_gone_text(minutes: float) -> str:
 def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str) -> None:  # type: ignore[no-untyped-def]
     """The latest audit's most suspicious gold samples, in an expander at the top of Review."""
     with service_errors():
-        listed = model_loop.disagreements(db, actor, project_id, top=20)
+        listed = model_loop.disagreements(db, actor, project_id, top=PANEL_TOP)
     if listed is None:
         return
     with st.expander(f"Model disagrees · {counted(len(listed.entries), 'gold sample')} of "

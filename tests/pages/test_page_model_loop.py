@@ -136,3 +136,35 @@ def test_no_annotator_code_path_reads_a_model():
     for path in annotator_side:
         text = path.read_text(encoding="utf-8")
         assert "model_loop" not in text and "model_jobs" not in text and "ModelPrediction" not in text, path.name
+
+
+def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_app, tmp_path, monkeypatch):
+    """Training: a finished run's Audit the gold and Predict every sample launch their jobs, and
+    the page then shows the launched job (its Run box is drawn above the buttons)."""
+    from annotation.services import jobs
+    from db.models import DatasetExport
+
+    monkeypatch.setattr(jobs, "_start_worker", lambda db, job_id, launcher: None)  # queued only
+    run_dir = tmp_path / "run"
+    (run_dir / "models" / "linear__none").mkdir(parents=True)
+    ids = [sid for sid, _ in _ids(db, project.id)]
+    with db.write() as s:
+        export = DatasetExport(project_id=project.id, path=str(tmp_path / "export"), base=1.1, seed=1,
+                               licence="cc-by-4.0", settings={}, splits={}, counts={}, status="complete")
+        s.add(export)
+        s.flush()
+        trained = Job(project_id=project.id, kind="training", export_id=export.id, config={"models": ["linear"]},
+                      status="succeeded", run_dir=str(run_dir), result={"rows": []})
+        s.add(trained)
+        s.flush()
+        run_id = trained.id
+    at = _open(make_app, lead, "screens/training.py")
+    assert "Apply this run to the project" in markdown_text(at)
+    next(b for b in at.button if b.label == "Predict every sample").click()
+    at = run(at)
+    assert not at.exception
+    with db.read() as s:
+        launched = s.scalar(select(Job).where(Job.kind == "predict"))
+    assert (launched.status, launched.config["run_job_id"], launched.config["members"]) == ("queued", run_id, 5)
+    assert at.session_state["training.job"] == launched.id  # the page shows the job it launched
+    assert len(ids) == 4
