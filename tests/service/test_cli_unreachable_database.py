@@ -57,9 +57,11 @@ def test_every_command_says_in_one_line_that_the_database_cannot_be_reached(tmp_
         "demo": ["demo"],
         "backup": ["backup", str(tmp_path / "backup.dump")],
         "restore": ["restore", str(archive)],
+        "predict": ["predict", str(tmp_path)],
+        "audit": ["audit"],
     }
-    # train reads an export folder and never opens the database
-    assert set(invocations) | {"train"} == _commands()
+    # train and score read an export folder and never open the database
+    assert set(invocations) | {"train", "score"} == _commands()
     env = {**os.environ, ENV_VAR: UNREACHABLE}
     for name, args in invocations.items():
         done = subprocess.run([sys.executable, "-m", "cli", *args], input="password-123\n",

@@ -59,7 +59,8 @@ def test_automatic_codes_join_the_same_vocabulary():
     assert AUTOMATIC_FLAG_CODES == ("segmentation_mismatch", "pk_above_threshold",
                                     "xi_deviation", "omega_deviation", "alpha_deviation",
                                     "curve_distance")
-    assert FLAG_CODES == ANNOTATOR_FLAG_CODES + AUTOMATIC_FLAG_CODES
+    assert FLAG_CODES == ANNOTATOR_FLAG_CODES + AUTOMATIC_FLAG_CODES + ("model_disagrees",)  # a lead's reason
+    assert not is_automatic_flag("model_disagrees") and flag_label("model_disagrees") == "The model disagrees with the gold"
     assert set(FLAG_LABELS) == set(FLAG_CODES)
     for code in AUTOMATIC_FLAG_CODES:
         assert is_automatic_flag(code)
