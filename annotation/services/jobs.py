@@ -25,7 +25,7 @@ import traceback
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import select, update
 
@@ -380,19 +380,34 @@ def run_job(db: Database, job_id: int) -> str:
     if kind != TRAINING:  # a trained run applied to its project (predictions, gold audit)
         from annotation.services.model_jobs import run_model_job
         return run_model_job(db, job_id)
-    from annotation.training import TrainingCancelled, TrainingConfig, TrainingInputError, run_training
+    from annotation.training import TrainingConfig, run_training
+
+    def train(reporter: JobReporter) -> tuple[str, dict[str, Any]]:
+        results = run_training(export_path, run_dir, TrainingConfig.from_dict(config_data),
+                               progress=reporter.progress, log=reporter.log, should_stop=reporter.should_stop,
+                               cache_dir=runs_root() / "embedding-cache")
+        return (f"Finished in {results.total_seconds:.0f} s on {results.device}.",
+                stored_result(results, MAX_PREDICTIONS))
+
+    return run_reported(db, job_id, train)
+
+
+def run_reported(db: Database, job_id: int, work: Callable[[JobReporter], tuple[str, dict[str, Any]]]) -> str:
+    """Worker: run ``work(reporter)`` for a claimed job with its progress, log and cancel
+    reported, and write the outcome: succeeded with work's (message, result); cancelled; failed
+    with the one-line reason of a refused input, or with the traceback of any other error.
+    Returns the final status."""
+    from annotation.training import TrainingCancelled, TrainingInputError
 
     reporter = JobReporter(db, job_id)
     reporter.start()
     try:
-        results = run_training(export_path, run_dir, TrainingConfig.from_dict(config_data),
-                               progress=reporter.progress, log=reporter.log, should_stop=reporter.should_stop,
-                               cache_dir=runs_root() / "embedding-cache")
+        message, result = work(reporter)
     except TrainingCancelled:
         reporter.close()
         _finish(db, job_id, "cancelled", "Cancelled by a lead.")
         return "cancelled"
-    except TrainingInputError as exc:
+    except (TrainingInputError, InvalidInput) as exc:
         reporter.close()
         _finish(db, job_id, "failed", str(exc), extra_log=f"ERROR: {exc}")
         return "failed"
@@ -401,8 +416,7 @@ def run_job(db: Database, job_id: int) -> str:
         _finish(db, job_id, "failed", f"{type(exc).__name__}: {exc}", extra_log=traceback.format_exc())
         return "failed"
     reporter.close()
-    _finish(db, job_id, "succeeded", f"Finished in {results.total_seconds:.0f} s on {results.device}.",
-            result=stored_result(results, MAX_PREDICTIONS))
+    _finish(db, job_id, "succeeded", message, result=result)
     return "succeeded"
 
 

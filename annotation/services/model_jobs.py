@@ -24,7 +24,6 @@ converted on the way in).
 from __future__ import annotations
 
 import math
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -203,8 +202,7 @@ def _compute(db: Database, job: dict[str, Any], reporter: JobReporter) -> tuple[
 
 def run_model_job(db: Database, job_id: int) -> str:
     """Worker: run a claimed ``predict`` or ``audit`` job (``jobs.run_job`` has set it running)."""
-    from annotation.services.jobs import _finish
-    from annotation.training import TrainingCancelled, TrainingInputError
+    from annotation.services.jobs import run_reported
 
     with db.read() as s:
         job = s.get(Job, job_id)
@@ -213,27 +211,13 @@ def run_model_job(db: Database, job_id: int) -> str:
         info = {"id": job.id, "kind": job.kind, "project_id": job.project_id, "config": dict(job.config),
                 "run_dir": job.run_dir, "export_path": export.path, "export_base": export.base,
                 "benchmark": (run.config or {}).get("benchmark") if run is not None else None}
-    reporter = JobReporter(db, job_id)
-    reporter.start()
-    try:
+    def work(reporter: JobReporter) -> tuple[str, dict[str, Any]]:
         rows, summary = _compute(db, info, reporter)
         reporter.progress(0.97, f"Storing {len(rows)} predictions…")
         _store(db, rows)
-    except TrainingCancelled:
-        reporter.close()
-        _finish(db, job_id, "cancelled", "Cancelled by a lead.")
-        return "cancelled"
-    except (TrainingInputError, InvalidInput) as exc:
-        reporter.close()
-        _finish(db, job_id, "failed", str(exc), extra_log=f"ERROR: {exc}")
-        return "failed"
-    except Exception as exc:  # noqa: BLE001 - any crash is the job's failure, with its traceback
-        reporter.close()
-        _finish(db, job_id, "failed", f"{type(exc).__name__}: {exc}", extra_log=traceback.format_exc())
-        return "failed"
-    reporter.close()
-    _finish(db, job_id, "succeeded", summary, result={"n": len(rows)})
-    return "succeeded"
+        return summary, {"n": len(rows)}
+
+    return run_reported(db, job_id, work)
 
 
 __all__ = ["AUDIT", "MODEL_KINDS", "PREDICT", "check_run", "launch_model_job", "run_model_job"]

@@ -154,6 +154,20 @@ class _Case:
     annotation_id: int | None
 
 
+def _open_case_rows(s: Session, actor: Actor, item_id: int, *,
+                    lock: bool = False) -> tuple[ReviewItem, Sample, list[Annotation]]:
+    """The open item (``lock``: FOR UPDATE), its sample and submitted annotations, for a lead;
+    NotFound / StaleVersion when there is no such item or it was decided meanwhile."""
+    require_role(s, actor, "lead")
+    item = s.get(ReviewItem, item_id, with_for_update=lock)
+    if item is None:
+        raise NotFound("No such review item.")
+    if item.status != "open":
+        raise StaleVersion("Another lead already decided this sample; reload the queue.")
+    smp = s.get(Sample, item.sample_id)
+    return item, smp, submitted_annotations(s, smp.id)
+
+
 def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidence: int | None = None,
            error_type: str | None = None, note: str = "", edit: LeadEdit | None = None,
            annotation_id: int | None = None) -> str:
@@ -181,28 +195,14 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
         raise InvalidInput("Say why in the note: the annotators and the history show it.")
 
     def read(s: Session) -> tuple[_Case, tuple]:  # type: ignore[type-arg]
-        require_role(s, actor, "lead")
-        item = s.get(ReviewItem, item_id)
-        if item is None:
-            raise NotFound("No such review item.")
-        if item.status != "open":
-            raise StaleVersion("Another lead already decided this sample; reload the queue.")
-        smp = s.get(Sample, item.sample_id)
-        anns = submitted_annotations(s, smp.id)
+        _item, smp, anns = _open_case_rows(s, actor, item_id)
         return (_Case(actor, smp.n_tokens, tuple((a.id, a.annotator_id, annotation_content(a)) for a in anns),
                       note, edit, annotation_id), tuple((a.id, a.version) for a in anns))
 
     case, read_key = db.run_read(read)
     outcome = _GOLD_HANDLERS[chosen.name](case) if chosen.gold_source is not None else None
     with db.write() as s:
-        require_role(s, actor, "lead")
-        item = s.get(ReviewItem, item_id, with_for_update=True)
-        if item is None:
-            raise NotFound("No such review item.")
-        if item.status != "open":
-            raise StaleVersion("Another lead already decided this sample; reload the queue.")
-        smp = s.get(Sample, item.sample_id)
-        anns = submitted_annotations(s, smp.id)
+        item, smp, anns = _open_case_rows(s, actor, item_id, lock=True)
         if tuple((a.id, a.version) for a in anns) != read_key:
             raise StaleVersion("This sample's annotations changed while you decided; look at the case again.")
         if outcome is not None:
