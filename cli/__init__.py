@@ -416,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        load_config()  # every setting read once, now (db.config); a bad value is one line
+        load_config(signs_in=False)  # every setting read once, now (db.config); a bad value is one line
     except ConfigError as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
         return 2

@@ -78,9 +78,12 @@ class Config:
         return timedelta(hours=self.session_hours)
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> "Config":
+    def from_environ(cls, environ: Mapping[str, str] | None = None, *, signs_in: bool = True) -> "Config":
         """The settings ``environ`` (default: this process's environment) gives; a variable
         that is unset or blank takes its default. :class:`ConfigError` for a value out of range.
+        ``signs_in=False`` (the CLI, which starts no sign-in session): the session lifetime is
+        not checked and keeps its default, so a bad one cannot stand in the way of a backup,
+        a restore or a worker.
 
         >>> Config.from_environ({"CHRONOCEPT_SESSION_HOURS": "0.5", "CHRONOCEPT_RUNS_DIR": "/r"})
         Config(database_url='', session_hours=0.5, export_dir=PosixPath('data/exports'), runs_dir=PosixPath('/r'), job_launcher='', backup_dir=None, upgrade_without_backup=False)
@@ -101,7 +104,9 @@ class Config:
                 hours = float(raw)
             except ValueError:
                 hours = math.nan
-            if not (MIN_SESSION_HOURS <= hours <= MAX_SESSION_HOURS):  # also refuses nan and inf
+            if not (MIN_SESSION_HOURS <= hours <= MAX_SESSION_HOURS) and not signs_in:
+                hours = DEFAULT_SESSION_HOURS
+            elif not (MIN_SESSION_HOURS <= hours <= MAX_SESSION_HOURS):  # also refuses nan and inf
                 raise ConfigError(f"{SESSION_HOURS_ENV} must be a number of hours from {MIN_SESSION_HOURS:.3g} "
                                   f"to {MAX_SESSION_HOURS:.0f}; it is {raw[:40]!r}. Ask the administrator.")
         return cls(database_url=text(DATABASE_URL_ENV), session_hours=hours,
@@ -115,9 +120,10 @@ class Config:
 _current: Config | None = None
 
 
-def load(environ: Mapping[str, str] | None = None) -> Config:
+def load(environ: Mapping[str, str] | None = None, *, signs_in: bool = True) -> Config:
     """Read the settings now (from ``environ``, default this process's environment) and make
-    them the ones :func:`config` returns; :class:`ConfigError` (nothing changed) for a bad value.
+    them the ones :func:`config` returns; :class:`ConfigError` (nothing changed) for a bad value
+    (``signs_in``: see :meth:`Config.from_environ`).
 
     >>> load({"CHRONOCEPT_JOB_LAUNCHER": " ssh gpu1 "}).job_launcher
     'ssh gpu1'
@@ -126,7 +132,7 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
     >>> _ = reset()
     """
     global _current
-    _current = Config.from_environ(environ)
+    _current = Config.from_environ(environ, signs_in=signs_in)
     return _current
 
 

@@ -64,7 +64,9 @@ actor, db, project = lead_page("Review", flash_key=K_FLASH)
 
 # --- the queue -------------------------------------------------------------------------------
 
-model_disagrees_panel(db, actor, project.id, next_pick_key=K_NEXT)
+model_disagrees_panel(db, actor, project.id, next_pick_key=K_NEXT,
+                      reset={"review.filter.reason": ALL, "review.filter.benchmark": ALL,
+                             "review.filter.annotator": ALL})
 
 order = st.session_state.get(K_SORT, "oldest")
 with service_errors():

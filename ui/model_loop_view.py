@@ -77,8 +77,11 @@ def _half_gone_text(minutes: float) -> str:
     return humanize_x(minutes_to_x(minutes))
 
 
-def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str) -> None:  # type: ignore[no-untyped-def]
-    """The latest audit's most suspicious gold samples, in an expander at the top of Review."""
+def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str,  # type: ignore[no-untyped-def]
+                          reset: dict[str, object] | None = None) -> None:
+    """The latest audit's most suspicious gold samples, in an expander at the top of Review.
+    Opening one sets ``reset`` (Review's filters back to all: the case opened must not be
+    filtered out of the queue, or another would open in its place)."""
     with service_errors():
         listed = model_loop.disagreements(db, actor, project_id, top=PANEL_TOP)
     if listed is None:
@@ -101,8 +104,9 @@ def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str) -> 
                 left.caption(f"Model: half gone after {_half_gone_text(e.half_gone_minutes)} "
                              f"(members {_half_gone_text(e.half_gone_interval[0])} – "
                              f"{_half_gone_text(e.half_gone_interval[1])})"
-                             + (" · the gold changed since the audit" if e.gold_changed else ""))
-                gold_line = curve_polyline(*e.gold) if not e.gold_changed else None
+                             + (" · the gold was decided again since the audit: W1 and score are against the "
+                                "gold it saw" if e.gold_changed else ""))
+                gold_line = curve_polyline(*e.gold) if all(math.isfinite(v) for v in e.gold) else None
                 model_line = curve_polyline(*e.model)
                 with right:
                     curve_canvas([], curve=gold_line, curve_label="gold",
@@ -115,6 +119,7 @@ def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str) -> 
                                icon=":material/rate_review:"):
                     with service_errors():
                         item_id = model_loop.open_disagreement_case(db, actor, e.sample_id)
+                    st.session_state.update(reset or {})
                     st.session_state[next_pick_key] = item_id
                     st.rerun()
 

@@ -58,9 +58,10 @@ def _bounded(name: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-def check_run(s: Any, project_id: int, run_job_id: int) -> tuple[Job, DatasetExport]:
+def check_run(s: Any, project_id: int, run_job_id: int, *, files: bool = True) -> tuple[Job, DatasetExport]:
     """The finished training job ``run_job_id`` of this project and its export, or
-    :class:`InvalidInput` / :class:`NotFound` saying why it cannot be applied."""
+    :class:`InvalidInput` / :class:`NotFound` saying why it cannot be applied (``files``: also
+    that its models are on disk — looked at in a read, never under the write lock)."""
     from annotation.services.jobs import TRAINING
 
     run = s.get(Job, run_job_id)
@@ -74,7 +75,7 @@ def check_run(s: Any, project_id: int, run_job_id: int) -> tuple[Job, DatasetExp
     if export is None or export.project_id != project_id:
         raise InvalidInput(f"The export of training run {run_job_id} belongs to another project.")
     models = Path(run.run_dir) / "models"
-    if not models.is_dir() or not any(models.iterdir()):
+    if files and (not models.is_dir() or not any(models.iterdir())):
         raise InvalidInput(f"The models of training run {run_job_id} are missing ({models}).")
     return run, export
 
@@ -93,9 +94,12 @@ def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: in
     launcher = jobs.launcher_command() if launcher is None else launcher.strip()
     if launcher:
         jobs.check_launcher(launcher)
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        check_run(s, project_id, run_job_id)  # the disk looked at with no lock held
     with db.write() as s:
         require_role(s, actor, "lead")
-        run, export = check_run(s, project_id, run_job_id)
+        run, export = check_run(s, project_id, run_job_id, files=False)
         if kind == AUDIT:
             n_gold = s.scalar(select(func.count()).select_from(GoldAnnotation)
                               .join(Sample, Sample.id == GoldAnnotation.sample_id)
@@ -104,11 +108,13 @@ def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: in
                 raise InvalidInput(f"An audit needs at least {max(MIN_AUDIT_GOLD, folds * 2)} gold samples "
                                    f"to cross-fit in {folds} folds; this project has {n_gold}.")
         job = Job(project_id=project_id, kind=kind, export_id=export.id,
-                  config={"run_job_id": run.id, "members": members, "folds": folds, "seed": seed},
-                  status="queued", launcher=launcher, created_by=actor.user_id, run_dir=run.run_dir,
+                  config={"run_job_id": run.id, "run_dir": run.run_dir, "members": members, "folds": folds,
+                          "seed": seed},
+                  status="queued", launcher=launcher, created_by=actor.user_id,
                   message="Waiting for the worker to start…")
         s.add(job)
         s.flush()
+        job.run_dir = str(jobs.runs_root() / f"job-{job.id}")  # its own folder: the worker's log
         audit.record(s, actor.user_id, "launch_job", "job", job.id, kind=kind, run=run.id, members=members)
         job_id = job.id
     if start:
@@ -164,7 +170,7 @@ def _compute(db: Database, job: dict[str, Any], reporter: JobReporter) -> tuple[
     from annotation.training.ensemble import best_model_of_run, fit_ensemble
     from annotation.training.device import resolve_device
 
-    spec = best_model_of_run(job["run_dir"])
+    spec = best_model_of_run(job["config"]["run_dir"])
     device = resolve_device("auto")
     members, seed, project_id = job["config"]["members"], job["config"].get("seed", 0), job["project_id"]
     reporter.log(f"best model of the run by validation NLL: {spec.model} ({spec.encoder}), {members} members on {device}")

@@ -67,7 +67,9 @@ class Disagreement:
     """One gold sample the cross-fitted model disagrees with: both curves (base-1.1 log
     minutes; ``gold`` as it is now, which may have changed since the audit), the W1 between the
     gold and the model's curve at the audit, the ensemble's spread, the score (W1 scaled by the
-    spread), and the sample's own agreement figures (between its annotators)."""
+    spread), and the sample's own agreement figures (between its annotators). ``gold_changed``:
+    the gold was decided again (or removed) after the audit read it — W1 and score are the
+    audit's, against the gold it saw."""
 
     rank: int
     sample_id: int
@@ -106,7 +108,7 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
         n = s.scalar(select(func.count()).select_from(ModelPrediction).where(ModelPrediction.job_id == job.id)) or 0
         rows = s.execute(
             select(ModelPrediction, Sample.external_id, Sample.parent_text, Sample.n_tokens,
-                   GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha)
+                   GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha, GoldAnnotation.decided_at)
             .join(Sample, Sample.id == ModelPrediction.sample_id)
             .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
             .where(ModelPrediction.job_id == job.id, ModelPrediction.score.is_not(None))
@@ -121,13 +123,16 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
                 anns[a.sample_id].append(annotation_content(a))
         figures = sample_figures([(r.n_tokens, anns[r[0].sample_id]) for r in rows])
         entries = []
+        audited_at = job.started_at or job.created_at  # the audit read the gold when it started
         for rank, (r, fig) in enumerate(zip(rows, figures), 1):
             p = r[0]
+            changed = r.xi is None or (r.decided_at is not None and audited_at is not None
+                                       and r.decided_at > audited_at)
             gold = (r.xi, r.omega, r.alpha) if r.xi is not None else (float("nan"),) * 3
             entries.append(Disagreement(
                 rank, p.sample_id, r.external_id, r.parent_text, gold, (p.xi, p.omega, p.alpha), p.gold_w1 or 0.0,
                 p.spread_w1, p.score or 0.0, p.half_gone_minutes, (p.half_gone_low, p.half_gone_high), fig,
-                items.get(p.sample_id), r.xi is None))
+                items.get(p.sample_id), changed))
         return AuditList(job.id, job.finished_at, n, tuple(entries))
 
 

@@ -62,14 +62,20 @@ def test_model_disagrees_opens_the_case_of_the_sample_it_names(db, lead, project
     (s0, e0), (s1, e1), (s2, _), _ = _ids(db, project.id)
     _gold(db, [s0, s1, s2])
     _job(db, project.id, "audit", {s0: (1.0, 2.0), s1: (0.5, 9.0), s2: (2.0, 1.0)})
+    with db.write() as s:  # the queue holds another case (its filters are on the page)
+        s.add(ReviewItem(sample_id=s2, reasons=["daily_review"], status="open", opened_at=utcnow()))
     at = _open(make_app, lead, "screens/review.py")
     assert [e.label for e in at.expander][0].startswith("Model disagrees · 3 gold samples of 3 audited")
     assert [b.label for b in at.button if b.key and b.key.startswith("review.model.open.")] == [
-        "Open its review case"] * 3
+        "Open its review case", "Open its review case", "Open its open review case"]
     text = markdown_text(at)
     assert text.index(f"**1. {plain(e1)}**") < text.index(f"**2. {plain(e0)}**")  # most suspicious first
+    # a filter that leaves the case out of the queue is set back: the case named opens, no other
+    at.selectbox(key="review.filter.reason").set_value("xi_deviation")
+    at = run(at)
     at.button(key=next(b.key for b in at.button if b.key and b.key.endswith(f".{s1}"))).click()
     at = run(at)
+    assert at.selectbox(key="review.filter.reason").value == "__all__"
     assert f"### Sample {plain(e1)}" in markdown_text(at)
     with db.read() as s:
         item = s.scalar(select(ReviewItem).where(ReviewItem.sample_id == s1))

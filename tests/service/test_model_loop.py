@@ -5,7 +5,7 @@ k; Review's "Model disagrees" list and its cases; the model's curve for a lead o
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from annotation.review.flag_reasons import MODEL_DISAGREES
 from annotation.services import model_jobs, model_loop, projects, queue
@@ -44,7 +44,7 @@ def _run(db, pid: int, export_id: int | None, tmp_path, *, status="succeeded", m
 
 def _model_job(db, pid: int, kind: str, rows: dict[int, dict]) -> int:
     with db.write() as s:
-        j = Job(project_id=pid, kind=kind, config={}, status="succeeded", finished_at=utcnow())
+        j = Job(project_id=pid, kind=kind, config={}, status="succeeded", started_at=utcnow(), finished_at=utcnow())
         s.add(j)
         s.flush()
         for sid, v in rows.items():
@@ -165,6 +165,12 @@ def test_model_disagrees_list_and_case(db, lead, make_user, make_project):
     assert model_loop.disagreements(db, lead, pid, top=1).entries[0].open_item_id == item_id
     with pytest.raises(InvalidInput, match="not in the latest audit"):
         model_loop.open_disagreement_case(db, lead, ids[3])
+    assert not any(e.gold_changed for e in model_loop.disagreements(db, lead, pid).entries)
+    with db.write() as s:  # a lead decides the gold again after the audit read it
+        s.execute(update(GoldAnnotation).where(GoldAnnotation.sample_id == ids[2])
+                  .values(xi=44.0, decided_at=utcnow()))
+    changed = {e.sample_id: e.gold_changed for e in model_loop.disagreements(db, lead, pid).entries}
+    assert changed == {ids[1]: False, ids[2]: True, ids[0]: False}
 
 
 def test_the_models_curve_is_for_leads(db, lead, make_user, make_project):

@@ -79,11 +79,14 @@ def test_every_variable_the_code_names_is_in_the_table():
     assert in_code <= {name for name, _, _ in _table_rows()}, "add the variable to db.config.VARIABLES and README"
 
 
-def test_the_cli_refuses_a_bad_value_at_start_in_one_line(monkeypatch, capsys):
+def test_a_bad_session_lifetime_does_not_stand_in_the_way_of_the_cli(monkeypatch, capsys, tmp_path):
+    """The CLI starts no sign-in session: a restore (recovery) is not refused for a lifetime."""
     from cli import main
 
     monkeypatch.setenv("CHRONOCEPT_SESSION_HOURS", "forever")
-    assert main(["exports"]) == 2
+    monkeypatch.setenv("CHRONOCEPT_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
+    assert main(["restore", str(tmp_path / "missing.db")]) == 1
     err = capsys.readouterr().err
-    assert err == ("chronocept: CHRONOCEPT_SESSION_HOURS must be a number of hours from 0.0833 to 720; "
-                   "it is 'forever'. Ask the administrator.\n")
+    assert "CHRONOCEPT_SESSION_HOURS" not in err and err.startswith("chronocept: ") and err.count("\n") == 1
+    assert app_config.config().session_hours == 12.0
+    assert Config.from_environ({"CHRONOCEPT_SESSION_HOURS": "forever"}, signs_in=False).session_hours == 12.0
