@@ -24,8 +24,8 @@ PostgreSQL is ANALYZEd after the load (autovacuum would do the same shortly afte
 SQLite is left as the application leaves it (the app never runs ANALYZE there).
 
 Then ``--steps`` annotation steps rotate over the annotators; each step times, with
-``time.perf_counter``, ``queue.next_item``, ``submission.save_draft`` (expected version, a partial
-draft), ``submission.submit`` (complete content: a valid segmentation with an axis per segment and the
+``time.perf_counter``, ``queue.next_item``, a draft saved (the surface's edits to a partial draft,
+through ``workbench_events.apply_events`` from the item's version), a submit (the edits to the complete content: a valid segmentation with an axis per segment and the
 points (40, 0.5), (60, 1.0), (90, 0.3)) and ``queue.queue_status``. A few steps are run first as a
 warm-up and not counted. The table also shows the machine's floor (a round trip and an empty
 write transaction through the same session plumbing) and the load average, so that figures from
@@ -56,7 +56,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from annotation.workbench.protocol import AnnotationContent  # noqa: E402
-from annotation.services import queue, submission  # noqa: E402
+from annotation.services import queue, workbench_events  # noqa: E402
+from annotation.workbench.edit_script import edits_between  # noqa: E402
 from db.engine import Database  # noqa: E402
 from annotated_pool import Setup, build  # noqa: E402  (bench/annotated_pool.py, beside this script)
 
@@ -87,6 +88,19 @@ def _final_content(n_tokens: int) -> AnnotationContent:
 CALLS = ("next_item", "save_draft", "submit", "queue_status")
 
 
+def _send(db, actor, item, content: AnnotationContent, *, step: int | None = None, submit: bool = False,  # type: ignore[no-untyped-def]
+          seconds_delta: float = 0.0):
+    """What the annotation surface sends to store ``content`` over ``item``'s stored work: its
+    numbered edits, through the one write path (``workbench_events.apply_events``), as a fresh
+    client starting from the item's version. Returns the stored item; a refused submit raises."""
+    edits = edits_between(item.content, content, step=step, submit=submit)
+    out = workbench_events.apply_events(db, actor, item.annotation_id, uuid.uuid4().hex[:16], item.version,
+                                        edits, seconds_delta=seconds_delta)
+    if submit and not out.submitted:
+        raise out.submit_error
+    return out.item
+
+
 def measure(db: Database, setup: Setup, steps: int, warmup: int) -> tuple[dict[str, list[float]], dict]:
     times: dict[str, list[float]] = {c: [] for c in CALLS}
     times["step (next+save+submit)"] = []
@@ -104,11 +118,9 @@ def measure(db: Database, setup: Setup, steps: int, warmup: int) -> tuple[dict[s
         if item is None:
             raise SystemExit(f"next_item returned None for {actor.username} (pool exhausted?)")
         resumed = item.version > 1
-        saved = submission.save_draft(db, actor, item.annotation_id, item.version,
-                                      _draft_content(item.n_tokens), step=1, seconds_delta=25.0)
+        saved = _send(db, actor, item, _draft_content(item.n_tokens), step=1, seconds_delta=25.0)
         t2 = pc()
-        done = submission.submit(db, actor, saved.annotation_id, saved.version,
-                                 _final_content(item.n_tokens), seconds_delta=40.0)
+        done = _send(db, actor, saved, _final_content(item.n_tokens), submit=True, seconds_delta=40.0)
         t3 = pc()
         queue.queue_status(db, actor, setup.project_id)
         t4 = pc()
@@ -207,10 +219,9 @@ def explain(db: Database, setup: Setup) -> None:
         current["call"] = "next_item"
         item = queue.next_item(db, actor, setup.project_id)
         current["call"] = "save_draft"
-        saved = submission.save_draft(db, actor, item.annotation_id, item.version,
-                                      _draft_content(item.n_tokens), step=1)
+        saved = _send(db, actor, item, _draft_content(item.n_tokens), step=1)
         current["call"] = "submit"
-        submission.submit(db, actor, saved.annotation_id, saved.version, _final_content(item.n_tokens))
+        _send(db, actor, saved, _final_content(item.n_tokens), submit=True)
         current["call"] = "queue_status"
         queue.queue_status(db, actor, setup.project_id)
     finally:
