@@ -289,3 +289,13 @@ def test_a_run_whose_models_vanished_fails_the_job_with_the_reason(db, lead, tra
     assert "\n" not in done.message and done.message
     with db.read() as s:
         assert s.scalar(select(func.count()).select_from(ModelPrediction).where(ModelPrediction.job_id == job.id)) == 0
+
+
+@pytest.mark.parametrize("order", ["random", "uncertain"])
+def test_every_order_keeps_the_daily_quota(db, make_user, make_project, order):
+    pid = make_project(6, hand_out_order=order, daily_quota=2)
+    if order == "uncertain":
+        _model_job(db, pid, "predict", {sid: {"spread": float(i)} for i, sid in enumerate(_sample_ids(db, pid))})
+    ann = make_user("ann")
+    assert len(_handed(db, [ann], pid, 5)) == 2  # the quota, whatever the order
+    assert queue.next_item(db, ann, pid) is None
