@@ -16,12 +16,39 @@ from sqlalchemy.orm import Session
 
 from annotation.services import model_loop
 from annotation.settings import ProjectSettings
-from db.models import Assignment, Sample
+from annotation.services.model_jobs import PREDICT
+from db.models import Assignment, ModelPrediction, Sample
 
 #: How many candidates one look returns (a hand-out claims the first still open).
 _CANDIDATES = 20
 #: The random pivot of the "random" hand-out order (tests seed it).
 _rng = random.Random()
+
+
+def _had_by(user_id: int):  # type: ignore[no-untyped-def]
+    """How many times the user was handed the sample (0: never): a count per row on the
+    (sample_id, user_id) unique index (see :func:`import_order_candidates`)."""
+    return (select(func.count()).select_from(Assignment)
+            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
+            .scalar_subquery())
+
+
+def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, exclude_warmup: bool,
+                         limit: int) -> list[int] | None:
+    """Open samples (fewer than ``k`` annotators, not the user's) by the latest applied model's
+    spread, widest first; None when the project has no applied model (the caller falls back to
+    import order, as it does for samples the model did not predict). Sample ids only: the
+    annotator sees which sample they get, never why."""
+    job = model_loop.latest_job(s, project_id, PREDICT)
+    if job is None:
+        return None
+    stmt = (select(Sample.id).join(ModelPrediction, ModelPrediction.sample_id == Sample.id)
+            .where(ModelPrediction.job_id == job.id, Sample.project_id == project_id, Sample.status == "active",
+                   Sample.n_assigned < k, _had_by(user_id) == 0)
+            .order_by(ModelPrediction.spread_w1.desc(), Sample.id).limit(limit))
+    if exclude_warmup:
+        stmt = stmt.where(Sample.is_warmup.is_(False))
+    return list(s.scalars(stmt))
 
 
 def import_order_candidates(s: Session, user_id: int, project_id: int, k: int,
@@ -37,9 +64,7 @@ def import_order_candidates(s: Session, user_id: int, project_id: int, k: int,
     "Not the user's" is a count per row on the (sample_id, user_id) unique index; written as
     NOT EXISTS, PostgreSQL planned a merge anti-join that read that whole index for the user.
     """
-    mine = (select(func.count()).select_from(Assignment)
-            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
-            .scalar_subquery())
+    mine = _had_by(user_id)
     extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
     branches = [
         select(Sample.id).where(Sample.project_id == project_id, Sample.status == "active",
@@ -58,9 +83,7 @@ def random_candidates(s: Session, user_id: int, project_id: int, k: int,
     branch is a range of ``ix_samples_pool``, as in :func:`import_order_candidates`; a new pivot is drawn
     at every hand-out, so the pool is handed out in no fixed order (a sample just after a long
     run of taken ones is a little likelier to come next: the price of not sorting the pool)."""
-    mine = (select(func.count()).select_from(Assignment)
-            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id)
-            .scalar_subquery())
+    mine = _had_by(user_id)
     extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
     found: list[int] = []
     pivot = None
@@ -89,8 +112,8 @@ def ordered_candidates(s: Session, user_id: int, project_id: int, settings: Proj
     if settings.hand_out_order == "random":
         return random_candidates(s, user_id, project_id, k, exclude_warmup)
     if settings.hand_out_order == "uncertain":
-        first = model_loop.uncertain_candidates(s, user_id, project_id, k, exclude_warmup=exclude_warmup,
-                                                limit=_CANDIDATES) or []
+        first = uncertain_candidates(s, user_id, project_id, k, exclude_warmup=exclude_warmup,
+                                     limit=_CANDIDATES) or []
         if len(first) < _CANDIDATES:
             taken = set(first)
             first += [i for i in import_order_candidates(s, user_id, project_id, k, exclude_warmup) if i not in taken]

@@ -154,11 +154,16 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
                      models=list(checked.models), device=checked.device, launcher=bool(launcher))
         job_id = job.id
     if start:
-        try:
-            _start_worker(db, job_id, launcher)
-        except (OSError, ValueError, KeyError) as exc:
-            _finish(db, job_id, "failed", f"The worker could not be started: {exc}")
+        start_worker_or_fail(db, job_id, launcher)
     return get_job(db, actor, job_id)
+
+
+def start_worker_or_fail(db: Database, job_id: int, launcher: str) -> None:
+    """Start a queued job's worker; a worker that cannot be started fails the job, saying why."""
+    try:
+        _start_worker(db, job_id, launcher)
+    except (OSError, ValueError, KeyError) as exc:
+        _finish(db, job_id, "failed", f"The worker could not be started: {exc}")
 
 
 def _too_few_samples(export: DatasetExport, benchmark: int) -> str | None:

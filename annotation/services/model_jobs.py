@@ -118,10 +118,7 @@ def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: in
         audit.record(s, actor.user_id, "launch_job", "job", job.id, kind=kind, run=run.id, members=members)
         job_id = job.id
     if start:
-        try:
-            jobs._start_worker(db, job_id, launcher)
-        except (OSError, ValueError, KeyError) as exc:
-            jobs._finish(db, job_id, "failed", f"The worker could not be started: {exc}")
+        jobs.start_worker_or_fail(db, job_id, launcher)
     return jobs.get_job(db, actor, job_id)
 
 

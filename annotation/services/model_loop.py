@@ -1,16 +1,14 @@
 """What the back office reads of an applied model (``annotation.services.model_jobs``):
 
-* the queue's "most uncertain first" order (:func:`uncertain_candidates`, the latest finished
-  ``predict`` job of the project);
+* the latest finished job of a kind (:func:`latest_job`: the queue's "most uncertain first"
+  order, :mod:`annotation.services.hand_out_order`, reads the latest ``predict`` job);
 * Review's "Model disagrees" list (:func:`disagreements`, the latest finished ``audit`` job), and
   :func:`open_disagreement_case`, which opens a normal review case for one of them — nothing is
   flagged, changed or decided automatically;
 * the model's curve for a review case (:func:`model_curve`), which a lead may show when the
   project allows it (``show_model_curve``, off by default).
 
-No anchoring: nothing here is for an annotator. Every function is for leads except
-:func:`uncertain_candidates`, which the queue calls inside a hand-out and which returns sample
-ids only (the annotator sees which sample they get, never why).
+No anchoring: nothing here is for an annotator; every function that returns a figure is for leads.
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ from annotation.services.model_jobs import AUDIT, PREDICT
 from annotation.services.rows import annotation_content
 from annotation.services.settling import open_review
 from db.engine import Database
-from db.models import Annotation, Assignment, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample
+from db.models import Annotation, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample
 
 #: Most entries the "Model disagrees" list shows (a lead asks for fewer with ``top``).
 MAX_TOP = 200
@@ -42,24 +40,15 @@ def latest_job(s: Session, project_id: int, kind: str) -> Job | None:
                     .order_by(Job.id.desc()).limit(1))
 
 
-def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, exclude_warmup: bool,
-                         limit: int) -> list[int] | None:
-    """Open samples (fewer than ``k`` annotators, not the user's) by the latest applied model's
-    spread, widest first; None when the project has no applied model (the caller falls back to
-    import order, as it does for samples the model did not predict)."""
-    job_id = s.scalar(select(Job.id).where(Job.project_id == project_id, Job.kind == PREDICT,
-                                           Job.status == "succeeded").order_by(Job.id.desc()).limit(1))
-    if job_id is None:
-        return None
-    mine = (select(func.count()).select_from(Assignment)
-            .where(Assignment.sample_id == Sample.id, Assignment.user_id == user_id).scalar_subquery())
-    stmt = (select(Sample.id).join(ModelPrediction, ModelPrediction.sample_id == Sample.id)
-            .where(ModelPrediction.job_id == job_id, Sample.project_id == project_id, Sample.status == "active",
-                   Sample.n_assigned < k, mine == 0)
-            .order_by(ModelPrediction.spread_w1.desc(), Sample.id).limit(limit))
-    if exclude_warmup:
-        stmt = stmt.where(Sample.is_warmup.is_(False))
-    return list(s.scalars(stmt))
+def _latest_prediction(s: Session, project_id: int, kind: str,
+                       sample_id: int) -> tuple[Job | None, ModelPrediction | None]:
+    """The project's latest finished job of ``kind`` and its row for the sample (None, None:
+    no such job; (job, None): the job has no row for it)."""
+    job = latest_job(s, project_id, kind)
+    if job is None:
+        return None, None
+    return job, s.scalar(select(ModelPrediction).where(ModelPrediction.job_id == job.id,
+                                                         ModelPrediction.sample_id == sample_id))
 
 
 @dataclass(frozen=True)
@@ -145,9 +134,7 @@ def open_disagreement_case(db: Database, actor: Actor, sample_id: int) -> int:
         smp = s.get(Sample, sample_id)
         if smp is None or smp.status != "active":
             raise NotFound("That sample is not in the project any more.")
-        job = latest_job(s, smp.project_id, AUDIT)
-        p = None if job is None else s.scalar(select(ModelPrediction).where(
-            ModelPrediction.job_id == job.id, ModelPrediction.sample_id == sample_id))
+        job, p = _latest_prediction(s, smp.project_id, AUDIT, sample_id)
         if p is None:
             raise InvalidInput(f"{smp.external_id} is not in the latest audit.")
         item = open_review(s, smp, [MODEL_DISAGREES], [{
@@ -177,13 +164,11 @@ def model_curve(db: Database, actor: Actor, sample_id: int) -> ModelCurve | None
         smp = s.get(Sample, sample_id)
         if smp is None:
             raise NotFound("No such sample.")
-        job = latest_job(s, smp.project_id, PREDICT)
-        p = None if job is None else s.scalar(select(ModelPrediction).where(
-            ModelPrediction.job_id == job.id, ModelPrediction.sample_id == sample_id))
+        job, p = _latest_prediction(s, smp.project_id, PREDICT, sample_id)
         if p is None:
             return None
         return ModelCurve(job.id, p.xi, p.omega, p.alpha, p.spread_w1, (p.half_gone_low, p.half_gone_high))
 
 
 __all__ = ["AuditList", "Disagreement", "ModelCurve", "disagreements", "latest_job", "model_curve",
-           "open_disagreement_case", "uncertain_candidates"]
+           "open_disagreement_case"]
