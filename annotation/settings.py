@@ -19,6 +19,10 @@ from annotation.timeaxis import DEFAULT_BASE
 NEWEST_GUIDELINES = (available_versions() or ["1.0"])[-1]
 
 
+#: The project protocols (:mod:`annotation.protocols` says what each decides) by their stored
+#: key, as the settings form names them.
+PROTOCOL_NAMES: dict[str, str] = {"single": "single texts", "pairs": "context pairs"}
+
 #: The hand-out orders of a project's queue and how the settings form names them.
 HAND_OUT_ORDERS: dict[str, str] = {"import": "in import order", "random": "at random",
                                    "uncertain": "most uncertain first (the latest applied model)"}
@@ -68,12 +72,24 @@ class ProjectSettings:
     hand_out_order: str = "import"
     # the model's curve on a review case: leads may show it; off by default (no anchoring)
     show_model_curve: bool = False
+    # the protocol: "single" (one text, one curve: Chronocept) or "pairs" (a target statement
+    # and a follow-up, two curves and the change between them: TVCP); fixed once samples exist
+    protocol: str = "single"
+    # context pairs: the time factor the half-gone time must move by to count as a change
+    # (≥ ×f increased, ≤ ×1/f decreased), and whether the target is segmented and its segments
+    # given axes before its curve (off: the pair goes straight to the curve)
+    change_factor: float = 1.5
+    segment_targets: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.confirm_submit, bool):
             raise SettingsError("the confirm-before-submit setting must be true or false")
         if not isinstance(self.show_model_curve, bool):
             raise SettingsError("the show-the-model's-curve setting must be true or false")
+        if not isinstance(self.segment_targets, bool):
+            raise SettingsError("the segment-the-targets setting must be true or false")
+        if self.protocol not in PROTOCOL_NAMES:
+            raise SettingsError("the protocol must be one of: " + ", ".join(PROTOCOL_NAMES))
         if self.hand_out_order not in HAND_OUT_ORDERS:
             raise SettingsError("the hand-out order must be one of: " + ", ".join(HAND_OUT_ORDERS))
         checks = [
@@ -96,6 +112,7 @@ class ProjectSettings:
             (0 <= self.gold_check_share <= 0.5, "the gold-check share must be between 0 and 0.5"),
             (1 <= self.gold_check_window <= 1000, "the gold-check window must be between 1 and 1000"),
             (0 <= self.gold_check_min_pass <= 1, "the gold-check pass share must be between 0 and 1"),
+            (1.05 <= self.change_factor <= 100, "the change threshold must be a time factor from ×1.05 to ×100"),
         ]
         for ok, message in checks:
             if not ok:

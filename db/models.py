@@ -133,6 +133,30 @@ class Sample(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class SamplePair(Base):
+    """What makes a sample of a context-pairs project a pair: its target (the sample's
+    ``parent_text``) is read with this follow-up. ``target_key`` groups the follow-ups of one
+    target (the export keeps them in one split). ``reference_*`` are an imported release's own
+    labels (TVCP class indices 0–11, a change label), shown to leads and compared with, never
+    shown to annotators. An authored follow-up records its author, the target sample it was
+    written for and the change its author intended (annotators never see it)."""
+
+    __tablename__ = "sample_pairs"
+    __table_args__ = (Index("ix_sample_pairs_target", "target_key"),
+                      Index("ix_sample_pairs_author", "authored_by"))
+
+    sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"), primary_key=True)
+    target_key: Mapped[str] = mapped_column(String(64))
+    follow_up: Mapped[str] = mapped_column(Text)
+    reference_alone: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    reference_given: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
+    reference_change: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    intended_change: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    authored_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    authored_from: Mapped[int | None] = mapped_column(ForeignKey("samples.id", ondelete="SET NULL"), nullable=True)
+    authored_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
 #: "running": rows are being written (hidden); "publishing": complete — the commit point, made
 #: visible in short steps; "published": done.
 IMPORT_BATCH_STATUSES = ("running", "publishing", "published")
@@ -191,6 +215,16 @@ class StagedAnnotation(Base):
     flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
     note: Mapped[str] = mapped_column(Text, default="")
     submitted_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    #: a context pair's curve of the target given the follow-up (empty for single texts) and
+    #: the change label the annotator chose instead of the derived one ("": the derived)
+    context_points: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+    context_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_scale: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_params_source: Mapped[str] = mapped_column(String(16), default="fit", server_default="fit")
+    change: Mapped[str] = mapped_column(String(16), default="", server_default="")
 
 
 class Assignment(Base):
@@ -256,6 +290,16 @@ class Annotation(Base):
     #: the warm-up set like production work, scored against gold, never counted, flagged,
     #: settled, exported or in agreement (``annotation.quality.gold_checks`` has the rules)
     is_gold_check: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: a context pair's curve of the target given the follow-up (empty for single texts) and
+    #: the change label the annotator chose instead of the derived one ("": the derived)
+    context_points: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+    context_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_scale: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_params_source: Mapped[str] = mapped_column(String(16), default="fit", server_default="fit")
+    change: Mapped[str] = mapped_column(String(16), default="", server_default="")
 
 
 class GoldAnnotation(Base):
@@ -281,6 +325,11 @@ class GoldAnnotation(Base):
     # automatic gold)
     confidence: Mapped[int | None] = mapped_column(SmallInteger, nullable=True)
     error_type: Mapped[str] = mapped_column(String(32), default="", server_default="")
+    #: a context pair's gold: the curve of the target given the follow-up and the change label
+    context_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
+    change: Mapped[str] = mapped_column(String(16), default="", server_default="")
 
 
 class ReviewItem(Base):

@@ -20,12 +20,12 @@ from typing import Any, Iterable, Sequence
 from sqlalchemy import Text, cast
 
 from annotation.review.resolution import EDITED, Resolution
-from annotation.workbench.protocol import AnnotationContent
+from annotation.workbench.protocol import CONTEXT_FIELDS, AnnotationContent
 from db.engine import decode_json_texts
 
 #: The annotation columns that hold an annotator's work (``annotations`` and ``staged_annotations``).
 CONTENT_COLUMNS = ("boundaries", "segment_axes", "points", "xi", "omega", "alpha", "scale", "rmse",
-                   "params_source", "flags", "note")
+                   "params_source", "flags", "note", *CONTEXT_FIELDS.values(), "change")
 
 
 def content_from_columns(*, boundaries: Sequence[int] | None, segment_axes: Sequence[str | None] | None,
@@ -33,12 +33,19 @@ def content_from_columns(*, boundaries: Sequence[int] | None, segment_axes: Sequ
                          omega: float | None = None, alpha: float | None = None,
                          scale: float | None = None, rmse: float | None = None,
                          params_source: str | None = None, flags: Iterable[str] | None = None,
-                         note: str | None = None) -> AnnotationContent:
+                         note: str | None = None,
+                         context_points: Iterable[Sequence[float]] | None = None,
+                         context_xi: float | None = None, context_omega: float | None = None,
+                         context_alpha: float | None = None, context_scale: float | None = None,
+                         context_rmse: float | None = None, context_params_source: str | None = None,
+                         change: str | None = None) -> AnnotationContent:
     """The work stored in these column values. Empty columns (a fresh draft's, or a NULL read
-    by an outer join) read as empty work: one segment, no axis, no points, no flags, no note.
+    by an outer join) read as empty work: one segment, no axis, no points, no flags, no note (and
+    for a context pair no second curve and no change chosen).
 
-    >>> content_from_columns(boundaries=[0, 3], segment_axes=["static", None], points=[[10, 1]])
-    AnnotationContent(boundaries=(0, 3), segment_axes=('static', None), points=((10.0, 1.0),), xi=None, omega=None, alpha=None, scale=None, rmse=None, params_source='fit', flags=(), note='')
+    >>> c = content_from_columns(boundaries=[0, 3], segment_axes=["static", None], points=[[10, 1]])
+    >>> (c.boundaries, c.segment_axes, c.points, c.xi, c.params_source, c.flags, c.note, c.context_points, c.change)
+    ((0, 3), ('static', None), ((10.0, 1.0),), None, 'fit', (), '', (), '')
     >>> content_from_columns(boundaries=None, segment_axes=[]).boundaries
     (0,)
     """
@@ -46,7 +53,11 @@ def content_from_columns(*, boundaries: Sequence[int] | None, segment_axes: Sequ
         boundaries=tuple(boundaries or (0,)), segment_axes=tuple(segment_axes or (None,)),
         points=tuple((float(x), float(y)) for x, y in (points or ())),
         xi=xi, omega=omega, alpha=alpha, scale=scale, rmse=rmse,
-        params_source=params_source or "fit", flags=tuple(flags or ()), note=note or "")
+        params_source=params_source or "fit", flags=tuple(flags or ()), note=note or "",
+        context_points=tuple((float(x), float(y)) for x, y in (context_points or ())),
+        context_xi=context_xi, context_omega=context_omega, context_alpha=context_alpha,
+        context_scale=context_scale, context_rmse=context_rmse,
+        context_params_source=context_params_source or "fit", change=change or "")
 
 
 def annotation_content(row: Any) -> AnnotationContent:
@@ -65,7 +76,7 @@ def annotation_content(row: Any) -> AnnotationContent:
 
 #: The content columns stored as JSON: :func:`content_select` reads them as text, to be decoded
 #: in one go (several times faster on large reads than the JSON type's value-by-value decoding).
-JSON_CONTENT_COLUMNS = ("boundaries", "segment_axes", "points", "flags")
+JSON_CONTENT_COLUMNS = ("boundaries", "segment_axes", "points", "flags", "context_points")
 
 
 def content_select(model: Any) -> list[Any]:
@@ -74,8 +85,8 @@ def content_select(model: Any) -> list[Any]:
     ``<name>_json``.
 
     >>> from db.models import Annotation
-    >>> [c.name for c in content_select(Annotation)][-4:]
-    ['boundaries_json', 'segment_axes_json', 'points_json', 'flags_json']
+    >>> [c.name for c in content_select(Annotation)][-5:]
+    ['boundaries_json', 'segment_axes_json', 'points_json', 'flags_json', 'context_points_json']
     """
     return [*(getattr(model, name) for name in CONTENT_COLUMNS if name not in JSON_CONTENT_COLUMNS),
             *(cast(getattr(model, name), Text).label(f"{name}_json") for name in JSON_CONTENT_COLUMNS)]
@@ -86,8 +97,10 @@ def contents_of(rows: Sequence[Any]) -> list[AnnotationContent]:
 
     >>> from types import SimpleNamespace
     >>> row = SimpleNamespace(boundaries_json="[0]", segment_axes_json='["static"]', points_json="[[5, 1]]",
-    ...                       flags_json="[]", xi=None, omega=None, alpha=None, scale=None, rmse=None,
-    ...                       params_source="fit", note="")
+    ...                       flags_json="[]", context_points_json="[]", xi=None, omega=None, alpha=None,
+    ...                       scale=None, rmse=None, params_source="fit", note="", context_xi=None,
+    ...                       context_omega=None, context_alpha=None, context_scale=None,
+    ...                       context_rmse=None, context_params_source="fit", change="")
     >>> [(c.segment_axes, c.points) for c in contents_of([row])]
     [(('static',), ((5.0, 1.0),))]
     """
@@ -108,7 +121,12 @@ def content_values(content: AnnotationContent) -> dict[str, object]:
             "points": [[float(x), float(y)] for x, y in content.points],
             "xi": content.xi, "omega": content.omega, "alpha": content.alpha,
             "scale": content.scale, "rmse": content.rmse, "params_source": content.params_source,
-            "flags": list(content.flags), "note": content.note}
+            "flags": list(content.flags), "note": content.note,
+            "context_points": [[float(x), float(y)] for x, y in content.context_points],
+            "context_xi": content.context_xi, "context_omega": content.context_omega,
+            "context_alpha": content.context_alpha, "context_scale": content.context_scale,
+            "context_rmse": content.context_rmse,
+            "context_params_source": content.context_params_source, "change": content.change}
 
 
 @dataclass(frozen=True)
@@ -132,6 +150,17 @@ class StoredGold:
     error_type: str = ""
     source_annotation_id: int | None = None
     id: int | None = None
+    # a context pair's gold: the curve of the target given the follow-up and the change label
+    context_xi: float | None = None
+    context_omega: float | None = None
+    context_alpha: float | None = None
+    change: str = ""
+
+    @property
+    def context_curve(self) -> tuple[float, float, float] | None:
+        if None in (self.context_xi, self.context_omega, self.context_alpha):
+            return None
+        return (self.context_xi, self.context_omega, self.context_alpha)  # type: ignore[return-value]
 
     def resolution(self, n_tokens: int, sources: tuple[int | str, ...] = ()) -> Resolution:
         """The gold as a resolution over ``n_tokens`` tokens (method ``EDITED``: it is what was
@@ -160,14 +189,19 @@ def stored_gold(row: Any) -> StoredGold:
         decided_by=getattr(row, "decided_by", None), decided_at=row.decided_at,
         note=getattr(row, "note", None) or "", confidence=getattr(row, "confidence", None),
         error_type=getattr(row, "error_type", None) or "",
-        source_annotation_id=getattr(row, "source_annotation_id", None), id=getattr(row, "id", None))
+        source_annotation_id=getattr(row, "source_annotation_id", None), id=getattr(row, "id", None),
+        context_xi=getattr(row, "context_xi", None), context_omega=getattr(row, "context_omega", None),
+        context_alpha=getattr(row, "context_alpha", None), change=getattr(row, "change", None) or "")
 
 
 def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided_at: datetime,
                 note: str = "", source_annotation_id: int | None = None,
-                confidence: int | None = None, error_type: str = "") -> dict[str, object]:
+                confidence: int | None = None, error_type: str = "",
+                context: tuple[float, float, float] | None = None,
+                change: str = "") -> dict[str, object]:
     """The ``gold_annotations`` columns that store ``res`` as a sample's gold (as UPDATE or
-    INSERT values; the sample id is the caller's).
+    INSERT values; the sample id is the caller's). A context pair's gold also stores the curve
+    given the follow-up (``context``: ξ, ω, α) and the change label.
 
     >>> from datetime import datetime
     >>> res = Resolution((0, 2), (("static",), ("main",)), 40, 8, 0.5, (), 4)
@@ -181,7 +215,10 @@ def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided
             "xi": float(res.xi), "omega": float(res.omega), "alpha": float(res.alpha),  # type: ignore[arg-type]
             "source": source, "decided_by": decided_by, "decided_at": decided_at, "note": note,
             "source_annotation_id": source_annotation_id, "confidence": confidence,
-            "error_type": error_type}
+            "error_type": error_type,
+            "context_xi": None if context is None else float(context[0]),
+            "context_omega": None if context is None else float(context[1]),
+            "context_alpha": None if context is None else float(context[2]), "change": change}
 
 
 __all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_content", "content_from_columns",

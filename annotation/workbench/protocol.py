@@ -9,7 +9,7 @@ annotation may be submitted unfinished (the protocol lets the annotator flag ins
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Mapping
 
 from annotation.axes import AXIS_NAMES, is_axis_name
@@ -20,6 +20,17 @@ from annotation.wording import numbered
 
 #: Where a step number is stored: 0 segmentation, 1 axes, 2 curve.
 STEPS: tuple[str, ...] = ("Segmentation", "Axis labels", "Validity curve")
+#: A context pair's steps: the target's steps, then its curve given the follow-up (step 3).
+PAIR_STEPS: tuple[str, ...] = (*STEPS, "Given the follow-up")
+#: The curve fields of a pair's second curve (the target given the follow-up) by the first
+#: curve's field each stands beside.
+CONTEXT_FIELDS: dict[str, str] = {
+    "points": "context_points", "xi": "context_xi", "omega": "context_omega",
+    "alpha": "context_alpha", "scale": "context_scale", "rmse": "context_rmse",
+    "params_source": "context_params_source",
+}
+#: What an annotator may say of a pair's change instead of the derived label ("": the derived).
+CHANGE_OVERRIDES: tuple[str, ...] = ("", "decreased", "neutral", "increased")
 NOTE_MAX_CHARS = 2000
 
 
@@ -42,6 +53,16 @@ class AnnotationContent:
     params_source: str = "fit"  # "fit" or "manual" (fine-tuned by hand)
     flags: tuple[str, ...] = ()
     note: str = ""
+    # a context pair's curve of the target given the follow-up (empty for single texts), and the
+    # change label the annotator chose instead of the derived one ("" keeps the derived)
+    context_points: tuple[tuple[float, float], ...] = ()
+    context_xi: float | None = None
+    context_omega: float | None = None
+    context_alpha: float | None = None
+    context_scale: float | None = None
+    context_rmse: float | None = None
+    context_params_source: str = "fit"
+    change: str = ""
 
     def segmentation(self, n_tokens: int) -> Segmentation:
         return Segmentation.from_boundaries(self.boundaries, n_tokens)
@@ -50,12 +71,41 @@ class AnnotationContent:
     def has_parameters(self) -> bool:
         return None not in (self.xi, self.omega, self.alpha)
 
+    @property
+    def has_context_parameters(self) -> bool:
+        return None not in (self.context_xi, self.context_omega, self.context_alpha)
+
+    @property
+    def has_context(self) -> bool:
+        """Whether a curve given the follow-up was started (points or parameters)."""
+        return bool(self.context_points) or self.has_context_parameters
+
+    def swapped_curves(self) -> "AnnotationContent":
+        """The same work with the two curves exchanged: the curve edits of the workbench apply to
+        the first curve, so an edit of the curve given the follow-up is made on the swapped
+        content and swapped back.
+
+        >>> c = AnnotationContent(points=((1.0, 1.0),), xi=5.0, context_xi=9.0)
+        >>> (c.swapped_curves().xi, c.swapped_curves().context_points, c.swapped_curves().swapped_curves() == c)
+        (9.0, ((1.0, 1.0),), True)
+        """
+        changes = {}
+        for first, second in CONTEXT_FIELDS.items():
+            changes[first], changes[second] = getattr(self, second), getattr(self, first)
+        return replace(self, **changes)
+
+    def with_context_copied(self) -> "AnnotationContent":
+        """The curve given the follow-up started as a copy of the first curve (step 3 opens
+        with the target's curve, drawn faintly behind, for the annotator to move)."""
+        return replace(self, **{second: getattr(self, first) for first, second in CONTEXT_FIELDS.items()})
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["boundaries"] = list(self.boundaries)
         data["segment_axes"] = list(self.segment_axes)
         data["points"] = [list(p) for p in self.points]
         data["flags"] = list(self.flags)
+        data["context_points"] = [list(p) for p in self.context_points]
         return data
 
     @classmethod
@@ -71,9 +121,17 @@ class AnnotationContent:
             flags = tuple(str(f) for f in data.get("flags") or ())
             note = str(data.get("note") or "")
             source = str(data.get("params_source") or "fit")
+            context_points = tuple((_as_float(p[0]), _as_float(p[1]))
+                                   for p in data.get("context_points") or ())
+            context = {f"context_{k}": _opt_float(data.get(f"context_{k}"))
+                       for k in ("xi", "omega", "alpha", "scale", "rmse")}
+            context_source = str(data.get("context_params_source") or "fit")
+            change = str(data.get("change") or "")
         except (TypeError, ValueError, IndexError, OverflowError) as exc:
             raise ContentError(f"the annotation data is malformed ({exc})") from exc
-        content = cls(boundaries, axes, points, params_source=source, flags=flags, note=note, **params)
+        content = cls(boundaries, axes, points, params_source=source, flags=flags, note=note,
+                      context_points=context_points, context_params_source=context_source,
+                      change=change, **params, **context)
         content.check_shape()
         return content
 
@@ -93,14 +151,20 @@ class AnnotationContent:
             raise ContentError("a flag is listed twice")
         if len(self.note) > NOTE_MAX_CHARS:
             raise ContentError(f"the note is longer than {NOTE_MAX_CHARS} characters")
-        if self.params_source not in ("fit", "manual"):
+        if self.params_source not in ("fit", "manual") or self.context_params_source not in ("fit", "manual"):
             raise ContentError("unknown parameter source")
+        if len(self.context_points) > MAX_POINTS:
+            raise ContentError(f"at most {MAX_POINTS} curve points are allowed")
         for name in ("xi", "omega", "alpha", "scale", "rmse"):
-            v = getattr(self, name)
-            if v is not None and not math.isfinite(v):
-                raise ContentError(f"{name} must be a finite number")
-        if self.omega is not None and self.omega <= 0:
-            raise ContentError("the scale ω must be positive")
+            for field_name in (name, CONTEXT_FIELDS[name]):
+                v = getattr(self, field_name)
+                if v is not None and not math.isfinite(v):
+                    raise ContentError(f"{field_name} must be a finite number")
+        for omega in (self.omega, self.context_omega):
+            if omega is not None and omega <= 0:
+                raise ContentError("the scale ω must be positive")
+        if self.change not in CHANGE_OVERRIDES:
+            raise ContentError("the change must be one of: " + ", ".join(c for c in CHANGE_OVERRIDES if c))
 
 
 #: what stops a submit when the points give no curve and nothing says why (the workbench puts
@@ -109,13 +173,24 @@ NO_CURVE = "Curve: the points do not define a curve yet."
 
 
 def submission_problems(content: AnnotationContent, n_tokens: int, *,
-                        points_required: bool = True) -> list[str]:
+                        points_required: bool = True, segmented: bool = True,
+                        pair: bool = False) -> list[str]:
     """What stops ``content`` from being submitted for a text of ``n_tokens`` tokens.
 
     An empty list means it may be submitted. A flagged annotation needs only a note when its
     reason asks for one; an unflagged one needs a valid segmentation, an axis on every segment,
     3–5 curve points and fitted parameters. With ``points_required=False`` (imported
-    annotations) parameters without points are enough.
+    annotations) parameters without points are enough. A context pair (``pair``) needs its
+    second curve too, the target's curve given the follow-up; a pair project that does not
+    segment its targets (``segmented=False``) asks for neither segmentation nor axes.
+
+    >>> done = AnnotationContent(points=((10, 1), (20, 0.5), (30, 0.1)), xi=10.0, omega=9.0, alpha=1.0)
+    >>> submission_problems(done, 3, segmented=False)
+    []
+    >>> submission_problems(done, 3, segmented=False, pair=True)
+    ['Given the follow-up: place 3 to 5 points (now 0).']
+    >>> submission_problems(done.with_context_copied(), 3, segmented=False, pair=True)
+    []
     """
     problems: list[str] = []
     try:
@@ -126,22 +201,30 @@ def submission_problems(content: AnnotationContent, n_tokens: int, *,
         if any(flag_needs_note(f) for f in content.flags) and not content.note.strip():
             problems.append("Explain the flag 'Other' in the note.")
         return problems
-    try:
-        content.segmentation(n_tokens)
-    except SegmentationError as exc:
-        problems.append(f"Segmentation: {exc}.")
-    missing = [i + 1 for i, a in enumerate(content.segment_axes) if a is None]
-    if missing:
-        verb = "needs" if len(missing) == 1 else "need"
-        problems.append(f"Axis labels: {numbered('segment', missing)} still {verb} an axis.")
+    if segmented:
+        try:
+            content.segmentation(n_tokens)
+        except SegmentationError as exc:
+            problems.append(f"Segmentation: {exc}.")
+        missing = [i + 1 for i, a in enumerate(content.segment_axes) if a is None]
+        if missing:
+            verb = "needs" if len(missing) == 1 else "need"
+            problems.append(f"Axis labels: {numbered('segment', missing)} still {verb} an axis.")
+    problems += _curve_problems("Curve", content, points_required)
+    if pair:
+        problems += _curve_problems(PAIR_STEPS[3], content.swapped_curves(), points_required)
+    return problems
+
+
+def _curve_problems(name: str, content: AnnotationContent, points_required: bool) -> list[str]:
     if not points_required and not content.points:
         if not content.has_parameters:
-            problems.append("Curve: give the points or the parameters ξ, ω, α.")
+            return [f"{name}: give the points or the parameters ξ, ω, α."]
     elif not MIN_POINTS <= len(content.points) <= MAX_POINTS:
-        problems.append(f"Curve: place {MIN_POINTS} to {MAX_POINTS} points (now {len(content.points)}).")
+        return [f"{name}: place {MIN_POINTS} to {MAX_POINTS} points (now {len(content.points)})."]
     elif not content.has_parameters:
-        problems.append(NO_CURVE)
-    return problems
+        return [NO_CURVE if name == "Curve" else f"{name}: the points do not define a curve yet."]
+    return []
 
 
 def _as_int(v: Any) -> int:

@@ -58,6 +58,17 @@ def _annotation(id_, sample_id, annotator_id, status, xi, omega, alpha, **extra)
 # After upgrading to revision R, these rows go into the tables R created (and may reference
 # rows seeded earlier). A new migration adds one entry here: {} when it creates no table.
 SEED_ROWS: dict[str, dict[str, list[dict]]] = {
+    "0013": {  # a pair with a release's reference labels, and a follow-up an annotator wrote
+        "sample_pairs": [
+            {"sample_id": 2, "target_key": "T-1", "follow_up": "They moved it to Friday.",
+             "reference_alone": 4, "reference_given": 7, "reference_change": "increased",
+             "intended_change": "", "authored_by": None, "authored_from": None, "authored_at": None},
+            {"sample_id": 1, "target_key": "T-1", "follow_up": "It was cancelled.",
+             "reference_alone": None, "reference_given": None, "reference_change": "",
+             "intended_change": "decreased", "authored_by": 3, "authored_from": 2,
+             "authored_at": at(140)},
+        ],
+    },
     "0001": {
         "users": [
             {"id": 1, "username": "admin", "display_name": "Ada Admin", "password_hash": "$argon2id$x",
@@ -388,6 +399,11 @@ def test_walk_from_first_revision_to_head_keeps_every_row(empty_url):
         for table in ("review_items", "gold_annotations"):
             assert head[table] and all(r["confidence"] is None and r["error_type"] == ""
                                        for r in head[table]), table
+        # 0013: the annotations and gold from before have no second curve and no change label
+        for table in ("annotations", "gold_annotations"):
+            assert all(r["context_xi"] is None and r["change"] == "" for r in head[table]), table
+        assert all(r["context_points"] in ([], "[]") and r["context_params_source"] == "fit"
+                   for r in head["annotations"])
         # at head, an upgrade is a no-op and takes no backup
         assert upgrade_schema(engine).backup_path is None
         _assert_rows_kept(head, _snapshot(engine), "upgrade at head")

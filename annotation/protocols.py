@@ -1,0 +1,60 @@
+"""The project protocols: what a project's samples are and what annotating one means.
+
+A project is either *single texts* (Chronocept: one text, segmented, an axis per segment, one
+validity curve) or *context pairs* (after Wenzel & Jatowt's Temporal Validity Change
+Prediction: a target statement's curve alone, then given a follow-up statement, and the change
+between them, :mod:`annotation.pairs`). The protocol decides the workbench's steps, what a
+submit needs, the agreement measures, the flags and the export; every place that differs asks
+the project's :class:`ProjectProtocol` here instead of testing for pairs itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotation.settings import PROTOCOL_NAMES, ProjectSettings
+from annotation.workbench.protocol import PAIR_STEPS, STEPS, AnnotationContent, submission_problems
+
+
+@dataclass(frozen=True)
+class ProjectProtocol:
+    """One protocol: its stored ``key`` (``ProjectSettings.protocol``), its name, the workbench's
+    steps, and the export configurations it writes (the first is the default)."""
+
+    key: str
+    name: str
+    steps: tuple[str, ...]
+    export_configs: tuple[str, ...]
+    has_follow_up: bool
+
+    def first_step(self, settings: ProjectSettings) -> int:
+        """The step a fresh annotation opens at: a pairs project that does not segment its
+        targets starts at the curve."""
+        return 2 if self.has_follow_up and not settings.segment_targets else 0
+
+    def segmented(self, settings: ProjectSettings) -> bool:
+        """Whether annotators segment the text and label each segment's axis."""
+        return not self.has_follow_up or settings.segment_targets
+
+    def submission_problems(self, content: AnnotationContent, n_tokens: int,
+                            settings: ProjectSettings, *, points_required: bool = True) -> list[str]:
+        """What stops ``content`` from being submitted in a project with ``settings``."""
+        return submission_problems(content, n_tokens, points_required=points_required,
+                                   segmented=self.segmented(settings), pair=self.has_follow_up)
+
+
+SINGLE_TEXTS = ProjectProtocol("single", PROTOCOL_NAMES["single"], STEPS, ("default",), False)
+CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp", "default"), True)
+PROTOCOLS: dict[str, ProjectProtocol] = {p.key: p for p in (SINGLE_TEXTS, CONTEXT_PAIRS)}
+
+
+def protocol_of(settings: ProjectSettings) -> ProjectProtocol:
+    """The protocol a project with ``settings`` follows.
+
+    >>> protocol_of(ProjectSettings()).name, protocol_of(ProjectSettings(protocol="pairs")).steps[-1]
+    ('single texts', 'Given the follow-up')
+    """
+    return PROTOCOLS[settings.protocol]
+
+
+__all__ = ["CONTEXT_PAIRS", "PROTOCOLS", "ProjectProtocol", "SINGLE_TEXTS", "protocol_of"]
