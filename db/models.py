@@ -139,7 +139,7 @@ class SamplePair(Base):
     target (the export keeps them in one split). ``reference_*`` are an imported release's own
     labels (TVCP class indices 0–11, a change label), shown to leads and compared with, never
     shown to annotators. An authored follow-up records its author, the target sample it was
-    written for and the change its author intended (annotators never see it)."""
+    written for and the change its author intended (annotators never see it), with the author's own curve."""
 
     __tablename__ = "sample_pairs"
     __table_args__ = (Index("ix_sample_pairs_target", "target_key"),
@@ -155,6 +155,10 @@ class SamplePair(Base):
     authored_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     authored_from: Mapped[int | None] = mapped_column(ForeignKey("samples.id", ondelete="SET NULL"), nullable=True)
     authored_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    #: the author's own curve of the target given their follow-up (base-1.1 log minutes)
+    authored_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    authored_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    authored_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 #: "running": rows are being written (hidden); "publishing": complete — the commit point, made

@@ -36,6 +36,8 @@ class PairFacts:
     intended_change: str = ""
     authored_by: int | None = None
     authored_from: int | None = None
+    #: the author's own curve of the target given the follow-up (None unless authored)
+    authored_curve: tuple[float, float, float] | None = None
 
     @property
     def has_reference(self) -> bool:
@@ -56,7 +58,8 @@ def pairs_of(s: Session, sample_ids: Iterable[int]) -> dict[int, PairFacts]:
             out[row.sample_id] = PairFacts(
                 row.sample_id, row.target_key, row.follow_up, row.reference_alone,
                 row.reference_given, row.reference_change or "", row.intended_change or "",
-                row.authored_by, row.authored_from)
+                row.authored_by, row.authored_from,
+                None if row.authored_xi is None else (row.authored_xi, row.authored_omega, row.authored_alpha))
     return out
 
 

@@ -62,11 +62,12 @@ SEED_ROWS: dict[str, dict[str, list[dict]]] = {
         "sample_pairs": [
             {"sample_id": 2, "target_key": "T-1", "follow_up": "They moved it to Friday.",
              "reference_alone": 4, "reference_given": 7, "reference_change": "increased",
-             "intended_change": "", "authored_by": None, "authored_from": None, "authored_at": None},
+             "intended_change": "", "authored_by": None, "authored_from": None, "authored_at": None,
+             "authored_xi": None, "authored_omega": None, "authored_alpha": None},
             {"sample_id": 1, "target_key": "T-1", "follow_up": "It was cancelled.",
              "reference_alone": None, "reference_given": None, "reference_change": "",
              "intended_change": "decreased", "authored_by": 3, "authored_from": 2,
-             "authored_at": at(140)},
+             "authored_at": at(140), "authored_xi": 40.0, "authored_omega": 6.0, "authored_alpha": -1.0},
         ],
     },
     "0001": {

@@ -2,7 +2,8 @@
 
 * ``sample_pairs``: one row per sample of a context-pairs project — its follow-up, the key that
   groups the follow-ups of one target, an imported release's reference labels, and for an
-  authored follow-up its author, the target sample it was written for and the intended change.
+  authored follow-up its author, the target sample it was written for, the intended change and
+  the author's own curve of the target given it.
 * ``annotations`` and ``staged_annotations`` gain the curve of the target given the follow-up
   (``context_points``, ``context_xi`` … ``context_params_source``) and ``change`` (the label an
   annotator chose instead of the derived one); ``gold_annotations`` gains the gold's second
@@ -55,6 +56,9 @@ def upgrade() -> None:
     sa.Column('authored_by', sa.Integer(), nullable=True),
     sa.Column('authored_from', sa.Integer(), nullable=True),
     sa.Column('authored_at', sa.DateTime(), nullable=True),
+    sa.Column('authored_xi', sa.Float(), nullable=True),
+    sa.Column('authored_omega', sa.Float(), nullable=True),
+    sa.Column('authored_alpha', sa.Float(), nullable=True),
     sa.ForeignKeyConstraint(['sample_id'], ['samples.id'], ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['authored_by'], ['users.id']),
     sa.ForeignKeyConstraint(['authored_from'], ['samples.id'], ondelete='SET NULL'),
