@@ -3,7 +3,7 @@ import order (oldest first), a random place in the pool, or the latest applied m
 uncertain first. Called by :func:`annotation.services.queue.next_item` with no lock held (its read
 half) and again inside its write when every candidate filled up meanwhile. Blindness, k, quotas,
 warm-up and gold checks are the queue's and unchanged by the order: each function returns only
-samples the user has not had, with fewer than k annotators, that are active (and not warm-up
+samples the user has not had (nor wrote, an authored follow-up), with fewer than k annotators, that are active (and not warm-up
 samples when ``exclude_warmup``).
 """
 
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import random
 
-from sqlalchemy import func, select, union_all
+from sqlalchemy import and_, func, select, union_all
 from sqlalchemy.orm import Session
 
 from annotation.services import model_loop
 from annotation.settings import ProjectSettings
 from annotation.services.model_jobs import PREDICT
-from db.models import Assignment, ModelPrediction, Sample
+from db.models import Assignment, ModelPrediction, Sample, SamplePair
 
 #: How many candidates one look returns (a hand-out claims the first still open).
 _CANDIDATES = 20
@@ -33,6 +33,17 @@ def _had_by(user_id: int):  # type: ignore[no-untyped-def]
             .scalar_subquery())
 
 
+def _open_to(user_id: int):  # type: ignore[no-untyped-def]
+    """The sample is one the user may be handed: never had by them, and not a follow-up they
+    wrote themselves (its author knows the intended change; others annotate it blind). The
+    second is a primary-key look-up per row in ``sample_pairs``, written as a count like
+    :func:`_had_by`."""
+    wrote = (select(func.count()).select_from(SamplePair)
+             .where(SamplePair.sample_id == Sample.id, SamplePair.authored_by == user_id)
+             .scalar_subquery())
+    return and_(_had_by(user_id) == 0, wrote == 0)
+
+
 def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, exclude_warmup: bool,
                          limit: int) -> list[int] | None:
     """Open samples (fewer than ``k`` annotators, not the user's) by the latest applied model's
@@ -44,7 +55,7 @@ def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, e
         return None
     stmt = (select(Sample.id).join(ModelPrediction, ModelPrediction.sample_id == Sample.id)
             .where(ModelPrediction.job_id == job.id, Sample.project_id == project_id, Sample.status == "active",
-                   Sample.n_assigned < k, _had_by(user_id) == 0)
+                   Sample.n_assigned < k, _open_to(user_id))
             .order_by(ModelPrediction.spread_w1.desc(), Sample.id).limit(limit))
     if exclude_warmup:
         stmt = stmt.where(Sample.is_warmup.is_(False))
@@ -64,11 +75,11 @@ def import_order_candidates(s: Session, user_id: int, project_id: int, k: int,
     "Not the user's" is a count per row on the (sample_id, user_id) unique index; written as
     NOT EXISTS, PostgreSQL planned a merge anti-join that read that whole index for the user.
     """
-    mine = _had_by(user_id)
+    mine = _open_to(user_id)
     extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
     branches = [
         select(Sample.id).where(Sample.project_id == project_id, Sample.status == "active",
-                                Sample.n_assigned == n, mine == 0, *extra)
+                                Sample.n_assigned == n, mine, *extra)
         .order_by(Sample.id).limit(_CANDIDATES).subquery()
         for n in range(k)
     ]
@@ -83,7 +94,7 @@ def random_candidates(s: Session, user_id: int, project_id: int, k: int,
     branch is a range of ``ix_samples_pool``, as in :func:`import_order_candidates`; a new pivot is drawn
     at every hand-out, so the pool is handed out in no fixed order (a sample just after a long
     run of taken ones is a little likelier to come next: the price of not sorting the pool)."""
-    mine = _had_by(user_id)
+    mine = _open_to(user_id)
     extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
     found: list[int] = []
     pivot = None
@@ -96,7 +107,7 @@ def random_candidates(s: Session, user_id: int, project_id: int, k: int,
                 continue
             pivot = _rng.randint(lo, hi)
         for part in (Sample.id >= pivot, Sample.id < pivot):
-            found += s.scalars(select(Sample.id).where(*base, part, mine == 0, *extra)
+            found += s.scalars(select(Sample.id).where(*base, part, mine, *extra)
                                .order_by(Sample.id).limit(_CANDIDATES))
     if pivot is None:
         return []

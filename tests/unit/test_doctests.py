@@ -30,6 +30,8 @@ MODULES: tuple[str, ...] = (
     "annotation.curves.half_gone",
     "annotation.pairs.duration_classes",
     "annotation.pairs.change",
+    "annotation.pairs.authoring",
+    "annotation.quality.author_validation",
     "annotation.protocols",
     "annotation.review.pooling",
     "annotation.review.adjudication",
