@@ -4,7 +4,9 @@ partners and drafts in progress, the figures that show fatigue or drift (definit
 
 Gold checks (``annotation.services.gold_checks``): annotators paused by the checks are listed at
 the top, each with a note and a *Lift the pause* button; the accuracy trend against gold (W1,
-Jaccard, Pk per check, the pass share over the window) closes the page."""
+Jaccard, Pk per check, the pass share over the window) closes the page. In a context-pairs
+project, the authors of follow-ups with their validation share
+(``annotation.quality.author_validation``) come before it."""
 
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ from annotation.agreement import shown_threshold
 from annotation.corpus.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
-from annotation.services import dashboard, gold_checks
+from annotation.protocols import protocol_of
+from annotation.quality.author_validation import MIN_SETTLED_PAIRS
+from annotation.services import authoring, dashboard, gold_checks
 from annotation.services.errors import ServiceError
 from annotation.wording import counted
 from ui.display import plain
@@ -93,6 +97,29 @@ def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
                                   f"passed (last {t.window})", format="percent")})
 
 
+def _author_validation() -> None:
+    """Per author of follow-ups (a context-pairs project): how many of their settled pairs the
+    blind annotators settled with the change the author intended."""
+    if not protocol_of(project.settings).has_follow_up:
+        return
+    st.subheader("Authors of follow-ups")
+    with service_errors():
+        authors = authoring.validation_by_author(db, actor, project.id)
+    if not authors:
+        st.caption("No follow-ups written yet (annotators write them under Write follow-ups).")
+        return
+    show_table(pd.DataFrame([{
+        "author": a.author, "written": a.written, "settled": a.settled, "as intended": a.matching,
+        "validation share": a.shown,
+    } for a in authors]), hide_index=True, width="stretch", key="annotators.authors",
+        column_config={"validation share": st.column_config.TextColumn(
+            "validation share", help="Of their settled follow-ups, the share whose settled change is "
+                                     "the change they intended.")})
+    st.caption(f"A follow-up counts once its pair is settled, blind to the author's intent. The share is "
+               f"shown from {MIN_SETTLED_PAIRS} settled follow-ups on; below, one pair moves it by more "
+               "than ten points. Pairs whose settled change differs from the intent are flagged for review.")
+
+
 actor, db, project = lead_page("Annotators", flash_key=K_FLASH, pause_notice=False)
 K_CHART = "annotators.chart"  # the open chart tab
 CHART_TABS = ("Submitted per day", "Median time per sample, per day", "Flag rates",
@@ -129,6 +156,7 @@ with service_errors():
 
 if dash.summary.empty:
     st.info("No submissions and no drafts in this period.", icon=":material/event_busy:")
+    _author_validation()
     _gold_check_trend(checks)
     st.stop()
 
@@ -249,4 +277,5 @@ else:
 st.download_button("Download the per-annotator table (CSV)", safe_csv(pd.DataFrame(summary)),
                    file_name=f"annotators_{start}_{end}.csv", mime="text/csv", key="annotators.csv")
 
+_author_validation()
 _gold_check_trend(checks)

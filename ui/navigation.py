@@ -50,6 +50,7 @@ ANNOTATION, BACK_OFFICE, ACCOUNT = "Annotation", "Back office", "Account"
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("screens/queue.py", "My queue", ":material/list_alt:", "queue", "annotator", ANNOTATION, default=True),
     PageSpec("screens/workbench.py", "Annotate", ":material/edit_note:", "workbench", "annotator", ANNOTATION),
+    PageSpec("screens/authoring.py", "Write follow-ups", ":material/edit_square:", "authoring", "annotator", ANNOTATION),
     PageSpec("screens/feedback.py", "Feedback", ":material/reviews:", "feedback", "annotator", ANNOTATION),
     PageSpec("screens/guidelines.py", "Guidelines", ":material/menu_book:", "guidelines", "annotator", ANNOTATION),
     PageSpec("screens/projects.py", "Projects & texts", ":material/folder_open:", "projects", "lead", BACK_OFFICE),

@@ -106,7 +106,7 @@ def test_no_feedback_yet(make_app, settled, make_user):
 def test_the_page_is_in_the_annotation_menu(make_app, pair):
     a, _ = pair
     at = run(make_app(a))
-    assert nav_titles(at) == ["My queue", "Annotate", "Feedback", "Guidelines", "My account"]
+    assert nav_titles(at) == ["My queue", "Annotate", "Write follow-ups", "Feedback", "Guidelines", "My account"]
 
 
 def test_a_long_history_comes_in_pages(db, make_app, lead, pair):

@@ -77,7 +77,7 @@ def test_success_creates_admin_and_demo_project_and_signs_in(make_app, db):
     # The same run already lands on the queue (st.rerun after sign-in) …
     assert titles(at) == ["My queue"]
     assert "Welcome" not in nav_titles(at)
-    assert {"My queue", "Annotate", "Feedback", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "Users", "My account"} == set(nav_titles(at))
+    assert {"My queue", "Annotate", "Write follow-ups", "Feedback", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "Users", "My account"} == set(nav_titles(at))
     # … and so does the next run.
     run(at)
     assert titles(at) == ["My queue"]

@@ -18,7 +18,7 @@ from ui.session import ACTOR_KEY
 
 SIGN_IN = "FormSubmitter:login.form-Sign in"
 WRONG = "Wrong username or password, or the account is inactive."
-ANNOTATOR_PAGES = ["My queue", "Annotate", "Feedback", "Guidelines", "My account"]
+ANNOTATOR_PAGES = ["My queue", "Annotate", "Write follow-ups", "Feedback", "Guidelines", "My account"]
 
 
 def _sign_in(at: AppTest, username: str, password: str) -> AppTest:
@@ -52,8 +52,8 @@ def test_unknown_user_gets_the_same_message(make_app, admin):
 
 @pytest.mark.parametrize(("role", "pages"), [
     ("annotator", ANNOTATOR_PAGES),
-    ("lead", ["My queue", "Annotate", "Feedback", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "My account"]),
-    ("admin", ["My queue", "Annotate", "Feedback", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "Users", "My account"]),
+    ("lead", ["My queue", "Annotate", "Write follow-ups", "Feedback", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "My account"]),
+    ("admin", ["My queue", "Annotate", "Write follow-ups", "Feedback", "Guidelines", "Projects & texts", "De-duplication", "Review", "Agreement", "Warm-up & qualification", "Annotators", "Export dataset", "Dataset statistics", "Baseline training", "Users", "My account"]),
 ])
 def test_right_password_signs_in_with_the_role_pages(make_app, admin, db, role, pages):
     if role != "admin":
