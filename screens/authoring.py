@@ -150,7 +150,7 @@ with st.container(border=True):
 
 peak_default, half_default = default_durations(task.settled_curve)
 for number, (intent, verb) in enumerate(INTENT_VERBS.items(), 1):
-    with st.container(border=True, key=f"authoring.box.{intent}"):
+    with st.container(border=True, key=f"authoring-box-{intent}"):  # CSS class st-key-authoring-box-…
         st.markdown(f"**{number}. A follow-up that should {verb.upper()} how long the target stays valid**")
         st.text_area("Follow-up", key=_key("text", intent, sid), max_chars=MAX_TEXT_CHARS, height=80,
                      placeholder="What happens next, in one or two sentences.")
