@@ -157,13 +157,30 @@ def test_the_author_is_never_handed_their_own_pairs_and_another_annotator_is(db,
     assert _everything_handed_to(db, make_user("annotator2"), pid) == [imported, *ids]
 
 
+def _predict_widest_first(db, pid: int, widest: list[int]) -> None:
+    """An applied model's predictions with ``widest`` the most uncertain samples of the project."""
+    from db.models import Job, ModelPrediction, utcnow
+    with db.write() as s:
+        job = Job(project_id=pid, kind="predict", config={}, status="succeeded", started_at=utcnow(),
+                  finished_at=utcnow())
+        s.add(job)
+        s.flush()
+        for sid in s.scalars(select(Sample.id).where(Sample.project_id == pid)):
+            s.add(ModelPrediction(job_id=job.id, sample_id=sid, xi=50.0, omega=8.0, alpha=0.0,
+                                  spread_w1=9.0 if sid in widest else 1.0, half_gone_minutes=100.0,
+                                  half_gone_low=50.0, half_gone_high=200.0))
+
+
 @pytest.mark.parametrize("order", ["random", "uncertain"])
-def test_no_hand_out_order_gives_an_author_their_own_pairs(db, lead, author, order):
+def test_no_hand_out_order_gives_an_author_their_own_pairs(db, lead, author, make_user, order):
     from annotation.services import projects
     pid = pairs_project(db, lead, targets=1, k=2)
     projects.update_settings(db, lead, pid, hand_out_order=order)
-    authoring.save_follow_ups(db, author, pid, "T-0", three_drafts())
+    ids = authoring.save_follow_ups(db, author, pid, "T-0", three_drafts())
+    if order == "uncertain":
+        _predict_widest_first(db, pid, ids)
     assert len(_everything_handed_to(db, author, pid)) == 1
+    assert set(ids) <= set(_everything_handed_to(db, make_user("annotator2"), pid))
 
 
 def test_an_annotators_screen_reads_the_follow_up_never_the_intent(db, lead, author, make_user):
