@@ -40,6 +40,8 @@ MODULES: tuple[str, ...] = (
     "annotation.project_day",
     "annotation.export_folder",
     "annotation.export.figures",
+    "annotation.export.tvcp",
+    "annotation.export.tvcp_card",
     "annotation.review.sample_disagreement",
     "annotation.agreement.curve_agreement",
     "annotation.agreement.icc",
