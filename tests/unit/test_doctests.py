@@ -64,6 +64,7 @@ MODULES: tuple[str, ...] = (
     "annotation.services.rows",
     "annotation.training.scoring",
     "annotation.training.submissions",
+    "annotation.training.change_scoring",
     "annotation.training.ensemble",
     "annotation.training.ensemble_curves",
     "annotation.training.audit",
