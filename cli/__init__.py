@@ -218,6 +218,9 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
         progress=None if args.quiet else ProgressBar())
     sizes = ", ".join(f"benchmark {b}: {c['train']}/{c['validation']}/{c['test']}"
                       for b, c in record.split_sizes.items())
+    if record.is_pairs:   # a context-pairs project's tvcp configuration
+        c = record.pair_sizes
+        sizes = f"pairs (tvcp, a target's follow-ups in one split): {c['train']}/{c['validation']}/{c['test']}"
     replaced = (f"; export {', '.join(map(str, record.replaces))} wrote that folder before and is now "
                 "marked replaced") if record.replaces else ""
     return (f"export {record.id} written to {record.path} (base {record.base:g}, seed {record.seed}); "

@@ -113,3 +113,14 @@ def test_the_command_line_detects_a_tvcp_export(db, lead, export, tmp_path):
     refused = run(url, "score", str(folder), str(path))
     assert refused.returncode != 0 and "mine.csv: line 2: _id 'nope' is not in the test split; nothing was scored" \
         in refused.stderr
+
+
+def test_the_command_line_exports_a_pairs_project(db, lead, tmp_path):
+    from test_cli import run
+
+    pair_gold_project(db, lead, n_targets=20)
+    url = db.engine.url.render_as_string(hide_password=False)
+    done = run(url, "export", str(tmp_path / "out"), "--seed", "3", "--quiet", "--user", "lead1")
+    assert done.returncode == 0, done.stderr
+    assert "pairs (tvcp, a target's follow-ups in one split): 42/12/6" in done.stdout
+    assert (tmp_path / "out" / "tvcp" / "valid.csv").is_file()
