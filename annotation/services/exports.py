@@ -400,6 +400,9 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
     if not record.folder_exists:
         raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server; "
                        "repeat the export to see its statistics.")
+    if record.is_pairs:  # these statistics are of curves over segmented texts
+        raise InvalidInput(f"Export {export_id} holds context pairs (tvcp): its card (README.md) has the "
+                           "change and duration-class counts per split.")
     try:
         # the benchmark configs only: the annotations (often 2× as many lines) are not shown
         contents = hf_export.read_export(record.path, configs=tuple(hf_export.BENCHMARK_CONFIGS.values()))

@@ -65,6 +65,9 @@ def test_a_pairs_project_writes_the_tvcp_config_with_a_csv_per_split(db, lead, p
             assert split_of_target.setdefault(r["target_id"], split) == split
             seen.add(r["_id"])
     assert seen == set(gold) and len(split_of_target) == 20
+    with pytest.raises(InvalidInput, match="holds context pairs"):
+        exports.export_statistics(db, lead, rec.id)
+    assert exports.zip_of_export(db, lead, rec.id)[:2] == b"PK"
     card = (out / "README.md").read_text()
     assert "| 0 | no time-sensitive information |" in card and "| 11 | more than 1 month |" in card
     assert "| 0 | decreased |" in card and "| 2 | increased |" in card and "`valid.csv` = dev" in card
