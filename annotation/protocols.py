@@ -44,7 +44,9 @@ class ProjectProtocol:
 
 
 SINGLE_TEXTS = ProjectProtocol("single", PROTOCOL_NAMES["single"], STEPS, ("default",), False)
-CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp", "default"), True)
+# a pairs project exports the TVCP release's layout only: Chronocept's benchmark records need
+# segmented texts, and one target's several follow-ups would repeat it as several samples
+CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp",), True)
 PROTOCOLS: dict[str, ProjectProtocol] = {p.key: p for p in (SINGLE_TEXTS, CONTEXT_PAIRS)}
 
 

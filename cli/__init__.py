@@ -218,6 +218,9 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
         progress=None if args.quiet else ProgressBar())
     sizes = ", ".join(f"benchmark {b}: {c['train']}/{c['validation']}/{c['test']}"
                       for b, c in record.split_sizes.items())
+    if record.is_pairs:   # a context-pairs project's tvcp configuration
+        c = record.pair_sizes
+        sizes = f"pairs (tvcp, a target's follow-ups in one split): {c['train']}/{c['validation']}/{c['test']}"
     replaced = (f"; export {', '.join(map(str, record.replaces))} wrote that folder before and is now "
                 "marked replaced") if record.replaces else ""
     return (f"export {record.id} written to {record.path} (base {record.base:g}, seed {record.seed}); "
@@ -387,8 +390,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="score a model's test-split predictions (the baselines' metrics, "
                                      "mean W1, bootstrap intervals)")
     p.add_argument("export_dir")
-    p.add_argument("predictions", help="JSON Lines or CSV: _id, xi, omega, alpha in the export's base")
-    p.add_argument("--benchmark", type=int, default=1, choices=(1, 2))
+    p.add_argument("predictions", help="JSON Lines or CSV: _id, xi, omega, alpha in the export's base; "
+                                       "for a context-pairs (tvcp) export: _id, change")
+    p.add_argument("--benchmark", type=int, default=1, choices=(1, 2),
+                   help="the benchmark of a single-texts export (a tvcp export is scored on its change labels)")
     p.add_argument("--json", action="store_true", help="print the score as JSON")
     p.add_argument("--save", metavar="NAME", help="keep it on the export's leaderboard under NAME")
     p.set_defaults(func=cmd_score, needs_db=False)

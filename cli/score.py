@@ -3,6 +3,10 @@ split, with no database — the baselines' metrics and the mean W1 to the gold, 
 seeded bootstrap interval (:mod:`annotation.training.submissions`). ``--save NAME`` keeps the
 score in the export's folder (``EXPORT/scores/``), where the Training page's leaderboard shows it
 beside the baselines; ``--json`` prints the document that is (or would be) kept.
+
+A context-pairs export (one with the ``tvcp`` configuration) is recognised by its folder: the file
+then holds predicted change labels (``_id``, ``change``) for its test pairs, scored by accuracy and
+exact match (:mod:`annotation.training.change_scoring`); ``--benchmark`` does not apply.
 """
 
 from __future__ import annotations
@@ -22,6 +26,26 @@ def _who() -> str:
         return "unknown"
 
 
+def _change_lines(scored, score) -> list[str]:  # type: ignore[no-untyped-def]
+    """The report of a change-label score (a context-pairs export's tvcp test split)."""
+    from annotation.training.change_scoring import CHANGE_METRIC_LABELS, CHANGE_METRICS
+    from annotation.training.scoring import figure_text
+
+    lines = [f"export {scored.export_id} · change labels (tvcp) · {score.n_test} test pairs · "
+             f"{100 * score.confidence:g}% bootstrap intervals over the targets "
+             f"({score.resamples} resamples, seed {score.seed})",
+             "accuracy over the test pairs; exact match over the test targets (all of a target's "
+             "follow-ups right)"]
+    lines += [f"  {CHANGE_METRIC_LABELS[name]:<12} {figure_text(score.figures[name])}" for name in CHANGE_METRICS]
+    for name in CHANGE_METRICS:
+        figure = score.figures[name]
+        if not math.isfinite(figure.value):
+            lines.append(f"— {CHANGE_METRIC_LABELS[name]}: undefined, {figure.undefined}")
+        elif figure.no_interval:
+            lines.append(f"— {CHANGE_METRIC_LABELS[name]}: no interval, {figure.no_interval}")
+    return lines
+
+
 def cmd_score(_db: None, args: argparse.Namespace) -> str:
     from cli import CliError
     from annotation.training.errors import TrainingInputError
@@ -33,6 +57,7 @@ def cmd_score(_db: None, args: argparse.Namespace) -> str:
         submission_record,
         write_submission,
     )
+    from annotation.training.change_scoring import is_tvcp_export, score_tvcp_export
 
     path = Path(args.predictions)
     if not path.is_file():
@@ -41,8 +66,10 @@ def cmd_score(_db: None, args: argparse.Namespace) -> str:
         raise CliError(f"{path.name}: the file is larger than {MAX_PREDICTION_BYTES // 2**20} MB; "
                        "nothing was scored")
     data = path.read_bytes()
+    tvcp = is_tvcp_export(args.export_dir)   # a context-pairs export: its change labels are scored
     try:
-        scored = score_export(args.export_dir, data, path.name, args.benchmark)
+        scored = (score_tvcp_export(args.export_dir, data, path.name) if tvcp else
+                  score_export(args.export_dir, data, path.name, args.benchmark))
         record = submission_record(scored, name=args.save or path.name[:80], submitted_by=_who(),
                                    file_name=path.name, via="command line", when=datetime.now(timezone.utc))
     except PredictionFileError as exc:
@@ -55,6 +82,8 @@ def cmd_score(_db: None, args: argparse.Namespace) -> str:
     if args.json:
         return json.dumps({**record, "kept": str(kept) if kept else None}, indent=2, ensure_ascii=False)
     score: ModelScore = scored.score
+    if tvcp:
+        return "\n".join(_change_lines(scored, score) + ([f"kept as {kept}"] if kept else []))
     lines = [f"export {scored.export_id} · benchmark {scored.benchmark} · {score.n_test} test samples · "
              f"base {scored.base:g} · {100 * score.confidence:g}% bootstrap intervals "
              f"({score.resamples} resamples, seed {score.seed})",

@@ -109,6 +109,10 @@ if last is not None and last.status == "complete":
         st.success(f"Export {last.id} is ready: {plain(last.path)}")
         sizes = " · ".join(f"benchmark {b}: {s['train']} train / {s['validation']} validation / {s['test']} test"
                            for b, s in last.split_sizes.items())
+        if last.is_pairs:  # the tvcp configuration: JSON Lines for datasets and a CSV per split
+            p = last.pair_sizes
+            sizes = (f"pairs (tvcp, JSON Lines and CSV): {p.get('train', 0)} train / {p.get('validation', 0)} "
+                     f"validation / {p.get('test', 0)} test, all follow-ups of a target in one split")
         st.caption(f"{sizes} · {counted(last.n_annotations, 'annotation')} · base {last.base:g} · seed {last.seed}")
         zip_button(last, f"export.zip.last.{last.id}")
 

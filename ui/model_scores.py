@@ -6,7 +6,7 @@ table cells and :func:`ui.display.plain` show them literally."""
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -15,6 +15,7 @@ from annotation.services import model_scores
 from annotation.services.errors import ServiceError
 from annotation.services.export_records import ExportRecord
 from annotation.services.model_scores import Leaderboard
+from annotation.training.change_scoring import CHANGE_METRIC_LABELS, CHANGE_METRICS, MIN_INTERVAL_TARGETS, TVCP
 from annotation.training.scoring import MIN_INTERVAL_SAMPLES, SCORE_LABELS, SCORE_METRICS, figure_text
 from annotation.training.submissions import MAX_NAME_CHARS, MAX_PREDICTION_BYTES, MAX_PREDICTION_LINES
 from annotation.wording import counted
@@ -34,30 +35,38 @@ KIND_LABELS = {model_scores.SUBMISSION: "submitted", model_scores.BASELINE: "bas
 EntryLabel = Callable[[str, str], str]
 
 
+def _metrics(board: Leaderboard) -> tuple[tuple[str, ...], Mapping[str, str]]:
+    """The figures of the board's kind (change labels or curves) and their labels."""
+    if board.benchmark == TVCP:
+        return CHANGE_METRICS, CHANGE_METRIC_LABELS
+    return SCORE_METRICS, SCORE_LABELS
+
+
 def leaderboard_frame(board: Leaderboard, baseline_label: EntryLabel) -> pd.DataFrame:
-    """The leaderboard as a table: one row per entry (best MSE first), each figure as its value
-    and 95 % interval ("—" when undefined)."""
+    """The leaderboard as a table: one row per entry (best MSE first, or best accuracy for change
+    labels), each figure as its value and 95 % interval ("—" when undefined)."""
+    metrics, labels = _metrics(board)
+    size = "test pairs" if board.benchmark == TVCP else "test samples"
     rows = []
     for rank, entry in enumerate(board.entries, start=1):
         name = entry.name if entry.kind == model_scores.SUBMISSION else \
             f"{baseline_label(entry.model or '', entry.ablation or '')} (job {entry.job_id})"
         rows.append({"rank": rank, "model": name, "kind": KIND_LABELS.get(entry.kind, entry.kind),
                      "by": entry.by, "when": f"{entry.at:%Y-%m-%d %H:%M}" if entry.at else "—",
-                     "test samples": entry.n_test,
-                     **{SCORE_LABELS[m]: figure_text(entry.figures[m]) for m in SCORE_METRICS}})
-    return pd.DataFrame(rows, columns=["rank", "model", "kind", "by", "when", "test samples",
-                                       *(SCORE_LABELS[m] for m in SCORE_METRICS)])
+                     size: entry.n_test, **{labels[m]: figure_text(entry.figures[m]) for m in metrics}})
+    return pd.DataFrame(rows, columns=["rank", "model", "kind", "by", "when", size, *(labels[m] for m in metrics)])
 
 
 def leaderboard_notes(board: Leaderboard) -> list[str]:
     """One line per reason a cell reads "—" or a value has no interval."""
+    metrics, labels = _metrics(board)
     undefined: dict[str, set[str]] = {}
     no_interval: dict[str, set[str]] = {}
     for entry in board.entries:
-        for name in SCORE_METRICS:
+        for name in metrics:
             figure = entry.figures[name]
             if not math.isfinite(figure.value):
-                undefined.setdefault(figure.undefined or "cannot be computed", set()).add(SCORE_LABELS[name])
+                undefined.setdefault(figure.undefined or "cannot be computed", set()).add(labels[name])
             elif figure.no_interval and not math.isfinite(figure.low):
                 no_interval.setdefault(figure.no_interval, set()).add(entry.kind)
     notes = [f"— {', '.join(sorted(labels))}: undefined, {why}." for why, labels in undefined.items()]
@@ -85,7 +94,17 @@ def score_predictions_part(db: Database, actor: Actor, project_id: int, complete
         "Export", [e.id for e in complete], key=K_EXPORT,
         format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {counted(e.n_samples, 'sample')}"
                                    for e in complete if e.id == i))
-    benchmark = c2.selectbox("Benchmark", [1, 2], key=K_BENCHMARK)
+    pairs = next(e for e in complete if e.id == export_id).is_pairs
+    # a context-pairs export is scored on its change labels (its own key: the choices differ)
+    benchmark: int | str = c2.selectbox("Benchmark", [TVCP], key=K_BENCHMARK + ".tvcp",
+                                        format_func=lambda _: "change labels (tvcp)") if pairs else \
+        c2.selectbox("Benchmark", [1, 2], key=K_BENCHMARK)
+    if pairs:
+        st.caption("This export holds context pairs: upload predicted change labels — JSON Lines or CSV with "
+                   "`_id` and `change` (decreased, neutral, increased, or 0, 1, 2 as the TVCP reader's label "
+                   "map), one line per test pair. Scored by accuracy over the pairs and exact match over the "
+                   "targets (all of a target's follow-ups right), the TVCP paper's metrics; bootstrap 95% "
+                   f"intervals over the targets (none on fewer than {MIN_INTERVAL_TARGETS}).")
     with st.form(K_FORM, border=True):
         name = st.text_input("Name of the model", max_chars=MAX_NAME_CHARS, key=K_NAME,
                              placeholder="e.g. our fine-tuned encoder, run 3")
@@ -103,14 +122,18 @@ def score_predictions_part(db: Database, actor: Actor, project_id: int, complete
             except ServiceError as exc:
                 st.error(plain(exc))   # one line: the file's name, line and reason
             else:
-                mse = figure_text(entry.figures["mse"])
-                st.success(plain(f"Scored “{entry.name}” on {counted(entry.n_test, 'test sample')}: MSE {mse}."))
+                st.success(plain(f"Scored “{entry.name}” on {counted(entry.n_test, 'test pair')}: accuracy "
+                                 f"{figure_text(entry.figures['accuracy'])}, exact match "
+                                 f"{figure_text(entry.figures['exact_match'])}." if benchmark == TVCP else
+                                 f"Scored “{entry.name}” on {counted(entry.n_test, 'test sample')}: MSE "
+                                 f"{figure_text(entry.figures['mse'])}."))
     try:
         board = model_scores.leaderboard(db, actor, project_id, export_id, benchmark)
     except ServiceError as exc:
         st.warning(plain(exc))
         return
-    st.markdown(f"**Leaderboard** — export {export_id}, benchmark {benchmark}")
+    st.markdown(f"**Leaderboard** — export {export_id}, "
+                + ("change labels" if benchmark == TVCP else f"benchmark {benchmark}"))
     if not board.entries:
         st.caption("Nothing scored on this benchmark yet: no finished training run and no submission.")
     else:
@@ -118,7 +141,9 @@ def score_predictions_part(db: Database, actor: Actor, project_id: int, complete
                    key=f"training.leaderboard.{export_id}.{benchmark}",
                    download=f"leaderboard-export-{export_id}-benchmark-{benchmark}.csv",
                    download_label="Download the leaderboard (CSV)")
-        st.caption("Point metrics on z-scored targets (training-split mean and SD), averaged over ξ, ω, α; "
+        st.caption("Accuracy over the test pairs, exact match over the test targets. Best accuracy first."
+                   if benchmark == TVCP else
+                   "Point metrics on z-scored targets (training-split mean and SD), averaged over ξ, ω, α; "
                    "curve scores and W1 in log-time units of the export's base. Best MSE first.")
         for note in leaderboard_notes(board):
             st.caption(plain(note))

@@ -176,6 +176,59 @@ def stratified_split(
     return {sample_id: SPLITS[split] for (sample_id, _), split in zip(pairs, assigned)}
 
 
+def grouped_split(
+    ids: Sequence[str],
+    groups: Sequence[str],
+    *,
+    seed: int,
+    ratios: Sequence[float] = DEFAULT_RATIOS,
+) -> dict[str, str]:
+    """Assign each sample to a split so that all samples of one group share a split: a context
+    pair's follow-ups of one target (``groups[i]`` is sample ``ids[i]``'s target key), so no
+    target is seen in training and again in the test.
+
+    Whole groups are handed out, in an order shuffled by ``random.Random(seed)`` (groups sorted
+    first, so the input order does not matter), each to the split furthest below its
+    :func:`split_sizes` share of the samples (ties: the earlier split). Sizes are therefore close
+    to the ratios but not exact when groups differ in size. Returns ``{id: split}`` sorted by id.
+    Raises ValueError for mismatched lengths, repeated ids or invalid ratios.
+
+    Examples:
+        >>> ids = [f"p{i}" for i in range(12)]
+        >>> targets = [f"t{i // 3}" for i in range(12)]     # four targets, three follow-ups each
+        >>> split = grouped_split(ids, targets, seed=0)
+        >>> all(len({split[i] for i, t in zip(ids, targets) if t == g}) == 1 for g in set(targets))
+        True
+        >>> sorted(split.values()).count("train")
+        9
+        >>> grouped_split(ids, targets, seed=0) == grouped_split(ids[::-1], targets[::-1], seed=0)
+        True
+    """
+    values = check_ratios(ratios)
+    if len(ids) != len(groups):
+        raise ValueError(f"{len(ids)} ids but {len(groups)} groups")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"the seed must be a whole number, got {seed!r}")
+    members: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for sample_id, group in zip(ids, groups):
+        if sample_id in seen:
+            raise ValueError(f"sample id {sample_id!r} appears more than once")
+        seen.add(sample_id)
+        members.setdefault(str(group), []).append(sample_id)
+    order = sorted(members)
+    random.Random(seed).shuffle(order)
+    wanted = list(split_sizes(len(ids), values))
+    assignment: dict[str, str] = {}
+    for group in order:
+        # the split with the most room left (a group larger than any room still goes whole)
+        j = max(range(len(SPLITS)), key=lambda k: (wanted[k], -k))
+        wanted[j] -= len(members[group])
+        for sample_id in members[group]:
+            assignment[sample_id] = SPLITS[j]
+    return dict(sorted(assignment.items()))
+
+
 def split_membership(assignment: Mapping[str, str]) -> dict[str, list[str]]:
     """``{split: [ids, sorted]}`` for every split in :data:`SPLITS` order (empty lists
     included) from an ``{id: split}`` assignment. Raises ValueError for an unknown split name."""

@@ -38,6 +38,10 @@ then contributes to each. Stored parameters are on the base-1.1 log-minute axis;
 base b multiplies location and scale — and the annotation points' x — by ln(1.1)/ln(b)
 (:func:`annotation.timeaxis.convert_base`); skewness is unchanged.
 
+A context-pairs project writes the ``tvcp`` configuration instead (:func:`export_tvcp_dataset`,
+layout and record in :mod:`~annotation.export.tvcp`, card in :mod:`~annotation.export.tvcp_card`):
+``OUT/tvcp/{train,valid,test}.json`` and the same rows as ``.csv``, its card and manifest.
+
 **Empty splits.** ``datasets`` 5.2 cannot load a declared split that has no rows ("Instruction
 ... corresponds to no data", huggingface/datasets PR #8401, open). So every split file is always
 written — possibly empty — and counted in the manifest, but the card's YAML declares only the
@@ -105,11 +109,25 @@ from annotation.export.writer import (
     check_destination,
     remove_abandoned_staging,
     write_export,
+    write_folder,
     write_json_lines,
     writer_identity,
     writer_is_alive,
 )
-from annotation.corpus.splits import SPLITS
+from annotation.export.tvcp import (
+    CSV_FILES,
+    JSON_FILES,
+    TVCP_CONFIG,
+    TVCP_KEYS,
+    PairGold,
+    csv_text,
+    encode_record,
+    pair_split,
+    tvcp_record,
+    tvcp_statistics,
+)
+from annotation.export.tvcp_card import tvcp_card
+from annotation.corpus.splits import SPLITS, split_membership
 
 
 def export_hf_dataset(
@@ -222,6 +240,76 @@ def _export(
     return manifest
 
 
+def export_tvcp_dataset(
+    out_dir: Path | str,
+    pairs: Iterable[PairGold],
+    settings: ExportSettings,
+    *,
+    meta: ExportMeta | Mapping[str, Any],
+    change_factor: float,
+    splits: Mapping[str, str] | None = None,
+    overwrite: bool = False,
+    provenance: Mapping[str, Provenance] | Callable[[], Mapping[str, Provenance]] | None = None,
+) -> ExportManifest:
+    """Write the ``tvcp`` export folder ``out_dir`` (layout in the module docstring) and return
+    its manifest — atomically, like :func:`annotation.export.export_hf_dataset`, whose
+    ``splits``, ``overwrite`` and ``provenance`` (a mapping or a callable giving one, called once
+    the records are formatted) mean the same. ``change_factor``: the project's time factor, for
+    gold that holds no change label. Raises FileExistsError and :class:`ExportError` as it does.
+
+    Examples:
+        >>> import tempfile
+        >>> pairs = [PairGold(f"p{i}", f"t{i // 3}", "Interview tomorrow.", f"Follow-up {i}.", 45.0, 10.0, 0.0,
+        ...                   45.0 + i, 10.0, 0.0, change="neutral") for i in range(30)]
+        >>> out = Path(tempfile.mkdtemp()) / "e"
+        >>> m = export_tvcp_dataset(out, pairs, ExportSettings(seed=1), change_factor=1.5,
+        ...                         meta=ExportMeta(1, "Pairs", "lea", "2026-11-29T10:00:00Z"))
+        >>> m.counts[TVCP_CONFIG], sorted(p.name for p in (out / TVCP_CONFIG).iterdir())[:3]
+        ({'train': 21, 'validation': 6, 'test': 3}, ['test.csv', 'test.json', 'train.csv'])
+    """
+    out_dir = Path(os.path.abspath(out_dir))
+    if not out_dir.name:
+        raise ExportError(f"cannot export into {out_dir}")
+    check_destination(out_dir, overwrite)
+    meta = ExportMeta.of(meta)
+    factor = base_factor(settings.base)
+    ordered = sorted(pairs, key=lambda p: p.external_id)
+    for pair in ordered:
+        problem = pair.problem()
+        if problem is not None:
+            raise ExportError(f"pair {problem}")
+    split_of = pair_split(ordered, settings, splits)
+    given = (provenance() if callable(provenance) else provenance) or {}
+    records: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    for pair in ordered:
+        records[split_of[pair.external_id]].append(
+            tvcp_record(pair, change_factor, factor, given.get(pair.external_id)))
+    lines = {s: [encode_record(r) for r in records[s]] for s in SPLITS}
+    manifest = ExportManifest(
+        export_id=meta.export_id, project=meta.project, created_at=meta.created_at_text,
+        created_by=meta.created_by, base=settings.base, seed=settings.seed, licence=settings.licence,
+        ratios=settings.ratios, counts={TVCP_CONFIG: {s: len(records[s]) for s in SPLITS}},
+        splits={TVCP_CONFIG: split_membership(split_of)},
+        statistics={TVCP_CONFIG: {**tvcp_statistics(records), "change_factor": float(change_factor)}})
+    card = tvcp_card(manifest)
+
+    def write(folder: Path) -> None:
+        (folder / TVCP_CONFIG).mkdir()
+        for split in SPLITS:
+            write_json_lines(folder / TVCP_CONFIG / JSON_FILES[split], lines[split])
+            with open(folder / TVCP_CONFIG / CSV_FILES[split], "w", encoding="utf-8", newline="") as handle:
+                handle.write(csv_text(records[split]))
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        write_folder(out_dir, write, card, manifest, overwrite)
+    finally:
+        if collecting:
+            gc.enable()
+    return manifest
+
+
 __all__ = [
     "ABANDONED_AFTER_SECONDS", "ANNOTATIONS_CONFIG", "ANNOTATION_KEYS", "BENCHMARKS", "BENCHMARK_CONFIGS",
     "CARD_FILE", "CONFIGS", "DEFAULT_LICENCE", "DEFAULT_SEED", "ExportAnnotation", "ExportContents",
@@ -229,5 +317,6 @@ __all__ = [
     "MANIFEST_FILE", "PROVENANCE_KEY", "PROVENANCE_KEYS", "Provenance", "RECORD_KEYS", "SPLIT_FILES", "TARGET_KEYS", "WRITER_MARKER", "annotation_record",
     "agreement_lines", "axis_texts", "benchmark_record", "base_factor", "card_figures", "card_header", "dataset_card", "export_hf_dataset",
     "read_export", "remove_abandoned_staging", "write_json_lines", "writer_identity", "writer_is_alive",
-    "zip_export",
+    "zip_export", "CSV_FILES", "JSON_FILES", "PairGold", "TVCP_CONFIG", "TVCP_KEYS", "export_tvcp_dataset",
+    "tvcp_record",
 ]

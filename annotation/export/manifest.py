@@ -9,6 +9,7 @@ from typing import Any
 
 from annotation.corpus.dataset_stats import DatasetStatistics
 from annotation.export.dataset import BENCHMARK_CONFIGS, FORMAT_VERSION
+from annotation.export.tvcp import TVCP_CONFIG
 from annotation.corpus.splits import assignment_from_membership
 
 
@@ -39,10 +40,11 @@ class ExportManifest:
     format_version: int = FORMAT_VERSION
 
     def assignment(self) -> dict[str, str]:
-        """``{_id: split}`` over both benchmarks — what :func:`export_hf_dataset` takes as
+        """``{_id: split}`` over both benchmarks (or the pairs of a ``tvcp`` export) — what :func:`export_hf_dataset` takes as
         ``splits`` to reproduce this export."""
         assignment: dict[str, str] = {}
-        for config in BENCHMARK_CONFIGS.values():
+        # the sample configs' membership: both benchmarks, or a pairs project's ``tvcp``
+        for config in (*BENCHMARK_CONFIGS.values(), TVCP_CONFIG):
             assignment.update(assignment_from_membership(self.splits.get(config, {})))
         return assignment
 

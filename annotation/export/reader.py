@@ -13,6 +13,7 @@ from typing import Any
 
 from annotation.export.dataset import CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES, ExportError
 from annotation.export.manifest import ExportManifest
+from annotation.export.tvcp import TVCP_CONFIG
 from annotation.corpus.splits import SPLITS
 
 
@@ -41,16 +42,20 @@ def zip_export(folder: Path | str) -> bytes:
 
 def read_export(folder: Path | str, configs: Sequence[str] = CONFIGS) -> ExportContents:
     """Read an export folder back with plain ``json``: the manifest, the card and the records of
-    ``configs`` (all by default; pass the benchmark configs only to skip the annotations).
+    ``configs`` (all by default; pass the benchmark configs only to skip the annotations) that
+    the export has (its manifest's counts); a ``tvcp`` export's ``tvcp`` records are read when named.
     Raises :class:`ExportError` for a folder that is not an export."""
     folder = Path(folder)
     manifest_path = folder / MANIFEST_FILE
     if not manifest_path.is_file():
         raise ExportError(f"{folder} is not a Chronocept export (no {MANIFEST_FILE})")
-    unknown = [c for c in configs if c not in CONFIGS]
+    known = (*CONFIGS, TVCP_CONFIG)
+    unknown = [c for c in configs if c not in known]
     if unknown:
-        raise ExportError(f"unknown config {', '.join(unknown)}; expected one of {', '.join(CONFIGS)}")
+        raise ExportError(f"unknown config {', '.join(unknown)}; expected one of {', '.join(known)}")
     manifest = ExportManifest.from_json(json.loads(manifest_path.read_text(encoding="utf-8")))
+    # a config the export did not write is not read (a pairs project's export has ``tvcp`` only)
+    configs = [c for c in configs if c in manifest.counts]
     card_path = folder / CARD_FILE
     card = card_path.read_text(encoding="utf-8") if card_path.is_file() else ""
     records: dict[str, dict[str, list[dict[str, Any]]]] = {}

@@ -56,6 +56,18 @@ def write_export(
             (folder / config).mkdir()
             for split in SPLITS:
                 write_json_lines(folder / config / SPLIT_FILES[split], lines[config][split])
+
+    write_folder(out_dir, write, card, manifest, overwrite)
+
+
+def write_folder(out_dir: Path, write_configs: Callable[[Path], None], card: str, manifest: ExportManifest,
+                 overwrite: bool) -> None:
+    """Write an export folder atomically: ``write_configs(staging folder)`` writes the
+    configurations' files, then the card and the manifest are added and the folder is moved into
+    place (every export layout goes through here)."""
+
+    def write(folder: Path) -> None:
+        write_configs(folder)
         _write_text(folder / CARD_FILE, card)
         _write_text(folder / MANIFEST_FILE,
                     json.dumps(manifest.to_json(), ensure_ascii=False, indent=1, allow_nan=False) + "\n")

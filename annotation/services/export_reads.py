@@ -19,11 +19,11 @@ from typing import Any
 from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
 
-from annotation.export import GoldSample
+from annotation.export import GoldSample, PairGold
 from annotation.export.figures import FigureInput
 from annotation.corpus.interchange import interchange_record
 from db.engine import decode_json_texts
-from db.models import Annotation, GoldAnnotation, Sample
+from db.models import Annotation, GoldAnnotation, Sample, SamplePair
 
 
 #: The JSON columns of an annotation an export record carries, read as text (decoded in one go).
@@ -113,3 +113,26 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
     samples = [GoldSample(r.external_id, r.benchmark, r.parent_text, bounds, axes, r.xi, r.omega, r.alpha)
                for r, (bounds, axes) in zip(kept, decode_json_texts(kept, ["boundaries_json", "segment_axes_json"]))]
     return ExportInput(samples, figures, rows, decoded)
+
+
+def read_pair_gold(s: Session, project_id: int, annotation_counts: dict[str, int], *,
+                   only: set[str] | None = None) -> list[PairGold]:
+    """The gold of a context-pairs project's production samples (only those in ``only`` when
+    given) with their pair facts, in one query; ``annotation_counts`` ({external id: submitted
+    annotations}) gives each its ``n_annotations``. A gold sample without a ``sample_pairs`` row
+    comes back with no target key and no follow-up (:meth:`PairGold.problem` names it)."""
+    rows = s.execute(
+        select(Sample.external_id, Sample.parent_text, GoldAnnotation.xi, GoldAnnotation.omega,
+               GoldAnnotation.alpha, GoldAnnotation.context_xi, GoldAnnotation.context_omega,
+               GoldAnnotation.context_alpha, GoldAnnotation.change, SamplePair.target_key,
+               SamplePair.follow_up, SamplePair.reference_alone, SamplePair.reference_given,
+               SamplePair.reference_change)
+        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+        .outerjoin(SamplePair, SamplePair.sample_id == Sample.id)
+        .where(*production(project_id))
+        .order_by(Sample.id)).all()
+    return [PairGold(r.external_id, r.target_key or "", r.parent_text, r.follow_up or "", r.xi, r.omega, r.alpha,
+                     r.context_xi, r.context_omega, r.context_alpha, r.change or "",
+                     annotation_counts.get(r.external_id, 0), r.reference_alone, r.reference_given,
+                     r.reference_change or "")
+            for r in rows if only is None or r.external_id in only]

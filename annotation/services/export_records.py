@@ -17,7 +17,7 @@ between the check and the final rename, the row is removed again (:func:`fail_re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -58,6 +58,8 @@ class ExportRecord:
     replaced_by: int | None = None
     #: the exports whose folder this one took (only on the record an export returns)
     replaces: tuple[int, ...] = ()
+    #: a context-pairs export's pairs per split ({"train": n, …}; empty for single texts)
+    pair_sizes: dict[str, int] = field(default_factory=dict)
 
     @property
     def folder_exists(self) -> bool:
@@ -82,7 +84,12 @@ class ExportRecord:
 
     @property
     def n_samples(self) -> int:
-        return sum(sum(sizes.values()) for sizes in self.split_sizes.values())
+        return sum(sum(sizes.values()) for sizes in self.split_sizes.values()) + sum(self.pair_sizes.values())
+
+    @property
+    def is_pairs(self) -> bool:
+        """Whether it is a context-pairs project's ``tvcp`` export."""
+        return bool(self.pair_sizes)
 
 
 def record_of(row: DatasetExport, username: str | None, replaces: tuple[int, ...] = ()) -> ExportRecord:
@@ -93,7 +100,8 @@ def record_of(row: DatasetExport, username: str | None, replaces: tuple[int, ...
     settings = row.settings or {}
     return ExportRecord(row.id, row.project_id, row.path, row.base, row.seed, row.licence, row.status,
                         row.error, row.created_at, username or "—", sizes, n_annotations,
-                        row.reproduces_id, settings.get("seconds"), settings.get("replaced_by"), replaces)
+                        row.reproduces_id, settings.get("seconds"), settings.get("replaced_by"), replaces,
+                        dict(counts.get(hf_export.TVCP_CONFIG, {})))
 
 
 def _is_interrupted(row: DatasetExport, now: datetime) -> bool:

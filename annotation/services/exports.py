@@ -8,7 +8,10 @@ The database row is made first (status ``writing``) so the folder's manifest car
 and is marked ``complete`` — with the split membership, so the export can be repeated exactly —
 or ``failed`` with the reason; an export written into an earlier one's folder marks that one
 ``replaced``, and a refused destination records nothing (:mod:`annotation.services.export_records`).
-Annotators are named by pseudonym (``ann`` + user id), never by user name.
+Annotators are named by pseudonym (``ann`` + user id), never by user name. A context-pairs
+project (its protocol's ``export_configs``) writes the ``tvcp`` configuration instead — its pairs'
+gold with their follow-ups, split by target (:mod:`annotation.export.tvcp`) — and refuses, before
+anything is recorded, gold that lacks the curve given the follow-up.
 
 An export killed while writing (the server stopped, the process killed) leaves its row at
 ``writing`` and its hidden staging folder beside the target. :func:`recover_interrupted_exports`
@@ -51,7 +54,9 @@ from annotation.leftovers import figures_folder_prefix
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
-from annotation.services.export_reads import count_gold, production, read_export_input
+from annotation.protocols import protocol_of
+from annotation.services.export_reads import count_gold, production, read_export_input, read_pair_gold
+from annotation.wording import counted
 from annotation.services import export_records
 from annotation.services.export_records import (
     COMPLETE,
@@ -292,9 +297,16 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                     assignment.update({i: split for i in ids})
         # a large export starts the figures' process now, so it starts up while the rows are read
         figures = stack.enter_context(_figures_runner(count_gold(s, project_id)))
-        read = read_export_input(s, project_id, only=set(assignment) if assignment is not None else None,
-                                 agreement=include_agreement)
-        samples = read.samples
+        # the protocol decides the layout: a pairs project writes its ``tvcp`` configuration, whose
+        # card has no agreement section (the pairs' agreement is the Agreement page's)
+        pairs_export = hf_export.TVCP_CONFIG in protocol_of(settings).export_configs
+        include_agreement = include_agreement and not pairs_export
+        only = set(assignment) if assignment is not None else None
+        read = read_export_input(s, project_id, only=only, agreement=include_agreement)
+        samples: list[Any] = read.samples
+        if pairs_export:
+            counts = dict(zip(read.figures.sample_ids, read.figures.counts))
+            samples = read_pair_gold(s, project_id, counts, only=only)
         if assignment is not None and len(samples) != len(assignment):
             lost = sorted(set(assignment) - {g.external_id for g in samples})
             raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
@@ -303,6 +315,10 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     if not samples:
         raise InvalidInput("No sample has gold values yet: resolve the double annotations "
                            "(Review page or `chronocept resolve`) before exporting.")
+    problems = [p for p in (g.problem() for g in samples) if p] if pairs_export else []
+    if problems:  # refused before the row is made: nothing is written or recorded
+        raise InvalidInput(f"{counted(len(problems), 'pair')} cannot be exported — {problems[0]}"
+                           + (" …" if len(problems) > 1 else "") + "; settle them again on the Review page.")
     try:
         export_settings = hf_export.ExportSettings(
             base=settings.log_base if base is None else base,
@@ -326,16 +342,21 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
         computing = worker.submit(figures.compute, figure_input)
         try:
             report(0.1, "Formatting the annotations; computing the provenance and agreement figures…")
-            annotations = read.records()
+            annotations = [] if pairs_export else read.records()
             report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
             export_id, created_at = start_record(db, actor, project_id, target, export_settings, reproduce,
                                                  include_agreement, overwrite)
             try:
-                manifest = hf_export.export_hf_dataset(
-                    target, samples, annotations, export_settings,
-                    meta=hf_export.ExportMeta(export_id, project_name, user.username, created_at),
-                    agreement=(lambda: computing.result().agreement) if include_agreement else None,
-                    provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
+                meta = hf_export.ExportMeta(export_id, project_name, user.username, created_at)
+                if pairs_export:
+                    manifest = hf_export.export_tvcp_dataset(
+                        target, samples, export_settings, meta=meta, change_factor=settings.change_factor,
+                        provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
+                else:
+                    manifest = hf_export.export_hf_dataset(
+                        target, samples, annotations, export_settings, meta=meta,
+                        agreement=(lambda: computing.result().agreement) if include_agreement else None,
+                        provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
                 seconds = time.perf_counter() - started
                 record = finish_record(db, actor, user.username, export_id, manifest, seconds, len(samples),
                                        len(annotations))
@@ -379,6 +400,9 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
     if not record.folder_exists:
         raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server; "
                        "repeat the export to see its statistics.")
+    if record.is_pairs:  # these statistics are of curves over segmented texts
+        raise InvalidInput(f"Export {export_id} holds context pairs (tvcp): its card (README.md) has the "
+                           "change and duration-class counts per split.")
     try:
         # the benchmark configs only: the annotations (often 2× as many lines) are not shown
         contents = hf_export.read_export(record.path, configs=tuple(hf_export.BENCHMARK_CONFIGS.values()))

@@ -10,7 +10,9 @@ file keeps nothing and records nothing.
 There is no table of scores: the leaderboard of an export and benchmark is the kept documents
 beside the baseline rows of the training jobs that ran on that export (their figures as the run
 reported them: no intervals and no W1, which a run does not compute — score the run's
-``predictions/<model>__<ablation>.csv`` to get them), best MSE first.
+``predictions/<model>__<ablation>.csv`` to get them), best MSE first. A context-pairs export's
+leaderboard (benchmark ``"tvcp"``) scores predicted change labels by accuracy and exact match, the
+TVCP paper's metrics, best accuracy first; it has no baselines.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from annotation.services.export_records import REPLACED, get_export
 from annotation.training.errors import TrainingInputError
 from annotation.training.predictions import prediction_key
 from annotation.training.results import METRIC_COLUMNS, UNDEFINED_REASONS
+from annotation.training.change_scoring import CHANGE_METRICS, TVCP, score_tvcp_export
 from annotation.training.scoring import SCORE_METRICS, Figure, ModelScore
 from annotation.training.submissions import (
     PredictionFileError,
@@ -72,7 +75,7 @@ class Leaderboard:
     documents that could not be read."""
 
     export_id: int
-    benchmark: int
+    benchmark: int | str
     entries: tuple[LeaderboardEntry, ...] = ()
     unreadable: tuple[str, ...] = field(default_factory=tuple)
 
@@ -93,9 +96,11 @@ def _export_folder(db: Database, actor: Actor, project_id: int, export_id: int) 
 
 
 def score_submission(db: Database, actor: Actor, project_id: int, export_id: int, data: bytes,
-                     file_name: str, name: str, benchmark: int = 1) -> LeaderboardEntry:
+                     file_name: str, name: str, benchmark: int | str = 1) -> LeaderboardEntry:
     """Lead: score a predictions file for the test split of ``benchmark`` of export ``export_id``
-    and keep it on the export's leaderboard. A refused file (:class:`InvalidInput`, one line
+    and keep it on the export's leaderboard. ``benchmark`` ``"tvcp"``: change labels of a
+    context-pairs export, scored by accuracy and exact match
+    (:mod:`annotation.training.change_scoring`). A refused file (:class:`InvalidInput`, one line
     naming the line and the reason) keeps and records nothing."""
     folder = _export_folder(db, actor, project_id, export_id)
     try:
@@ -103,7 +108,8 @@ def score_submission(db: Database, actor: Actor, project_id: int, export_id: int
     except ValueError as exc:
         raise InvalidInput(f"The submission's name: {exc}.") from None
     try:   # compute with nothing locked: scoring a large split takes seconds
-        scored = score_export(folder, data, file_name, benchmark)
+        scored = (score_tvcp_export(folder, data, file_name) if benchmark == TVCP else
+                  score_export(folder, data, file_name, benchmark))  # type: ignore[arg-type]
     except PredictionFileError as exc:
         raise InvalidInput(f"{file_name}: {exc}. Nothing was scored.") from None
     except TrainingInputError as exc:
@@ -127,6 +133,11 @@ def score_submission(db: Database, actor: Actor, project_id: int, export_id: int
     return _submission_entry({**record, "file": path.name})
 
 
+def metrics_of(benchmark: int | str) -> tuple[str, ...]:
+    """The figures a leaderboard of ``benchmark`` shows: change labels' or curves'."""
+    return CHANGE_METRICS if benchmark == TVCP else SCORE_METRICS
+
+
 def _submission_entry(record: Mapping[str, Any]) -> LeaderboardEntry:
     score = ModelScore.from_dict(record["score"])
     try:
@@ -136,7 +147,7 @@ def _submission_entry(record: Mapping[str, Any]) -> LeaderboardEntry:
     return LeaderboardEntry(
         kind=SUBMISSION, name=str(record.get("name", "")), by=str(record.get("submitted_by", "")),
         at=at, figures={k: score.figures.get(k, Figure(math.nan, undefined="not in the kept document"))
-                        for k in SCORE_METRICS},
+                        for k in metrics_of(record.get("benchmark", 1))},
         n_test=score.n_test, file_name=str(record.get("file_name", "")),
         sha256=str(record.get("sha256", "")))
 
@@ -157,15 +168,24 @@ def baseline_figures(row: Mapping[str, Any]) -> dict[str, Figure]:
 
 
 def _sort_key(entry: LeaderboardEntry) -> tuple[bool, float, float]:
-    mse = entry.figures["mse"].value
     when = entry.at.timestamp() if entry.at else 0.0
+    if "accuracy" in entry.figures:   # change labels: best accuracy first
+        accuracy = entry.figures["accuracy"].value
+        return (not math.isfinite(accuracy), -accuracy if math.isfinite(accuracy) else 0.0, when)
+    mse = entry.figures["mse"].value
     return (not math.isfinite(mse), mse if math.isfinite(mse) else 0.0, when)
 
 
-def leaderboard(db: Database, actor: Actor, project_id: int, export_id: int, benchmark: int = 1) -> Leaderboard:
+def leaderboard(db: Database, actor: Actor, project_id: int, export_id: int,
+                benchmark: int | str = 1) -> Leaderboard:
     """Lead: the export's kept submissions for ``benchmark`` and the baselines of its succeeded
-    training jobs on that benchmark, best MSE first."""
+    training jobs on that benchmark, best MSE first; for ``"tvcp"`` (change labels: no baselines
+    train on them) the kept submissions, best accuracy first."""
     folder = _export_folder(db, actor, project_id, export_id)
+    if benchmark == TVCP:
+        kept, unreadable = read_submissions(folder, str(export_id), TVCP)
+        entries = [_submission_entry(record) for record in kept]
+        return Leaderboard(export_id, benchmark, tuple(sorted(entries, key=_sort_key)), tuple(unreadable))
     with db.read() as s:
         rows = s.execute(select(Job, User.username).outerjoin(User, User.id == Job.created_by)
                          .where(Job.export_id == export_id, Job.status == "succeeded")

@@ -250,12 +250,13 @@ def align_predictions(predictions: PredictionFile, test_ids: Sequence[str], base
 
 @dataclass(frozen=True)
 class ScoredFile:
-    """A predictions file scored against an export: the export's id and base, the benchmark,
-    the file's SHA-256, and the score."""
+    """A predictions file scored against an export: the export's id and base, the benchmark
+    (1, 2, or ``"tvcp"`` for change labels, :mod:`~annotation.training.change_scoring`), the
+    file's SHA-256, and the score."""
 
     export_id: str
     base: float
-    benchmark: int
+    benchmark: int | str
     sha256: str
     score: ModelScore
 
@@ -388,7 +389,7 @@ def write_submission(export_dir: str | Path, record: Mapping[str, Any]) -> Path:
 
 
 def read_submissions(export_dir: str | Path, export_id: str,
-                     benchmark: int | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+                     benchmark: int | str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """The kept submissions of export ``export_id`` (of ``benchmark`` when given), oldest first,
     and the names of the documents that could not be read. Documents of another export are left
     out silently (the folder was written again).
