@@ -116,6 +116,8 @@ def scatter_chart(job: jobs.JobInfo) -> go.Figure:
 actor, db, project = lead_page("Baseline training", flash_key=K_FLASH)
 with service_errors():
     past_exports = [e for e in exports.list_exports(db, actor, project.id) if e.status == "complete"]
+    # the baselines train on a single-texts export's benchmark configurations only
+    trainable = [e for e in past_exports if not e.is_pairs]
     all_jobs = jobs.list_jobs(db, actor, project.id)
 
 launcher = jobs.launcher_command()
@@ -125,16 +127,18 @@ st.caption("Trains the baselines of the Chronocept paper on an export — the pa
            + (f"Jobs start through the launcher `{launcher}`." if launcher else
               "Jobs run on this server, on its GPU when it has one."))
 
-if not past_exports:
-    st.info("No export yet: make one on the **Export dataset** page first.")
+if not trainable:
+    st.info("No export yet: make one on the **Export dataset** page first." if not past_exports else
+            "The baselines train on a single-texts export; a context-pairs (tvcp) export is "
+            "scored under **Score predictions** below.")
 else:
     with st.form("training.launch", border=True):
         st.markdown("**New training run**")
         c1, c2, c3 = st.columns([3, 1, 1])
         export_id = c1.selectbox(
-            "Export", [e.id for e in past_exports], key="training.export",
+            "Export", [e.id for e in trainable], key="training.export",
             format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {counted(e.n_samples, 'sample')}"
-                                       for e in past_exports if e.id == i))
+                                       for e in trainable if e.id == i))
         benchmark = c2.selectbox("Benchmark", [1, 2], key="training.benchmark")
         seed = c3.number_input("Seed", min_value=0, max_value=2**31 - 1, value=13, step=1, key="training.seed")
         models = st.multiselect("Models", list(MODEL_NAMES), default=list(BASELINE_MODELS),

@@ -168,9 +168,13 @@ def start_worker_or_fail(db: Database, job_id: int, launcher: str) -> None:
 
 def _too_few_samples(export: DatasetExport, benchmark: int) -> str | None:
     """Why ``export`` cannot train on ``benchmark`` (a split under the minimum), or None."""
-    from annotation.export import BENCHMARK_CONFIGS
+    from annotation.export import BENCHMARK_CONFIGS, TVCP_CONFIG
     from annotation.training import MIN_SAMPLES_PER_SPLIT, SPLITS
 
+    if sum((export.counts or {}).get(TVCP_CONFIG, {}).values()):
+        return (f"Export {export.id} is a context-pairs (tvcp) export: the baselines train on the "
+                "benchmark configurations of a single-texts export. Score change-label predictions "
+                "for it under Score predictions instead.")
     sizes = (export.counts or {}).get(BENCHMARK_CONFIGS[benchmark], {})
     short = [f"{split} {int(sizes.get(split, 0))}" for split in SPLITS
              if int(sizes.get(split, 0)) < MIN_SAMPLES_PER_SPLIT]

@@ -88,3 +88,14 @@ def test_two_finished_runs_side_by_side(make_app, db, lead, exported):
     at = open_page(make_app, lead)
     side = next(df.value for df in at.dataframe if "job" in df.value.columns)  # not the leaderboard
     assert list(side["job"]) == [2, 2, 1, 1]
+
+
+def test_a_pairs_project_is_not_offered_training_on_its_tvcp_export(make_app, db, lead, tmp_path):
+    from annotation.services import exports
+    from pair_gold_data import pair_gold_project
+
+    pid = pair_gold_project(db, lead, n_targets=20)
+    exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3)
+    at = open_page(make_app, lead)
+    assert "The baselines train on a single-texts export" in " ".join(infos(at))
+    assert not [b for b in at.button if b.label == "Launch training"]

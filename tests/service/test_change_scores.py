@@ -124,3 +124,13 @@ def test_the_command_line_exports_a_pairs_project(db, lead, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "pairs (tvcp, a target's follow-ups in one split): 42/12/6" in done.stdout
     assert (tmp_path / "out" / "tvcp" / "valid.csv").is_file()
+
+
+def test_training_refuses_a_tvcp_export_in_one_line(db, lead, export):
+    from annotation.services import jobs
+
+    pid, export_id, _ = export
+    before = count(db, AuditEvent)
+    with pytest.raises(InvalidInput, match="context-pairs \\(tvcp\\) export"):
+        jobs.launch_training(db, lead, pid, export_id, {"benchmark": 1, "models": ["mean"]}, launcher="")
+    assert count(db, AuditEvent) == before
