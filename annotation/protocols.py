@@ -26,6 +26,8 @@ class ProjectProtocol:
     steps: tuple[str, ...]
     export_configs: tuple[str, ...]
     has_follow_up: bool
+    #: what one sample is called where samples are counted and imported ("text", "pair")
+    sample_noun: str = "text"
 
     def first_step(self, settings: ProjectSettings) -> int:
         """The step a fresh annotation opens at: a pairs project that does not segment its
@@ -44,7 +46,7 @@ class ProjectProtocol:
 
 
 SINGLE_TEXTS = ProjectProtocol("single", PROTOCOL_NAMES["single"], STEPS, ("default",), False)
-CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp", "default"), True)
+CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp", "default"), True, "pair")
 PROTOCOLS: dict[str, ProjectProtocol] = {p.key: p for p in (SINGLE_TEXTS, CONTEXT_PAIRS)}
 
 
