@@ -253,8 +253,13 @@ def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import projects  # on use (LAZY)
-    info = projects.load_demo_project(db, _acting_user(db, args.user))
-    return f"{info.name}: {info.n_samples} texts"
+    actor = _acting_user(db, args.user)
+    info = projects.load_demo_project(db, actor)
+    done = f"{info.name}: {info.n_samples} texts"
+    if args.pairs:
+        pairs = projects.load_demo_pairs_project(db, actor)
+        done += f"; {pairs.name}: {pairs.n_samples} pairs"
+    return done
 
 
 def cmd_backup(db: Database, args: argparse.Namespace) -> str:
@@ -357,6 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run_job)
 
     p = sub.add_parser("demo", help="load the demo project")
+    p.add_argument("--pairs", action="store_true", help="also load the demo context-pairs project")
     p.add_argument("--user", help="act as this user (default: the first admin)")
     p.set_defaults(func=cmd_demo)
 

@@ -77,3 +77,10 @@ def test_import_annotations_of_pairs_from_the_command_line(db_url, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "imported 1 annotations" in done.stdout
     assert _read(db_url, select(Annotation.context_xi, Annotation.change)) == [(61.0, "increased")]
+
+
+def test_demo_with_the_pairs_project(db_url):
+    assert run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    done = run(db_url, "demo", "--pairs")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Demo project: 50 texts; Demo pairs project: 30 pairs"
