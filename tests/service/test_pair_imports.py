@@ -12,7 +12,7 @@ from sqlalchemy import select
 from annotation.corpus.pair_import import PairRecord, generated_target_key
 from annotation.segmentation import tokenize
 from annotation.services import projects, text_imports
-from annotation.services.errors import InvalidInput
+from annotation.services.errors import InvalidInput, PermissionDenied
 from annotation.services.sample_pairs import follow_ups_of, pairs_of
 from annotation.settings import ProjectSettings
 from db.models import AuditEvent, Base, ImportBatch, Project, Sample, SamplePair
@@ -212,3 +212,12 @@ def test_the_demo_pairs_project(db, lead):
     assert len({r[4] for r in rows}) == n // 3
     assert sorted({r[8] for r in rows}) == ["decreased", "increased", "neutral"]
     assert projects.load_demo_pairs_project(db, lead).n_samples == n  # loading it again adds nothing
+
+
+def test_only_a_lead_imports_pairs(db, lead, make_user):
+    pid = _pairs_project(db, lead)
+    annotator = make_user("ann1")
+    before = _everything(db)
+    with pytest.raises(PermissionDenied):
+        projects.import_pair_file(db, annotator, pid, TVCP.encode(), "tvcp.csv")
+    assert _everything(db) == before
