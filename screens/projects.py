@@ -154,6 +154,26 @@ protocol = protocol_of(project.settings)
 st.divider()
 IMPORT_SECTIONS[protocol.sample_noun]()
 
+
+
+def change_factor_input(column, sk: str, s: ProjectSettings) -> float:  # type: ignore[no-untyped-def]
+    return float(column.number_input(
+        "Change threshold (time factor ×)", MIN_CHANGE_FACTOR, MAX_CHANGE_FACTOR, float(s.change_factor),
+        step=0.05, format="%.2f", key=f"{sk}.change_factor",
+        help=f"Now {factor_text(s.change_factor)}: a follow-up that makes the target valid at least "
+             f"{factor_text(s.change_factor)} longer is 'increased', at least {factor_text(s.change_factor)} "
+             "shorter 'decreased', anything between 'neutral'."))
+
+
+def segment_targets_input(column, sk: str, s: ProjectSettings) -> bool:  # type: ignore[no-untyped-def]
+    return bool(column.checkbox("Segment the target and label its axes before its curve", s.segment_targets,
+                                key=f"{sk}.segment_targets",
+                                help="Off (the default): a pair goes straight to the target's curve."))
+
+
+#: the inputs of the settings a protocol has of its own (ProjectProtocol.own_settings)
+OWN_SETTING_INPUTS = {"change_factor": change_factor_input, "segment_targets": segment_targets_input}
+
 st.divider()
 st.subheader("Settings")
 s = project.settings
@@ -213,18 +233,8 @@ with st.form("projects.settings"):
         format_func=PROTOCOL_NAMES.get, key=f"{sk}.protocol", disabled=project.n_samples > 0,
         help="Fixed once the project has samples." if project.n_samples else
              "Single texts or context pairs; fixed once the project has samples.")
-    pair_settings = {}
-    if protocol.has_follow_up:  # the settings of the pairs protocol, for its projects only
-        factor = p2.number_input(
-            "Change threshold (time factor ×)", MIN_CHANGE_FACTOR, MAX_CHANGE_FACTOR, float(s.change_factor),
-            step=0.05, format="%.2f", key=f"{sk}.change_factor",
-            help=f"Now {factor_text(s.change_factor)}: a follow-up that makes the target valid at least "
-                 f"{factor_text(s.change_factor)} longer is 'increased', at least {factor_text(s.change_factor)} "
-                 "shorter 'decreased', anything between 'neutral'.")
-        segment = p3.checkbox("Segment the target and label its axes before its curve", s.segment_targets,
-                              key=f"{sk}.segment_targets",
-                              help="Off (the default): a pair goes straight to the target's curve.")
-        pair_settings = {"change_factor": float(factor), "segment_targets": bool(segment)}
+    columns = iter((p2, p3))
+    own_settings = {name: OWN_SETTING_INPUTS[name](next(columns), sk, s) for name in protocol.own_settings}
     st.markdown("**Workbench**")
     confirm = st.checkbox("Ask “Submit this annotation?” before each submit", s.confirm_submit,
                           key=f"{sk}.confirm_submit",
@@ -252,6 +262,6 @@ with st.form("projects.settings"):
                 gold_check_share=float(gold_share), gold_check_window=int(gold_window),
                 gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar),
                 hand_out_order=hand_out, show_model_curve=bool(show_model), protocol=protocol_choice,
-                **pair_settings)
+                **own_settings)
         toast_next_run(K_FLASH, f"Settings of {project.name} saved")
         st.rerun()
