@@ -26,6 +26,11 @@ class ProjectProtocol:
     steps: tuple[str, ...]
     export_configs: tuple[str, ...]
     has_follow_up: bool
+    #: what one sample is called where samples are counted and imported ("text", "pair")
+    sample_noun: str = "text"
+    #: the settings only this protocol's projects have (``ProjectSettings`` field names), in the
+    #: order the settings form shows them
+    own_settings: tuple[str, ...] = ()
 
     def first_step(self, settings: ProjectSettings) -> int:
         """The step a fresh annotation opens at: a pairs project that does not segment its
@@ -46,7 +51,8 @@ class ProjectProtocol:
 SINGLE_TEXTS = ProjectProtocol("single", PROTOCOL_NAMES["single"], STEPS, ("default",), False)
 # a pairs project exports the TVCP release's layout only: Chronocept's benchmark records need
 # segmented texts, and one target's several follow-ups would repeat it as several samples
-CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp",), True)
+CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp",), True, "pair",
+                                ("change_factor", "segment_targets"))
 PROTOCOLS: dict[str, ProjectProtocol] = {p.key: p for p in (SINGLE_TEXTS, CONTEXT_PAIRS)}
 
 

@@ -31,6 +31,7 @@ from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
 from cli.database import database_failure, open_database
+from cli.imports import add_commands as add_import_commands
 from cli.model import add_commands as add_model_commands
 from cli.score import cmd_score
 from db.config import ConfigError, load as load_config
@@ -65,8 +66,8 @@ def _acting_user(db: Database, username: str | None) -> Actor:
 
 
 def _project_id(db: Database, actor: Actor, name: str | None) -> int:
-    """The project named, or the only one. Never creates one: ``import texts`` creates its
-    project inside its own all-or-nothing import."""
+    """The project named, or the only one. Never creates one: ``import texts`` and ``import
+    pairs`` create their project inside their own all-or-nothing import (:mod:`cli.imports`)."""
     from annotation.services import projects  # on use (LAZY)
     all_projects = projects.list_projects(db, actor)
     if name:
@@ -94,35 +95,6 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
     info = accounts.create_user_from_cli(db, args.name, _read_password(args), args.role,
                                          args.display_name or "")
     return f"created {info.role} {info.username} (id {info.id})"
-
-
-def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import text_imports  # on use (LAZY)
-    path = Path(args.file)
-    if not path.is_file():
-        raise CliError(f"{path}: no such file")
-    text_imports.check_text_file_size(path.name, path.stat().st_size)  # before reading it
-    actor = _acting_user(db, args.user)
-    try:
-        pid, new_project = _project_id(db, actor, args.project), None
-    except CliError:  # created by the import itself, so a refused file leaves no empty project
-        pid, new_project = None, _new_project_name(db, actor, args.project)
-    summary = text_imports.import_text_file(db, actor, pid, path.read_bytes(), path.name,
-                                            default_benchmark=args.benchmark, new_project=new_project)
-    return (f"imported {summary.added} texts ({summary.benchmark_counts[1]} benchmark 1, "
-            f"{summary.benchmark_counts[2]} benchmark 2); {summary.already_present} already present")
-
-
-def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import annotation_import  # on use (LAZY)
-    path = Path(args.file)
-    if not path.is_file():
-        raise CliError(f"{path}: no such file")
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
-    summary = annotation_import.import_annotations(db, actor, pid, path.read_bytes(), path.name)
-    made = f"; new (inactive) accounts: {', '.join(summary.new_accounts)}" if summary.new_accounts else ""
-    return f"imported {summary.added} annotations; {summary.already_present} already present{made}"
 
 
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
@@ -284,8 +256,13 @@ def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import projects  # on use (LAZY)
-    info = projects.load_demo_project(db, _acting_user(db, args.user))
-    return f"{info.name}: {info.n_samples} texts"
+    actor = _acting_user(db, args.user)
+    info = projects.load_demo_project(db, actor)
+    done = f"{info.name}: {info.n_samples} texts"
+    if args.pairs:
+        pairs = projects.load_demo_pairs_project(db, actor)
+        done += f"; {pairs.name}: {pairs.n_samples} pairs"
+    return done
 
 
 def cmd_backup(db: Database, args: argparse.Namespace) -> str:
@@ -318,20 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     p.set_defaults(func=cmd_create_user)
 
-    p = sub.add_parser("import", help="import texts")
-    isub = p.add_subparsers(dest="what", required=True)
-    t = isub.add_parser("texts", help="import texts (JSON Lines, CSV or plain text)")
-    t.add_argument("file")
-    t.add_argument("--project", help="project name (created if missing)")
-    t.add_argument("--benchmark", type=int, choices=(1, 2), help="benchmark of records without one")
-    t.add_argument("--user", help="act as this user (default: the first admin)")
-    t.set_defaults(func=cmd_import_texts)
-
-    a = isub.add_parser("annotations", help="import annotations (interchange JSON Lines)")
-    a.add_argument("file")
-    a.add_argument("--project", help="project name (needed when there are several)")
-    a.add_argument("--user", help="act as this user (default: the first admin)")
-    a.set_defaults(func=cmd_import_annotations)
+    add_import_commands(sub)
 
     p = sub.add_parser("agreement", help="inter-annotator agreement report")
     p.add_argument("--benchmark", type=int, choices=(1, 2))
@@ -403,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run_job)
 
     p = sub.add_parser("demo", help="load the demo project")
+    p.add_argument("--pairs", action="store_true", help="also load the demo context-pairs project")
     p.add_argument("--user", help="act as this user (default: the first admin)")
     p.set_defaults(func=cmd_demo)
 

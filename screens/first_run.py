@@ -1,4 +1,4 @@
-"""First run on an empty database: create the administrator, optionally load the demo project."""
+"""First run on an empty database: create the administrator, optionally load the demo projects."""
 
 from ui.first_run import first_run_form
 

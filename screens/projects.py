@@ -1,12 +1,17 @@
-"""Lead: projects, importing texts into the annotation pool, and the project's settings."""
+"""Lead: projects (each of a protocol: single texts or context pairs), importing texts or pairs
+into the annotation pool, and the project's settings."""
 
 import pandas as pd
 import streamlit as st
 
 from annotation.wording import counted
 from annotation.services import projects
+from annotation.corpus.pair_import import TVCP_COLUMNS, PairRecord, parse_pairs
 from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
-from annotation.settings import HAND_OUT_ORDERS
+from annotation.pairs.change import MAX_CHANGE_FACTOR, MIN_CHANGE_FACTOR, factor_text
+from annotation.pairs.duration_classes import CLASS_NAMES
+from annotation.protocols import protocol_of
+from annotation.settings import HAND_OUT_ORDERS, PROTOCOL_NAMES, ProjectSettings
 from ui.display import plain
 from ui.session import (
     PROJECT_KEY, current_project, get_database, require_actor, service_errors, show_pending_toast,
@@ -25,8 +30,8 @@ with service_errors():
     all_projects = projects.list_projects(db, actor)
 
 if all_projects:
-    show_table(pd.DataFrame([{"project": p.name, "texts": p.n_samples,
-                              "k": p.settings.annotators_per_sample,
+    show_table(pd.DataFrame([{"project": p.name, "protocol": PROTOCOL_NAMES[p.settings.protocol],
+                              "texts": p.n_samples, "k": p.settings.annotators_per_sample,
                               "daily quota": p.settings.daily_quota,
                               "created": p.created_at} for p in all_projects]),
                hide_index=True, width="stretch")
@@ -36,9 +41,15 @@ with left, st.form("projects.create", clear_on_submit=True):
     st.markdown("**New project**")
     name = st.text_input("Name", key="projects.new_name")
     description = st.text_area("Description", key="projects.new_description", height=80)
+    protocol_key = st.radio("Protocol", list(PROTOCOL_NAMES), format_func=PROTOCOL_NAMES.get, horizontal=True,
+                            key="projects.new_protocol",
+                            help="Single texts: one curve per text (Chronocept). Context pairs: a target "
+                                 "statement's curve alone, then given a follow-up statement, and the change "
+                                 "between them (TVCP). Fixed once the project has samples.")
     if st.form_submit_button("Create project"):
         with service_errors():
-            created = projects.create_project(db, actor, name, description)
+            created = projects.create_project(db, actor, name, description,
+                                              ProjectSettings(protocol=protocol_key))
         st.session_state[PROJECT_KEY] = created.id
         toast_next_run(K_FLASH, f"Created the project {created.name}")
         st.rerun()
@@ -51,43 +62,117 @@ with right:
         st.session_state[PROJECT_KEY] = demo.id
         toast_next_run(K_FLASH, f"{demo.name}: {counted(demo.n_samples, 'text')}")
         st.rerun()
+    st.caption("10 everyday statements with three follow-ups each, for trying context pairs.")
+    if st.button("Load the demo pairs project", key="projects.demo_pairs"):
+        with service_errors():
+            demo = projects.load_demo_pairs_project(db, actor)
+        st.session_state[PROJECT_KEY] = demo.id
+        toast_next_run(K_FLASH, f"{demo.name}: {counted(demo.n_samples, 'pair')}")
+        st.rerun()
 
 project = current_project(actor)
 if project is None:
     st.stop()
 
-st.divider()
-st.subheader(f"Import texts into “{plain(project.name)}”")
-st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
-           f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB "
-           f"and {MAX_IMPORT_LINES:,} lines. "
-           "A file with any bad line imports nothing; importing the same file again adds nothing.")
-upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv", "txt"], key="projects.upload")
-bench_choice = st.radio("Benchmark of texts that do not say", ["infer", "1", "2"], horizontal=True,
-                        key="projects.default_benchmark",
-                        help="'infer' makes single sentences benchmark 1 and passages benchmark 2.")
-default_benchmark = None if bench_choice == "infer" else int(bench_choice)
-if upload is not None:
-    data = upload.getvalue()
+
+
+def import_texts_section() -> None:
+    st.subheader(f"Import texts into “{plain(project.name)}”")
+    st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
+               f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB "
+               f"and {MAX_IMPORT_LINES:,} lines. "
+               "A file with any bad line imports nothing; importing the same file again adds nothing.")
+    upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv", "txt"], key="projects.upload")
+    bench_choice = st.radio("Benchmark of texts that do not say", ["infer", "1", "2"], horizontal=True,
+                            key="projects.default_benchmark",
+                            help="'infer' makes single sentences benchmark 1 and passages benchmark 2.")
+    default_benchmark = None if bench_choice == "infer" else int(bench_choice)
+    if upload is None:
+        return
     try:
-        records = parse_texts(data, upload.name, default_benchmark=default_benchmark)
+        records = parse_texts(upload.getvalue(), upload.name, default_benchmark=default_benchmark)
     except ImportFileError as exc:
         st.error(plain(f"{upload.name}: {exc}. Nothing will be imported."))
-    else:
-        st.markdown(f"**Preview** — {counted(len(records), 'text')}")
-        show_table(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
-                                  "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
-                   hide_index=True, width="stretch", height=240)
-        # named and keyed by project: a click on a button drawn for another project (the picker
-        # changed meanwhile) matches no button of this run and imports nothing
-        if st.button(f"Import {counted(len(records), 'text')} into {plain(project.name)}", type="primary",
-                     key=f"projects.import.{project.id}"):
-            with service_errors():
-                summary = projects.import_texts(db, actor, project.id, records, source=upload.name)
-            st.success(f"Imported {counted(summary.added, 'text')} into {plain(project.name)} "
-                       f"({summary.benchmark_counts[1]} benchmark 1, "
-                       f"{summary.benchmark_counts[2]} benchmark 2); "
-                       f"{summary.already_present} were already in the project.")
+        return
+    st.markdown(f"**Preview** — {counted(len(records), 'text')}")
+    show_table(pd.DataFrame([{"line": r.line, "id": r.external_id or "(new)",
+                              "benchmark": r.benchmark, "text": r.text} for r in records[:200]]),
+               hide_index=True, width="stretch", height=240)
+    # named and keyed by project: a click on a button drawn for another project (the picker
+    # changed meanwhile) matches no button of this run and imports nothing
+    if st.button(f"Import {counted(len(records), 'text')} into {plain(project.name)}", type="primary",
+                 key=f"projects.import.{project.id}"):
+        with service_errors():
+            summary = projects.import_texts(db, actor, project.id, records, source=upload.name)
+        st.success(f"Imported {counted(summary.added, 'text')} into {plain(project.name)} "
+                   f"({summary.benchmark_counts[1]} benchmark 1, "
+                   f"{summary.benchmark_counts[2]} benchmark 2); "
+                   f"{summary.already_present} were already in the project.")
+
+
+def _class(index: int | None) -> str:
+    return "" if index is None else f"{index} ({CLASS_NAMES[index]})"
+
+
+def _pair_row(r: PairRecord) -> dict[str, object]:
+    """A pair in the preview; its reference labels are for leads (annotators never see them)."""
+    return {"line": r.line, "id": r.external_id or "(new)", "target id": r.target_id or "(by text)",
+            "target": r.target, "follow-up": r.follow_up, "reference alone": _class(r.reference_alone),
+            "reference given": _class(r.reference_given), "reference change": r.reference_change}
+
+
+def import_pairs_section() -> None:
+    st.subheader(f"Import pairs into “{plain(project.name)}”")
+    st.caption("JSON Lines or CSV with `target` and `follow_up` (optional `id`, and `target_id` to group "
+               "several follow-ups under one target; without it, identical targets are grouped), or the "
+               f"TVCP release's CSV (`{','.join(TVCP_COLUMNS)}`), whose class indices and change "
+               "labels are kept as reference values — shown to leads, never to annotators. "
+               f"Up to {MAX_IMPORT_BYTES // 2**20} MB and {MAX_IMPORT_LINES:,} lines. A file with any bad "
+               "line imports nothing; importing the same file again adds nothing.")
+    upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv"], key="projects.pair_upload")
+    if upload is None:
+        return
+    try:
+        records = parse_pairs(upload.getvalue(), upload.name)
+    except ImportFileError as exc:
+        st.error(plain(f"{upload.name}: {exc}. Nothing will be imported."))
+        return
+    st.markdown(f"**Preview** — {counted(len(records), 'pair')}")
+    show_table(pd.DataFrame([_pair_row(r) for r in records[:200]]), hide_index=True, width="stretch", height=240)
+    if st.button(f"Import {counted(len(records), 'pair')} into {plain(project.name)}", type="primary",
+                 key=f"projects.import_pairs.{project.id}"):
+        with service_errors():
+            summary = projects.import_pairs(db, actor, project.id, records, source=upload.name)
+        st.success(f"Imported {counted(summary.added, 'pair')} of {counted(summary.targets, 'target')} into "
+                   f"{plain(project.name)}; {summary.already_present} were already in the project.")
+
+
+#: what a project's samples are imported as, by its protocol's sample
+IMPORT_SECTIONS = {"text": import_texts_section, "pair": import_pairs_section}
+
+protocol = protocol_of(project.settings)
+st.divider()
+IMPORT_SECTIONS[protocol.sample_noun]()
+
+
+
+def change_factor_input(column, sk: str, s: ProjectSettings) -> float:  # type: ignore[no-untyped-def]
+    return float(column.number_input(
+        "Change threshold (time factor ×)", MIN_CHANGE_FACTOR, MAX_CHANGE_FACTOR, float(s.change_factor),
+        step=0.05, format="%.2f", key=f"{sk}.change_factor",
+        help=f"Now {factor_text(s.change_factor)}: a follow-up that makes the target valid at least "
+             f"{factor_text(s.change_factor)} longer is 'increased', at least {factor_text(s.change_factor)} "
+             "shorter 'decreased', anything between 'neutral'."))
+
+
+def segment_targets_input(column, sk: str, s: ProjectSettings) -> bool:  # type: ignore[no-untyped-def]
+    return bool(column.checkbox("Segment the target and label its axes before its curve", s.segment_targets,
+                                key=f"{sk}.segment_targets",
+                                help="Off (the default): a pair goes straight to the target's curve."))
+
+
+#: the inputs of the settings a protocol has of its own (ProjectProtocol.own_settings)
+OWN_SETTING_INPUTS = {"change_factor": change_factor_input, "segment_targets": segment_targets_input}
 
 st.divider()
 st.subheader("Settings")
@@ -141,6 +226,15 @@ with st.form("projects.settings"):
     similar = g4.number_input("Consistency: texts at least this similar (SBERT)", 0.5, 1.0,
                               float(s.consistency_similarity_min), step=0.01, format="%.2f",
                               key=f"{sk}.similar")
+    st.markdown("**Protocol**")
+    p1, p2, p3 = st.columns(3)
+    protocol_choice = p1.selectbox(
+        "Protocol", list(PROTOCOL_NAMES), index=list(PROTOCOL_NAMES).index(s.protocol),
+        format_func=PROTOCOL_NAMES.get, key=f"{sk}.protocol", disabled=project.n_samples > 0,
+        help="Fixed once the project has samples." if project.n_samples else
+             "Single texts or context pairs; fixed once the project has samples.")
+    columns = iter((p2, p3))
+    own_settings = {name: OWN_SETTING_INPUTS[name](next(columns), sk, s) for name in protocol.own_settings}
     st.markdown("**Workbench**")
     confirm = st.checkbox("Ask “Submit this annotation?” before each submit", s.confirm_submit,
                           key=f"{sk}.confirm_submit",
@@ -167,6 +261,7 @@ with st.form("projects.settings"):
                 warmup_size=int(warmup), confirm_submit=bool(confirm),
                 gold_check_share=float(gold_share), gold_check_window=int(gold_window),
                 gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar),
-                hand_out_order=hand_out, show_model_curve=bool(show_model))
+                hand_out_order=hand_out, show_model_curve=bool(show_model), protocol=protocol_choice,
+                **own_settings)
         toast_next_run(K_FLASH, f"Settings of {project.name} saved")
         st.rerun()

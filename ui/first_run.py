@@ -1,5 +1,5 @@
 """First run on an empty database: the form that creates the administrator and optionally
-loads the demo project. ``screens/first_run.py`` draws it at ``/``; ``ui.navigation`` also draws
+loads the demo projects (short texts; everyday statements with follow-ups, for context pairs). ``screens/first_run.py`` draws it at ``/``; ``ui.navigation`` also draws
 it under every page's path, so a deep link on an empty database meets no "Page not found" and,
 once the administrator exists, opens the page it named."""
 
@@ -14,7 +14,7 @@ from ui.session import get_database, sign_in
 
 
 def first_run_form() -> None:
-    """The Welcome page: create the administrator (signed in at once), demo project optional."""
+    """The Welcome page: create the administrator (signed in at once), demo projects optional."""
     st.title("Welcome to Chronocept Studio")
     st.markdown(
         "This database has no users yet. Create the **administrator** account — it can create the "
@@ -29,6 +29,9 @@ def first_run_form() -> None:
         repeat = st.text_input("Repeat the password", type="password", key="first_run.repeat")
         demo = st.checkbox("Load the demo project (50 short texts to try the workbench)", value=True,
                            key="first_run.demo")
+        demo_pairs = st.checkbox("Also load the demo pairs project (10 everyday statements with three "
+                                 "follow-ups each, to try context pairs)", value=False,
+                                 key="first_run.demo_pairs")
         submitted = st.form_submit_button("Create administrator", type="primary")
 
     if submitted:
@@ -40,6 +43,8 @@ def first_run_form() -> None:
                 actor = accounts.create_first_admin(db, username, password, display_name)
                 if demo:
                     projects.load_demo_project(db, actor)
+                if demo_pairs:
+                    projects.load_demo_pairs_project(db, actor)
                 sign_in(actor)  # a session and its cookie, as after any sign-in
             except ServiceError as exc:
                 st.error(plain(exc))

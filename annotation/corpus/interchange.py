@@ -16,6 +16,13 @@ Record::
 ``points`` are optional when ``xi``, ``omega``, ``alpha`` are given, and the parameters are fitted
 from the points when they are not.
 
+A context-pairs project's annotation (:mod:`annotation.protocols`) carries the target-alone curve
+as above and the curve of the target given the follow-up as ``context_xi``, ``context_omega``,
+``context_alpha`` (or ``context_points``, fitted the same way), plus ``change`` where the
+annotator overrode the change derived from the two curves (a ``change`` equal to the derived
+label is no override and is stored as none). Where the project does not segment its targets,
+``boundaries`` and ``segment_axes`` may be left out. A single-texts project refuses these fields.
+
 An imported annotation obeys the rules of one made in the workbench, flagged or not:
 
 * its segmentation partitions the text (starts at 0, strictly increasing, every boundary before
@@ -36,13 +43,18 @@ from typing import Any, Mapping, Sequence
 
 from annotation.curves import CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem
 from annotation.corpus.json_lines import decode_json_line
-from annotation.workbench.protocol import AnnotationContent, ContentError, submission_problems
+from annotation.pairs.change import read_change
+from annotation.protocols import protocol_of
+from annotation.settings import ProjectSettings
+from annotation.workbench.protocol import AnnotationContent, ContentError
 from annotation.segmentation import SegmentationError
 from annotation.usernames import UsernameError, check_username, username_skeleton
 
 MAX_INTERCHANGE_BYTES = 200 * 1024 * 1024
 _REQUIRED = ("sample_id", "annotator", "boundaries", "segment_axes")
-_KNOWN = set(_REQUIRED) | {"points", "xi", "omega", "alpha", "flags", "note", "submitted_at"}
+#: the fields of a context pair's annotation only (the curve given the follow-up, the change)
+PAIR_FIELDS = ("context_points", "context_xi", "context_omega", "context_alpha", "change")
+_KNOWN = set(_REQUIRED) | {"points", "xi", "omega", "alpha", "flags", "note", "submitted_at", *PAIR_FIELDS}
 #: No annotation predates this tool's field (Chronocept, 2025) by decades: an earlier
 #: ``submitted_at`` is a unit or parsing mistake.
 EARLIEST_SUBMISSION = datetime(2000, 1, 1, tzinfo=timezone.utc)
@@ -102,40 +114,51 @@ def parse_import_submitted_at(value: object, now: datetime | None = None) -> dat
 
 
 def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
-                now: datetime | None = None) -> InterchangeRecord:
+                now: datetime | None = None, settings: ProjectSettings | None = None) -> InterchangeRecord:
     """Validate one decoded record against its sample's token count (``now``: the time of the
-    import, for ``submitted_at``; default the current time)."""
-    missing = [k for k in _REQUIRED if k not in obj]
+    import, for ``submitted_at``; default the current time) for a project with ``settings``
+    (default: a single-texts project's): its protocol says what a submitted annotation holds."""
+    settings = settings or ProjectSettings()
+    protocol = protocol_of(settings)
+    segmented = protocol.segmented(settings)
+    missing = [k for k in _REQUIRED if k not in obj and (segmented or k in ("sample_id", "annotator"))]
     if missing:
         raise InterchangeError(line, f"missing field {', '.join(missing)}")
     unknown = sorted(set(obj) - _KNOWN)
     if unknown:
         raise InterchangeError(line, f"unknown field {', '.join(unknown)}")
+    pair_only = [k for k in PAIR_FIELDS if k in obj]
+    if pair_only and not protocol.has_follow_up:
+        raise InterchangeError(line, f"{', '.join(pair_only)}: only a context-pairs project's annotations "
+                                     "have a curve given the follow-up")
     try:
         annotator = check_username(obj["annotator"])
     except UsernameError as exc:
         raise InterchangeError(line, f"annotator {_shown(obj['annotator'])} is not a valid username: {exc}") from None
     try:
         content = AnnotationContent.from_json({
-            "boundaries": obj["boundaries"], "segment_axes": obj["segment_axes"],
+            "boundaries": obj.get("boundaries"), "segment_axes": obj.get("segment_axes"),
             "points": obj.get("points") or (), "xi": obj.get("xi"), "omega": obj.get("omega"),
             "alpha": obj.get("alpha"), "flags": obj.get("flags") or (), "note": obj.get("note") or "",
             "params_source": "manual" if obj.get("xi") is not None else "fit",
+            "context_points": obj.get("context_points") or (), "context_xi": obj.get("context_xi"),
+            "context_omega": obj.get("context_omega"), "context_alpha": obj.get("context_alpha"),
+            "context_params_source": "manual" if obj.get("context_xi") is not None else "fit",
+            "change": obj.get("change") or "",
         })
     except ContentError as exc:
         raise InterchangeError(line, str(exc)) from None
-    if None in content.segment_axes:
+    if segmented and None in content.segment_axes:
         raise InterchangeError(line, "every segment needs an axis name")
     try:  # flagged or not: every stored segmentation partitions its text
         content.segmentation(n_tokens)
     except SegmentationError as exc:
         raise InterchangeError(line, f"Segmentation: {exc}.") from None
     content = _with_parameters(content, line)
-    if content.has_parameters:
-        problem = parameter_bounds_problem(content.xi, content.omega, content.alpha)
-        if problem is not None:
-            raise InterchangeError(line, problem)
-    problems = submission_problems(content, n_tokens, points_required=False)
+    if protocol.has_follow_up:  # the curve given the follow-up, by the same rules, named as such
+        content = _with_parameters(content.swapped_curves(), line, "context_").swapped_curves()
+        content = _without_derived_change(content, settings.change_factor)
+    problems = protocol.submission_problems(content, n_tokens, settings, points_required=False)
     if problems:
         raise InterchangeError(line, " ".join(problems))
     try:
@@ -145,17 +168,32 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
     return InterchangeRecord(line, str(obj["sample_id"]), annotator, content, submitted)
 
 
+def _without_derived_change(content: AnnotationContent, factor: float) -> AnnotationContent:
+    """``content`` with no override when its ``change`` is the label its two curves give anyway."""
+    if not content.change or not (content.has_parameters and content.has_context_parameters):
+        return content
+    derived = read_change((content.xi, content.omega, content.alpha),
+                          (content.context_xi, content.context_omega, content.context_alpha), factor).label
+    return replace(content, change="") if content.change == derived else content
+
+
 def _shown(value: object, limit: int = 40) -> str:
     """``repr`` of a user's value for a message: escapes invisible characters, cut to ``limit``."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _with_parameters(content: AnnotationContent, line: int) -> AnnotationContent:
+def _with_parameters(content: AnnotationContent, line: int, prefix: str = "") -> AnnotationContent:
+    """The curve's parameters, fitted from its points when not given; the parameters within the
+    fit's bounds. ``prefix`` names the fields in messages (``context_`` for the curve given the
+    follow-up, checked on the swapped content)."""
     given = [content.xi, content.omega, content.alpha]
     if any(v is not None for v in given) and None in given:
-        raise InterchangeError(line, "give all of xi, omega and alpha, or none of them")
+        raise InterchangeError(line, f"give all of {prefix}xi, {prefix}omega and {prefix}alpha, or none of them")
     if content.has_parameters:
+        problem = parameter_bounds_problem(content.xi, content.omega, content.alpha)
+        if problem is not None:
+            raise InterchangeError(line, prefix + problem)
         if not content.points:
             return content
         try:  # hand-set parameters with points: keep them, compute how well they fit
@@ -166,7 +204,7 @@ def _with_parameters(content: AnnotationContent, line: int) -> AnnotationContent
     if not content.points:
         if content.flags:
             return content  # a flagged annotation may come without a curve
-        raise InterchangeError(line, "give points or xi, omega and alpha")
+        raise InterchangeError(line, f"give {prefix}points or {prefix}xi, {prefix}omega and {prefix}alpha")
     try:
         fit = fit_curve(content.points)
     except CurveFitError as exc:
@@ -202,10 +240,11 @@ class ParsedLines:
 
 
 def parse_lines(lines: Sequence[tuple[int, str]], n_tokens_by_sample: Mapping[str, int],
-                now: datetime) -> ParsedLines:
+                now: datetime, settings: ProjectSettings | None = None) -> ParsedLines:
     """Read numbered lines, each a record on its own (the per-line work of
-    :func:`parse_interchange`, which an import may spread over processes); stops at the first
-    bad line. The checks across records are :func:`check_records`.
+    :func:`parse_interchange`, which an import may spread over processes), for a project with
+    ``settings`` (:func:`read_record`); stops at the first bad line. The checks across records
+    are :func:`check_records`.
 
     Examples:
         >>> line = ('{"sample_id": "S1", "annotator": "ann", "boundaries": [0], "segment_axes": ["main"], '
@@ -223,7 +262,7 @@ def parse_lines(lines: Sequence[tuple[int, str]], n_tokens_by_sample: Mapping[st
             sample_id = obj.get("sample_id")
             if not isinstance(sample_id, str) or sample_id not in n_tokens_by_sample:
                 raise InterchangeError(n, f"unknown sample_id {sample_id!r}; import its text first")
-            records.append(read_record(obj, n_tokens_by_sample[sample_id], n, now))
+            records.append(read_record(obj, n_tokens_by_sample[sample_id], n, now, settings))
     except InterchangeError as exc:
         return ParsedLines(records, exc)
     return ParsedLines(records)
@@ -264,13 +303,14 @@ def check_records(records: Sequence[InterchangeRecord], until: InterchangeError 
 
 
 def parse_interchange(data: bytes, n_tokens_by_sample: Mapping[str, int],
-                      now: datetime | None = None) -> list[InterchangeRecord]:
+                      now: datetime | None = None, settings: ProjectSettings | None = None) -> list[InterchangeRecord]:
     """Read a whole interchange file; ``n_tokens_by_sample`` maps each known sample id to its
-    token count, ``now`` is the time of the import (default: the current time). Raises
+    token count, ``now`` is the time of the import (default: the current time), ``settings``
+    the project's (default: a single-texts project's). Raises
     :class:`InterchangeError` on the first problem (unknown sample, malformed record, the same
     annotator twice on one sample, two annotator names that look alike)."""
     now = now or datetime.now(timezone.utc)
-    parsed = parse_lines(numbered_lines(data), n_tokens_by_sample, now)
+    parsed = parse_lines(numbered_lines(data), n_tokens_by_sample, now, settings)
     check_records(parsed.records, parsed.error)
     return parsed.records
 
@@ -281,6 +321,25 @@ def to_interchange(sample_id: str, annotator: str, content: AnnotationContent,
     return interchange_record(sample_id, annotator, content.boundaries, content.segment_axes,
                               content.points, content.xi, content.omega, content.alpha,
                               content.flags, content.note, submitted_at)
+
+
+def pair_interchange_fields(content: AnnotationContent) -> dict[str, Any]:
+    """The fields a context pair's annotation adds to its interchange record (what
+    :func:`read_record` reads for a pairs project): the curve given the follow-up and the
+    annotator's override of the derived change ("" where they accepted it).
+
+    Examples:
+        >>> c = AnnotationContent(xi=40.0, omega=8.0, alpha=0.0, context_xi=52.5, context_omega=8.0,
+        ...                       context_alpha=0.0, change="neutral")
+        >>> pair_interchange_fields(c)
+        {'context_points': [], 'context_xi': 52.5, 'context_omega': 8.0, 'context_alpha': 0.0, 'change': 'neutral'}
+    """
+    def number(v: float | None) -> float | None:
+        return None if v is None or not math.isfinite(v) else float(v)
+
+    return {"context_points": [[float(x), float(y)] for x, y in content.context_points],
+            "context_xi": number(content.context_xi), "context_omega": number(content.context_omega),
+            "context_alpha": number(content.context_alpha), "change": content.change}
 
 
 def interchange_record(sample_id: str, annotator: str, boundaries: Sequence[int],

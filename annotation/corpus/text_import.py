@@ -18,6 +18,7 @@ import io
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import Callable
 
 from annotation.corpus.json_lines import decode_json_line
 from annotation.segmentation import tokenize
@@ -59,19 +60,25 @@ def infer_benchmark(text: str) -> int:
     return 2 if _SENTENCE_END.search(text.strip()) else 1
 
 
-def detect_format(filename: str) -> str:
-    """Format from the file extension (.jsonl/.json/.ndjson, .csv, .txt).
+def detect_format(filename: str, formats: tuple[str, ...] = FORMATS) -> str:
+    """Format from the file extension (.jsonl/.json/.ndjson, .csv, .txt), one of ``formats``.
 
     Examples:
         >>> detect_format("texts.NDJSON"), detect_format("texts.csv")
         ('jsonl', 'csv')
+        >>> try:
+        ...     detect_format("pairs.txt", ("jsonl", "csv"))
+        ... except ImportFileError as exc:
+        ...     print(exc)
+        unsupported file type '.txt'; use .jsonl or .csv
     """
     ext = PurePath(filename).suffix.lower().lstrip(".")
-    if ext in ("jsonl", "ndjson", "json"):
-        return "jsonl"
-    if ext in ("csv", "txt"):
-        return ext
-    raise ImportFileError(0, f"unsupported file type '.{ext}'; use .jsonl, .csv or .txt")
+    fmt = "jsonl" if ext in ("jsonl", "ndjson", "json") else ext
+    if fmt not in formats:
+        named = [f".{f}" for f in formats]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " or " + named[-1]
+        raise ImportFileError(0, f"unsupported file type '.{ext}'; use {listed}")
+    return fmt
 
 
 #: what :meth:`str.splitlines` splits on, as UTF-8 bytes (none of them occurs inside another
@@ -132,6 +139,30 @@ def check_line_count(data: bytes) -> None:
                                  "at once (split it into several files)")
 
 
+def read_import(data: bytes, filename: str, formats: tuple[str, ...] = FORMATS) -> tuple[str, str]:
+    """The format (from the name, one of ``formats``) and the decoded text of an uploaded file,
+    after the checks that come before any parsing: its size, its type, its number of lines,
+    UTF-8. Every import of a file (texts, pairs) starts here.
+
+    Examples:
+        >>> read_import(b"\\xef\\xbb\\xbftarget,follow_up\\n", "pairs.csv", ("jsonl", "csv"))
+        ('csv', 'target,follow_up\\n')
+        >>> try:
+        ...     read_import(b"ok\\n\\xff", "t.txt")
+        ... except ImportFileError as exc:
+        ...     print(exc)
+        line 2: the file is not valid UTF-8 text
+    """
+    check_file_size(len(data))
+    fmt = detect_format(filename, formats)
+    check_line_count(data)
+    try:
+        return fmt, data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ImportFileError(line, "the file is not valid UTF-8 text") from None
+
+
 def parse_texts(data: bytes, filename: str, *, default_benchmark: int | None = None) -> list[TextRecord]:
     """Parse an uploaded file into records; raises :class:`ImportFileError` on the first problem.
     The file's size and number of lines are checked before anything is parsed.
@@ -145,14 +176,7 @@ def parse_texts(data: bytes, filename: str, *, default_benchmark: int | None = N
         ...     print(exc)
         line 2: the text is missing or empty
     """
-    check_file_size(len(data))
-    fmt = detect_format(filename)
-    check_line_count(data)
-    try:
-        content = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ImportFileError(line, "the file is not valid UTF-8 text") from None
+    fmt, content = read_import(data, filename)
     if default_benchmark not in (None, 1, 2):
         raise ImportFileError(0, "the benchmark must be 1 or 2")
     rows = {"jsonl": _rows_jsonl, "csv": _rows_csv, "txt": _rows_txt}[fmt](content)
@@ -172,15 +196,7 @@ def parse_texts(data: bytes, filename: str, *, default_benchmark: int | None = N
 
 def _record(line: int, text: object, bench: object, ext_id: object,
             default_benchmark: int | None) -> TextRecord:
-    if not isinstance(text, str) or not text.strip():
-        raise ImportFileError(line, "the text is missing or empty")
-    text = text.strip()
-    if len(text) > MAX_TEXT_CHARS:
-        raise ImportFileError(line, f"the text is longer than {MAX_TEXT_CHARS} characters")
-    if not any(any(ch.isalnum() for ch in tok.text) for tok in tokenize(text)):
-        raise ImportFileError(line, "the text has no words")
-    if "\x00" in text:
-        raise ImportFileError(line, "the text contains a NUL character")
+    text = clean_text(line, text)
     if bench in (None, ""):
         benchmark = default_benchmark or infer_benchmark(text)
     else:
@@ -190,34 +206,104 @@ def _record(line: int, text: object, bench: object, ext_id: object,
             benchmark = 0
         if benchmark not in (1, 2):
             raise ImportFileError(line, f"benchmark must be 1 or 2, not {bench!r}")
-    rid: str | None = None
-    if ext_id not in (None, ""):
-        rid = str(ext_id).strip()
-        if not rid or len(rid) > MAX_ID_CHARS or any(c.isspace() for c in rid):
-            raise ImportFileError(line, f"id {ext_id!r} must be 1–{MAX_ID_CHARS} characters without spaces")
-    return TextRecord(text, benchmark, rid, line)
+    return TextRecord(text, benchmark, clean_id(line, ext_id), line)
+
+
+def clean_text(line: int, text: object, what: str = "text") -> str:
+    """``text`` stripped, when it may be annotated: present, at most :data:`MAX_TEXT_CHARS`
+    characters, with a word, without NUL; :class:`ImportFileError` on ``line`` otherwise.
+    ``what`` names it in the message (a pair's "target", "follow-up").
+
+    Examples:
+        >>> clean_text(3, "  Rain today. ")
+        'Rain today.'
+        >>> try:
+        ...     clean_text(3, " -- ", "follow-up")
+        ... except ImportFileError as exc:
+        ...     print(exc)
+        line 3: the follow-up has no words
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ImportFileError(line, f"the {what} is missing or empty")
+    text = text.strip()
+    if len(text) > MAX_TEXT_CHARS:
+        raise ImportFileError(line, f"the {what} is longer than {MAX_TEXT_CHARS} characters")
+    if not any(any(ch.isalnum() for ch in tok.text) for tok in tokenize(text)):
+        raise ImportFileError(line, f"the {what} has no words")
+    if "\x00" in text:
+        raise ImportFileError(line, f"the {what} contains a NUL character")
+    return text
+
+
+def clean_id(line: int, value: object, what: str = "id") -> str | None:
+    """An id from a file (a text's, a pair's, a target's): None when absent, else 1–
+    :data:`MAX_ID_CHARS` characters without spaces (the width of ``samples.external_id``).
+
+    Examples:
+        >>> clean_id(1, None), clean_id(1, " B1-7 "), clean_id(1, 42)
+        (None, 'B1-7', '42')
+        >>> try:
+        ...     clean_id(2, "a b", "target_id")
+        ... except ImportFileError as exc:
+        ...     print(exc)
+        line 2: target_id 'a b' must be 1–64 characters without spaces
+    """
+    if value in (None, ""):
+        return None
+    rid = str(value).strip()
+    if not rid or len(rid) > MAX_ID_CHARS or any(c.isspace() for c in rid):
+        raise ImportFileError(line, f"{what} {value!r} must be 1–{MAX_ID_CHARS} characters without spaces")
+    return rid
 
 
 def _rows_jsonl(content: str):  # type: ignore[no-untyped-def]
+    for n, obj in json_objects(content):
+        text = obj.get("text", obj.get("parent_text"))
+        yield n, text, obj.get("benchmark"), obj.get("id", obj.get("_id"))
+
+
+def json_objects(content: str):  # type: ignore[no-untyped-def]
+    """The JSON object on each non-blank line of ``content``, with its 1-based line number;
+    :class:`ImportFileError` for a line that is not one.
+
+    Examples:
+        >>> list(json_objects('{"a": 1}\\n\\n{"b": 2}'))
+        [(1, {'a': 1}), (3, {'b': 2})]
+    """
     for n, raw in enumerate(content.splitlines(), start=1):
         if not raw.strip():
             continue
         obj = decode_json_line(raw, n, ImportFileError)
         if not isinstance(obj, dict):
             raise ImportFileError(n, "each line must be a JSON object")
-        text = obj.get("text", obj.get("parent_text"))
-        yield n, text, obj.get("benchmark"), obj.get("id", obj.get("_id"))
+        yield n, obj
+
+
+def _check_text_header(fields: list[str]) -> None:
+    if "text" not in fields and "parent_text" not in fields:
+        raise ImportFileError(1, "the CSV header needs a 'text' column (optional: 'id', 'benchmark')")
 
 
 def _rows_csv(content: str):  # type: ignore[no-untyped-def]
-    # strict: an unterminated quote ('"abc' to the end of the file) or text after a closing quote
-    # is an error instead of being read silently as one long field
+    for n, row in csv_rows(content, _check_text_header):
+        yield n, row.get("text", row.get("parent_text")), row.get("benchmark"), row.get("id")
+
+
+def csv_rows(content: str, check_header: Callable[[list[str]], None]):  # type: ignore[no-untyped-def]
+    """The non-blank records of a CSV file as dicts keyed by the header's names (stripped,
+    lower case), with the line each ends on; ``check_header`` refuses a header that lacks what
+    the import needs. Strict: an unterminated quote or text after a closing quote is an error
+    naming the line where the bad record starts, never read silently as one long field.
+
+    Examples:
+        >>> list(csv_rows('Text,ID\\n"Rain, today",a\\n\\nSun,b', lambda fields: None))
+        [(2, {'text': 'Rain, today', 'id': 'a'}), (4, {'text': 'Sun', 'id': 'b'})]
+    """
     reader = csv.DictReader(io.StringIO(content), strict=True)
     start = 1  # the line where the record being read starts (a quoted field may span lines)
     try:
         fields = [f.strip().lower() for f in (reader.fieldnames or [])]
-        if "text" not in fields and "parent_text" not in fields:
-            raise ImportFileError(1, "the CSV header needs a 'text' column (optional: 'id', 'benchmark')")
+        check_header(fields)
         reader.fieldnames = fields
         start = reader.line_num + 1
         for row in reader:
@@ -227,7 +313,7 @@ def _rows_csv(content: str):  # type: ignore[no-untyped-def]
                 raise ImportFileError(n, "the row has more fields than the header")
             if not any((v or "").strip() for v in row.values()):
                 continue
-            yield n, row.get("text", row.get("parent_text")), row.get("benchmark"), row.get("id")
+            yield n, row
     except csv.Error as exc:
         reason = str(exc)
         if reason == "unexpected end of data":

@@ -9,6 +9,9 @@ import passes its commit point (its new accounts are created and its batch says 
 and is published a chunk at a time; the samples it completed are settled in chunks
 (:mod:`annotation.services.resolving`). The write lock is never held for more than a chunk.
 
+A context-pairs project's records carry the curve given the follow-up too
+(:mod:`annotation.corpus.interchange`); a single-texts project refuses them.
+
 Annotators are matched to accounts by username (the rules of ``create-user``,
 :mod:`annotation.usernames`: surrounding whitespace is removed, so ``"lead1 "`` is ``lead1``); a
 name without an account gets a deactivated account of its own (it cannot sign in; an admin can
@@ -45,6 +48,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import content_select, content_values, contents_of
+from annotation.settings import ProjectSettings
 from annotation.usernames import find_lookalike
 from annotation.workbench.protocol import AnnotationContent
 from db.engine import Database
@@ -74,33 +78,36 @@ def _same(stored: tuple[str, AnnotationContent], r: InterchangeRecord) -> bool:
 
     def work(x: AnnotationContent) -> tuple:  # type: ignore[type-arg]
         return (tuple(x.boundaries), tuple(x.segment_axes), tuple(tuple(p) for p in x.points),
-                x.xi, x.omega, x.alpha, tuple(x.flags))
+                x.xi, x.omega, x.alpha, tuple(x.flags), tuple(tuple(p) for p in x.context_points),
+                x.context_xi, x.context_omega, x.context_alpha, x.change)
     return status == "submitted" and work(had) == work(c)
 
 
 def _parse_chunk(args: tuple) -> ParsedLines:
-    lines, n_tokens, now = args
-    return parse_lines(lines, n_tokens, now)
+    lines, n_tokens, now, settings = args
+    return parse_lines(lines, n_tokens, now, settings)
 
 
-def read_file(data: bytes, n_tokens: dict[str, int], now: datetime) -> list[InterchangeRecord]:
-    """The file's records, checked (:class:`InterchangeError` at the first problem); a file with
-    many records to fit is read by one process per core. A process pool that cannot start (a script
-    without a ``__main__`` guard, a sandbox without processes) falls back to reading here."""
+def read_file(data: bytes, n_tokens: dict[str, int], now: datetime,
+              settings: ProjectSettings | None = None) -> list[InterchangeRecord]:
+    """The file's records, checked for a project with ``settings`` — its protocol says what an
+    annotation holds (:class:`InterchangeError` at the first problem); a file with many records
+    to fit is read by one process per core. A process pool that cannot start (a script without a
+    ``__main__`` guard, a sandbox without processes) falls back to reading here."""
     lines = numbered_lines(data)
     workers = os.cpu_count() or 1
     to_fit = sum(1 for _, raw in lines if '"xi"' not in raw)  # a guess: it only picks the way
     if to_fit < PARALLEL_MIN_FITS or workers < 2:
-        parsed = [parse_lines(lines, n_tokens, now)]
+        parsed = [parse_lines(lines, n_tokens, now, settings)]
     else:
         size = -(-len(lines) // (workers * 4))
-        chunks = [(lines[i:i + size], n_tokens, now) for i in range(0, len(lines), size)]
+        chunks = [(lines[i:i + size], n_tokens, now, settings) for i in range(0, len(lines), size)]
         try:
             with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
                 parsed = list(pool.map(_parse_chunk, chunks))
         except Exception as exc:  # noqa: BLE001 - any failure of the pool itself: read here
             log.warning("annotation import: reading in processes failed (%s); reading in this one", exc)
-            parsed = [parse_lines(lines, n_tokens, now)]
+            parsed = [parse_lines(lines, n_tokens, now, settings)]
     records: list[InterchangeRecord] = []
     error = None
     for part in parsed:
@@ -114,7 +121,7 @@ def read_file(data: bytes, n_tokens: dict[str, int], now: datetime) -> list[Inte
 
 @dataclass(frozen=True)
 class _Project:
-    settings: Any
+    settings: ProjectSettings
     samples: dict[str, tuple[int, int]]  # external id -> (sample id, token count)
 
 
@@ -181,7 +188,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
     project = _read_project(db, actor, project_id)
     try:
         records = read_file(data, {ext: n for ext, (_, n) in project.samples.items()},
-                            datetime.now(timezone.utc))
+                            datetime.now(timezone.utc), project.settings)
     except InterchangeError as exc:
         raise InvalidInput(f"{source or 'file'}: {exc}. Nothing was imported.") from None
     new, present, new_accounts = _plan(db, project_id, records, project.samples, source)

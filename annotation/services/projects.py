@@ -1,5 +1,10 @@
-"""Projects and their settings, and the demo project. Importing texts is
-:mod:`annotation.services.text_imports` (its entry points are re-exported here)."""
+"""Projects and their settings, and the demo projects. Importing texts is
+:mod:`annotation.services.text_imports`, importing context pairs
+:mod:`annotation.services.pair_imports` (their entry points are re-exported here).
+
+A project's protocol (:mod:`annotation.protocols`: single texts or context pairs) is chosen when
+it is created and fixed once it has samples: every sample, annotation and export of a project
+follows one protocol."""
 
 from __future__ import annotations
 
@@ -17,17 +22,23 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row
 from annotation.services.text_limits import check_length, width
-from annotation.services import text_imports
+from annotation.services import pair_imports, text_imports
 from annotation.services.text_imports import IMPORTING, import_texts
 from annotation.settings import ProjectSettings, SettingsError
+from annotation.corpus.pair_import import PairRecord, parse_pairs
 from annotation.corpus.text_import import TextRecord, parse_texts
 from db.engine import Database
 from db.models import Annotation, ParameterStats, Project, Sample
 
 DEMO_PROJECT_NAME = "Demo project"
-#: settings whose change re-evaluates the automatic flags of settled samples
-#: Importing texts into a project (:mod:`annotation.services.text_imports`), reached from here too.
+DEMO_PAIRS_PROJECT_NAME = "Demo pairs project"
+#: Importing texts and pairs into a project (:mod:`annotation.services.text_imports`,
+#: :mod:`annotation.services.pair_imports`), reached from here too.
 import_text_file = text_imports.import_text_file
+import_pairs = pair_imports.import_pairs
+import_pair_file = pair_imports.import_pair_file
+
+#: settings whose change re-evaluates the automatic flags of settled samples
 
 FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "flag_w1_max", "annotators_per_sample"})
 
@@ -105,6 +116,16 @@ def create_project(db: Database, actor: Actor, name: str, description: str = "",
         raise InvalidInput(f"A project called {name!r} already exists.") from None
 
 
+def _check_protocol_free(s: Session, p: Project) -> None:
+    """Refuse to change the protocol of a project that has samples (hidden ones of an import
+    being written included): they, and any work on them, follow the protocol they came under."""
+    s.execute(select(Project.id).where(Project.id == p.id).with_for_update())  # see text_imports.check_protocol
+    n = s.scalar(select(func.count()).select_from(Sample).where(Sample.project_id == p.id)) or 0
+    if n:
+        raise InvalidInput(f"The protocol of {p.name!r} cannot change: it already has {n:,} samples "
+                           "(create a new project for the other protocol); nothing was changed.")
+
+
 def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any) -> ProjectSettings:
     """Lead: change some settings; invalid values raise :class:`InvalidInput` and change nothing."""
     with db.write() as s:
@@ -119,6 +140,8 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
             raise InvalidInput(str(exc)) from None
         _check_settings_text(new)
         old = ProjectSettings.from_dict(p.settings)
+        if new.protocol != old.protocol:
+            _check_protocol_free(s, p)
         p.settings = new.to_dict()
         diff = {k: [getattr(old, k), v] for k, v in new.to_dict().items() if getattr(old, k) != v}
         audit.record(s, actor.user_id, "update_settings", "project", p.id, changes=diff)
@@ -128,22 +151,29 @@ def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any)
     return new
 
 
-#: Rows per write transaction of a large import. Each batch holds SQLite's write lock for tens
-#: of milliseconds, so annotators' calls interleave with the import instead of waiting for it.
-
-
 def demo_records() -> list[TextRecord]:
     """The bundled demo texts (annotation/demo/demo_texts.jsonl)."""
     raw = resources.files("annotation").joinpath("demo/demo_texts.jsonl").read_bytes()
     return parse_texts(raw, "demo_texts.jsonl")
 
 
-def load_demo_project(db: Database, actor: Actor) -> ProjectInfo:
-    """Lead: create (or top up) the demo project with the bundled texts."""
+def demo_pair_records() -> list[PairRecord]:
+    """The bundled demo pairs (annotation/demo/demo_pairs.jsonl): everyday targets, each with a
+    follow-up that shortens, one that keeps and one that lengthens how long it stays valid (the
+    intended change is each pair's reference label)."""
+    raw = resources.files("annotation").joinpath("demo/demo_pairs.jsonl").read_bytes()
+    return parse_pairs(raw, "demo_pairs.jsonl")
+
+
+def _demo_project_id(db: Database, actor: Actor, name: str) -> int | None:
     with db.read() as s:
         require_role(s, actor, "lead")
-        p = s.scalar(select(Project).where(Project.name == DEMO_PROJECT_NAME))
-        project_id = p.id if p else None
+        return s.scalar(select(Project.id).where(Project.name == name))
+
+
+def load_demo_project(db: Database, actor: Actor) -> ProjectInfo:
+    """Lead: create (or top up) the demo project with the bundled texts."""
+    project_id = _demo_project_id(db, actor, DEMO_PROJECT_NAME)
     if project_id is None:
         project_id = create_project(
             db, actor, DEMO_PROJECT_NAME,
@@ -152,3 +182,15 @@ def load_demo_project(db: Database, actor: Actor) -> ProjectInfo:
     import_texts(db, actor, project_id, demo_records(), source="demo")
     return get_project(db, actor, project_id)
 
+
+def load_demo_pairs_project(db: Database, actor: Actor) -> ProjectInfo:
+    """Lead: create (or top up) the demo context-pairs project with the bundled pairs."""
+    project_id = _demo_project_id(db, actor, DEMO_PAIRS_PROJECT_NAME)
+    if project_id is None:
+        project_id = create_project(
+            db, actor, DEMO_PAIRS_PROJECT_NAME,
+            "Everyday statements, each with three follow-ups, for trying the context-pairs protocol: "
+            "the curve of a statement alone, then given a follow-up.",
+            ProjectSettings(protocol="pairs")).id
+    import_pairs(db, actor, project_id, demo_pair_records(), source="demo")
+    return get_project(db, actor, project_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -25,8 +25,10 @@ from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.text_limits import check_length
 from annotation.corpus.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
+from annotation.protocols import protocol_of
+from annotation.settings import ProjectSettings
 from db.engine import Database
-from db.models import ImportBatch, ParameterStats, Project, Sample, utcnow
+from db.models import ImportBatch, ParameterStats, Project, Sample, SamplePair, utcnow
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class ImportSummary:
     already_present: int
     benchmark_counts: dict[int, int]
     project_id: int = 0
+    #: context pairs: how many targets the added pairs belong to (0 for texts)
+    targets: int = 0
 
 
 def _projects():  # type: ignore[no-untyped-def]
@@ -54,17 +58,47 @@ IMPORT_PAUSE_S = 0.1
 STALE_IMPORT_S = 120.0
 IMPORTING = "importing"
 
+#: (record, external id) of each sample an import adds
+Planned = list[tuple[Any, str]]
 
-def _plan_rows(existing: dict[str, str], records: Sequence[TextRecord], n_tokens: Sequence[int],
-               project_id: int, source: str) -> tuple[list[dict[str, Any]], int, dict[int, int]]:
-    """The sample rows an import adds, with the count already present and per benchmark.
 
-    Re-importing is harmless: a record whose id (or, without an id, whose exact text) is already
-    in the project is counted as already present; an id that exists with a *different* text is
-    refused. Records without an id get ``B<benchmark>-<number>`` ids continuing the project's
-    numbering. ``existing`` (external id → text) is extended with the new rows.
+@dataclass(frozen=True)
+class ImportKind:
+    """What one kind of import adds to a project's pool, for the one engine below: texts, or
+    context pairs (:mod:`annotation.services.pair_imports`). ``identity`` is what makes a record
+    "already present" (a text's text, a pair's target and follow-up); ``companions`` gives the
+    rows stored beside the new samples (by external id) and may refuse the import."""
+
+    action: str  # the audit log's action
+    noun: str  # "text", "pair": in messages
+    pairs: bool  # the protocol it needs: context pairs, or single texts
+    existing: Callable[[Session, int], dict[str, Any]]  # external id -> identity
+    identity: Callable[[Any], Any]
+    companions: Callable[[Session, int, Planned], dict[str, dict[str, Any]]] | None = None
+    new_settings: ProjectSettings | None = None  # of a project the import creates
+
+
+@dataclass(frozen=True)
+class _Plan:
+    rows: list[dict[str, Any]]
+    companions: dict[str, dict[str, Any]]
+    present: int
+    counts: dict[int, int]
+
+
+def _plan_rows(existing: dict[str, Any], records: Sequence[Any], n_tokens: Sequence[int],
+               project_id: int, source: str, identity: Callable[[Any], Any] = lambda r: r.text,
+               noun: str = "text") -> tuple[list[dict[str, Any]], int, dict[int, int], Planned]:
+    """The sample rows an import adds, with the count already present and per benchmark, and
+    which record each new row is.
+
+    Re-importing is harmless: a record whose id (or, without an id, whose ``identity`` — a
+    text's exact text) is already in the project is counted as already present; an id that
+    exists with a *different* identity is refused. Records without an id get
+    ``B<benchmark>-<number>`` ids continuing the project's numbering. ``existing`` (external
+    id → identity) is extended with the new rows.
     """
-    existing_texts = set(existing.values())
+    existing_keys = set(existing.values())
     next_number = {1: 0, 2: 0}
     for ext in existing:
         prefix, _, num = ext.partition("-")
@@ -72,19 +106,21 @@ def _plan_rows(existing: dict[str, str], records: Sequence[TextRecord], n_tokens
             b = int(prefix[1])
             next_number[b] = max(next_number[b], int(num))
     rows: list[dict[str, Any]] = []
+    planned: Planned = []
     present, counts = 0, {1: 0, 2: 0}
-    new_texts: set[str] = set()
+    new_keys: set[Any] = set()
     # ids named later in this import must not be taken by a generated id first
     named_ids = {r.external_id for r in records if r.external_id is not None}
     now = utcnow()
     for r, n_tok in zip(records, n_tokens):
+        key = identity(r)
         if r.external_id is not None and r.external_id in existing:
-            if existing[r.external_id] != r.text:
+            if existing[r.external_id] != key:
                 raise InvalidInput(f"line {r.line}: id {r.external_id!r} is already used by a "
-                                   "different text in this project; nothing was imported.")
+                                   f"different {noun} in this project; nothing was imported.")
             present += 1
             continue
-        if r.external_id is None and (r.text in existing_texts or r.text in new_texts):
+        if r.external_id is None and (key in existing_keys or key in new_keys):
             present += 1
             continue
         ext_id = r.external_id
@@ -97,15 +133,53 @@ def _plan_rows(existing: dict[str, str], records: Sequence[TextRecord], n_tokens
         rows.append(dict(project_id=project_id, external_id=ext_id, benchmark=r.benchmark,
                          parent_text=r.text, n_tokens=n_tok, source=source, status="active",
                          n_assigned=0, is_warmup=False, created_at=now))
-        existing[ext_id] = r.text
-        new_texts.add(r.text)
+        planned.append((r, ext_id))
+        existing[ext_id] = key
+        new_keys.add(key)
         counts[r.benchmark] += 1
-    return rows, present, counts
+    return rows, present, counts, planned
 
 
 def _existing_texts(s: Session, project_id: int) -> dict[str, str]:
     return dict(s.execute(select(Sample.external_id, Sample.parent_text)
                           .where(Sample.project_id == project_id)).all())
+
+
+TEXTS = ImportKind("import_texts", "text", False, _existing_texts, lambda r: r.text)
+
+
+def check_protocol(s: Session, project_id: int, kind: ImportKind) -> None:
+    """Refuse an import of texts into a context-pairs project, or of pairs into a single-texts one.
+    The project's row is read FOR SHARE (PostgreSQL): a protocol change
+    (:func:`annotation.services.projects.update_settings`, which locks the row before counting
+    the samples) waits for the import's transaction, or the import for the change."""
+    row = s.execute(select(Project.name, Project.settings).where(Project.id == project_id)
+                    .with_for_update(read=True)).one()
+    protocol = protocol_of(ProjectSettings.from_dict(row.settings))
+    if protocol.has_follow_up != kind.pairs:
+        name = row.name
+        raise InvalidInput(f"{name!r} is a {protocol.name} project: it takes {protocol.sample_noun}s, not "
+                           f"{kind.noun}s. Nothing was imported.")
+
+
+def _plan(s: Session, project_id: int, records: Sequence[Any], n_tokens: Sequence[int], source: str,
+          kind: ImportKind) -> _Plan:
+    check_protocol(s, project_id, kind)
+    rows, present, counts, planned = _plan_rows(kind.existing(s, project_id), records, n_tokens,
+                                                project_id, source, kind.identity, kind.noun)
+    companions = kind.companions(s, project_id, planned) if kind.companions and planned else {}
+    return _Plan(rows, companions, present, counts)
+
+
+def _insert_samples(s: Session, rows: list[dict[str, Any]], companions: dict[str, dict[str, Any]]) -> None:
+    """Insert sample rows and, in the same transaction, the rows stored beside them."""
+    if not companions:
+        s.execute(insert(Sample), rows)
+        return
+    table = Sample.__table__
+    made = s.execute(insert(table).returning(table.c.id, table.c.external_id), rows).all()
+    s.execute(insert(SamplePair.__table__),
+              [{"sample_id": sid, **companions[ext]} for sid, ext in made if ext in companions])
 
 
 def import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
@@ -119,13 +193,20 @@ def import_texts(db: Database, actor: Actor, project_id: int | None, records: Se
     from the queue, and publishes them at the end; a failure removes every row it wrote.
     With ``new_project`` (and no ``project_id``) the project of that name is created as part of
     the same import, so a refused import leaves no empty project behind; the summary's
-    ``project_id`` names the project either way.
+    ``project_id`` names the project either way. A context-pairs project takes pairs
+    (:mod:`annotation.services.pair_imports`), not texts.
     """
     _check_import_text(records, source)
+    return run_import(db, actor, project_id, records, source, new_project, TEXTS)
+
+
+def run_import(db: Database, actor: Actor, project_id: int | None, records: Sequence[Any], source: str,
+               new_project: str | None, kind: ImportKind) -> ImportSummary:
+    """The import engine behind :func:`import_texts` and the pairs import (records checked)."""
     if new_project is not None:
         new_project = _projects()._project_name(new_project)
     try:
-        return _import_texts(db, actor, project_id, records, source, new_project)
+        return _import_texts(db, actor, project_id, records, source, new_project, kind)
     except IntegrityError:
         if new_project is None:
             raise
@@ -145,29 +226,33 @@ def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
             raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
 
 
-def _import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
-                  source: str, new_project: str | None) -> ImportSummary:
+def _summary(plan: _Plan, project_id: int) -> ImportSummary:
+    targets = len({c["target_key"] for c in plan.companions.values()})
+    return ImportSummary(len(plan.rows), plan.present, plan.counts, project_id, targets)
+
+
+def _import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[Any],
+                  source: str, new_project: str | None, kind: ImportKind = TEXTS) -> ImportSummary:
     if new_project is None:
         with db.read() as s:
             require_role(s, actor, "lead")
             project_row(s, project_id)
     n_tokens = [len(tokenize(r.text)) for r in records]
     if len(records) > IMPORT_BATCH_ROWS:
-        return _import_in_batches(db, actor, project_id, records, n_tokens, source, new_project)
+        return _import_in_batches(db, actor, project_id, records, n_tokens, source, new_project, kind)
     for _attempt in range(2):
         with db.write() as s:
             require_role(s, actor, "lead")
             if new_project is not None:
-                project_id = _projects()._add_project(s, actor, new_project).id
+                project_id = _projects()._add_project(s, actor, new_project, settings=kind.new_settings).id
             open_batch = s.scalar(select(ImportBatch.id).where(ImportBatch.open_project_id == project_id))
             if open_batch is None:
-                rows, present, counts = _plan_rows(_existing_texts(s, project_id), records, n_tokens,
-                                                   project_id, source)
-                if rows:
-                    s.execute(insert(Sample), rows)
-                audit.record(s, actor.user_id, "import_texts", "project", project_id,
-                             source=source, added=len(rows), already_present=present)
-                return ImportSummary(len(rows), present, counts, project_id)
+                plan = _plan(s, project_id, records, n_tokens, source, kind)
+                if plan.rows:
+                    _insert_samples(s, plan.rows, plan.companions)
+                audit.record(s, actor.user_id, kind.action, "project", project_id,
+                             source=source, added=len(plan.rows), already_present=plan.present)
+                return _summary(plan, project_id)
         if not recover_interrupted_imports(db, project_id):
             break
     raise InvalidInput(_BUSY_IMPORT)
@@ -178,34 +263,36 @@ _BUSY_IMPORT = ("Another import into this project is still being written; try ag
 
 
 def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
-                       records: Sequence[TextRecord], n_tokens: Sequence[int], source: str,
-                       new_project: str | None = None) -> ImportSummary:
+                       records: Sequence[Any], n_tokens: Sequence[int], source: str,
+                       new_project: str | None = None, kind: ImportKind = TEXTS) -> ImportSummary:
     """One logical, all-or-nothing import written in short transactions.
 
     1. claim the project's import slot (an ``import_batches`` row; one unfinished import per
        project), cleaning up one that died;
     2. plan the rows against the project's texts (refusals raise here, nothing written);
     3. insert them in batches of :data:`IMPORT_BATCH_ROWS` with status ``importing`` — out of the
-       queue and every listing — moving the heartbeat with each batch;
-    4. mark the batch ``publishing`` with the audit record: the commit point;
+       queue and every listing — moving the heartbeat with each batch (a pair's row beside its
+       sample, in the same transaction);
+    4. mark the batch ``publishing`` with the audit record: the commit point (the project's
+       protocol is checked again there: it cannot have changed under the import);
     5. flip the rows to ``active`` in batches and close the batch.
     Any failure before 4 deletes the rows written and the batch row, and the project when the
     import created it (``new_project``, in step 1): the database is as before;
     a process that dies is cleaned up by the next import into the project
     (:func:`recover_interrupted_imports`): rolled back before 4, finished after it.
     """
-    batch_id, project_id = claim_import(db, actor, project_id, source, new_project)
+    batch_id, project_id = claim_import(db, actor, project_id, source, new_project, kind.new_settings)
     try:
         with db.read() as s:
-            rows, present, counts = _plan_rows(_existing_texts(s, project_id), records, n_tokens,
-                                               project_id, source)
-        for start in range(0, len(rows), IMPORT_BATCH_ROWS):
-            _write_hidden_batch(db, batch_id, rows[start:start + IMPORT_BATCH_ROWS])
+            plan = _plan(s, project_id, records, n_tokens, source, kind)
+        for start in range(0, len(plan.rows), IMPORT_BATCH_ROWS):
+            _write_hidden_batch(db, batch_id, plan.rows[start:start + IMPORT_BATCH_ROWS], plan.companions)
         with db.write() as s:  # the commit point
+            check_protocol(s, project_id, kind)
             batch = s.get(ImportBatch, batch_id)
-            batch.status, batch.added, batch.heartbeat_at = "publishing", len(rows), utcnow()
-            audit.record(s, actor.user_id, "import_texts", "project", project_id,
-                         source=source, added=len(rows), already_present=present,
+            batch.status, batch.added, batch.heartbeat_at = "publishing", len(plan.rows), utcnow()
+            audit.record(s, actor.user_id, kind.action, "project", project_id,
+                         source=source, added=len(plan.rows), already_present=plan.present,
                          import_batch=batch_id)
     except BaseException:
         try:
@@ -214,18 +301,19 @@ def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
             pass
         raise
     _publish_import(db, batch_id, project_id)
-    return ImportSummary(len(rows), present, counts, project_id)
+    return _summary(plan, project_id)
 
 
 def claim_import(db: Database, actor: Actor, project_id: int | None, source: str,
-                  new_project: str | None) -> tuple[int, int]:
-    """The import's batch row (and, with ``new_project``, its new project): (batch id, project id)."""
+                 new_project: str | None, settings: ProjectSettings | None = None) -> tuple[int, int]:
+    """The import's batch row (and, with ``new_project``, its new project with ``settings``):
+    (batch id, project id)."""
     for _attempt in range(2):
         try:
             with db.write() as s:
                 require_role(s, actor, "lead")
                 if new_project is not None:
-                    project_id = _projects()._add_project(s, actor, new_project).id
+                    project_id = _projects()._add_project(s, actor, new_project, settings=settings).id
                 now = utcnow()
                 batch = ImportBatch(project_id=project_id, open_project_id=project_id,
                                     status="running", source=source, added=0,
@@ -247,9 +335,10 @@ def _pause_between_batches(db: Database) -> None:
         time.sleep(IMPORT_PAUSE_S)
 
 
-def _write_hidden_batch(db: Database, batch_id: int, rows: list[dict[str, Any]]) -> None:
+def _write_hidden_batch(db: Database, batch_id: int, rows: list[dict[str, Any]],
+                        companions: dict[str, dict[str, Any]] | None = None) -> None:
     with db.write() as s:
-        s.execute(insert(Sample), [{**r, "status": IMPORTING} for r in rows])
+        _insert_samples(s, [{**r, "status": IMPORTING} for r in rows], companions or {})
         s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
     _pause_between_batches(db)
 
@@ -274,6 +363,9 @@ def discard_import(db: Database, batch_id: int, project_id: int) -> None:
                     s.execute(delete(ParameterStats).where(ParameterStats.project_id == project_id))
                     s.execute(delete(Project).where(Project.id == project_id))
                 return
+            # a pair's row goes with its sample (the foreign key cascades; said here too, so
+            # nothing depends on SQLite's foreign keys being on)
+            s.execute(delete(SamplePair).where(SamplePair.sample_id.in_(ids)))
             s.execute(delete(Sample).where(Sample.project_id == project_id, Sample.status == IMPORTING,
                                            Sample.id <= ids[-1]))
             s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))

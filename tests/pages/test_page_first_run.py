@@ -96,3 +96,25 @@ def test_welcome_page_is_gone_once_a_user_exists(make_app, admin):
     at = run(make_app())
     assert titles(at) == ["Chronocept Studio"]
     assert nav_titles(at) == ["Sign in"]
+
+
+def test_the_demo_pairs_project_is_offered_beside_the_demo(make_app, db):
+    at = run(make_app())
+    box = at.checkbox(key="first_run.demo_pairs")
+    assert box.value is False and "demo pairs project" in box.label
+    box.check()
+    at = _fill(at, demo=True)
+    assert titles(at) == ["My queue"]
+    with db.read() as s:
+        made = dict(s.execute(select(Project.name, Project.settings)).all())
+    assert set(made) == {projects.DEMO_PROJECT_NAME, projects.DEMO_PAIRS_PROJECT_NAME}
+    assert made[projects.DEMO_PAIRS_PROJECT_NAME]["protocol"] == "pairs"
+    assert _count(db, Sample) == len(projects.demo_records()) + len(projects.demo_pair_records())
+
+
+def test_the_demo_pairs_project_alone(make_app, db):
+    at = run(make_app())
+    at.checkbox(key="first_run.demo_pairs").check()
+    _fill(at, demo=False)
+    with db.read() as s:
+        assert list(s.scalars(select(Project.name))) == [projects.DEMO_PAIRS_PROJECT_NAME]

@@ -44,9 +44,12 @@ def archive(postgres_url, tmp_path) -> Path:
 def test_every_command_says_in_one_line_that_the_database_cannot_be_reached(tmp_path, archive):
     texts = tmp_path / "texts.txt"
     texts.write_text("The shop is closed this week.\n")
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("target,follow_up\nThe shop is closed this week.,It reopened today.\n")
     invocations = {
         "create-user": ["create-user", "bob", "--role", "annotator"],
         "import texts": ["import", "texts", str(texts)],
+        "import pairs": ["import", "pairs", str(pairs)],
         "import annotations": ["import", "annotations", str(texts)],
         "agreement": ["agreement", "--json"],
         "resolve": ["resolve"],

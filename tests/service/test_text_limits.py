@@ -30,7 +30,7 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import String, Text, select
 
-from annotation.settings import NEWEST_GUIDELINES
+from annotation.settings import NEWEST_GUIDELINES, ProjectSettings
 from annotation.workbench.protocol import CHANGE_OVERRIDES
 from annotation.review.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SOURCES
 from annotation.corpus.duplicates import REPRESENTATIONS
@@ -51,7 +51,8 @@ from annotation.services import (
 )
 from annotation.services.errors import AuthenticationFailed, InvalidInput, failure_message
 from annotation.services.text_limits import width
-from annotation.corpus.text_import import MAX_ID_CHARS, TextRecord
+from annotation.corpus.pair_import import PairRecord
+from annotation.corpus.text_import import MAX_ID_CHARS, MAX_TEXT_CHARS, TextRecord
 from annotation.usernames import USERNAME_MAX_CHARS
 from db.models import (
     DUPLICATE_STATUSES,
@@ -66,6 +67,7 @@ from db.models import (
     LoginAttempt,
     Project,
     Sample,
+    SamplePair,
     User,
     UserSession,
 )
@@ -129,10 +131,6 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
                                                 lambda: CHANGE_OVERRIDES),
     "sample_pairs.intended_change": MadeByCode("the change an author picks from a list",
                                                lambda: CHANGE_OVERRIDES),
-    # until the pairs import's checked call exists: the import takes a target id by the sample
-    # id's rule (MAX_ID_CHARS)
-    "sample_pairs.target_key": MadeByCode("a target id, checked like a sample id",
-                                          lambda: ["t" * MAX_ID_CHARS]),
     "staged_annotations.annotator": MadeByCode(
         "a file's annotator name, checked by the username rule (annotation.usernames) when the file "
         "is read, so never longer than a username", lambda: ["u" * USERNAME_MAX_CHARS]),
@@ -203,6 +201,11 @@ def _lead_and_project(db, n_texts: int = 1):
     return admin, pid
 
 
+def _pairs_project(db):
+    admin = _admin(db)
+    return admin, projects.create_project(db, admin, "Pairs", settings=ProjectSettings(protocol="pairs")).id
+
+
 def _interchange(annotator: str) -> bytes:
     return json.dumps({"sample_id": "S-0", "annotator": annotator, "boundaries": [0, 5],
                        "segment_axes": ["main", "intention"], "xi": 40.0, "omega": 8.0, "alpha": 0.5,
@@ -258,6 +261,14 @@ TYPED: tuple[Typed, ...] = (
     Typed("samples.external_id", "import_texts", "id", lambda db: _lead_and_project(db, 0),
           lambda db, ctx, v: projects.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, v, 1)]),
           lambda db, _: _values(db, Sample.external_id)),
+    Typed("sample_pairs.target_key", "import_pairs", "target id", _pairs_project,
+          lambda db, ctx, v: projects.import_pairs(db, ctx[0], ctx[1], [PairRecord(TEXT, "It was moved.", None, v, 1)]),
+          lambda db, _: _values(db, SamplePair.target_key), char="t"),
+    Typed("sample_pairs.target_key", "import_pair_file", "target_id", _pairs_project,
+          lambda db, ctx, v: projects.import_pair_file(
+              db, ctx[0], ctx[1], json.dumps({"target_id": v, "target": TEXT, "follow_up": "It was moved."}).encode(),
+              "p.jsonl"),
+          lambda db, _: _values(db, SamplePair.target_key), char="t"),
     Typed("samples.source", "import_texts", "file name", lambda db: _lead_and_project(db, 0),
           lambda db, ctx, v: projects.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, None, 1)],
                                                    source=v),
@@ -381,3 +392,28 @@ def test_a_version_stored_before_the_rule_is_cut_at_hand_out(db):
     assert _values(db, Annotation.guidelines_version) == [long_version[:32]]
     with pytest.raises(InvalidInput, match="guidelines version can be at most 32"):
         projects.update_settings(db, admin, pid, daily_quota=20)
+
+
+# --- unbounded text: a follow-up is limited as a sample's text is --------------------------------
+
+
+@pytest.mark.parametrize("what", ["target", "follow_up"])
+def test_a_pairs_texts_are_limited_like_a_parent_text(db, what):
+    """``samples.parent_text`` and ``sample_pairs.follow_up`` are Text columns: the import's own
+    limit (MAX_TEXT_CHARS, as for a text) holds for both, from a file and from a script."""
+    admin, pid = _pairs_project(db)
+    fields = {"target": TEXT, "follow_up": "It was moved to Friday."}
+    before = _everything(db)
+    with pytest.raises(InvalidInput) as refused:
+        projects.import_pair_file(db, admin, pid, json.dumps({**fields, what: "x" * (MAX_TEXT_CHARS + 1)}).encode(),
+                                  "p.jsonl")
+    shown = what.replace("_", "-")
+    assert str(refused.value) == f"p.jsonl: line 1: the {shown} is longer than {MAX_TEXT_CHARS} characters. " \
+                                 "Nothing was imported."
+    with pytest.raises(InvalidInput, match=f"line 1: The {shown} is 1–{MAX_TEXT_CHARS} characters"):
+        projects.import_pairs(db, admin, pid, [PairRecord(**{**fields, what: "x" * (MAX_TEXT_CHARS + 1)},
+                                                          external_id=None, target_id=None, line=1)])
+    assert _everything(db) == before
+    projects.import_pair_file(db, admin, pid, json.dumps({**fields, what: "é" * MAX_TEXT_CHARS}).encode(), "p.jsonl")
+    column = Sample.parent_text if what == "target" else SamplePair.follow_up
+    assert "é" * MAX_TEXT_CHARS in _values(db, column)

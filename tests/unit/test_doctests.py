@@ -61,6 +61,7 @@ MODULES: tuple[str, ...] = (
     "annotation.corpus.consistency",
     "annotation.sign_in_throttle",
     "annotation.corpus.text_import",
+    "annotation.corpus.pair_import",
     "annotation.workbench.edit_script",
     "annotation.review.pair_figures",
     "annotation.services.rows",

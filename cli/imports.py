@@ -1,0 +1,100 @@
+"""``chronocept import texts|pairs|annotations``: the project's pool and existing work, from files.
+
+* ``import texts FILE`` — texts (JSON Lines, CSV or plain text) into a single-texts project;
+* ``import pairs FILE`` — context pairs (JSON Lines or CSV with ``target``, ``follow_up``, or the
+  TVCP release's CSV) into a context-pairs project;
+* ``import annotations FILE`` — interchange records into the project's samples.
+
+``--project NAME`` names the project; the texts and pairs imports create it when it does not
+exist (of their protocol), as part of the import itself, so a refused file leaves no empty
+project behind. Without ``--project`` the only project is meant (or "Default project" is made
+when there is none).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from db.engine import Database
+
+
+def _file(args: argparse.Namespace) -> Path:
+    from cli import CliError
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    return path
+
+
+def _target(db: Database, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The acting user, and the project to import into — or, when there is none of that name
+    (or none at all), the name of the project the import creates."""
+    from cli import CliError, _acting_user, _new_project_name, _project_id
+
+    actor = _acting_user(db, args.user)
+    try:
+        return actor, _project_id(db, actor, args.project), None
+    except CliError:
+        return actor, None, _new_project_name(db, actor, args.project)
+
+
+def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import text_imports  # on use (LAZY)
+    path = _file(args)
+    text_imports.check_text_file_size(path.name, path.stat().st_size)  # before reading it
+    actor, pid, new_project = _target(db, args)
+    summary = text_imports.import_text_file(db, actor, pid, path.read_bytes(), path.name,
+                                            default_benchmark=args.benchmark, new_project=new_project)
+    return (f"imported {summary.added} texts ({summary.benchmark_counts[1]} benchmark 1, "
+            f"{summary.benchmark_counts[2]} benchmark 2); {summary.already_present} already present")
+
+
+def cmd_import_pairs(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import pair_imports, text_imports  # on use (LAZY)
+    from annotation.wording import counted
+    path = _file(args)
+    text_imports.check_text_file_size(path.name, path.stat().st_size)  # before reading it
+    actor, pid, new_project = _target(db, args)
+    summary = pair_imports.import_pair_file(db, actor, pid, path.read_bytes(), path.name,
+                                            new_project=new_project)
+    return (f"imported {counted(summary.added, 'pair')} of {counted(summary.targets, 'target')}; "
+            f"{summary.already_present} already present")
+
+
+def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
+    from annotation.services import annotation_import  # on use (LAZY)
+    from cli import _acting_user, _project_id
+
+    path = _file(args)
+    actor = _acting_user(db, args.user)
+    pid = _project_id(db, actor, args.project)
+    summary = annotation_import.import_annotations(db, actor, pid, path.read_bytes(), path.name)
+    made = f"; new (inactive) accounts: {', '.join(summary.new_accounts)}" if summary.new_accounts else ""
+    return f"imported {summary.added} annotations; {summary.already_present} already present{made}"
+
+
+def add_commands(sub) -> None:  # type: ignore[no-untyped-def]
+    """``import`` and its three kinds, on the top-level subparsers ``sub``."""
+    p = sub.add_parser("import", help="import texts, context pairs or annotations")
+    isub = p.add_subparsers(dest="what", required=True)
+    t = isub.add_parser("texts", help="import texts (JSON Lines, CSV or plain text)")
+    t.add_argument("file")
+    t.add_argument("--project", help="project name (created if missing)")
+    t.add_argument("--benchmark", type=int, choices=(1, 2), help="benchmark of records without one")
+    t.add_argument("--user", help="act as this user (default: the first admin)")
+    t.set_defaults(func=cmd_import_texts)
+
+    t = isub.add_parser("pairs", help="import context pairs (JSON Lines or CSV: target, follow_up; "
+                                      "or the TVCP release's CSV)")
+    t.add_argument("file")
+    t.add_argument("--project", help="project name (created as a context-pairs project if missing)")
+    t.add_argument("--user", help="act as this user (default: the first admin)")
+    t.set_defaults(func=cmd_import_pairs)
+
+    a = isub.add_parser("annotations", help="import annotations (interchange JSON Lines)")
+    a.add_argument("file")
+    a.add_argument("--project", help="project name (needed when there are several)")
+    a.add_argument("--user", help="act as this user (default: the first admin)")
+    a.set_defaults(func=cmd_import_annotations)
