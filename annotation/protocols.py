@@ -32,6 +32,19 @@ class ProjectProtocol:
     #: order the settings form shows them
     own_settings: tuple[str, ...] = ()
 
+    def gold_counts(self, gold_by_benchmark: dict[int, int]) -> list[tuple[str, int]]:
+        """The gold counts the Export page shows: per benchmark configuration for single texts;
+        for pairs the one ``tvcp`` configuration holds both benchmarks' pairs.
+
+        >>> CONTEXT_PAIRS.gold_counts({1: 4, 2: 5})
+        [('Gold pairs · tvcp', 9)]
+        >>> SINGLE_TEXTS.gold_counts({1: 4, 2: 5})
+        [('Gold · benchmark 1', 4), ('Gold · benchmark 2', 5)]
+        """
+        if "tvcp" in self.export_configs:
+            return [(f"Gold {self.sample_noun}s · tvcp", sum(gold_by_benchmark.values()))]
+        return [(f"Gold · benchmark {b}", n) for b, n in sorted(gold_by_benchmark.items())]
+
     def first_step(self, settings: ProjectSettings) -> int:
         """The step a fresh annotation opens at: a pairs project that does not segment its
         targets starts at the curve."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from annotation.protocols import protocol_of
 from annotation.wording import counted
 from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_folder_name, repeat_folder_name
 from annotation.services import exports
@@ -46,9 +47,10 @@ actor, db, project = lead_page("Export dataset", flash_key=K_FLASH)
 
 with service_errors():
     ready = exports.export_readiness(db, actor, project.id)
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Gold · benchmark 1", ready.gold_by_benchmark[1])
-c2.metric("Gold · benchmark 2", ready.gold_by_benchmark[2])
+gold_counts = protocol_of(project.settings).gold_counts(ready.gold_by_benchmark)
+*gold_columns, c3, c4 = st.columns(len(gold_counts) + 2)
+for column, (label, n) in zip(gold_columns, gold_counts):
+    column.metric(label, n)
 c3.metric("Not settled yet", ready.without_gold, help="Production samples without gold values.")
 c4.metric("Open reviews", ready.open_reviews)
 if ready.pending_duplicates:

@@ -10,7 +10,7 @@ import pytest
 
 from annotation.services import exports
 from pair_gold_data import pair_gold_project
-from page_helpers import errors, run, shown
+from page_helpers import errors, metric_values, run, shown
 
 SUBMIT = "FormSubmitter:training.score-Score"
 
@@ -85,6 +85,8 @@ def test_the_export_page_exports_a_pairs_project_as_tvcp(make_app, db, lead, tmp
     app_config.load()
     pair_gold_project(db, lead, n_targets=20)
     at = open_page(make_app, lead, "screens/export.py")
+    assert metric_values(at)["Gold pairs · tvcp"] == "60"
+    assert not [label for label in metric_values(at) if "benchmark" in label]
     at.text_input(key="export.name").set_value("pairs-release")
     at.button(key=next(b.key for b in at.button if str(b.key).startswith("export.submit."))).click()
     at = run(at)
