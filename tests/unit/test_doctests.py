@@ -59,6 +59,7 @@ MODULES: tuple[str, ...] = (
     "annotation.corpus.text_import",
     "annotation.workbench.edit_script",
     "annotation.review.pair_figures",
+    "annotation.review.pair_settling",
     "annotation.services.rows",
     "annotation.training.scoring",
     "annotation.training.submissions",
