@@ -172,6 +172,38 @@ def pair_gold(annotations: Sequence[tuple[int | str, AnnotationContent]], n_toke
     return PairGold(context, settled_change(labels, alone_curve, context, factor))  # type: ignore[arg-type]
 
 
+def decided_pair_gold(annotations: Sequence[tuple[int | str, AnnotationContent]], n_tokens: int,
+                      alone: Resolution, factor: float, *, context: Curve | None = None,
+                      change: str = "", taken: AnnotationContent | None = None) -> PairGold:
+    """The pair part of a lead's decision on ``alone`` (the target's resolution it stores): the
+    second curve is ``context`` when the lead gave one, the taken annotation's (``taken``), or the
+    mean of the annotators'; the change label is the lead's ``change`` when given, the taken
+    annotation's own label, or the label the annotators settled on (a tie broken by the
+    decided curves).
+
+    Examples:
+        >>> from annotation.review.resolution import take_version
+        >>> kw = dict(xi=45.0, omega=10.0, alpha=0.0, context_omega=10.0, context_alpha=0.0)
+        >>> a, b = AnnotationContent(context_xi=62.0, **kw), AnnotationContent(context_xi=46.0, **kw)
+        >>> res = take_version(pair_version(2, b, 3, segmented=False))
+        >>> decided_pair_gold([(1, a), (2, b)], 3, res, 1.5, taken=b)
+        PairGold(context=(46.0, 10.0, 0.0), change='neutral')
+        >>> decided_pair_gold([(1, a), (2, b)], 3, res, 1.5, context=(70.0, 9.0, 1.0), change="decreased")
+        PairGold(context=(70.0, 9.0, 1.0), change='decreased')
+    """
+    if taken is not None:
+        own = change_choice(taken, factor)
+        return PairGold(parameters_of(taken.swapped_curves()) if context is None else context,
+                        change or (own.label if own is not None else ""))
+    auto = pair_gold(annotations, n_tokens, alone, factor)
+    if context is None and not change:
+        return auto
+    context = auto.context if context is None else context
+    labels = [c.label for c in (change_choice(x, factor) for _, x in annotations) if c is not None]
+    alone_curve = (alone.xi, alone.omega, alone.alpha) if alone.has_parameters else None
+    return PairGold(context, change or settled_change(labels, alone_curve, context, factor))  # type: ignore[arg-type]
+
+
 def pair_flag_hits(annotations: Sequence[AnnotationContent], spread: ParameterSpread,
                    settings: ProjectSettings, names: Sequence[str] | None = None, *,
                    intended_change: str = "", settled: str = "") -> tuple[FlagHit, ...]:
@@ -214,5 +246,5 @@ def pair_flag_hits(annotations: Sequence[AnnotationContent], spread: ParameterSp
     return tuple(hits)
 
 
-__all__ = ["ChangeChoice", "PairGold", "change_choice", "given_versions", "pair_flag_hits", "pair_gold",
+__all__ = ["ChangeChoice", "PairGold", "change_choice", "decided_pair_gold", "given_versions", "pair_flag_hits", "pair_gold",
            "pair_version", "settled_change"]
