@@ -24,9 +24,10 @@ SOONER = (30.0, 10.0, 0.0)   # ≈ ×4 shorter: decreased
 def pair_content(alone=ALONE, given=LATER, change: str = "", **extra) -> AnnotationContent:
     """A submitted pair annotation: one segment, the two curves (parameters only) and the
     annotator's override of the change label ("" accepts the derived one)."""
-    return AnnotationContent(boundaries=(0,), segment_axes=("main",), xi=alone[0], omega=alone[1],
-                             alpha=alone[2], context_xi=given[0], context_omega=given[1],
-                             context_alpha=given[2], change=change, **extra)
+    values = dict(boundaries=(0,), segment_axes=("main",), xi=alone[0], omega=alone[1],
+                  alpha=alone[2], context_xi=given[0], context_omega=given[1],
+                  context_alpha=given[2], change=change)
+    return AnnotationContent(**{**values, **extra})
 
 
 def pairs_project(db, lead, pairs: list[dict], name: str = "Pairs", **settings) -> int:

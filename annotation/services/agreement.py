@@ -4,6 +4,12 @@ The samples measured are the project's active, non-warm-up samples with at least
 annotations after the filters: benchmark, a date range on the day a sample's last annotation
 was submitted (in the project's time zone), and an annotator subset (ratings by others are left
 out before counting). Ratings are in submission order, so the ICC's raters are slots.
+
+The project's protocol decides the measures (:meth:`annotation.protocols.ProjectProtocol.agreement_measures`).
+For context pairs the report is the target alone's, each rating carrying the annotator's change
+label (their override, else the label their curves give); a second report measures the curves
+given the follow-up, and where the pairs came with a release's reference labels the gold is read
+against them (:class:`annotation.agreement.pair_agreement.ContextPairAgreement`).
 """
 
 from __future__ import annotations
@@ -127,19 +133,19 @@ def _change_of(row: Any, factor: float) -> str | None:
 
 
 def _reference_rows(db: Database, project_id: int, benchmark: int | None) -> list[ReferenceRow]:
-    """The project's gold pairs that have reference labels, beside them."""
+    """The project's pairs that have reference labels, beside their gold (empty where none yet)."""
     with db.read() as s:
         stmt = (select(GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha, GoldAnnotation.context_xi,
                        GoldAnnotation.context_omega, GoldAnnotation.context_alpha, GoldAnnotation.change,
                        SamplePair.reference_change, SamplePair.reference_alone, SamplePair.reference_given)
-                .join(Sample, Sample.id == GoldAnnotation.sample_id)
-                .join(SamplePair, SamplePair.sample_id == Sample.id)
+                .select_from(SamplePair).join(Sample, Sample.id == SamplePair.sample_id)
+                .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
                 .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False),
                        (SamplePair.reference_change != "") | SamplePair.reference_alone.is_not(None)))
         if benchmark is not None:
             stmt = stmt.where(Sample.benchmark == benchmark)
         rows = s.execute(stmt).all()
-    return [ReferenceRow(r.change or "", (r.xi, r.omega, r.alpha),
+    return [ReferenceRow(r.change or "", None if r.xi is None else (r.xi, r.omega, r.alpha),
                          None if r.context_xi is None else (r.context_xi, r.context_omega, r.context_alpha),
                          r.reference_change or "", r.reference_alone, r.reference_given) for r in rows]
 

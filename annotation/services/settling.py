@@ -7,7 +7,8 @@ submitted.
 * An annotator's flag opens a review item at once.
 * When a sample has its k-th submitted annotation its flags are computed (``annotation.review.flags``):
   flagged samples open a review item, unflagged ones are resolved automatically into gold
-  (``annotation.review.resolution``). At a submit this is decided before the write
+  (``annotation.review.resolution``); a context pair's gold also holds its curve given the
+  follow-up and its change label, and its own flags join (``annotation.review.pair_settling``). At a submit this is decided before the write
   (:func:`prepare_submission`: read the sample, :func:`plan_settle`) and written in the submit's
   transaction once the sample is verified unchanged (:class:`PreparedSettlement`), so no flag
   or resolution is computed while the write lock is held.

@@ -96,3 +96,18 @@ def test_a_single_text_project_has_no_pair_part(db, lead, make_project):
     pid = make_project(2)
     scope = agreement.project_agreement(db, lead, pid)
     assert scope.pairs is None and "change" not in scope.report.results
+
+
+def test_the_command_line_report_has_the_pair_part(db, lead, project):
+    import argparse
+    import json
+
+    import cli
+
+    args = argparse.Namespace(user="lead1", project="Pairs", benchmark=None, json=True, summary=True)
+    data = json.loads(cli.cmd_agreement(db, args))
+    assert data["measures"]["change"]["n_samples"] == 7
+    assert data["context_pairs"]["given"]["n_samples"] == 7
+    assert data["context_pairs"]["reference"][0]["what"] == "change"
+    text = cli.cmd_agreement(db, argparse.Namespace(**{**vars(args), "json": False}))
+    assert "change label: kappa" in text

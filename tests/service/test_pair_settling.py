@@ -140,3 +140,15 @@ def test_the_curve_rules_apply_to_the_second_curve(db, lead, make_user):
     resolving.resolve_project(db, lead, pid)
     item, = open_items(db)
     assert "given_curve_distance" in item.reasons and "curve_distance" not in item.reasons
+
+
+def test_a_segmented_pair_keeps_its_segmentation_and_its_rules(db, lead, make_user):
+    ann, bob = _two(make_user)
+    pid = pairs_project(db, lead, PAIRS, segment_targets=True)
+    sid = sample_id_of(db, pid, "P-1")
+    write_submitted(db, sid, ann.user_id, pair_content(given=LATER, boundaries=(0, 2), segment_axes=("main", "static")))
+    write_submitted(db, sid, bob.user_id, pair_content(given=LATER, boundaries=(0, 2), segment_axes=("main", "static")),
+                    minutes=1)
+    assert resolving.resolve_project(db, lead, pid).gold == 1
+    gold, = gold_rows(db)
+    assert gold.boundaries == [0, 2] and gold.segment_axes == [["main"], ["static"]] and gold.change == "increased"
