@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from annotation.agreement.measure import Measure
+from annotation.agreement.pair_agreement import pair_measures
+from annotation.agreement.report import DEFAULT_MEASURES
 from annotation.settings import PROTOCOL_NAMES, ProjectSettings
 from annotation.workbench.protocol import PAIR_STEPS, STEPS, AnnotationContent, submission_problems
 
@@ -53,6 +56,14 @@ class ProjectProtocol:
     def segmented(self, settings: ProjectSettings) -> bool:
         """Whether annotators segment the text and label each segment's axis."""
         return not self.has_follow_up or settings.segment_targets
+
+    def agreement_measures(self, settings: ProjectSettings) -> tuple[Measure, ...]:
+        """The measures of the agreement report (of the target alone, for a pair): every
+        measure for single texts; for pairs the change label's and the curves', and the axis
+        and segmentation measures only when targets are segmented."""
+        if not self.has_follow_up:
+            return DEFAULT_MEASURES
+        return pair_measures(self.segmented(settings))
 
     def submission_problems(self, content: AnnotationContent, n_tokens: int,
                             settings: ProjectSettings, *, points_required: bool = True) -> list[str]:

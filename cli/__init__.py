@@ -104,8 +104,9 @@ def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
     scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
     report = scope.report
     if args.json:
+        pairs = {"context_pairs": scope.pairs.to_json()} if scope.pairs is not None else {}
         return json.dumps({**report.to_json(include_samples=not args.summary),
-                           "n_samples_with_one_annotation": scope.n_single}, indent=2, default=str)
+                           "n_samples_with_one_annotation": scope.n_single, **pairs}, indent=2, default=str)
     head = report.headline
     lines = [f"{report.n_samples} samples with 2 or more annotations "
              f"({scope.n_single} with only one left out); 95% bootstrap intervals"]
@@ -121,6 +122,11 @@ def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
     if curve is not None and curve.n_used:
         lines.append(f"  curves sit ×{curve.time_factor:.2f} apart on average (mean W1); "
                      f"{100 * curve.share_above:.1f}% of samples above the W1 flag ({curve.flag_w1_max:g})")
+    change = report.results.get("change")
+    if change is not None:  # a context-pairs project
+        f = change.figures
+        lines.append(f"  change label: kappa {f.kappa:.3f}, Krippendorff alpha {f.alpha:.3f} over {f.n_samples} samples"
+                     if not f.note else f"  change label: kappa n/a ({f.note})")
     return "\n".join(lines)
 
 

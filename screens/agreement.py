@@ -27,6 +27,7 @@ from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETER
 from annotation.services import agreement
 from ui.session import lead_page, service_errors
 from ui.agreement_charts import SCATTER_POINTS, pairs_figure
+from ui.pair_agreement_view import show_pair_agreement
 from ui.table_download import table_download
 from ui.tables import show_table
 
@@ -118,6 +119,8 @@ for col, key in zip(cols[1:], ("alpha_xi", "alpha_omega", "alpha_alpha", "alpha_
     col.caption(_ci(key) if not math.isnan(value) else "— needs ≥ 2 samples with pairable values")
 st.caption(f"Intervals: 95 % bootstrap, {default_resamples(report.n_samples)} resamples of the "
            f"samples, seed {DEFAULT_SEED}.")
+if scope.pairs is not None:  # a context-pairs project: the change label, both curves, the reference
+    show_pair_agreement(report, scope.pairs)
 
 # Lazy tabs: only the open tab's content runs and is sent (a tab click reruns the page, the report
 # coming from the cache). All seven drawn on every run, three 5,000-point WebGL scatters among them,
@@ -159,8 +162,13 @@ with tab_curves:
         _histogram(report.per_sample["w1"], 40, "Curve distance per sample (W1)",
                    "W1 (log-time units; ×1.1^W1 in time)", settings.flag_w1_max, "agreement.w1_hist")
 
+#: what the label and segmentation tabs say where those measures do not run (unsegmented pairs)
+NOT_SEGMENTED = "This project's annotators do not segment its texts: there are no axis labels or segmentations to compare."
+
 with tab_labels:
-    if tab_labels.open:
+    if tab_labels.open and report.kappa is None and report.jaccard is None:
+        st.caption(NOT_SEGMENTED)
+    elif tab_labels.open:
         kappa = report.kappa
         # kept under a key of its own: a widget's state goes when its tab is closed (not run)
         merged = st.toggle("Merge Generic and Static", key="agreement.merged",
@@ -213,7 +221,9 @@ with tab_params:
                         show_table(res.to_frame())
 
 with tab_seg:
-    if tab_seg.open:
+    if tab_seg.open and "pk" not in report.per_sample:
+        st.caption(NOT_SEGMENTED)
+    elif tab_seg.open:
         seg = report.segmentation
         if seg is not None:
             s1, s2, s3 = st.columns(3)
@@ -229,7 +239,7 @@ with tab_time:
         if weeks.empty:
             st.caption("No weeks to show.")
         else:
-            shown = [c for c in ("jaccard", "kappa", "pk", "icc_xi", "overlap") if c in weeks]
+            shown = [c for c in ("jaccard", "kappa", "pk", "icc_xi", "overlap", "change_agreement") if c in weeks]
             weeks[shown] = weeks[shown].astype(float)  # None (not computable that week) → NaN
             fig = px.line(weeks, x="week", y=shown, markers=True, title="Agreement per week")
             fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10))

@@ -34,6 +34,7 @@ from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_e
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.review_picker import K_NEXT, case_controls, choose_case
 from ui.model_loop_view import model_curve_lines, model_disagrees_panel
+from ui import pair_review_view
 from ui.tables import show_table
 
 K_FLASH = "review.flash"          # toast to show on the next run
@@ -176,6 +177,11 @@ with figures_col:
         col.metric(f"|Δ{PARAMETER_SYMBOLS[name]}|", "—" if gap is None else f"{gap:.2f}",
                    help="Largest difference between two annotators' values.")
 
+if case.pair is not None:  # a context pair: the follow-up, the lead's facts, the two curves
+    pair_review_view.pair_texts(case)
+    pair_review_view.lead_facts(case)
+    pair_review_view.versions_table(versions)
+
 # The annotations side by side
 columns = st.columns(len(versions)) if versions else []
 for col, v in zip(columns, versions):
@@ -198,7 +204,7 @@ for col, v in zip(columns, versions):
                 st.table(pd.DataFrame({"segment": [plain(t) for t in segment_texts(case.parent_text, seg)],
                                        "axis": [axis_label(a) for a in c.segment_axes]}),
                          hide_index=True, border="horizontal")
-        else:
+        elif case.segmented:
             st.caption("Segmentation unfinished.")
         if c.flags:
             st.warning("Flagged: " + ", ".join(flag_label(f) for f in c.flags)
@@ -238,6 +244,9 @@ with chart_col:
                      db, actor, case.sample_id, allowed=project.settings.show_model_curve, key=f"{P}.model_curve"),
                  ticks=tick_positions(), x_max=X_MAX,
                  key=f"{P}.chart", height=230, disabled=True, curve_label="mean resolution")
+    if case.pair is not None:
+        pair_review_view.given_chart(case, {v.annotation_id: palette[v.annotation_id][1] for v in versions},
+                                     key=f"{P}.given_chart")
 with proposal_col:
     st.markdown("**Proposed resolution** · union of boundaries and axes")
     if proposal is None:
@@ -260,11 +269,13 @@ def _forget_item() -> None:
         del st.session_state[k]
 
 
-K_CONFIDENCE, K_ERROR = f"{P}.confidence", f"{P}.error_type"
+K_CONFIDENCE, K_ERROR, K_CHANGE = f"{P}.confidence", f"{P}.error_type", f"{P}.change"
 
 
 def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # type: ignore[no-untyped-def]
     """One decision through the service; on success toast it and open the next item."""
+    if case.pair is not None and decision in ("accept_auto", "accept_pooled", "take_version", "edit"):
+        extra["change"] = st.session_state.get(K_CHANGE) or None  # the lead's label for the gold
     try:
         review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""),
                       confidence=st.session_state.get(K_CONFIDENCE),
@@ -293,6 +304,8 @@ conf_col.segmented_control("Your confidence", CONFIDENCE_LEVELS, key=K_CONFIDENC
 error_col.segmented_control("Error type", list(ERROR_TYPES), format_func=ERROR_TYPES.__getitem__,
                             key=K_ERROR, help="Required with every decision: why the annotators "
                             "disagreed, or what you found.")
+if case.pair is not None:
+    pair_review_view.change_choice_box(case, K_CHANGE)
 
 if action == "accept":
     st.caption("Store the proposed resolution above as gold.")

@@ -25,6 +25,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from annotation.axes import AXIS_NAMES, is_axis_name
+from annotation.pairs.change import CHANGE_LABELS
 from annotation.parameters import PARAMETERS
 from annotation.wording import counted
 
@@ -48,6 +49,8 @@ class Consumes(str, Enum):
     CURVE_PARAMETERS = "curve parameters"
     TOKEN_AXIS_LABELS = "token axis labels"
     SEGMENTATION = "segmentation"
+    #: a context pair's change label (decreased / neutral / increased)
+    CHANGE_LABEL = "change label"
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,9 @@ class Rating:
     ``boundaries`` are the token indices where segments start (the first is 0);
     ``segment_axes`` holds one axis name per segment (``None`` for a segment left unlabelled
     by a flagged annotation); ``xi``, ``omega``, ``alpha`` are in base-1.1 log minutes, or
-    ``None`` when the annotator flagged the sample without drawing a curve.
+    ``None`` when the annotator flagged the sample without drawing a curve. ``change`` is a
+    context pair's change label as the annotator gave it (their override or the derived one;
+    None for single texts or without both curves).
     """
 
     annotator: str
@@ -67,6 +72,7 @@ class Rating:
     xi: float | None = None
     omega: float | None = None
     alpha: float | None = None
+    change: str | None = None
 
     def __post_init__(self) -> None:
         # Plain ints, known axis names and float parameters (what the service passes for 200k
@@ -99,6 +105,8 @@ class Rating:
                         f"rating by {self.annotator!r}: unknown axis {axis!r}; "
                         f"expected one of {', '.join(AXIS_NAMES)}"
                     )
+        if self.change is not None and self.change not in CHANGE_LABELS:
+            raise AgreementInputError(f"rating by {self.annotator!r}: unknown change label {self.change!r}")
         for name in PARAMETERS:
             value = getattr(self, name)
             if value is not None:
@@ -201,12 +209,14 @@ def rating_supplies(rating: Rating, consumes: Consumes) -> bool:
         >>> t = datetime(2026, 1, 5)
         >>> labelled = Rating("ann", t, (0, 2), ("main", "static"))     # no curve drawn
         >>> [(kind.value, rating_supplies(labelled, kind)) for kind in Consumes]
-        [('curve parameters', False), ('token axis labels', True), ('segmentation', True)]
+        [('curve parameters', False), ('token axis labels', True), ('segmentation', True), ('change label', False)]
         >>> rating_supplies(Rating("bob", t, (0,), (None,)), Consumes.SEGMENTATION)  # flagged at step 1
         False
     """
     if consumes is Consumes.CURVE_PARAMETERS:
         return rating.has_curve
+    if consumes is Consumes.CHANGE_LABEL:
+        return rating.change is not None
     return rating.has_axis_labels
 
 
@@ -225,6 +235,8 @@ def usable_ratings(sample: RatedSample, consumes: Consumes) -> tuple[Rating, ...
     """
     if consumes is Consumes.CURVE_PARAMETERS:
         return tuple(r for r in sample.ratings if r.has_curve)
+    if consumes is Consumes.CHANGE_LABEL:
+        return tuple(r for r in sample.ratings if r.change is not None)
     return tuple(r for r in sample.ratings if r.has_axis_labels)
 
 

@@ -5,7 +5,8 @@ Two kinds of flag share it (:data:`FLAG_REASONS`, :data:`FLAG_LABELS`, :func:`fl
 * **annotator flags** (SPEC section 3) — the reasons an annotator can give instead of finishing a
   sample (:data:`ANNOTATOR_FLAGS`);
 * **automatic flags** (SPEC section 5) — raised by the rules of :mod:`annotation.review.flags` once at
-  least two annotations of a sample are in (:data:`AUTOMATIC_FLAGS`).
+  least two annotations of a sample are in (:data:`AUTOMATIC_FLAGS`), and for context pairs by
+  :mod:`annotation.review.pair_settling` (:data:`PAIR_FLAGS`).
 
 The vocabulary stands apart from the rules so that :mod:`annotation.workbench.protocol`, which checks the
 flags an annotation carries, and :mod:`annotation.review.flags`, whose rules read annotations, need
@@ -58,13 +59,31 @@ AUTOMATIC_FLAGS: tuple[FlagReason, ...] = (
 )
 AUTOMATIC_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in AUTOMATIC_FLAGS)
 
+#: Context pairs (``annotation.review.pair_settling``): the annotators' change labels differ; an
+#: annotator overrode the label derived from their two curves; an authored pair's settled change
+#: is not the change its author intended; and the curve rules again on the second curve (the
+#: target given the follow-up), under codes of their own so both curves' hits reach the lead.
+CHANGE_DISAGREEMENT = "change_disagreement"
+CHANGE_OVERRIDDEN = "change_overridden"
+INTENT_DIFFERS = "intent_differs"
+#: The code of a curve rule's hit on the second curve, by the first curve's code.
+GIVEN_CODES: Mapping[str, str] = {c: f"given_{c}" for c in (*DEVIATION_CODES.values(), CURVE_DISTANCE)}
+PAIR_FLAGS: tuple[FlagReason, ...] = (
+    FlagReason(CHANGE_DISAGREEMENT, "Change labels disagree", automatic=True),
+    FlagReason(CHANGE_OVERRIDDEN, "Change label overridden", automatic=True),
+    FlagReason(INTENT_DIFFERS, "Change differs from the author's intent", automatic=True),
+    *(FlagReason(GIVEN_CODES[r.code], f"Given the follow-up: {r.label[0].lower()}{r.label[1:]}", automatic=True)
+      for r in AUTOMATIC_FLAGS if r.code in GIVEN_CODES),
+)
+PAIR_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in PAIR_FLAGS)
+
 #: A lead opened the case from Review's "Model disagrees" list (a cross-fitted model's curve lies
 #: far from the gold's): neither the annotator's nor automatic, so a recomputation never drops it.
 MODEL_DISAGREES = "model_disagrees"
 LEAD_REASONS: tuple[FlagReason, ...] = (FlagReason(MODEL_DISAGREES, "The model disagrees with the gold"),)
 
 #: Every flag reason, annotator reasons first (the order hits and filters are listed in).
-FLAG_REASONS: tuple[FlagReason, ...] = ANNOTATOR_FLAGS + AUTOMATIC_FLAGS + LEAD_REASONS
+FLAG_REASONS: tuple[FlagReason, ...] = ANNOTATOR_FLAGS + AUTOMATIC_FLAGS + PAIR_FLAGS + LEAD_REASONS
 FLAG_CODES: tuple[str, ...] = tuple(f.code for f in FLAG_REASONS)
 #: Code → human label, for both kinds.
 FLAG_LABELS: Mapping[str, str] = {f.code: f.label for f in FLAG_REASONS}

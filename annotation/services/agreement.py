@@ -4,6 +4,12 @@ The samples measured are the project's active, non-warm-up samples with at least
 annotations after the filters: benchmark, a date range on the day a sample's last annotation
 was submitted (in the project's time zone), and an annotator subset (ratings by others are left
 out before counting). Ratings are in submission order, so the ICC's raters are slots.
+
+The project's protocol decides the measures (:meth:`annotation.protocols.ProjectProtocol.agreement_measures`).
+For context pairs the report is the target alone's, each rating carrying the annotator's change
+label (their override, else the label their curves give); a second report measures the curves
+given the follow-up, and where the pairs came with a release's reference labels the gold is read
+against them (:class:`annotation.agreement.pair_agreement.ContextPairAgreement`).
 """
 
 from __future__ import annotations
@@ -11,20 +17,25 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Sequence
 
 from sqlalchemy import Text, cast, func, select
 
 from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report, wilson_interval
+from annotation.agreement.pair_agreement import CURVE_MEASURES, ContextPairAgreement
+from annotation.agreement.reference_agreement import ReferenceRow, reference_agreement
+from annotation.protocols import protocol_of
+from annotation.review.pair_settling import change_choice
+from annotation.workbench.protocol import AnnotationContent
 from annotation.project_day import local_day
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.settings import ProjectSettings
 from db.engine import Database
-from db.models import Annotation, ReviewItem, Sample, User
+from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair, User
 
 @dataclass(frozen=True)
 class AgreementScope:
@@ -34,6 +45,9 @@ class AgreementScope:
     n_single: int
     annotators: tuple[str, ...]
     samples: tuple[RatedSample, ...] = ()
+    #: a context-pairs project's curves given the follow-up and reference agreement (None for
+    #: single texts); ``report`` is then the target alone's, with the change label's measure
+    pairs: ContextPairAgreement | None = None
 
     def slot_pairs(self, parameter: str) -> tuple[list[float], list[float]]:
         """First and second annotator's value of ``parameter`` on each sample that has both
@@ -49,13 +63,17 @@ class AgreementScope:
 
 def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: date | None,
                    end: date | None, annotators: tuple[str, ...]
-                   ) -> tuple[list[RatedSample], int, tuple[str, ...], ProjectSettings]:
+                   ) -> tuple[list[RatedSample], int, tuple[str, ...], ProjectSettings, list[RatedSample]]:
+    """The samples measured (the target alone's curve and, for pairs, each annotator's change
+    label), how many had too few ratings, every annotator, the settings, and for a pairs
+    project the same samples rated by their curves given the follow-up."""
     with db.read() as s:
         settings = project_settings(s, project_id)
         stmt = (select(Sample.id, Sample.external_id, Sample.benchmark, Sample.n_tokens,
                        User.username, Annotation.submitted_at,
                        cast(Annotation.boundaries, Text).label("boundaries_json"),
-                       cast(Annotation.segment_axes, Text).label("segment_axes_json"), Annotation.xi, Annotation.omega, Annotation.alpha)
+                       cast(Annotation.segment_axes, Text).label("segment_axes_json"), Annotation.xi, Annotation.omega, Annotation.alpha,
+                       Annotation.context_xi, Annotation.context_omega, Annotation.context_alpha, Annotation.change)
                 .join(Annotation, Annotation.sample_id == Sample.id)
                 .join(User, User.id == Annotation.annotator_id)
                 .where(Sample.project_id == project_id, Sample.status == "active",
@@ -83,7 +101,8 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
     for r, (bounds, axes) in zip(rows, segmentations):
         if wanted is None or r.username in wanted:
             grouped.setdefault(r.id, []).append((r, bounds, axes))
-    samples, single = [], 0
+    pairs = protocol_of(settings).has_follow_up
+    samples, given, single = [], [], 0
     for group in grouped.values():
         if len(group) < 2:
             single += 1
@@ -92,9 +111,43 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         if (start and day < start) or (end and day > end):
             continue
         first = group[0][0]
-        samples.append(rated_sample(first.external_id, first.benchmark, first.n_tokens, [
-            (r.username, r.submitted_at, bounds, axes, r.xi, r.omega, r.alpha) for r, bounds, axes in group]))
-    return samples, single, everyone, settings
+        alone = rated_sample(first.external_id, first.benchmark, first.n_tokens, [
+            (r.username, r.submitted_at, bounds, axes, r.xi, r.omega, r.alpha) for r, bounds, axes in group])
+        if pairs:
+            alone = RatedSample(alone.sample_id, alone.benchmark, alone.n_tokens, tuple(
+                replace(rating, change=_change_of(r, settings.change_factor))
+                for rating, (r, _, _) in zip(alone.ratings, group)))
+            given.append(rated_sample(first.external_id, first.benchmark, first.n_tokens, [
+                (r.username, r.submitted_at, bounds, axes, r.context_xi, r.context_omega, r.context_alpha)
+                for r, bounds, axes in group]))
+        samples.append(alone)
+    return samples, single, everyone, settings, given
+
+
+def _change_of(row: Any, factor: float) -> str | None:
+    """The change label a stored pair annotation gives (its override, else the derived one)."""
+    choice = change_choice(AnnotationContent(xi=row.xi, omega=row.omega, alpha=row.alpha, context_xi=row.context_xi,
+                                             context_omega=row.context_omega, context_alpha=row.context_alpha,
+                                             change=row.change or ""), factor)
+    return None if choice is None else choice.label
+
+
+def _reference_rows(db: Database, project_id: int, benchmark: int | None) -> list[ReferenceRow]:
+    """The project's pairs that have reference labels, beside their gold (empty where none yet)."""
+    with db.read() as s:
+        stmt = (select(GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha, GoldAnnotation.context_xi,
+                       GoldAnnotation.context_omega, GoldAnnotation.context_alpha, GoldAnnotation.change,
+                       SamplePair.reference_change, SamplePair.reference_alone, SamplePair.reference_given)
+                .select_from(SamplePair).join(Sample, Sample.id == SamplePair.sample_id)
+                .outerjoin(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
+                .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False),
+                       (SamplePair.reference_change != "") | SamplePair.reference_alone.is_not(None)))
+        if benchmark is not None:
+            stmt = stmt.where(Sample.benchmark == benchmark)
+        rows = s.execute(stmt).all()
+    return [ReferenceRow(r.change or "", None if r.xi is None else (r.xi, r.omega, r.alpha),
+                         None if r.context_xi is None else (r.context_xi, r.context_omega, r.context_alpha),
+                         r.reference_change or "", r.reference_alone, r.reference_given) for r in rows]
 
 
 def rated_sample(external_id: str, benchmark: int, n_tokens: int,
@@ -130,9 +183,20 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
         if cached is not None:
             _CACHE.move_to_end(key)
             return cached
-    samples, single, everyone, settings = _rated_samples(db, project_id, benchmark, start, end, tuple(annotators))
-    report = agreement_report(samples, flag_w1_max=settings.flag_w1_max, resamples=None if intervals else 0)
-    scope = AgreementScope(report, single, everyone, tuple(samples))
+    samples, single, everyone, settings, given = _rated_samples(db, project_id, benchmark, start, end,
+                                                                tuple(annotators))
+    protocol = protocol_of(settings)
+    resamples = None if intervals else 0
+    report = agreement_report(samples, measures=protocol.agreement_measures(settings),
+                              flag_w1_max=settings.flag_w1_max, resamples=resamples)
+    pairs = None
+    if protocol.has_follow_up:
+        references = _reference_rows(db, project_id, benchmark)
+        pairs = ContextPairAgreement(
+            agreement_report(given, measures=CURVE_MEASURES, breakdowns=False, flag_w1_max=settings.flag_w1_max,
+                             resamples=resamples),
+            reference_agreement(references) if references else None)
+    scope = AgreementScope(report, single, everyone, tuple(samples), pairs)
     with _CACHE_LOCK:
         _CACHE[key] = scope
         while len(_CACHE) > _CACHE_SIZE:
@@ -157,7 +221,11 @@ def _fingerprint(s, project_id: int) -> tuple:  # type: ignore[no-untyped-def]
         .select_from(Annotation).join(Sample, Sample.id == Annotation.sample_id)
         .where(Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False),
                Annotation.status == "submitted")).one()
-    return (*row, tuple(sorted(project_settings(s, project_id).to_dict().items(), key=lambda kv: kv[0])))
+    # a pairs project's reference agreement reads the gold: a lead's decision changes it
+    gold = s.execute(select(func.count(), func.sum(GoldAnnotation.id), func.max(GoldAnnotation.decided_at))
+                     .join(Sample, Sample.id == GoldAnnotation.sample_id)
+                     .where(Sample.project_id == project_id)).one()
+    return (*row, *gold, tuple(sorted(project_settings(s, project_id).to_dict().items(), key=lambda kv: kv[0])))
 
 
 def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:

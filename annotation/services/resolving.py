@@ -33,7 +33,9 @@ from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.lookup import project_settings
 from annotation.services.rows import content_select, contents_of, gold_values
-from annotation.services.settling import SettlePlan, Submitted, plan_settle, spread_of_project
+from annotation.protocols import protocol_of
+from annotation.services.sample_pairs import PairFacts, pairs_of
+from annotation.services.settling import SettlePlan, Submitted, pair_columns, plan_settle, spread_of_project
 from annotation.settings import ProjectSettings
 from db.engine import Database, make_engine
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, User, utcnow
@@ -71,15 +73,18 @@ class _Sample:
     subs: list[Submitted]
     gold: tuple[int, str] | None
     item: tuple[int, list[str], list[dict[str, Any]]] | None
+    pair: PairFacts | None = None  # a context pair's facts (read for a pairs project only)
 
     def key(self) -> tuple[Any, ...]:
         return (self.status, tuple(x.id for x in self.subs), self.gold,
                 None if self.item is None else self.item[0])
 
 
-def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True) -> dict[int, _Sample]:
+def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
+                pairs: bool = False) -> dict[int, _Sample]:
     """The samples ``ids`` with their submitted annotations (in submit order), gold and open
-    item. Without ``contents`` only what identifies their state is read (for the write's check)."""
+    item (and with ``pairs`` their pair facts). Without ``contents`` only what identifies their
+    state is read (for the write's check)."""
     samples = {sid: _Sample(sid, n, status, bool(warm), [], None, None) for sid, n, status, warm in s.execute(
         select(Sample.id, Sample.n_tokens, Sample.status, Sample.is_warmup).where(id_in(Sample.id, ids, s)))}
     if contents:
@@ -105,6 +110,9 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True) -> dic
     for iid, sid, reasons, details in item_rows:
         if samples[sid].item is None:
             samples[sid].item = (iid, list(reasons or ()), list(details or ()))
+    if pairs:
+        for sid, facts in pairs_of(s, ids).items():
+            samples[sid].pair = facts
     return samples
 
 
@@ -125,7 +133,7 @@ def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: Param
         drop = bool(recheck and smp.item is not None and all(is_automatic_flag(r) for r in smp.item[1]))
         item_open = smp.item is not None and not drop
         plan = plan_settle(smp, settings, smp.subs, None if smp.gold is None else smp.gold[1],
-                           item_open, spread, known=curve)
+                           item_open, spread, known=curve, pair=smp.pair)
         out.append(_Decision(smp, plan, drop))
     return out
 
@@ -159,7 +167,8 @@ def _write(s: Session, decisions: Sequence[_Decision]) -> tuple[Counter[str], li
             elif new:
                 grown_items.append({"item_id": item[0], **values})
         if plan.gold is not None:
-            values = gold_values(plan.gold, source="auto", decided_by=None, decided_at=stamp)
+            values = gold_values(plan.gold, source="auto", decided_by=None, decided_at=stamp,
+                                 **pair_columns(plan.pair))
             if smp.gold is None or plan.drop_gold:
                 new_gold.append({"sample_id": smp.id, **values})
             else:
@@ -222,13 +231,14 @@ def _settle_part(url: str, project_id: int, ids: list[int], settings: ProjectSet
 def _settle_here(db: Database, project_id: int, ids: list[int], settings: ProjectSettings, recheck: bool,
                  progress: Callable[[int, int], None] | None) -> Counter[str]:
     spread = db.run_read(lambda s: spread_of_project(s, project_id))
+    pairs = protocol_of(settings).has_follow_up
     counts: Counter[str] = Counter()
     todo, total = ids, len(ids)
     for _pass in range(MAX_PASSES):
         retry: list[int] = []
         for start in range(0, len(todo), CHUNK):
             chunk = todo[start:start + CHUNK]
-            samples = db.run_read(lambda s: _read_chunk(s, chunk))
+            samples = db.run_read(lambda s: _read_chunk(s, chunk, pairs=pairs))
             decisions = _decide(samples.values(), settings, spread, recheck)
             done, changed = db.run_write(lambda s: _write(s, decisions))
             counts += done

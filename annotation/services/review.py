@@ -27,21 +27,35 @@ from annotation.review.adjudication import DECISION_BY_NAME, DECISIONS, decision
 from annotation.review.lead_edit import LeadEdit
 from annotation.workbench.protocol import AnnotationContent
 from annotation.curves import CurveFitError
+from annotation.curves import parameter_bounds_problem
+from annotation.pairs.change import CHANGE_LABELS
+from annotation.review.pair_settling import (
+    ChangeChoice,
+    PairGold,
+    change_choice,
+    decided_pair_gold,
+    given_versions,
+    pair_gold,
+    pair_version,
+)
 from annotation.review.pooling import pool_versions_with_fit
 from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
+from annotation.protocols import protocol_of
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound, StaleVersion
 from annotation.services import review_queue as _queue
 from annotation.services.review_queue import reason_label
+from annotation.services.lookup import project_settings
 from annotation.services.rows import StoredGold, annotation_content, stored_gold
+from annotation.services.sample_pairs import PairFacts
 from annotation.services.settling import (
     count_parameters,
     ensure_stats,
+    pair_facts,
     store_gold,
     submitted_annotations,
-    usable_versions,
 )
 from db.engine import Database
 from db.models import (
@@ -65,6 +79,8 @@ class VersionView:
     content: AnnotationContent
     submitted_at: datetime | None
     seconds_spent: float
+    #: a context pair's change label: the annotator's override or the one their curves give
+    change: ChangeChoice | None = None
 
 
 @dataclass(frozen=True)
@@ -88,10 +104,20 @@ class ReviewCase:
     #: W1 between the pooled curve and the pool it stands for (log-time units): large when the
     #: annotators' curves are far apart and one skew-normal cannot hold both peaks
     pooled_fit_w1: float | None = None
+    #: a context pair's facts (follow-up; reference labels and the author's intent, for leads)
+    pair: PairFacts | None = None
+    #: the pair part of the proposal and of the pooled resolution (second curve, change label)
+    pair_proposal: PairGold | None = None
+    pair_pooled: PairGold | None = None
+    #: the project's change threshold (a time factor) and whether its targets are segmented
+    change_factor: float = 1.5
+    segmented: bool = True
 
 
 def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
-    """Lead: one review item with both (all) annotations side by side and the proposal."""
+    """Lead: one review item with both (all) annotations side by side and the proposal; for a
+    context pair also the follow-up, each annotator's two curves and change label, the pair part
+    of the proposals, and the imported reference labels and the author's intent."""
     with db.read() as s:
         require_role(s, actor, "lead")
         item = s.get(ReviewItem, item_id)
@@ -99,15 +125,30 @@ def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
             raise NotFound("No such review item.")
         smp = s.get(Sample, item.sample_id)
         anns = submitted_annotations(s, smp.id)
+        settings = project_settings(s, smp.project_id)
+        facts = pair_facts(s, smp.id, settings)
         users = dict(s.execute(select(User.id, User.username)
                                .where(User.id.in_([a.annotator_id for a in anns]))).all())
-        versions = tuple(VersionView(a.id, users.get(a.annotator_id, "?"), annotation_content(a),
-                                     a.submitted_at, a.seconds_spent) for a in anns)
-        usable = usable_versions(anns, smp.n_tokens)
-        proposal = resolve_pair(usable) if usable else None
-        return ReviewCase(item.id, smp.id, smp.external_id, smp.benchmark, smp.parent_text,
-                          smp.n_tokens, tuple(item.reasons), tuple(item.details), versions,
-                          proposal, tuple(_history(s, smp.id)), *_pooled(usable))
+        history = tuple(_history(s, smp.id))
+    factor = settings.change_factor
+    contents = [annotation_content(a) for a in anns]
+    versions = tuple(VersionView(a.id, users.get(a.annotator_id, "?"), c, a.submitted_at, a.seconds_spent,
+                                 change_choice(c, factor) if facts is not None else None)
+                     for a, c in zip(anns, contents))
+    case = _Case(actor, smp.n_tokens, tuple((a.id, a.annotator_id, c) for a, c in zip(anns, contents)),
+                 "", None, None, facts is not None, protocol_of(settings).segmented(settings), factor)
+    usable = _versions(case)
+    proposal = resolve_pair(usable) if usable else None
+    pooled, pooled_w1 = _pooled(usable)
+    pair_proposal = pair_pooled = None
+    if facts is not None:
+        labelled = [(who, c) for _aid, who, c in case.annotations]
+        pair_proposal = pair_gold(labelled, smp.n_tokens, proposal, factor) if proposal else None
+        pair_pooled = _pooled_pair(case, pooled) if pooled is not None else None
+    return ReviewCase(item.id, smp.id, smp.external_id, smp.benchmark, smp.parent_text,
+                      smp.n_tokens, tuple(item.reasons), tuple(item.details), versions,
+                      proposal, history, pooled, pooled_w1, facts, pair_proposal, pair_pooled,
+                      factor, case.segmented)
 
 
 def _pooled(usable: Sequence[AnnotatorVersion]) -> tuple[Resolution | None, float | None]:
@@ -152,6 +193,13 @@ class _Case:
     note: str
     edit: LeadEdit | None
     annotation_id: int | None
+    #: a context pair: its gold also holds the second curve and the change label
+    pair: bool = False
+    segmented: bool = True
+    change_factor: float = 1.5
+    #: the lead's change label and second curve (None: from the annotations)
+    change: str | None = None
+    context: tuple[float, float, float] | None = None
 
 
 def _open_case_rows(s: Session, actor: Actor, item_id: int, *,
@@ -170,7 +218,8 @@ def _open_case_rows(s: Session, actor: Actor, item_id: int, *,
 
 def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidence: int | None = None,
            error_type: str | None = None, note: str = "", edit: LeadEdit | None = None,
-           annotation_id: int | None = None) -> str:
+           annotation_id: int | None = None, change: str | None = None,
+           context: tuple[float, float, float] | None = None) -> str:
     """Lead: settle an open review item (see module docstring). Returns the decision.
 
     ``decision`` is one of :data:`annotation.review.adjudication.DECISIONS` (what each needs is there).
@@ -178,6 +227,9 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
     (:data:`annotation.review.adjudication.ERROR_TYPES`), stored on the item and on the gold it stores.
     ``edit`` needs the lead's ``edit`` (stored as an edited resolution by the lead); ``take_version`` needs the ``annotation_id`` to take;
     ``send_back`` and ``discard`` need a ``note`` (the annotators and the history show it).
+    For a context pair a gold-storing decision also stores the curve given the follow-up and the
+    change label (:func:`annotation.review.pair_settling.decided_pair_gold`): the lead may set the
+    label (``change``) and, with ``edit``, the second curve (``context``: ξ, ω, α).
     A decision on an item that is no longer open raises :class:`StaleVersion`.
 
     Read, compute, then write: the item and the annotations are read, the gold is computed with
@@ -193,21 +245,29 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
     note = (note or "").strip()
     if chosen.needs == "note" and not note:
         raise InvalidInput("Say why in the note: the annotators and the history show it.")
+    _check_pair_choice(change, context)
 
     def read(s: Session) -> tuple[_Case, tuple]:  # type: ignore[type-arg]
         _item, smp, anns = _open_case_rows(s, actor, item_id)
+        settings = project_settings(s, smp.project_id)
+        is_pair = pair_facts(s, smp.id, settings) is not None
+        if not is_pair and (change or context is not None):
+            raise InvalidInput("A change label and a curve given the follow-up belong to context pairs.")
         return (_Case(actor, smp.n_tokens, tuple((a.id, a.annotator_id, annotation_content(a)) for a in anns),
-                      note, edit, annotation_id), tuple((a.id, a.version) for a in anns))
+                      note, edit, annotation_id, is_pair, protocol_of(settings).segmented(settings),
+                      settings.change_factor, change or None, context),
+                tuple((a.id, a.version) for a in anns))
 
     case, read_key = db.run_read(read)
     outcome = _GOLD_HANDLERS[chosen.name](case) if chosen.gold_source is not None else None
+    pair = _pair_part(case, chosen.name, outcome) if outcome is not None and case.pair else None
     with db.write() as s:
         item, smp, anns = _open_case_rows(s, actor, item_id, lock=True)
         if tuple((a.id, a.version) for a in anns) != read_key:
             raise StaleVersion("This sample's annotations changed while you decided; look at the case again.")
         if outcome is not None:
             resolution, taken_from = outcome
-            gold = store_gold(s, smp, resolution, chosen.gold_source, actor.user_id, note, taken_from)
+            gold = store_gold(s, smp, resolution, chosen.gold_source, actor.user_id, note, taken_from, pair=pair)
             gold.confidence, gold.error_type = confidence, error_type
         else:
             _WRITERS[chosen.name](s, smp, anns, note)
@@ -215,7 +275,8 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
         item.confidence, item.error_type = confidence, error_type
         item.closed_by, item.closed_at = actor.user_id, utcnow()
         audit.record(s, actor.user_id, f"review_{decision}", "sample", smp.id, item=item.id, note=note,
-                     confidence=confidence, error_type=error_type)
+                     confidence=confidence, error_type=error_type,
+                     **({"change": pair.change} if pair is not None else {}))
         return decision
 
 
@@ -223,13 +284,19 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
 _Gold = tuple[Resolution, int | None]
 
 
-def _usable(case: _Case) -> list[AnnotatorVersion]:
+def _versions(case: _Case) -> list[AnnotatorVersion]:
+    """The complete annotations as versions (an unsegmented pair's: one unlabelled segment)."""
     usable = []
     for _aid, annotator_id, content in case.annotations:
         try:
-            usable.append(AnnotatorVersion.from_content(annotator_id, content, case.n_tokens))
+            usable.append(pair_version(annotator_id, content, case.n_tokens, case.segmented))
         except (SegmentationError, ValueError):
             continue  # an unfinished flagged annotation cannot take part in a merge
+    return usable
+
+
+def _usable(case: _Case) -> list[AnnotatorVersion]:
+    usable = _versions(case)
     if not usable:
         raise InvalidInput("No complete annotation to resolve; send the sample back or discard it.")
     return usable
@@ -250,7 +317,7 @@ def _edit(case: _Case) -> _Gold:
     edit = case.edit
     if edit is None or edit.n_tokens != case.n_tokens:
         raise InvalidInput("The edited resolution does not fit this text.")
-    if edit.has_unlabelled_segment:
+    if case.segmented and edit.has_unlabelled_segment:
         raise InvalidInput("Every segment of the resolution needs at least one axis.")
     if edit.curve_problem:  # no annotation had a curve and the lead typed none
         raise InvalidInput(f"Not stored. {edit.curve_problem}")
@@ -262,12 +329,57 @@ def _take_version(case: _Case) -> _Gold:
     if chosen is None:
         raise InvalidInput("Choose one of this sample's annotations to take.")
     try:
-        version = AnnotatorVersion.from_content(chosen[1], chosen[2], case.n_tokens)
+        version = pair_version(chosen[1], chosen[2], case.n_tokens, case.segmented)
     except (SegmentationError, ValueError):
         raise InvalidInput("That annotation is unfinished and cannot be taken.") from None
-    if None in version.segment_axes:
+    if case.segmented and None in version.segment_axes:
         raise InvalidInput("That annotation has segments without an axis and cannot be taken.")
     return take_version(version), chosen[0]
+
+
+def _check_pair_choice(change: str | None, context: tuple[float, float, float] | None) -> None:
+    """The lead's change label and second curve, checked before anything is read."""
+    if change and change not in CHANGE_LABELS:
+        raise InvalidInput(f"The change label is one of: {', '.join(CHANGE_LABELS)}.")
+    if context is not None:
+        try:
+            problem = parameter_bounds_problem(*(float(v) for v in context))
+        except (TypeError, ValueError):
+            problem = "the curve given the follow-up needs three numbers ξ, ω, α"
+        if problem:
+            raise InvalidInput(f"Curve given the follow-up: {problem}.")
+
+
+def _pooled_pair(case: _Case, pooled: Resolution) -> PairGold | None:
+    """The pooled decision's pair part: the annotators' second curves pooled and refitted."""
+    second = given_versions([(who, c) for _aid, who, c in case.annotations], case.n_tokens)
+    try:
+        merged, fit = pool_versions_with_fit(second) if second else (None, None)
+    except CurveFitError:
+        return None
+    if merged is None or fit is None:
+        return None
+    context = (merged.xi, merged.omega, merged.alpha)
+    return decided_pair_gold([(who, c) for _aid, who, c in case.annotations], case.n_tokens, pooled,
+                             case.change_factor, context=context, change=case.change or "")
+
+
+def _pair_part(case: _Case, decision: str, outcome: "_Gold") -> PairGold:
+    """The pair part of a gold-storing decision (see :func:`decide`); InvalidInput when it
+    would leave the pair's gold without a second curve or a change label."""
+    resolution, taken_from = outcome
+    labelled = [(who, c) for _aid, who, c in case.annotations]
+    if decision == "accept_pooled" and case.context is None:
+        pair = _pooled_pair(case, resolution)
+    else:
+        taken = next((c for aid, _who, c in case.annotations if aid == taken_from), None)
+        pair = decided_pair_gold(labelled, case.n_tokens, resolution, case.change_factor,
+                                 context=case.context, change=case.change or "", taken=taken)
+    if pair is None or pair.context is None:
+        raise InvalidInput("No curve given the follow-up to store; edit the resolution and give one.")
+    if not pair.change:
+        raise InvalidInput("No change label to store; choose one.")
+    return pair
 
 
 def _discard(s: Session, smp: Sample, anns: Sequence[Annotation], note: str) -> None:

@@ -7,7 +7,8 @@ submitted.
 * An annotator's flag opens a review item at once.
 * When a sample has its k-th submitted annotation its flags are computed (``annotation.review.flags``):
   flagged samples open a review item, unflagged ones are resolved automatically into gold
-  (``annotation.review.resolution``). At a submit this is decided before the write
+  (``annotation.review.resolution``); a context pair's gold also holds its curve given the
+  follow-up and its change label, and its own flags join (``annotation.review.pair_settling``). At a submit this is decided before the write
   (:func:`prepare_submission`: read the sample, :func:`plan_settle`) and written in the submit's
   transaction once the sample is verified unchanged (:class:`PreparedSettlement`), so no flag
   or resolution is computed while the write lock is held.
@@ -36,12 +37,15 @@ from annotation.review.flags import (
     sums_are_finite,
 )
 from annotation.review.pair_figures import PairFigures
+from annotation.review.pair_settling import PairGold, pair_flag_hits, pair_gold, pair_version
 from annotation.parameters import PARAMETERS
 from annotation.workbench.protocol import AnnotationContent
-from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair
+from annotation.protocols import protocol_of
+from annotation.review.resolution import Resolution, resolve_pair
 from annotation.segmentation import SegmentationError
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
 from annotation.services.rows import annotation_content, gold_values
+from annotation.services.sample_pairs import PairFacts, pairs_of
 from annotation.settings import ProjectSettings
 from db.models import (
     Annotation,
@@ -211,22 +215,12 @@ def open_review(s: Session, smp: Sample, reasons: Sequence[str], details: Sequen
     return item
 
 
-def usable_versions(anns: Sequence[Annotation], n_tokens: int) -> list[AnnotatorVersion]:
-    """The annotations that can take part in a resolution (complete ones), as versions."""
-    versions = []
-    for a in anns:
-        try:
-            versions.append(AnnotatorVersion.from_content(a.annotator_id, annotation_content(a), n_tokens))
-        except (SegmentationError, ValueError):
-            continue  # an unfinished flagged annotation cannot take part in a merge
-    return versions
-
-
 def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by: int | None,
                note: str = "", source_annotation_id: int | None = None,
-               gold: GoldAnnotation | None = _UNKNOWN) -> GoldAnnotation:
+               gold: GoldAnnotation | None = _UNKNOWN, pair: PairGold | None = None) -> GoldAnnotation:
     """Store ``res`` as the sample's gold, decided by ``decided_by`` (None: automatic); ``gold``:
-    the sample's gold row when the caller has just looked it up, None when it found none."""
+    the sample's gold row when the caller has just looked it up, None when it found none;
+    ``pair``: a context pair's curve given the follow-up and change label."""
     if not res.has_parameters:
         raise InvalidInput("The resolution has no curve (ξ, ω, α); edit it or send the sample back.")
     if gold is _UNKNOWN:  # else the caller has just looked it up
@@ -236,10 +230,23 @@ def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by
         s.add(gold)
     # confidence and error type are cleared: a lead's decision sets its own after this
     for column, value in gold_values(res, source=source, decided_by=decided_by, decided_at=utcnow(), note=note,
-                                     source_annotation_id=source_annotation_id).items():
+                                     source_annotation_id=source_annotation_id,
+                                     **pair_columns(pair)).items():
         setattr(gold, column, value)
     s.flush()
     return gold
+
+
+def pair_columns(pair: PairGold | None) -> dict[str, Any]:
+    """The keyword arguments of :func:`gold_values` that store a pair's part of a gold."""
+    return {} if pair is None else {"context": pair.context, "change": pair.change}
+
+
+def pair_facts(s: Session, sample_id: int, settings: ProjectSettings) -> PairFacts | None:
+    """The sample's pair facts when its project annotates context pairs (None otherwise)."""
+    if not protocol_of(settings).has_follow_up:
+        return None
+    return pairs_of(s, [sample_id]).get(sample_id)
 
 
 @dataclass(frozen=True)
@@ -271,6 +278,7 @@ class SettlePlan:
     details: tuple[dict[str, Any], ...] = ()
     drop_gold: bool = False
     gold: Resolution | None = None
+    pair: PairGold | None = None
 
 
 def _hits_json(hits: Sequence[FlagHit], subs: Sequence[Submitted]) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...]]:
@@ -283,13 +291,16 @@ def _hits_json(hits: Sequence[FlagHit], subs: Sequence[Submitted]) -> tuple[tupl
 def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted],
                 gold_source: str | None, item_open: bool, spread: ParameterSpread, *,
                 annotator_flags: bool = False,
-                known: Mapping[tuple[int, int], PairFigures] | None = None) -> SettlePlan:
+                known: Mapping[tuple[int, int], PairFigures] | None = None,
+                pair: PairFacts | None = None) -> SettlePlan:
     """Decide how to settle a sample (pure: no session), from its submitted annotations in
     submit order, its gold's source (None: no gold), whether a review item is open and the
     project's parameter spread. ``annotator_flags``: the newest annotation carries an
     annotator's flag, which goes to the lead at once (whether or not the sample is complete).
     ``known``: the pairs' figures when computed for many samples at once
-    (:func:`annotation.review.pair_figures.pair_figures`).
+    (:func:`annotation.review.pair_figures.pair_figures`). ``pair``: a context pair's facts — its
+    gold then also holds the curve given the follow-up and the change label, and the pair's own
+    flags join (:mod:`annotation.review.pair_settling`).
     """
     reasons: tuple[str, ...] = ()
     details: tuple[dict[str, Any], ...] = ()
@@ -302,6 +313,20 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
         return SettlePlan("pending", reasons, details)  # a lead decided it
     hits = flags_for_sample([x.content for x in subs], smp.n_tokens, spread, settings,
                             [x.name for x in subs], known=known)
+    segmented = protocol_of(settings).segmented(settings) or pair is None
+    versions = []
+    for x in subs:
+        try:
+            versions.append(pair_version(x.annotator_id, x.content, smp.n_tokens, segmented))
+        except (SegmentationError, ValueError):
+            continue  # an unfinished flagged annotation cannot take part in a merge
+    gold = resolve_pair(versions) if versions else None
+    extra = None
+    if pair is not None:
+        extra = pair_gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold,
+                          settings.change_factor)
+        hits += pair_flag_hits([x.content for x in subs], spread, settings, [x.name for x in subs],
+                               intended_change=pair.intended_change, settled=extra.change)
     more, more_details = _hits_json(hits, subs)
     reasons, details = reasons + more, details + more_details
     if item_open:
@@ -310,13 +335,9 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
         return SettlePlan("pending", reasons, details)
     if hits:  # new thresholds flag what was auto-resolved before
         return SettlePlan("flagged", reasons, details, drop_gold=gold_source is not None)
-    versions = []
-    for x in subs:
-        try:
-            versions.append(AnnotatorVersion.from_content(x.annotator_id, x.content, smp.n_tokens))
-        except (SegmentationError, ValueError):
-            continue  # an unfinished flagged annotation cannot take part in a merge
-    return SettlePlan("gold", gold=resolve_pair(versions))
+    if gold is None:
+        return SettlePlan("pending", reasons, details)  # nothing complete to merge: left as it is
+    return SettlePlan("gold", gold=gold, pair=extra)
 
 
 def write_settle(s: Session, smp: Sample, plan: SettlePlan, state: SampleState) -> str:
@@ -328,7 +349,7 @@ def write_settle(s: Session, smp: Sample, plan: SettlePlan, state: SampleState) 
     if plan.reasons:
         state.item = open_review(s, smp, plan.reasons, plan.details, state.item)
     if plan.gold is not None:
-        store_gold(s, smp, plan.gold, "auto", None, gold=state.gold)
+        store_gold(s, smp, plan.gold, "auto", None, gold=state.gold, pair=plan.pair)
     return plan.result
 
 
@@ -349,7 +370,7 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
         return "incomplete"
     plan = plan_settle(smp, settings, submitted_of(state),
                        None if state.gold is None else state.gold.source, state.item is not None,
-                       _spread(s, smp.project_id, stats))
+                       _spread(s, smp.project_id, stats), pair=pair_facts(s, smp.id, settings))
     return write_settle(s, smp, plan, state)
 
 
@@ -423,5 +444,5 @@ def prepare_submission(s: Session, smp: Sample, annotation_id: int, annotator_id
     subs.append(Submitted(annotation_id, annotator_id, content, username))
     plan = plan_settle(smp, settings, subs, None if state.gold is None else state.gold.source,
                        state.item is not None, _spread_with(s, smp.project_id, stats, content),
-                       annotator_flags=bool(content.flags))
+                       annotator_flags=bool(content.flags), pair=pair_facts(s, smp.id, settings))
     return PreparedSettlement(smp, content, _state_key(state, annotation_id), plan)

@@ -11,6 +11,7 @@ from annotation.review.flag_reasons import (
     ANNOTATOR_FLAG_CODES,
     ANNOTATOR_FLAGS,
     AUTOMATIC_FLAG_CODES,
+    PAIR_FLAG_CODES,
     FLAG_CODES,
     FLAG_LABELS,
     flag_label,
@@ -59,7 +60,7 @@ def test_automatic_codes_join_the_same_vocabulary():
     assert AUTOMATIC_FLAG_CODES == ("segmentation_mismatch", "pk_above_threshold",
                                     "xi_deviation", "omega_deviation", "alpha_deviation",
                                     "curve_distance")
-    assert FLAG_CODES == ANNOTATOR_FLAG_CODES + AUTOMATIC_FLAG_CODES + ("model_disagrees",)  # a lead's reason
+    assert FLAG_CODES == ANNOTATOR_FLAG_CODES + AUTOMATIC_FLAG_CODES + PAIR_FLAG_CODES + ("model_disagrees",)
     assert not is_automatic_flag("model_disagrees") and flag_label("model_disagrees") == "The model disagrees with the gold"
     assert set(FLAG_LABELS) == set(FLAG_CODES)
     for code in AUTOMATIC_FLAG_CODES:
@@ -68,6 +69,18 @@ def test_automatic_codes_join_the_same_vocabulary():
         assert not flag_needs_note(code)
     assert flag_label("segmentation_mismatch") == "Segmentation mismatch"
     assert flag_label("no_such_flag") == "no_such_flag"
+
+
+def test_context_pair_codes_join_the_same_vocabulary():
+    assert PAIR_FLAG_CODES == ("change_disagreement", "change_overridden", "intent_differs",
+                               "given_xi_deviation", "given_omega_deviation", "given_alpha_deviation",
+                               "given_curve_distance")
+    for code in PAIR_FLAG_CODES:  # raised by the back office, recomputed when thresholds change
+        assert is_automatic_flag(code) and not flag_needs_note(code)
+    assert flag_label("change_overridden") == "Change label overridden"
+    assert flag_label("given_curve_distance") == "Given the follow-up: curves far apart"
+    with pytest.raises(ContentError, match="unknown flag"):
+        AnnotationContent(flags=("change_overridden",)).check_shape()
 
 
 def test_annotators_cannot_raise_automatic_flags():

@@ -1,0 +1,52 @@
+"""Review (lead) of a context pair: the follow-up set apart and literal, each annotator's two
+curves and change label (an override said as one), the reference labels and the author's intent,
+and a decision storing both curves and the lead's change label."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.services import resolving, review
+from page_helpers import markdown_text, run, toasts
+from pair_data import pair_content, pairs_project, sample_id_of, write_submitted
+
+FOLLOW_UP = "They moved it to **next** Friday <b>!</b>"
+
+
+@pytest.fixture
+def pair_case(db, lead, pair):
+    a, b = pair
+    pid = pairs_project(db, lead, [{"id": "P-1", "target": "Job interview tomorrow, wish me luck.",
+                                    "follow_up": FOLLOW_UP, "reference_alone": 8, "reference_given": 10,
+                                    "reference_change": "increased", "intended_change": "increased"}])
+    sid = sample_id_of(db, pid, "P-1")
+    write_submitted(db, sid, a.user_id, pair_content(given=(52.0, 10.0, 0.0)))
+    write_submitted(db, sid, b.user_id, pair_content(given=(48.0, 10.0, 0.0), change="increased"), minutes=1)
+    resolving.resolve_project(db, lead, pid)
+    return sid
+
+
+def test_a_pair_case_shows_both_curves_labels_and_the_lead_facts(make_app, db, lead, pair_case):
+    at = run(make_app(lead))
+    at.switch_page("screens/review.py")
+    at = run(at)
+    assert [t.value for t in at.text][:2] == ["Job interview tomorrow, wish me luck.", FOLLOW_UP]
+    shown = markdown_text(at) + " ".join(c.value for c in at.caption)
+    assert "Follow-up" in shown and "Change label overridden" in shown
+    assert "The author meant: increased" in shown.replace("\\", "")
+    assert "Reference: alone 1–3 days (8)" in shown.replace("\\", "")
+    table = next(d.value for d in at.dataframe if "change" in d.value.columns)
+    assert list(table["change"]) == ["increased (derived)", "increased (overridden; the curves give neutral)"]
+    assert list(table["class alone"]) == ["2–6 hours", "2–6 hours"]
+
+    item = at.session_state["review.pick"]
+    assert at.button_group(key=f"review.{item}.change").value == "increased"
+    at.button_group(key=f"review.{item}.change").set_value("neutral")
+    at.button_group(key=f"review.{item}.confidence").set_value(4)
+    at.button_group(key=f"review.{item}.error_type").set_value("annotator_error")
+    at = run(at)
+    at.button(key=f"review.{item}.do.accept").click()
+    at = run(at)
+    gold = review.gold_of(db, lead, pair_case)
+    assert (gold.change, gold.context_xi, gold.source) == ("neutral", 50.0, "accepted")
+    assert toasts(at) == ["P-1: accepted the automatic resolution"]

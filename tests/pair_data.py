@@ -1,0 +1,66 @@
+"""Seed data for the context-pair tests: a pairs project whose samples and follow-ups, and the
+annotators' submitted two-curve annotations, are written straight into the tables (the pair
+import and the workbench's pair steps are tested on their own)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import select
+
+from annotation.corpus.text_import import TextRecord
+from annotation.services import projects
+from annotation.services.rows import content_values
+from annotation.workbench.protocol import AnnotationContent
+from db.models import Annotation, Sample, SamplePair
+
+#: A target alone (about 4 hours: "2–6 hours") and what follow-ups do to it, ξ on the base-1.1 axis.
+ALONE = (45.0, 10.0, 0.0)
+LATER = (62.0, 10.0, 0.0)    # ≈ ×5 longer: increased
+SAME = (46.0, 10.0, 0.0)     # ≈ ×1.1: neutral
+SOONER = (30.0, 10.0, 0.0)   # ≈ ×4 shorter: decreased
+
+
+def pair_content(alone=ALONE, given=LATER, change: str = "", **extra) -> AnnotationContent:
+    """A submitted pair annotation: one segment, the two curves (parameters only) and the
+    annotator's override of the change label ("" accepts the derived one)."""
+    values = dict(boundaries=(0,), segment_axes=("main",), xi=alone[0], omega=alone[1],
+                  alpha=alone[2], context_xi=given[0], context_omega=given[1],
+                  context_alpha=given[2], change=change)
+    return AnnotationContent(**{**values, **extra})
+
+
+def pairs_project(db, lead, pairs: list[dict], name: str = "Pairs", **settings) -> int:
+    """A pairs project with one sample per entry of ``pairs`` (``id``, ``target``, ``follow_up``,
+    and optional ``reference_alone``/``reference_given``/``reference_change``/``intended_change``)."""
+    p = projects.create_project(db, lead, name)
+    projects.update_settings(db, lead, p.id, protocol="pairs", **settings)
+    projects.import_texts(db, lead, p.id, [TextRecord(x["target"], 1, x["id"], i + 1)
+                                           for i, x in enumerate(pairs)])
+    with db.write() as s:
+        ids = dict(s.execute(select(Sample.external_id, Sample.id).where(Sample.project_id == p.id)).all())
+        for x in pairs:
+            s.add(SamplePair(sample_id=ids[x["id"]], target_key=x.get("target_key", x["id"]),
+                             follow_up=x["follow_up"], reference_alone=x.get("reference_alone"),
+                             reference_given=x.get("reference_given"),
+                             reference_change=x.get("reference_change", ""),
+                             intended_change=x.get("intended_change", "")))
+    return p.id
+
+
+def sample_id_of(db, project_id: int, external_id: str) -> int:
+    with db.read() as s:
+        return s.scalar(select(Sample.id).where(Sample.project_id == project_id,
+                                                Sample.external_id == external_id))
+
+
+def write_submitted(db, sample_id: int, annotator_id: int, content: AnnotationContent, *,
+                    minutes: int = 0) -> int:
+    """Store ``content`` as ``annotator_id``'s submitted annotation of the sample; returns its id."""
+    at = datetime(2026, 11, 2, 10, 0, tzinfo=timezone.utc) + timedelta(minutes=minutes)
+    with db.write() as s:
+        a = Annotation(sample_id=sample_id, annotator_id=annotator_id, status="submitted",
+                       submitted_at=at, updated_at=at, **content_values(content))
+        s.add(a)
+        s.flush()
+        return a.id
