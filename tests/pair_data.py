@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import select
 
-from annotation.corpus.text_import import TextRecord
-from annotation.services import projects
+from annotation.corpus.pair_import import PairRecord
+from annotation.services import pair_imports, projects
 from annotation.services.rows import content_values
 from annotation.workbench.protocol import AnnotationContent
 from db.models import Annotation, Sample, SamplePair
@@ -35,16 +35,15 @@ def pairs_project(db, lead, pairs: list[dict], name: str = "Pairs", **settings) 
     and optional ``reference_alone``/``reference_given``/``reference_change``/``intended_change``)."""
     p = projects.create_project(db, lead, name)
     projects.update_settings(db, lead, p.id, protocol="pairs", **settings)
-    projects.import_texts(db, lead, p.id, [TextRecord(x["target"], 1, x["id"], i + 1)
-                                           for i, x in enumerate(pairs)])
+    pair_imports.import_pairs(db, lead, p.id, [
+        PairRecord(x["target"], x["follow_up"], x["id"], x.get("target_key", x["id"]), i + 1,
+                   x.get("reference_alone"), x.get("reference_given"), x.get("reference_change", ""))
+        for i, x in enumerate(pairs)])
     with db.write() as s:
         ids = dict(s.execute(select(Sample.external_id, Sample.id).where(Sample.project_id == p.id)).all())
         for x in pairs:
-            s.add(SamplePair(sample_id=ids[x["id"]], target_key=x.get("target_key", x["id"]),
-                             follow_up=x["follow_up"], reference_alone=x.get("reference_alone"),
-                             reference_given=x.get("reference_given"),
-                             reference_change=x.get("reference_change", ""),
-                             intended_change=x.get("intended_change", "")))
+            if x.get("intended_change"):
+                s.get(SamplePair, ids[x["id"]]).intended_change = x["intended_change"]
     return p.id
 
 

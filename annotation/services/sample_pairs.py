@@ -68,8 +68,8 @@ def follow_ups_of(s: Session, sample_ids: Iterable[int]) -> dict[int, str]:
     screen may know of a pair."""
     out: dict[int, str] = {}
     for chunk in _chunks(sample_ids):
-        out.update(s.execute(select(SamplePair.sample_id, SamplePair.follow_up)
-                             .where(SamplePair.sample_id.in_(chunk))).tuples().all())
+        out.update((sample_id, follow_up) for sample_id, follow_up in s.execute(
+            select(SamplePair.sample_id, SamplePair.follow_up).where(SamplePair.sample_id.in_(chunk))))
     return out
 
 
