@@ -58,6 +58,7 @@ MODULES: tuple[str, ...] = (
     "annotation.sign_in_throttle",
     "annotation.corpus.text_import",
     "annotation.workbench.edit_script",
+    "annotation.workbench.event_batch",
     "annotation.review.pair_figures",
     "annotation.services.rows",
     "annotation.training.scoring",
