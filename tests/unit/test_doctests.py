@@ -59,6 +59,7 @@ MODULES: tuple[str, ...] = (
     "annotation.corpus.text_import",
     "annotation.workbench.edit_script",
     "annotation.workbench.event_batch",
+    "ui.pair_view",
     "annotation.review.pair_figures",
     "annotation.services.rows",
     "annotation.training.scoring",
