@@ -14,7 +14,9 @@ from sqlalchemy import select
 from annotation.services import queue, workbench_events
 from annotation.services.queue import WorkItem
 from db.models import Annotation, Sample, SamplePair
+from annotation.workbench.protocol import AnnotationContent
 from service_helpers import GOOD_POINTS
+import workbench_writes
 
 CLIENT = "feedc0de00000001"
 SECOND = tuple((round(x + 12.0, 2), y) for x, y in GOOD_POINTS)  # the same shape, later
@@ -124,6 +126,20 @@ def test_a_single_text_project_refuses_pair_edits(db, make_user, make_project):
     assert [r.seq for r in out.refused] == [1, 2, 3]
     assert "no follow-up" in out.refused[0].message and "numbered 0 to 2" in out.refused[2].message
     assert out.item.content == item.content
+
+
+def test_a_script_submits_a_whole_pair_through_the_same_edits(db, make_user, make_project):
+    # workbench_writes (tests, benchmarks) turns a content into the surface's edits, the
+    # second curve and the change included
+    pid = _pairs_project(db, make_project)
+    ann = make_user("ann")
+    item = queue.next_item(db, ann, pid)
+    content = AnnotationContent(points=GOOD_POINTS, context_points=SECOND, change="neutral")
+    stored = workbench_writes.submit(db, ann, item.annotation_id, item.version, content)
+    c = stored.content
+    assert stored.status == "submitted" and c.change == "neutral"
+    assert c.points == GOOD_POINTS and c.context_points == SECOND
+    assert c.has_parameters and c.has_context_parameters
 
 
 def _get(db, annotation_id: int) -> Annotation:
