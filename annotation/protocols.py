@@ -53,6 +53,14 @@ class ProjectProtocol:
         targets starts at the curve."""
         return 2 if self.has_follow_up and not settings.segment_targets else 0
 
+    def open_steps(self, settings: ProjectSettings) -> range:
+        """The steps an annotator may go to: from :meth:`first_step` to the protocol's last.
+
+        >>> list(CONTEXT_PAIRS.open_steps(ProjectSettings(protocol="pairs"))), list(SINGLE_TEXTS.open_steps(ProjectSettings()))
+        ([2, 3], [0, 1, 2])
+        """
+        return range(self.first_step(settings), len(self.steps))
+
     def segmented(self, settings: ProjectSettings) -> bool:
         """Whether annotators segment the text and label each segment's axis."""
         return not self.has_follow_up or settings.segment_targets

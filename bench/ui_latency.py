@@ -10,7 +10,10 @@ max and n per interaction:
 * **sidebar navigation**: click "My account" / "My queue" in the sidebar → that page's heading;
 * **edit → visible** and **edit → acknowledged** for a gap click (a segment boundary), an axis
   click, a chart click (add a point) and a step change;
-* **submit → next sample visible**.
+* **submit → next sample visible**;
+* a context pair's steps (``bench/ui_latency_pairs.py``): chart clicks on the target's curve,
+  the step to the follow-up (Alt+→ → the follow-up drawn, → acknowledged), chart clicks on the
+  second curve, the change choice (key 1) and submit → the next pair visible.
 
 How the time is taken. Every figure is measured inside the page with ``performance.now()``, so
 Playwright's round trips (tens of ms each, more on a loaded machine) are not in them: before an
@@ -36,7 +39,7 @@ Per sample the script makes one boundary, labels both segments, places three poi
 submits, waiting for each acknowledgement before the next action (this measures latency, not
 fast input: ``tests/browser/test_fast_input.py`` does that).
 
-    python bench/ui_latency.py [--samples 15] [--signins 8] [--port 0]
+    python bench/ui_latency.py [--samples 15] [--signins 8] [--pairs 10] [--port 0]
 
 The load average is printed with the figures: on a busy machine
 (other test suites running) the figures are slower than an annotator's own machine would give.
@@ -95,6 +98,8 @@ TARGETS = {
     "long text: gap click → visible": (50.0, "p95"),
 }
 from ui_latency_long import LONG_TEXT, long_text  # noqa: E402  (the 2,500-token part)
+from ui_latency_pairs import PAIR_TARGETS, annotate_pairs, seed_pairs  # noqa: E402  (the context-pairs part)
+TARGETS.update(PAIR_TARGETS)
 
 
 class BenchError(Exception):
@@ -359,6 +364,7 @@ def run(args: argparse.Namespace) -> str:
     with tempfile.TemporaryDirectory(prefix="ui-latency-") as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         project_id, long_project_id = seed_database(url)
+        pairs_project_id = seed_pairs(url, args.pairs) if args.pairs else None
         log_path = Path(tmp) / "streamlit.log"
         try:
             process, base = app_server.start(Path("app.py"), args.port or app_server.free_port(), log_path,
@@ -392,6 +398,8 @@ def run(args: argparse.Namespace) -> str:
                             open_annotate(page)
                     if args.long_clicks:
                         long_text(page, base, long_project_id, args.long_clicks, figures)
+                    if args.pairs:
+                        annotate_pairs(page, base, pairs_project_id, args.pairs, figures)
                     chromium = browser.version
                 finally:
                     browser.close()
@@ -412,11 +420,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="the app's port (default: a free one)")
     parser.add_argument("--long-clicks", type=int, default=20,
                         help="boundary clicks timed on a 2,500-token text (0: none); default 20")
+    parser.add_argument("--pairs", type=int, default=10,
+                        help="context pairs annotated and submitted (0: none); default 10")
     args = parser.parse_args(argv)
     if not 1 <= args.samples <= 45:
         parser.error("--samples must be between 1 and 45 (the demo project has 50 texts)")
     if not 1 <= args.signins <= 200:
         parser.error("--signins must be between 1 and 200")
+    if not 0 <= args.pairs <= 100:
+        parser.error("--pairs must be between 0 and 100")
     if not 0 <= args.port <= 65535:
         parser.error("--port must be between 0 and 65535")
     try:

@@ -29,6 +29,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.curves import CurveFitError, compare_distributions
+from annotation.protocols import protocol_of
 from annotation.wording import counted
 from annotation.services import gold_checks, preferences, projects, queue, workbench_events
 from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion, failure_message
@@ -104,7 +105,8 @@ def _fresh(item: queue.WorkItem | None, *, notices: tuple[Notice, ...] = (),
 
 def _fit_key(item: queue.WorkItem) -> tuple:
     c = item.content
-    return (c.points, c.xi, c.omega, c.alpha, c.params_source)
+    return (c.points, c.xi, c.omega, c.alpha, c.params_source, c.context_points, c.context_xi,
+            c.context_omega, c.context_alpha, c.context_params_source, item.step)
 
 
 # --- loading (full runs only) ------------------------------------------------------------------
@@ -284,8 +286,13 @@ def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
         quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
     with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
         show_guidelines(item.guidelines_version, height=520)  # as on the Guidelines page
-    with layout_col:
-        layout_toggle(db, actor, key="wb.layout_toggle", state_key=K_LAYOUT)
+    if protocol_of(project.settings).has_follow_up:
+        # a pair is shown step by step: the follow-up stays out of sight until the target's
+        # own curve is drawn (one screen of every step would show it at once)
+        layout_col.caption("Context pairs: one step at a time")
+    else:
+        with layout_col:
+            layout_toggle(db, actor, key="wb.layout_toggle", state_key=K_LAYOUT)
     if item.is_warmup:
         st.info("Warm-up sample: a lead has annotated this text, and your annotation is compared "
                 "with theirs. Your figures are on **My queue**.", icon=":material/school:")
@@ -373,7 +380,7 @@ def _workbench() -> None:
         project_name=project.name, sample_number=_sample_number(item), notices=notices,
         fit_message=state.fit_message if state.fit_about == _fit_key(item) else None,
         read_only=item.is_submitted or state.conflict is not None,
-        conflict=state.conflict is not None and not item.is_submitted)
+        conflict=state.conflict is not None and not item.is_submitted, settings=project.settings)
     view = build_view(item, facts)
     annotation_surface(view, key=f"wb.surface.{item.annotation_id}",
                        on_events=partial(_on_events, item.annotation_id))

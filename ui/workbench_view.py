@@ -32,13 +32,16 @@ from annotation.curves import (
 from annotation.workbench.elicitation import curve_feedback
 from annotation.review.flag_reasons import ANNOTATOR_FLAGS
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.workbench.protocol import (NO_CURVE, NOTE_MAX_CHARS, STEPS, AnnotationContent,
-                                           submission_problems)
+from annotation.protocols import SINGLE_TEXTS, ProjectProtocol, protocol_of
+from annotation.settings import ProjectSettings
+from annotation.workbench.protocol import (CHANGE_OVERRIDES, CONTEXT_STEP, NO_CURVE, NOTE_MAX_CHARS,
+                                           PAIR_STEPS, AnnotationContent)
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.queue import WorkItem
-from annotation.services.submission import hand_tuned_misses
+from annotation.services.submission import pair_hand_tuned_misses
 from annotation.timeaxis import DURATION_UNITS, X_MAX, tick_positions
 from ui.display import curve_polyline
+from ui.pair_view import pair_panel
 
 #: Levels a notice may have (the component styles them; anything else is a programming error).
 NOTICE_LEVELS: tuple[str, ...] = ("error", "warning", "info", "success")
@@ -80,6 +83,8 @@ class SessionFacts:
     read_only: bool = False
     #: another tab saved newer work (the surface waits for "Load the newer version")
     conflict: bool = False
+    #: the project's settings: its protocol (single texts or context pairs), its change factor
+    settings: ProjectSettings = ProjectSettings()
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -150,15 +155,24 @@ def drawn_curve(content: AnnotationContent) -> list[list[float]]:
     return [[x, y] for x, y in line] if line else []
 
 
-def surface_rules() -> dict[str, Any]:
-    """The names and limits the surface edits with, as the domain defines them: the steps, the
-    axes and flags to choose from, the chart's range and number of points, the fit's bounds on
-    the hand-tuned parameters, the units of "Enter durations instead" and the note's length.
-    Every view carries them, so the browser holds no copy (tests/browser's harness sends the
-    same)."""
+def surface_rules(protocol: ProjectProtocol = SINGLE_TEXTS,
+                  settings: ProjectSettings | None = None) -> dict[str, Any]:
+    """The names and limits the surface edits with, as the domain defines them: the project's
+    protocol's steps (the first one an annotator may go to, whether the text is segmented,
+    whether a sample is a context pair with a second curve and a change label), the axes and
+    flags to choose from, the chart's range and number of points, the fit's bounds on the
+    hand-tuned parameters, the units of "Enter durations instead" and the note's length. Every
+    view carries them, so the browser holds no copy (tests/browser's harness sends the same)."""
+    settings = settings or ProjectSettings()
     bounds = dict(zip(PARAMETERS, (XI_BOUNDS, OMEGA_BOUNDS, ALPHA_BOUNDS)))
+    pair = protocol.has_follow_up
     return {
-        "steps": list(STEPS),
+        "steps": list(protocol.steps),
+        "first_step": protocol.first_step(settings),
+        "segmented": protocol.segmented(settings),
+        "pair": pair,
+        "context_step": CONTEXT_STEP if pair else None,
+        "change_options": list(CHANGE_OVERRIDES) if pair else [],
         "axes": [{"name": a.name, "label": a.label, "color": a.color,
                   "key_question": a.key_question, "digit": str(i)}
                  for i, a in enumerate(AXES, start=1)],
@@ -175,20 +189,40 @@ def surface_rules() -> dict[str, Any]:
 
 
 def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
-    """The surface's ``view`` for ``item`` as stored (JSON-able; see CONTRACT.md)."""
-    content = item.content
+    """The surface's ``view`` for ``item`` as stored (JSON-able; see CONTRACT.md).
+
+    A context pair's view also carries its second curve (``context_curve``, ``context_fit``,
+    ``context_feedback``) and ``pair_panel`` (:func:`ui.pair_view.pair_panel`: the follow-up, the
+    change labels, the derived reading); the last curve edit's fit message belongs to the curve
+    of the step stored. A pair is always shown step by step: the follow-up must stay out of
+    sight until the target's own curve is drawn, which one screen of every step cannot do."""
+    content, settings = item.content, facts.settings
+    protocol = protocol_of(settings)
+    pair = protocol.has_follow_up
     read_only = facts.read_only or item.is_submitted
-    fit = fit_panel(content, facts.fit_message)
-    problems = [] if item.is_submitted else submission_problems(content, item.n_tokens)
+    on_context = pair and item.step == CONTEXT_STEP
+    fit = fit_panel(content, None if on_context else facts.fit_message)
+    problems = [] if item.is_submitted else protocol.submission_problems(content, item.n_tokens, settings)
     if facts.fit_message:  # the fit said why the points give no curve: say that, as the panel does
-        problems = [f"Curve: {facts.fit_message}" if p == NO_CURVE else p for p in problems]
+        no_curve = f"{PAIR_STEPS[CONTEXT_STEP]}: the points do not define a curve yet." if on_context else NO_CURVE
+        name = PAIR_STEPS[CONTEXT_STEP] if on_context else "Curve"
+        problems = [f"{name}: {facts.fit_message}" if p == no_curve else p for p in problems]
+    pair_parts: dict[str, Any] = {"pair_panel": None}
+    if pair:
+        second = content.swapped_curves()
+        pair_parts = {
+            "pair_panel": pair_panel(content, item.follow_up, settings),
+            "context_curve": drawn_curve(second),
+            "context_fit": fit_panel(second, facts.fit_message if on_context else None),
+            "context_feedback": feedback(second),
+        }
     return {
         "annotation_id": item.annotation_id,
         "client": facts.client,
         "version": item.version,
         "acked": facts.acked,
-        "step": item.step,
-        "layout": facts.layout,
+        "step": max(item.step, protocol.first_step(settings)),
+        "layout": "steps" if pair else facts.layout,
         "confirm_submit": facts.confirm_submit,
         "read_only": read_only,
         # why the surface is read-only: its fixed line and its save status say so
@@ -197,12 +231,12 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "tokens": token_texts(item.parent_text),
         "spaces": spaces_after(item.parent_text),
         "content": content.to_json(),
-        **surface_rules(),
+        **surface_rules(protocol, settings),
         "curve": drawn_curve(content),
         "ticks": [[x, label] for x, label in tick_positions()],
         "fit": fit,
         # a hand-tuned curve that misses the points: Enter asks to confirm before it submits
-        "hand_tuned_misses": None if read_only else hand_tuned_misses(content),
+        "hand_tuned_misses": None if read_only else pair_hand_tuned_misses(content),
         "feedback": feedback(content),
         # a submitted annotation has nothing left to do; a draft says what stops a submit
         "problems": problems,
@@ -212,4 +246,5 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "sample": {"number": facts.sample_number, "benchmark": item.benchmark,
                    "project": facts.project_name, "guidelines_version": item.guidelines_version,
                    "returned_note": item.returned_note, "is_warmup": item.is_warmup},
+        **pair_parts,
     }

@@ -41,6 +41,8 @@ from annotation.services.authz import Actor, check_role, require_role
 from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
 from annotation.services.rows import annotation_content
+from annotation.services.sample_pairs import follow_ups_of
+from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, Assignment, Sample, User, utcnow
@@ -82,6 +84,9 @@ class WorkItem:
     n_tokens: int
     returned_note: str = ""  # the lead's message when the sample was sent back
     is_warmup: bool = False  # a warm-up sample: scored against the lead's gold
+    #: a context pair's follow-up statement (None for a single text) — nothing else of the
+    #: pair: never a reference label nor an author's intended change (annotators stay blind)
+    follow_up: str | None = None
 
     @property
     def is_submitted(self) -> bool:
@@ -156,13 +161,23 @@ def pool_size(db: Database, actor: Actor, project_id: int) -> int:
         return total - warmup
 
 
-def work_item(a: Annotation, smp: Sample) -> WorkItem:
+def work_item(a: Annotation, smp: Sample, follow_up: str | None = None) -> WorkItem:
     """The workbench's data of one annotation and its sample (a gold check reads as production:
-    nothing in it tells the two apart)."""
+    nothing in it tells the two apart), with a pair's follow-up (``follow_up``, read by
+    :func:`annotation.services.sample_pairs.follow_ups_of`: the follow-up text alone)."""
     return WorkItem(a.id, a.version, a.status, a.step, annotation_content(a), a.seconds_spent,
                     a.guidelines_version, a.updated_at, a.submitted_at, smp.id, smp.project_id,
                     smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens,
-                    a.returned_note or "", bool(smp.is_warmup) and not a.is_gold_check)
+                    a.returned_note or "", bool(smp.is_warmup) and not a.is_gold_check, follow_up)
+
+
+def _work_item(s: Session, a: Annotation, smp: Sample,
+               settings: ProjectSettings | None = None) -> WorkItem:
+    """:func:`work_item` with the sample's follow-up read in ``s`` (one primary-key lookup,
+    skipped when the project's ``settings`` are known and its samples have no follow-up)."""
+    if settings is not None and not protocol_of(settings).has_follow_up:
+        return work_item(a, smp)
+    return work_item(a, smp, follow_ups_of(s, [smp.id]).get(smp.id))
 
 
 def _open_draft(s: Session, user_id: int, project_id: int,
@@ -189,7 +204,9 @@ def _open_draft(s: Session, user_id: int, project_id: int,
 
 def _new_draft(s: Session, user_id: int, smp: Sample, settings: ProjectSettings, *,
                gold_check: bool = False) -> Annotation:
-    a = Annotation(sample_id=smp.id, annotator_id=user_id, status="draft", version=1, step=0,
+    # a pairs project that does not segment its targets opens at the curve
+    step = protocol_of(settings).first_step(settings)
+    a = Annotation(sample_id=smp.id, annotator_id=user_id, status="draft", version=1, step=step,
                    is_gold_check=gold_check,
                    boundaries=[0], segment_axes=[None], points=[], flags=[], note="",
                    guidelines_version=settings.guidelines_version, seconds_spent=0.0,
@@ -221,7 +238,7 @@ def _look(s: Session, actor: Actor, project_id: int) -> WorkItem | _Looked | Non
         return None  # paused from production until a lead lifts it (queue_status says so)
     found = _open_draft(s, actor.user_id, project_id, warmup=False if route.marked else None)
     if found:
-        return work_item(*found)
+        return _work_item(s, *found, settings)
     start, end = day_bounds(utcnow(), settings)
     if _submitted_between(s, actor.user_id, project_id, start, end) >= settings.daily_quota:
         return None  # today's quota is reached: nothing new until tomorrow (queue_status says so)
@@ -240,7 +257,7 @@ def open_draft_item(db: Database, actor: Actor, project_id: int) -> WorkItem | N
             return None
         found = _open_draft(s, actor.user_id, project_id,
                             warmup=True if route.in_warmup else (False if route.marked else None))
-        return work_item(*found) if found else None
+        return _work_item(s, *found) if found else None
     return db.run_read(read)
 
 
@@ -274,7 +291,7 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
             return _next_warmup(s, actor, project_id, settings, route)
         found = _open_draft(s, actor.user_id, project_id, warmup=False if route.marked else None)
         if found:
-            return work_item(*found)
+            return _work_item(s, *found, settings)
         if looked.check_due:
             check = _hand_out_check(s, actor, settings, route)
             if check is not None:
@@ -294,7 +311,7 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
                                  assigned_at=utcnow()))
                 a = _new_draft(s, actor.user_id, smp, settings)
                 audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=smp.n_assigned)
-                return work_item(a, smp)
+                return _work_item(s, a, smp, settings)
             # Every candidate filled up since they were looked up (a busy pool): the pool is
             # not empty, so look again rather than report it empty.
             candidates = ordered_candidates(s, actor.user_id, project_id, settings, exclude_warmup=route.marked)
@@ -320,7 +337,7 @@ def _hand_out_check(s: Session, actor: Actor, settings: ProjectSettings,
         s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=0, assigned_at=utcnow()))
         a = _new_draft(s, actor.user_id, smp, settings, gold_check=True)
         audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=0, gold_check=True)
-        return work_item(a, smp)
+        return _work_item(s, a, smp, settings)
     return None
 
 
@@ -331,7 +348,7 @@ def _next_warmup(s: Session, actor: Actor, project_id: int, settings: ProjectSet
     admission.ensure_qualification(s, project_id, actor.user_id)
     found = _open_draft(s, actor.user_id, project_id, warmup=True)
     if found:
-        return work_item(*found)
+        return _work_item(s, *found, settings)
     for sample_id in admission.warmup_candidates(s, route, actor.user_id):
         claimed = s.execute(
             update(Sample).where(Sample.id == sample_id, Sample.status == "active")
@@ -343,7 +360,7 @@ def _next_warmup(s: Session, actor: Actor, project_id: int, settings: ProjectSet
         s.add(Assignment(sample_id=smp.id, user_id=actor.user_id, slot=claimed, assigned_at=utcnow()))
         a = _new_draft(s, actor.user_id, smp, settings)
         audit.record(s, actor.user_id, "assign", "sample", smp.id, slot=claimed, warmup=True)
-        return work_item(a, smp)
+        return _work_item(s, a, smp, settings)
     return None
 
 
@@ -366,7 +383,7 @@ def open_item(db: Database, actor: Actor, annotation_id: int) -> WorkItem:
     """One of the actor's own annotations (draft or submitted)."""
     with db.read() as s:
         require_role(s, actor, "annotator")
-        return work_item(*own_annotation(s, actor, annotation_id))
+        return _work_item(s, *own_annotation(s, actor, annotation_id))
 
 
 def _numbered(actor: Actor, project_id: int):  # type: ignore[no-untyped-def]

@@ -39,7 +39,8 @@ from annotation.curves import (
     parameter_bounds_problem, passes_through, residual_message,
 )
 from annotation.project_day import day_bounds
-from annotation.workbench.protocol import AnnotationContent, ContentError, submission_problems
+from annotation.protocols import ProjectProtocol, protocol_of
+from annotation.workbench.protocol import CONTEXT_STEP, PAIR_STEPS, AnnotationContent, ContentError
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.services import admission, audit, gold_checks, settling
 from annotation.services.authz import ROLES, Actor, rank, require_role
@@ -55,7 +56,7 @@ from annotation.services.queue import submitted_between_query
 from annotation.services.rows import content_values
 from annotation.settings import ProjectSettings
 from annotation.wording import counted
-from db.models import Annotation, ParameterStats, Project, Sample, User, utcnow
+from db.models import Annotation, ParameterStats, Project, Sample, SamplePair, User, utcnow
 
 #: Time between two saves longer than this counts as this much: the annotator was away.
 IDLE_CAP_SECONDS = 300.0
@@ -64,21 +65,33 @@ IDLE_CAP_SECONDS = 300.0
 @dataclass(frozen=True)
 class Draft:
     """One of the actor's annotations as read for planning (no lock held): the row, its sample
-    and project, and the annotator's username (for the flags' wording)."""
+    and project, the annotator's username (for the flags' wording) and, for a context pair,
+    the follow-up statement (all the annotator's screen may know of the pair)."""
 
     annotation: Annotation
     sample: Sample
     project: Project
     username: str
+    follow_up: str | None = None
+
+    @property
+    def settings(self) -> ProjectSettings:
+        return ProjectSettings.from_dict(self.project.settings)
+
+    @property
+    def protocol(self) -> ProjectProtocol:
+        return protocol_of(self.settings)
 
 
 def read_draft(s: Session, actor: Actor, annotation_id: int) -> Draft:
     """The actor's annotation with its sample, project and user in one statement; the role is
     checked as :func:`require_role` does. :class:`NotFound` for one that is not the actor's."""
     row = s.execute(
-        select(Annotation, Sample, Project, User).join(Sample, Sample.id == Annotation.sample_id)
+        select(Annotation, Sample, Project, User, SamplePair.follow_up)
+        .join(Sample, Sample.id == Annotation.sample_id)
         .join(Project, Project.id == Sample.project_id)
         .join(User, User.id == Annotation.annotator_id)
+        .outerjoin(SamplePair, SamplePair.sample_id == Sample.id)  # the follow-up text alone
         .where(Annotation.id == annotation_id, Annotation.annotator_id == actor.user_id)
     ).first()
     # the role check finds the user row read above in the session (no second query); without a
@@ -86,7 +99,7 @@ def read_draft(s: Session, actor: Actor, annotation_id: int) -> Draft:
     require_role(s, actor, "annotator")
     if row is None:
         raise NotFound("That annotation does not exist or is not yours.")
-    return Draft(row[0], row[1], row[2], row[3].username)
+    return Draft(row[0], row[1], row[2], row[3].username, row[4])
 
 
 def checked_content(content: AnnotationContent, smp: Sample) -> AnnotationContent:
@@ -162,14 +175,23 @@ class Refit:
 
 
 def refit(content: AnnotationContent) -> Refit:
-    """Refit ``content`` for a submit. Pure (no database): run before any transaction."""
+    """Refit ``content`` for a submit — both curves of a pair. Pure (no database): run before
+    any transaction."""
+    first = _refit_one(content, "Curve")
+    if not first.content.context_points:
+        return first
+    second = _refit_one(first.content.swapped_curves(), PAIR_STEPS[CONTEXT_STEP])
+    return Refit(second.content.swapped_curves(), first.problem or second.problem)
+
+
+def _refit_one(content: AnnotationContent, name: str) -> Refit:
     try:
         return Refit(_refit(content))
     except CurveFitError as exc:
         # Never store parameters the points do not support (a flagged sample may be
         # submitted with an unfinished curve, an unflagged one may not).
         cleared = replace(content, xi=None, omega=None, alpha=None, scale=None, rmse=None)
-        return Refit(cleared, f"Curve: {exc}")
+        return Refit(cleared, f"{name}: {exc}")
 
 
 class Consequence(Protocol):
@@ -214,10 +236,11 @@ def _quota_message(settings: ProjectSettings) -> str:
             "Your draft stays open; submit it tomorrow.")
 
 
-def hand_tuned_misses(content: AnnotationContent) -> str | None:
+def hand_tuned_misses(content: AnnotationContent, name: str = "Curve") -> str | None:
     """Why a hand-tuned curve needs the annotator's confirmation at submit — it misses their own
     points by more than the fit's tolerance (``PASS_TOLERANCE``) — else None. Such a curve is
     stored as it is (``params_source`` "manual") once confirmed; a fitted one is refitted.
+    ``name`` starts the message (a pair's second curve: see :func:`pair_hand_tuned_misses`).
 
     Examples:
         >>> hand_tuned_misses(AnnotationContent(points=((50.0, 1.0),), xi=50.0, omega=10.0,
@@ -230,7 +253,15 @@ def hand_tuned_misses(content: AnnotationContent) -> str | None:
     if not residuals or passes_through(residuals):
         return None
     message = residual_message(residuals, hand_tuned=True) or ""
-    return "Curve: t" + message[1:] + " Or confirm to submit it as it is."
+    return f"{name}: t" + message[1:] + " Or confirm to submit it as it is."
+
+
+def pair_hand_tuned_misses(content: AnnotationContent) -> str | None:
+    """:func:`hand_tuned_misses` of the first curve, else of a pair's second curve (named by
+    its step); None when neither is a hand-tuned curve that misses its points."""
+    return hand_tuned_misses(content) or (
+        hand_tuned_misses(content.swapped_curves(), PAIR_STEPS[CONTEXT_STEP])
+        if content.context_points else None)
 
 
 def plan_submit(s: Session, actor: Actor, draft: Draft, content: AnnotationContent, *,
@@ -246,17 +277,18 @@ def plan_submit(s: Session, actor: Actor, draft: Draft, content: AnnotationConte
     annotator confirmed it) unless flagged. Raises :class:`InvalidInput` only for malformed
     content (``checked_content``).
     """
-    a, smp, project = draft.annotation, draft.sample, draft.project
+    a, smp = draft.annotation, draft.sample
     if smp.status != "active":
         message = "This sample was withdrawn from annotation by a lead; it cannot be submitted."
         return SubmitBlocked(InvalidInput, message, (message,))
     checked_content(content, smp)
     work, fit_problem = refitted.content, refitted.problem
+    settings = draft.settings
     if flagged and not work.flags:
         problems = ["Flag: choose why this sample cannot be annotated normally."]
     else:
-        problems = submission_problems(work, smp.n_tokens)
-        misses = None if problems or accept_misses else hand_tuned_misses(work)
+        problems = draft.protocol.submission_problems(work, smp.n_tokens, settings)
+        misses = None if problems or accept_misses else pair_hand_tuned_misses(work)
         if misses is not None:
             return SubmitBlocked(InvalidInput, "Not submitted yet: " + misses, (misses,))
     if problems:
@@ -264,7 +296,6 @@ def plan_submit(s: Session, actor: Actor, draft: Draft, content: AnnotationConte
             # the fit's own message says more than "the points do not define a curve"
             problems = [p for p in problems if not p.startswith("Curve:")] + [fit_problem]
         return SubmitBlocked(InvalidInput, "Not submitted yet: " + " ".join(problems), tuple(problems))
-    settings = ProjectSettings.from_dict(project.settings)
     now = utcnow()
     quota, paused = _quota_and_pause(actor, smp, settings, now)
     production = not smp.is_warmup and not a.is_gold_check

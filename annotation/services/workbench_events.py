@@ -102,7 +102,9 @@ def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: i
             "Another tab saved newer work on this sample (version "
             f"{a.version}; this tab has {base_version}). Load the newer version to go on from it."
         )
-    r = event_log.replay(annotation_content(a), a.step, smp.n_tokens, start, events, stop_at_submit=True)
+    rules = event_log.EditRules(draft.protocol.open_steps(draft.settings), draft.protocol.has_follow_up)
+    r = event_log.replay(annotation_content(a), a.step, smp.n_tokens, start, events,
+                         stop_at_submit=True, rules=rules)
     refused, fit_message = list(r.refused), r.fit_message
     problems: tuple[str, ...] = ()
     error: ServiceError | None = None
@@ -118,7 +120,8 @@ def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: i
             break
         # not submitted: keep the edits, go on with the batch
         problems, error = checked.problems, checked.error(checked.message)
-        r = event_log.replay(r.content, r.step, smp.n_tokens, r.last_seq, events, stop_at_submit=True)
+        r = event_log.replay(r.content, r.step, smp.n_tokens, r.last_seq, events,
+                             stop_at_submit=True, rules=rules)
         refused.extend(r.refused)
         if r.fit_edited:
             fit_message = r.fit_message
@@ -170,7 +173,8 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
         planned = _plan(db, actor, draft, client, base_version, parsed)
         r, a, smp = planned.replayed, draft.annotation, draft.sample
         if r.last_seq == planned.start:  # only re-sent events, or a gap right away: no write
-            return EventOutcome(work_item(a, smp), planned.start, waiting_for=r.waiting_for)
+            return EventOutcome(work_item(a, smp, draft.follow_up), planned.start,
+                                waiting_for=r.waiting_for)
         values: dict[str, object] = dict(seconds_spent=a.seconds_spent + clamp_seconds(seconds_delta),
                                          event_client=client, event_seq=r.last_seq)
         plan = planned.plan
@@ -184,7 +188,7 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
                                                             **values))
         except ChangedMeanwhile:
             continue  # read again and replay on what is stored now
-        outcome = EventOutcome(work_item(stored, smp), r.last_seq, planned.refused,
+        outcome = EventOutcome(work_item(stored, smp, draft.follow_up), r.last_seq, planned.refused,
                                planned.fit_message, submitted=plan is not None,
                                submit_problems=planned.problems, submit_error=planned.error,
                                waiting_for=r.waiting_for)

@@ -130,12 +130,20 @@ def set_flags(content: AnnotationContent, flags: list[str], note: str) -> Annota
     return replace(content, flags=chosen, note=note.strip())
 
 
-def set_step(step: int) -> int:
-    """The workbench step to store (0 segmentation, 1 axes, 2 curve).
+def set_step(step: int, steps: range = range(len(STEPS))) -> int:
+    """The workbench step to store (0 segmentation, 1 axes, 2 curve; 3 a pair's curve given its
+    follow-up), one of ``steps`` (the project's protocol says which an annotator may go to).
 
     The step is part of the draft, not of its content, so a reload reopens the step the
     annotator was on; a number outside the steps is refused (ValueError) rather than clamped,
-    so a client bug shows up instead of silently landing on another step."""
-    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < len(STEPS):
-        raise ValueError(f"there is no step {step!r}; the steps are numbered 0 to {len(STEPS) - 1}")
+    so a client bug shows up instead of silently landing on another step.
+
+    >>> set_step(3, range(2, 4))
+    3
+    >>> set_step(1, range(2, 4))
+    Traceback (most recent call last):
+    ValueError: there is no step 1; the steps are numbered 2 to 3
+    """
+    if isinstance(step, bool) or not isinstance(step, int) or step not in steps:
+        raise ValueError(f"there is no step {step!r}; the steps are numbered {steps.start} to {steps.stop - 1}")
     return step

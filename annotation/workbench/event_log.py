@@ -28,65 +28,59 @@ The protocol:
 * ``submit`` is an event in the same stream, so it is applied after every edit before it; the
   caller (``annotation.services.workbench_events.apply_events``) performs it. Every later event
   in the same batch is refused, as the sample is then immutable.
+* What the project's protocol allows comes as :class:`EditRules`: the steps an annotator may go
+  to, and whether a sample is a context pair. A pair's curve edits (``point``, ``params``,
+  ``refit``, ``place``) carry ``"curve": "context"`` to edit the second curve, the target given
+  the follow-up — made on the content with its curves swapped, so the fit and its rules are the
+  first curve's; a ``step`` to the pair's last step (:data:`CONTEXT_STEP`) while the second
+  curve has no points starts it as a copy of the first; a ``change`` sets the annotator's change
+  label (``""``: the one derived from the two curves). A single-text project refuses all three.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Callable
 
 from annotation.workbench import editing
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.workbench.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
 from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.workbench.protocol import NOTE_MAX_CHARS, AnnotationContent
+from annotation.workbench.protocol import CHANGE_OVERRIDES, CONTEXT_STEP, STEPS, AnnotationContent
+from annotation.workbench import event_batch
+from annotation.workbench.event_batch import EditEvent, whole as _whole
 from annotation.workbench.working_draft import WorkingDraft
 from annotation.wording import counted
 
 #: The kinds of edit the server applies (anything else is refused, not rejected).
 KINDS: tuple[str, ...] = ("boundary", "reset_segments", "axis", "point", "params", "refit",
-                          "place", "step", "flag", "submit")
+                          "place", "step", "flag", "change", "submit")
 #: Kinds whose outcome is a (re)fitted curve, reported as ``fit_message``.
 FIT_KINDS: frozenset[str] = frozenset({"point", "params", "refit", "place"})
-
-#: At most this many events in one batch: a component re-sends its unacknowledged queue, which
-#: stays short while the server answers; a longer one is a client fault, not an annotator's work.
-MAX_EVENTS = 500
-#: Caps on one event's fields, so a malformed client cannot make the server hold huge payloads.
-MAX_FIELDS = 16
-MAX_NAME_CHARS = 64
-MAX_TEXT_CHARS = 200  # any text field but the note (axis names, flag codes, actions)
-MAX_LIST_ITEMS = 16
+# the batch's own names (annotation.workbench.event_batch), reached through this module
+MAX_EVENTS = event_batch.MAX_EVENTS
+EventError = event_batch.EventError
+parse_events = event_batch.parse_events
 
 ALREADY_SUBMITTED = "Not applied: the sample was already submitted."
-
-_Scalar = (type(None), bool, int, float, str)
-
-
-class EventError(ValueError):
-    """A malformed batch of events (message is user-facing); none of it was applied."""
+#: The value of a curve edit's ``curve`` field that edits a pair's second curve.
+CONTEXT_CURVE = "context"
 
 
 @dataclass(frozen=True)
-class EditEvent:
-    """One numbered edit: its ``kind`` and its other fields (``data``, read-only).
+class EditRules:
+    """What the project's protocol allows (:class:`annotation.protocols.ProjectProtocol`): the
+    ``steps`` an annotator may go to, and whether a sample is a context ``pair`` (a second
+    curve, a change label)."""
 
-    ``first`` is the first number it stands for (``seq`` itself, unless the component folded
-    consecutive moves of one point into their last: then it stands for ``first`` … ``seq``)."""
+    steps: range = range(len(STEPS))
+    pair: bool = False
 
-    seq: int
-    kind: str
-    data: Mapping[str, Any] = field(default_factory=dict)
-    first: int = 0
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
-        if not self.first:
-            object.__setattr__(self, "first", self.seq)
+SINGLE_TEXT_RULES = EditRules()
 
 
 @dataclass(frozen=True)
@@ -127,91 +121,15 @@ class Replay:
     fit_edited: bool = False
 
 
-# --- parsing ------------------------------------------------------------------------------------
-
-
-def parse_events(raw: object) -> list[EditEvent]:
-    """The events of a batch as sent by the component, checked for shape and size.
-
-    Raises :class:`EventError` for a batch that is not a list of event objects, an event without
-    a whole ``seq`` ≥ 1 or a text ``kind``, too many events or fields, oversized texts or lists,
-    or two different events with the same seq. The kinds' own fields are checked when applied
-    (a wrong value there is a refusal of that one event, not of the batch).
-    """
-    if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
-        raise EventError("The edits arrived malformed (not a list of events); reload the sample.")
-    if len(raw) > MAX_EVENTS:
-        raise EventError(f"Too many edits at once ({len(raw)}; at most {MAX_EVENTS}); "
-                         "reload the sample.")
-    events: list[EditEvent] = []
-    by_seq: dict[int, EditEvent] = {}
-    for position, item in enumerate(raw, start=1):
-        event = _parse_one(item, position)
-        earlier = by_seq.get(event.seq)
-        if earlier is not None and earlier != event:
-            raise EventError(f"Two different edits carry the number {event.seq}; reload the sample.")
-        by_seq[event.seq] = event
-        events.append(event)
-    covered = 0
-    for event in sorted(by_seq.values(), key=lambda e: e.seq):
-        if event.first <= covered:  # a folded run of moves overlapping another edit
-            raise EventError(f"Two edits both stand for the number {covered}; reload the sample.")
-        covered = event.seq
-    return events
-
-
-def _parse_one(item: object, position: int) -> EditEvent:
-    where = f"Edit {position} of the batch"
-    if not isinstance(item, Mapping):
-        raise EventError(f"{where} is malformed (not an object); reload the sample.")
-    seq = _whole(item.get("seq"))
-    if seq is None or seq < 1:
-        raise EventError(f"{where} has no valid sequence number; reload the sample.")
-    kind = item.get("kind")
-    if not isinstance(kind, str) or not 0 < len(kind) <= MAX_NAME_CHARS:
-        raise EventError(f"{where} (number {seq}) has no valid kind; reload the sample.")
-    first = seq
-    if "first" in item:
-        first = _whole(item.get("first"))
-        if first is None or not 1 <= first <= seq:
-            raise EventError(f"{where} (number {seq}) stands for a malformed range of edits; "
-                             "reload the sample.")
-        if first < seq and (kind != "point" or item.get("action") != "move"):
-            raise EventError(f"{where} (number {seq}) folds edits that are not moves of one point; "
-                             "reload the sample.")
-    data = {k: v for k, v in item.items() if k not in ("seq", "kind", "first")}
-    if len(data) > MAX_FIELDS:
-        raise EventError(f"{where} (number {seq}) has too many fields.")
-    for name, value in data.items():
-        if not isinstance(name, str) or len(name) > MAX_NAME_CHARS:
-            raise EventError(f"{where} (number {seq}) has a malformed field name.")
-        limit = NOTE_MAX_CHARS if name == "note" else MAX_TEXT_CHARS
-        _check_value(value, limit, f"{where} (number {seq}), field {name!r}")
-    return EditEvent(seq, kind, data, first)
-
-
-def _check_value(value: object, limit: int, where: str) -> None:
-    if isinstance(value, list):
-        if len(value) > MAX_LIST_ITEMS:
-            raise EventError(f"{where} lists more than {MAX_LIST_ITEMS} items.")
-        for v in value:
-            if isinstance(v, list):
-                raise EventError(f"{where} is malformed (nested lists).")
-            _check_value(v, MAX_TEXT_CHARS, where)
-        return
-    if not isinstance(value, _Scalar):
-        raise EventError(f"{where} is malformed (not a number, text or list).")
-    if isinstance(value, str) and len(value) > limit:
-        raise EventError(f"{where} is longer than {limit} characters.")
-
-
 # --- replay ---------------------------------------------------------------------------------------
 
 
 def replay(content: AnnotationContent, step: int, n_tokens: int, last_seq: int,
-           events: Sequence[EditEvent], *, stop_at_submit: bool = False) -> Replay:
+           events: Sequence[EditEvent], *, stop_at_submit: bool = False,
+           rules: EditRules = SINGLE_TEXT_RULES) -> Replay:
     """Apply the batch's new events in seq order on top of ``content``/``step`` (see the module
-    docstring); ``last_seq`` is the last event already applied for this client (0 for none).
+    docstring); ``last_seq`` is the last event already applied for this client (0 for none);
+    ``rules``: what the project's protocol allows (single texts by default).
 
     With ``stop_at_submit`` the replay ends right after a submit event, leaving the later events
     unapplied and unrefused, for a caller that may find the submit impossible (incomplete, quota)
@@ -237,7 +155,7 @@ def replay(content: AnnotationContent, step: int, n_tokens: int, last_seq: int,
             break
         if event.kind not in _DRAFT_KINDS and draft.fit_stale:
             draft.take_fit_message()  # this edit may read the curve: fit the points first
-        applied = _apply(draft, step, event)
+        applied = _apply(draft, step, event, rules)
         last_seq = event.seq
         if applied.refusal is not None:
             refused.append(Refusal(event.seq, applied.refusal))
@@ -277,12 +195,20 @@ class _Applied:
     submit: SubmitRequest | None = None
 
 
-def _apply(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+def _apply(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     handler = _HANDLERS.get(event.kind)
     if handler is None:
         return _Applied(step, f"Not applied: unknown edit {event.kind!r}.")
+    if event.kind in FIT_KINDS:
+        curve = event.data.get("curve")
+        if curve is not None and curve != CONTEXT_CURVE:
+            return _refused(step, f"unknown curve {curve!r}; a pair's second curve is {CONTEXT_CURVE!r}")
+        if curve is not None and not rules.pair:
+            return _refused(step, NO_FOLLOW_UPS)
+    elif event.kind == "change" and not rules.pair:
+        return _refused(step, NO_FOLLOW_UPS)
     try:
-        return handler(draft, step, event)
+        return handler(draft, step, event, rules)
     except (ValueError, TypeError, ArithmeticError) as exc:
         # the editing functions catch what they expect; anything else refuses this one edit
         return _refused(step, str(exc))
@@ -292,7 +218,15 @@ def _refused(step: int, message: str) -> _Applied:
     return _Applied(step, f"Not applied: {message.rstrip('.')}.")
 
 
-def _boundary(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+NO_FOLLOW_UPS = "this project's samples have no follow-up, so no second curve and no change"
+
+
+def _on_context(event: EditEvent) -> bool:
+    """Whether a curve edit is of a pair's second curve (checked by :func:`_apply`)."""
+    return event.data.get("curve") == CONTEXT_CURVE
+
+
+def _boundary(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     gap = _whole(event.data.get("gap"))
     n_tokens = draft.n_tokens
     if gap is None:
@@ -304,12 +238,12 @@ def _boundary(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     return _Applied(step)
 
 
-def _reset_segments(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+def _reset_segments(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     draft.reset_segments()
     return _Applied(step)
 
 
-def _axis(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+def _axis(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     index = _whole(event.data.get("segment"))
     n = draft.n_segments
     if index is None or not 0 <= index < n:
@@ -323,10 +257,11 @@ def _axis(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     return _Applied(step)
 
 
-def _point(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+def _point(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     data = event.data
     action = data.get("action")
-    n = len(draft.points)
+    context = _on_context(event)
+    n = len(draft.points(context))
     if action not in ACTIONS:
         return _refused(step, f"unknown point action {action!r}")
     if action == "add" and n >= MAX_POINTS:
@@ -339,21 +274,23 @@ def _point(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
                                   f"{counted(n, 'point')})")
     if action in ("add", "move") and (_finite(data.get("x")) is None or _finite(data.get("y")) is None):
         return _refused(step, "a point needs a finite time (x) and validity (y)")
-    draft.edit_point(dict(data))  # the fit waits (replay takes its message when it runs)
+    draft.edit_point(dict(data), context)  # the fit waits (replay takes its message when it runs)
     return _Applied(step)
 
 
 def _on_content(edit: Callable[[AnnotationContent, EditEvent], tuple[AnnotationContent, str | None]],
-                *, refuse_unchanged: bool) -> Callable[[WorkingDraft, int, EditEvent], _Applied]:
+                *, refuse_unchanged: bool) -> Callable[[WorkingDraft, int, EditEvent, EditRules], _Applied]:
     """A handler for a curve edit that works on the whole content (rare kinds: hand-tuned
     parameters, refit, durations). With ``refuse_unchanged`` a message with the content left as
-    it was is a refusal (the edit was impossible), else it says what the new curve misses."""
-    def handler(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
-        content = draft.content()
+    it was is a refusal (the edit was impossible), else it says what the new curve misses.
+    A pair's second curve is edited on the content with its curves swapped, then swapped back."""
+    def handler(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
+        context = _on_context(event)
+        content = draft.content().swapped_curves() if context else draft.content()
         new, message = edit(content, event)
         if refuse_unchanged and message is not None and new == content:
             return _refused(step, message)
-        draft.set_content(new)
+        draft.set_content(new.swapped_curves() if context else new)
         return _Applied(step, fit_message=message)
     return handler
 
@@ -374,12 +311,28 @@ def _place(content: AnnotationContent, event: EditEvent) -> tuple[AnnotationCont
     return editing.place_from_durations(content, peak, half_gone)
 
 
-def _step(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+def _step(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     value = _whole(event.data.get("step"))
-    return _Applied(editing.set_step(event.data.get("step") if value is None else value))
+    new = editing.set_step(event.data.get("step") if value is None else value, rules.steps)
+    if rules.pair and new == CONTEXT_STEP and not draft.points(context=True):
+        # the curve given the follow-up starts as a copy of the target's, for the annotator to
+        # move; only while it has no points (parameters never stand without points here)
+        draft.set_content(draft.content().with_context_copied())
+    return _Applied(new)
 
 
-def _flag(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+def _change(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
+    change = event.data.get("change")
+    if change is None:
+        change = ""
+    if change not in CHANGE_OVERRIDES:
+        labels = ", ".join(c for c in CHANGE_OVERRIDES if c)
+        return _refused(step, f"the change must be one of {labels}, or empty for the derived one")
+    draft.set_content(replace(draft.content(), change=change))
+    return _Applied(step)
+
+
+def _flag(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     flags = event.data.get("flags", [])
     note = event.data.get("note", "")
     if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
@@ -393,7 +346,7 @@ def _flag(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     return _Applied(step)
 
 
-def _submit(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
+def _submit(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     flagged = event.data.get("flagged", False)
     if not isinstance(flagged, bool):
         return _refused(step, "a submit must say whether it is flagged (true or false)")
@@ -406,24 +359,16 @@ def _submit(draft: WorkingDraft, step: int, event: EditEvent) -> _Applied:
     return _Applied(step, submit=SubmitRequest(event.seq, flagged, accept_misses))
 
 
-_HANDLERS: Mapping[str, Callable[[WorkingDraft, int, EditEvent], _Applied]] = {
+_HANDLERS: Mapping[str, Callable[[WorkingDraft, int, EditEvent, EditRules], _Applied]] = {
     "boundary": _boundary, "reset_segments": _reset_segments, "axis": _axis, "point": _point,
     "params": _on_content(_set_parameters, refuse_unchanged=True),
     "refit": _on_content(lambda content, event: editing.refit(content), refuse_unchanged=False),
     "place": _on_content(_place, refuse_unchanged=True), "step": _step, "flag": _flag,
-    "submit": _submit,
+    "change": _change, "submit": _submit,
 }
 #: Kinds that neither read nor change the curve: a pending fit can wait past them.
-_DRAFT_KINDS: frozenset[str] = frozenset({"boundary", "reset_segments", "axis", "point", "step"})
-
-
-def _whole(value: object) -> int | None:
-    """``value`` as an int when it is a whole number (JSON may deliver 2.0), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value if isinstance(value, int) else None
+_DRAFT_KINDS: frozenset[str] = frozenset({"boundary", "reset_segments", "axis", "point", "step",
+                                          "change"})
 
 
 def _finite(value: object) -> float | None:

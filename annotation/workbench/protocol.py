@@ -22,6 +22,8 @@ from annotation.wording import numbered
 STEPS: tuple[str, ...] = ("Segmentation", "Axis labels", "Validity curve")
 #: A context pair's steps: the target's steps, then its curve given the follow-up (step 3).
 PAIR_STEPS: tuple[str, ...] = (*STEPS, "Given the follow-up")
+#: The step of a pair's second curve: the follow-up is shown from here on, never before.
+CONTEXT_STEP = 3
 #: The curve fields of a pair's second curve (the target given the follow-up) by the first
 #: curve's field each stands beside.
 CONTEXT_FIELDS: dict[str, str] = {

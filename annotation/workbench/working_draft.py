@@ -13,7 +13,10 @@ an arrow key on a point sent one refit per key repeat. Here:
 * a point edit changes the points and marks the curve *stale*; the fit runs once, when something
   reads the curve (a hand-tuned parameter, a refit, durations, a submit) or at the end of the
   batch. The fit depends on the points alone, so the content is the same as with a fit after
-  every point edit; consecutive moves of one point therefore cost one fit in all.
+  every point edit; consecutive moves of one point therefore cost one fit in all. A pair's
+  second curve (the target given the follow-up) is edited the same way, on the content with
+  its two curves swapped (:meth:`~annotation.workbench.protocol.AnnotationContent.swapped_curves`),
+  and fitted lazily on its own.
 
 :meth:`WorkingDraft.content` gives the immutable :class:`~annotation.workbench.protocol.AnnotationContent`
 back (O(segments), once). ``tests/unit/test_event_log.py`` checks the result against applying
@@ -52,8 +55,9 @@ class WorkingDraft:
         self.n_tokens = n_tokens
         self._boundaries: list[int] | None = None  # None: the base's segmentation is current
         self._axes: list[str | None] = []
-        self.fit_stale = False
-        self._fit_message: str | None = None
+        self._stale: set[bool] = set()  # the curves (context or not) edited since their fit
+        self._fit_messages: dict[bool, str | None] = {}
+        self._last_curve = False  # the curve whose fit message take_fit_message reports
 
     # --- segmentation ------------------------------------------------------------------------
 
@@ -99,22 +103,37 @@ class WorkingDraft:
     # --- the curve -----------------------------------------------------------------------------
 
     @property
-    def points(self) -> tuple[tuple[float, float], ...]:
-        return self._base.points
+    def fit_stale(self) -> bool:
+        """Whether a curve's points changed since its last fit."""
+        return bool(self._stale)
 
-    def edit_point(self, event: dict) -> None:
-        """Apply one chart event (add / move / remove, checked by the caller); the fit waits."""
-        points = editing.edited_points(self._base.points, event)
-        self._base = replace(self._base, points=points)
-        self.fit_stale = True
+    def points(self, context: bool = False) -> tuple[tuple[float, float], ...]:
+        """The points of the first curve, or of a pair's second one (``context``)."""
+        return self._base.context_points if context else self._base.points
+
+    def edit_point(self, event: dict, context: bool = False) -> None:
+        """Apply one chart event (add / move / remove, checked by the caller) to the first
+        curve or the second (``context``); the fit waits."""
+        if context:
+            points = editing.edited_points(self._base.context_points, event)
+            self._base = replace(self._base, context_points=points)
+        else:
+            self._base = replace(self._base, points=editing.edited_points(self._base.points, event))
+        self._stale.add(context)
+        self._last_curve = context
 
     def take_fit_message(self) -> str | None:
-        """Fit now if the points changed since the last fit; the fit's message (None when the
-        curve fits the points, or when no point edit was made)."""
-        if self.fit_stale:
-            self._base, self._fit_message = editing.refit(self._base)
-            self.fit_stale = False
-        return self._fit_message
+        """Fit now the curves whose points changed since their last fit; the fit's message of
+        the curve edited last (None when it fits its points, or when no point edit was made)."""
+        for context in sorted(self._stale):
+            if context:
+                swapped, message = editing.refit(self._base.swapped_curves())
+                self._base = swapped.swapped_curves()
+            else:
+                self._base, message = editing.refit(self._base)
+            self._fit_messages[context] = message
+        self._stale.clear()
+        return self._fit_messages.get(self._last_curve)
 
     # --- everything else ---------------------------------------------------------------------
 
@@ -129,4 +148,5 @@ class WorkingDraft:
 
     def set_content(self, content: AnnotationContent) -> None:
         """Continue from ``content`` (what a handler working on whole contents returned)."""
-        self._base, self._boundaries, self.fit_stale = content, None, False
+        self._base, self._boundaries = content, None
+        self._stale.clear()

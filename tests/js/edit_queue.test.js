@@ -176,3 +176,12 @@ test("isPointMove: a move with a whole index only", () => {
   assert.equal(isPointMove({ kind: "axis", action: "move", index: 0, seq: 1 }), false);
   assert.equal(isPointMove(undefined), false);
 });
+
+test("a pair's two curves: moves of the same point number on different curves do not fold", () => {
+  const queue = pushAll([
+    { kind: "point", action: "move", index: 0, x: 10, y: 0.5 },
+    { kind: "point", action: "move", index: 0, x: 12, y: 0.5, curve: "context" },
+    { kind: "point", action: "move", index: 0, x: 14, y: 0.6, curve: "context" },
+    { kind: "point", action: "move", index: 0, x: 16, y: 0.7 }]);
+  assert.deepEqual(queue.map((e) => [e.seq, e.first, e.curve]), [[1, undefined, undefined], [3, 2, "context"], [4, undefined, undefined]]);
+});

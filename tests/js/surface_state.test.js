@@ -76,7 +76,8 @@ test("stored content is read defensively: one axis per segment, malformed points
   assert.deepEqual([c.xi, c.omega, c.alpha, c.params_source], [5, null, null, "manual"]);
   assert.deepEqual(readSurfaceContent(null), {
     boundaries: [0], segment_axes: [null], points: [], xi: null, omega: null, alpha: null, rmse: null,
-    params_source: "fit", flags: [], note: "" });
+    params_source: "fit", flags: [], note: "", context_points: [], context_xi: null, context_omega: null,
+    context_alpha: null, context_rmse: null, context_params_source: "fit", change: "" });
   assert.deepEqual(readSurfaceContent({ boundaries: [0], segment_axes: ["main", "static"] }).segment_axes, ["main"]);
 });
 
@@ -217,4 +218,86 @@ test("the pending edits are re-applied on top of what the view stores", () => {
     content: readSurfaceContent({ boundaries: [0, 5], segment_axes: ["main", "static"], points: [[10, 0.5], [20, 1]] }), step: 2 });
   assert.deepEqual(replaySurfaceEvents(stored, 1, [], RULES), { content: readSurfaceContent(stored), step: 1 });
   assert.equal(replaySurfaceEvents(stored, "x", [], RULES).step, 0);
+});
+
+/* A context pair: the same small rules, with a fourth step (the curve given the follow-up), a
+   first step at the curve (the target is not segmented) and the change labels. */
+const PAIR_VIEW = { ...VIEW, steps: ["Segments", "Axes", "Curve", "Given the follow-up"], first_step: 2, segmented: false,
+  pair: true, context_step: 3, change_options: ["", "decreased", "neutral", "increased"] };
+const PAIR = surfaceRulesOf(PAIR_VIEW);
+/**
+ * The state after `events` on a pair, from `content` at `step`.
+ * @param {Record<string, unknown>} content
+ * @param {number} step
+ * @param {SurfaceEditData[]} events
+ */
+const afterPair = (content, step, events) => events.reduce((s, ev) => applySurfaceEvent(s, ev, PAIR), at(content, step));
+
+test("a pair's rules come from the view; a single text's view has none of them", () => {
+  assert.deepEqual([PAIR.firstStep, PAIR.segmented, PAIR.pair, PAIR.contextStep], [2, false, true, 3]);
+  assert.deepEqual(PAIR.changeOptions, ["", "decreased", "neutral", "increased"]);
+  assert.deepEqual([RULES.firstStep, RULES.segmented, RULES.pair, RULES.contextStep, RULES.changeOptions], [0, true, false, -1, []]);
+});
+
+test("a step to the follow-up copies the first curve while the second has no points, once", () => {
+  const first = { points: [[10, 0.5], [20, 1], [30, 0.2]], xi: 5, omega: 2, alpha: 1, params_source: "manual" };
+  const s = afterPair(first, 2, [{ kind: "step", step: 3 }]);
+  assert.equal(s.step, 3);
+  assert.deepEqual(s.content.context_points, first.points);
+  assert.deepEqual([s.content.context_xi, s.content.context_omega, s.content.context_alpha, s.content.context_params_source], [5, 2, 1, "manual"]);
+  const moved = [{ kind: "point", action: "move", index: 0, x: 15, y: 0.7, curve: "context" }, { kind: "step", step: 2 }, { kind: "step", step: 3 }];
+  const again = moved.reduce((st, ev) => applySurfaceEvent(st, ev, PAIR), s);
+  assert.deepEqual(again.content.context_points[0], [15, 0.7]);
+  assert.deepEqual(again.content.points, first.points);
+});
+
+test("a pair's steps before its first one, and past its last, are refused", () => {
+  const s = at({}, 2);
+  for (const step of [0, 1, 4]) assert.equal(applySurfaceEvent(s, { kind: "step", step }, PAIR), s);
+  assert.equal(replaySurfaceEvents({}, 0, [], PAIR).step, 2);  // a stored step before the first opens at the first
+  assert.equal(applySurfaceEvent(at({}, 2), { kind: "step", step: 3 }, RULES).step, 2);  // a single text has no step 3
+});
+
+test("curve edits with curve: context edit the second curve with the first curve's rules", () => {
+  const s = afterPair({ points: [[10, 0.5]], context_points: [[40, 0.5]] }, 3, [
+    { kind: "point", action: "add", x: 50.004, y: 1.2, curve: "context" },
+    { kind: "point", action: "remove", index: 0, curve: "context" },
+    { kind: "point", action: "move", index: 0, x: 45, y: 0.9 },
+    { kind: "params", xi: 3, omega: 2, alpha: 0, curve: "context" }]);
+  assert.deepEqual(s.content.context_points, [[50, 1]]);
+  assert.deepEqual(s.content.points, [[45, 0.9]]);
+  assert.deepEqual([s.content.context_xi, s.content.context_params_source, s.content.xi, s.content.params_source], [3, "manual", null, "fit"]);
+  const refit = applySurfaceEvent(s, { kind: "refit", curve: "context" }, PAIR);
+  assert.equal(refit.content.context_params_source, "fit");
+  assert.equal(refit.content.params_source, "fit");
+});
+
+test("an unknown curve, and any pair edit in a single-text project, are refused", () => {
+  const s = at({ points: [[10, 0.5]], context_points: [[40, 0.5]] }, 2);
+  assert.equal(applySurfaceEvent(s, { kind: "point", action: "add", x: 1, y: 1, curve: "follow_up" }, PAIR), s);
+  for (const ev of [{ kind: "point", action: "add", x: 1, y: 1, curve: "context" }, { kind: "refit", curve: "context" },
+    { kind: "change", change: "increased" }]) {
+    assert.equal(applySurfaceEvent(s, ev, RULES), s);
+  }
+  // a curve of null is the first curve, as the server reads it
+  assert.deepEqual(applySurfaceEvent(s, { kind: "point", action: "add", x: 1, y: 1, curve: null }, PAIR).content.points, [[10, 0.5], [1, 1]]);
+});
+
+test("the change is one of the labels, or empty for the derived one", () => {
+  const s = afterPair({}, 3, [{ kind: "change", change: "decreased" }]);
+  assert.equal(s.content.change, "decreased");
+  assert.equal(applySurfaceEvent(s, { kind: "change" }, PAIR).content.change, "");
+  assert.equal(applySurfaceEvent(s, { kind: "change", change: null }, PAIR).content.change, "");
+  for (const change of ["longer", 2, ["neutral"], true]) assert.equal(applySurfaceEvent(s, { kind: "change", change }, PAIR), s);
+});
+
+test("what stops a pair's plain submit: no axes, both curves", () => {
+  const three = [[1, 1], [2, 0.5], [3, 0]];
+  /** @type {(c: Record<string, unknown>) => string[]} */
+  const problems = (c) => unflaggedSubmitProblems(readSurfaceContent(c), PAIR, { curvePending: false, fitMessage: null });
+  assert.deepEqual(problems({ segment_axes: [null], points: three, xi: 1, omega: 2, alpha: 0 }),
+    ["Given the follow-up: place 3 to 4 points (now 0)."]);
+  assert.deepEqual(problems({ points: three, xi: 1, omega: 2, alpha: 0, context_points: three }),
+    ["Given the follow-up: the points do not define a curve yet."]);
+  assert.deepEqual(problems({ points: three, xi: 1, omega: 2, alpha: 0, context_points: three, context_xi: 1, context_omega: 2, context_alpha: 0 }), []);
 });

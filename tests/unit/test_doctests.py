@@ -66,6 +66,8 @@ MODULES: tuple[str, ...] = (
     "annotation.corpus.text_import",
     "annotation.corpus.pair_import",
     "annotation.workbench.edit_script",
+    "annotation.workbench.event_batch",
+    "ui.pair_view",
     "annotation.review.pair_figures",
     "annotation.review.pair_settling",
     "annotation.services.rows",

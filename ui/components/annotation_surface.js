@@ -31,7 +31,7 @@ const STALL_MS = 5000;          // no acknowledgement for this long: say so
 /** @type {WeakMap<HTMLElement | ShadowRoot, SurfaceInstance>} */
 const INSTANCES = new WeakMap();
 const SVG = "http://www.w3.org/2000/svg";
-const STEP_COUNT = 3;            // the surface's three sections: text, segment rows, chart
+const STEP_COUNT = 4;            // step tabs made: text, segment rows, chart, a pair's second chart (the view's steps say which are shown)
 const MARGIN = { left: 50, right: 14, top: 12, bottom: 46 };
 const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 const CURVE_KINDS = new Set(["point", "params", "refit", "place"]);
@@ -63,7 +63,10 @@ let MOUNTS = 0;  // instances created on this page (data-mount: a remount shows 
  *   | { kind: "params", [parameter: string]: number | string }
  *   | { kind: "refit" } | { kind: "place", peak_minutes: number, half_gone_minutes: number }
  *   | { kind: "step", step: number } | { kind: "flag", flags: string[], note: string }
+ *   | { kind: "change", change: string }
  *   | { kind: "submit", flagged: boolean, accept_misses?: boolean }} SurfaceEdit
+ * A curve edit (point, params, refit, place) of a pair's second curve also carries
+ * `curve: "context"` (curveEdit).
  */
 
 /**
@@ -303,6 +306,17 @@ function createInstance(parentElement) {
   side.append(sideInfo, h("div", { class: "as-side-tools" }, tuneToggle, placeToggle), tunePanel, placePanel);
   const curveSection = h("section", { class: "as-curvesec" }, chartBox, side);
 
+  // a context pair's last step: the follow-up (read-only, set apart, literal text) and the
+  // change the two curves say, with the annotator's choice (confirm it or override it)
+  const followText = h("div", { class: "as-follow-text", "data-testid": "follow-up-text" });
+  const followBox = h("div", { class: "as-follow", "data-testid": "follow-up", role: "note", "aria-label": "Follow-up statement (read only)" },
+    h("div", { class: "as-follow-title", text: "Follow-up (read only) — draw the target's validity given it" }), followText);
+  const changeWords = h("div", { class: "as-change-words", "data-testid": "change-reading", "aria-live": "polite" });
+  const changeClasses = h("div", { class: "as-muted", "data-testid": "change-classes" });
+  const changeOptions = h("div", { class: "as-change-options", role: "radiogroup", "aria-label": "The change: as derived, or your own" });
+  const changeBox = h("div", { class: "as-change", "data-testid": "change-panel" }, changeWords, changeClasses, changeOptions);
+  const pairSection = h("section", { class: "as-pairsec", "data-testid": "pair-panel", hidden: true }, followBox, changeBox);
+
   // message line: local message + the server's notices (non-blocking)
   const messageBox = h("div", { class: "as-message", "data-testid": "surface-message", "aria-live": "polite" });
 
@@ -337,7 +351,7 @@ function createInstance(parentElement) {
     flagBtn, submitBtn);
 
   footer.append(flagPanel, confirmDialog);  // anchored to the footer, which stays on screen
-  const body = h("div", { class: "as-body" }, textSection, rowsSection, curveSection);
+  const body = h("div", { class: "as-body" }, textSection, pairSection, rowsSection, curveSection);
   root.append(stepbar, body, messageBox, footer, confirmBox);
   parentElement.appendChild(root);
 
@@ -363,7 +377,7 @@ function createInstance(parentElement) {
       spaces: Array.isArray(v.spaces) ? v.spaces : [],
       axes: Array.isArray(v.axes) ? v.axes.filter((a) => a && typeof a.name === "string") : [],
       flags: Array.isArray(v.flags) ? v.flags.filter((f) => f && typeof f.code === "string") : [],
-      single: v.layout === "single",
+      single: v.layout === "single" && v.pair !== true,  // a pair is always shown step by step
       readOnly: !!v.read_only,
       conflict: v.read_only_reason === "conflict",
       confirm: !!v.confirm_submit,
@@ -380,6 +394,17 @@ function createInstance(parentElement) {
   const locked = () => cfg().readOnly || inst.submittingSeq !== null;
   const rowsShown = () => cfg().single || inst.local.step === 1;
   const curvePending = () => inst.delivery.pending().some((e) => CURVE_KINDS.has(e.kind));
+  // a pair's last step edits its second curve (the target given the follow-up)
+  const onContext = () => cfg().pair && inst.local.step === cfg().contextStep;
+  /** @returns {SurfacePoint[]} the points of the curve the chart edits now */
+  const activePoints = () => (onContext() ? inst.local.content.context_points : inst.local.content.points);
+  /**
+   * `edit` for the curve the chart edits now (a pair's second curve carries curve: "context").
+   * @template {SurfaceEdit} E
+   * @param {E} edit
+   * @returns {E}
+   */
+  const curveEdit = (edit) => (onContext() ? { ...edit, curve: "context" } : edit);
   const placing = () => inst.delivery.pending().some((e) => e.kind === "place");
 
   // ---------- the local state: the view's content with the pending edits (surface_state.js)
@@ -475,7 +500,7 @@ function createInstance(parentElement) {
   function goStep(step) {
     const c = cfg();
     if (c.single) return;
-    const target = clamp(step, 0, STEP_COUNT - 1);
+    const target = clamp(step, c.firstStep, Math.max(c.steps.length - 1, c.firstStep));
     if (target === inst.local.step) return;
     if (locked()) {
       if (!c.readOnly) return;
@@ -512,8 +537,9 @@ function createInstance(parentElement) {
   function problems() {
     const v = viewOrEmpty(), content = inst.local.content;
     if (!inst.delivery.pending().length && !content.flags.length) return Array.isArray(v.problems) ? v.problems.map(String) : [];
-    const why = (v.fit || {}).message;
-    return unflaggedSubmitProblems(content, cfg(), { curvePending: curvePending(), fitMessage: why ? String(why) : null });
+    const why = (v.fit || {}).message, whyContext = (v.context_fit || {}).message;
+    return unflaggedSubmitProblems(content, cfg(), { curvePending: curvePending(), fitMessage: why ? String(why) : null,
+      contextFitMessage: whyContext ? String(whyContext) : null });
   }
   function refreshMissingMessage() {
     const list = problems();
@@ -633,10 +659,10 @@ function createInstance(parentElement) {
       vals[name] = v;
     }
     inst.message = null;
-    push({ kind: "params", ...vals });
+    push(curveEdit({ kind: "params", ...vals }));
   }
   tuneApply.addEventListener("click", applyParams);
-  tuneRefit.addEventListener("click", () => push({ kind: "refit" }));
+  tuneRefit.addEventListener("click", () => push(curveEdit({ kind: "refit" })));
   tuneRow.addEventListener("keydown", (e) => { if (closestFrom(e.target, "input") && e.key === "Enter" && !e.altKey) { e.preventDefault(); applyParams(); } });
   function place() {
     const units = cfg().timeUnits;
@@ -653,7 +679,7 @@ function createInstance(parentElement) {
       render(); return;
     }
     inst.message = null;
-    push({ kind: "place", peak_minutes: peakMinutes, half_gone_minutes: halfMinutes });
+    push(curveEdit({ kind: "place", peak_minutes: peakMinutes, half_gone_minutes: halfMinutes }));
   }
   placeBtn.addEventListener("click", place);
   for (const input of [peakN, halfN]) input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.altKey) { e.preventDefault(); place(); } });
@@ -810,6 +836,11 @@ function createInstance(parentElement) {
     // keys typed on the page itself (body, Streamlit's main container...) are ours too; keys
     // on another control (a button, a slider elsewhere on the page) are left to it
     const pageLevel = inside || !isActivatable(t);
+    if (onContext() && !c.readOnly && pageLevel && /^[0-9]$/.test(e.key) && Number(e.key) < c.changeOptions.length) {
+      stop(e);  // 0 as derived, 1… the labels (the change panel's buttons show the digits)
+      if (!e.repeat) chooseChange(c.changeOptions[Number(e.key)]);
+      return;
+    }
     const keyAxis = c.axes.find((a) => String(a.digit) === e.key);  // the view's digit keys, 1–8
     if (keyAxis && rowsShown() && !c.readOnly && pageLevel) {
       stop(e);
@@ -846,9 +877,9 @@ function createInstance(parentElement) {
   function onPlotClick(e) {
     if (chartLocked() || e.button !== 0 || e.detail > 1) return;
     const c = cfg();
-    if (inst.local.content.points.length >= c.maxPoints) { chartHint.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450 }); return; }
+    if (activePoints().length >= c.maxPoints) { chartHint.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450 }); return; }
     const [x, y] = toData(e.clientX, e.clientY);
-    push({ kind: "point", action: "add", x, y });
+    push(curveEdit({ kind: "point", action: "add", x, y }));
   }
   /** @param {PointerEvent} e */
   function onPointerDown(e) {
@@ -893,7 +924,7 @@ function createInstance(parentElement) {
     hideCross();
     if (commit && d.moved && d.pos) {
       inst.focusPoint = d.index;
-      push({ kind: "point", action: "move", index: d.index, x: d.pos[0], y: d.pos[1] });
+      push(curveEdit({ kind: "point", action: "move", index: d.index, x: d.pos[0], y: d.pos[1] }));
     } else if (inst.needsChart || d.moved) render();
   }
   /**
@@ -903,13 +934,13 @@ function createInstance(parentElement) {
   function removePoint(i, keepFocus) {
     if (chartLocked()) return;
     inst.focusPoint = keepFocus ? i : null;
-    push({ kind: "point", action: "remove", index: i });
+    push(curveEdit({ kind: "point", action: "remove", index: i }));
   }
   /** @param {KeyboardEvent} e */
   function onChartKey(e) {
     const i = pointIndex(e.target);
     if (i === null || chartLocked() || e.altKey || e.ctrlKey || e.metaKey) return;
-    const pts = inst.local.content.points;
+    const pts = activePoints();
     if (i >= pts.length) return;
     const big = e.shiftKey;
     let [x, y] = pts[i];
@@ -922,7 +953,7 @@ function createInstance(parentElement) {
     e.preventDefault(); e.stopPropagation();
     inst.focusPoint = i;
     const xMax = cfg().xMax;
-    push({ kind: "point", action: "move", index: i, x: round2(clamp(x, 0, xMax)), y: round2(clamp(y, 0, 1)) });
+    push(curveEdit({ kind: "point", action: "move", index: i, x: round2(clamp(x, 0, xMax)), y: round2(clamp(y, 0, 1)) }));
   }
   plot.addEventListener("click", onPlotClick);
   svg.addEventListener("pointerdown", onPointerDown);
@@ -1217,7 +1248,8 @@ function createInstance(parentElement) {
     /** @type {ChartGeometry} */
     const g = { left, top, w, h, sx: (x) => left + (x / c.xMax) * w, sy: (y) => top + (1 - y) * h };
     inst.geom = g;
-    const pts = content.points;
+    const context = onContext();
+    const pts = context ? content.context_points : content.points;
     const disabled = chartLocked();
     const stale = curvePending();
     chartBox.classList.toggle("disabled", disabled);
@@ -1249,7 +1281,15 @@ function createInstance(parentElement) {
     }
     s("text", { class: "as-axis-title", "text-anchor": "middle", transform: `translate(12 ${g.top + g.h / 2}) rotate(-90)` }, labels).textContent = "validity";
     s("text", { class: "as-axis-title", "text-anchor": "end", x: g.left + g.w, y: g.top + g.h + 42 }, labels).textContent = "time since publication (log scale) →";
-    const curve = Array.isArray(v.curve) ? v.curve.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])) : [];
+    /** @type {(line: unknown) => [number, number][]} */
+    const polyline = (line) => (Array.isArray(line) ? line.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])) : []);
+    if (context) {  // the target's own curve, drawn faintly behind the one given the follow-up
+      const behind = polyline(v.curve);
+      let d = "";
+      for (const p of behind) d += (d ? "L" : "M") + g.sx(p[0]).toFixed(1) + "," + g.sy(clamp(p[1], -0.05, 1.05)).toFixed(1);
+      if (behind.length > 1) s("path", { class: "as-curve-behind", d, "data-testid": "curve-alone", "clip-path": `url(#${clipId})` }, backdrop);
+    }
+    const curve = polyline(context ? v.context_curve : v.curve);
     if (curve.length > 1) {
       let d = "";
       for (const p of curve) d += (d ? "L" : "M") + g.sx(p[0]).toFixed(1) + "," + g.sy(clamp(p[1], -0.05, 1.05)).toFixed(1);
@@ -1297,7 +1337,8 @@ function createInstance(parentElement) {
     const v = viewOrEmpty();
     const c = cfg(), content = inst.local.content;
     /** @type {Partial<SurfaceFit>} */
-    const fit = v.fit && typeof v.fit === "object" ? v.fit : {};
+    const viewFit = onContext() ? v.context_fit : v.fit;
+    const fit = viewFit && typeof viewFit === "object" ? viewFit : {};
     const stale = curvePending();
     sideInfo.replaceChildren();
     side.classList.toggle("stale", stale);
@@ -1327,7 +1368,8 @@ function createInstance(parentElement) {
       residuals.forEach((/** @type {unknown} */ r, /** @type {number} */ i) => box.appendChild(h("span", { class: "as-resid-item", text: `${i + 1}: ${finite(r) ? (r >= 0 ? "+" : "") + r.toFixed(2) : "–"}` })));
       sideInfo.appendChild(box);
     }
-    const fb = v.feedback && typeof v.feedback === "object" ? v.feedback : null;
+    const viewFeedback = onContext() ? v.context_feedback : v.feedback;
+    const fb = viewFeedback && typeof viewFeedback === "object" ? viewFeedback : null;
     if (fb) {
       const lines = Array.isArray(fb.lines) ? fb.lines : [];
       if (lines.length) {
@@ -1355,12 +1397,75 @@ function createInstance(parentElement) {
       const shadowActive = activeElement();
       const editing = shadowActive && tunePanel.contains(shadowActive);
       if (!editing || !inst.tuneFilled) {
-        const src = /** @type {Record<string, unknown>} */ (content.params_source === "manual" && finite(content.xi) ? content : p);
+        const active = onContext() ? swappedCurves(content) : content;  // the curve the chart edits, as the first
+        const src = /** @type {Record<string, unknown>} */ (active.params_source === "manual" && finite(active.xi) ? active : p);
         for (const [name, input] of tuneInputs) { const value = src[name]; if (finite(value)) input.value = String(round2(value)); }
         inst.tuneFilled = true;
       }
-      tuneRefit.disabled = content.params_source !== "manual";
+      tuneRefit.disabled = (onContext() ? content.context_params_source : content.params_source) !== "manual";
     }
+  }
+
+  /* A pair's last step: the follow-up (its text set with textContent, never parsed), the change
+     the two curves say — the server's reading of the stored curves, marked as updating while a
+     curve edit is on its way — and the annotator's choice: as derived (change "") or a label of
+     their own, which is recorded as an override. */
+  function renderPair() {
+    const v = viewOrEmpty(), c = cfg(), content = inst.local.content;
+    const pair = /** @type {Partial<SurfacePair>} */ (v.pair_panel && typeof v.pair_panel === "object" ? v.pair_panel : {});
+    const follow = typeof pair.follow_up === "string" ? pair.follow_up : "";
+    if (followText.textContent !== follow) followText.textContent = follow;
+    const reading = derivedReading();
+    const stale = curvePending();
+    changeBox.classList.toggle("stale", stale);
+    changeWords.textContent = reading ? String(reading.words || "") + (stale ? " (updating…)" : "")
+      : stale ? "Updating the change…" : "Draw both curves to see the change they say.";
+    const classes = reading && reading.alone_class && reading.given_class
+      ? `Duration class (TVCP): alone “${String(reading.alone_class.name)}” → given the follow-up “${String(reading.given_class.name)}”.` : "";
+    changeClasses.textContent = classes;
+    const labels = Array.isArray(pair.labels) ? pair.labels.map(String) : [];
+    const key = labels.join("|") + "#" + c.changeOptions.join("|");
+    if (changeOptions.dataset.key !== key) {
+      changeOptions.dataset.key = key;
+      changeOptions.replaceChildren();
+      c.changeOptions.forEach((option, i) => {
+        const b = h("button", { type: "button", class: "as-opt as-change-opt", role: "radio", "data-change-option": option, tabindex: "-1" },
+          h("kbd", { text: String(i) }), h("span", { class: "as-change-label" }));
+        b.addEventListener("mousedown", (e) => { if (e.button === 0) e.preventDefault(); });
+        b.addEventListener("click", () => chooseChange(option));
+        changeOptions.appendChild(b);
+      });
+    }
+    for (const b of /** @type {NodeListOf<HTMLButtonElement>} */ (changeOptions.querySelectorAll("[data-change-option]"))) {
+      const option = b.getAttribute("data-change-option") || "";
+      const on = content.change === option;
+      b.classList.toggle("on", on);
+      b.setAttribute("aria-checked", on ? "true" : "false");
+      b.disabled = locked();
+      /** @type {HTMLElement} */ (b.querySelector(".as-change-label")).textContent = option
+        ? option + (reading && reading.label === option && !stale ? " (as derived)" : "")
+        : "As derived" + (reading ? `: ${String(reading.label)}` : "");
+      b.title = option ? `Override: the change is ${option} (recorded and reviewed)` : "Accept the change the two curves say";
+    }
+  }
+  /** @returns {Partial<SurfaceChangeReading> | null} the server's reading of the stored curves */
+  function derivedReading() {
+    const pair = viewOrEmpty().pair_panel;
+    const reading = pair && typeof pair === "object" ? pair.reading : null;
+    return reading && typeof reading === "object" ? reading : null;
+  }
+  /**
+   * The annotator's change: `option` "" accepts the derived label; a label is an override —
+   * unless it is the derived label itself (the server's, with no curve edit on its way), which
+   * is accepting it.
+   * @param {string} option
+   */
+  function chooseChange(option) {
+    if (locked() || !cfg().changeOptions.includes(option)) return;
+    const reading = derivedReading();
+    const change = option && reading && reading.label === option && !curvePending() ? "" : option;
+    if (change === inst.local.content.change) return;
+    push({ kind: "change", change });
   }
 
   function renderMessages() {
@@ -1402,8 +1507,8 @@ function createInstance(parentElement) {
 
   function renderFooter() {
     const c = cfg(), step = inst.local.step;
-    backBtn.disabled = c.single || step === 0;
-    nextBtn.disabled = c.single || step === 2;
+    backBtn.disabled = c.single || step <= c.firstStep;
+    nextBtn.disabled = c.single || step >= c.steps.length - 1;
     backBtn.hidden = nextBtn.hidden = c.single;
     backBtn.title = "Previous step (Alt+←)"; nextBtn.title = "Next step (Alt+→)";
     flagBtn.hidden = submitBtn.hidden = c.readOnly;
@@ -1421,6 +1526,7 @@ function createInstance(parentElement) {
     statusMissing.title = statusMissing.textContent;
     const keys = [];
     if (rowsShown() && !c.readOnly) keys.push(`${axisKeys()} axis`, "Tab/↑↓ segment");
+    if (onContext() && !c.readOnly) keys.push(`0–${c.changeOptions.length - 1} change`);
     if (!c.single) keys.push("Alt+←/→ step");
     if (!c.readOnly) keys.push(c.confirm ? "Enter submit (then Enter to confirm)" : "Enter submit");
     statusKeys.textContent = keys.join(" · ");
@@ -1446,7 +1552,12 @@ function createInstance(parentElement) {
     } else {
       const n = content.boundaries.length;
       const names = content.segment_axes.map((a) => { const ax = axisOf(a); return ax ? ax.label : "—"; });
-      confirmBody.appendChild(h("div", { text: `${plural(n, "segment", "segments")}: ${names.join(", ")}` }));
+      if (c.segmented) confirmBody.appendChild(h("div", { text: `${plural(n, "segment", "segments")}: ${names.join(", ")}` }));
+      if (c.pair) {
+        const reading = derivedReading();
+        confirmBody.appendChild(h("div", { "data-testid": "confirm-change", text: content.change
+          ? `Change: ${content.change} (your override)` : `Change: ${reading ? String(reading.label) : "as the curves say"} (as derived)` }));
+      }
       /** @type {Partial<SurfaceFit>} */
       const fit = viewOrEmpty().fit || {};
       const summary = Array.isArray(fit.summary) ? fit.summary : [];
@@ -1508,21 +1619,33 @@ function createInstance(parentElement) {
     root.classList.toggle("readonly", c.readOnly);
     root.classList.toggle("submitting", inst.submittingSeq !== null);
     const content = inst.local.content;
-    const done = [true, content.segment_axes.every(Boolean), content.points.length >= c.minPoints];
+    const done = [true, content.segment_axes.every(Boolean), content.points.length >= c.minPoints,
+      content.context_points.length >= c.minPoints];
     stepbar.hidden = c.single;
     stepButtons.forEach((b, i) => {
+      // the steps of the view's protocol an annotator may go to (a pair that is not segmented
+      // starts at its curve; a single text has no fourth step)
+      b.hidden = i < c.firstStep || i >= c.steps.length;
       b.classList.toggle("current", i === step);
       b.classList.toggle("done", done[i] && i !== step);
       b.setAttribute("aria-selected", i === step ? "true" : "false");
       b.tabIndex = -1;
       b.querySelector(".as-step-check").textContent = done[i] && i !== 0 ? "✓" : "";
+      b.querySelector(".as-step-num").textContent = String(i + 1 - c.firstStep);
     });
     stepInfo.textContent = c.single ? "" : "Alt+← / Alt+→ to change step";
-    const showSeg = c.single || step === 0, showRows = c.single || step === 1, showCurve = c.single || step === 2;
+    const context = onContext();
+    const showSeg = c.single || step === 0, showRows = c.single || step === 1, showCurve = c.single || step === 2 || context;
     segTools.hidden = !showSeg || c.readOnly;
     rowsSection.hidden = !showRows;
     curveSection.hidden = !showCurve;
-    textSection.classList.toggle("compact", !c.single && step === 2);
+    textSection.classList.toggle("compact", !c.single && step >= 2);
+    legend.hidden = !c.segmented;
+    textBox.classList.toggle("unsegmented", !c.segmented);
+    // the follow-up is drawn only on the pair's last step: before it, nothing of it is on screen
+    pairSection.hidden = !context;
+    root.setAttribute("data-curve", context ? "context" : "target");
+    if (context) renderPair(); else if (followText.textContent) followText.textContent = "";
     renderText();
     renderLegend();
     renderQuestions();

@@ -18,7 +18,8 @@ Protocol
 --------
 Each edit is an event ``{"seq": n, "kind": ..., ...}``, ``seq`` counting from 1 per ``client``
 (kinds and fields: see CONTRACT.md — ``boundary``, ``reset_segments``, ``axis``, ``point``,
-``params``, ``refit``, ``place``, ``step``, ``flag``, ``submit``). The surface delivers them as
+``params``, ``refit``, ``place``, ``step``, ``flag``, ``change``, ``submit``; a pair's second
+curve is edited by the curve kinds with ``"curve": "context"``). The surface delivers them as
 every component does (``delivery.js``, :mod:`ui.components.events`): it sends the *whole*
 not-yet-acknowledged queue as one payload ``{"client", "base_version", "events"}`` after every
 edit and again after a second without an acknowledgement, the wait doubling up to 8 s, because
@@ -33,7 +34,7 @@ View
 ----
 ``view`` is a JSON-able dict built by the screen::
 
-    annotation_id: int, client: str, version: int, acked: int, step: 0|1|2,
+    annotation_id: int, client: str, version: int, acked: int, step: 0|1|2 (a pair's 3),
     layout: "steps"|"single", confirm_submit: bool, read_only: bool, quota_reached: bool,
     tokens: [str], spaces: [bool], content: AnnotationContent.to_json(),
     curve: [[x, y], ...]  (the stored curve as drawn; [] when none), ticks: [[x, label]],
@@ -46,12 +47,16 @@ View
     parameters: [{name, symbol, min, max}],   # ξ, ω, α with the fit's bounds (hand-tuning)
     time_units: [{name, minutes}],            # the units of "Enter durations instead"
     note_max_chars: int,                      # the flag note's longest length
+    first_step: int, segmented: bool, pair: bool, context_step: int|None,
+    change_options: [str],                    # the project's protocol (CONTRACT.md)
     fit: {message: str|None, summary: [str], params: {xi, omega, alpha, rmse, source}|None,
           residuals: [float]|None},
     feedback: {lines: [str], left_after: [[label, "NN %"]]} | None,
     problems: [str],       # why the stored content cannot be submitted ([] when it can)
     notices: [{level: "error"|"warning"|"info"|"success", text: str}],
-    sample: {number, benchmark, project, guidelines_version, returned_note, is_warmup}
+    sample: {number, benchmark, project, guidelines_version, returned_note, is_warmup},
+    pair_panel: {follow_up, labels, threshold, change, reading} | None,   # a context pair's
+    context_curve, context_fit, context_feedback   # a pair's second curve (as curve, fit, feedback)
 
 All user text is set with ``textContent`` in the browser, never parsed as HTML or Markdown.
 
@@ -75,7 +80,8 @@ with ``input[name="param-xi|param-omega|param-alpha"]``, ``[data-command="params
 Keys (listened to on the document in the capture phase, so no control captures them and a
 Streamlit shortcut on the same keys does not fire as well): 1–8 axis of the focused segment,
 Tab/Shift+Tab and ↑/↓ between segments, Alt+→/Alt+← step, Enter (outside text fields and
-buttons) or Alt+Enter submit, Enter/Escape in the confirmation, Escape closes the flag panel.
+buttons) or Alt+Enter submit, Enter/Escape in the confirmation, Escape closes the flag panel;
+on a pair's last step 0–3 choose the change (0: as derived, then decreased, neutral, increased).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ function isPointMove(edit) {
  * them).
  *
  * The fold rule: when `edit` is a point move and the queue's last event is a move of the same
- * point (folded or not) numbered just before it and not yet acknowledged (`seq > acked`), that
+ * point of the same curve (folded or not) numbered just before it and not yet acknowledged (`seq > acked`), that
  * last event is replaced by a copy of `edit` carrying `first` = the replaced event's `first`
  * (its `seq` when it had none). Anything else is appended: no fold across another event, none
  * onto an acknowledged one.
@@ -47,6 +47,7 @@ function isPointMove(edit) {
 function enqueueEdit(pending, edit, acked) {
   const last = pending.length ? pending[pending.length - 1] : undefined;
   if (last && isPointMove(edit) && isPointMove(last) && last.index === edit.index
+      && (last.curve ?? null) === (edit.curve ?? null)  // a pair's two curves have points of the same number
       && last.seq > acked && edit.seq === last.seq + 1) {
     const first = Number.isInteger(last.first) ? /** @type {number} */ (last.first) : last.seq;
     return [...pending.slice(0, -1), { ...edit, first }];

@@ -14,7 +14,12 @@
    annotation.workbench.event_log applies them; every name and limit they need comes with the
    view (surfaceRulesOf: ui/workbench_view.surface_rules). While edits are pending, what stops
    a plain submit is worked out here too (unflaggedSubmitProblems, protocol.submission_problems'
-   rules and words). */
+   rules and words).
+
+   A context pair (rules.pair) has a second curve, the target's curve given the follow-up: a
+   curve edit carrying `curve: "context"` edits it (the same rules, on the content with its two
+   curves swapped), a `step` to rules.contextStep while it has no points starts it as a copy of
+   the first, and a `change` sets the annotator's change label ("" keeps the derived one). */
 
 /**
  * A point of the validity chart: [x in base-1.1 log minutes, relative validity in 0 … 1].
@@ -35,6 +40,13 @@
  * @property {"fit" | "manual"} params_source
  * @property {string[]} flags flag codes
  * @property {string} note
+ * @property {SurfacePoint[]} context_points a pair's second curve (the target given the follow-up)
+ * @property {number | null} context_xi
+ * @property {number | null} context_omega
+ * @property {number | null} context_alpha
+ * @property {number | null} context_rmse
+ * @property {"fit" | "manual"} context_params_source
+ * @property {string} change the annotator's change label ("": the derived one)
  */
 
 /**
@@ -111,6 +123,34 @@
  * @property {string[]} problems why the stored content cannot be submitted ([] when it can)
  * @property {SurfaceNotice[]} notices
  * @property {Record<string, unknown>} sample
+ * @property {number} [first_step] the first step an annotator may go to (0 when absent)
+ * @property {boolean} [segmented] whether the text is segmented (true when absent)
+ * @property {boolean} [pair] whether the sample is a context pair
+ * @property {number | null} [context_step] a pair's step of its second curve
+ * @property {string[]} [change_options] the change labels to choose from ("" first: as derived)
+ * @property {SurfacePair | null} [pair_panel] a pair's follow-up and change (null for a single text)
+ * @property {[number, number][]} [context_curve] a pair's second curve as drawn
+ * @property {SurfaceFit} [context_fit] the side panel of a pair's second curve
+ * @property {{ lines: string[], left_after: [string, string][] } | null} [context_feedback]
+ */
+
+/**
+ * A pair's reading of its two curves (ui/pair_view.change_reading).
+ * @typedef {object} SurfaceChangeReading
+ * @property {string} label the derived change label
+ * @property {string} words the change in the annotator's words
+ * @property {number | null} factor
+ * @property {{ index: number, name: string }} alone_class the target's TVCP duration class alone
+ * @property {{ index: number, name: string }} given_class and given the follow-up
+ */
+/**
+ * What a pair's view carries beyond a single text (ui/pair_view.pair_panel).
+ * @typedef {object} SurfacePair
+ * @property {string} follow_up the follow-up statement (plain text)
+ * @property {string[]} labels the change labels
+ * @property {string} threshold the project's time factor, as "×1.5"
+ * @property {string} change the stored choice ("": as derived)
+ * @property {SurfaceChangeReading | null} reading
  */
 
 /**
@@ -127,6 +167,12 @@
  * @property {SurfaceParameter[]} parameters
  * @property {SurfaceTimeUnit[]} timeUnits
  * @property {number} noteMaxChars the note's longest length (0: not known)
+ * @property {number} firstStep the first step an annotator may go to (a pair that is not
+ *   segmented starts at its curve)
+ * @property {boolean} segmented whether the text is segmented and labelled with axes
+ * @property {boolean} pair whether the sample is a context pair (a second curve, a change)
+ * @property {number} contextStep the step of a pair's second curve (-1: none)
+ * @property {string[]} changeOptions the change labels an annotator may choose ("" first: the derived)
  */
 
 /**
@@ -166,6 +212,11 @@ function surfaceRulesOf(view) {
     timeUnits: records(v.time_units).filter((u) => typeof u.name === "string" && finite(u.minutes) && u.minutes > 0)
       .map((u) => ({ name: String(u.name), minutes: Number(u.minutes) })),
     noteMaxChars: count(v.note_max_chars),
+    firstStep: typeof v.first_step === "number" && Number.isInteger(v.first_step) && v.first_step > 0 ? v.first_step : 0,
+    segmented: v.segmented !== false,
+    pair: v.pair === true,
+    contextStep: v.pair === true && typeof v.context_step === "number" && Number.isInteger(v.context_step) ? v.context_step : -1,
+    changeOptions: Array.isArray(v.change_options) ? v.change_options.filter((/** @type {unknown} */ x) => typeof x === "string").map(String) : [],
   };
 }
 
@@ -183,16 +234,22 @@ function readSurfaceContent(raw) {
   while (axes.length < boundaries.length) axes.push(null);
   axes = axes.slice(0, boundaries.length);
   /** @type {SurfacePoint[]} */
-  const points = Array.isArray(c.points)
-    ? c.points.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])).map((p) => [p[0], p[1]]) : [];
+  /** @type {(list: unknown) => SurfacePoint[]} */
+  const pointsOf = (list) => (Array.isArray(list)
+    ? list.filter((p) => Array.isArray(p) && finite(p[0]) && finite(p[1])).map((p) => [p[0], p[1]]) : []);
   /** @param {unknown} v */
   const num = (v) => (finite(v) ? v : null);
   return {
-    boundaries, segment_axes: axes, points,
+    boundaries, segment_axes: axes, points: pointsOf(c.points),
     xi: num(c.xi), omega: num(c.omega), alpha: num(c.alpha), rmse: num(c.rmse),
     params_source: c.params_source === "manual" ? "manual" : "fit",
     flags: Array.isArray(c.flags) ? c.flags.map(String) : [],
     note: typeof c.note === "string" ? c.note : "",
+    context_points: pointsOf(c.context_points),
+    context_xi: num(c.context_xi), context_omega: num(c.context_omega), context_alpha: num(c.context_alpha),
+    context_rmse: num(c.context_rmse),
+    context_params_source: c.context_params_source === "manual" ? "manual" : "fit",
+    change: typeof c.change === "string" ? c.change : "",
   };
 }
 
@@ -241,6 +298,38 @@ function stripLikePython(text) {
   return text.replace(PY_STRIP, "");
 }
 
+/* The curve fields of a pair's second curve, by the first curve's field each stands beside
+   (annotation.workbench.protocol.CONTEXT_FIELDS, as far as the surface holds them). */
+const CONTEXT_FIELDS = /** @type {const} */ ([["points", "context_points"], ["xi", "context_xi"], ["omega", "context_omega"],
+  ["alpha", "context_alpha"], ["rmse", "context_rmse"], ["params_source", "context_params_source"]]);
+
+/**
+ * `c` with its two curves exchanged (AnnotationContent.swapped_curves): an edit of a pair's
+ * second curve is made on the swapped content and swapped back.
+ * @param {SurfaceContent} c
+ * @returns {SurfaceContent}
+ */
+function swappedCurves(c) {
+  const out = /** @type {Record<string, unknown>} */ ({ ...c });
+  const src = /** @type {Record<string, unknown>} */ (c);
+  for (const [first, second] of CONTEXT_FIELDS) { out[first] = src[second]; out[second] = src[first]; }
+  return /** @type {SurfaceContent} */ (out);
+}
+
+/**
+ * `c` with its second curve started as a copy of the first (AnnotationContent.with_context_copied).
+ * @param {SurfaceContent} c
+ * @returns {SurfaceContent}
+ */
+function withContextCopied(c) {
+  const out = /** @type {Record<string, unknown>} */ ({ ...c });
+  const src = /** @type {Record<string, unknown>} */ (c);
+  for (const [first, second] of CONTEXT_FIELDS) out[second] = first === "points" ? c.points.map((p) => [p[0], p[1]]) : src[first];
+  return /** @type {SurfaceContent} */ (out);
+}
+
+const CURVE_EDITS = new Set(["point", "params", "refit", "place"]);
+
 /**
  * The local state after one edit, as a new object (`state` is not changed); an edit the server
  * would refuse (annotation.workbench.event_log: a field missing or of the wrong type, a gap,
@@ -258,6 +347,25 @@ function stripLikePython(text) {
  * @returns {SurfaceLocal}
  */
 function applySurfaceEvent(state, ev, rules) {
+  if (CURVE_EDITS.has(ev.kind) && ev.curve !== undefined && ev.curve !== null) {
+    // a pair's second curve: the first curve's rules on the swapped content (event_log._apply)
+    if (ev.curve !== "context" || !rules.pair) return state;
+    const { curve: _, ...onFirst } = ev;
+    const swapped = { ...state, content: swappedCurves(state.content) };
+    const next = applyToState(swapped, onFirst, rules);
+    return next === swapped ? state : { ...next, content: swappedCurves(next.content) };
+  }
+  return applyToState(state, ev, rules);
+}
+
+/**
+ * applySurfaceEvent's rules for one edit (a curve edit applies to the first curve).
+ * @param {SurfaceLocal} state
+ * @param {SurfaceEditData} ev
+ * @param {SurfaceRules} rules
+ * @returns {SurfaceLocal}
+ */
+function applyToState(state, ev, rules) {
   const c = state.content;
   switch (ev.kind) {
     case "boundary": return { ...state, content: toggleSurfaceBoundary(c, rules.n, ev.gap) };
@@ -286,8 +394,15 @@ function applySurfaceEvent(state, ev, rules) {
     case "refit": return { ...state, content: { ...c, params_source: "fit" } };
     case "step": {
       const step = ev.step;
-      if (typeof step !== "number" || !Number.isInteger(step) || step < 0 || step >= rules.steps.length) return state;
+      if (typeof step !== "number" || !Number.isInteger(step) || step < rules.firstStep || step >= rules.steps.length) return state;
+      // the curve given the follow-up starts as a copy of the target's while it has no points
+      if (rules.pair && step === rules.contextStep && !c.context_points.length) return { step, content: withContextCopied(c) };
       return { ...state, step };
+    }
+    case "change": {
+      const change = ev.change === undefined || ev.change === null ? "" : ev.change;
+      if (!rules.pair || typeof change !== "string" || !rules.changeOptions.includes(change)) return state;
+      return { ...state, content: { ...c, change } };
     }
     case "flag": {
       const flags = ev.flags === undefined ? [] : ev.flags, note = ev.note === undefined ? "" : ev.note;
@@ -318,7 +433,7 @@ function applySurfaceEvent(state, ev, rules) {
  */
 function replaySurfaceEvents(content, step, pending, rules) {
   /** @type {SurfaceLocal} */
-  let state = { content: readSurfaceContent(content), step: clamp(wholeOr(step, 0), 0, Math.max(rules.steps.length - 1, 0)) };
+  let state = { content: readSurfaceContent(content), step: clamp(wholeOr(step, 0), rules.firstStep, Math.max(rules.steps.length - 1, rules.firstStep)) };
   for (const ev of pending) state = applySurfaceEvent(state, ev, rules);
   return state;
 }
@@ -326,14 +441,16 @@ function replaySurfaceEvents(content, step, pending, rules) {
 /**
  * What stops a plain (unflagged) submit of `content` — the rules and words of
  * annotation.workbench.protocol.submission_problems for an unflagged annotation: an axis on
- * every segment, min … max points, a curve through them. (Its other rules, a valid
- * segmentation and known axes, always hold for what the surface builds.)
+ * every segment (when the project segments), min … max points, a curve through them, and the
+ * same for a pair's second curve. (Its other rules, a valid segmentation and known axes,
+ * always hold for what the surface builds.)
  * @param {SurfaceContent} content
  * @param {SurfaceRules} rules
- * @param {{ curvePending: boolean, fitMessage: string | null }} curve `curvePending`: a curve
+ * @param {{ curvePending: boolean, fitMessage: string | null, contextFitMessage?: string | null }} curve `curvePending`: a curve
  *   edit is on its way, so the parameters shown are not yet the ones it makes (not checked);
  *   `fitMessage`: the fit's own reason the points give no curve (the view's fit.message), said
- *   instead of the general one, as ui/workbench_view.build_view does
+ *   instead of the general one, as ui/workbench_view.build_view does (`contextFitMessage`: the
+ *   same for a pair's second curve)
  * @returns {string[]}
  */
 function unflaggedSubmitProblems(content, rules, curve) {
@@ -341,15 +458,20 @@ function unflaggedSubmitProblems(content, rules, curve) {
   const out = [];
   /** @type {number[]} */
   const missing = [];
-  content.segment_axes.forEach((a, i) => { if (!a) missing.push(i + 1); });
+  if (rules.segmented) content.segment_axes.forEach((a, i) => { if (!a) missing.push(i + 1); });
   if (missing.length === 1) out.push(`Axis labels: segment ${missing[0]} still needs an axis.`);
   else if (missing.length > 1) {
     out.push(`Axis labels: segments ${missing.slice(0, -1).join(", ")} and ${missing[missing.length - 1]} still need an axis.`);
   }
-  const n = content.points.length;
-  if (n < rules.minPoints || n > rules.maxPoints) out.push(`Curve: place ${rules.minPoints} to ${rules.maxPoints} points (now ${n}).`);
-  else if (!curve.curvePending && (content.xi === null || content.omega === null || content.alpha === null)) {
-    out.push("Curve: " + (curve.fitMessage || "the points do not define a curve yet."));
-  }
+  /** @type {(name: string, c: SurfaceContent, why: string | null | undefined) => void} */
+  const curveProblems = (name, c, why) => {
+    const n = c.points.length;
+    if (n < rules.minPoints || n > rules.maxPoints) out.push(`${name}: place ${rules.minPoints} to ${rules.maxPoints} points (now ${n}).`);
+    else if (!curve.curvePending && (c.xi === null || c.omega === null || c.alpha === null)) {
+      out.push(`${name}: ` + (why || "the points do not define a curve yet."));
+    }
+  };
+  curveProblems("Curve", content, curve.fitMessage);
+  if (rules.pair) curveProblems(rules.steps[rules.contextStep] || "Given the follow-up", swappedCurves(content), curve.contextFitMessage);
   return out;
 }
