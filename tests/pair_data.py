@@ -63,3 +63,22 @@ def write_submitted(db, sample_id: int, annotator_id: int, content: AnnotationCo
         s.add(a)
         s.flush()
         return a.id
+
+
+def pairs_from_texts(db, actor, name: str, records, follow_up, *, settings=None, **pair_fields) -> int:
+    """A pairs project whose pairs are ``records`` (``TextRecord``s: the text is the target, the
+    id the pair's) imported through the pairs import, each pair's follow-up then set to
+    ``follow_up(sample)`` and its ``sample_pairs`` row given ``pair_fields`` (reference labels, an
+    author's intent — what annotators must never see); returns the project id."""
+    p = projects.create_project(db, actor, name)
+    projects.update_settings(db, actor, p.id, protocol="pairs", **(settings or {}))
+    pair_imports.import_pairs(db, actor, p.id, [
+        PairRecord(r.text, "(set below)", r.external_id, r.external_id, i + 1)
+        for i, r in enumerate(records)], source=name)
+    with db.write() as s:
+        for smp in s.scalars(select(Sample).where(Sample.project_id == p.id)):
+            row = s.get(SamplePair, smp.id)
+            row.follow_up = follow_up(smp)
+            for key, value in pair_fields.items():
+                setattr(row, key, value)
+    return p.id

@@ -18,12 +18,11 @@ import random
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from sqlalchemy import select
 
-from annotation.services import accounts, projects, queue
+from annotation.services import accounts, queue
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
-from db.models import Sample, SamplePair
+from tests.pair_data import pairs_from_texts
 from tests.browser.flow_steps import open_annotate, sign_in, wait_until
 from tests.browser.test_fast_input import NOTHING_PENDING_JS, SURFACE, Driver, open_surface
 
@@ -65,16 +64,10 @@ def pairs_app(tmp_path_factory, run_streamlit_module):
     db = Database.connect(url)
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     accounts.create_user(db, admin, USER, PASSWORD, "annotator")
-    p = projects.create_project(db, admin, "Pairs fast")
-    projects.update_settings(db, admin, p.id, protocol="pairs", change_factor=1.5)
-    projects.import_texts(db, admin, p.id, [
+    pairs_from_texts(db, admin, "Pairs fast", [
         TextRecord(f"Target {n}: the job interview is tomorrow morning, wish me luck.", 1, f"PAIR-{n}", n)
-        for n in range(1, len(CHOICES) + 2)], source="test_fast_pairs")
-    with db.write() as s:
-        for smp in s.scalars(select(Sample).where(Sample.project_id == p.id)):
-            s.add(SamplePair(sample_id=smp.id, target_key=smp.external_id,
-                             follow_up=FOLLOW_UP.format(n=smp.id), reference_change="increased",
-                             intended_change="decreased"))
+        for n in range(1, len(CHOICES) + 2)], lambda smp: FOLLOW_UP.format(n=smp.id),
+        settings={"change_factor": 1.5}, reference_change="increased", intended_change="decreased")
     actor = accounts.authenticate(db, USER, PASSWORD)
     base = run_streamlit_module("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
     yield base, db, actor

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlalchemy import select
 
 from annotation.services import projects
-from db.models import Annotation, Sample, SamplePair
+from db.models import Annotation
+from pair_data import pairs_from_texts
 from page_helpers import ask_for_work, run, text_records
 from surface_driver import send, view
 
@@ -31,16 +31,10 @@ SECRET_WORDS = ("reference", "intended change", "intended_change", "intent:", "a
 @pytest.fixture
 def pairs(db, lead):
     """A pairs project of four targets, each a pair with reference labels and an author's intent."""
-    p = projects.create_project(db, lead, "Pairs pilot")
-    projects.update_settings(db, lead, p.id, protocol="pairs", change_factor=1.5)
-    projects.import_texts(db, lead, p.id, text_records(4))
-    with db.write() as s:
-        for smp in s.scalars(select(Sample).where(Sample.project_id == p.id)):
-            s.add(SamplePair(sample_id=smp.id, target_key=f"T{smp.id}",
-                             follow_up=FOLLOW_UP.format(id=smp.id), reference_alone=3,
-                             reference_given=9, reference_change="increased",
-                             intended_change="decreased"))
-    return p
+    pid = pairs_from_texts(db, lead, "Pairs pilot", text_records(4), lambda smp: FOLLOW_UP.format(id=smp.id),
+                           settings={"change_factor": 1.5}, reference_alone=3, reference_given=9,
+                           reference_change="increased", intended_change="decreased")
+    return projects.get_project(db, lead, pid)
 
 
 def _page_text(at) -> str:

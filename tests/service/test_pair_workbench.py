@@ -9,30 +9,26 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from sqlalchemy import select
 
 from annotation.services import queue, workbench_events
 from annotation.services.queue import WorkItem
-from db.models import Annotation, Sample, SamplePair
+from db.models import Annotation
 from annotation.workbench.protocol import AnnotationContent
-from service_helpers import GOOD_POINTS
+from pair_data import pairs_from_texts
+from service_helpers import GOOD_POINTS, text_records
 import workbench_writes
 
 CLIENT = "feedc0de00000001"
 SECOND = tuple((round(x + 12.0, 2), y) for x, y in GOOD_POINTS)  # the same shape, later
 
 
-def _pairs_project(db, make_project, n: int = 3, **settings) -> int:
+def _pairs_project(db, lead, n: int = 3, **settings) -> int:
     """A pairs project whose samples are pairs; each carries reference labels and an author's
     intent that annotators must never be given."""
-    pid = make_project(n, protocol="pairs", **settings)
-    with db.write() as s:
-        for smp in s.scalars(select(Sample).where(Sample.project_id == pid)):
-            s.add(SamplePair(sample_id=smp.id, target_key=f"T{smp.id}",
-                             follow_up=f"Follow-up of sample {smp.id}: they moved it to <b>Friday</b>.",
-                             reference_alone=5, reference_given=8, reference_change="increased",
-                             intended_change="decreased"))
-    return pid
+    return pairs_from_texts(
+        db, lead, f"Pairs {len(settings)}-{n}", text_records(n),
+        lambda smp: f"Follow-up of sample {smp.id}: they moved it to <b>Friday</b>.", settings=settings,
+        reference_alone=5, reference_given=8, reference_change="increased", intended_change="decreased")
 
 
 def _apply(db, ann, item: WorkItem, events, start: int = 1):
@@ -45,8 +41,8 @@ def _points(points, curve=None) -> list[dict]:
     return [{"kind": "point", "action": "add", "x": x, "y": y, **extra} for x, y in points]
 
 
-def test_a_pair_opens_at_its_curve_with_its_follow_up_and_nothing_else(db, make_user, make_project):
-    pid = _pairs_project(db, make_project)
+def test_a_pair_opens_at_its_curve_with_its_follow_up_and_nothing_else(db, make_user, make_project, lead):
+    pid = _pairs_project(db, lead)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     assert item.step == 2  # segment_targets off: straight to the curve
@@ -58,14 +54,14 @@ def test_a_pair_opens_at_its_curve_with_its_follow_up_and_nothing_else(db, make_
     assert queue.open_item(db, ann, item.annotation_id).follow_up == item.follow_up
 
 
-def test_a_segmented_pairs_project_starts_at_the_segmentation(db, make_user, make_project):
-    pid = _pairs_project(db, make_project, segment_targets=True)
+def test_a_segmented_pairs_project_starts_at_the_segmentation(db, make_user, make_project, lead):
+    pid = _pairs_project(db, lead, segment_targets=True)
     item = queue.next_item(db, make_user("ann"), pid)
     assert item.step == 0 and item.follow_up
 
 
-def test_a_pair_is_annotated_end_to_end_both_curves_and_an_override(db, make_user, make_project):
-    pid = _pairs_project(db, make_project)
+def test_a_pair_is_annotated_end_to_end_both_curves_and_an_override(db, make_user, make_project, lead):
+    pid = _pairs_project(db, lead)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     # the target alone, then a submit: refused, the second curve is missing
@@ -91,8 +87,8 @@ def test_a_pair_is_annotated_end_to_end_both_curves_and_an_override(db, make_use
     assert out.next_item.step == 2
 
 
-def test_a_flagged_pair_may_be_submitted_without_its_second_curve(db, make_user, make_project):
-    pid = _pairs_project(db, make_project)
+def test_a_flagged_pair_may_be_submitted_without_its_second_curve(db, make_user, make_project, lead):
+    pid = _pairs_project(db, lead)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     out = _apply(db, ann, item, [{"kind": "flag", "flags": ["not_present_tense"], "note": ""},
@@ -105,9 +101,9 @@ def test_a_flagged_pair_may_be_submitted_without_its_second_curve(db, make_user,
     ({"kind": "step", "step": 1}, "the steps are numbered 2 to 3"),
     ({"kind": "refit", "curve": "follow_up"}, "unknown curve"),
 ])
-def test_impossible_pair_edits_are_refused_and_stored_as_acknowledged(db, make_user, make_project,
+def test_impossible_pair_edits_are_refused_and_stored_as_acknowledged(db, make_user, make_project, lead,
                                                                       event, fragment):
-    pid = _pairs_project(db, make_project, n=1)
+    pid = _pairs_project(db, lead, n=1)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     out = _apply(db, ann, item, [event])
@@ -115,7 +111,7 @@ def test_impossible_pair_edits_are_refused_and_stored_as_acknowledged(db, make_u
     assert out.item.content == item.content and out.item.step == 2
 
 
-def test_a_single_text_project_refuses_pair_edits(db, make_user, make_project):
+def test_a_single_text_project_refuses_pair_edits(db, make_user, make_project, lead):
     pid = make_project(2)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
@@ -128,10 +124,10 @@ def test_a_single_text_project_refuses_pair_edits(db, make_user, make_project):
     assert out.item.content == item.content
 
 
-def test_a_script_submits_a_whole_pair_through_the_same_edits(db, make_user, make_project):
+def test_a_script_submits_a_whole_pair_through_the_same_edits(db, make_user, make_project, lead):
     # workbench_writes (tests, benchmarks) turns a content into the surface's edits, the
     # second curve and the change included
-    pid = _pairs_project(db, make_project)
+    pid = _pairs_project(db, lead)
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     content = AnnotationContent(points=GOOD_POINTS, context_points=SECOND, change="neutral")
