@@ -25,32 +25,22 @@ the curve scores' are; none on fewer than :data:`MIN_INTERVAL_TARGETS` targets.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import math
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from annotation.agreement.intervals import DEFAULT_SEED, SumStatistic, bootstrap_intervals, default_resamples
-from annotation.corpus.json_lines import decode_json_line
 from annotation.pairs.change import CHANGE_LABELS
 
 from .data import read_manifest
 from .errors import ExportFormatError, NotEnoughSamplesError
 from .scoring import CONFIDENCE, Figure, ModelScore
-from .submissions import (
-    MAX_PREDICTION_BYTES,
-    MAX_PREDICTION_LINES,
-    PredictionFileError,
-    ScoredFile,
-    _shown_id,
-    _sample_id,
-)
+from .submissions import PredictionFileError, ScoredFile, _shown_id, prediction_rows
 
 #: the "benchmark" of a change-label score (its kept document and leaderboard)
 TVCP = "tvcp"
@@ -61,7 +51,6 @@ CHANGE_METRIC_LABELS: Mapping[str, str] = {"accuracy": "Accuracy", "exact_match"
 MIN_INTERVAL_TARGETS = 10
 NO_INTERVAL_FEW_TARGETS = f"a bootstrap interval needs ≥ {MIN_INTERVAL_TARGETS} test targets"
 NO_PAIRS = "no test pair to score"
-_EXTENSIONS = {"jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl", "csv": "csv"}
 _COLUMNS = ("_id", "change")
 _TEST_FILE = Path(TVCP) / "test.json"
 
@@ -111,28 +100,10 @@ def parse_change_predictions(data: bytes, filename: str) -> ChangePredictions:
         ...
         annotation.training.submissions.PredictionFileError: line 2: _id 'a' also appears on line 1
     """
-    if len(data) > MAX_PREDICTION_BYTES:
-        raise PredictionFileError(0, f"the file is larger than {MAX_PREDICTION_BYTES // 2**20} MB")
-    ext = PurePath(filename).suffix.lower().lstrip(".")
-    if ext not in _EXTENSIONS:
-        raise PredictionFileError(0, f"unsupported file type '.{ext}'; use .jsonl or .csv")
-    try:
-        content = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PredictionFileError(data[: exc.start].count(b"\n") + 1, "the file is not UTF-8 text") from None
-    n_lines = len(content.splitlines())
-    if n_lines > MAX_PREDICTION_LINES:
-        raise PredictionFileError(0, f"the file has {n_lines:,} lines; at most {MAX_PREDICTION_LINES:,} are read")
-    rows = _jsonl_rows(content) if _EXTENSIONS[ext] == "jsonl" else _csv_rows(content)
     ids: list[str] = []
     labels: list[int] = []
     lines: list[int] = []
-    seen: dict[str, int] = {}
-    for line, raw_id, raw_change in rows:
-        pair_id = _sample_id(raw_id, line)
-        if pair_id in seen:
-            raise PredictionFileError(line, f"_id {_shown_id(pair_id)} also appears on line {seen[pair_id]}")
-        seen[pair_id] = line
+    for line, pair_id, (raw_change,) in prediction_rows(data, filename, _columns_of):
         ids.append(pair_id)
         labels.append(change_label_index(raw_change, line))
         lines.append(line)
@@ -141,46 +112,11 @@ def parse_change_predictions(data: bytes, filename: str) -> ChangePredictions:
     return ChangePredictions(tuple(ids), tuple(labels), tuple(lines))
 
 
-def _columns_problem(columns: Sequence[str]) -> str | None:
+def _columns_of(columns: Sequence[str]) -> tuple[str, ...] | str:
     if sorted(columns) == sorted(_COLUMNS):
-        return None
+        return ("change",)
     shown = ", ".join(repr(c[:40]) for c in list(columns)[:10]) + (", …" if len(columns) > 10 else "")
     return f"the columns must be _id, change; got {shown or 'none'}"
-
-
-def _jsonl_rows(content: str):  # type: ignore[no-untyped-def]
-    for line, raw in enumerate(content.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        obj = decode_json_line(raw, line, PredictionFileError)
-        if not isinstance(obj, dict):
-            raise PredictionFileError(line, "each line must be a JSON object")
-        problem = _columns_problem(list(obj))
-        if problem:
-            raise PredictionFileError(line, problem)
-        yield line, obj["_id"], obj["change"]
-
-
-def _csv_rows(content: str):  # type: ignore[no-untyped-def]
-    reader = csv.reader(io.StringIO(content, newline=""))
-    try:
-        header = next(reader, None)
-        if header is None:
-            return
-        names = [c.strip() for c in header]
-        problem = _columns_problem(names)
-        if problem:
-            raise PredictionFileError(1, problem)
-        position = {c: i for i, c in enumerate(names)}
-        for row in reader:
-            line = reader.line_num
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(header):
-                raise PredictionFileError(line, f"{len(row)} fields where the header has {len(header)}")
-            yield line, row[position["_id"]], row[position["change"]]
-    except csv.Error as exc:
-        raise PredictionFileError(reader.line_num, f"not valid CSV ({exc})") from None
 
 
 def align_changes(predictions: ChangePredictions, test_ids: Sequence[str]) -> np.ndarray:

@@ -41,7 +41,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path, PurePath
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -109,6 +109,32 @@ def parse_predictions(data: bytes, filename: str) -> PredictionFile:
         ...
         annotation.training.submissions.PredictionFileError: line 3: _id 'B1-1' also appears on line 2
     """
+    ids: list[str] = []
+    params: list[tuple[float, float, float]] = []
+    lines: list[int] = []
+    for line, sample_id, values in prediction_rows(data, filename, _columns_problem):
+        ids.append(sample_id)
+        params.append(tuple(_number(v, name, line) for name, v in zip(PARAMETER_COLUMNS, values)))  # type: ignore[arg-type]
+        lines.append(line)
+    if not ids:
+        raise PredictionFileError(0, "the file holds no predictions")
+    return PredictionFile(tuple(ids), np.array(params, dtype=np.float64).reshape(-1, 3), tuple(lines))
+
+
+def prediction_rows(data: bytes, filename: str,
+                    columns_of: Callable[[Sequence[str]], tuple[str, ...] | str]
+                    ) -> Iterator[tuple[int, str, list[Any]]]:
+    """The rows of a predictions file as ``(line, _id, values)``, after the checks every
+    predictions file gets — its size, type (``.jsonl`` or ``.csv``), UTF-8, number of lines, a
+    malformed line, the columns (``columns_of`` gives the value columns a header's names stand
+    for, or why they are not ones it reads), a missing or repeated ``_id``. Raises
+    :class:`PredictionFileError` naming the line at the first problem.
+
+    Examples:
+        >>> cols = lambda names: ("y",) if sorted(names) == ["_id", "y"] else "no"
+        >>> list(prediction_rows(b"_id,y\\na,1\\n", "p.csv", cols))
+        [(2, 'a', ['1'])]
+    """
     if len(data) > MAX_PREDICTION_BYTES:
         raise PredictionFileError(0, f"the file is larger than {MAX_PREDICTION_BYTES // 2**20} MB")
     ext = PurePath(filename).suffix.lower().lstrip(".")
@@ -122,22 +148,15 @@ def parse_predictions(data: bytes, filename: str) -> PredictionFile:
     if n_lines > MAX_PREDICTION_LINES:
         raise PredictionFileError(0, f"the file has {n_lines:,} lines; at most "
                                      f"{MAX_PREDICTION_LINES:,} are read")
-    rows = _jsonl_rows(content) if _EXTENSIONS[ext] == "jsonl" else _csv_rows(content)
-    ids: list[str] = []
-    params: list[tuple[float, float, float]] = []
-    lines: list[int] = []
+    rows = (_jsonl_rows(content, columns_of) if _EXTENSIONS[ext] == "jsonl"
+            else _csv_rows(content, columns_of))
     seen: dict[str, int] = {}
     for line, raw_id, values in rows:
         sample_id = _sample_id(raw_id, line)
         if sample_id in seen:
             raise PredictionFileError(line, f"_id {_shown_id(sample_id)} also appears on line {seen[sample_id]}")
         seen[sample_id] = line
-        ids.append(sample_id)
-        params.append(tuple(_number(v, name, line) for name, v in zip(PARAMETER_COLUMNS, values)))  # type: ignore[arg-type]
-        lines.append(line)
-    if not ids:
-        raise PredictionFileError(0, "the file holds no predictions")
-    return PredictionFile(tuple(ids), np.array(params, dtype=np.float64).reshape(-1, 3), tuple(lines))
+        yield line, sample_id, values
 
 
 def _columns_problem(columns: Sequence[str]) -> tuple[str, ...] | str:
@@ -152,26 +171,26 @@ def _columns_problem(columns: Sequence[str]) -> tuple[str, ...] | str:
             f"got {shown or 'none'}")
 
 
-def _jsonl_rows(content: str):  # type: ignore[no-untyped-def]
+def _jsonl_rows(content: str, columns_of):  # type: ignore[no-untyped-def]
     for line, raw in enumerate(content.splitlines(), start=1):
         if not raw.strip():
             continue
         obj = decode_json_line(raw, line, PredictionFileError)
         if not isinstance(obj, dict):
             raise PredictionFileError(line, "each line must be a JSON object")
-        columns = _columns_problem(list(obj))
+        columns = columns_of(list(obj))
         if isinstance(columns, str):
             raise PredictionFileError(line, columns)
         yield line, obj["_id"], [obj[c] for c in columns]
 
 
-def _csv_rows(content: str):  # type: ignore[no-untyped-def]
+def _csv_rows(content: str, columns_of):  # type: ignore[no-untyped-def]
     reader = csv.reader(io.StringIO(content, newline=""))
     try:
         header = next(reader, None)
         if header is None:
             return
-        columns = _columns_problem([c.strip() for c in header])
+        columns = columns_of([c.strip() for c in header])
         if isinstance(columns, str):
             raise PredictionFileError(1, columns)
         position = {c.strip(): i for i, c in enumerate(header)}
