@@ -194,7 +194,23 @@ class ImportBatch(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
-class StagedAnnotation(Base):
+class PairCurveColumns:
+    """The columns of an annotator's work that only a context pair fills: the curve of the
+    target given the follow-up (empty for single texts) and the change label the annotator chose
+    instead of the derived one ("": the derived). Shared by ``annotations`` and
+    ``staged_annotations``."""
+
+    context_points: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
+    context_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_scale: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
+    context_params_source: Mapped[str] = mapped_column(String(16), default="fit", server_default="fit")
+    change: Mapped[str] = mapped_column(String(16), default="", server_default="")
+
+
+class StagedAnnotation(PairCurveColumns, Base):
     """An annotation of an unfinished annotation import, hidden from every reader until the
     import publishes it (copied into ``annotations`` in short transactions, then deleted here).
     Its annotator is named, not referenced: accounts the import creates exist only from its
@@ -219,16 +235,6 @@ class StagedAnnotation(Base):
     flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
     note: Mapped[str] = mapped_column(Text, default="")
     submitted_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    #: a context pair's curve of the target given the follow-up (empty for single texts) and
-    #: the change label the annotator chose instead of the derived one ("": the derived)
-    context_points: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
-    context_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_scale: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_params_source: Mapped[str] = mapped_column(String(16), default="fit", server_default="fit")
-    change: Mapped[str] = mapped_column(String(16), default="", server_default="")
 
 
 class Assignment(Base):
@@ -247,7 +253,7 @@ class Assignment(Base):
     assigned_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class Annotation(Base):
+class Annotation(PairCurveColumns, Base):
     """One annotator's annotation of one sample: a draft until submitted, then immutable for
     the annotator. ``version`` increases on every write (optimistic concurrency)."""
 
@@ -294,16 +300,6 @@ class Annotation(Base):
     #: the warm-up set like production work, scored against gold, never counted, flagged,
     #: settled, exported or in agreement (``annotation.quality.gold_checks`` has the rules)
     is_gold_check: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    #: a context pair's curve of the target given the follow-up (empty for single texts) and
-    #: the change label the annotator chose instead of the derived one ("": the derived)
-    context_points: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
-    context_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_scale: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
-    context_params_source: Mapped[str] = mapped_column(String(16), default="fit", server_default="fit")
-    change: Mapped[str] = mapped_column(String(16), default="", server_default="")
 
 
 class GoldAnnotation(Base):
