@@ -54,7 +54,11 @@ PAIR_STATE_JS = """(id) => {
   return { step: s.getAttribute("data-step"), curve: s.getAttribute("data-curve"), text: s.innerText,
            panelHidden: !panel || panel.hidden, followUp: (s.querySelector('[data-testid="follow-up-text"]') || {}).textContent,
            behind: !!s.querySelector('[data-testid="curve-alone"]'),
-           reading: (s.querySelector('[data-testid="change-reading"]') || {}).textContent };
+           reading: (s.querySelector('[data-testid="change-reading"]') || {}).textContent,
+           pending: s.getAttribute("data-pending"), acked: s.getAttribute("data-acked"),
+           message: (s.querySelector('[data-testid="surface-message"]') || {}).textContent,
+           missing: (s.querySelector('[data-testid="surface-missing"]') || {}).textContent,
+           points: (s.querySelector('[data-testid="curve-canvas"]') || { getAttribute: () => null }).getAttribute("data-points") };
 }"""
 
 
@@ -78,6 +82,16 @@ def _pair_state(page, aid: int) -> dict:
     return page.evaluate(PAIR_STATE_JS, aid)
 
 
+def _next_surface(page, previous: int | None) -> int:
+    """The next pair's annotation id once its surface is drawn; a failure names what the
+    previous pair's surface said (a submit refused, edits still pending)."""
+    try:
+        return open_surface(page, previous)
+    except PlaywrightTimeout:
+        shown = _pair_state(page, previous) if previous is not None else None
+        pytest.fail(f"no next pair after annotation {previous}; its surface: {shown}", pytrace=False)
+
+
 def test_pairs_done_fast_land_on_the_sample_and_curve_the_screen_named(chromium_browser, pairs_app):
     base, db, actor = pairs_app
     context = chromium_browser.new_context(viewport={"width": 1366, "height": 900})
@@ -92,7 +106,7 @@ def test_pairs_done_fast_land_on_the_sample_and_curve_the_screen_named(chromium_
         open_annotate(page)
         aid = None
         for how, what, change in CHOICES:
-            aid = open_surface(page, aid)
+            aid = _next_surface(page, aid)
             before = _pair_state(page, aid)
             assert before["step"] == "2" and before["curve"] == "target"
             assert before["panelHidden"] and not before["followUp"]
@@ -127,11 +141,7 @@ def test_pairs_done_fast_land_on_the_sample_and_curve_the_screen_named(chromium_
             intended[aid] = (first, second, change)
             page.wait_for_function(NOTHING_PENDING_JS, arg=aid, polling=20, timeout=30_000)
         # the last submit handed out the next pair: it opens at the target alone again
-        try:
-            nxt = open_surface(page, aid)
-        except PlaywrightTimeout:
-            pytest.fail(f"the next pair never appeared after annotation {aid}'s submit; its surface: "
-                        f"{_pair_state(page, aid)}", pytrace=False)
+        nxt = _next_surface(page, aid)
         assert _pair_state(page, nxt)["panelHidden"]
     finally:
         context.close()

@@ -1418,11 +1418,12 @@ function createInstance(parentElement) {
     const reading = derivedReading();
     const stale = curvePending();
     changeBox.classList.toggle("stale", stale);
-    changeWords.textContent = reading ? String(reading.words || "") + (stale ? " (updating…)" : "")
-      : stale ? "Updating the change…" : "Draw both curves to see the change they say.";
-    const classes = reading && reading.alone_class && reading.given_class
-      ? `Duration class (TVCP): alone “${String(reading.alone_class.name)}” → given the follow-up “${String(reading.given_class.name)}”.` : "";
-    changeClasses.textContent = classes;
+    // the panel keeps its height whatever it says (CSS: two lines each), and "updating" is a
+    // tint, not words: the chart below must not move between an annotator's aim and their click
+    changeWords.textContent = reading ? String(reading.words || "") : "Draw both curves to see the change they say.";
+    changeWords.title = stale ? "Updating: a curve edit is on its way to the server" : "";
+    changeClasses.textContent = reading && reading.alone_class && reading.given_class
+      ? `Duration class (TVCP): alone “${String(reading.alone_class.name)}” → given the follow-up “${String(reading.given_class.name)}”.` : "\u00a0";
     const labels = Array.isArray(pair.labels) ? pair.labels.map(String) : [];
     const key = labels.join("|") + "#" + c.changeOptions.join("|");
     if (changeOptions.dataset.key !== key) {
@@ -1442,10 +1443,13 @@ function createInstance(parentElement) {
       b.classList.toggle("on", on);
       b.setAttribute("aria-checked", on ? "true" : "false");
       b.disabled = locked();
-      /** @type {HTMLElement} */ (b.querySelector(".as-change-label")).textContent = option
-        ? option + (reading && reading.label === option && !stale ? " (as derived)" : "")
-        : "As derived" + (reading ? `: ${String(reading.label)}` : "");
-      b.title = option ? `Override: the change is ${option} (recorded and reviewed)` : "Accept the change the two curves say";
+      // fixed labels (a label that grew would re-wrap the row and move the chart); the derived
+      // one is marked by its style
+      const derived = !!option && !!reading && reading.label === option;
+      b.classList.toggle("derived", derived);
+      /** @type {HTMLElement} */ (b.querySelector(".as-change-label")).textContent = option || "As derived";
+      b.title = !option ? "Accept the change the two curves say" + (reading ? ` (${String(reading.label)})` : "")
+        : derived ? `${option}: what the two curves say` : `Override: the change is ${option} (recorded and reviewed)`;
     }
   }
   /** @returns {Partial<SurfaceChangeReading> | null} the server's reading of the stored curves */
