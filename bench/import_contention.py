@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -30,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import event  # noqa: E402
 
 from annotation.workbench.protocol import AnnotationContent  # noqa: E402
-from annotation.services import accounts, projects, queue, submission, text_imports  # noqa: E402
+from annotation.services import accounts, projects, queue, text_imports, workbench_events  # noqa: E402
+from annotation.workbench.edit_script import edits_between  # noqa: E402
 from annotation.corpus.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 
@@ -60,9 +62,12 @@ class Worker(threading.Thread):
                 self.next_ms.append((time.perf_counter() - t0) * 1000)
                 if item is None:
                     return
-                saved = submission.save_draft(self.db, self.actor, item.annotation_id, item.version,
-                                              CONTENT, step=2)
-                submission.submit(self.db, self.actor, saved.annotation_id, saved.version, CONTENT)
+                # the workbench's one write path: the surface's edits, then its submit
+                out = workbench_events.apply_events(
+                    self.db, self.actor, item.annotation_id, uuid.uuid4().hex[:16], item.version,
+                    edits_between(item.content, CONTENT, step=2, submit=True))
+                if not out.submitted:
+                    raise RuntimeError("; ".join(out.submit_problems) or "the submit was not done")
                 self.submits.append(time.perf_counter())
             except Exception as exc:  # noqa: BLE001 - a failed call is a figure
                 self.failures.append(f"{type(exc).__name__}: {exc}")

@@ -56,6 +56,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -65,7 +66,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from annotation.workbench.protocol import AnnotationContent  # noqa: E402
-from annotation.services import accounts, projects, queue, submission  # noqa: E402
+from annotation.services import accounts, projects, queue, workbench_events  # noqa: E402
+from annotation.workbench.edit_script import edits_between  # noqa: E402
 from annotation.corpus.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
@@ -153,7 +155,11 @@ def reset_open_draft(url: str, project_id: int) -> None:
         actor = accounts.authenticate(db, USER, PASSWORD)
         item = queue.next_item(db, actor, project_id)
         if item is not None and not item.is_submitted:
-            submission.save_draft(db, actor, item.annotation_id, item.version, AnnotationContent(), step=0)
+            # through the workbench's one write path, as the surface would send the edits
+            edits = edits_between(item.content, AnnotationContent(), step=0)
+            if edits:
+                workbench_events.apply_events(db, actor, item.annotation_id, uuid.uuid4().hex[:16],
+                                              item.version, edits)
     finally:
         db.dispose()
 
