@@ -7,12 +7,9 @@ drawn). Each edit waits for its acknowledgement before the next, as the single-t
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
-from annotation.corpus.text_import import TextRecord
-from annotation.services import accounts, projects
+from annotation.corpus.pair_import import PairRecord
+from annotation.services import accounts, pair_imports
 from db.engine import Database
-from db.models import Sample, SamplePair
 
 #: The target's curve (x in log-time units, y validity), and the points the second curve (its
 #: copy) gets on the follow-up's step: a longer tail, still single-peaked.
@@ -38,16 +35,12 @@ def seed_pairs(url: str, n: int) -> int:
     db = Database.connect(url)
     try:
         admin = accounts.authenticate(db, "admin", "admin-password")
-        p = projects.create_project(db, admin, "Pairs")
-        projects.update_settings(db, admin, p.id, protocol="pairs")
-        projects.import_texts(db, admin, p.id, [
-            TextRecord(f"Target {i}: the job interview is tomorrow morning, wish me luck.", 1, f"P-{i}", i + 1)
-            for i in range(n + 1)], source="ui_latency")
-        with db.write() as s:
-            for smp in s.scalars(select(Sample).where(Sample.project_id == p.id)):
-                s.add(SamplePair(sample_id=smp.id, target_key=smp.external_id,
-                                 follow_up=f"Follow-up {smp.id}: they just moved it to next Friday."))
-        return p.id
+        # through the pairs import, as a lead adds pairs (a pairs project takes no texts)
+        summary = pair_imports.import_pairs(db, admin, None, [
+            PairRecord(f"Target {i}: the job interview is tomorrow morning, wish me luck.",
+                       f"Follow-up {i}: they just moved it to next Friday.", f"P-{i}", f"P-{i}", i + 1)
+            for i in range(n + 1)], source="ui_latency", new_project="Pairs")
+        return summary.project_id
     finally:
         db.dispose()
 

@@ -34,7 +34,7 @@ from annotation.review.flag_reasons import ANNOTATOR_FLAGS
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.protocols import SINGLE_TEXTS, ProjectProtocol, protocol_of
 from annotation.settings import ProjectSettings
-from annotation.workbench.protocol import (CHANGE_OVERRIDES, CONTEXT_STEP, NO_CURVE, NOTE_MAX_CHARS,
+from annotation.workbench.protocol import (CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT_STEP, NO_CURVE, NOTE_MAX_CHARS,
                                            PAIR_STEPS, AnnotationContent)
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.queue import WorkItem
@@ -172,7 +172,9 @@ def surface_rules(protocol: ProjectProtocol = SINGLE_TEXTS,
         "segmented": protocol.segmented(settings),
         "pair": pair,
         "context_step": CONTEXT_STEP if pair else None,
-        "change_options": list(CHANGE_OVERRIDES) if pair else [],
+        # the choices an annotator makes (keys 0…3): confirm the derived label, or one of their own
+        "change_options": [c for c in CHANGE_CHOICES if c] if pair else [],
+        "change_confirm": CONFIRM_DERIVED if pair else "",
         "axes": [{"name": a.name, "label": a.label, "color": a.color,
                   "key_question": a.key_question, "digit": str(i)}
                  for i, a in enumerate(AXES, start=1)],

@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 
 from annotation.curves import CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem
 from annotation.corpus.json_lines import decode_json_line
-from annotation.pairs.change import read_change
+from annotation.pairs.change import CHANGE_LABELS, read_change
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
 from annotation.workbench.protocol import AnnotationContent, ContentError
@@ -170,7 +170,7 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
 
 def _without_derived_change(content: AnnotationContent, factor: float) -> AnnotationContent:
     """``content`` with no override when its ``change`` is the label its two curves give anyway."""
-    if not content.change or not (content.has_parameters and content.has_context_parameters):
+    if content.change not in CHANGE_LABELS or not (content.has_parameters and content.has_context_parameters):
         return content
     derived = read_change((content.xi, content.omega, content.alpha),
                           (content.context_xi, content.context_omega, content.context_alpha), factor).label
@@ -339,7 +339,9 @@ def pair_interchange_fields(content: AnnotationContent) -> dict[str, Any]:
 
     return {"context_points": [[float(x), float(y)] for x, y in content.context_points],
             "context_xi": number(content.context_xi), "context_omega": number(content.context_omega),
-            "context_alpha": number(content.context_alpha), "change": content.change}
+            "context_alpha": number(content.context_alpha),
+            # an override only: a confirmed derived label is what the curves say
+            "change": content.change if content.change in CHANGE_LABELS else ""}
 
 
 def interchange_record(sample_id: str, annotator: str, boundaries: Sequence[int],

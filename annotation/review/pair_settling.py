@@ -81,7 +81,8 @@ def change_choice(content: AnnotationContent, factor: float) -> ChangeChoice | N
     if alone is None or given is None:
         return None
     derived = read_change(alone, given, factor).label
-    return ChangeChoice(content.change or derived, derived)
+    # a label of the annotator's own stands; none yet or "derived" is what the curves give
+    return ChangeChoice(content.change if content.change in CHANGE_LABELS else derived, derived)
 
 
 def pair_version(annotator: int | str, content: AnnotationContent, n_tokens: int,

@@ -49,7 +49,7 @@ from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.workbench.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
 from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.workbench.protocol import CHANGE_OVERRIDES, CONTEXT_STEP, STEPS, AnnotationContent
+from annotation.workbench.protocol import CHANGE_CHOICES, CONTEXT_STEP, STEPS, AnnotationContent
 from annotation.workbench import event_batch
 from annotation.workbench.event_batch import EditEvent, whole as _whole
 from annotation.workbench.working_draft import WorkingDraft
@@ -325,9 +325,9 @@ def _change(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) 
     change = event.data.get("change")
     if change is None:
         change = ""
-    if change not in CHANGE_OVERRIDES:
-        labels = ", ".join(c for c in CHANGE_OVERRIDES if c)
-        return _refused(step, f"the change must be one of {labels}, or empty for the derived one")
+    if change not in CHANGE_CHOICES:
+        labels = ", ".join(c for c in CHANGE_CHOICES if c)
+        return _refused(step, f"the change must be one of {labels}, or empty for none chosen yet")
     draft.set_content(replace(draft.content(), change=change))
     return _Applied(step)
 

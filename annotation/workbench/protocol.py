@@ -31,8 +31,12 @@ CONTEXT_FIELDS: dict[str, str] = {
     "alpha": "context_alpha", "scale": "context_scale", "rmse": "context_rmse",
     "params_source": "context_params_source",
 }
-#: What an annotator may say of a pair's change instead of the derived label ("": the derived).
-CHANGE_OVERRIDES: tuple[str, ...] = ("", "decreased", "neutral", "increased")
+#: What an annotator says of a pair's change at its last step: "" nothing yet (a submit asks for
+#: a choice, so no pair is labelled by the annotator's silence), "derived" the label the two
+#: curves give, confirmed, or a label of their own (an override when the curves give another).
+CHANGE_CHOICES: tuple[str, ...] = ("", "derived", "decreased", "neutral", "increased")
+#: The choice that confirms the label the curves give.
+CONFIRM_DERIVED = "derived"
 NOTE_MAX_CHARS = 2000
 
 
@@ -56,7 +60,7 @@ class AnnotationContent:
     flags: tuple[str, ...] = ()
     note: str = ""
     # a context pair's curve of the target given the follow-up (empty for single texts), and the
-    # change label the annotator chose instead of the derived one ("" keeps the derived)
+    # annotator's choice of its change (CHANGE_CHOICES: "" none yet, "derived" or a label)
     context_points: tuple[tuple[float, float], ...] = ()
     context_xi: float | None = None
     context_omega: float | None = None
@@ -165,8 +169,8 @@ class AnnotationContent:
         for omega in (self.omega, self.context_omega):
             if omega is not None and omega <= 0:
                 raise ContentError("the scale ω must be positive")
-        if self.change not in CHANGE_OVERRIDES:
-            raise ContentError("the change must be one of: " + ", ".join(c for c in CHANGE_OVERRIDES if c))
+        if self.change not in CHANGE_CHOICES:
+            raise ContentError("the change must be one of: " + ", ".join(c for c in CHANGE_CHOICES if c))
 
 
 #: what stops a submit when the points give no curve and nothing says why (the workbench puts
@@ -192,6 +196,8 @@ def submission_problems(content: AnnotationContent, n_tokens: int, *,
     >>> submission_problems(done, 3, segmented=False, pair=True)
     ['Given the follow-up: place 3 to 5 points (now 0).']
     >>> submission_problems(done.with_context_copied(), 3, segmented=False, pair=True)
+    ['Given the follow-up: confirm the change the curves give, or choose another.']
+    >>> submission_problems(replace(done.with_context_copied(), change="derived"), 3, segmented=False, pair=True)
     []
     """
     problems: list[str] = []
@@ -215,6 +221,10 @@ def submission_problems(content: AnnotationContent, n_tokens: int, *,
     problems += _curve_problems("Curve", content, points_required)
     if pair:
         problems += _curve_problems(PAIR_STEPS[3], content.swapped_curves(), points_required)
+        if points_required and not content.change:
+            # an imported annotation (no points required) states its change or accepts the
+            # derived one by leaving it out; an annotator confirms or chooses it
+            problems.append(f"{PAIR_STEPS[3]}: confirm the change the curves give, or choose another.")
     return problems
 
 

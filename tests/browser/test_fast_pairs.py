@@ -6,7 +6,7 @@ Each pair: the surface opens at the target's curve with nothing of the follow-up
 points are clicked onto the chart; Alt+→ goes to the last step, where the follow-up is shown
 (exactly as written, never parsed) with the target's curve behind a copy of it; the copy's
 points are dragged later on the time axis; the change is overridden with a key or a click (or
-left as derived); Alt+Enter submits. Nothing waits for the server between actions. The
+confirmed as derived with key 0); Alt+Enter submits. Nothing waits for the server between actions. The
 intended result is computed here from the actions (the points aimed at, the change chosen); a
 stored point more than one pixel (plus the 0.01 rounding) from where it was aimed, a point on
 the wrong curve, a change not recorded or recorded on another sample is a failure.
@@ -33,8 +33,9 @@ PACE_MS = 100
 #: The target's curve, then the same shape later (the follow-up makes it valid longer)
 FIRST = ((40.0, 0.5), (58.0, 0.96), (85.0, 0.3))
 SHIFT = 40.0
-#: How each pair's change is chosen: a key, a click on the choice, or left as derived
-CHOICES = (("key", "1", "decreased"), ("click", "neutral", "neutral"), ("none", None, ""))
+#: How each pair's change is chosen: a key, a click on the choice, or the derived one confirmed
+#: with its key (a pair is never labelled by leaving it: a submit without a choice is refused)
+CHOICES = (("key", "1", "decreased"), ("click", "neutral", "neutral"), ("key", "0", "derived"))
 FOLLOW_UP = "Update for target {n}: they moved it to *next* <b>Friday</b> & beyond"
 
 #: The surface's visible text (it lives in a shadow root) and the pair panel's state.

@@ -223,7 +223,7 @@ test("the pending edits are re-applied on top of what the view stores", () => {
 /* A context pair: the same small rules, with a fourth step (the curve given the follow-up), a
    first step at the curve (the target is not segmented) and the change labels. */
 const PAIR_VIEW = { ...VIEW, steps: ["Segments", "Axes", "Curve", "Given the follow-up"], first_step: 2, segmented: false,
-  pair: true, context_step: 3, change_options: ["", "decreased", "neutral", "increased"] };
+  pair: true, context_step: 3, change_options: ["derived", "decreased", "neutral", "increased"], change_confirm: "derived" };
 const PAIR = surfaceRulesOf(PAIR_VIEW);
 /**
  * The state after `events` on a pair, from `content` at `step`.
@@ -235,7 +235,7 @@ const afterPair = (content, step, events) => events.reduce((s, ev) => applySurfa
 
 test("a pair's rules come from the view; a single text's view has none of them", () => {
   assert.deepEqual([PAIR.firstStep, PAIR.segmented, PAIR.pair, PAIR.contextStep], [2, false, true, 3]);
-  assert.deepEqual(PAIR.changeOptions, ["", "decreased", "neutral", "increased"]);
+  assert.deepEqual([PAIR.changeOptions, PAIR.changeConfirm], [["derived", "decreased", "neutral", "increased"], "derived"]);
   assert.deepEqual([RULES.firstStep, RULES.segmented, RULES.pair, RULES.contextStep, RULES.changeOptions], [0, true, false, -1, []]);
 });
 
@@ -283,21 +283,24 @@ test("an unknown curve, and any pair edit in a single-text project, are refused"
   assert.deepEqual(applySurfaceEvent(s, { kind: "point", action: "add", x: 1, y: 1, curve: null }, PAIR).content.points, [[10, 0.5], [1, 1]]);
 });
 
-test("the change is one of the labels, or empty for the derived one", () => {
+test("the change is confirmed as derived, one of the labels, or empty for none chosen yet", () => {
   const s = afterPair({}, 3, [{ kind: "change", change: "decreased" }]);
   assert.equal(s.content.change, "decreased");
+  assert.equal(applySurfaceEvent(s, { kind: "change", change: "derived" }, PAIR).content.change, "derived");
   assert.equal(applySurfaceEvent(s, { kind: "change" }, PAIR).content.change, "");
   assert.equal(applySurfaceEvent(s, { kind: "change", change: null }, PAIR).content.change, "");
   for (const change of ["longer", 2, ["neutral"], true]) assert.equal(applySurfaceEvent(s, { kind: "change", change }, PAIR), s);
 });
 
-test("what stops a pair's plain submit: no axes, both curves", () => {
+test("what stops a pair's plain submit: no axes, both curves, a choice of the change", () => {
   const three = [[1, 1], [2, 0.5], [3, 0]];
   /** @type {(c: Record<string, unknown>) => string[]} */
   const problems = (c) => unflaggedSubmitProblems(readSurfaceContent(c), PAIR, { curvePending: false, fitMessage: null });
   assert.deepEqual(problems({ segment_axes: [null], points: three, xi: 1, omega: 2, alpha: 0 }),
-    ["Given the follow-up: place 3 to 4 points (now 0)."]);
-  assert.deepEqual(problems({ points: three, xi: 1, omega: 2, alpha: 0, context_points: three }),
+    ["Given the follow-up: place 3 to 4 points (now 0).", "Given the follow-up: confirm the change the curves give, or choose another."]);
+  assert.deepEqual(problems({ points: three, xi: 1, omega: 2, alpha: 0, context_points: three, change: "derived" }),
     ["Given the follow-up: the points do not define a curve yet."]);
-  assert.deepEqual(problems({ points: three, xi: 1, omega: 2, alpha: 0, context_points: three, context_xi: 1, context_omega: 2, context_alpha: 0 }), []);
+  const both = { points: three, xi: 1, omega: 2, alpha: 0, context_points: three, context_xi: 1, context_omega: 2, context_alpha: 0 };
+  assert.deepEqual(problems({ ...both, change: "neutral" }), []);
+  assert.deepEqual(problems(both), ["Given the follow-up: confirm the change the curves give, or choose another."]);
 });

@@ -78,7 +78,8 @@ def test_a_pair_opens_at_its_curve_the_follow_up_kept_for_the_last_step(make_app
     # the last step only (its contract), and the view says the pair is at step 2
     assert "moved it to" not in _page_text(at)
     assert v["problems"] == ["Curve: place 3 to 5 points (now 0).",
-                             "Given the follow-up: place 3 to 5 points (now 0)."]
+                             "Given the follow-up: place 3 to 5 points (now 0).",
+                             "Given the follow-up: confirm the change the curves give, or choose another."]
     # the layout switch is not offered: a pair is shown step by step
     assert not [t for t in at.toggle if "single" in (t.label or "").lower()]
 

@@ -88,7 +88,7 @@ def test_a_change_equal_to_the_derived_one_is_no_override(db, lead, pairs_projec
      "line 1: give context_points or context_xi, context_omega and context_alpha"),
     ({"context_alpha": None}, "line 1: give all of context_xi, context_omega and context_alpha, or none of them"),
     ({"context_omega": 0.01}, "line 1: context_omega (ω) = 0.01 is outside the fit's range [0.5, 200]"),
-    ({"change": "up"}, "line 1: the change must be one of: decreased, neutral, increased"),
+    ({"change": "up"}, "line 1: the change must be one of: derived, decreased, neutral, increased"),
 ])
 def test_a_pair_annotation_without_a_good_second_curve_is_refused(db, lead, pairs_project, over, message):
     before = _everything(db)

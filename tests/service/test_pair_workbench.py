@@ -67,7 +67,8 @@ def test_a_pair_is_annotated_end_to_end_both_curves_and_an_override(db, make_use
     # the target alone, then a submit: refused, the second curve is missing
     out = _apply(db, ann, item, [*_points(GOOD_POINTS), {"kind": "submit", "flagged": False}])
     assert not out.submitted
-    assert out.submit_problems == ("Given the follow-up: place 3 to 5 points (now 0).",)
+    assert out.submit_problems == ("Given the follow-up: place 3 to 5 points (now 0).",
+                                   "Given the follow-up: confirm the change the curves give, or choose another.")
     assert out.item.content.has_parameters and out.item.content.context_points == ()
     # the follow-up step copies the first curve; its points are moved, a change is overridden
     moves = [{"kind": "point", "action": "move", "index": i, "x": x, "y": y, "curve": "context"}

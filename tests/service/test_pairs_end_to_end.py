@@ -45,7 +45,8 @@ def annotate_all(db, annotator, project_id: int) -> int:
         moves = [{"kind": "point", "action": "move", "index": i, "x": x + SHIFT[change], "y": y,
                   "curve": "context"} for i, (x, y) in enumerate(GOOD_POINTS)]
         events = [*({"kind": "point", "action": "add", "x": x, "y": y} for x, y in GOOD_POINTS),
-                  {"kind": "step", "step": 3}, *moves, {"kind": "submit", "flagged": False}]
+                  {"kind": "step", "step": 3}, *moves, {"kind": "change", "change": "derived"},
+                  {"kind": "submit", "flagged": False}]
         client += 1
         out = workbench_events.apply_events(db, annotator, item.annotation_id, f"e2e{client:013d}",
                                             item.version, [{"seq": i + 1, **e} for i, e in enumerate(events)])

@@ -31,7 +31,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import String, Text, select
 
 from annotation.settings import NEWEST_GUIDELINES, ProjectSettings
-from annotation.workbench.protocol import CHANGE_OVERRIDES
+from annotation.workbench.protocol import CHANGE_CHOICES
 from annotation.review.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SOURCES
 from annotation.corpus.duplicates import REPRESENTATIONS
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
@@ -123,14 +123,14 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
     "staged_annotations.context_params_source": MadeByCode("as annotations.params_source",
                                                            lambda: ("fit", "manual")),
     "annotations.change": MadeByCode("a change label the annotator picks from a list, or none",
-                                     lambda: CHANGE_OVERRIDES),
+                                     lambda: CHANGE_CHOICES),
     "staged_annotations.change": MadeByCode("a change label, checked by the content's rules",
-                                            lambda: CHANGE_OVERRIDES),
-    "gold_annotations.change": MadeByCode("a change label or none", lambda: CHANGE_OVERRIDES),
+                                            lambda: CHANGE_CHOICES),
+    "gold_annotations.change": MadeByCode("a change label or none", lambda: CHANGE_CHOICES),
     "sample_pairs.reference_change": MadeByCode("a release's change label, checked on import",
-                                                lambda: CHANGE_OVERRIDES),
+                                                lambda: CHANGE_CHOICES),
     "sample_pairs.intended_change": MadeByCode("the change an author picks from a list",
-                                               lambda: CHANGE_OVERRIDES),
+                                               lambda: CHANGE_CHOICES),
     "staged_annotations.annotator": MadeByCode(
         "a file's annotator name, checked by the username rule (annotation.usernames) when the file "
         "is read, so never longer than a username", lambda: ["u" * USERNAME_MAX_CHARS]),

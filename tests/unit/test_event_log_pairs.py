@@ -96,7 +96,7 @@ def test_the_change_label_is_set_and_cleared():
 
 
 @pytest.mark.parametrize("event, fragment", [
-    (ev(1, "change", change="longer"), "the change must be one of decreased, neutral, increased"),
+    (ev(1, "change", change="longer"), "the change must be one of derived, decreased, neutral, increased"),
     (ev(1, "change", change=2), "the change must be one of"),
     (ev(1, "point", action="add", x=10.0, y=0.5, curve="follow_up"), "unknown curve 'follow_up'"),
     (ev(1, "step", step=1), "there is no step 1; the steps are numbered 2 to 3"),
@@ -132,11 +132,18 @@ def test_a_pair_needs_both_curves_to_be_submitted_and_not_the_segmentation():
     r = replay(AnnotationContent(), 2, N_TOKENS, 0, events, stop_at_submit=True, rules=RULES)
     assert r.submit is not None
     problems = CONTEXT_PAIRS.submission_problems(r.content, N_TOKENS, PAIRS)
-    assert problems == ["Given the follow-up: place 3 to 5 points (now 0)."]
+    assert problems == ["Given the follow-up: place 3 to 5 points (now 0).",
+                        "Given the follow-up: confirm the change the curves give, or choose another."]
     r = replay(r.content, r.step, N_TOKENS, r.last_seq, parse_events([
         {"seq": 5, "kind": "step", "step": 3},
         {"seq": 6, "kind": "point", "action": "move", "index": 0, "x": 50.0, "y": 0.9,
          "curve": "context"}]), rules=RULES)
+    # both curves, but no pair is labelled by silence: the change is confirmed or chosen
+    assert CONTEXT_PAIRS.submission_problems(r.content, N_TOKENS, PAIRS) == [
+        "Given the follow-up: confirm the change the curves give, or choose another."]
+    r = replay(r.content, r.step, N_TOKENS, r.last_seq, parse_events([
+        {"seq": 7, "kind": "change", "change": "derived"}]), rules=RULES)
+    assert r.content.change == "derived"
     assert CONTEXT_PAIRS.submission_problems(r.content, N_TOKENS, PAIRS) == []
     assert submission_problems(r.content, N_TOKENS)  # single texts would still want axes
 

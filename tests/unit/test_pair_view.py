@@ -4,6 +4,8 @@ server, and a single text's view unchanged by it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 from datetime import datetime, timezone
 
@@ -47,12 +49,17 @@ def test_a_pair_view_carries_the_protocol_the_follow_up_and_both_curves():
     assert json.loads(json.dumps(v)) == v
     assert v["steps"][-1] == "Given the follow-up" and len(v["steps"]) == 4
     assert (v["first_step"], v["segmented"], v["pair"], v["context_step"]) == (2, False, True, 3)
-    assert v["change_options"] == ["", "decreased", "neutral", "increased"]
+    assert v["change_options"] == ["derived", "decreased", "neutral", "increased"]
+    assert v["change_confirm"] == "derived"
     assert v["layout"] == "steps"  # a pair is shown step by step, whatever the preference
     assert v["pair_panel"]["follow_up"] == FOLLOW_UP  # as typed: the surface sets textContent
     assert v["context_curve"] and v["context_curve"] != v["curve"]
     assert v["context_fit"]["params"]["xi"] == v["content"]["context_xi"]
-    assert v["problems"] == []  # no segmentation, no axes asked of an unsegmented pair
+    # no segmentation, no axes asked of an unsegmented pair; the change is still to be chosen
+    assert v["problems"] == ["Given the follow-up: confirm the change the curves give, or choose another."]
+    confirmed = build_view(_item(replace(_both(), change="derived"), step=3),
+                           SessionFacts(client="c", layout="single", settings=PAIRS))
+    assert confirmed["problems"] == []
 
 
 def test_the_derived_change_is_the_server_reading_of_the_stored_curves():
@@ -77,7 +84,8 @@ def test_without_a_second_curve_there_is_no_reading_and_the_submit_says_why():
     v = build_view(_item(first, step=0), SessionFacts(client="c", settings=PAIRS))
     assert v["step"] == 2  # a stored step before the pair's first opens at the first
     assert v["pair_panel"]["reading"] is None and change_reading(first, PAIRS) is None
-    assert v["problems"] == ["Given the follow-up: place 3 to 5 points (now 0)."]
+    assert v["problems"] == ["Given the follow-up: place 3 to 5 points (now 0).",
+                             "Given the follow-up: confirm the change the curves give, or choose another."]
     assert v["context_curve"] == []
 
 

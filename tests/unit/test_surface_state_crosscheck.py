@@ -52,7 +52,7 @@ from annotation.workbench import editing
 from annotation.protocols import CONTEXT_PAIRS, SINGLE_TEXTS, ProjectProtocol
 from annotation.settings import ProjectSettings
 from annotation.workbench.event_log import EditRules, Replay, parse_events, replay
-from annotation.workbench.protocol import CHANGE_OVERRIDES, PAIR_STEPS, STEPS, AnnotationContent
+from annotation.workbench.protocol import CHANGE_CHOICES, PAIR_STEPS, STEPS, AnnotationContent
 from ui.workbench_view import surface_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,7 +144,7 @@ def _event(rng: random.Random, n_tokens: int, pair: bool = False) -> dict[str, A
             event["step"] = float(rng.randint(0, len(steps) - 1))  # 2.0: a whole number all the same
     elif kind == "change":
         event["change"] = rng.choice((UNKNOWN, 2, ["neutral"], True)) if bad else rng.choice(
-            (*CHANGE_OVERRIDES, None))
+            (*CHANGE_CHOICES, None))
         if rng.random() < 0.05:
             del event["change"]  # missing: the derived one
     elif kind == "flag":
@@ -190,7 +190,7 @@ def _stored(rng: random.Random, pair: bool = False) -> tuple[AnnotationContent, 
         content = replace(content, **{k: getattr(second.with_context_copied(), k) for k in (
             "context_points", "context_xi", "context_omega", "context_alpha", "context_scale",
             "context_rmse")})
-    content = replace(content, change=rng.choice(CHANGE_OVERRIDES))
+    content = replace(content, change=rng.choice(CHANGE_CHOICES))
     return content, rng.randint(2, len(PAIR_STEPS) - 1), n_tokens
 
 

@@ -1420,7 +1420,10 @@ function createInstance(parentElement) {
     changeBox.classList.toggle("stale", stale);
     // the panel keeps its height whatever it says (CSS: two lines each), and "updating" is a
     // tint, not words: the chart below must not move between an annotator's aim and their click
-    changeWords.textContent = reading ? String(reading.words || "") : "Draw both curves to see the change they say.";
+    const own = content.change && content.change !== c.changeConfirm ? content.change : "";
+    changeWords.textContent = (reading ? String(reading.words || "") : "Draw both curves to see the change they say.")
+      + (own && reading && own !== reading.label ? ` Your label: ${own}, not the curves' — it goes to review.` : "")
+      + (!content.change ? " Confirm it (0) or choose another (1–3)." : "");
     changeWords.title = stale ? "Updating: a curve edit is on its way to the server" : "";
     changeClasses.textContent = reading && reading.alone_class && reading.given_class
       ? `Duration class (TVCP): alone “${String(reading.alone_class.name)}” → given the follow-up “${String(reading.given_class.name)}”.` : "\u00a0";
@@ -1445,10 +1448,11 @@ function createInstance(parentElement) {
       b.disabled = locked();
       // fixed labels (a label that grew would re-wrap the row and move the chart); the derived
       // one is marked by its style
-      const derived = !!option && !!reading && reading.label === option;
+      const confirm = option === c.changeConfirm;
+      const derived = !confirm && !!reading && reading.label === option;
       b.classList.toggle("derived", derived);
-      /** @type {HTMLElement} */ (b.querySelector(".as-change-label")).textContent = option || "As derived";
-      b.title = !option ? "Accept the change the two curves say" + (reading ? ` (${String(reading.label)})` : "")
+      /** @type {HTMLElement} */ (b.querySelector(".as-change-label")).textContent = confirm ? "As derived" : option;
+      b.title = confirm ? "Confirm the change the two curves say" + (reading ? ` (${String(reading.label)})` : "")
         : derived ? `${option}: what the two curves say` : `Override: the change is ${option} (recorded and reviewed)`;
     }
   }
@@ -1459,15 +1463,16 @@ function createInstance(parentElement) {
     return reading && typeof reading === "object" ? reading : null;
   }
   /**
-   * The annotator's change: `option` "" accepts the derived label; a label is an override —
-   * unless it is the derived label itself (the server's, with no curve edit on its way), which
-   * is accepting it.
+   * The annotator's change: "derived" confirms the label the curves give; a label is an
+   * override — unless it is the derived label itself (the server's, with no curve edit on its
+   * way), which is confirming it.
    * @param {string} option
    */
   function chooseChange(option) {
     if (locked() || !cfg().changeOptions.includes(option)) return;
     const reading = derivedReading();
-    const change = option && reading && reading.label === option && !curvePending() ? "" : option;
+    const confirm = cfg().changeConfirm;
+    const change = option !== confirm && reading && reading.label === option && !curvePending() ? confirm : option;
     if (change === inst.local.content.change) return;
     push({ kind: "change", change });
   }

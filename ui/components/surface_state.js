@@ -19,7 +19,8 @@
    A context pair (rules.pair) has a second curve, the target's curve given the follow-up: a
    curve edit carrying `curve: "context"` edits it (the same rules, on the content with its two
    curves swapped), a `step` to rules.contextStep while it has no points starts it as a copy of
-   the first, and a `change` sets the annotator's change label ("" keeps the derived one). */
+   the first, and a `change` sets the annotator's choice of the change ("derived" confirms the
+   label the curves give, a label is their own, "" is none chosen yet). */
 
 /**
  * A point of the validity chart: [x in base-1.1 log minutes, relative validity in 0 … 1].
@@ -46,7 +47,7 @@
  * @property {number | null} context_alpha
  * @property {number | null} context_rmse
  * @property {"fit" | "manual"} context_params_source
- * @property {string} change the annotator's change label ("": the derived one)
+ * @property {string} change the annotator's choice of the change ("": none yet, "derived", or a label)
  */
 
 /**
@@ -127,7 +128,8 @@
  * @property {boolean} [segmented] whether the text is segmented (true when absent)
  * @property {boolean} [pair] whether the sample is a context pair
  * @property {number | null} [context_step] a pair's step of its second curve
- * @property {string[]} [change_options] the change labels to choose from ("" first: as derived)
+ * @property {string} [change_confirm] the choice that confirms the derived label
+ * @property {string[]} [change_options] the choices of the change ("derived" first, then the labels)
  * @property {SurfacePair | null} [pair_panel] a pair's follow-up and change (null for a single text)
  * @property {[number, number][]} [context_curve] a pair's second curve as drawn
  * @property {SurfaceFit} [context_fit] the side panel of a pair's second curve
@@ -149,7 +151,7 @@
  * @property {string} follow_up the follow-up statement (plain text)
  * @property {string[]} labels the change labels
  * @property {string} threshold the project's time factor, as "×1.5"
- * @property {string} change the stored choice ("": as derived)
+ * @property {string} change the stored choice ("": none yet, "derived", or a label)
  * @property {SurfaceChangeReading | null} reading
  */
 
@@ -172,7 +174,8 @@
  * @property {boolean} segmented whether the text is segmented and labelled with axes
  * @property {boolean} pair whether the sample is a context pair (a second curve, a change)
  * @property {number} contextStep the step of a pair's second curve (-1: none)
- * @property {string[]} changeOptions the change labels an annotator may choose ("" first: the derived)
+ * @property {string} changeConfirm the choice that confirms the label the curves give ("derived")
+ * @property {string[]} changeOptions the choices an annotator makes (keys 0…: "derived" first, then the labels)
  */
 
 /**
@@ -216,6 +219,7 @@ function surfaceRulesOf(view) {
     segmented: v.segmented !== false,
     pair: v.pair === true,
     contextStep: v.pair === true && typeof v.context_step === "number" && Number.isInteger(v.context_step) ? v.context_step : -1,
+    changeConfirm: typeof v.change_confirm === "string" ? v.change_confirm : "",
     changeOptions: Array.isArray(v.change_options) ? v.change_options.filter((/** @type {unknown} */ x) => typeof x === "string").map(String) : [],
   };
 }
@@ -401,7 +405,8 @@ function applyToState(state, ev, rules) {
     }
     case "change": {
       const change = ev.change === undefined || ev.change === null ? "" : ev.change;
-      if (!rules.pair || typeof change !== "string" || !rules.changeOptions.includes(change)) return state;
+      // "" (none chosen yet) clears a choice, as the server allows
+      if (!rules.pair || typeof change !== "string" || (change !== "" && !rules.changeOptions.includes(change))) return state;
       return { ...state, content: { ...c, change } };
     }
     case "flag": {
@@ -472,6 +477,11 @@ function unflaggedSubmitProblems(content, rules, curve) {
     }
   };
   curveProblems("Curve", content, curve.fitMessage);
-  if (rules.pair) curveProblems(rules.steps[rules.contextStep] || "Given the follow-up", swappedCurves(content), curve.contextFitMessage);
+  if (rules.pair) {
+    const name = rules.steps[rules.contextStep] || "Given the follow-up";
+    curveProblems(name, swappedCurves(content), curve.contextFitMessage);
+    // no pair is labelled by silence (annotation.workbench.protocol.submission_problems)
+    if (!content.change) out.push(`${name}: confirm the change the curves give, or choose another.`);
+  }
   return out;
 }
