@@ -34,6 +34,21 @@ class ProjectProtocol:
     #: the settings only this protocol's projects have (``ProjectSettings`` field names), in the
     #: order the settings form shows them
     own_settings: tuple[str, ...] = ()
+    #: settings a new project of this protocol starts with instead of ProjectSettings' defaults
+    new_project_settings: tuple[tuple[str, object], ...] = ()
+
+    def settings_of_new_project(self, settings: ProjectSettings) -> ProjectSettings:
+        """``settings`` as a new project of this protocol starts: a pairs project hands out at
+        random, so the follow-ups of one target — imported one after another — do not reach an
+        annotator one after another (they would redraw the same target three times in a row and
+        could guess the set of intended changes).
+
+        >>> CONTEXT_PAIRS.settings_of_new_project(ProjectSettings(protocol="pairs")).hand_out_order
+        'random'
+        >>> SINGLE_TEXTS.settings_of_new_project(ProjectSettings()).hand_out_order
+        'import'
+        """
+        return settings.updated(**dict(self.new_project_settings))
 
     def gold_counts(self, gold_by_benchmark: dict[int, int]) -> list[tuple[str, int]]:
         """The gold counts the Export page shows: per benchmark configuration for single texts;
@@ -84,7 +99,7 @@ SINGLE_TEXTS = ProjectProtocol("single", PROTOCOL_NAMES["single"], STEPS, ("defa
 # a pairs project exports the TVCP release's layout only: Chronocept's benchmark records need
 # segmented texts, and one target's several follow-ups would repeat it as several samples
 CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp",), True, "pair",
-                                ("change_factor", "segment_targets"))
+                                ("change_factor", "segment_targets"), (("hand_out_order", "random"),))
 PROTOCOLS: dict[str, ProjectProtocol] = {p.key: p for p in (SINGLE_TEXTS, CONTEXT_PAIRS)}
 
 

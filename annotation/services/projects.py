@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from annotation.protocols import protocol_of
 from annotation.services import audit, resolving
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
@@ -93,8 +94,10 @@ def _check_settings_text(settings: ProjectSettings) -> None:
 def _add_project(s: Session, actor: Actor, name: str, description: str = "",
                  settings: ProjectSettings | None = None) -> Project:
     """Insert a project (checked name) in the caller's transaction (the caller checked the role)."""
-    p = Project(name=name, description=description.strip(),
-                settings=(settings or ProjectSettings()).to_dict(), created_by=actor.user_id)
+    settings = settings or ProjectSettings()
+    settings = protocol_of(settings).settings_of_new_project(settings)
+    p = Project(name=name, description=description.strip(), settings=settings.to_dict(),
+                created_by=actor.user_id)
     s.add(p)
     s.flush()
     s.add(ParameterStats(project_id=p.id))

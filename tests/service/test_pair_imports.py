@@ -5,6 +5,7 @@ large imports in hidden batches, and the protocol fixed once a project has sampl
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from sqlalchemy import select
@@ -16,7 +17,8 @@ from annotation.services.errors import InvalidInput, PermissionDenied
 from annotation.services.sample_pairs import follow_ups_of, pairs_of
 from annotation.settings import ProjectSettings
 from db.models import AuditEvent, Base, ImportBatch, Project, Sample, SamplePair
-from service_helpers import count, text_records
+from service_helpers import complete_content, count, text_records
+import workbench_writes
 
 TVCP = ("context,follow_up,context_only_tv,combined_tv,change\n"
         "Job interview tomorrow; wish me luck.,They just moved it to next Friday.,8,9,increased\n"
@@ -221,3 +223,22 @@ def test_only_a_lead_imports_pairs(db, lead, make_user):
     with pytest.raises(PermissionDenied):
         projects.import_pair_file(db, annotator, pid, TVCP.encode(), "tvcp.csv")
     assert _everything(db) == before
+
+
+def test_a_new_pairs_project_hands_out_at_random_so_a_targets_follow_ups_do_not_come_in_a_row(db, lead, make_user):
+    from annotation.services import pair_imports, queue
+
+    records = [PairRecord(f"Target {t}: the ferry to the island is cancelled today.", f"Follow-up {t}-{c}.",
+                          f"T{t}-{c}", f"T{t}", 3 * t + c + 1) for t in range(10) for c in range(3)]
+    summary = pair_imports.import_pairs(db, lead, None, records, "pairs.jsonl", new_project="Fresh pairs")
+    assert projects.get_project(db, lead, summary.project_id).settings.hand_out_order == "random"
+    ann = make_user("ann")
+    targets = []
+    for _ in range(12):
+        item = queue.next_item(db, ann, summary.project_id)
+        with db.read() as s:
+            targets.append(pairs_of(s, [item.sample_id])[item.sample_id].target_key)
+        workbench_writes.submit(db, ann, item.annotation_id, item.version,
+                                replace(complete_content().with_context_copied(), change="derived"))
+    in_a_row = sum(a == b for a, b in zip(targets, targets[1:]))
+    assert in_a_row < 6, targets   # in import order all 8 neighbours of the 4 targets would match
