@@ -41,7 +41,7 @@ with left, st.form("projects.create", clear_on_submit=True):
     st.markdown("**New project**")
     name = st.text_input("Name", key="projects.new_name")
     description = st.text_area("Description", key="projects.new_description", height=80)
-    protocol_key = st.radio("Protocol", list(PROTOCOL_NAMES), format_func=PROTOCOL_NAMES.get, horizontal=True,
+    protocol_key = st.radio("Protocol", list(PROTOCOL_NAMES), format_func=lambda key: PROTOCOL_NAMES.get(key, key), horizontal=True,
                             key="projects.new_protocol",
                             help="Single texts: one curve per text (Chronocept). Context pairs: a target "
                                  "statement's curve alone, then given a follow-up statement, and the change "
@@ -230,7 +230,7 @@ with st.form("projects.settings"):
     p1, p2, p3 = st.columns(3)
     protocol_choice = p1.selectbox(
         "Protocol", list(PROTOCOL_NAMES), index=list(PROTOCOL_NAMES).index(s.protocol),
-        format_func=PROTOCOL_NAMES.get, key=f"{sk}.protocol", disabled=project.n_samples > 0,
+        format_func=lambda key: PROTOCOL_NAMES.get(key, key), key=f"{sk}.protocol", disabled=project.n_samples > 0,
         help="Fixed once the project has samples." if project.n_samples else
              "Single texts or context pairs; fixed once the project has samples.")
     columns = iter((p2, p3))
