@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from annotation.pairs.change import CHANGE_LABELS
+from annotation.pairs.change import CHANGE_LABELS, read_change
 from annotation.pairs.duration_classes import CLASS_NAMES, class_of_curve
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas
@@ -96,9 +96,23 @@ def change_choice_box(case: Any, key: str) -> None:
     proposed = case.pair_proposal.change if case.pair_proposal is not None else ""
     if key not in st.session_state and proposed in CHANGE_LABELS:
         st.session_state[key] = proposed
-    st.segmented_control("Change label for the gold", list(CHANGE_LABELS), key=key,
-                         help="What the gold's change label will be. It starts at the label most "
-                              "annotators gave (a tie: what the settled curves give).")
+    chosen = st.segmented_control("Change label for the gold", list(CHANGE_LABELS), key=key,
+                                  help="What the gold's change label will be. It starts at the label "
+                                       "most annotators gave (a tie: what the settled curves give).")
+    curves_say = proposed_curves_label(case)
+    if chosen and curves_say and chosen != curves_say:
+        # the export's duration classes come from the curves and its change from this label: a
+        # lead who keeps both apart should do so knowingly
+        st.warning(f"The proposed curves say {curves_say}; the gold will say {chosen}. The export's "
+                   "duration classes come from the curves, its change from this label.")
 
 
-__all__ = ["change_choice_box", "given_chart", "lead_facts", "pair_texts", "versions_table"]
+def proposed_curves_label(case: Any) -> str | None:
+    """The change the proposal's two curves give (None without both)."""
+    proposal, pair = case.proposal, case.pair_proposal
+    if proposal is None or pair is None or pair.context is None or not proposal.has_parameters:
+        return None
+    return read_change((proposal.xi, proposal.omega, proposal.alpha), pair.context, case.change_factor).label
+
+
+__all__ = ["change_choice_box", "given_chart", "lead_facts", "pair_texts", "proposed_curves_label", "versions_table"]

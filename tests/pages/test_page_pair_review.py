@@ -45,6 +45,10 @@ def test_a_pair_case_shows_both_curves_labels_and_the_lead_facts(make_app, db, l
     at.button_group(key=f"review.{item}.confidence").set_value(4)
     at.button_group(key=f"review.{item}.error_type").set_value("annotator_error")
     at = run(at)
+    # the label the lead chose is not what the proposed curves say: the page says so
+    assert [w.value for w in at.warning if "proposed curves" in w.value] == [
+        "The proposed curves say increased; the gold will say neutral. The export's duration classes "
+        "come from the curves, its change from this label."]
     at.button(key=f"review.{item}.do.accept").click()
     at = run(at)
     gold = review.gold_of(db, lead, pair_case)
