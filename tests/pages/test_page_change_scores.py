@@ -93,3 +93,10 @@ def test_the_export_page_exports_a_pairs_project_as_tvcp(make_app, db, lead, tmp
     assert not errors(at)
     assert any("pairs (tvcp, JSON Lines and CSV): 42 train / 12 validation / 6 test" in c.value for c in at.caption)
     assert (tmp_path / "exports" / "pairs-release" / "tvcp" / "test.csv").is_file()
+
+
+def test_dataset_statistics_of_a_tvcp_export_say_where_its_figures_are(make_app, lead, exported):
+    at = open_page(make_app, lead, "screens/statistics.py")
+    assert not errors(at)
+    info = " ".join(i.value for i in at.info)
+    assert "holds context pairs (tvcp)" in info and "train 42" in info and "test 6" in info
