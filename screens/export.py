@@ -79,7 +79,11 @@ with st.form("export.form", border=True):
     other = g3.text_input("Other licence id", key="export.licence_other",
                           help="Used when the licence is 'other', e.g. odc-by.")
     h1, h2 = st.columns(2)
-    with_agreement = h1.checkbox("Agreement figures in the card", value=True, key="export.agreement")
+    card_agreement = protocol_of(project.settings).card_has_agreement
+    with_agreement = h1.checkbox("Agreement figures in the card", value=card_agreement, key="export.agreement",
+                                 disabled=not card_agreement,
+                                 help=None if card_agreement else "The tvcp card has no agreement section: "
+                                      "see the Agreement page for this project's figures.")
     overwrite = h2.checkbox("Replace the folder if it exists", value=False, key="export.overwrite")
     # named and keyed by project: a click drawn for another project exports nothing
     submitted = st.form_submit_button(f"Export {plain(project.name)}", type="primary",
@@ -115,7 +119,8 @@ if last is not None and last.status == "complete":
             p = last.pair_sizes
             sizes = (f"pairs (tvcp, JSON Lines and CSV): {p.get('train', 0)} train / {p.get('validation', 0)} "
                      f"validation / {p.get('test', 0)} test, all follow-ups of a target in one split")
-        st.caption(f"{sizes} · {counted(last.n_annotations, 'annotation')} · base {last.base:g} · seed {last.seed}")
+        annotations = "" if last.is_pairs else f" · {counted(last.n_annotations, 'annotation')}"
+        st.caption(f"{sizes}{annotations} · base {last.base:g} · seed {last.seed}")
         zip_button(last, f"export.zip.last.{last.id}")
 
 st.subheader("Past exports")

@@ -87,11 +87,14 @@ def test_the_export_page_exports_a_pairs_project_as_tvcp(make_app, db, lead, tmp
     at = open_page(make_app, lead, "screens/export.py")
     assert metric_values(at)["Gold pairs · tvcp"] == "60"
     assert not [label for label in metric_values(at) if "benchmark" in label]
+    agreement = at.checkbox(key="export.agreement")
+    assert agreement.disabled and not agreement.value   # the tvcp card has no agreement section
     at.text_input(key="export.name").set_value("pairs-release")
     at.button(key=next(b.key for b in at.button if str(b.key).startswith("export.submit."))).click()
     at = run(at)
     assert not errors(at)
-    assert any("pairs (tvcp, JSON Lines and CSV): 42 train / 12 validation / 6 test" in c.value for c in at.caption)
+    assert any("pairs (tvcp, JSON Lines and CSV): 42 train / 12 validation / 6 test" in c.value
+               and "annotation" not in c.value for c in at.caption)
     assert (tmp_path / "exports" / "pairs-release" / "tvcp" / "test.csv").is_file()
 
 
