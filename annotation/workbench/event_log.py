@@ -49,7 +49,7 @@ from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.workbench.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
 from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.workbench.protocol import CHANGE_CHOICES, CONTEXT_STEP, STEPS, AnnotationContent
+from annotation.workbench.protocol import CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT_STEP, STEPS, AnnotationContent
 from annotation.workbench import event_batch
 from annotation.workbench.event_batch import EditEvent, whole as _whole
 from annotation.workbench.working_draft import WorkingDraft
@@ -318,6 +318,10 @@ def _step(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) ->
         # the curve given the follow-up starts as a copy of the target's, for the annotator to
         # move; only while it has no points (parameters never stand without points here)
         draft.set_content(draft.content().with_context_copied())
+    elif rules.pair and new < CONTEXT_STEP and draft.content().change == CONFIRM_DERIVED:
+        # back at the target alone, its curve may move and with it the derived label, out of
+        # sight: a confirmation of "what the curves say" is asked for again at the last step
+        draft.set_content(replace(draft.content(), change=""))
     return _Applied(new)
 
 

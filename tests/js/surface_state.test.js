@@ -304,3 +304,11 @@ test("what stops a pair's plain submit: no axes, both curves, a choice of the ch
   assert.deepEqual(problems({ ...both, change: "neutral" }), []);
   assert.deepEqual(problems(both), ["Given the follow-up: confirm the change the curves give, or choose another."]);
 });
+
+test("back at the target alone a confirmed derived label is asked for again; an own label stays", () => {
+  const first = { points: [[10, 0.5], [20, 1], [30, 0.2]], context_points: [[10, 0.5], [20, 1], [30, 0.2]] };
+  const confirmed = afterPair({ ...first, change: "derived" }, 3, [{ kind: "step", step: 2 }]);
+  assert.deepEqual([confirmed.step, confirmed.content.change], [2, ""]);
+  const own = afterPair({ ...first, change: "increased" }, 3, [{ kind: "step", step: 2 }]);
+  assert.equal(own.content.change, "increased");
+});

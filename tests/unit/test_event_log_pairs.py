@@ -4,6 +4,8 @@ as a copy of the first, and what a single-text project refuses."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from annotation.protocols import CONTEXT_PAIRS, SINGLE_TEXTS
@@ -155,3 +157,15 @@ def test_folded_moves_of_the_second_curve_apply_as_their_last():
     r = replay(base, 3, N_TOKENS, 0, events, rules=RULES)
     assert r.last_seq == 3 and r.content.context_points[0] == (33.0, 0.7)
     assert r.content.points == base.points
+
+
+def test_back_at_the_target_alone_a_confirmed_derived_label_is_asked_for_again():
+    """The first curve can move at step 2, and the derived label with it, out of sight of the
+    reading: a confirmation of "what the curves say" does not survive the way back; an
+    annotator's own label does."""
+    base = replace(fitted().with_context_copied(), change="derived")
+    r = run([ev(1, "step", step=2)], content=base, step=3)
+    assert (r.step, r.content.change) == (2, "")
+    own = replace(base, change="increased")
+    assert run([ev(1, "step", step=2)], content=own, step=3).content.change == "increased"
+    assert run([ev(1, "step", step=3)], content=base, step=3).content.change == "derived"

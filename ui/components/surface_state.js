@@ -401,6 +401,8 @@ function applyToState(state, ev, rules) {
       if (typeof step !== "number" || !Number.isInteger(step) || step < rules.firstStep || step >= rules.steps.length) return state;
       // the curve given the follow-up starts as a copy of the target's while it has no points
       if (rules.pair && step === rules.contextStep && !c.context_points.length) return { step, content: withContextCopied(c) };
+      // back at the target alone a confirmation of the derived label is asked for again (event_log._step)
+      if (rules.pair && step < rules.contextStep && c.change === rules.changeConfirm) return { step, content: { ...c, change: "" } };
       return { ...state, step };
     }
     case "change": {
