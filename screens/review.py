@@ -123,6 +123,8 @@ head.markdown(f"### Sample {plain(case.external_id)}")
 head.caption(" · ".join([f"Benchmark {case.benchmark}", counted(len(case.versions), "annotation"),
                          *([f"W1 {row.w1:.1f} (×{1.1 ** row.w1:.1f})"] if row.w1 is not None else []),
                          *([f"Pk {row.pk:.2f}"] if row.pk is not None else []),
+                         *([f"W1 given the follow-up {w:.1f} (×{1.1 ** w:.1f})"]
+                           if case.pair is not None and (w := pair_review_view.given_w1(case.versions)) is not None else []),
                          f"review opened {row.opened_at:%Y-%m-%d %H:%M} UTC"]))
 
 # --- the case -------------------------------------------------------------------------------

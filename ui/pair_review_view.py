@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
+from annotation.curves.distance import curve_distances
 from annotation.pairs.change import CHANGE_LABELS, read_change
 from annotation.pairs.duration_classes import CLASS_NAMES, class_of_curve
 from annotation.timeaxis import X_MAX, tick_positions
@@ -65,15 +67,27 @@ def versions_table(versions: Sequence[Any]) -> None:
             label = f"{choice.label} (overridden; the curves give {choice.derived})"
         else:
             label = f"{choice.label} (derived)"
-        rows.append({"annotator": v.annotator,
-                     "alone": curve_description(c.xi, c.omega, c.alpha) or "no curve",
+        # the change and the classes first: a lead reads them without scrolling the table
+        rows.append({"annotator": v.annotator, "change": label,
                      "class alone": _class_name(c.xi, c.omega, c.alpha),
-                     "given the follow-up": curve_description(c.context_xi, c.context_omega,
-                                                              c.context_alpha) or "no curve",
                      "class given": _class_name(c.context_xi, c.context_omega, c.context_alpha),
-                     "change": label})
+                     "alone": curve_description(c.xi, c.omega, c.alpha) or "no curve",
+                     "given the follow-up": curve_description(c.context_xi, c.context_omega,
+                                                              c.context_alpha) or "no curve"})
     # a dataframe shows its cells as text: the names read literally
     show_table(pd.DataFrame(rows), hide_index=True)
+
+
+def given_w1(versions: Sequence[Any]) -> float | None:
+    """W1 between the two furthest curves given the follow-up (None with fewer than two): the
+    case header's W1 is of the target alone, and a pair can agree there and not here."""
+    curves = [(c.context_xi, c.context_omega, c.context_alpha) for c in (v.content for v in versions)
+              if c.has_context_parameters]
+    pairs = [(a, b) for i, a in enumerate(curves) for b in curves[i + 1:]]
+    if not pairs:
+        return None
+    w1, _, _ = curve_distances(np.array([a for a, _ in pairs]), np.array([b for _, b in pairs]))
+    return float(np.nanmax(w1)) if np.isfinite(w1).any() else None
 
 
 def given_chart(case: Any, colors: dict[int, str], key: str) -> None:
@@ -115,4 +129,4 @@ def proposed_curves_label(case: Any) -> str | None:
     return read_change((proposal.xi, proposal.omega, proposal.alpha), pair.context, case.change_factor).label
 
 
-__all__ = ["change_choice_box", "given_chart", "lead_facts", "pair_texts", "proposed_curves_label", "versions_table"]
+__all__ = ["change_choice_box", "given_chart", "given_w1", "lead_facts", "pair_texts", "proposed_curves_label", "versions_table"]

@@ -35,6 +35,8 @@ def test_a_pair_case_shows_both_curves_labels_and_the_lead_facts(make_app, db, l
     assert "Follow-up" in shown and "Change label overridden" in shown
     assert "The author meant: increased" in shown.replace("\\", "")
     assert "Reference: alone 1–3 days (8)" in shown.replace("\\", "")
+    # the header names the distance of the curves given the follow-up too (52 and 48: 4 units)
+    assert any("W1 given the follow-up 4.0 (×1.5)" in c.value for c in at.caption)
     table = next(d.value for d in at.dataframe if "change" in d.value.columns)
     assert list(table["change"]) == ["increased (derived)", "increased (overridden; the curves give neutral)"]
     assert list(table["class alone"]) == ["2–6 hours", "2–6 hours"]
