@@ -29,27 +29,32 @@ def _who() -> str:
 def _change_lines(scored, score) -> list[str]:  # type: ignore[no-untyped-def]
     """The report of a change-label score (a context-pairs export's tvcp test split)."""
     from annotation.training.change_scoring import CHANGE_METRIC_LABELS, CHANGE_METRICS
-    from annotation.training.scoring import figure_text
 
     lines = [f"export {scored.export_id} · change labels (tvcp) · {score.n_test} test pairs · "
              f"{100 * score.confidence:g}% bootstrap intervals over the targets "
              f"({score.resamples} resamples, seed {score.seed})",
              "accuracy over the test pairs; exact match over the test targets (all of a target's "
              "follow-ups right)"]
-    lines += [f"  {CHANGE_METRIC_LABELS[name]:<12} {figure_text(score.figures[name])}" for name in CHANGE_METRICS]
-    for name in CHANGE_METRICS:
-        figure = score.figures[name]
-        if not math.isfinite(figure.value):
-            lines.append(f"— {CHANGE_METRIC_LABELS[name]}: undefined, {figure.undefined}")
-        elif figure.no_interval:
-            lines.append(f"— {CHANGE_METRIC_LABELS[name]}: no interval, {figure.no_interval}")
+    lines += _figure_lines(score, CHANGE_METRICS, CHANGE_METRIC_LABELS)
+    lines += [f"— {CHANGE_METRIC_LABELS[name]}: no interval, {score.figures[name].no_interval}"
+              for name in CHANGE_METRICS
+              if math.isfinite(score.figures[name].value) and score.figures[name].no_interval]
     return lines
+
+
+def _figure_lines(score, names, labels) -> list[str]:  # type: ignore[no-untyped-def]
+    """A score's figures as the report's table rows, then why any of them is undefined."""
+    from annotation.training.scoring import figure_text
+
+    lines = [f"  {labels[name]:<12} {figure_text(score.figures[name])}" for name in names]
+    return lines + [f"— {labels[name]}: undefined, {score.figures[name].undefined}" for name in names
+                    if not math.isfinite(score.figures[name].value)]
 
 
 def cmd_score(_db: None, args: argparse.Namespace) -> str:
     from cli import CliError
     from annotation.training.errors import TrainingInputError
-    from annotation.training.scoring import SCORE_LABELS, SCORE_METRICS, ModelScore, figure_text
+    from annotation.training.scoring import SCORE_LABELS, SCORE_METRICS, ModelScore
     from annotation.training.submissions import (
         MAX_PREDICTION_BYTES,
         PredictionFileError,
@@ -89,11 +94,7 @@ def cmd_score(_db: None, args: argparse.Namespace) -> str:
              f"({score.resamples} resamples, seed {score.seed})",
              "point metrics on z-scored targets (training-split mean/SD), mean over location/scale/"
              "skewness; curve scores and W1 in log-time units of the export's base"]
-    lines += [f"  {SCORE_LABELS[name]:<12} {figure_text(score.figures[name])}" for name in SCORE_METRICS]
-    for name in SCORE_METRICS:
-        figure = score.figures[name]
-        if not math.isfinite(figure.value):
-            lines.append(f"— {SCORE_LABELS[name]}: undefined, {figure.undefined}")
+    lines += _figure_lines(score, SCORE_METRICS, SCORE_LABELS)
     no_interval = {f.no_interval for f in score.figures.values()
                    if math.isfinite(f.value) and f.no_interval}
     lines += [f"— no interval: {why}" for why in sorted(no_interval)]
