@@ -58,8 +58,11 @@ def test_no_sample_is_ever_predicted_by_a_model_that_saw_it(monkeypatch):
     fit = audit.fit_ensemble_blocks
     predict = Ensemble.member_curves
 
+    kept = []   # held, so that no two ensembles share an id() (a freed one's may be reused)
+
     def recording_fit(blocks, *args, **kwargs):
         ensemble = fit(blocks, *args, **kwargs)
+        kept.append(ensemble)
         seen = blocks[:, 0, 0].astype(int)
         # what every member trained on: its bootstrap draw, all within the training folds
         trained_on[id(ensemble)] = {int(seen[i]) for b in ensemble.bootstrap_indices for i in b}
