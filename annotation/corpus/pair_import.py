@@ -133,6 +133,11 @@ def parse_change_label(line: int, value: object) -> str:
     return label
 
 
+#: a texts file given where pairs are asked for (the likeliest wrong file on a pairs project)
+TEXTS_FILE = ("this reads as a texts file (a 'text' field): a context-pairs project takes pairs, "
+              "'target' and 'follow_up' (texts go into a single-texts project)")
+
+
 def read_pair(line: int, fields: Mapping[str, Any]) -> PairRecord:
     """One pair from a record's fields (a JSON object, a CSV row); :class:`ImportFileError` names
     the line and the first problem.
@@ -148,6 +153,8 @@ def read_pair(line: int, fields: Mapping[str, Any]) -> PairRecord:
         ...     print(exc)
         line 4: unknown field followup (a pair has target, follow_up, id, target_id, context_only_tv, combined_tv, change)
     """
+    if "text" in fields and not {"target", "context"} & set(fields):
+        raise ImportFileError(line, TEXTS_FILE)
     unknown = sorted(k for k in fields if k not in _KNOWN and str(k).strip())
     if unknown:
         raise ImportFileError(line, f"unknown field {', '.join(map(str, unknown))} (a pair has "
@@ -166,6 +173,8 @@ def read_pair(line: int, fields: Mapping[str, Any]) -> PairRecord:
 
 def _check_pair_header(fields: list[str]) -> None:
     named = set(fields)
+    if "text" in named and not {"target", "context"} & named:
+        raise ImportFileError(1, TEXTS_FILE)
     if "context" in named:
         missing = [c for c in TVCP_COLUMNS if c not in named]
         if missing:

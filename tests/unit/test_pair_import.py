@@ -122,3 +122,14 @@ def test_generated_target_keys_fit_the_id_rule():
     key = generated_target_key("Gym at six.")
     assert len(key) <= MAX_ID_CHARS and " " not in key
     assert key != generated_target_key("Gym at seven.")
+
+
+@pytest.mark.parametrize("name, data, line", [
+    ("texts.jsonl", b'{"text": "The shop is closed this week.", "id": "S-1"}\n', 1),
+    ("texts.csv", b"id,text\nS-1,The shop is closed this week.\n", 1),
+])
+def test_a_texts_file_given_for_pairs_is_named_as_one(name, data, line):
+    with pytest.raises(ImportFileError) as caught:
+        parse_pairs(data, name)
+    assert caught.value.line == line
+    assert "reads as a texts file" in str(caught.value) and "single-texts project" in str(caught.value)
