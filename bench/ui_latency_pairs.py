@@ -53,16 +53,21 @@ def annotate_pairs(page, base: str, project_id: int, pairs: int, figures) -> Non
     page.goto(f"{base}/workbench?project={project_id}")
     page.get_by_role("button", name="Start the next sample").click()
     surface = js(SURFACE)
+
+    def click_point(i: int, x: float, y: float, name: str) -> None:
+        """Click point ``i`` at (x, y) on the chart shown; time it → visible and → acknowledged."""
+        px, py = plot_point(page, x, y)
+        point = js(f"{SURFACE} circle[data-point='{i}']")
+        t = measure(page, lambda: page.mouse.click(px, py), start="pointerdown", base=_surface_base(),
+                    checks={"visible": f"!!q({point})", "ack": _surface_ack()}, paint=("visible",))
+        figures.add(f"{name} → visible", t["visible"])
+        figures.add(f"{name} → acknowledged", t["ack"])
+
     for _ in range(pairs):
         page.locator(f"{SURFACE}[data-step='2'] [data-token]").first.wait_for(timeout=WAIT_MS)
         page.locator(f"{SURFACE}[data-pending='0']").wait_for(timeout=WAIT_MS)
         for i, (x, y) in enumerate(POINTS):
-            px, py = plot_point(page, x, y)
-            point = js(f"{SURFACE} circle[data-point='{i}']")
-            t = measure(page, lambda: page.mouse.click(px, py), start="pointerdown", base=_surface_base(),
-                        checks={"visible": f"!!q({point})", "ack": _surface_ack()}, paint=("visible",))
-            figures.add("pair: target chart click → visible", t["visible"])
-            figures.add("pair: target chart click → acknowledged", t["ack"])
+            click_point(i, x, y, "pair: target chart click")
         follow = js(f"{SURFACE} [data-testid='follow-up-text']")
         t = measure(page, lambda: page.keyboard.press("Alt+ArrowRight"), start="keydown", base=_surface_base(),
                     checks={"visible": f"(e => !!e && e.textContent.length > 0)(q({follow}))",
@@ -70,12 +75,7 @@ def annotate_pairs(page, base: str, project_id: int, pairs: int, figures) -> Non
         figures.add("pair: step to the follow-up → visible", t["visible"])
         figures.add("pair: step to the follow-up → acknowledged", t["ack"])
         for i, (x, y) in enumerate(MORE, start=len(POINTS)):  # the second curve: two more points
-            px, py = plot_point(page, x, y)
-            point = js(f"{SURFACE} circle[data-point='{i}']")
-            t = measure(page, lambda: page.mouse.click(px, py), start="pointerdown", base=_surface_base(),
-                        checks={"visible": f"!!q({point})", "ack": _surface_ack()}, paint=("visible",))
-            figures.add("pair: follow-up chart click → visible", t["visible"])
-            figures.add("pair: follow-up chart click → acknowledged", t["ack"])
+            click_point(i, x, y, "pair: follow-up chart click")
         choice = js(f"{SURFACE} [data-change-option='decreased']")
         t = measure(page, lambda: page.keyboard.press("1"), start="keydown", base=_surface_base(),
                     checks={"visible": f"q({choice}).getAttribute('aria-checked') === 'true'",

@@ -16,7 +16,6 @@ callback, bound to the target it was drawn for: a stale tab's click is refused i
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from annotation.corpus.text_import import MAX_TEXT_CHARS
@@ -31,10 +30,11 @@ from annotation.pairs.authoring import (
 from annotation.protocols import protocol_of
 from annotation.services import authoring
 from annotation.services.errors import ServiceError
-from annotation.timeaxis import X_MAX, X_MIN, parse_duration, tick_positions
+from annotation.timeaxis import parse_duration
 from annotation.wording import counted
 from annotation.workbench.elicitation import curve_feedback
-from ui.display import curve_polyline, plain
+from ui.curve_figures import curves_figure
+from ui.display import plain
 from ui.session import (
     current_project,
     get_database,
@@ -88,21 +88,9 @@ def _save(project_id: int, target_key: str, target_sample_id: int) -> None:
 
 
 def _chart(settled: Curve, mine: Curve | None, key: str) -> None:
-    fig = go.Figure()
-    for label, curve, color, dash in (("settled curve of the target alone", settled, SETTLED_COLOR, "dot"),
-                                      ("your curve given this follow-up", mine, AUTHOR_COLOR, "solid")):
-        line = curve_polyline(*curve) if curve else None
-        if line:
-            fig.add_trace(go.Scatter(x=[p[0] for p in line], y=[p[1] for p in line], mode="lines",
-                                     name=label, line=dict(color=color, width=3, dash=dash),
-                                     hovertemplate=f"{label}<extra></extra>"))
-    ticks = tick_positions()
-    fig.update_layout(height=240, margin=dict(l=10, r=10, t=10, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
-                      xaxis=dict(tickvals=[t[0] for t in ticks], ticktext=[t[1] for t in ticks],
-                                 range=[X_MIN, X_MAX], title="time from the target's moment"),
-                      yaxis=dict(title="validity", range=[0, 1.05], tickformat=".0%"))
-    st.plotly_chart(fig, key=key)
+    st.plotly_chart(curves_figure([("settled curve of the target alone", settled, SETTLED_COLOR, "dot"),
+                                   ("your curve given this follow-up", mine, AUTHOR_COLOR, "solid")],
+                                  height=240, x_title="time from the target's moment"), key=key)
 
 
 actor = require_actor()

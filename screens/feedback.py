@@ -21,9 +21,10 @@ from plotly.subplots import make_subplots
 from annotation.agreement.verdict import JACCARD_RULE, PK_RULE, W1_RULE, Rule, judge
 from annotation.services import feedback, queue
 from annotation.segmentation import spaces_after, token_texts, tokenize
-from annotation.timeaxis import DEFAULT_BASE, X_MAX, X_MIN, tick_positions
+from annotation.timeaxis import DEFAULT_BASE
 from ui.components import token_boundary_editor
-from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
+from ui.curve_figures import curves_figure
+from ui.display import axis_color, axis_label, curve_description, plain
 from ui.segment_editor import multi_axis_label
 from ui.session import current_project, get_database, require_actor, service_errors
 from ui.tables import show_table
@@ -171,21 +172,10 @@ st.caption(f"Benchmark {item.benchmark} · you submitted {_when(item.submitted_a
 
 def _curve_chart() -> go.Figure:
     """My curve and the gold curve, each scaled to peak at 100 %, on the log-time axis."""
-    fig = go.Figure()
-    for label, version, color, dash in (("your curve", item.mine, MINE_COLOR, "dash"),
-                                        ("gold", item.gold, GOLD_COLOR, "solid")):
-        line = curve_polyline(version.xi, version.omega, version.alpha)
-        if line:
-            fig.add_trace(go.Scatter(x=[p[0] for p in line], y=[p[1] for p in line], mode="lines", name=label,
-                                     line=dict(color=color, width=3, dash=dash),
-                                     hovertemplate=f"{label}<extra></extra>"))
-    ticks = tick_positions()
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=10, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
-                      xaxis=dict(tickvals=[t[0] for t in ticks], ticktext=[t[1] for t in ticks],
-                                 range=[X_MIN, X_MAX], title="time from the text's moment"),
-                      yaxis=dict(title="validity", range=[0, 1.05], tickformat=".0%"))
-    return fig
+    return curves_figure([(label, (v.xi, v.omega, v.alpha), color, dash)
+                          for label, v, color, dash in (("your curve", item.mine, MINE_COLOR, "dash"),
+                                                        ("gold", item.gold, GOLD_COLOR, "solid"))],
+                         height=300, x_title="time from the text's moment")
 
 
 chart_col, words_col = st.columns([3, 2])
