@@ -51,11 +51,15 @@ st.caption(
     f"{shown_threshold(t.w1_max)}** on every sample decides), **Jaccard > {shown_threshold(t.jaccard_min)}** on the "
     f"(token, axis) labels and **Pk < {shown_threshold(t.pk_max)}** on the segmentation. A lead can admit or "
     "revoke anyone, with a note. Thresholds and the warm-up size are project settings.")
+# The notice's slot is there whether or not it is shown: the first gold stored takes it away, and
+# the tabs below moving up one place made the browser draw them anew on the first tab (the lead's
+# Gold tab closed under them after each first Save).
+notice = st.container()
 if not board.has_set:
-    st.info("This project has no warm-up set yet (no warm-up sample with gold), so everyone is "
-            "admitted to production implicitly. Mark samples under **Warm-up set** and give them "
-            "gold under **Gold**; from then on, everyone not yet admitted starts with them.",
-            icon=":material/info:")
+    notice.info("This project has no warm-up set yet (no warm-up sample with gold), so everyone is "
+                "admitted to production implicitly. Mark samples under **Warm-up set** and give them "
+                "gold under **Gold**; from then on, everyone not yet admitted starts with them.",
+                icon=":material/info:")
 
 
 def _done(message: str) -> None:
@@ -243,14 +247,17 @@ with gold_tab:
         w = by_id[pick]
         G = f"warmup.gold.{w.sample_id}"  # this sample's unsaved edit
         # the outcome of the last Save of each sample ({sample id: (stored?, text)}), written by
-        # _save_gold: a stored gold is announced once and its draft dropped; a refusal stays on
-        # that sample's screen until its next Save or Start over
+        # _save_gold. It stays on that sample's screen until its next Save or Start over, stored
+        # or refused: a toast alone was lost whenever a rerun request (a chart event's resend)
+        # cut short the run that sent it, and the lead was told nothing. A stored gold is also
+        # toasted once, and its draft dropped once (the set of announced samples says which).
         outcomes: dict = st.session_state.setdefault("warmup.gold.outcomes", {})
+        announced: set = st.session_state.setdefault("warmup.gold.announced", set())
         for sid, (stored, text) in list(outcomes.items()):
-            if stored:
-                st.toast(text, icon=":material/check_circle:")
+            if stored and sid not in announced:
+                announced.add(sid)
                 st.session_state.pop(f"warmup.gold.{sid}", None)
-                del outcomes[sid]
+                st.toast(text, icon=":material/check_circle:")
 
         if G not in st.session_state:
             g = w.gold
@@ -267,6 +274,7 @@ with gold_tab:
         def _on_reset(key: str = G, sample_id: int = w.sample_id) -> None:
             st.session_state.pop(key, None)
             outcomes.pop(sample_id, None)
+            announced.discard(sample_id)
 
         def _save_gold(sample_id: int, external_id: str, key: str, note_key: str) -> None:
             """on_click of Save. A callback runs before the page's body: a Save checked in the
@@ -283,7 +291,8 @@ with gold_tab:
             except ServiceError as exc:
                 outcomes[sample_id] = (False, f"{plain(exc)} (Save pressed at {pressed:%H:%M:%S} UTC.)")
             else:
-                outcomes[sample_id] = (True, f"Stored the gold of {external_id}.")
+                outcomes[sample_id] = (True, f"Stored the gold of {plain(external_id)}.")
+                announced.discard(sample_id)
 
         st.caption("Click between two words to add or remove a boundary; choose each segment's axes "
                    "(several are allowed: the annotator's axis counts if it is one of them); place 3–5 "
@@ -312,7 +321,8 @@ with gold_tab:
                       args=(w.sample_id, w.external_id, G, note_key))
             st.button("Start over", key=f"{G}.reset", on_click=_on_reset, icon=":material/restart_alt:")
         if w.sample_id in outcomes:  # kept: a chart event reaching the server after the Save
-            st.error(outcomes[w.sample_id][1])  # pressed behind it must not wipe the refusal
+            stored, text = outcomes[w.sample_id]  # pressed behind it must not wipe the outcome
+            (st.success if stored else st.error)(text)
         if edit.message:
             st.warning(edit.message)
         elif edit.curve_problem:

@@ -81,8 +81,10 @@ def test_fast_clicks_then_save_never_store_the_default_curve(page, run_streamlit
         page.wait_for_timeout(100)
     save.click()
     refused = page.get_by_text("Gold not stored.", exact=False)
-    stored = page.get_by_text("Stored the gold of S-000", exact=False)  # the toast
+    stored = page.get_by_test_id("stAlertContentSuccess").filter(has_text="Stored the gold of S-000")
     expect(refused.or_(stored).first).to_be_visible(timeout=30_000)  # the save's own outcome
+    # the project's first gold takes the "no warm-up set yet" notice away: the Gold tab stays open
+    expect(page.get_by_role("tab", name="Gold")).to_have_attribute("aria-selected", "true")
     gold = _gold(db)
     if gold is None:  # a click had not registered: refused in one line, nothing stored
         expect(refused).to_be_visible()

@@ -163,6 +163,19 @@ def test_edit_and_save_the_gold_of_a_sample(open_page, db, lead, project):
     assert (gold.source, gold.boundaries, gold.segment_axes) == ("warmup", [0], [["main", "opinion"]])
     assert (gold.xi, gold.omega, gold.alpha, gold.note) == (55.5, 10.0, 0.0, "reference for the team")
     assert any("Stored" in c.value for c in at.caption)
+    # the outcome is a line that stays (a toast is lost when a rerun cuts its run short) ...
+    assert [m.value for m in at.success] == ["Stored the gold of S\\-001."]
+    # ... and the draft is dropped once: an edit made after the save survives the next runs
+    xi_input = lambda: next(n for n in at.number_input if n.key.startswith(f"{G}.xi."))  # noqa: E731
+    xi_input().set_value(40.0)
+    run(at)
+    run(at)
+    assert xi_input().value == 40.0
+    assert [m.value for m in at.success] == ["Stored the gold of S\\-001."]
+    at.button(key=f"{G}.reset").click()  # Start over: back to the stored gold, the line gone
+    run(at)
+    assert xi_input().value == 55.5
+    assert not at.success
 
 
 def test_saving_gold_whose_points_define_no_curve_yet_is_refused(open_page, db, lead, project):
