@@ -119,8 +119,7 @@ if last is not None and last.status == "complete":
             p = last.pair_sizes
             sizes = (f"pairs (tvcp, JSON Lines and CSV): {p.get('train', 0)} train / {p.get('validation', 0)} "
                      f"validation / {p.get('test', 0)} test, all follow-ups of a target in one split")
-        annotations = "" if last.is_pairs else f" · {counted(last.n_annotations, 'annotation')}"
-        st.caption(f"{sizes}{annotations} · base {last.base:g} · seed {last.seed}")
+        st.caption(f"{sizes} · {counted(last.n_annotations, 'annotation')} · base {last.base:g} · seed {last.seed}")
         zip_button(last, f"export.zip.last.{last.id}")
 
 st.subheader("Past exports")
