@@ -91,7 +91,7 @@ from annotation.export.dataset import (
     split_assignment,
 )
 from annotation.export.manifest import ExportManifest
-from annotation.export.reader import ExportContents, read_export, zip_export
+from annotation.export.reader import ExportContents, read_export, spreadsheet_csv, zip_export
 from annotation.export.records import (
     ANNOTATION_KEYS,
     PROVENANCE_KEY,
@@ -327,7 +327,8 @@ __all__ = [
     "ExportError", "ExportManifest", "ExportMeta", "ExportSettings", "FORMAT_VERSION", "GoldSample",
     "MANIFEST_FILE", "PROVENANCE_KEY", "PROVENANCE_KEYS", "Provenance", "RECORD_KEYS", "SPLIT_FILES", "TARGET_KEYS", "WRITER_MARKER", "annotation_record",
     "agreement_lines", "axis_texts", "benchmark_record", "base_factor", "card_figures", "card_header", "dataset_card", "export_hf_dataset",
-    "read_export", "remove_abandoned_staging", "write_json_lines", "writer_identity", "writer_is_alive",
+    "read_export", "remove_abandoned_staging", "spreadsheet_csv", "write_json_lines", "writer_identity",
+    "writer_is_alive",
     "zip_export", "CSV_FILES", "JSON_FILES", "PairGold", "TVCP_CONFIG", "TVCP_KEYS", "export_tvcp_dataset",
     "tvcp_record",
 ]

@@ -1,7 +1,14 @@
 """An export read back: the folder as a ZIP archive for a download (:func:`zip_export`), its
-manifest, card and records read with plain ``json`` (:func:`read_export`), and its ``annotations``
+manifest, card and records read with plain ``json`` (:func:`read_export`), its ``annotations``
 config as one interchange file in base 1.1 (:func:`annotations_as_interchange`), which
-``chronocept import annotations`` imports into another project."""
+``chronocept import annotations`` imports into another project, and a ``tvcp`` export's pairs as
+a CSV for a spreadsheet (:func:`spreadsheet_csv`).
+
+**Which CSV keeps its texts exactly.** The folder *is* the dataset: a model trains on its files,
+so they hold every text exactly as written — a target that starts with ``=`` stays so in
+``tvcp/*.csv``, and the zip is the folder byte for byte. What the app offers a *person* to open in
+a spreadsheet is neutralised (:mod:`annotation.corpus.csv_safety`): the copy of the pairs
+:func:`spreadsheet_csv` writes, like every table the pages offer as CSV."""
 
 from __future__ import annotations
 
@@ -13,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from annotation.export.dataset import (
     ANNOTATIONS_CONFIG,
     CARD_FILE,
@@ -23,7 +32,8 @@ from annotation.export.dataset import (
     base_factor,
 )
 from annotation.export.manifest import ExportManifest
-from annotation.export.tvcp import TVCP_CONFIG
+from annotation.corpus.csv_safety import safe_csv
+from annotation.export.tvcp import TVCP_CONFIG, TVCP_KEYS
 from annotation.corpus.splits import SPLITS
 from annotation.export.records import encode_json
 
@@ -143,3 +153,22 @@ def _in_base_11(line: str, back: float) -> str:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+#: The column :func:`spreadsheet_csv` puts before the dataset's: which split a pair is in.
+SPLIT_COLUMN = "split"
+
+
+def spreadsheet_csv(folder: Path | str) -> str:
+    """A ``tvcp`` export's pairs as one CSV for a person to open in a spreadsheet: a
+    :data:`SPLIT_COLUMN` column, then the dataset's columns (:data:`~annotation.export.tvcp.TVCP_KEYS`),
+    the splits in order, read from the JSON Lines files — every text cell neutralised
+    (:func:`annotation.corpus.csv_safety.safe_csv`), numbers left numbers, an empty cell where the
+    record has none. Raises :class:`ExportError` for a folder that is not a ``tvcp`` export."""
+    contents = read_export(folder, configs=(TVCP_CONFIG,))
+    if TVCP_CONFIG not in contents.records:
+        raise ExportError(f"{folder} holds no context pairs ({TVCP_CONFIG}); its records are JSON Lines")
+    rows = [[split, *(record.get(k) for k in TVCP_KEYS)]
+            for split in SPLITS for record in contents.records[TVCP_CONFIG][split]]
+    # object columns: an integer column with an empty cell stays integers, not 6.0
+    return safe_csv(pd.DataFrame(rows, columns=[SPLIT_COLUMN, *TVCP_KEYS], dtype=object))

@@ -122,6 +122,10 @@ def tvcp_card(manifest: ExportManifest) -> str:
             f"about {' / '.join(f'{r:.0%}' for r in manifest.ratios)} of the pairs, seed {manifest.seed}; "
             "`export.json` lists the `_id`s of every split. The `.json` files (JSON Lines) and the `.csv` "
             "files hold the same rows and columns.", "",
+           "Every text is exactly as written, in the CSV files too: a `context` or `follow_up` may start with "
+           "`=`, `+`, `-` or `@`, which a spreadsheet opening the file would run as a formula. Read the CSV as "
+           "data (pandas, the TVCP reader) or import it into a spreadsheet as text; Chronocept Studio's Export "
+           "page offers a copy of the pairs for spreadsheets, whose such cells start with `'`.", "",
            "## Class indices", "", *class_mapping_lines(), "",
            "`change` is written as its label; the indices are those of the TVCP dataset reader's label map "
            "(decreased 0, neutral 1, increased 2).", "",

@@ -420,10 +420,24 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
 
 
 def zip_of_export(db: Database, actor: Actor, export_id: int) -> bytes:
-    """Lead: the export folder as a zip archive, for download."""
+    """Lead: the export folder as a zip archive, for download — the dataset byte for byte, its
+    texts exactly as written (its CSVs are not neutralised: :mod:`annotation.corpus.csv_safety`)."""
+    return hf_export.zip_export(_downloadable(db, actor, export_id).path)
+
+
+def spreadsheet_of_export(db: Database, actor: Actor, export_id: int) -> str:
+    """Lead: a context-pairs export's pairs as one CSV for a spreadsheet, every text cell
+    neutralised (:func:`annotation.export.reader.spreadsheet_csv`)."""
+    record = _downloadable(db, actor, export_id)
+    if not record.is_pairs:
+        raise InvalidInput(f"Export {export_id} holds single texts: its records are JSON Lines, with no CSV.")
+    return hf_export.spreadsheet_csv(record.path)
+
+
+def _downloadable(db: Database, actor: Actor, export_id: int) -> ExportRecord:
     record = get_export(db, actor, export_id)
     if record.status == REPLACED:  # the folder is there, with another export's files
         raise NotFound(f"Export {export_id} was {record.status_text}; repeat it to download it.")
     if not record.folder_exists:
         raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server.")
-    return hf_export.zip_export(record.path)
+    return record
