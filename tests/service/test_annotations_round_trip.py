@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from sqlalchemy import select
 
 from annotation.axes import AXIS_NAMES
@@ -168,3 +169,29 @@ def test_an_exported_pairs_project_imports_into_a_new_one_with_both_curves(db, l
     got = _annotations(db, _project_id(db, "B"))
     _assert_same(_annotations(db, a, exported=True), got)
     assert {v["change"] for v in got.values()} == {"", "increased"}
+
+
+def test_a_split_file_of_an_export_in_another_base_is_refused_and_its_folder_imported(db, lead, tmp_path):
+    """Its values are in the export's base; the import reads base 1.1, so only the folder, whose
+    manifest names the base, is taken."""
+    pid = projects.create_project(db, lead, "A").id
+    projects.import_texts(db, lead, pid, [TextRecord("The bakery on Elm Street is closed for renovation this week.",
+                                                     1, "RT-000", 1)])
+    lines = [_record("RT-000", who, k, boundaries=[0, 3], segment_axes=["main", "static"], points=POINTS)
+             for k, who in enumerate(ANNOTATORS[:2])]
+    annotation_import.import_annotations(db, lead, pid, "\n".join(lines).encode(), "a.jsonl")
+    _settle(db, pid)
+    out = tmp_path / "export-e"
+    assert run_cli(db, "export", str(out), "--base", str(math.e), "--seed", "1", "--quiet", "--user", "lead1")[0] == 0
+    split_file = next(p for p in (out / "annotations").glob("*.json") if p.stat().st_size)
+    code, _, err = run_cli(db, "import", "annotations", str(split_file), "--user", "lead1")
+    assert code == 1 and "is part of an export written in log base 2.71828" in err and "import the export folder" in err
+    # the folder: every value back in base 1.1 (here into the same project, under the pseudonyms)
+    originals = _annotations(db, pid, exported=True)
+    code, said, err = run_cli(db, "import", "annotations", str(out), "--user", "lead1")
+    assert code == 0 and said.startswith("imported 2 annotations"), err
+    again = _annotations(db, pid)
+    for key, first in originals.items():
+        assert [x for x, _ in again[key]["points"]] == pytest.approx([x for x, _ in first["points"]])
+        assert [again[key][k] for k in ("xi", "omega", "alpha")] == pytest.approx(
+            [first[k] for k in ("xi", "omega", "alpha")])
