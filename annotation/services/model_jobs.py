@@ -27,6 +27,7 @@ converted on the way in).
 from __future__ import annotations
 
 import math
+import os
 import socket
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -136,8 +137,9 @@ def record_training_run(db: Database, actor: Actor, export_id: str | int, export
     time (``YYYY-MM-DDTHH:MM:SSZ``) — so an export of another database that happens to have the
     same id is not taken for it. ``config``: the run's :class:`~annotation.training.TrainingConfig`
     as a dict; ``result``: what a job keeps of its results
-    (:func:`annotation.training.predictions.stored_result`). Refused, saying why, when the
-    database holds no such export, the export is not complete, or the run has no models."""
+    (:func:`annotation.training.predictions.stored_result`). Called by the process that trained
+    the run, whose host and process id the job names, as a worker's would. Refused, saying why,
+    when the database holds no such export, the export is not complete, or the run has no models."""
     run_dir = Path(run_dir).resolve()
     models = run_dir / "models"
     if not models.is_dir() or not any(models.iterdir()):  # the disk looked at with no lock held
@@ -153,7 +155,7 @@ def record_training_run(db: Database, actor: Actor, export_id: str | int, export
             raise InvalidInput(f"Export {export_id} of this database is {export.status}, not complete.")
         job = Job(project_id=export.project_id, kind=jobs.TRAINING, export_id=export.id, config=dict(config),
                   status="succeeded", progress=1.0, message=message, result=result, run_dir=str(run_dir),
-                  host=socket.gethostname(), created_by=actor.user_id,
+                  host=socket.gethostname(), pid=os.getpid(), created_by=actor.user_id,
                   started_at=finished - timedelta(seconds=max(float(seconds), 0.0)), heartbeat_at=finished,
                   finished_at=finished)
         s.add(job)
