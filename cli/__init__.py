@@ -32,7 +32,7 @@ from annotation.services.errors import ServiceError
 from db.backup import BackupError, backup_database
 from cli.database import database_failure, open_database
 from cli.imports import add_commands as add_import_commands
-from cli.model import add_commands as add_model_commands
+from cli.model import add_commands as add_model_commands, record_training_run
 from cli.score import cmd_score
 from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
@@ -219,7 +219,8 @@ def cmd_exports(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
-    """Run the baselines on an export folder without the app; print the results table."""
+    """Run the baselines on an export folder without the app; print the results table, and record
+    the run as a training job of the export's project where the database holds that export."""
     from annotation.training import (
         METRIC_LABELS,
         UNDEFINED_REASONS,
@@ -249,7 +250,7 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
     undefined = [c for c in table.columns if table[c].isna().any()]
     notes = "".join(f"\n— {METRIC_LABELS[c]}: undefined, {UNDEFINED_REASONS.get(c, 'cannot be computed on these samples')}"
                     for c in undefined)
-    return header + "\n" + text + notes
+    return header + "\n" + text + notes + "\n" + record_training_run(args, export_dir, run_dir, results)
 
 
 def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
@@ -355,6 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-epochs", type=int, help="epoch limit of the neural networks")
     p.add_argument("--run-dir", help="folder for weights, metrics and logs (default: next to the export)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--user", help="record the run as this user (default: the first admin)")
     p.set_defaults(func=cmd_train, needs_db=False)
 
     p = sub.add_parser("score", help="score a model's test-split predictions (the baselines' metrics, "

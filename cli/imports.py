@@ -3,7 +3,8 @@
 * ``import texts FILE`` — texts (JSON Lines, CSV or plain text) into a single-texts project;
 * ``import pairs FILE`` — context pairs (JSON Lines or CSV with ``target``, ``follow_up``, or the
   TVCP release's CSV) into a context-pairs project;
-* ``import annotations FILE`` — interchange records into the project's samples.
+* ``import annotations FILE`` — interchange records into the project's samples; FILE may be an
+  export folder, whose ``annotations`` config is imported (its values taken back to base 1.1).
 
 ``--project NAME`` names the project; the texts and pairs imports create it when it does not
 exist (of their protocol), as part of the import itself, so a refused file leaves no empty
@@ -63,14 +64,39 @@ def cmd_import_pairs(db: Database, args: argparse.Namespace) -> str:
             f"{summary.already_present} already present")
 
 
+def _annotation_file(args: argparse.Namespace) -> tuple[bytes, str]:
+    """The interchange file to import and its name in messages. An export folder gives its
+    ``annotations`` config (lines counted through train, valid, test) in base 1.1; a split file
+    of an export written in another base is refused, since its values would be read as base 1.1."""
+    from annotation.export import ANNOTATIONS_CONFIG, MANIFEST_FILE, ExportError  # on use (LAZY)
+    from annotation.export.reader import annotations_as_interchange, read_manifest
+    from annotation.timeaxis import DEFAULT_BASE
+    from cli import CliError
+
+    path = Path(args.file)
+    try:
+        if path.is_dir():
+            return annotations_as_interchange(path), f"{path.name}/{ANNOTATIONS_CONFIG}"
+        folder = path.parent.parent
+        if path.parent.name == ANNOTATIONS_CONFIG and (folder / MANIFEST_FILE).is_file():
+            base = read_manifest(folder).base
+            if base != DEFAULT_BASE:
+                raise CliError(f"{path} is part of an export written in log base {base:g}, and an import reads "
+                               f"base {DEFAULT_BASE:g}: import the export folder ({folder}) instead, which "
+                               "converts its values back")
+    except ExportError as exc:
+        raise CliError(str(exc)) from None
+    return _file(args).read_bytes(), path.name
+
+
 def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import annotation_import  # on use (LAZY)
     from cli import _acting_user, _project_id
 
-    path = _file(args)
+    data, source = _annotation_file(args)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
-    summary = annotation_import.import_annotations(db, actor, pid, path.read_bytes(), path.name)
+    summary = annotation_import.import_annotations(db, actor, pid, data, source)
     made = f"; new (inactive) accounts: {', '.join(summary.new_accounts)}" if summary.new_accounts else ""
     return f"imported {summary.added} annotations; {summary.already_present} already present{made}"
 
@@ -93,8 +119,9 @@ def add_commands(sub) -> None:  # type: ignore[no-untyped-def]
     t.add_argument("--user", help="act as this user (default: the first admin)")
     t.set_defaults(func=cmd_import_pairs)
 
-    a = isub.add_parser("annotations", help="import annotations (interchange JSON Lines)")
-    a.add_argument("file")
+    a = isub.add_parser("annotations", help="import annotations (interchange JSON Lines, or an export "
+                                            "folder's annotations config)")
+    a.add_argument("file", help="a JSON Lines file, or an export folder")
     a.add_argument("--project", help="project name (needed when there are several)")
     a.add_argument("--user", help="act as this user (default: the first admin)")
     a.set_defaults(func=cmd_import_annotations)

@@ -5,6 +5,11 @@
 * ``audit [--run RUN_DIR] [--top N] [--json]`` — with ``--run``, cross-fits a new audit of the gold
   first; then prints the latest audit's most suspicious gold samples, most suspicious first (the
   list Review shows under "Model disagrees").
+
+Both take the run folder of a training job of the project: one the back office launched, or one
+``chronocept train EXPORT --run-dir RUN`` recorded (:func:`record_training_run`) because the
+database holds the export it trained on. ``train`` itself needs no database: where none holds its
+export, the run is trained and not recorded, and ``predict`` says what is missing.
 """
 
 from __future__ import annotations
@@ -15,19 +20,77 @@ import math
 from pathlib import Path
 from typing import Any
 
-from db.engine import Database
+from db.engine import Database, database_url
 
 
 def _run_job_id(db: Database, actor, project_id: int, run_dir: str) -> int:  # type: ignore[no-untyped-def]
-    """The training job of this project whose run folder is ``run_dir``."""
+    """The training job of this project whose run folder is ``run_dir``; else the reason, naming
+    what is missing."""
     from annotation.services import jobs
+    from annotation.training.results import RunFolderError, load_run
     from cli import CliError
 
     wanted = Path(run_dir).resolve()
     for job in jobs.list_jobs(db, actor, project_id):
         if job.kind == jobs.TRAINING and job.run_dir and Path(job.run_dir).resolve() == wanted:
             return job.id
-    raise CliError(f"{run_dir} is not the folder of a training run of this project")
+    try:
+        trained_on = load_run(wanted).export_id
+    except RunFolderError as exc:
+        raise CliError(f"{run_dir} is not the folder of a training run of this project: {exc}") from None
+    raise CliError(f"{run_dir} is not the folder of a training run of this project: no training job of it "
+                   f"has that folder. It was trained on export {trained_on}; `chronocept train` records a run "
+                   f"as a job where the database holds its export — train it again with this database "
+                   f"(CHRONOCEPT_DATABASE_URL), or launch training on the Training page")
+
+
+def record_training_run(args: argparse.Namespace, export_dir: Path, run_dir: Path, results: Any) -> str:
+    """After ``chronocept train``: record the finished run as a training job of its export's
+    project when the configured database holds that export, so ``predict`` and ``audit`` accept
+    its folder; one line saying so, or why not (the run stands either way). A database that does
+    not exist is not created: an SQLite file that is not there means none."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from annotation.export import MANIFEST_FILE
+    from annotation.services import accounts, model_jobs
+    from annotation.services.errors import ServiceError
+    from annotation.training.predictions import MAX_PREDICTIONS, stored_result
+    from cli.database import database_failure, open_database
+    from db.presence import DatabaseInUse
+    from db.upgrade import SchemaUpgradeError
+
+    not_recorded = "not recorded as a training job of a project (predict and audit need one): "
+    url = make_url(database_url())
+    if url.get_backend_name() == "sqlite" and not (url.database and Path(url.database).is_file()):
+        return not_recorded + f"there is no database at {url.database or 'memory'} (CHRONOCEPT_DATABASE_URL)"
+    # the export as its manifest names it: a database's export has an id, a time and a project
+    try:
+        manifest = json.loads((export_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
+        made_at, project = str(manifest["created_at"]), str(manifest["project"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return not_recorded + f"its {MANIFEST_FILE} names no export of a project's database"
+    try:
+        db = open_database()
+    except (SQLAlchemyError, SchemaUpgradeError, DatabaseInUse) as exc:
+        reason = database_failure(exc) if isinstance(exc, SQLAlchemyError) else str(exc)
+        return not_recorded + reason
+    try:
+        actor = accounts.actor_for_script(db, args.user)
+        if actor is None:
+            return not_recorded + (f"no active user {args.user!r}" if args.user else "no active admin yet")
+        job = model_jobs.record_training_run(
+            db, actor, results.export_id, made_at, run_dir, results.config.to_dict(),
+            stored_result(results, MAX_PREDICTIONS), results.total_seconds,
+            f"Trained from the command line in {results.total_seconds:.0f} s on {results.device}.")
+    except ServiceError as exc:
+        return not_recorded + str(exc)
+    except SQLAlchemyError as exc:
+        return not_recorded + database_failure(exc)
+    finally:
+        db.dispose()
+    return (f"recorded as training job {job.id} of project {project!r} (export {results.export_id}): "
+            f"chronocept predict {run_dir} and chronocept audit --run {run_dir} apply it")
 
 
 def _apply(db: Database, args: argparse.Namespace, kind: str) -> tuple[Any, int, Any]:

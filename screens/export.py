@@ -22,8 +22,16 @@ K_LAST = "export.last_id"
 LICENCES = ("cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc0-1.0", "mit", "apache-2.0", "other")
 
 
+#: what the zip is, and where a person who wants a spreadsheet goes instead
+ZIP_HELP = ("The dataset folder byte for byte, for code and `datasets`: every text exactly as written, so a CSV "
+            "cell may start with =, +, - or @, which a spreadsheet would run as a formula.")
+SPREADSHEET_HELP = ("The pairs of every split in one CSV to open in a spreadsheet: a text that starts with =, +, - "
+                    "or @ gets a leading ' so it shows as text. Not the dataset: train on the zip's files.")
+
+
 def zip_button(export: exports.ExportRecord, key: str) -> None:
-    """A download button whose zip is built only when clicked."""
+    """A download button whose zip is built only when clicked; for a pairs export, beside it the
+    pairs as a CSV for a spreadsheet (neutralised), also built on click."""
     if export.holds_its_files:
         why_not = None
     elif export.status == exports.REPLACED:
@@ -31,9 +39,15 @@ def zip_button(export: exports.ExportRecord, key: str) -> None:
     else:
         why_not = "The folder is no longer on this server."
     st.download_button(
-        "Download zip", data=lambda: exports.zip_of_export(db, actor, export.id),
+        "Download the dataset (zip)", data=lambda: exports.zip_of_export(db, actor, export.id),
         file_name=f"{Path(export.path).name}.zip", mime="application/zip", key=key,
-        icon=":material/download:", on_click="ignore", disabled=why_not is not None, help=why_not)
+        icon=":material/download:", on_click="ignore", disabled=why_not is not None, help=why_not or ZIP_HELP)
+    if export.is_pairs:
+        st.download_button(
+            "Pairs for a spreadsheet (CSV)", data=lambda: exports.spreadsheet_of_export(db, actor, export.id),
+            file_name=f"{Path(export.path).name}-for-spreadsheets.csv", mime="text/csv", key=f"{key}.spreadsheet",
+            icon=":material/table_view:", on_click="ignore", disabled=why_not is not None,
+            help=why_not or SPREADSHEET_HELP)
 
 
 def replaced_words(record: exports.ExportRecord) -> str:
@@ -119,8 +133,7 @@ if last is not None and last.status == "complete":
             p = last.pair_sizes
             sizes = (f"pairs (tvcp, JSON Lines and CSV): {p.get('train', 0)} train / {p.get('validation', 0)} "
                      f"validation / {p.get('test', 0)} test, all follow-ups of a target in one split")
-        annotations = "" if last.is_pairs else f" · {counted(last.n_annotations, 'annotation')}"
-        st.caption(f"{sizes}{annotations} · base {last.base:g} · seed {last.seed}")
+        st.caption(f"{sizes} · {counted(last.n_annotations, 'annotation')} · base {last.base:g} · seed {last.seed}")
         zip_button(last, f"export.zip.last.{last.id}")
 
 st.subheader("Past exports")

@@ -4,8 +4,16 @@ A cell whose text starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage re
 formula by Excel, LibreOffice and Google Sheets (``=HYPERLINK(...)``, ``@SUM(...)``, DDE). Per
 OWASP's "CSV Injection" guidance such a cell gets a leading single quote, which spreadsheets
 treat as "this is text" and do not show. Only text cells are touched: numbers, including negative
-numbers held as numbers, stay numbers. Every CSV the app offers is written by :func:`safe_csv`.
-Reference: https://owasp.org/www-community/attacks/CSV_Injection
+numbers held as numbers, stay numbers. Reference: https://owasp.org/www-community/attacks/CSV_Injection
+
+**The rule for every CSV the app or the export writes.** A file meant for a person to open in a
+spreadsheet — every table a page offers as CSV, the Export page's copy of the pairs for a
+spreadsheet — is written by :func:`safe_csv`. A file that *is* data for code keeps every value
+exactly, since neutralising would change the text a model trains on or a script reads back: the
+export folder (``tvcp/*.csv`` holds the targets and follow-ups as written; the Export page's zip
+is that folder byte for byte, and says so) and a training run's artefacts (predictions, loss
+curves). ``tests/unit/test_csv_writers.py`` finds every CSV writer in the code and holds it to one
+side of this rule.
 """
 
 from __future__ import annotations

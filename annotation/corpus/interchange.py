@@ -14,7 +14,8 @@ Record::
 
 ``boundaries`` are token indices (``annotation.segmentation.tokenize``) where segments start;
 ``points`` are optional when ``xi``, ``omega``, ``alpha`` are given, and the parameters are fitted
-from the points when they are not.
+from the points when they are not. A record of an export's ``annotations`` config carries its
+sample's ``provenance`` too (:data:`EXPORT_ONLY_FIELDS`): read and left aside.
 
 A context-pairs project's annotation (:mod:`annotation.protocols`) carries the target-alone curve
 as above and the curve of the target given the follow-up as ``context_xi``, ``context_omega``,
@@ -55,6 +56,12 @@ _REQUIRED = ("sample_id", "annotator", "boundaries", "segment_axes")
 #: the fields of a context pair's annotation only (the curve given the follow-up, the change)
 PAIR_FIELDS = ("context_points", "context_xi", "context_omega", "context_alpha", "change")
 _KNOWN = set(_REQUIRED) | {"points", "xi", "omega", "alpha", "flags", "note", "submitted_at", *PAIR_FIELDS}
+#: What an export adds to each record of its ``annotations`` config (the sample's provenance: how
+#: the exporting project settled its gold). The export's record is the interchange record, so an
+#: import reads these and leaves them aside: the importing project settles its own gold. Any other
+#: field is still refused, so a misspelt one is never silently dropped.
+PROVENANCE_FIELD = "provenance"
+EXPORT_ONLY_FIELDS = (PROVENANCE_FIELD,)
 #: No annotation predates this tool's field (Chronocept, 2025) by decades: an earlier
 #: ``submitted_at`` is a unit or parsing mistake.
 EARLIEST_SUBMISSION = datetime(2000, 1, 1, tzinfo=timezone.utc)
@@ -124,7 +131,7 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
     missing = [k for k in _REQUIRED if k not in obj and (segmented or k in ("sample_id", "annotator"))]
     if missing:
         raise InterchangeError(line, f"missing field {', '.join(missing)}")
-    unknown = sorted(set(obj) - _KNOWN)
+    unknown = sorted(set(obj) - _KNOWN - set(EXPORT_ONLY_FIELDS))
     if unknown:
         raise InterchangeError(line, f"unknown field {', '.join(unknown)}")
     pair_only = [k for k in PAIR_FIELDS if k in obj]
@@ -218,8 +225,8 @@ def numbered_lines(data: bytes) -> list[tuple[int, str]]:
     :class:`InterchangeError` for a file too large or not UTF-8.
 
     Examples:
-        >>> numbered_lines(b'{"a": 1}\n\n{"b": 2}\n')
-        [(1, '{"a": 1}'), (3, '{"b": 2}')]
+        >>> numbered_lines(b'{"a": 1}\r\n\n{"b": "x\xe2\x80\xa8y"}\n')
+        [(1, '{"a": 1}'), (3, '{"b": "x\u2028y"}')]
     """
     if len(data) > MAX_INTERCHANGE_BYTES:
         raise InterchangeError(0, f"the file is larger than {MAX_INTERCHANGE_BYTES // 2**20} MB")
@@ -227,7 +234,9 @@ def numbered_lines(data: bytes) -> list[tuple[int, str]]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InterchangeError(data[: exc.start].count(b"\n") + 1, "not valid UTF-8") from None
-    return [(n, raw) for n, raw in enumerate(text.splitlines(), start=1) if raw.strip()]
+    # JSON Lines ends a line at "\n" (or "\r\n") only: a note may hold U+2028 or another
+    # character str.splitlines would split at, which the export writes as it is
+    return [(n, raw.removesuffix("\r")) for n, raw in enumerate(text.split("\n"), start=1) if raw.strip()]
 
 
 @dataclass(frozen=True)
@@ -334,14 +343,28 @@ def pair_interchange_fields(content: AnnotationContent) -> dict[str, Any]:
         >>> pair_interchange_fields(c)
         {'context_points': [], 'context_xi': 52.5, 'context_omega': 8.0, 'context_alpha': 0.0, 'change': 'neutral'}
     """
+    return pair_interchange_values(content.context_points, content.context_xi, content.context_omega,
+                                   content.context_alpha, content.change)
+
+
+def pair_interchange_values(context_points: Sequence[Sequence[float]], context_xi: float | None,
+                            context_omega: float | None, context_alpha: float | None,
+                            change: str | None) -> dict[str, Any]:
+    """:func:`pair_interchange_fields` from stored values, without validating them again (the
+    export reads every annotation of a project).
+
+    Examples:
+        >>> pair_interchange_values([[50, 1]], 50.0, 8.0, float("nan"), "confirmed")
+        {'context_points': [[50.0, 1.0]], 'context_xi': 50.0, 'context_omega': 8.0, 'context_alpha': None, 'change': ''}
+    """
     def number(v: float | None) -> float | None:
         return None if v is None or not math.isfinite(v) else float(v)
 
-    return {"context_points": [[float(x), float(y)] for x, y in content.context_points],
-            "context_xi": number(content.context_xi), "context_omega": number(content.context_omega),
-            "context_alpha": number(content.context_alpha),
+    return {"context_points": [[float(x), float(y)] for x, y in context_points or ()],
+            "context_xi": number(context_xi), "context_omega": number(context_omega),
+            "context_alpha": number(context_alpha),
             # an override only: a confirmed derived label is what the curves say
-            "change": content.change if content.change in CHANGE_LABELS else ""}
+            "change": change if change in CHANGE_LABELS else ""}
 
 
 def interchange_record(sample_id: str, annotator: str, boundaries: Sequence[int],

@@ -40,7 +40,8 @@ base b multiplies location and scale — and the annotation points' x — by ln(
 
 A context-pairs project writes the ``tvcp`` configuration instead (:func:`export_tvcp_dataset`,
 layout and record in :mod:`~annotation.export.tvcp`, card in :mod:`~annotation.export.tvcp_card`):
-``OUT/tvcp/{train,valid,test}.json`` and the same rows as ``.csv``, its card and manifest.
+``OUT/tvcp/{train,valid,test}.json`` and the same rows as ``.csv``, and the ``annotations``
+config (each record with the curve given the follow-up), its card and manifest.
 
 **Empty splits.** ``datasets`` 5.2 cannot load a declared split that has no rows ("Instruction
 ... corresponds to no data", huggingface/datasets PR #8401, open). So every split file is always
@@ -90,7 +91,7 @@ from annotation.export.dataset import (
     split_assignment,
 )
 from annotation.export.manifest import ExportManifest
-from annotation.export.reader import ExportContents, read_export, zip_export
+from annotation.export.reader import ExportContents, read_export, spreadsheet_csv, zip_export
 from annotation.export.records import (
     ANNOTATION_KEYS,
     PROVENANCE_KEY,
@@ -247,15 +248,17 @@ def export_tvcp_dataset(
     *,
     meta: ExportMeta | Mapping[str, Any],
     change_factor: float,
+    annotations: Iterable[Mapping[str, Any]] = (),
     splits: Mapping[str, str] | None = None,
     overwrite: bool = False,
     provenance: Mapping[str, Provenance] | Callable[[], Mapping[str, Provenance]] | None = None,
 ) -> ExportManifest:
     """Write the ``tvcp`` export folder ``out_dir`` (layout in the module docstring) and return
     its manifest — atomically, like :func:`annotation.export.export_hf_dataset`, whose
-    ``splits``, ``overwrite`` and ``provenance`` (a mapping or a callable giving one, called once
-    the records are formatted) mean the same. ``change_factor``: the project's time factor, for
-    gold that holds no change label. Raises FileExistsError and :class:`ExportError` as it does.
+    ``annotations`` (interchange dicts in base 1.1, here with a pair's fields), ``splits``,
+    ``overwrite`` and ``provenance`` (a mapping or a callable giving one, called once the records
+    are formatted) mean the same. ``change_factor``: the project's time factor, for gold that
+    holds no change label. Raises FileExistsError and :class:`ExportError` as it does.
 
     Examples:
         >>> import tempfile
@@ -279,26 +282,34 @@ def export_tvcp_dataset(
         if problem is not None:
             raise ExportError(f"pair {problem}")
     split_of = pair_split(ordered, settings, splits)
+    annotation_heads, left_out = format_annotations(annotations, split_of, factor)
     given = (provenance() if callable(provenance) else provenance) or {}
     records: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
     for pair in ordered:
         records[split_of[pair.external_id]].append(
             tvcp_record(pair, change_factor, factor, given.get(pair.external_id)))
     lines = {s: [encode_record(r) for r in records[s]] for s in SPLITS}
+    # an annotation record carries its sample's provenance nested, as in the benchmark export
+    provenance_json = {p.external_id: encode_json(given.get(p.external_id, p.provenance).to_json(factor))
+                       for p in ordered}
+    annotation_lines = {s: finish_lines(annotation_heads[s], provenance_json) for s in SPLITS}
     manifest = ExportManifest(
         export_id=meta.export_id, project=meta.project, created_at=meta.created_at_text,
         created_by=meta.created_by, base=settings.base, seed=settings.seed, licence=settings.licence,
-        ratios=settings.ratios, counts={TVCP_CONFIG: {s: len(records[s]) for s in SPLITS}},
-        splits={TVCP_CONFIG: split_membership(split_of)},
+        ratios=settings.ratios, counts={TVCP_CONFIG: {s: len(records[s]) for s in SPLITS},
+                                        ANNOTATIONS_CONFIG: {s: len(annotation_lines[s]) for s in SPLITS}},
+        splits={TVCP_CONFIG: split_membership(split_of)}, annotations_left_out=left_out,
         statistics={TVCP_CONFIG: {**tvcp_statistics(records), "change_factor": float(change_factor)}})
     card = tvcp_card(manifest)
 
     def write(folder: Path) -> None:
         (folder / TVCP_CONFIG).mkdir()
+        (folder / ANNOTATIONS_CONFIG).mkdir()
         for split in SPLITS:
             write_json_lines(folder / TVCP_CONFIG / JSON_FILES[split], lines[split])
             with open(folder / TVCP_CONFIG / CSV_FILES[split], "w", encoding="utf-8", newline="") as handle:
                 handle.write(csv_text(records[split]))
+            write_json_lines(folder / ANNOTATIONS_CONFIG / SPLIT_FILES[split], annotation_lines[split])
 
     collecting = gc.isenabled()
     gc.disable()
@@ -316,7 +327,8 @@ __all__ = [
     "ExportError", "ExportManifest", "ExportMeta", "ExportSettings", "FORMAT_VERSION", "GoldSample",
     "MANIFEST_FILE", "PROVENANCE_KEY", "PROVENANCE_KEYS", "Provenance", "RECORD_KEYS", "SPLIT_FILES", "TARGET_KEYS", "WRITER_MARKER", "annotation_record",
     "agreement_lines", "axis_texts", "benchmark_record", "base_factor", "card_figures", "card_header", "dataset_card", "export_hf_dataset",
-    "read_export", "remove_abandoned_staging", "write_json_lines", "writer_identity", "writer_is_alive",
+    "read_export", "remove_abandoned_staging", "spreadsheet_csv", "write_json_lines", "writer_identity",
+    "writer_is_alive",
     "zip_export", "CSV_FILES", "JSON_FILES", "PairGold", "TVCP_CONFIG", "TVCP_KEYS", "export_tvcp_dataset",
     "tvcp_record",
 ]

@@ -21,7 +21,7 @@ from annotation.export.dataset import (
 from annotation.export.card_agreement import agreement_lines
 from annotation.export.manifest import ExportManifest
 from annotation.parameters import PARAMETER_SYMBOLS
-from annotation.export.records import ANNOTATION_KEYS, PROVENANCE_KEY, RECORD_KEYS, encode_json
+from annotation.export.records import ANNOTATION_KEYS, PAIR_ANNOTATION_KEYS, PROVENANCE_KEY, RECORD_KEYS, encode_json
 from annotation.corpus.splits import SPLITS
 from annotation.timeaxis import minutes_to_x
 
@@ -48,6 +48,14 @@ _ANNOTATION_FEATURE_TYPES: Mapping[str, Mapping[str, Any]] = {
     # column; declared as a string it would come back as "2026-11-20 10:31:00".
     "submitted_at": {"dtype": "timestamp[s, tz=UTC]"},
 }
+#: A context pair's annotation record: the curve given the follow-up and the change override.
+_PAIR_ANNOTATION_FEATURE_TYPES: Mapping[str, Mapping[str, Any]] = {
+    "context_points": {"list": {"list": "float64"}},
+    "context_xi": {"dtype": "float64"},
+    "context_omega": {"dtype": "float64"},
+    "context_alpha": {"dtype": "float64"},
+    "change": {"dtype": "string"},
+}
 _PROVENANCE_TYPES: Mapping[str, str] = {"w1": "float64", "pk": "float64", "jaccard": "float64",
                                          "resolution": "string", "confidence": "int64",
                                          "error_type": "string"}
@@ -56,12 +64,19 @@ _PROVENANCE_FEATURE = {"name": PROVENANCE_KEY,
                        "struct": [{"name": k, "dtype": _PROVENANCE_TYPES[k]} for k in PROVENANCE_KEYS]}
 
 
+def annotation_features(pairs: bool = False) -> list[dict[str, Any]]:
+    """The ``features`` of the ``annotations`` config in record key order: the interchange
+    record's, a context pair's fields after them (``pairs``), then ``provenance``."""
+    keys = (*ANNOTATION_KEYS, *PAIR_ANNOTATION_KEYS) if pairs else ANNOTATION_KEYS
+    types = {**_ANNOTATION_FEATURE_TYPES, **_PAIR_ANNOTATION_FEATURE_TYPES}
+    return [*({"name": key, **types[key]} for key in keys), _PROVENANCE_FEATURE]
+
+
 def _features(config: str) -> list[dict[str, Any]]:
     """The ``features`` list of one config, in record key order (a KeyError here means the
     record gained a key without a declared type)."""
     if config == ANNOTATIONS_CONFIG:
-        return [*({"name": key, **_ANNOTATION_FEATURE_TYPES[key]} for key in ANNOTATION_KEYS),
-                _PROVENANCE_FEATURE]
+        return annotation_features()
     return [*({"name": key, **_BENCHMARK_FEATURE_TYPES[key]} for key in RECORD_KEYS), _PROVENANCE_FEATURE]
 
 
@@ -203,7 +218,9 @@ def dataset_card(manifest: ExportManifest) -> str:
         "Both kinds of record end with `provenance`: the sample's W1 (largest between two "
         f"annotators' curves, base {b:g}), Pk (largest) and Jaccard (lowest) between its annotations, "
         "the resolution of its gold (automatic, edited, taken or pooled) and the lead's confidence "
-        "(1–5) and error type (null where no lead decided).",
+        "(1–5) and error type (null where no lead decided). The annotation records are Chronocept's "
+        "interchange format: `chronocept import annotations path/to/this/folder` imports them into "
+        "another project holding these texts (values converted back to base 1.1).",
         "",
         "## Loading",
         "",

@@ -18,7 +18,7 @@ from annotation.export.dataset import (
     GoldSample,
     base_factor,
 )
-from annotation.corpus.interchange import parse_submitted_at, to_interchange
+from annotation.corpus.interchange import PAIR_FIELDS, PROVENANCE_FIELD, parse_submitted_at, to_interchange
 from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import token_offsets
 from annotation.corpus.splits import SPLITS
@@ -27,11 +27,15 @@ from annotation.timeaxis import DEFAULT_BASE
 #: Keys of a benchmark record, in record order (the public record, SPEC section 7).
 RECORD_KEYS: tuple[str, str, str, str] = ("_id", "parent_text", "axes", "target_values")
 #: The key after the public ones (benchmark and annotation records) that carries the sample's
-#: provenance (:class:`~annotation.export.dataset.Provenance`).
-PROVENANCE_KEY = "provenance"
+#: provenance (:class:`~annotation.export.dataset.Provenance`); the interchange reader knows it as
+#: a field an export adds, so the export's annotation records import back.
+PROVENANCE_KEY = PROVENANCE_FIELD
 #: Keys of an annotation record, in record order: those of the interchange record (SPEC
 #: section 11), read off :func:`annotation.corpus.interchange.to_interchange`, which defines them.
 ANNOTATION_KEYS: tuple[str, ...] = tuple(to_interchange("", "", AnnotationContent(), None))
+#: The keys a context pair's annotation record has after :data:`ANNOTATION_KEYS` (the curve given
+#: the follow-up and the change override), in record order.
+PAIR_ANNOTATION_KEYS: tuple[str, ...] = PAIR_FIELDS
 
 _EXPORT_KEY_OF_AXIS: Mapping[str, str] = {axis.name: axis.export_key for axis in AXES}
 _AXIS_NAME_SET = frozenset(AXIS_NAMES)
@@ -114,7 +118,18 @@ def annotation_record(
     :data:`ANNOTATION_KEYS`) with ξ, ω and the points' x rewritten in log base ``base``
     (α and the points' y unchanged). Accepts an :class:`ExportAnnotation` or an interchange dict
     in base 1.1 (its ``submitted_at`` rewritten as ``YYYY-MM-DDTHH:MM:SSZ``, the form
-    ``datasets`` reads as the declared ``timestamp[s, tz=UTC]``)."""
+    ``datasets`` reads as the declared ``timestamp[s, tz=UTC]``); a dict holding a context
+    pair's fields keeps them after the others (:data:`PAIR_ANNOTATION_KEYS`), the curve given the
+    follow-up rewritten like the first.
+
+    Examples:
+        >>> r = annotation_record({"sample_id": "P1", "annotator": "ann01", "boundaries": [], "segment_axes": [],
+        ...     "points": [], "xi": 44.0, "omega": 8.0, "alpha": 0.0, "flags": [], "note": "",
+        ...     "submitted_at": "2026-11-20T10:31:00Z", "context_points": [[22.0, 1.0]], "context_xi": 22.0,
+        ...     "context_omega": 4.0, "context_alpha": 0.5, "change": ""}, base=1.21)
+        >>> list(r)[-5:], round(r["xi"], 9), round(r["context_points"][0][0], 9), round(r["context_omega"], 9)
+        (['context_points', 'context_xi', 'context_omega', 'context_alpha', 'change'], 22.0, 11.0, 2.0)
+    """
     return _annotation_record(annotation, base_factor(base))
 
 
@@ -127,6 +142,8 @@ def _annotation_record(annotation: ExportAnnotation | Mapping[str, Any], factor:
         if missing:
             raise ExportError(f"annotation record lacks {', '.join(missing)}")
         record = {key: annotation[key] for key in ANNOTATION_KEYS}
+        if PAIR_ANNOTATION_KEYS[0] in annotation:  # a context pair's: the curve given the follow-up
+            record.update((key, annotation.get(key)) for key in PAIR_ANNOTATION_KEYS)
         when = record["submitted_at"]
         if when is not None and not _is_utc_second(when):  # the one timestamp form the card declares
             try:
@@ -135,10 +152,11 @@ def _annotation_record(annotation: ExportAnnotation | Mapping[str, Any], factor:
                 raise ExportError(f"annotation of {record['sample_id']}: {exc}") from None
             record["submitted_at"] = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     if factor != 1.0:
-        record["points"] = [[x * factor, y] for x, y in record["points"] or ()]
-        for key in ("xi", "omega"):
-            if record[key] is not None:
-                record[key] = record[key] * factor
+        for prefix in ("", "context_") if "context_xi" in record else ("",):
+            record[f"{prefix}points"] = [[x * factor, y] for x, y in record[f"{prefix}points"] or ()]
+            for key in (f"{prefix}xi", f"{prefix}omega"):
+                if record[key] is not None:
+                    record[key] = record[key] * factor
     return record
 
 

@@ -154,7 +154,9 @@ def tvcp_record(pair: PairGold, change_factor: float, base_factor_: float = 1.0,
 
 def csv_text(records: Iterable[Mapping[str, Any]]) -> str:
     """The records as CSV: a header of :data:`TVCP_KEYS`, one row a record, an empty cell for
-    None, numbers as Python writes them (pandas reads them back as numbers).
+    None, numbers as Python writes them (pandas reads them back as numbers), every text exactly as
+    written — this file is the dataset (the TVCP reader trains on it), not a spreadsheet's copy,
+    so a text starting with ``=`` is not neutralised (:mod:`annotation.corpus.csv_safety`).
 
     Examples:
         >>> print(csv_text([{k: None for k in TVCP_KEYS} | {"context": 'Say "hi", then go.', "context_only_tv": 3}]).splitlines()[1][:30])

@@ -1,8 +1,9 @@
 """The dataset card (README.md) of a ``tvcp`` export: the YAML header declaring the ``tvcp``
-config for ``datasets``, then the contents, how the export's splits map to the release's, the
-class-index mapping of both duration columns and of ``change``, how the classes and the change are
-derived from the curves, the distributions, the time axis, the record schema and how to load it
-(with ``datasets``, or the CSV with pandas as the TVCP authors' reader does)."""
+config (and the ``annotations`` config of the individual annotations) for ``datasets``, then the
+contents, how the export's splits map to the release's, the class-index mapping of both duration
+columns and of ``change``, how the classes and the change are derived from the curves, the
+distributions, the time axis, the record schema, the annotations and how to load it (with
+``datasets``, or the CSV with pandas as the TVCP authors' reader does)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 import yaml
 
 from annotation.corpus.splits import SPLITS
+from annotation.export.card import annotation_features
+from annotation.export.dataset import ANNOTATIONS_CONFIG, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
 from annotation.export.tvcp import (
     CSV_FILES,
@@ -37,7 +40,8 @@ _TYPES: Mapping[str, str] = {
 
 def tvcp_header(manifest: ExportManifest) -> dict[str, Any]:
     """The YAML header: licence, and — when it has rows — the ``tvcp`` config (the default) with
-    its JSON Lines files of the splits that have rows and its features in record order.
+    its JSON Lines files of the splits that have rows and its features in record order; then,
+    when it has rows, the ``annotations`` config (a pair's interchange records).
 
     Examples:
         >>> from annotation.export.manifest import ExportManifest
@@ -59,6 +63,12 @@ def tvcp_header(manifest: ExportManifest) -> dict[str, Any]:
             {"split": s, "path": f"{TVCP_CONFIG}/{JSON_FILES[s]}"} for s in present]}]
         header["dataset_info"] = [{"config_name": TVCP_CONFIG,
                                    "features": [{"name": k, "dtype": _TYPES[k]} for k in TVCP_KEYS]}]
+        annotated = [s for s in SPLITS if manifest.counts.get(ANNOTATIONS_CONFIG, {}).get(s, 0) > 0]
+        if annotated:
+            header["configs"].append({"config_name": ANNOTATIONS_CONFIG, "data_files": [
+                {"split": s, "path": f"{ANNOTATIONS_CONFIG}/{SPLIT_FILES[s]}"} for s in annotated]})
+            header["dataset_info"].append({"config_name": ANNOTATIONS_CONFIG,
+                                           "features": annotation_features(pairs=True)})
     return header
 
 
@@ -112,6 +122,10 @@ def tvcp_card(manifest: ExportManifest) -> str:
             f"about {' / '.join(f'{r:.0%}' for r in manifest.ratios)} of the pairs, seed {manifest.seed}; "
             "`export.json` lists the `_id`s of every split. The `.json` files (JSON Lines) and the `.csv` "
             "files hold the same rows and columns.", "",
+           "Every text is exactly as written, in the CSV files too: a `context` or `follow_up` may start with "
+           "`=`, `+`, `-` or `@`, which a spreadsheet opening the file would run as a formula. Read the CSV as "
+           "data (pandas, the TVCP reader) or import it into a spreadsheet as text; Chronocept Studio's Export "
+           "page offers a copy of the pairs for spreadsheets, whose such cells start with `'`.", "",
            "## Class indices", "", *class_mapping_lines(), "",
            "`change` is written as its label; the indices are those of the TVCP dataset reader's label map "
            "(decreased 0, neutral 1, increased 2).", "",
@@ -156,11 +170,23 @@ def tvcp_card(manifest: ExportManifest) -> str:
         f"base {b:g}), `pk` and `jaccard` (between segmentations, empty where the targets were not "
         "segmented), `resolution` (automatic, edited, taken or pooled), the lead's `confidence` (1–5) and "
         "`error_type` (empty where no lead decided).", "",
+        "## Annotations", "",
+        f"`{ANNOTATIONS_CONFIG}/{{train,valid,test}}.json` hold every submitted annotation of the pairs of "
+        f"each split ({sum(manifest.counts.get(ANNOTATIONS_CONFIG, {}).values())} in all), annotators by "
+        "pseudonym, as records of Chronocept's interchange format: `sample_id` (the pair's `_id`), "
+        "`annotator`, `boundaries` and `segment_axes` (empty where targets were not segmented), `points`, "
+        "`xi`, `omega`, `alpha` (the curve of the target alone), `flags`, `note`, `submitted_at`, then "
+        "`context_points`, `context_xi`, `context_omega`, `context_alpha` (the curve given the follow-up) "
+        f"and `change` (the annotator's override of the derived label, empty where none); x, ξ and ω in base "
+        f"{b:g}; last the pair's `provenance`, as above. `chronocept import annotations path/to/this/folder` "
+        "imports them into another context-pairs project holding these pairs (values converted back to "
+        "base 1.1).", "",
         "## Licence", "", f"`{manifest.licence}`.", "",
         "## Loading", "",
         "```python",
         "from datasets import load_dataset",
         'pairs = load_dataset("path/to/this/folder", "tvcp")',
+        f'annotations = load_dataset("path/to/this/folder", "{ANNOTATIONS_CONFIG}")',
         "",
         "import pandas as pd",
         f'train = pd.read_csv("path/to/this/folder/{TVCP_CONFIG}/{CSV_FILES["train"]}")',

@@ -1,9 +1,9 @@
 """What an export reads from the database — the gold of the project's production samples
 (active, not warm-up) and every submitted annotation of those samples — each in one query, and
 what the export makes of those rows: the gold samples, the annotations as interchange records
-(the ``annotations`` config) and the compact input of the computed figures
-(:class:`annotation.export.figures.FigureInput`: the records' provenance and the card's
-agreement figures).
+(the ``annotations`` config; a context pair's with the curve given the follow-up) and the
+compact input of the computed figures (:class:`annotation.export.figures.FigureInput`: the
+records' provenance and the card's agreement figures).
 
 :func:`read_export_input` is called by :mod:`annotation.services.exports` inside its read
 transaction (the caller has checked the actor's role); the rest works on the rows it read, after
@@ -21,13 +21,17 @@ from sqlalchemy.orm import Session
 
 from annotation.export import GoldSample, PairGold
 from annotation.export.figures import FigureInput
-from annotation.corpus.interchange import interchange_record
+from annotation.corpus.interchange import interchange_record, pair_interchange_values
 from db.engine import decode_json_texts
 from db.models import Annotation, GoldAnnotation, Sample, SamplePair
 
 
 #: The JSON columns of an annotation an export record carries, read as text (decoded in one go).
 RECORD_JSON = ("boundaries", "segment_axes", "points", "flags")
+#: What a context pair's annotation record carries besides: the curve given the follow-up (its
+#: points a JSON column, read like those above) and the annotator's change override.
+PAIR_JSON = ("context_points",)
+PAIR_VALUES = ("context_xi", "context_omega", "context_alpha", "change")
 
 
 def pseudonym(user_id: int) -> str:
@@ -46,13 +50,20 @@ class ExportInput:
     figures: FigureInput
     rows: Sequence[Any]
     decoded: Sequence[list[Any]]
+    #: whether the rows hold a context pair's curve given the follow-up (``read_export_input(pairs=True)``)
+    pairs: bool = False
 
     def records(self) -> list[dict[str, Any]]:
-        """The annotations as interchange records (base 1.1, by sample, submission time and id)."""
+        """The annotations as interchange records (base 1.1, by sample, submission time and id); a
+        context pair's (read with ``pairs``) with the curve given the follow-up and the change."""
         # the pseudonyms were made once, for the figures (one per row, in row order)
-        return [interchange_record(r.external_id, name, bounds, axes, points, r.xi, r.omega, r.alpha, flags,
-                                   r.note, r.submitted_at)
-                for r, (bounds, axes, points, flags), name in zip(self.rows, self.decoded, self.figures.annotators)]
+        records = [interchange_record(r.external_id, name, d[0], d[1], d[2], r.xi, r.omega, r.alpha, d[3],
+                                      r.note, r.submitted_at)
+                   for r, d, name in zip(self.rows, self.decoded, self.figures.annotators)]
+        if self.pairs:
+            for record, r, d in zip(records, self.rows, self.decoded):
+                record.update(pair_interchange_values(d[len(RECORD_JSON)], *(getattr(r, c) for c in PAIR_VALUES)))
+        return records
 
 
 def production(project_id: int) -> tuple:  # type: ignore[type-arg]
@@ -68,11 +79,11 @@ def count_gold(s: Session, project_id: int) -> int:
 
 
 def read_export_input(s: Session, project_id: int, *, only: set[str] | None = None,
-                      agreement: bool = True) -> ExportInput:
+                      agreement: bool = True, pairs: bool = False) -> ExportInput:
     """The gold samples (only those in ``only`` when given) and every submitted annotation of
     the project's gold samples, each in one query (module docstring); with ``agreement`` the
     figures include the card's, over the samples kept (W1 in base 1.1 until the caller sets
-    the export's base)."""
+    the export's base); with ``pairs`` the annotations' curves given the follow-up too."""
     gold = s.execute(
         select(Sample.external_id, Sample.benchmark, Sample.parent_text,
                cast(GoldAnnotation.boundaries, Text).label("boundaries_json"),
@@ -82,16 +93,18 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(*production(project_id))
         .order_by(Sample.id)).all()
+    json_columns = (*RECORD_JSON, *PAIR_JSON) if pairs else RECORD_JSON
     rows = s.execute(
         select(Sample.external_id, Annotation.annotator_id,
-               *(cast(getattr(Annotation, name), Text).label(f"{name}_json") for name in RECORD_JSON),
+               *(cast(getattr(Annotation, name), Text).label(f"{name}_json") for name in json_columns),
                Annotation.xi, Annotation.omega, Annotation.alpha, Annotation.note,
-               Annotation.submitted_at, Sample.benchmark, Sample.n_tokens)
+               Annotation.submitted_at, Sample.benchmark, Sample.n_tokens,
+               *(getattr(Annotation, name) for name in (PAIR_VALUES if pairs else ())))
         .join(Sample, Sample.id == Annotation.sample_id)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(*production(project_id), Annotation.status == "submitted")
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
-    decoded = decode_json_texts(rows, [f"{name}_json" for name in RECORD_JSON])
+    decoded = decode_json_texts(rows, [f"{name}_json" for name in json_columns])
     sample_ids: list[str] = []
     benchmarks: list[int] = []
     n_tokens: list[int] = []
@@ -112,7 +125,7 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
         agreement=agreement, exported=frozenset(r.external_id for r in kept))
     samples = [GoldSample(r.external_id, r.benchmark, r.parent_text, bounds, axes, r.xi, r.omega, r.alpha)
                for r, (bounds, axes) in zip(kept, decode_json_texts(kept, ["boundaries_json", "segment_axes_json"]))]
-    return ExportInput(samples, figures, rows, decoded)
+    return ExportInput(samples, figures, rows, decoded, pairs)
 
 
 def read_pair_gold(s: Session, project_id: int, annotation_counts: dict[str, int], *,

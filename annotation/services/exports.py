@@ -10,8 +10,9 @@ or ``failed`` with the reason; an export written into an earlier one's folder ma
 ``replaced``, and a refused destination records nothing (:mod:`annotation.services.export_records`).
 Annotators are named by pseudonym (``ann`` + user id), never by user name. A context-pairs
 project (its protocol's ``export_configs``) writes the ``tvcp`` configuration instead — its pairs'
-gold with their follow-ups, split by target (:mod:`annotation.export.tvcp`) — and refuses, before
-anything is recorded, gold that lacks the curve given the follow-up.
+gold with their follow-ups, split by target (:mod:`annotation.export.tvcp`), and their annotations
+with both curves — and refuses, before anything is recorded, gold that lacks the curve given the
+follow-up.
 
 An export killed while writing (the server stopped, the process killed) leaves its row at
 ``writing`` and its hidden staging folder beside the target. :func:`recover_interrupted_exports`
@@ -302,7 +303,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
         pairs_export = hf_export.TVCP_CONFIG in protocol_of(settings).export_configs
         include_agreement = include_agreement and not pairs_export
         only = set(assignment) if assignment is not None else None
-        read = read_export_input(s, project_id, only=only, agreement=include_agreement)
+        read = read_export_input(s, project_id, only=only, agreement=include_agreement, pairs=pairs_export)
         samples: list[Any] = read.samples
         if pairs_export:
             counts = dict(zip(read.figures.sample_ids, read.figures.counts))
@@ -342,7 +343,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
         computing = worker.submit(figures.compute, figure_input)
         try:
             report(0.1, "Formatting the annotations; computing the provenance and agreement figures…")
-            annotations = [] if pairs_export else read.records()
+            annotations = read.records()
             report(0.35, f"Writing {len(samples)} samples and {len(annotations)} annotations…")
             export_id, created_at = start_record(db, actor, project_id, target, export_settings, reproduce,
                                                  include_agreement, overwrite)
@@ -351,7 +352,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                 if pairs_export:
                     manifest = hf_export.export_tvcp_dataset(
                         target, samples, export_settings, meta=meta, change_factor=settings.change_factor,
-                        provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
+                        annotations=annotations, provenance=lambda: computing.result().provenance,
+                        splits=assignment, overwrite=overwrite)
                 else:
                     manifest = hf_export.export_hf_dataset(
                         target, samples, annotations, export_settings, meta=meta,
@@ -418,10 +420,24 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
 
 
 def zip_of_export(db: Database, actor: Actor, export_id: int) -> bytes:
-    """Lead: the export folder as a zip archive, for download."""
+    """Lead: the export folder as a zip archive, for download — the dataset byte for byte, its
+    texts exactly as written (its CSVs are not neutralised: :mod:`annotation.corpus.csv_safety`)."""
+    return hf_export.zip_export(_downloadable(db, actor, export_id).path)
+
+
+def spreadsheet_of_export(db: Database, actor: Actor, export_id: int) -> str:
+    """Lead: a context-pairs export's pairs as one CSV for a spreadsheet, every text cell
+    neutralised (:func:`annotation.export.reader.spreadsheet_csv`)."""
+    record = _downloadable(db, actor, export_id)
+    if not record.is_pairs:
+        raise InvalidInput(f"Export {export_id} holds single texts: its records are JSON Lines, with no CSV.")
+    return hf_export.spreadsheet_csv(record.path)
+
+
+def _downloadable(db: Database, actor: Actor, export_id: int) -> ExportRecord:
     record = get_export(db, actor, export_id)
     if record.status == REPLACED:  # the folder is there, with another export's files
         raise NotFound(f"Export {export_id} was {record.status_text}; repeat it to download it.")
     if not record.folder_exists:
         raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server.")
-    return hf_export.zip_export(record.path)
+    return record

@@ -15,7 +15,10 @@ never on a web request:
   (that W1 scaled by the spread). Review's "Model disagrees" list reads the latest such job.
 
 A run is refused with the reason when its training job is not a finished training of this
-project, its export belongs to another project, or its folder or models are missing. The
+project, its export belongs to another project, or its folder or models are missing. A run
+trained outside the back office (``chronocept train EXPORT``) becomes such a job when the
+database holds its export (:func:`record_training_run`): a finished training job of the export's
+project, applied and shown like one the back office launched. The
 predictions are computed before any write and stored in short chunked inserts
 (:class:`db.models.ModelPrediction`). Targets are stored in base 1.1 (an export's base is
 converted on the way in).
@@ -24,6 +27,9 @@ converted on the way in).
 from __future__ import annotations
 
 import math
+import os
+import socket
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +37,14 @@ import numpy as np
 from sqlalchemy import func, insert, select
 
 from annotation.curves.distance import curve_distances
-from annotation.services import audit
+from annotation.services import audit, jobs
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_reads import production
 from annotation.services.job_reporter import JobReporter
 from annotation.timeaxis import DEFAULT_BASE, convert_base
 from db.engine import Database
-from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, Sample
+from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, Sample, utcnow
 
 PREDICT = "predict"
 AUDIT = "audit"
@@ -120,6 +126,50 @@ def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: in
     if start:
         jobs.start_worker_or_fail(db, job_id, launcher)
     return jobs.get_job(db, actor, job_id)
+
+
+def record_training_run(db: Database, actor: Actor, export_id: str | int, export_created_at: str,
+                        run_dir: str | Path, config: dict[str, Any], result: dict[str, Any],
+                        seconds: float, message: str) -> jobs.JobInfo:
+    """Lead: record a finished run trained outside the back office (``chronocept train``) on
+    export ``export_id`` as a finished training job of that export's project, so ``predict`` and
+    ``audit`` accept its folder. The export is named as its manifest names it — id and creation
+    time (``YYYY-MM-DDTHH:MM:SSZ``) — so an export of another database that happens to have the
+    same id is not taken for it. ``config``: the run's :class:`~annotation.training.TrainingConfig`
+    as a dict; ``result``: what a job keeps of its results
+    (:func:`annotation.training.predictions.stored_result`). Called by the process that trained
+    the run, whose host and process id the job names, as a worker's would. Refused, saying why,
+    when the database holds no such export, the export is not complete, or the run has no models."""
+    run_dir = Path(run_dir).resolve()
+    models = run_dir / "models"
+    if not models.is_dir() or not any(models.iterdir()):  # the disk looked at with no lock held
+        raise InvalidInput(f"The run folder {run_dir} holds no models.")
+    wanted = int(export_id) if str(export_id).isdigit() else None
+    finished = utcnow()
+    with db.write() as s:
+        require_role(s, actor, "lead")
+        export = s.get(DatasetExport, wanted) if wanted is not None else None
+        if export is None or _utc_second(export.created_at) != export_created_at:
+            raise NotFound(f"This database holds no export {export_id} made at {export_created_at}.")
+        if export.status != "complete":
+            raise InvalidInput(f"Export {export_id} of this database is {export.status}, not complete.")
+        job = Job(project_id=export.project_id, kind=jobs.TRAINING, export_id=export.id, config=dict(config),
+                  status="succeeded", progress=1.0, message=message, result=result, run_dir=str(run_dir),
+                  host=socket.gethostname(), pid=os.getpid(), created_by=actor.user_id,
+                  started_at=finished - timedelta(seconds=max(float(seconds), 0.0)), heartbeat_at=finished,
+                  finished_at=finished)
+        s.add(job)
+        s.flush()
+        audit.record(s, actor.user_id, "record_training_run", "job", job.id, export=export.id,
+                     models=list(config.get("models", ())), run_dir=str(run_dir))
+        job_id = job.id
+    return jobs.get_job(db, actor, job_id)
+
+
+def _utc_second(moment: datetime) -> str:
+    """``moment`` as an export's manifest writes its creation time."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return aware.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _to_base_11(targets: np.ndarray, base: float) -> np.ndarray:
@@ -223,4 +273,5 @@ def run_model_job(db: Database, job_id: int) -> str:
     return run_reported(db, job_id, work)
 
 
-__all__ = ["AUDIT", "MODEL_KINDS", "PREDICT", "check_run", "launch_model_job", "run_model_job"]
+__all__ = ["AUDIT", "MODEL_KINDS", "PREDICT", "check_run", "launch_model_job", "record_training_run",
+           "run_model_job"]

@@ -93,8 +93,9 @@ def test_the_export_page_exports_a_pairs_project_as_tvcp(make_app, db, lead, tmp
     at.button(key=next(b.key for b in at.button if str(b.key).startswith("export.submit."))).click()
     at = run(at)
     assert not errors(at)
+    # the individual annotations are exported too (the annotations config, both curves each)
     assert any("pairs (tvcp, JSON Lines and CSV): 42 train / 12 validation / 6 test" in c.value
-               and "annotation" not in c.value for c in at.caption)
+               and "120 annotations" in c.value for c in at.caption)
     assert (tmp_path / "exports" / "pairs-release" / "tvcp" / "test.csv").is_file()
 
 

@@ -70,3 +70,27 @@ def gold_rows(db) -> list[GoldAnnotation]:
 def open_items(db) -> list[ReviewItem]:
     with db.read() as s:
         return list(s.scalars(select(ReviewItem).where(ReviewItem.status == "open")))
+
+
+def run_cli(db, *args: str) -> tuple[int, str, str]:
+    """``chronocept ARGS`` on ``db``, through :func:`cli.main` in this process (exit status,
+    standard output, standard error)."""
+    import contextlib
+    import io
+    import os
+
+    import cli
+    from db.engine import ENV_VAR
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = db.engine.url.render_as_string(hide_password=False)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    finally:
+        if saved is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = saved
+    return code, out.getvalue(), err.getvalue()

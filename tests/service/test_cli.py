@@ -322,7 +322,9 @@ def test_train_from_the_command_line_needs_no_database(tmp_path):
     assert [line.split()[0] for line in lines[4:6]] == ["mean", "linear"]
     # the mean model predicts one value: its Spearman ρ is undefined, shown "—" and said why
     assert lines[4].split()[5] == "—" and lines[6:] == [
-        "— Spearman ρ: undefined, needs ≥ 3 test samples whose gold values and predictions both vary"]
+        "— Spearman ρ: undefined, needs ≥ 3 test samples whose gold values and predictions both vary",
+        "not recorded as a training job of a project (predict and audit need one): there is no database at "
+        f"{tmp_path / 'never-created.db'} (CHRONOCEPT_DATABASE_URL)"]
     assert (tmp_path / "run" / "metrics.json").is_file()
     assert not (tmp_path / "never-created.db").exists()
     missing = run(env_url, "train", str(tmp_path / "nowhere"))

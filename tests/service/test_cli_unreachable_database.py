@@ -85,7 +85,8 @@ def test_every_command_says_in_one_line_that_the_database_cannot_be_reached(tmp_
         "predict": ["predict", str(tmp_path)],
         "audit": ["audit"],
     }
-    # train and score read an export folder and never open the database
+    # train and score read an export folder and need no database (train only records its run in
+    # one that holds its export, and says so when it cannot)
     assert set(invocations) | {"train", "score"} == _commands()
     env = {**os.environ, ENV_VAR: UNREACHABLE}
     # one process runs every command in turn (each through cli.main, as `python -m cli` does):

@@ -34,10 +34,10 @@ def read_lines(path):
 def test_a_pairs_project_writes_the_tvcp_config_with_a_csv_per_split(db, lead, pairs, tmp_path):
     out = tmp_path / "ds"
     rec = exports.export_dataset(db, lead, pairs, out, seed=5)
-    assert rec.status == "complete" and rec.is_pairs and rec.n_samples == 60 and rec.n_annotations == 0
+    assert rec.status == "complete" and rec.is_pairs and rec.n_samples == 60 and rec.n_annotations == 120
     assert sum(rec.pair_sizes.values()) == 60 and rec.split_sizes == {}
-    # the protocol's configuration only: no benchmark or annotations folders
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "export.json", "tvcp"]
+    # the protocol's configuration and the individual annotations: no benchmark folders
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "annotations", "export.json", "tvcp"]
     assert sorted(p.name for p in (out / "tvcp").iterdir()) == sorted(
         ["train.json", "valid.json", "test.json", "train.csv", "valid.csv", "test.csv"])
     with db.read() as s:
@@ -91,6 +91,16 @@ def test_the_tvcp_config_loads_with_datasets(db, lead, pairs, tmp_path, monkeypa
     assert row["xi"] == pytest.approx(xi * math.log(1.1))
     # the default config is the tvcp one
     assert hf.load_dataset(str(tmp_path / "ds"), cache_dir=str(tmp_path / "hf"))["train"].num_rows == rec.pair_sizes["train"]
+    # the annotations config: both curves of every annotation, in the export's base
+    annotations = hf.load_dataset(str(tmp_path / "ds"), "annotations", cache_dir=str(tmp_path / "hf"))
+    assert sum(annotations[split].num_rows for split in annotations) == rec.n_annotations == 120
+    first = annotations["train"][0]
+    assert list(first)[-6:] == ["context_points", "context_xi", "context_omega", "context_alpha", "change",
+                                "provenance"]
+    with db.read() as s:
+        context_xi = s.scalar(select(GoldAnnotation.context_xi).join(Sample)
+                              .where(Sample.external_id == first["sample_id"]))
+    assert first["context_xi"] == pytest.approx(context_xi * math.log(1.1))  # the two annotators agree with the gold
 
 
 def test_the_tvcp_readers_way_of_reading_the_csv_works(db, lead, pairs, tmp_path):

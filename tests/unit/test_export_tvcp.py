@@ -143,8 +143,10 @@ def test_the_folder_holds_json_lines_and_the_same_rows_as_csv_and_reads_back(tmp
         rows = list(csv.DictReader((tmp_path / "e" / "tvcp" / CSV_FILES[split]).open(encoding="utf-8")))
         assert [r["_id"] for r in records] == [r["_id"] for r in rows] == manifest.splits["tvcp"][split]
         assert all(json.dumps(r["change"]) == '"neutral"' for r in records)
-    # the benchmark configs are not read from a tvcp export (it has none)
-    assert set(read_export(tmp_path / "e").records) == set()
+    # the benchmark configs are not read from a tvcp export (it has none); its annotations config is
+    # (empty here: no annotations were given)
+    read_back = read_export(tmp_path / "e").records
+    assert set(read_back) == {"annotations"} and not any(read_back["annotations"].values())
     # the same input and seed give the same files
     export_tvcp_dataset(tmp_path / "f", pairs, ExportSettings(seed=2), meta=META, change_factor=1.5)
     for name in CSV_FILES.values():
