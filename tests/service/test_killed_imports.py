@@ -15,14 +15,18 @@ import json
 import multiprocessing
 import os
 import signal
+import socket
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 import cli
+from annotation.corpus.text_import import TextRecord
 from annotation.services import projects, text_imports
+from annotation.services.errors import InvalidInput
 from db.engine import ENV_VAR
-from db.models import ImportBatch, Project, Sample, SamplePair
+from db.models import ImportBatch, Project, Sample, SamplePair, utcnow
 
 N_RECORDS = 180  # four hidden batches of 50
 
@@ -114,3 +118,34 @@ def test_an_import_killed_in_its_hidden_batches_is_redone_by_one_retry(db, admin
         assert s.execute(select(ImportBatch.status, ImportBatch.open_project_id)).all() == [("published", None)]
         assert (s.scalar(select(func.count()).select_from(SamplePair))
                 == (N_RECORDS if kind == "pairs" else 0))
+
+
+def test_a_writer_on_another_host_is_judged_by_its_heartbeat_alone(db, admin):
+    """A process id means nothing on another app server: its import is live while its heartbeat
+    is fresh, whatever that id is here; on this host a gone process is dead at once."""
+    pid = projects.create_project(db, admin, "Shared").id
+    gone = fork_and_reap()
+    with db.write() as s:
+        s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", host="app-server-2",
+                          pid=gone, heartbeat_at=utcnow()))
+    assert text_imports.recover_interrupted_imports(db) == 0
+    with pytest.raises(InvalidInput, match="still being written"):
+        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+
+    with db.write() as s:  # this host, the same dead process, a fresh heartbeat: dead
+        s.execute(update(ImportBatch).values(host=socket.gethostname()))
+    assert text_imports.recover_interrupted_imports(db) == 1
+
+    with db.write() as s:  # the other host again, silent for longer than an import ever is
+        s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", host="app-server-2",
+                          pid=os.getpid(), heartbeat_at=utcnow() - timedelta(seconds=text_imports.STALE_IMPORT_S + 1)))
+    assert projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
+
+
+def fork_and_reap() -> int:
+    """The id of a process of this host that has ended (forked, exited, reaped)."""
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    os.waitpid(child, 0)
+    return child
