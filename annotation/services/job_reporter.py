@@ -80,6 +80,7 @@ class JobReporter:
         with self.db.write() as s:
             job = s.get(Job, self.job_id)
             if job.status != "running":
+                self.cancel = True  # finished meanwhile (found dead): the work stops at its next check
                 return
             job.progress = min(max(fraction, job.progress), 1.0)
             job.message = message if not job.cancel_requested else "Cancelling…"
@@ -119,9 +120,9 @@ def _discard_rows(db: Database, job_id: int) -> None:
 
 def run_reported(db: Database, job_id: int, work: Callable[[JobReporter], tuple[str, dict[str, Any]]]) -> str:
     """Worker: run ``work(reporter)`` for a claimed job with its progress, log and cancel
-    reported, and write the outcome: succeeded with work's (message, result) — published only
-    while the job is still running; cancelled; failed with the one-line reason of a refused
-    input, or with the traceback of any other error. Returns the job's final status."""
+    reported, and write the outcome while the job is still running: succeeded with work's
+    (message, result), which publishes its rows; cancelled; failed with the one-line reason of a
+    refused input, or with the traceback of any other error. Returns the job's final status."""
     from annotation.training import TrainingCancelled, TrainingInputError  # heavy: on use
 
     reporter = JobReporter(db, job_id)
@@ -129,20 +130,18 @@ def run_reported(db: Database, job_id: int, work: Callable[[JobReporter], tuple[
     try:
         message, result = work(reporter)
     except TrainingCancelled:
-        reporter.close()
-        finish_job(db, job_id, "cancelled", "Cancelled by a lead.")
-        return "cancelled"
+        outcome: tuple[str, str, dict[str, Any]] = ("cancelled", "Cancelled by a lead.", {})
     except (TrainingInputError, InvalidInput) as exc:
-        reporter.close()
-        finish_job(db, job_id, "failed", str(exc), extra_log=f"ERROR: {exc}")
-        return "failed"
+        outcome = ("failed", str(exc), {"extra_log": f"ERROR: {exc}"})
     except Exception as exc:  # noqa: BLE001 - any crash is the job's failure, with its traceback
-        reporter.close()
-        finish_job(db, job_id, "failed", f"{type(exc).__name__}: {exc}", extra_log=traceback.format_exc())
-        return "failed"
+        outcome = ("failed", f"{type(exc).__name__}: {exc}", {"extra_log": traceback.format_exc()})
+    else:
+        outcome = ("succeeded", message, {"result": result})
     reporter.close()
-    if finish_job(db, job_id, "succeeded", message, result=result, only_if=("running",)):
-        return "succeeded"
+    status, message, extra = outcome
+    # written only while the job runs: one already marked finished (found dead) keeps its outcome
+    if finish_job(db, job_id, status, message, only_if=("running",), **extra):
+        return status
     _discard_rows(db, job_id)
     with db.read() as s:
         return s.get(Job, job_id).status

@@ -169,9 +169,19 @@ def _import_texts(db: Database, actor: Actor, project_id: int | None, records: S
                 audit.record(s, actor.user_id, kind.action, "project", project_id,
                              source=source, added=len(plan.rows), already_present=plan.present)
                 return _summary(plan, project_id)
-        if not recover_interrupted_imports(db, project_id):
+        if not _cleaned_up(db, project_id):
             break
     raise InvalidInput(_BUSY_IMPORT)
+
+
+def _cleaned_up(db: Database, project_id: int) -> bool:
+    """Whether a dead import into the project was cleaned up, so the import may try again;
+    :class:`NotFound` when that took the project with it (the dead import was creating it)."""
+    if not recover_interrupted_imports(db, project_id):
+        return False
+    with db.read() as s:
+        project_row(s, project_id)
+    return True
 
 
 _BUSY_IMPORT = ("Another import into this project is still being written; try again when it has "
@@ -244,7 +254,7 @@ def claim_import(db: Database, actor: Actor, project_id: int | None, source: str
         except IntegrityError:
             if new_project is not None:
                 raise  # the new project's name is taken (import_texts says so)
-            if not recover_interrupted_imports(db, project_id):
+            if not _cleaned_up(db, project_id):
                 break  # another import into the project is still being written
     raise InvalidInput(_BUSY_IMPORT)
 

@@ -24,7 +24,7 @@ from sqlalchemy import func, select, update
 import cli
 from annotation.corpus.text_import import TextRecord
 from annotation.services import projects, text_imports
-from annotation.services.errors import InvalidInput
+from annotation.services.errors import InvalidInput, NotFound
 from db.engine import ENV_VAR
 from db.models import ImportBatch, Project, Sample, SamplePair, utcnow
 
@@ -149,3 +149,16 @@ def fork_and_reap() -> int:
         os._exit(0)
     os.waitpid(child, 0)
     return child
+
+
+def test_an_import_into_a_project_whose_creating_import_died_finds_it_gone(db, admin):
+    """Named by its id (the CLI and the pages name it by name, and it is listed nowhere), the
+    project of a dead creating import is rolled back with it: the import says there is none."""
+    pid = projects.create_project(db, admin, "Half made").id
+    with db.write() as s:
+        s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", creates_project=True,
+                          host=socket.gethostname(), pid=fork_and_reap(), heartbeat_at=utcnow()))
+    with pytest.raises(NotFound):
+        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+    with db.read() as s:
+        assert s.scalar(select(func.count()).select_from(Project)) == 0
