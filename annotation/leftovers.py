@@ -18,6 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+#: How a job or an export whose worker died (its process gone, or its heartbeat stale) reads in
+#: every listing.
+WORKER_GONE = "the worker stopped without finishing"
+
 #: A staging folder whose writer cannot be checked (another host, no marker) is abandoned when
 #: untouched for this long. An export of 100k samples writes for about 15 s, so an hour is far
 #: beyond any live export while still cleaning up within the day.

@@ -31,10 +31,14 @@ def _file(args: argparse.Namespace) -> Path:
 
 def _target(db: Database, args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The acting user, and the project to import into — or, when there is none of that name
-    (or none at all), the name of the project the import creates."""
+    (or none at all), the name of the project the import creates. An import whose process died
+    is cleaned up first, so a project it was creating is either gone (created anew here) or
+    finished (imported into)."""
+    from annotation.services import text_imports  # on use (LAZY)
     from cli import CliError, _acting_user, _new_project_name, _project_id
 
     actor = _acting_user(db, args.user)
+    text_imports.recover_interrupted_imports(db)
     try:
         return actor, _project_id(db, actor, args.project), None
     except CliError:

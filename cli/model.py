@@ -1,14 +1,17 @@
-"""``chronocept predict`` and ``chronocept audit``: a finished training run applied to its project.
+"""``chronocept predict`` and ``chronocept audit``: a finished training run applied to its project;
+``chronocept jobs``: the project's background jobs.
 
 * ``predict RUN_DIR`` — the run's best model as an ensemble predicts every sample of the project
   (the queue's "most uncertain first" order reads the latest such job); run here, in this process.
 * ``audit [--run RUN_DIR] [--top N] [--json]`` — with ``--run``, cross-fits a new audit of the gold
   first; then prints the latest audit's most suspicious gold samples, most suspicious first (the
   list Review shows under "Model disagrees").
+* ``jobs`` — the project's jobs (training, predict, audit), newest first, as the Training page
+  lists them: a job whose worker died reads as failed, with the reason, without anyone opening it.
 
-Both take the run folder of a training job of the project: one the back office launched, or one
-``chronocept train EXPORT --run-dir RUN`` recorded (:func:`record_training_run`) because the
-database holds the export it trained on. ``train`` itself needs no database: where none holds its
+``predict`` and ``audit`` take the run folder of a training job of the project: one the back
+office launched, or one ``chronocept train EXPORT --run-dir RUN`` recorded
+(:func:`record_training_run`) because the database holds the export it trained on. ``train`` itself needs no database: where none holds its
 export, the run is trained and not recorded, and ``predict`` says what is missing.
 """
 
@@ -147,8 +150,23 @@ def cmd_audit(db: Database, args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def cmd_jobs(db: Database, args: argparse.Namespace) -> str:
+    """One line per job: id, kind, when, status (with the reason of a failure), progress."""
+    from annotation.services import jobs
+    from cli import _acting_user, _project_id
+
+    actor = _acting_user(db, args.user)
+    listed = jobs.list_jobs(db, actor, _project_id(db, actor, args.project))
+    if not listed:
+        return "no jobs yet"
+    return "\n".join(f"{j.id:>4}  {j.kind:<8}  {j.created_at:%Y-%m-%d %H:%M}  {j.status}"
+                     + (f" ({j.progress:.0%})" if not j.finished else "")
+                     + (f": {(j.message.splitlines() or [''])[0]}" if j.status == "failed" else "")
+                     for j in listed)
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """The two commands' parsers."""
+    """The commands' parsers."""
     from annotation.services.model_jobs import DEFAULT_FOLDS, DEFAULT_MEMBERS
 
     p = sub.add_parser("predict", help="apply a finished training run: predict every sample with an ensemble")
@@ -167,3 +185,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--project", help="project name (needed when there are several)")
     p.add_argument("--user", help="act as this user (default: the first admin)")
     p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("jobs", help="list the project's background jobs (training, predict, audit) and their status")
+    p.add_argument("--project", help="project name (needed when there are several)")
+    p.add_argument("--user", help="act as this user (default: the first admin)")
+    p.set_defaults(func=cmd_jobs)

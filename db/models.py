@@ -172,7 +172,8 @@ class ImportBatch(Base):
     ``open_project_id`` is the project while the import is unfinished and NULL afterwards: its
     unique constraint allows one unfinished import per project. ``heartbeat_at`` moves with each
     batch, so an import whose process died is recognised and cleaned up (rolled back while
-    running, finished while publishing) by the next import."""
+    running, finished while publishing) by the next import: at once when ``host`` is this host
+    and process ``pid`` is gone, else once the heartbeat is stale."""
 
     __tablename__ = "import_batches"
     __table_args__ = (
@@ -192,6 +193,9 @@ class ImportBatch(Base):
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    #: the writing process ("" and None for an import recorded before writers were)
+    host: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class PairCurveColumns:

@@ -146,6 +146,8 @@ class DatasetExport(Base):
     #: "writing" while the folder is being built, then "complete" or "failed" (with ``error``)
     status: Mapped[str] = mapped_column(String(16), default="writing")
     error: Mapped[str] = mapped_column(Text, default="")
+    #: moved every few seconds while writing (None: a row recorded before exports had one)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 JOB_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")

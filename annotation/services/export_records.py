@@ -5,7 +5,8 @@ A row's status says what its folder holds:
 
 * ``writing`` — the folder is being built (the row is made first so the manifest carries its id);
 * ``complete`` — the folder holds this export's files;
-* ``failed`` — nothing was written; ``error`` says why (:data:`INTERRUPTED` for a killed export);
+* ``failed`` — nothing was written; ``error`` says why (:data:`INTERRUPTED` for an interrupted
+  export, :data:`WORKER_GONE` for one whose writer died);
 * ``replaced`` — a later export was written into the same folder (with "Replace the folder" /
   ``--overwrite``, or after the folder was removed), so the folder holds *that* export's files.
   The row keeps its split membership, so "Repeat exactly" writes it anew into another folder.
@@ -13,26 +14,41 @@ A row's status says what its folder holds:
 A destination the export refuses (a file, or a folder with files and no overwrite) records
 nothing: the refusal happens before the row is made, and should the destination be taken
 between the check and the final rename, the row is removed again (:func:`fail_record`).
+
+While it writes, an export moves its row's heartbeat every :data:`HEARTBEAT_EVERY_S` seconds
+(:func:`heartbeat`). Its writer is dead when it is this host's process and gone, or when the
+heartbeat is older than :data:`HEARTBEAT_STALE_S` — the only sign of life from another app
+server sharing the database (a row from before heartbeats: an hour after it started). Every
+listing (:func:`list_exports`, :func:`get_export`) marks such an export failed first
+(:func:`recover_interrupted_exports`), so none reads as "writing" after its writer died.
 """
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterator
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from annotation import export as hf_export
+from annotation.leftovers import WORKER_GONE
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import NotFound
 from db.engine import Database
-from db.models import DatasetExport, User
+from db.models import DatasetExport, User, utcnow
 
 WRITING, COMPLETE, FAILED, REPLACED = "writing", "complete", "failed", "replaced"
-#: the ``error`` of an export killed while writing (the server stopped, the process killed)
+#: the ``error`` of an export interrupted while writing (the page left, the server stopped it)
 INTERRUPTED = "interrupted"
+#: how often a writing export moves its heartbeat, and how old one is when its writer is dead
+#: (a beat is one short write; a live export never misses a dozen in a row)
+HEARTBEAT_EVERY_S = 5.0
+HEARTBEAT_STALE_S = 90.0
 
 
 @dataclass(frozen=True)
@@ -105,18 +121,21 @@ def record_of(row: DatasetExport, username: str | None, replaces: tuple[int, ...
 
 
 def _is_interrupted(row: DatasetExport, now: datetime) -> bool:
+    writer = (row.settings or {}).get("writer")
+    writer = writer if isinstance(writer, dict) else None
+    if row.heartbeat_at is not None:
+        return not hf_export.writer_is_alive(writer, row.heartbeat_at.timestamp(), now=now.timestamp(),
+                                             max_age=HEARTBEAT_STALE_S)
     started = row.created_at
     if started.tzinfo is None:
         started = started.replace(tzinfo=timezone.utc)
-    writer = (row.settings or {}).get("writer")
-    return not hf_export.writer_is_alive(writer if isinstance(writer, dict) else None,
-                                         started.timestamp(), now=now.timestamp())
+    return not hf_export.writer_is_alive(writer, started.timestamp(), now=now.timestamp())
 
 
 def recover_interrupted_exports(db: Database, project_id: int | None = None) -> list[int]:
-    """Mark exports stuck at ``writing`` whose writer is gone as ``failed`` ("interrupted") and
-    remove their abandoned staging folders (see :mod:`annotation.services.exports`); returns
-    their ids.
+    """Mark exports stuck at ``writing`` whose writer is dead (module docstring) as ``failed``
+    (:data:`WORKER_GONE`) and remove their abandoned staging folders (see
+    :mod:`annotation.services.exports`); returns their ids.
 
     Cheap when there is nothing to do: one indexed read. Never raises for a folder it cannot
     remove (it stays for the next time)."""
@@ -132,7 +151,7 @@ def recover_interrupted_exports(db: Database, project_id: int | None = None) -> 
             row = s.get(DatasetExport, export_id)
             if row is None or row.status != WRITING:
                 continue  # someone else recovered (or finished) it meanwhile
-            row.status, row.error = FAILED, INTERRUPTED
+            row.status, row.error = FAILED, WORKER_GONE
             path = row.path
             audit.record(s, None, "export_interrupted", "export", export_id, path=path)
         recovered.append(export_id)
@@ -150,7 +169,9 @@ def start_record(db: Database, actor: Actor, project_id: int, target: Path,
     id: (id, created at). Re-checks the actor's role."""
     with db.write() as s:
         require_role(s, actor, "lead")
+        now = utcnow()
         row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
+                            created_at=now, heartbeat_at=now,
                             base=export_settings.base, seed=export_settings.seed,
                             licence=export_settings.licence, reproduces_id=reproduce, status=WRITING,
                             settings={"ratios": list(export_settings.ratios),
@@ -159,6 +180,31 @@ def start_record(db: Database, actor: Actor, project_id: int, target: Path,
         s.add(row)
         s.flush()
         return row.id, row.created_at
+
+
+@contextmanager
+def heartbeat(db: Database, export_id: int) -> Iterator[None]:
+    """Move the export's heartbeat every :data:`HEARTBEAT_EVERY_S` seconds while the body runs
+    (a thread of its own: the export's formatting holds no lock it would wait for)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT_EVERY_S):
+            try:
+                with db.write() as s:
+                    s.execute(update(DatasetExport).where(DatasetExport.id == export_id,
+                                                          DatasetExport.status == WRITING)
+                              .values(heartbeat_at=utcnow()))
+            except Exception:  # noqa: BLE001 - a missed beat is not the export's failure; the next one may pass
+                pass
+
+    thread = threading.Thread(target=beat, name=f"export-{export_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def finish_record(db: Database, actor: Actor, username: str, export_id: int,
@@ -204,9 +250,11 @@ def fail_record(db: Database, export_id: int, exc: BaseException) -> None:
 
 
 def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:
-    """Lead: the project's exports, newest first."""
+    """Lead: the project's exports, newest first (those whose writer died marked failed first)."""
     with db.read() as s:
         require_role(s, actor, "lead")
+    recover_interrupted_exports(db, project_id)
+    with db.read() as s:
         rows = s.execute(select(DatasetExport, User.username)
                          .outerjoin(User, User.id == DatasetExport.created_by)
                          .where(DatasetExport.project_id == project_id)
@@ -215,10 +263,16 @@ def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportReco
 
 
 def get_export(db: Database, actor: Actor, export_id: int) -> ExportRecord:
+    """Lead: one export (marked failed first if its writer died)."""
     with db.read() as s:
         require_role(s, actor, "lead")
         row = s.get(DatasetExport, export_id)
         if row is None:
             raise NotFound(f"There is no export {export_id}.")
+        writing, project_id = row.status == WRITING, row.project_id
+    if writing:
+        recover_interrupted_exports(db, project_id)
+    with db.read() as s:
+        row = s.get(DatasetExport, export_id)
         who = s.get(User, row.created_by) if row.created_by else None
         return record_of(row, who.username if who else None)

@@ -16,12 +16,13 @@ follow-up.
 
 An export killed while writing (the server stopped, the process killed) leaves its row at
 ``writing`` and its hidden staging folder beside the target. :func:`recover_interrupted_exports`
-— run before every export and by :func:`export_readiness`, the Export page's first call — marks
-such rows ``failed`` ("interrupted") and removes their staging folders. A row is interrupted when
-its writer (host and process id, stored with the row) is this host and the process is gone, or,
-when that cannot be checked (another app server sharing the database, a row written before the
-writer was recorded), when it has been writing for longer than
-:data:`annotation.export.ABANDONED_AFTER_SECONDS`. Staging folders are removed only when their
+— run before every export, by :func:`export_readiness` (the Export page's first call) and by
+every listing of exports — marks such rows ``failed`` ("the worker stopped without finishing")
+and removes their staging folders. A row's writer is dead when it (host and process id, stored
+with the row) is this host's and the process is gone, or when its heartbeat, moved every few
+seconds while it writes, is stale — the only sign for another app server sharing the database
+(a row written before heartbeats: after :data:`annotation.export.ABANDONED_AFTER_SECONDS`;
+:mod:`annotation.services.export_records`). Staging folders are removed only when their
 own marker says the same (``annotation.export.remove_abandoned_staging``), so a live export of
 another server is never touched.
 """
@@ -349,16 +350,18 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                                                  include_agreement, overwrite)
             try:
                 meta = hf_export.ExportMeta(export_id, project_name, user.username, created_at)
-                if pairs_export:
-                    manifest = hf_export.export_tvcp_dataset(
-                        target, samples, export_settings, meta=meta, change_factor=settings.change_factor,
-                        annotations=annotations, provenance=lambda: computing.result().provenance,
-                        splits=assignment, overwrite=overwrite)
-                else:
-                    manifest = hf_export.export_hf_dataset(
-                        target, samples, annotations, export_settings, meta=meta,
-                        agreement=(lambda: computing.result().agreement) if include_agreement else None,
-                        provenance=lambda: computing.result().provenance, splits=assignment, overwrite=overwrite)
+                with export_records.heartbeat(db, export_id):  # the row says its writer lives
+                    if pairs_export:
+                        manifest = hf_export.export_tvcp_dataset(
+                            target, samples, export_settings, meta=meta, change_factor=settings.change_factor,
+                            annotations=annotations, provenance=lambda: computing.result().provenance,
+                            splits=assignment, overwrite=overwrite)
+                    else:
+                        manifest = hf_export.export_hf_dataset(
+                            target, samples, annotations, export_settings, meta=meta,
+                            agreement=(lambda: computing.result().agreement) if include_agreement else None,
+                            provenance=lambda: computing.result().provenance, splits=assignment,
+                            overwrite=overwrite)
                 seconds = time.perf_counter() - started
                 record = finish_record(db, actor, user.username, export_id, manifest, seconds, len(samples),
                                        len(annotations))

@@ -9,8 +9,12 @@ the database URL arrives on the launcher's standard input, never on a command li
 claims the row (``running``), trains (``annotation.training.run_training``) and writes its
 progress, a log tail and a heartbeat back every couple of seconds; it ends ``succeeded``,
 ``failed`` (with the error and log) or ``cancelled`` (the lead asked; the worker checks between
-steps). A job whose worker died without a word is found by its silence: a local worker whose
-process is gone, or any worker whose heartbeat stopped, is marked failed with its log.
+steps). A job whose worker died without a word is found by its silence: a worker whose
+process is gone (on this host: a process id means nothing on another), or any worker whose
+heartbeat stopped, is marked failed ("the worker stopped without finishing") with its log —
+by every listing of jobs (the Training page, ``chronocept jobs``), so nobody has to open it.
+The rows a job wrote (``model_predictions``) count only once it succeeds and go when it does
+not (:func:`annotation.services.job_reporter.finish_job`).
 """
 
 from __future__ import annotations
@@ -21,16 +25,16 @@ import socket
 import subprocess
 import sys
 import time
-import traceback
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sqlalchemy import select, update
 
+from annotation import leftovers
 from annotation.services import audit
-from annotation.services.job_reporter import JobReporter, log_tail
+from annotation.services.job_reporter import JobReporter, finish_job, run_reported
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.training.predictions import (
@@ -49,6 +53,8 @@ FINISHED = ("succeeded", "failed", "cancelled")
 HEARTBEAT_TIMEOUT_S = 90.0
 #: a queued job no worker has claimed after this long is taken for lost
 START_TIMEOUT_S = 180.0
+#: the start of the message of a job whose worker died
+WORKER_GONE = leftovers.WORKER_GONE.capitalize()
 
 _children: list[subprocess.Popen] = []  # local workers, polled so none stays a zombie
 
@@ -163,7 +169,7 @@ def start_worker_or_fail(db: Database, job_id: int, launcher: str) -> None:
     try:
         _start_worker(db, job_id, launcher)
     except (OSError, ValueError, KeyError) as exc:
-        _finish(db, job_id, "failed", f"The worker could not be started: {exc}")
+        finish_job(db, job_id, "failed", f"The worker could not be started: {exc}")
 
 
 def _too_few_samples(export: DatasetExport, benchmark: int) -> str | None:
@@ -300,27 +306,12 @@ def _detect_dead(db: Database, project_id: int | None = None) -> None:
             reason = f"No worker started within {START_TIMEOUT_S:.0f} s."
         elif job.status == "running":
             if job.host == host and job.pid and not _pid_alive(job.pid):
-                reason = f"The worker process (pid {job.pid}) ended without reporting."
+                reason = f"{WORKER_GONE}: its process (pid {job.pid} on {host}) is gone."
             elif job.heartbeat_at and now - job.heartbeat_at > timedelta(seconds=HEARTBEAT_TIMEOUT_S):
-                reason = f"The worker has been silent since {job.heartbeat_at:%H:%M:%S} UTC."
+                reason = f"{WORKER_GONE}: it has been silent since {job.heartbeat_at:%H:%M:%S} UTC."
         if reason:
             tail = _worker_log_tail(job.run_dir)
-            _finish(db, job.id, "failed", reason, extra_log=tail, only_if=("queued", "running"))
-
-
-def _finish(db: Database, job_id: int, status: str, message: str, *, extra_log: str = "",
-            result: dict[str, Any] | None = None, only_if: tuple[str, ...] | None = None) -> None:
-    with db.write() as s:
-        job = s.get(Job, job_id)
-        if job is None or (only_if is not None and job.status not in only_if):
-            return
-        job.status, job.message, job.finished_at = status, message, utcnow()
-        if extra_log:
-            job.log = log_tail((job.log + "\n" if job.log else "") + extra_log)
-        if result is not None:
-            job.result = result
-        if status == "succeeded":
-            job.progress = 1.0
+            finish_job(db, job.id, "failed", reason, extra_log=tail, only_if=("queued", "running"))
 
 
 def list_jobs(db: Database, actor: Actor, project_id: int) -> list[JobInfo]:
@@ -399,34 +390,6 @@ def run_job(db: Database, job_id: int) -> str:
                 stored_result(results, MAX_PREDICTIONS))
 
     return run_reported(db, job_id, train)
-
-
-def run_reported(db: Database, job_id: int, work: Callable[[JobReporter], tuple[str, dict[str, Any]]]) -> str:
-    """Worker: run ``work(reporter)`` for a claimed job with its progress, log and cancel
-    reported, and write the outcome: succeeded with work's (message, result); cancelled; failed
-    with the one-line reason of a refused input, or with the traceback of any other error.
-    Returns the final status."""
-    from annotation.training import TrainingCancelled, TrainingInputError
-
-    reporter = JobReporter(db, job_id)
-    reporter.start()
-    try:
-        message, result = work(reporter)
-    except TrainingCancelled:
-        reporter.close()
-        _finish(db, job_id, "cancelled", "Cancelled by a lead.")
-        return "cancelled"
-    except (TrainingInputError, InvalidInput) as exc:
-        reporter.close()
-        _finish(db, job_id, "failed", str(exc), extra_log=f"ERROR: {exc}")
-        return "failed"
-    except Exception as exc:  # noqa: BLE001 - any crash is the job's failure, with its traceback
-        reporter.close()
-        _finish(db, job_id, "failed", f"{type(exc).__name__}: {exc}", extra_log=traceback.format_exc())
-        return "failed"
-    reporter.close()
-    _finish(db, job_id, "succeeded", message, result=result)
-    return "succeeded"
 
 
 def wait_for(db: Database, job_id: int, timeout_s: float = 60.0) -> str:

@@ -20,7 +20,9 @@ trained outside the back office (``chronocept train EXPORT``) becomes such a job
 database holds its export (:func:`record_training_run`): a finished training job of the export's
 project, applied and shown like one the back office launched. The
 predictions are computed before any write and stored in short chunked inserts
-(:class:`db.models.ModelPrediction`). Targets are stored in base 1.1 (an export's base is
+(:class:`db.models.ModelPrediction`) under the job's id; they are read only once the job has
+succeeded, so the job's one final ``UPDATE`` publishes them all at once, and a job that does not
+succeed leaves none behind (:mod:`annotation.services.job_reporter`). Targets are stored in base 1.1 (an export's base is
 converted on the way in).
 """
 
@@ -41,7 +43,7 @@ from annotation.services import audit, jobs
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_reads import production
-from annotation.services.job_reporter import JobReporter
+from annotation.services.job_reporter import JobReporter, run_reported
 from annotation.timeaxis import DEFAULT_BASE, convert_base
 from db.engine import Database
 from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, Sample, utcnow
@@ -255,8 +257,6 @@ def _compute(db: Database, job: dict[str, Any], reporter: JobReporter) -> tuple[
 
 def run_model_job(db: Database, job_id: int) -> str:
     """Worker: run a claimed ``predict`` or ``audit`` job (``jobs.run_job`` has set it running)."""
-    from annotation.services.jobs import run_reported
-
     with db.read() as s:
         job = s.get(Job, job_id)
         export = s.get(DatasetExport, job.export_id)

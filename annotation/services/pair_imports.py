@@ -27,13 +27,8 @@ from annotation.corpus.pair_import import PairRecord, generated_target_key, pars
 from annotation.corpus.text_import import MAX_TEXT_CHARS, ImportFileError
 from annotation.services.authz import Actor
 from annotation.services.errors import InvalidInput
-from annotation.services.text_imports import (
-    ImportKind,
-    ImportSummary,
-    Planned,
-    _check_import_text,
-    run_import,
-)
+from annotation.services.import_plans import ImportKind, Planned
+from annotation.services.text_imports import ImportSummary, _check_import_text, run_import
 from annotation.services.text_limits import check_length
 from annotation.settings import ProjectSettings
 from db.engine import Database

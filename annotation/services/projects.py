@@ -13,7 +13,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import exists, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -29,7 +29,7 @@ from annotation.settings import ProjectSettings, SettingsError
 from annotation.corpus.pair_import import PairRecord, parse_pairs
 from annotation.corpus.text_import import TextRecord, parse_texts
 from db.engine import Database
-from db.models import Annotation, ParameterStats, Project, Sample
+from db.models import Annotation, ImportBatch, ParameterStats, Project, Sample
 
 DEMO_PROJECT_NAME = "Demo project"
 DEMO_PAIRS_PROJECT_NAME = "Demo pairs project"
@@ -60,12 +60,16 @@ def _info(p: Project, n_samples: int) -> ProjectInfo:
 
 
 def list_projects(db: Database, actor: Actor) -> list[ProjectInfo]:
-    """Every project (one team shares them), oldest first, with its sample count."""
+    """Every project (one team shares them), oldest first, with its sample count. A project that
+    an unfinished import is creating is not listed: it appears once that import is published,
+    and goes with it if the import is rolled back (:mod:`annotation.services.text_imports`)."""
+    being_created = exists().where(ImportBatch.open_project_id == Project.id, ImportBatch.creates_project.is_(True))
     with db.read() as s:
         require_role(s, actor, "annotator")
         counts = dict(s.execute(select(Sample.project_id, func.count()).where(Sample.status != IMPORTING)
                                 .group_by(Sample.project_id)).all())
-        return [_info(p, counts.get(p.id, 0)) for p in s.scalars(select(Project).order_by(Project.id))]
+        return [_info(p, counts.get(p.id, 0))
+                for p in s.scalars(select(Project).where(~being_created).order_by(Project.id))]
 
 
 def get_project(db: Database, actor: Actor, project_id: int) -> ProjectInfo:

@@ -2,17 +2,30 @@
 
 A large import is written in batches of hidden rows (each a short write transaction, so
 annotators' calls interleave with it), then published in one short step; an import whose process
-died is cleaned up or finished by the next one (:func:`recover_interrupted_imports`). Project
-records and settings are :mod:`annotation.services.projects`, which re-exports
-:func:`import_texts` and :func:`import_text_file` as the project's way in.
+died is cleaned up or finished by the next one (:func:`recover_interrupted_imports`). What an
+import adds is planned first (:mod:`annotation.services.import_plans`). Project records and
+settings are :mod:`annotation.services.projects`, which re-exports :func:`import_texts` and
+:func:`import_text_file` as the project's way in.
+
+An import's writer is dead when its process (host and process id, recorded with its batch) is
+this host's and gone, or when its heartbeat is older than :data:`STALE_IMPORT_S` — the only
+sign for a process on another app server sharing the database, where a process id means
+nothing. The next import into the project (or naming the project a dead import was creating)
+rolls the dead one back, or finishes it past its commit point, and goes on in the same call.
+
+A project that an import creates is hidden from every listing of projects until that import is
+published (:func:`annotation.services.projects.list_projects`): people never see it empty or
+half-filled, and an import that dies takes it with it when rolled back.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any, Callable, Sequence
+from datetime import datetime
+from typing import Any, Sequence
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -25,7 +38,8 @@ from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.text_limits import check_length
 from annotation.corpus.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
-from annotation.protocols import protocol_of
+from annotation.leftovers import writer_is_alive
+from annotation.services.import_plans import TEXTS, ImportKind, Plan, check_protocol, plan_import
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import ImportBatch, ParameterStats, Project, Sample, SamplePair, utcnow
@@ -53,123 +67,11 @@ IMPORT_BATCH_ROWS = 2000
 #: Pause between two batches on SQLite, so that writers waiting in SQLite's busy handler
 #: (which polls at most every 100 ms) get the lock before the import's next batch.
 IMPORT_PAUSE_S = 0.1
-#: An unfinished import whose heartbeat is older than this lost its process; the next import
-#: into the project cleans it up (deletes its hidden rows, or finishes publishing them).
+#: An unfinished import whose heartbeat is older than this lost its process (wherever it ran);
+#: the next import into the project cleans it up (deletes its hidden rows, or finishes
+#: publishing them).
 STALE_IMPORT_S = 120.0
 IMPORTING = "importing"
-
-#: (record, external id) of each sample an import adds
-Planned = list[tuple[Any, str]]
-
-
-@dataclass(frozen=True)
-class ImportKind:
-    """What one kind of import adds to a project's pool, for the one engine below: texts, or
-    context pairs (:mod:`annotation.services.pair_imports`). ``identity`` is what makes a record
-    "already present" (a text's text, a pair's target and follow-up); ``companions`` gives the
-    rows stored beside the new samples (by external id) and may refuse the import."""
-
-    action: str  # the audit log's action
-    noun: str  # "text", "pair": in messages
-    pairs: bool  # the protocol it needs: context pairs, or single texts
-    existing: Callable[[Session, int], dict[str, Any]]  # external id -> identity
-    identity: Callable[[Any], Any]
-    companions: Callable[[Session, int, Planned], dict[str, dict[str, Any]]] | None = None
-    new_settings: ProjectSettings | None = None  # of a project the import creates
-
-
-@dataclass(frozen=True)
-class _Plan:
-    rows: list[dict[str, Any]]
-    companions: dict[str, dict[str, Any]]
-    present: int
-    counts: dict[int, int]
-
-
-def _plan_rows(existing: dict[str, Any], records: Sequence[Any], n_tokens: Sequence[int],
-               project_id: int, source: str, identity: Callable[[Any], Any] = lambda r: r.text,
-               noun: str = "text") -> tuple[list[dict[str, Any]], int, dict[int, int], Planned]:
-    """The sample rows an import adds, with the count already present and per benchmark, and
-    which record each new row is.
-
-    Re-importing is harmless: a record whose id (or, without an id, whose ``identity`` — a
-    text's exact text) is already in the project is counted as already present; an id that
-    exists with a *different* identity is refused. Records without an id get
-    ``B<benchmark>-<number>`` ids continuing the project's numbering. ``existing`` (external
-    id → identity) is extended with the new rows.
-    """
-    existing_keys = set(existing.values())
-    next_number = {1: 0, 2: 0}
-    for ext in existing:
-        prefix, _, num = ext.partition("-")
-        if prefix in ("B1", "B2") and num.isdigit():
-            b = int(prefix[1])
-            next_number[b] = max(next_number[b], int(num))
-    rows: list[dict[str, Any]] = []
-    planned: Planned = []
-    present, counts = 0, {1: 0, 2: 0}
-    new_keys: set[Any] = set()
-    # ids named later in this import must not be taken by a generated id first
-    named_ids = {r.external_id for r in records if r.external_id is not None}
-    now = utcnow()
-    for r, n_tok in zip(records, n_tokens):
-        key = identity(r)
-        if r.external_id is not None and r.external_id in existing:
-            if existing[r.external_id] != key:
-                raise InvalidInput(f"line {r.line}: id {r.external_id!r} is already used by a "
-                                   f"different {noun} in this project; nothing was imported.")
-            present += 1
-            continue
-        if r.external_id is None and (key in existing_keys or key in new_keys):
-            present += 1
-            continue
-        ext_id = r.external_id
-        if ext_id is None:
-            next_number[r.benchmark] += 1
-            ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
-            while ext_id in existing or ext_id in named_ids:
-                next_number[r.benchmark] += 1
-                ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
-        rows.append(dict(project_id=project_id, external_id=ext_id, benchmark=r.benchmark,
-                         parent_text=r.text, n_tokens=n_tok, source=source, status="active",
-                         n_assigned=0, is_warmup=False, created_at=now))
-        planned.append((r, ext_id))
-        existing[ext_id] = key
-        new_keys.add(key)
-        counts[r.benchmark] += 1
-    return rows, present, counts, planned
-
-
-def _existing_texts(s: Session, project_id: int) -> dict[str, str]:
-    return dict(s.execute(select(Sample.external_id, Sample.parent_text)
-                          .where(Sample.project_id == project_id)).all())
-
-
-TEXTS = ImportKind("import_texts", "text", False, _existing_texts, lambda r: r.text)
-
-
-def check_protocol(s: Session, project_id: int, kind: ImportKind) -> None:
-    """Refuse an import of texts into a context-pairs project, or of pairs into a single-texts one.
-    The project's row is read FOR SHARE (PostgreSQL): a protocol change
-    (:func:`annotation.services.projects.update_settings`, which locks the row before counting
-    the samples) waits for the import's transaction, or the import for the change."""
-    row = s.execute(select(Project.name, Project.settings).where(Project.id == project_id)
-                    .with_for_update(read=True)).one()
-    protocol = protocol_of(ProjectSettings.from_dict(row.settings))
-    if protocol.has_follow_up != kind.pairs:
-        name = row.name
-        raise InvalidInput(f"{name!r} is a {protocol.name} project: it takes {protocol.sample_noun}s, not "
-                           f"{kind.noun}s. Nothing was imported.")
-
-
-def _plan(s: Session, project_id: int, records: Sequence[Any], n_tokens: Sequence[int], source: str,
-          kind: ImportKind) -> _Plan:
-    check_protocol(s, project_id, kind)
-    rows, present, counts, planned = _plan_rows(kind.existing(s, project_id), records, n_tokens,
-                                                project_id, source, kind.identity, kind.noun)
-    companions = kind.companions(s, project_id, planned) if kind.companions and planned else {}
-    return _Plan(rows, companions, present, counts)
-
 
 def _insert_samples(s: Session, rows: list[dict[str, Any]], companions: dict[str, dict[str, Any]]) -> None:
     """Insert sample rows and, in the same transaction, the rows stored beside them."""
@@ -184,15 +86,16 @@ def _insert_samples(s: Session, rows: list[dict[str, Any]], companions: dict[str
 
 def import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
                  source: str = "", *, new_project: str | None = None) -> ImportSummary:
-    """Lead: add texts to a project's pool, all or nothing (see :func:`_plan_rows` for ids and
-    re-imports).
+    """Lead: add texts to a project's pool, all or nothing (see
+    :func:`annotation.services.import_plans.plan_rows` for ids and re-imports).
 
     Texts are tokenised before any transaction opens. Up to :data:`IMPORT_BATCH_ROWS` records
     are written in one transaction. A larger import never holds the database (SQLite's write
     lock) for long: :func:`_import_in_batches` writes it in batches of that many rows, hidden
     from the queue, and publishes them at the end; a failure removes every row it wrote.
     With ``new_project`` (and no ``project_id``) the project of that name is created as part of
-    the same import, so a refused import leaves no empty project behind; the summary's
+    the same import, so a refused import leaves no empty project behind (an import that died
+    while creating a project of that name is rolled back first); the summary's
     ``project_id`` names the project either way. A context-pairs project takes pairs
     (:mod:`annotation.services.pair_imports`), not texts.
     """
@@ -205,12 +108,25 @@ def run_import(db: Database, actor: Actor, project_id: int | None, records: Sequ
     """The import engine behind :func:`import_texts` and the pairs import (records checked)."""
     if new_project is not None:
         new_project = _projects()._project_name(new_project)
-    try:
-        return _import_texts(db, actor, project_id, records, source, new_project, kind)
-    except IntegrityError:
-        if new_project is None:
-            raise
-        raise InvalidInput(f"A project called {new_project!r} already exists.") from None
+    for _attempt in range(2):
+        try:
+            return _import_texts(db, actor, project_id, records, source, new_project, kind)
+        except IntegrityError:
+            if new_project is None:
+                raise
+            creating = _project_being_created(db, new_project)
+            if creating is None:
+                break  # a project of that name exists
+            if not recover_interrupted_imports(db, creating):
+                raise InvalidInput(_BUSY_IMPORT) from None  # its import is still being written
+    raise InvalidInput(f"A project called {new_project!r} already exists.")
+
+
+def _project_being_created(db: Database, name: str) -> int | None:
+    """The project called ``name`` while the import creating it is unfinished, or None."""
+    with db.read() as s:
+        return s.scalar(select(Project.id).join(ImportBatch, ImportBatch.open_project_id == Project.id)
+                        .where(Project.name == name, ImportBatch.creates_project.is_(True)))
 
 
 def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
@@ -226,7 +142,7 @@ def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
             raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
 
 
-def _summary(plan: _Plan, project_id: int) -> ImportSummary:
+def _summary(plan: Plan, project_id: int) -> ImportSummary:
     targets = len({c["target_key"] for c in plan.companions.values()})
     return ImportSummary(len(plan.rows), plan.present, plan.counts, project_id, targets)
 
@@ -247,15 +163,25 @@ def _import_texts(db: Database, actor: Actor, project_id: int | None, records: S
                 project_id = _projects()._add_project(s, actor, new_project, settings=kind.new_settings).id
             open_batch = s.scalar(select(ImportBatch.id).where(ImportBatch.open_project_id == project_id))
             if open_batch is None:
-                plan = _plan(s, project_id, records, n_tokens, source, kind)
+                plan = plan_import(s, project_id, records, n_tokens, source, kind)
                 if plan.rows:
                     _insert_samples(s, plan.rows, plan.companions)
                 audit.record(s, actor.user_id, kind.action, "project", project_id,
                              source=source, added=len(plan.rows), already_present=plan.present)
                 return _summary(plan, project_id)
-        if not recover_interrupted_imports(db, project_id):
+        if not _cleaned_up(db, project_id):
             break
     raise InvalidInput(_BUSY_IMPORT)
+
+
+def _cleaned_up(db: Database, project_id: int) -> bool:
+    """Whether a dead import into the project was cleaned up, so the import may try again;
+    :class:`NotFound` when that took the project with it (the dead import was creating it)."""
+    if not recover_interrupted_imports(db, project_id):
+        return False
+    with db.read() as s:
+        project_row(s, project_id)
+    return True
 
 
 _BUSY_IMPORT = ("Another import into this project is still being written; try again when it has "
@@ -279,12 +205,14 @@ def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
     Any failure before 4 deletes the rows written and the batch row, and the project when the
     import created it (``new_project``, in step 1): the database is as before;
     a process that dies is cleaned up by the next import into the project
-    (:func:`recover_interrupted_imports`): rolled back before 4, finished after it.
+    (:func:`recover_interrupted_imports`): rolled back before 4, finished after it. The batch
+    row names the process writing it (host and process id), so that import can tell at once
+    when that process is gone.
     """
     batch_id, project_id = claim_import(db, actor, project_id, source, new_project, kind.new_settings)
     try:
         with db.read() as s:
-            plan = _plan(s, project_id, records, n_tokens, source, kind)
+            plan = plan_import(s, project_id, records, n_tokens, source, kind)
         for start in range(0, len(plan.rows), IMPORT_BATCH_ROWS):
             _write_hidden_batch(db, batch_id, plan.rows[start:start + IMPORT_BATCH_ROWS], plan.companions)
         with db.write() as s:  # the commit point
@@ -318,14 +246,15 @@ def claim_import(db: Database, actor: Actor, project_id: int | None, source: str
                 batch = ImportBatch(project_id=project_id, open_project_id=project_id,
                                     status="running", source=source, added=0,
                                     creates_project=new_project is not None,
-                                    created_by=actor.user_id, started_at=now, heartbeat_at=now)
+                                    created_by=actor.user_id, started_at=now, heartbeat_at=now,
+                                    host=socket.gethostname(), pid=os.getpid())
                 s.add(batch)
                 s.flush()
                 return batch.id, project_id
         except IntegrityError:
             if new_project is not None:
                 raise  # the new project's name is taken (import_texts says so)
-            if not recover_interrupted_imports(db, project_id):
+            if not _cleaned_up(db, project_id):
                 break  # another import into the project is still being written
     raise InvalidInput(_BUSY_IMPORT)
 
@@ -393,18 +322,29 @@ def _publish_import(db: Database, batch_id: int, project_id: int) -> None:
         _pause_between_batches(db)
 
 
+def writer_is_gone(host: str, pid: int | None, heartbeat_at: datetime, now: datetime, *,
+                   stale_after_s: float = STALE_IMPORT_S) -> bool:
+    """Whether the process writing an import is dead (module docstring): this host's process
+    ``pid`` is gone, or the heartbeat is older than ``stale_after_s``. An import recorded without
+    its writer (``host`` "") is judged by its heartbeat alone."""
+    writer = {"host": host, "pid": pid} if host else None
+    return not writer_is_alive(writer, heartbeat_at.timestamp(), now=now.timestamp(), max_age=stale_after_s)
+
+
 def recover_interrupted_imports(db: Database, project_id: int | None = None, *,
                                 stale_after_s: float = STALE_IMPORT_S) -> int:
-    """Clean up imports whose process died (heartbeat older than ``stale_after_s``): one still
-    writing is rolled back (its hidden rows deleted), one past its commit point is published.
-    Returns how many were cleaned up. Safe to call at start-up; live imports are left alone."""
-    cutoff = utcnow() - timedelta(seconds=stale_after_s)
+    """Clean up imports whose writer is dead (:func:`writer_is_gone`): one still writing is
+    rolled back (its hidden rows deleted, and the project it was creating), one past its commit
+    point is published. Returns how many were cleaned up. Safe to call at start-up; live
+    imports are left alone."""
+    now = utcnow()
     with db.read() as s:
-        stmt = select(ImportBatch.id, ImportBatch.project_id, ImportBatch.status).where(
-            ImportBatch.open_project_id.is_not(None), ImportBatch.heartbeat_at < cutoff)
+        stmt = select(ImportBatch.id, ImportBatch.project_id, ImportBatch.status, ImportBatch.host,
+                      ImportBatch.pid, ImportBatch.heartbeat_at).where(ImportBatch.open_project_id.is_not(None))
         if project_id is not None:
             stmt = stmt.where(ImportBatch.project_id == project_id)
-        stale = s.execute(stmt).all()
+        stale = [(b.id, b.project_id, b.status) for b in s.execute(stmt)
+                 if writer_is_gone(b.host, b.pid, b.heartbeat_at, now, stale_after_s=stale_after_s)]
     for batch_id, pid, status in stale:
         if status == "publishing":
             _publish_import(db, batch_id, pid)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import socket
+
 import pytest
 
 import annotation.training as training
 from annotation.services import exports, jobs
 from db import config as app_config
+from db.models import Job, utcnow
 from gold_data import gold_project
 from page_helpers import errors, infos, run, shown, titles
 
@@ -99,3 +103,19 @@ def test_a_pairs_project_is_not_offered_training_on_its_tvcp_export(make_app, db
     at = open_page(make_app, lead)
     assert "The baselines train on a single-texts export" in " ".join(infos(at))
     assert not [b for b in at.button if b.label == "Launch training"]
+
+
+def test_a_job_whose_worker_died_reads_failed_on_opening_the_page(make_app, db, lead, exported):
+    """Nobody has to open the job: its worker (this host's process) is gone, so the page lists it
+    failed with the reason from its first run."""
+    job = jobs.launch_training(db, lead, exported[0], exported[1], QUICK, start=False)
+    gone = os.fork()
+    if gone == 0:
+        os._exit(0)
+    os.waitpid(gone, 0)
+    with db.write() as s:
+        row = s.get(Job, job.id)
+        row.status, row.pid, row.host, row.heartbeat_at = "running", gone, socket.gethostname(), utcnow()
+    at = open_page(make_app, lead)
+    assert any(f"**Failed** — The worker stopped without finishing: its process (pid {gone} " in shown(m.value)
+               for m in at.markdown)

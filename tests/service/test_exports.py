@@ -8,6 +8,7 @@ import math
 import os
 import shutil
 import signal
+import threading
 from datetime import datetime
 from pathlib import Path
 
@@ -447,7 +448,7 @@ def _writing_row(db, project_id: int, lead, out: Path, writer: dict | None, age_
 
 def test_an_export_killed_mid_write_is_cleaned_up_at_the_next_visit(db, lead, gold, tmp_path):
     """A killed export (its process gone) leaves a ``writing`` row and a hidden staging folder:
-    the Export page's first call marks the row failed ("interrupted") and removes the folder,
+    the Export page's first call marks the row failed (its worker stopped) and removes the folder,
     and leaves alone what a live export (this host or another) or anything else owns."""
     import os
     import socket
@@ -479,7 +480,7 @@ def test_an_export_killed_mid_write_is_cleaned_up_at_the_next_visit(db, lead, go
 
     with db.read() as s:
         rows = {r.id: r for r in s.scalars(select(DatasetExport))}
-    assert (rows[killed_row].status, rows[killed_row].error) == ("failed", "interrupted")
+    assert (rows[killed_row].status, rows[killed_row].error) == ("failed", "the worker stopped without finishing")
     assert rows[live_row].status == "writing" and rows[remote_row].status == "writing"
     assert not killed.exists()
     assert live.exists() and remote.exists() and other.exists()
@@ -516,8 +517,30 @@ def test_exports_of_another_server_are_interrupted_only_after_an_hour(db, lead, 
         assert s.get(DatasetExport, recent_row).status == "writing"
 
 
+def _cli_exports(db) -> str:
+    """What ``chronocept exports`` prints for the database, run in this process."""
+    import contextlib
+    import io
+
+    import cli
+    from db.engine import ENV_VAR
+
+    out, saved = io.StringIO(), os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = db.engine.url.render_as_string(hide_password=False)
+    try:
+        with contextlib.redirect_stdout(out):
+            assert cli.main(["exports"]) == 0
+    finally:
+        if saved is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = saved
+    return out.getvalue()
+
+
 def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
-    """The real thing: an export in a subprocess is killed (SIGKILL) while writing its files."""
+    """The real thing: an export in a subprocess is killed (SIGKILL) while writing its files;
+    every listing shows it failed at once."""
     import os
     import signal
     import subprocess
@@ -550,11 +573,57 @@ def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
         proc.wait(timeout=30)
     staged = list(out.parent.glob(".killed.tmp-*"))
     assert len(staged) == 1 and (staged[0] / hf_export.WRITER_MARKER).is_file()
-    (rec,) = exports.list_exports(db, lead, gold)
-    assert rec.status == "writing"
 
-    exports.export_readiness(db, lead, gold)
-
+    # listed at once as failed, by the command line and by the service, nobody opening it
+    listing = _cli_exports(db)
+    (line,) = listing.splitlines()
+    assert "  failed: the worker stopped without finishing  " in line and "writing" not in line
     (rec,) = exports.list_exports(db, lead, gold)
-    assert (rec.status, rec.error) == ("failed", "interrupted")
+    assert (rec.status, rec.error) == ("failed", "the worker stopped without finishing")
     assert list(out.parent.iterdir()) == []
+
+
+def test_an_export_of_another_server_is_failed_once_its_heartbeat_is_stale(db, lead, gold, tmp_path):
+    """Another host's process cannot be checked, so its heartbeat tells: a fresh one is live
+    however long the export has run, a stale one reads failed in the listing."""
+    import socket
+    from datetime import timedelta
+
+    from annotation.services import export_records
+    from db.models import utcnow
+
+    far = {"host": socket.gethostname() + "-far", "pid": 1}
+    beating = _writing_row(db, gold, lead, tmp_path / "a", far, age_s=2 * hf_export.ABANDONED_AFTER_SECONDS)
+    silent = _writing_row(db, gold, lead, tmp_path / "b", far, age_s=60)
+    with db.write() as s:
+        s.get(DatasetExport, beating).heartbeat_at = utcnow()
+        s.get(DatasetExport, silent).heartbeat_at = utcnow() - timedelta(seconds=export_records.HEARTBEAT_STALE_S + 1)
+    by_id = {r.id: r for r in exports.list_exports(db, lead, gold)}
+    assert by_id[beating].status == "writing"
+    assert (by_id[silent].status, by_id[silent].error) == ("failed", "the worker stopped without finishing")
+
+
+def test_a_writing_export_moves_its_heartbeat(db, lead, gold, tmp_path, monkeypatch):
+    """While its files are written, the row's heartbeat moves on its own (a thread)."""
+    from annotation.services import export_records
+
+    monkeypatch.setattr(export_records, "HEARTBEAT_EVERY_S", 0.01)
+    beats, original = [], export_writer.write_json_lines
+
+    def write_once_beaten(path, lines):
+        original(path, lines)
+        if beats:
+            return
+        with db.read() as s:
+            (row,) = s.scalars(select(DatasetExport))
+            first = row.heartbeat_at
+        for _ in range(2000):  # until the heartbeat thread has moved it (it does within ms)
+            with db.read() as s:
+                if s.scalar(select(DatasetExport.heartbeat_at)) > first:
+                    beats.append(True)
+                    return
+            threading.Event().wait(0.005)
+
+    monkeypatch.setattr(export_writer, "write_json_lines", write_once_beaten)
+    rec = exports.export_dataset(db, lead, gold, tmp_path / "beating", seed=1, include_agreement=False)
+    assert rec.status == "complete" and beats == [True]

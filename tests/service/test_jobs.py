@@ -151,9 +151,11 @@ def test_dead_and_lost_workers_are_marked_failed(db, lead, export):
         s.get(Job, silent.id).host = "gpu-host-far-away"
         s.get(Job, silent.id).heartbeat_at = utcnow() - timedelta(minutes=10)
     by_id = {j.id: j for j in jobs.list_jobs(db, lead, pid)}
-    assert by_id[running.id].status == "failed" and "ended without reporting" in by_id[running.id].message
+    assert by_id[running.id].status == "failed"
+    assert by_id[running.id].message.startswith(f"{jobs.WORKER_GONE}: its process (pid {gone.pid} ")
     assert by_id[lost.id].status == "failed" and "No worker started" in by_id[lost.id].message
-    assert by_id[silent.id].status == "failed" and "silent since" in by_id[silent.id].message
+    assert by_id[silent.id].status == "failed"
+    assert by_id[silent.id].message.startswith(f"{jobs.WORKER_GONE}: it has been silent since")
 
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)

@@ -1,0 +1,164 @@
+"""A large import whose process is killed (SIGKILL) while it writes its hidden batches is cleaned
+up by the very next import, which then imports everything — one retry, on SQLite and PostgreSQL,
+for texts and for context pairs, through ``chronocept import … --project NEW``.
+
+The import runs in a forked process of this test (no new interpreter to start); it stops after
+its second hidden batch and tells the test, which kills it there. Meanwhile the project the
+import is creating is listed nowhere, and a second import waits its turn (the writer lives).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import multiprocessing
+import os
+import signal
+import socket
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+
+import cli
+from annotation.corpus.text_import import TextRecord
+from annotation.services import projects, text_imports
+from annotation.services.errors import InvalidInput, NotFound
+from db.engine import ENV_VAR
+from db.models import ImportBatch, Project, Sample, SamplePair, utcnow
+
+N_RECORDS = 180  # four hidden batches of 50
+
+
+@pytest.fixture(autouse=True)
+def small_batches(monkeypatch):
+    monkeypatch.setattr(text_imports, "IMPORT_BATCH_ROWS", 50)
+    monkeypatch.setattr(text_imports, "IMPORT_PAUSE_S", 0.0)
+
+
+def _cli(url: str, *args: str) -> tuple[int, str, str]:
+    """``chronocept ARGS`` against ``url``, in this process: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = url
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    finally:
+        if saved is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+def _file(tmp_path, kind: str):
+    path = tmp_path / f"big-{kind}.jsonl"
+    if kind == "texts":
+        lines = [{"text": f"Ferry {i} to the island leaves every hour this summer."} for i in range(N_RECORDS)]
+    else:
+        lines = [{"target": f"The bridge on road {i // 3} is closed this week.",
+                  "follow_up": f"Update {i % 3}: the works on road {i // 3} go on."} for i in range(N_RECORDS)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _import_until_killed(url: str, argv: list[str], conn) -> None:
+    """The child: the CLI import, stopped for good after its second hidden batch."""
+    real, written = text_imports._write_hidden_batch, [0]
+
+    def write_then_wait(*args, **kwargs):
+        real(*args, **kwargs)
+        written[0] += 1
+        if written[0] == 2:
+            conn.send("two hidden batches written")
+            conn.recv()  # never answered: the test kills this process here
+
+    text_imports._write_hidden_batch = write_then_wait
+    _cli(url, *argv)
+
+
+def _count(db, *where) -> int:
+    with db.read() as s:
+        return s.scalar(select(func.count()).select_from(Sample).where(*where)) or 0
+
+
+@pytest.mark.parametrize("kind", ["texts", "pairs"])
+def test_an_import_killed_in_its_hidden_batches_is_redone_by_one_retry(db, admin, tmp_path, kind):
+    url = db.engine.url.render_as_string(hide_password=False)
+    argv = ["import", kind, str(_file(tmp_path, kind)), "--project", "New"]
+    fork = multiprocessing.get_context("fork")
+    ours, theirs = fork.Pipe()
+    writer = fork.Process(target=_import_until_killed, args=(url, argv, theirs), daemon=True)
+    writer.start()
+    try:
+        assert ours.poll(120), "the import never wrote its second batch"
+        ours.recv()
+        # while the writer lives, its project is listed nowhere and a second import waits its turn
+        assert [p.name for p in projects.list_projects(db, admin)] == []
+        code, _, err = _cli(url, *argv)
+        assert code == 1 and "still being written" in err, err
+    finally:
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.join()
+    assert writer.exitcode == -signal.SIGKILL
+    assert _count(db, Sample.status == text_imports.IMPORTING) == 100
+    assert [p.name for p in projects.list_projects(db, admin)] == []
+
+    code, out, err = _cli(url, *argv)
+
+    assert (code, err) == (0, "")
+    assert out.startswith(f"imported {N_RECORDS} ")
+    (project,) = projects.list_projects(db, admin)
+    assert (project.name, project.n_samples) == ("New", N_RECORDS)
+    assert _count(db, Sample.status == text_imports.IMPORTING) == 0
+    with db.read() as s:
+        assert s.scalar(select(func.count()).select_from(Project)) == 1  # the dead import's project went
+        assert s.execute(select(ImportBatch.status, ImportBatch.open_project_id)).all() == [("published", None)]
+        assert (s.scalar(select(func.count()).select_from(SamplePair))
+                == (N_RECORDS if kind == "pairs" else 0))
+
+
+def test_a_writer_on_another_host_is_judged_by_its_heartbeat_alone(db, admin):
+    """A process id means nothing on another app server: its import is live while its heartbeat
+    is fresh, whatever that id is here; on this host a gone process is dead at once."""
+    pid = projects.create_project(db, admin, "Shared").id
+    gone = fork_and_reap()
+    with db.write() as s:
+        s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", host="app-server-2",
+                          pid=gone, heartbeat_at=utcnow()))
+    assert text_imports.recover_interrupted_imports(db) == 0
+    with pytest.raises(InvalidInput, match="still being written"):
+        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+
+    with db.write() as s:  # this host, the same dead process, a fresh heartbeat: dead
+        s.execute(update(ImportBatch).values(host=socket.gethostname()))
+    assert text_imports.recover_interrupted_imports(db) == 1
+
+    with db.write() as s:  # the other host again, silent for longer than an import ever is
+        s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", host="app-server-2",
+                          pid=os.getpid(), heartbeat_at=utcnow() - timedelta(seconds=text_imports.STALE_IMPORT_S + 1)))
+    assert projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
+
+
+def fork_and_reap() -> int:
+    """The id of a process of this host that has ended (forked, exited, reaped)."""
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    os.waitpid(child, 0)
+    return child
+
+
+def test_an_import_into_a_project_whose_creating_import_died_finds_it_gone(db, admin):
+    """Named by its id (the CLI and the pages name it by name, and it is listed nowhere), the
+    project of a dead creating import is rolled back with it: the import says there is none."""
+    pid = projects.create_project(db, admin, "Half made").id
+    with db.write() as s:
+        s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", creates_project=True,
+                          host=socket.gethostname(), pid=fork_and_reap(), heartbeat_at=utcnow()))
+    with pytest.raises(NotFound):
+        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+    with db.read() as s:
+        assert s.scalar(select(func.count()).select_from(Project)) == 0
