@@ -38,6 +38,7 @@ from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
 from db.presence import DatabaseInUse
 from db.restore import RestoreError, restore_database
+from db.sqlite_replace import DatabaseMissing
 from db.upgrade import SchemaUpgradeError
 
 
@@ -405,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(args.func(db, args))
         finally:
             db.dispose()
-    except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse) as exc:
+    except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse, DatabaseMissing) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
         return 1
     except SQLAlchemyError as exc:  # an unreachable server, a refused login, a missing database

@@ -21,6 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Mapping
 
+
 DATABASE_URL_ENV = "CHRONOCEPT_DATABASE_URL"
 SESSION_HOURS_ENV = "CHRONOCEPT_SESSION_HOURS"
 EXPORT_DIR_ENV = "CHRONOCEPT_EXPORT_DIR"
@@ -58,6 +59,26 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
 
 class ConfigError(ValueError):
     """A variable's value is out of its range; the message is one line naming it."""
+
+
+def backup_folder_of(sqlite_file: str | Path | None) -> Path:
+    """Where backups of the database go: ``CHRONOCEPT_BACKUP_DIR`` when set; otherwise beside an
+    SQLite file (``<folder>/backups``), or ``./data/backups`` for a server database (None).
+
+    >>> _ = load({})
+    >>> backup_folder_of("/srv/team/chronocept.db")
+    PosixPath('/srv/team/backups')
+    >>> _ = load({"CHRONOCEPT_BACKUP_DIR": "/shared/backups"})
+    >>> backup_folder_of("/srv/team/chronocept.db")
+    PosixPath('/shared/backups')
+    >>> reset()
+    """
+    configured = config().backup_dir
+    if configured is not None:
+        return configured
+    if sqlite_file:
+        return Path(sqlite_file).resolve().parent / "backups"
+    return DEFAULT_BACKUP_DIR.resolve()
 
 
 @dataclass(frozen=True)
@@ -156,4 +177,4 @@ def reset() -> None:
     _current = None
 
 
-__all__ = ["Config", "ConfigError", "VARIABLES", "config", "load", "reset"]
+__all__ = ["Config", "ConfigError", "VARIABLES", "backup_folder_of", "config", "load", "reset"]
