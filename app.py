@@ -26,7 +26,7 @@ def _open_database():  # type: ignore[no-untyped-def]
     try:
         config()  # the settings, read once per server process (db.config); a bad value stops here
     except ConfigError as exc:
-        st.error(f"The app's configuration has a bad value, so it cannot start: {exc}")
+        st.error(f"The app's configuration has a bad value, so it cannot start: {plain(exc)}")
         st.stop()
     try:
         return get_database()

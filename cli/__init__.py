@@ -396,7 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_config(signs_in=False)  # every setting read once, now (db.config); a bad value is one line
     except ConfigError as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
-        return 2
+        return 1
     try:
         if not getattr(args, "needs_db", True):
             print(args.func(None, args))
