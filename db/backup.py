@@ -1,7 +1,8 @@
 """Consistent online backups of the database.
 
 A backup is written to a hidden temporary file beside its target, flushed to the disk, and
-renamed into place when complete (:mod:`db.durable`). A process killed meanwhile leaves that file behind; its name says who wrote it
+renamed into place when complete (:mod:`db.durable`): the target is never a half file, and an
+existing one is replaced only when asked to. A process killed meanwhile leaves that file behind; its name says who wrote it
 (``.backup-<host>-<pid>-<random>``), so :func:`remove_abandoned_backups` — run at every start and
 before every backup into the same folder — removes it once that process is gone, or after an
 hour untouched when the writer cannot be checked (another host on a shared disk, an older name).
@@ -27,6 +28,10 @@ from db.durable import flush_file, flush_folder
 
 class BackupError(Exception):
     """The backup could not be written (one-line reason)."""
+
+
+class BackupExists(BackupError):
+    """The target exists and was not to be replaced; it is left as it was."""
 
 
 #: a temporary backup untouched this long is abandoned whoever wrote it (a live pg_dump or
@@ -97,15 +102,34 @@ def copy_sqlite_file(database: str | Path, target: Path) -> None:
     flush_file(target)
 
 
-def backup_database(engine: Engine, target: Path) -> None:
+def _put_in_place(tmp_path: Path, target: Path, overwrite: bool) -> None:
+    """Name the complete file ``tmp_path`` ``target`` in one step: replacing what is there, or
+    (``overwrite`` False) only where nothing is — a link cannot take an existing name, so a file
+    that appears meanwhile is not replaced either."""
+    if overwrite:
+        tmp_path.replace(target)
+    else:
+        try:
+            os.link(tmp_path, target)
+        except FileExistsError:
+            raise BackupExists(f"{target} already exists") from None
+    flush_folder(target.parent)
+
+
+def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> None:
     """Write a consistent copy of the database to ``target``: a temporary file, flushed, then
-    renamed, so ``target`` is never a half file.
+    renamed, so ``target`` is never a half file. ``overwrite`` False: :class:`BackupExists` when
+    ``target`` exists (it is left as it was).
 
     SQLite: the online backup API (consistent while the app keeps writing). PostgreSQL:
     ``pg_dump --format=custom`` (restore with ``pg_restore``); the URL's password reaches
     pg_dump as ``PGPASSWORD`` in its environment, not on its command line.
     """
     target = target.resolve()
+    if target.is_dir():
+        raise BackupError(f"{target} is a folder; name the backup file")
+    if target.exists() and not overwrite:
+        raise BackupExists(f"{target} already exists")
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_abandoned_backups(target.parent)
     url = engine.url
@@ -133,7 +157,6 @@ def backup_database(engine: Engine, target: Path) -> None:
             flush_file(tmp_path)
         else:
             raise BackupError(f"backup is not supported for {url.get_backend_name()}")
-        tmp_path.replace(target)
-        flush_folder(target.parent)
+        _put_in_place(tmp_path, target, overwrite)
     finally:
         tmp_path.unlink(missing_ok=True)
