@@ -102,11 +102,14 @@ def settle_interrupted_restore(database: str | Path, *, wait_s: float = WAIT_FOR
             if _locked(fd, fcntl.LOCK_EX):
                 sqlite_replace.settle(path)
                 return
+            if _locked(fd, fcntl.LOCK_SH) and not sqlite_replace.interrupted(path):
+                # no restore runs: the holders are running processes, which settled it before
+                # they started (the copies they could not sweep wait for a later start)
+                sqlite_replace.refuse_if_moved_away(path)
+                return
         finally:
             os.close(fd)
-        if not sqlite_replace.interrupted(path) and path.exists():
-            return  # held by running processes, which settled it before they started
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline:  # a restore runs (it holds the database exclusively)
             raise DatabaseInUse(RESTORING)
         time.sleep(0.05)
 

@@ -34,6 +34,7 @@ What a start finds (:func:`settle`), and does:
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import json
 import os
 import re
@@ -204,7 +205,7 @@ def _traces(database: Path) -> list[Path]:
     """Where an interrupted restore left the data of a database that is gone: copies kept aside
     (step 2, or an older version's move aside) and older versions' copies of the backup."""
     folder = backup_folder_of(database)
-    pattern = f"{database.stem}-*-before-restore{database.suffix or '.db'}"
+    pattern = f"{glob.escape(database.stem)}-*-before-restore{glob.escape(database.suffix or '.db')}"
     kept = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
     try:
         old = [database.parent / n for n in sorted(os.listdir(database.parent)) if _OLD_COPY.fullmatch(n)]
@@ -253,7 +254,13 @@ def settle(database: Path, *, refuse_missing: bool = True) -> None:
         else:  # the copy is in place already, or not whole: undone (the copy goes below)
             remove_durably(marker)
     _sweep(database)
-    if refuse_missing and not database.exists():
+    if refuse_missing:
+        refuse_if_moved_away(database)
+
+
+def refuse_if_moved_away(database: Path) -> None:
+    """:class:`DatabaseMissing` when ``database`` is gone but a restore left its data elsewhere."""
+    if not database.exists():
         where = _traces(database)
         if where:
             raise _missing(database, where)

@@ -31,11 +31,11 @@ from sqlalchemy.pool import NullPool
 
 import cli
 from annotation.services import accounts, projects
-from db import config as app_config, restore as restore_module
+from db import config as app_config, presence, restore as restore_module
 from db.backup import backup_database
 from db.engine import ENV_VAR, Database, make_engine
 from db.restore import restore_database
-from db.sqlite_replace import DatabaseMissing
+from db.sqlite_replace import DatabaseMissing, marker_path
 from kill_points import killed_after_event, killed_at_line
 from service_helpers import text_records
 
@@ -194,7 +194,7 @@ def test_a_postgres_restore_killed_during_its_load_leaves_the_old_or_the_new_dat
     assert min(events.values()) > 200
     # spread over the stream (the transaction open, the old tables dropped, rows half loaded),
     # and every one of the last events: COMMIT written, psql's input closed, its exit awaited
-    kill_points = [lambda n, i=i: max(1, n * i // 10) for i in range(10)] + \
+    kill_points = [lambda n, i=i: max(1, n * i // 5) for i in range(5)] + \
                   [lambda n, back=back: n - back for back in range(6, -1, -1)]
     outcomes = set()
     for kill_point in kill_points:
@@ -294,3 +294,25 @@ def test_a_database_an_older_restore_moved_away_is_never_replaced_by_an_empty_on
     assert _users(target) == before
     assert _chronocept(capsys, "exports")[:2] == (0, "no exports yet\n")
     assert not list(tmp_path.glob(".restore-*"))  # swept once the database is back
+
+
+def test_a_start_waits_for_a_running_restore_but_not_for_running_processes(tmp_path):
+    target = tmp_path / "chronocept.db"
+    url = f"sqlite:///{target}"
+    Database.connect(url).dispose()
+    with presence.held_exclusively(url):  # a restore between its marker and its end
+        marker_path(target).write_text("{}")
+        with pytest.raises(presence.DatabaseInUse, match="a restore of this database is in progress"):
+            presence.settle_interrupted_restore(target, wait_s=0.2)
+    marker_path(target).unlink()
+
+    target.unlink()  # gone while a process runs, and a restore left its data aside
+    held = presence.announce(url, wait_s=0)
+    try:
+        kept = tmp_path / "backups" / "chronocept-20261124T091500Z-before-restore.db"
+        kept.parent.mkdir()
+        kept.write_bytes(b"")
+        with pytest.raises(DatabaseMissing, match=f"left its data in {kept}"):
+            presence.settle_interrupted_restore(target, wait_s=30)  # at once: no restore runs
+    finally:
+        held.release()
