@@ -27,13 +27,29 @@ BAD_URLS = {
 }
 
 
-def _commands() -> set[str]:
-    names = set()
-    for action in cli.build_parser()._subparsers._group_actions:  # noqa: SLF001 - no public list
+def _invocations() -> dict[str, list[str]]:
+    """Every command of the parser (``import texts`` for a nested one), with its positional
+    arguments and required options filled in so that it parses: the settings are read next."""
+    def filled(sub: argparse.ArgumentParser) -> list[str]:
+        argv: list[str] = []
+        for action in sub._actions:  # noqa: SLF001 - argparse has no public list
+            value = (str(next(iter(action.choices))) if action.choices
+                     else "1" if action.type in (int, float) else "x")
+            if not action.option_strings:
+                argv.append(value)
+            elif action.required:
+                argv += [action.option_strings[0], value]
+        return argv
+
+    found = {}
+    for action in cli.build_parser()._subparsers._group_actions:  # noqa: SLF001
         for name, sub in action.choices.items():
             nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
-            names |= {f"{name} {inner}" for a in nested for inner in a.choices} if nested else {name}
-    return names
+            if not nested:
+                found[name] = [name, *filled(sub)]
+            for group in nested:
+                found |= {f"{name} {inner}": [name, inner, *filled(p)] for inner, p in group.choices.items()}
+    return found
 
 
 @pytest.mark.parametrize("url", BAD_URLS)
@@ -57,28 +73,8 @@ def test_good_urls_pass(tmp_path, monkeypatch):
 def test_every_command_refuses_a_bad_database_url_in_one_line_and_creates_nothing(tmp_path, monkeypatch, capsys):
     work = tmp_path / "work"
     work.mkdir()
-    texts = tmp_path / "texts.txt"
-    texts.write_text("The shop is closed this week.\n")
-    invocations = {
-        "create-user": ["create-user", "boss", "--role", "admin", "--password-stdin"],
-        "import texts": ["import", "texts", str(texts)],
-        "import pairs": ["import", "pairs", str(texts)],
-        "import annotations": ["import", "annotations", str(texts)],
-        "agreement": ["agreement", "--json"],
-        "resolve": ["resolve"],
-        "dedup": ["dedup", "--quiet"],
-        "export": ["export", "out", "--quiet"],
-        "exports": ["exports"],
-        "train": ["train", "out", "--quiet"],
-        "score": ["score", "out", str(texts)],
-        "run-job": ["run-job", "1"],
-        "demo": ["demo"],
-        "backup": ["backup", "team.backup"],
-        "restore": ["restore", str(texts)],
-        "predict": ["predict", "out"],
-        "audit": ["audit"],
-    }
-    assert set(invocations) == _commands()
+    invocations = _invocations()
+    assert {"create-user", "import texts", "backup", "restore", "train", "score", "run-job"} <= set(invocations)
     monkeypatch.chdir(work)
     for url, why in BAD_URLS.items():
         monkeypatch.setenv(ENV_VAR, url)
