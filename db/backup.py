@@ -2,10 +2,11 @@
 
 A backup is written to a hidden temporary file beside its target, flushed to the disk, and
 renamed into place when complete (:mod:`db.durable`): the target is never a half file, and an
-existing one is replaced only when asked to. A process killed meanwhile leaves that file behind; its name says who wrote it
-(``.backup-<host>-<pid>-<random>``), so :func:`remove_abandoned_backups` — run at every start and
-before every backup into the same folder — removes it once that process is gone, or after an
-hour untouched when the writer cannot be checked (another host on a shared disk, an older name).
+existing one is replaced only when asked to. A process killed meanwhile leaves that file behind;
+its name says who wrote it (``.backup-<host>-<pid>-<random>``), so
+:func:`remove_abandoned_backups` — run at every start and before every backup into the same
+folder — removes it once that process is gone, or after an hour untouched when the writer cannot
+be checked (another host on a shared disk, an older name).
 """
 
 from __future__ import annotations
