@@ -9,6 +9,7 @@ from ui.display import plain  # noqa: E402
 from db.config import ConfigError, config  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.presence import DatabaseInUse  # noqa: E402
+from db.sqlite_replace import DatabaseMissing  # noqa: E402
 from db.upgrade import SchemaUpgradeError  # noqa: E402
 from ui.navigation import first_run_navigation, signed_in_navigation, signed_out_navigation  # noqa: E402
 from ui.session import (  # noqa: E402
@@ -25,7 +26,7 @@ def _open_database():  # type: ignore[no-untyped-def]
     try:
         config()  # the settings, read once per server process (db.config); a bad value stops here
     except ConfigError as exc:
-        st.error(f"The app's configuration has a bad value, so it cannot start: {exc}")
+        st.error(f"The app's configuration has a bad value, so it cannot start: {plain(exc)}")
         st.stop()
     try:
         return get_database()
@@ -35,6 +36,9 @@ def _open_database():  # type: ignore[no-untyped-def]
         st.stop()
     except DatabaseInUse:
         st.error("The database is being restored from a backup; reload the page when that has finished.")
+        st.stop()
+    except DatabaseMissing as exc:  # never a new, empty database where a restore left the data
+        st.error(f"The app cannot start: {plain(exc)}")
         st.stop()
 
 

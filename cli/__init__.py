@@ -29,7 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from annotation.services import accounts
 from annotation.services.authz import ROLES, Actor
 from annotation.services.errors import ServiceError
-from db.backup import BackupError, backup_database
+from db.backup import BackupError, BackupExists, backup_database
 from cli.database import database_failure, open_database
 from cli.imports import add_commands as add_import_commands
 from cli.model import add_commands as add_model_commands, record_training_run
@@ -38,6 +38,7 @@ from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
 from db.presence import DatabaseInUse
 from db.restore import RestoreError, restore_database
+from db.sqlite_replace import DatabaseMissing
 from db.upgrade import SchemaUpgradeError
 
 
@@ -273,11 +274,16 @@ def cmd_demo(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_backup(db: Database, args: argparse.Namespace) -> str:
+    """Write the backup; an existing file is replaced only with ``--overwrite``, and then in one
+    step (never a half file under its name)."""
+    replacing = Path(args.file).exists()
     try:
-        backup_database(db.engine, Path(args.file))
+        backup_database(db.engine, Path(args.file), overwrite=args.overwrite)
+    except BackupExists:
+        raise CliError(f"{args.file} already exists; add --overwrite to replace it") from None
     except BackupError as exc:
         raise CliError(str(exc)) from None
-    return f"backup written to {args.file}"
+    return f"backup written to {args.file}" + (" (the earlier file there replaced)" if replacing else "")
 
 
 def cmd_restore(_db: None, args: argparse.Namespace) -> str:
@@ -381,6 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("backup", help="consistent copy of the database")
     p.add_argument("file")
+    p.add_argument("--overwrite", action="store_true", help="replace FILE when it exists")
     p.set_defaults(func=cmd_backup)
 
     p = sub.add_parser("restore", help="put a backup in place of the database (the app stopped), "
@@ -397,7 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_config(signs_in=False)  # every setting read once, now (db.config); a bad value is one line
     except ConfigError as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
-        return 2
+        return 1
     try:
         if not getattr(args, "needs_db", True):
             print(args.func(None, args))
@@ -407,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(args.func(db, args))
         finally:
             db.dispose()
-    except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse) as exc:
+    except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse, DatabaseMissing) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
         return 1
     except SQLAlchemyError as exc:  # an unreachable server, a refused login, a missing database

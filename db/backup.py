@@ -1,10 +1,12 @@
 """Consistent online backups of the database.
 
-A backup is written to a hidden temporary file beside its target and renamed into place when
-complete. A process killed meanwhile leaves that file behind; its name says who wrote it
-(``.backup-<host>-<pid>-<random>``), so :func:`remove_abandoned_backups` — run at every start and
-before every backup into the same folder — removes it once that process is gone, or after an
-hour untouched when the writer cannot be checked (another host on a shared disk, an older name).
+A backup is written to a hidden temporary file beside its target, flushed to the disk, and
+renamed into place when complete (:mod:`db.durable`): the target is never a half file, and an
+existing one is replaced only when asked to. A process killed meanwhile leaves that file behind;
+its name says who wrote it (``.backup-<host>-<pid>-<random>``), so
+:func:`remove_abandoned_backups` — run at every start and before every backup into the same
+folder — removes it once that process is gone, or after an hour untouched when the writer cannot
+be checked (another host on a shared disk, an older name).
 """
 
 from __future__ import annotations
@@ -22,9 +24,15 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
+from db.durable import flush_file, flush_folder
+
 
 class BackupError(Exception):
     """The backup could not be written (one-line reason)."""
+
+
+class BackupExists(BackupError):
+    """The target exists and was not to be replaced; it is left as it was."""
 
 
 #: a temporary backup untouched this long is abandoned whoever wrote it (a live pg_dump or
@@ -33,11 +41,11 @@ ABANDONED_AFTER_S = 3600.0
 _TEMPORARY = re.compile(r"\.backup-(?:(?P<host>.+)-(?P<pid>\d+)-)?[a-z0-9_]{8}")
 
 
-def _temporary_prefix() -> str:
+def temporary_prefix() -> str:
     return f".backup-{socket.gethostname()}-{os.getpid()}-"
 
 
-def _process_is_alive(pid: int) -> bool:
+def process_is_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -72,37 +80,65 @@ def remove_abandoned_backups(folder: Path, *, now: float | None = None,
             continue
         pid = int(match["pid"]) if match["pid"] else None
         writer_gone = (match["host"] == socket.gethostname() and pid is not None
-                       and pid != os.getpid() and not _process_is_alive(pid))
+                       and pid != os.getpid() and not process_is_alive(pid))
         if writer_gone or now - info.st_mtime > max_age:
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed
 
 
-def backup_database(engine: Engine, target: Path) -> None:
-    """Write a consistent copy of the database to ``target`` (atomic: temp file, then rename).
+def copy_sqlite_file(database: str | Path, target: Path) -> None:
+    """``database`` through SQLite's online backup API (consistent while others write, with what
+    its ``-wal`` holds) into ``target``: one self-contained file, flushed to the disk."""
+    src = sqlite3.connect(database)
+    dst = sqlite3.connect(target)
+    try:
+        dst.execute("PRAGMA synchronous=OFF")  # one flush of the finished file below does
+        src.backup(dst)
+        # one self-contained file: opening the copy must not need (or create) -wal/-shm
+        dst.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        dst.close()
+        src.close()
+    flush_file(target)
+
+
+def _put_in_place(tmp_path: Path, target: Path, overwrite: bool) -> None:
+    """Name the complete file ``tmp_path`` ``target`` in one step: replacing what is there, or
+    (``overwrite`` False) only where nothing is — a link cannot take an existing name, so a file
+    that appears meanwhile is not replaced either."""
+    if overwrite:
+        tmp_path.replace(target)
+    else:
+        try:
+            os.link(tmp_path, target)
+        except FileExistsError:
+            raise BackupExists(f"{target} already exists") from None
+    flush_folder(target.parent)
+
+
+def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> None:
+    """Write a consistent copy of the database to ``target``: a temporary file, flushed, then
+    renamed, so ``target`` is never a half file. ``overwrite`` False: :class:`BackupExists` when
+    ``target`` exists (it is left as it was).
 
     SQLite: the online backup API (consistent while the app keeps writing). PostgreSQL:
     ``pg_dump --format=custom`` (restore with ``pg_restore``); the URL's password reaches
     pg_dump as ``PGPASSWORD`` in its environment, not on its command line.
     """
     target = target.resolve()
+    if target.is_dir():
+        raise BackupError(f"{target} is a folder; name the backup file")
+    if target.exists() and not overwrite:
+        raise BackupExists(f"{target} already exists")
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_abandoned_backups(target.parent)
     url = engine.url
-    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=_temporary_prefix(), delete=False) as tmp:
+    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=temporary_prefix(), delete=False) as tmp:
         tmp_path = Path(tmp.name)
     try:
         if url.get_backend_name() == "sqlite":
-            src = sqlite3.connect(url.database)
-            dst = sqlite3.connect(tmp_path)
-            try:
-                src.backup(dst)
-                # one self-contained file: opening the copy must not need (or create) -wal/-shm
-                dst.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                dst.close()
-                src.close()
+            copy_sqlite_file(url.database, tmp_path)
         elif url.get_backend_name() == "postgresql":
             pg_dump = shutil.which("pg_dump")
             if pg_dump is None:
@@ -119,8 +155,9 @@ def backup_database(engine: Engine, target: Path) -> None:
                 capture_output=True, text=True, env=env)
             if done.returncode != 0:
                 raise BackupError("pg_dump failed: " + (done.stderr.strip().splitlines() or ["no message"])[-1])
+            flush_file(tmp_path)
         else:
             raise BackupError(f"backup is not supported for {url.get_backend_name()}")
-        tmp_path.replace(target)
+        _put_in_place(tmp_path, target, overwrite)
     finally:
         tmp_path.unlink(missing_ok=True)

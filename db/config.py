@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Mapping
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 DATABASE_URL_ENV = "CHRONOCEPT_DATABASE_URL"
 SESSION_HOURS_ENV = "CHRONOCEPT_SESSION_HOURS"
@@ -41,7 +45,9 @@ MAX_SESSION_HOURS = 30 * 24.0
 #: (variable, default, range and meaning): README's "Configuration" table, row by row.
 VARIABLES: tuple[tuple[str, str, str], ...] = (
     (DATABASE_URL_ENV, "`sqlite:///data/chronocept.db` (folder created)",
-     "any SQLAlchemy URL of SQLite or PostgreSQL (`postgresql+psycopg://…`)"),
+     "an SQLite file (`sqlite:///path/file.db`) or a PostgreSQL database (`postgresql+psycopg://…`); "
+     "anything else (another database, an in-memory SQLite, a folder that cannot be made) is refused "
+     "in one line naming the variable"),
     (SESSION_HOURS_ENV, "`12`",
      "hours a sign-in lasts, 5 minutes (`0.0833`) to 720; a value outside is refused in one line naming the variable"),
     (EXPORT_DIR_ENV, "`data/exports`", "folder of dataset exports"),
@@ -58,6 +64,93 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
 
 class ConfigError(ValueError):
     """A variable's value is out of its range; the message is one line naming it."""
+
+
+#: what a good database URL looks like, for the messages that refuse a bad one
+_URL_FORMS = "sqlite:///path/to/file.db or postgresql+psycopg://user@host/dbname"
+
+
+def _refused_url(why: str) -> ConfigError:
+    return ConfigError(f"{DATABASE_URL_ENV} {why}; give {_URL_FORMS}. Ask the administrator.")
+
+
+def _folder_refusal(folder: Path) -> str | None:
+    """Why no database file can be made in ``folder`` (None: it can). The app creates a missing
+    folder; whether it could is found out by making (and removing) a folder where it would go,
+    so nothing is left behind either way."""
+    existing = folder
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".chronocept-probe-", dir=existing))
+    except OSError as exc:
+        return f"nothing can be written in {existing} ({exc.strerror or type(exc).__name__})"
+    return None
+
+
+def checked_database_url(raw: str) -> str:
+    """``raw`` when it names a database that can hold the team's work (empty: the default file);
+    otherwise :class:`ConfigError`, one line that names the variable (never the password).
+
+    >>> checked_database_url("sqlite:///:memory:")
+    Traceback (most recent call last):
+    ...
+    db.config.ConfigError: CHRONOCEPT_DATABASE_URL names an in-memory SQLite database, which is gone when the process ends; give sqlite:///path/to/file.db or postgresql+psycopg://user@host/dbname. Ask the administrator.
+    """
+    if not raw:
+        return raw
+    try:
+        url: URL = make_url(raw)
+    except (ArgumentError, ValueError):
+        raise _refused_url("is not a database URL") from None
+    backend, driver = url.get_backend_name(), url.get_driver_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise _refused_url(f"names a {backend} database, which Chronocept does not support")
+    try:
+        dialect = url.get_dialect()
+        if dialect.is_async:
+            raise _refused_url(f"names the asynchronous driver {driver}")
+        dialect.import_dbapi()
+    except (NoSuchModuleError, ImportError):
+        raise _refused_url(f"names the driver {driver}, which is not installed") from None
+    if backend == "postgresql":
+        return raw
+    database = url.database or ""
+    if database in ("", ":memory:") or url.query.get("mode") == "memory":
+        raise _refused_url("names an in-memory SQLite database, which is gone when the process ends")
+    if database.startswith("file:"):
+        raise _refused_url(f"names the SQLite URI {database}; name the file by its path")
+    path = Path(database)
+    if path.is_dir():
+        raise _refused_url(f"names {path}, which is a folder")
+    why = None if path.exists() else _folder_refusal(path.parent.absolute())
+    if why:
+        raise _refused_url(f"names {path}, but {why}")
+    return raw
+
+
+def backup_folder_of(sqlite_file: str | Path | None) -> Path:
+    """Where backups of the database go: ``CHRONOCEPT_BACKUP_DIR`` when set; otherwise beside an
+    SQLite file (``<folder>/backups``), or ``./data/backups`` for a server database (None).
+
+    >>> _ = load({})
+    >>> backup_folder_of("/srv/team/chronocept.db")
+    PosixPath('/srv/team/backups')
+    >>> _ = load({"CHRONOCEPT_BACKUP_DIR": "/shared/backups"})
+    >>> backup_folder_of("/srv/team/chronocept.db")
+    PosixPath('/shared/backups')
+    >>> reset()
+    """
+    configured = config().backup_dir
+    if configured is not None:
+        return configured
+    if sqlite_file:
+        return Path(sqlite_file).resolve().parent / "backups"
+    return DEFAULT_BACKUP_DIR.resolve()
 
 
 @dataclass(frozen=True)
@@ -109,7 +202,7 @@ class Config:
             elif not (MIN_SESSION_HOURS <= hours <= MAX_SESSION_HOURS):  # also refuses nan and inf
                 raise ConfigError(f"{SESSION_HOURS_ENV} must be a number of hours from {MIN_SESSION_HOURS:.3g} "
                                   f"to {MAX_SESSION_HOURS:.0f}; it is {raw[:40]!r}. Ask the administrator.")
-        return cls(database_url=text(DATABASE_URL_ENV), session_hours=hours,
+        return cls(database_url=checked_database_url(text(DATABASE_URL_ENV)), session_hours=hours,
                    export_dir=Path(text(EXPORT_DIR_ENV) or DEFAULT_EXPORT_DIR),
                    runs_dir=Path(text(RUNS_DIR_ENV) or DEFAULT_RUNS_DIR),
                    job_launcher=text(LAUNCHER_ENV),
@@ -156,4 +249,5 @@ def reset() -> None:
     _current = None
 
 
-__all__ = ["Config", "ConfigError", "VARIABLES", "config", "load", "reset"]
+__all__ = ["Config", "ConfigError", "VARIABLES", "backup_folder_of", "checked_database_url", "config", "load",
+           "reset"]

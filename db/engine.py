@@ -30,6 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.config import DATABASE_URL_ENV, DEFAULT_SQLITE_PATH, config
+from db.presence import announce as announce_presence, settle_interrupted_restore, sqlite_file
 
 T = TypeVar("T")
 
@@ -176,13 +177,18 @@ def make_engine(url: str | None = None, *, busy_timeout_s: float = SQLITE_BUSY_T
                 pool_timeout_s: float = POOL_TIMEOUT_S) -> Engine:
     """Create an engine for ``url`` (default: :func:`database_url`), its pool sized for
     :data:`POOL_SIZE` concurrent service calls (SQLAlchemy 2 uses a QueuePool for SQLite files
-    too, by default only 5 + 10, which 16 annotators and a fragment exhaust)."""
+    too, by default only 5 + 10, which 16 annotators and a fragment exhaust). An SQLite file
+    is settled first (:func:`db.presence.settle_interrupted_restore`; it may raise
+    :class:`db.sqlite_replace.DatabaseMissing` or :class:`db.presence.DatabaseInUse`)."""
     url = url or database_url()
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        db_path = parsed.database
+        db_path = sqlite_file(parsed)
         pool_args: dict[str, Any] = {}
-        if db_path and db_path != ":memory:" and not db_path.startswith("file:"):
+        if db_path:
+            # the one place a SQLite file's engine is made: a restore killed half-way is
+            # finished or undone before anything opens the file (db.sqlite_replace)
+            settle_interrupted_restore(db_path)
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
             pool_args = dict(pool_size=POOL_SIZE, max_overflow=SQLITE_MAX_OVERFLOW,
                              pool_timeout=pool_timeout_s)
@@ -306,8 +312,6 @@ class Database:
         ``announce``: the app and the CLI say that they run against the database until
         :meth:`dispose` or their exit (:mod:`db.presence`: ``chronocept restore`` refuses
         meanwhile); taken before the upgrade, so a start during a restore waits for its end."""
-        from db.presence import announce as announce_presence
-
         url = url or database_url()
         presence = announce_presence(url) if announce else None
         try:

@@ -13,6 +13,10 @@ takes the same lock *exclusively*, without waiting.
   every 15 s and takes the lock again on a new one. A restore also refuses while any other
   client session is connected to the database (an app server of an older version, ``psql``).
 
+Before a process opens an SQLite file it settles a restore that was killed half-way
+(:func:`settle_interrupted_restore`, :mod:`db.sqlite_replace`): holding the lock exclusively, so
+never while a restore runs.
+
 A lock file on a network file system shared by several machines is only as good as that file
 system's ``flock``; several app servers belong on PostgreSQL anyway (an SQLite file cannot be
 shared between machines).
@@ -34,6 +38,8 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
+from db import sqlite_replace
+
 #: the advisory lock key (any constant bigint): "ChrRun"
 PG_PRESENCE_KEY = 0x436872_52756E
 #: how long a starting app waits for a restore in progress before giving up
@@ -52,12 +58,60 @@ def lock_file(database: str) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-def _sqlite_file(url: URL) -> str | None:
+def sqlite_file(url: URL) -> str | None:
     """The file of an SQLite URL, or None where there is no file to lock (in memory, URI form)."""
     database = url.database
     if not database or database == ":memory:" or database.startswith("file:"):
         return None
     return database
+
+
+RESTORING = "a restore of this database is in progress; try again when it has finished"
+
+
+def _open_lock(database: str) -> int:
+    path = lock_file(database)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+
+
+def _locked(fd: int, mode: int) -> bool:
+    """Take the flock ``mode`` on ``fd`` without waiting: False when another holder stands in the way."""
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            return False
+        raise
+
+
+def settle_interrupted_restore(database: str | Path, *, wait_s: float = WAIT_FOR_RESTORE_S) -> None:
+    """Before anything opens the SQLite file ``database``: finish or undo a restore of it that was
+    killed, and sweep what killed restores left (:func:`db.sqlite_replace.settle`), holding the
+    database exclusively. Waits while a restore runs (then :class:`DatabaseInUse`); raises
+    :class:`db.sqlite_replace.DatabaseMissing` when the file is gone but a restore left its data
+    elsewhere. Costs a few stats and a folder listing when there is nothing to do."""
+    path = Path(database).resolve()
+    if not sqlite_replace.needs_settling(path):
+        return
+    deadline = time.monotonic() + wait_s
+    while True:
+        fd = _open_lock(str(path))
+        try:
+            if _locked(fd, fcntl.LOCK_EX):
+                sqlite_replace.settle(path)
+                return
+            if _locked(fd, fcntl.LOCK_SH) and not sqlite_replace.interrupted(path):
+                # no restore runs: the holders are running processes, which settled it before
+                # they started (the copies they could not sweep wait for a later start)
+                sqlite_replace.refuse_if_moved_away(path)
+                return
+        finally:
+            os.close(fd)
+        if time.monotonic() > deadline:  # a restore runs (it holds the database exclusively)
+            raise DatabaseInUse(RESTORING)
+        time.sleep(0.05)
 
 
 class Presence:
@@ -96,8 +150,7 @@ class _PostgresPresence(Presence):
         except DBAPIError as exc:
             conn.close()
             if getattr(exc.orig, "sqlstate", None) == "55P03":  # lock_not_available
-                raise DatabaseInUse("a restore of this database is in progress; try again when "
-                                    "it has finished") from None
+                raise DatabaseInUse(RESTORING) from None
             raise
         self._conn = conn
 
@@ -135,25 +188,24 @@ def announce(url: str | URL, *, wait_s: float = WAIT_FOR_RESTORE_S) -> Presence 
     url = make_url(url) if isinstance(url, str) else url
     if url.get_backend_name() == "postgresql":
         return _PostgresPresence(url, wait_s)
-    database = _sqlite_file(url)
+    database = sqlite_file(url)
     if database is None:
         return None
-    path = lock_file(database)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + wait_s
     while True:
+        settle_interrupted_restore(database, wait_s=max(0.0, deadline - time.monotonic()))
+        fd = _open_lock(database)
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            while not _locked(fd, fcntl.LOCK_SH):
+                if time.monotonic() > deadline:
+                    raise DatabaseInUse(RESTORING)
+                time.sleep(0.2)
+        except BaseException:
+            os.close(fd)
+            raise
+        if not sqlite_replace.interrupted(Path(database).resolve()):
             return _FilePresence(fd)
-        except OSError as exc:
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN) or time.monotonic() > deadline:
-                os.close(fd)
-                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-                    raise DatabaseInUse("a restore of this database is in progress; try again "
-                                        "when it has finished") from None
-                raise
-        time.sleep(0.2)
+        os.close(fd)  # a restore was killed after the settling above: settle it first
 
 
 IN_USE = ("the app (or another chronocept command) is running against this database; stop it "
@@ -170,19 +222,13 @@ def held_exclusively(url: str | URL) -> Iterator[None]:
         with _pg_exclusive(url):
             yield
         return
-    database = _sqlite_file(url)
+    database = sqlite_file(url)
     if database is None:
         raise DatabaseInUse("only a database file can be restored (not an in-memory database)")
-    path = lock_file(database)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = _open_lock(database)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-                raise DatabaseInUse(IN_USE) from None
-            raise
+        if not _locked(fd, fcntl.LOCK_EX):
+            raise DatabaseInUse(IN_USE)
         yield
     finally:
         os.close(fd)

@@ -11,12 +11,15 @@ on either database:
    temporary file beside the database, ``PRAGMA integrity_check`` and ``foreign_key_check``
    clean, an Alembic revision this version knows; PostgreSQL — ``pg_restore --list`` reads it as
    a ``pg_dump -Fc`` archive holding ``alembic_version``;
-3. keeps the current database aside in the backup folder (SQLite: the file moved *together with*
-   its ``-wal``/``-shm``, so nothing of it is replayed into the restored file and a damaged
-   database is kept as it was; PostgreSQL: ``pg_dump -Fc``);
-4. puts the backup in place — SQLite: the checked copy renamed over the database file;
-   PostgreSQL: every table of the schema dropped and the archive loaded, in one transaction
-   (``psql --single-transaction``), so a failure leaves the database as it was;
+3. keeps a copy of the current database in the backup folder (SQLite: through the backup API,
+   so what its ``-wal`` holds is in it, complete before it has its name; PostgreSQL:
+   ``pg_dump -Fc``);
+4. puts the backup in place — SQLite: the checked copy renamed over the database file, its
+   ``-wal``/``-shm`` removed first so that nothing of the old database is replayed into it, by
+   :mod:`db.sqlite_replace`, whose intent marker lets a restore killed at any instruction leave
+   the old database or the new one, the next start finishing or undoing it; PostgreSQL: every
+   table of the schema dropped and the archive loaded in one transaction, so a failure or a kill
+   leaves the database as it was;
 5. verifies the result: the same checks again and, table by table, the row counts of the backup.
 
 The schema stays at the backup's revision; the app (or any command) upgrades it at its next
@@ -29,7 +32,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import secrets
 import shutil
 import sqlite3
 import subprocess
@@ -41,10 +43,13 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
+from db import sqlite_replace
 from db.backup import BackupError, backup_database
+from db.durable import flush_file
 from db.presence import held_exclusively
+from db.upgrade import backup_folder, migration_scripts
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+SQLITE_MAGIC = sqlite_replace.SQLITE_MAGIC
 PG_MAGIC = b"PGDMP"
 
 
@@ -68,15 +73,12 @@ class Restored:
 
 
 def _known_revision(revision: str | None, source: Path) -> str:
-    from alembic.script import ScriptDirectory
     from alembic.util import CommandError
-
-    from db.upgrade import alembic_config
 
     if not revision:
         raise RestoreError(f"{source} is not a Chronocept backup (it has no schema revision)")
     try:
-        ScriptDirectory.from_config(alembic_config()).get_revision(revision)
+        migration_scripts().get_revision(revision)
     except CommandError:
         raise RestoreError(f"{source} is at schema revision {revision}, which this version of "
                            "Chronocept does not know (was it written by a newer version?)") from None
@@ -100,8 +102,6 @@ def restore_database(url: str | URL, source: Path, backups: Path | None = None) 
     """Restore the database at ``url`` from ``source`` (see the module docstring), keeping the
     current one in ``backups`` (default: where upgrade backups go, :func:`db.upgrade.backup_folder`).
     Raises :class:`RestoreError` or :class:`db.presence.DatabaseInUse` (one line)."""
-    from db.upgrade import backup_folder
-
     url = make_url(url) if isinstance(url, str) else url
     source = Path(source)
     if not source.is_file():
@@ -145,7 +145,8 @@ def _sqlite_checked(path: Path, source: Path) -> tuple[str, dict[str, int]]:
 
 
 def _copy_sqlite(source: Path, copy: Path) -> None:
-    """``source`` through the backup API into ``copy``, one self-contained file (no -wal)."""
+    """``source`` through the backup API into ``copy``, one self-contained file (no -wal),
+    flushed to the disk."""
     with source.open("rb") as f:
         if f.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
             raise RestoreError(f"{source} is not an SQLite database (make one with: chronocept backup FILE)")
@@ -158,6 +159,7 @@ def _copy_sqlite(source: Path, copy: Path) -> None:
             src = sqlite3.connect(source)
         dst = sqlite3.connect(copy)
         try:
+            dst.execute("PRAGMA synchronous=OFF")  # flushed once, whole, below
             src.backup(dst)
             dst.execute("PRAGMA journal_mode=DELETE")
         finally:
@@ -165,44 +167,30 @@ def _copy_sqlite(source: Path, copy: Path) -> None:
             src.close()
     except sqlite3.DatabaseError as exc:
         raise RestoreError(f"{source} is damaged or not a database ({exc})") from None
-
-
-def _move_aside_sqlite(target: Path, backups: Path) -> Path:
-    """Move the database file with its -wal, -shm and -journal into ``backups`` (same names
-    beside each other, so it opens as it was), then fold the -wal in when the file allows."""
-    backups.mkdir(parents=True, exist_ok=True)
-    aside = _aside_path(backups, target.stem, target.suffix or ".db")
-    for extra in ("", "-wal", "-shm", "-journal"):
-        companion = Path(f"{target}{extra}")
-        if companion.exists():
-            shutil.move(str(companion), f"{aside}{extra}")
-    try:  # one file to restore from later; a damaged database stays as it was
-        con = sqlite3.connect(aside)
-        try:
-            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            con.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            con.close()
-    except sqlite3.DatabaseError:
-        pass
-    return aside
+    flush_file(copy)
 
 
 def _restore_sqlite(url: URL, source: Path, backups: Path) -> Restored:
     target = Path(url.database or "").resolve()
     with held_exclusively(url):
+        # a restore killed earlier is finished first (a missing database is what a restore mends)
+        sqlite_replace.settle(target, refuse_missing=False)
         target.parent.mkdir(parents=True, exist_ok=True)
-        copy = target.with_name(f".restore-{os.getpid()}-{secrets.token_hex(4)}{target.suffix}")
+        copy = sqlite_replace.new_copy_path(target)
         try:
             _copy_sqlite(source, copy)
             if target.exists():  # the restored file is as private as the one it replaces
                 os.chmod(copy, target.stat().st_mode & 0o777)
             revision, rows = _sqlite_checked(copy, source)
-            aside = _move_aside_sqlite(target, backups) if target.exists() else None
-            os.replace(copy, target)
-        finally:
-            copy.unlink(missing_ok=True)
-            Path(f"{copy}-journal").unlink(missing_ok=True)
+            aside = sqlite_replace.keep_copy(target, backups) if target.exists() else None
+        except BaseException:
+            sqlite_replace.remove_copy(copy)
+            raise
+        try:
+            sqlite_replace.replace_database_file(target, copy, aside)
+        except OSError as exc:
+            raise RestoreError(f"the backup could not be put in place ({exc}); the next start of the "
+                               "app or of any command finishes the restore") from None
         after_revision, after_rows = _sqlite_checked(target, target)
         if (after_revision, after_rows) != (revision, rows):
             raise RestoreError(f"the restored database differs from {source}; the previous one is "

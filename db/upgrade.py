@@ -32,13 +32,15 @@ from __future__ import annotations
 import datetime as dt
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import Connection, Engine, text
 
 from db.backup import BackupError, backup_database, remove_abandoned_backups
-from db.config import DEFAULT_BACKUP_DIR, NO_BACKUP_ENV, config
+from db.config import NO_BACKUP_ENV, backup_folder_of, config
+from db.presence import settle_interrupted_restore, sqlite_file
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 #: One constant key for pg_advisory_xact_lock: app servers (and commands) starting together on
@@ -79,6 +81,16 @@ def alembic_config():  # type: ignore[no-untyped-def]
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     return cfg
+
+
+@lru_cache(maxsize=1)
+def migration_scripts():  # type: ignore[no-untyped-def]
+    """The migrations (Alembic's ScriptDirectory), read once per process: reading them was most
+    of an up-to-date start's own time (and of a restore's checks), and they do not change while
+    a process runs."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config())
 
 
 @contextmanager
@@ -137,15 +149,17 @@ def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True)
     """
     from alembic import command
     from alembic.migration import MigrationContext
-    from alembic.script import ScriptDirectory
     from alembic.util import CommandError
 
     cfg = alembic_config()
-    script = ScriptDirectory.from_config(cfg)
+    script = migration_scripts()
     try:
         wanted = script.get_current_head() if target == "head" else script.get_revision(target).revision
     except CommandError as exc:
         raise SchemaUpgradeError(f"unknown schema revision {target!r}: {exc}") from None
+    database = sqlite_file(engine.url) if engine.dialect.name == "sqlite" else None
+    if database:  # a restore killed half-way is settled before the first connection
+        settle_interrupted_restore(database)
     with engine.connect() as conn:  # the usual start-up: already at the target, nothing to lock
         current = MigrationContext.configure(conn).get_current_revision()
     # a backup killed at an earlier start left its temporary file: gone once its writer is
@@ -180,12 +194,7 @@ def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True)
 def backup_folder(engine: Engine) -> Path:
     """Where upgrade backups go: ``CHRONOCEPT_BACKUP_DIR`` when set; otherwise next to a SQLite
     file (``<folder>/backups``) or ``./data/backups`` for PostgreSQL."""
-    configured = config().backup_dir
-    if configured is not None:
-        return configured
-    if engine.dialect.name == "sqlite" and engine.url.database:
-        return Path(engine.url.database).resolve().parent / "backups"
-    return DEFAULT_BACKUP_DIR.resolve()
+    return backup_folder_of(engine.url.database if engine.dialect.name == "sqlite" else None)
 
 
 def _backup_before_upgrade(engine: Engine, current: str, wanted: str) -> tuple[Path | None, str | None]:
