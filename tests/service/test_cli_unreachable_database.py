@@ -78,6 +78,7 @@ def test_every_command_says_in_one_line_that_the_database_cannot_be_reached(tmp_
         "dedup": ["dedup", "--quiet"],
         "export": ["export", str(tmp_path / "out"), "--quiet"],
         "exports": ["exports"],
+        "jobs": ["jobs"],
         "run-job": ["run-job", "1"],
         "demo": ["demo"],
         "backup": ["backup", str(tmp_path / "backup.dump")],
