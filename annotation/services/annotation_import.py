@@ -48,6 +48,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import content_select, content_values, contents_of
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from annotation.usernames import find_lookalike
 from annotation.workbench.protocol import AnnotationContent
@@ -182,6 +183,7 @@ def _staged_row(r: InterchangeRecord, sample_id: int) -> dict[str, Any]:
             "submitted_at": r.submitted_at}
 
 
+@checks_numbers
 def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
                        source: str = "") -> AnnotationImportSummary:
     """Lead: import an interchange file into a project's samples (see module docstring)."""

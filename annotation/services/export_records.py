@@ -27,6 +27,7 @@ from annotation import export as hf_export
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import NotFound
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import DatasetExport, User
 
@@ -203,6 +204,7 @@ def fail_record(db: Database, export_id: int, exc: BaseException) -> None:
             row.status, row.error = FAILED, reason[:2000]
 
 
+@checks_numbers
 def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:
     """Lead: the project's exports, newest first."""
     with db.read() as s:
@@ -214,6 +216,7 @@ def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportReco
         return [record_of(row, name) for row, name in rows]
 
 
+@checks_numbers
 def get_export(db: Database, actor: Actor, export_id: int) -> ExportRecord:
     with db.read() as s:
         require_role(s, actor, "lead")

@@ -69,6 +69,7 @@ from annotation.services.export_records import (
     start_record,
 )
 from annotation.services.lookup import project_row
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.config import config
 from db.engine import Database
@@ -107,6 +108,7 @@ class ExportReadiness:
         return sum(self.gold_by_benchmark.values())
 
 
+@checks_numbers
 def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadiness:
     """Lead: gold samples per benchmark, production samples still without gold, near-duplicate
     marks awaiting a decision and open review items — shown before exporting. Recovers the
@@ -248,6 +250,7 @@ def _figures_runner(n_gold: int) -> FiguresInThread:
     return FiguresInThread()
 
 
+@checks_numbers
 def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | str, *,
                    base: float | None = None, seed: int | None = None, licence: str | None = None,
                    overwrite: bool = False, reproduce: int | None = None,
@@ -390,6 +393,7 @@ class ExportStatistics:
     base: float
 
 
+@checks_numbers
 def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStatistics:
     """Lead: read an export folder back and compute its statistics (``annotation.corpus.dataset_stats``)."""
     record = get_export(db, actor, export_id)
@@ -417,6 +421,7 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
     return ExportStatistics(record, stats, records, contents.manifest.base)
 
 
+@checks_numbers
 def zip_of_export(db: Database, actor: Actor, export_id: int) -> bytes:
     """Lead: the export folder as a zip archive, for download."""
     record = get_export(db, actor, export_id)

@@ -36,6 +36,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_reads import production
 from annotation.services.job_reporter import JobReporter
+from annotation.services.number_limits import checks_numbers
 from annotation.timeaxis import DEFAULT_BASE, convert_base
 from db.engine import Database
 from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, Sample
@@ -80,6 +81,7 @@ def check_run(s: Any, project_id: int, run_job_id: int, *, files: bool = True) -
     return run, export
 
 
+@checks_numbers
 def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: int, kind: str, *,
                      members: int = DEFAULT_MEMBERS, folds: int = DEFAULT_FOLDS, seed: int = 0,
                      launcher: str | None = None, start: bool = True):  # type: ignore[no-untyped-def]

@@ -29,6 +29,7 @@ from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_records import REPLACED, get_export
+from annotation.services.number_limits import checks_numbers
 from annotation.training.errors import TrainingInputError
 from annotation.training.predictions import prediction_key
 from annotation.training.results import METRIC_COLUMNS, UNDEFINED_REASONS
@@ -95,6 +96,7 @@ def _export_folder(db: Database, actor: Actor, project_id: int, export_id: int) 
     return Path(record.path)
 
 
+@checks_numbers
 def score_submission(db: Database, actor: Actor, project_id: int, export_id: int, data: bytes,
                      file_name: str, name: str, benchmark: int | str = 1) -> LeaderboardEntry:
     """Lead: score a predictions file for the test split of ``benchmark`` of export ``export_id``
@@ -176,6 +178,7 @@ def _sort_key(entry: LeaderboardEntry) -> tuple[bool, float, float]:
     return (not math.isfinite(mse), mse if math.isfinite(mse) else 0.0, when)
 
 
+@checks_numbers
 def leaderboard(db: Database, actor: Actor, project_id: int, export_id: int,
                 benchmark: int | str = 1) -> Leaderboard:
     """Lead: the export's kept submissions for ``benchmark`` and the baselines of its succeeded

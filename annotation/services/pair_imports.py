@@ -35,6 +35,7 @@ from annotation.services.text_imports import (
     run_import,
 )
 from annotation.services.text_limits import check_length
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Sample, SamplePair
@@ -95,6 +96,7 @@ def _check_pair_records(records: Sequence[PairRecord], source: str) -> None:
             raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
 
 
+@checks_numbers
 def import_pairs(db: Database, actor: Actor, project_id: int | None, records: Sequence[PairRecord],
                  source: str = "", *, new_project: str | None = None) -> ImportSummary:
     """Lead: add context pairs to a context-pairs project's pool, all or nothing; with
@@ -105,6 +107,7 @@ def import_pairs(db: Database, actor: Actor, project_id: int | None, records: Se
     return run_import(db, actor, project_id, records, source, new_project, PAIRS)
 
 
+@checks_numbers
 def import_pair_file(db: Database, actor: Actor, project_id: int | None, data: bytes, filename: str, *,
                      new_project: str | None = None) -> ImportSummary:
     """Parse and import an uploaded pairs file (:func:`annotation.corpus.pair_import.parse_pairs`);

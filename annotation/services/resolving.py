@@ -36,6 +36,7 @@ from annotation.services.rows import content_select, contents_of, gold_values
 from annotation.protocols import protocol_of
 from annotation.services.sample_pairs import PairFacts, pairs_of
 from annotation.services.settling import SettlePlan, Submitted, pair_columns, plan_settle, spread_of_project
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database, make_engine
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, User, utcnow
@@ -262,6 +263,7 @@ def complete_samples(db: Database, project_id: int, k: int) -> list[int]:
         .group_by(Sample.id).having(func.count(Annotation.id) >= k).order_by(Sample.id))))
 
 
+@checks_numbers
 def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: bool = False,
                     progress: Callable[[int, int], None] | None = None) -> SettleSummary:
     """Lead: settle every complete sample not settled yet — unflagged ones become gold, flagged

@@ -24,6 +24,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.text_limits import check_length
+from annotation.services.number_limits import checks_numbers
 from annotation.corpus.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
@@ -182,6 +183,7 @@ def _insert_samples(s: Session, rows: list[dict[str, Any]], companions: dict[str
               [{"sample_id": sid, **companions[ext]} for sid, ext in made if ext in companions])
 
 
+@checks_numbers
 def import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
                  source: str = "", *, new_project: str | None = None) -> ImportSummary:
     """Lead: add texts to a project's pool, all or nothing (see :func:`_plan_rows` for ids and
@@ -422,6 +424,7 @@ def check_text_file_size(filename: str, n_bytes: int) -> None:
         raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
 
 
+@checks_numbers
 def import_text_file(db: Database, actor: Actor, project_id: int | None, data: bytes, filename: str,
                      default_benchmark: int | None = None, *,
                      new_project: str | None = None) -> ImportSummary:
