@@ -140,12 +140,15 @@ HEADLINE_LABELS: tuple[tuple[str, str], ...] = (
 
 
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
+    """What this run changed, then what it left as it was (a run that finds nothing new says so)."""
     from annotation.services import resolving  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
     summary = resolving.resolve_project(db, actor, pid, recheck=args.recheck)
-    return (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review, "
-            f"{summary.pending} awaiting a lead, {summary.incomplete} incomplete")
+    changed = (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review"
+               if summary.gold or summary.flagged else "nothing new to resolve")
+    return (f"{changed}; {summary.settled} already in gold, {summary.pending} awaiting a lead, "
+            f"{summary.incomplete} incomplete")
 
 
 class ProgressBar:
