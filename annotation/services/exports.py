@@ -53,7 +53,7 @@ from annotation.export import figures as figures_module
 from annotation.leftovers import figures_folder_prefix
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.errors import FolderNotEmpty, InvalidInput, NotFound
 from annotation.protocols import protocol_of
 from annotation.services.export_reads import count_gold, production, read_export_input, read_pair_gold
 from annotation.wording import counted
@@ -333,9 +333,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     try:  # a refused destination records nothing: checked before the row is made
         hf_export.check_destination(target, overwrite)
     except FileExistsError:
-        raise InvalidInput(f"{target} already exists and is not empty; choose another folder "
-                           "or allow replacing it." if target.is_dir() and not target.is_symlink() else
-                           f"{target} already exists and is not a folder; choose another place.") from None
+        raise (FolderNotEmpty(target) if target.is_dir() and not target.is_symlink() else
+               InvalidInput(f"{target} already exists and is not a folder; choose another place.")) from None
     recover_interrupted_exports(db, project_id)
     hf_export.remove_abandoned_staging(target)  # a killed export to this folder (no row: older)
     # The figures (provenance and card: numpy over every pair of curves and segmentations) are

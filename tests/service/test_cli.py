@@ -265,6 +265,7 @@ def test_dedup_and_export_from_the_command_line(tmp_path):
     again = run(url, "export", str(tmp_path / "out"))
     reason = again.stderr.splitlines()[-1]  # after the progress lines, one line says why
     assert again.returncode == 1 and reason.startswith("chronocept: ") and "not empty" in reason
+    assert "or add --overwrite to replace it" in reason  # the command's own option, by name
     bad = run(url, "export", str(tmp_path / "other"), "--base", "1")
     assert bad.returncode == 1 and "base" in bad.stderr and not (tmp_path / "other").exists()
     repeat = run(url, "export", str(tmp_path / "again"), "--reproduce", "1", "--quiet")
