@@ -31,6 +31,7 @@ from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_records import REPLACED, get_export
 from annotation.services.number_limits import checks_numbers
 from annotation.training.errors import TrainingInputError
+from annotation.wording import refusal
 from annotation.training.predictions import prediction_key
 from annotation.training.results import METRIC_COLUMNS, UNDEFINED_REASONS
 from annotation.training.change_scoring import CHANGE_METRICS, TVCP, score_tvcp_export
@@ -113,7 +114,7 @@ def score_submission(db: Database, actor: Actor, project_id: int, export_id: int
         scored = (score_tvcp_export(folder, data, file_name) if benchmark == TVCP else
                   score_export(folder, data, file_name, benchmark))  # type: ignore[arg-type]
     except PredictionFileError as exc:
-        raise InvalidInput(f"{file_name}: {exc}. Nothing was scored.") from None
+        raise InvalidInput(refusal(f"{file_name}: {exc}", "Nothing was scored.")) from None
     except TrainingInputError as exc:
         raise InvalidInput(f"Export {export_id} cannot be scored on: {exc}") from None
     if scored.export_id != str(export_id):

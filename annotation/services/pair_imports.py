@@ -28,6 +28,7 @@ from annotation.corpus.text_import import MAX_TEXT_CHARS, ImportFileError
 from annotation.services.authz import Actor
 from annotation.services.errors import InvalidInput
 from annotation.services.text_imports import (
+    NOTHING_IMPORTED,
     ImportKind,
     ImportSummary,
     Planned,
@@ -37,6 +38,7 @@ from annotation.services.text_imports import (
 from annotation.services.text_limits import check_length
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
+from annotation.wording import refusal
 from db.engine import Database
 from db.models import Sample, SamplePair
 
@@ -93,7 +95,7 @@ def _check_pair_records(records: Sequence[PairRecord], source: str) -> None:
                 if not text.strip() or len(text) > MAX_TEXT_CHARS:
                     raise InvalidInput(f"The {what} is 1–{MAX_TEXT_CHARS} characters (yours has {len(text)}).")
         except InvalidInput as exc:
-            raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
+            raise InvalidInput(refusal(f"line {r.line}: {exc}", NOTHING_IMPORTED)) from None
 
 
 @checks_numbers
@@ -116,7 +118,7 @@ def import_pair_file(db: Database, actor: Actor, project_id: int | None, data: b
     try:
         records = parse_pairs(data, filename)
     except ImportFileError as exc:
-        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+        raise InvalidInput(refusal(f"{filename}: {exc}", NOTHING_IMPORTED)) from None
     return import_pairs(db, actor, project_id, records, source=filename, new_project=new_project)
 
 

@@ -28,8 +28,12 @@ from annotation.services.number_limits import checks_numbers
 from annotation.corpus.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
+from annotation.wording import refusal
 from db.engine import Database
 from db.models import ImportBatch, ParameterStats, Project, Sample, SamplePair, utcnow
+
+#: What every refused import adds, after the reason: all or nothing.
+NOTHING_IMPORTED = "Nothing was imported."
 
 
 @dataclass(frozen=True)
@@ -225,7 +229,7 @@ def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
         try:
             check_length(r.external_id or "", Sample.external_id, "id")
         except InvalidInput as exc:
-            raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
+            raise InvalidInput(refusal(f"line {r.line}: {exc}", NOTHING_IMPORTED)) from None
 
 
 def _summary(plan: _Plan, project_id: int) -> ImportSummary:
@@ -421,7 +425,7 @@ def check_text_file_size(filename: str, n_bytes: int) -> None:
     try:
         check_file_size(n_bytes)
     except ImportFileError as exc:
-        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+        raise InvalidInput(refusal(f"{filename}: {exc}", NOTHING_IMPORTED)) from None
 
 
 @checks_numbers
@@ -434,5 +438,5 @@ def import_text_file(db: Database, actor: Actor, project_id: int | None, data: b
     try:
         records = parse_texts(data, filename, default_benchmark=default_benchmark)
     except ImportFileError as exc:
-        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+        raise InvalidInput(refusal(f"{filename}: {exc}", NOTHING_IMPORTED)) from None
     return import_texts(db, actor, project_id, records, source=filename, new_project=new_project)
