@@ -1,12 +1,18 @@
-"""Counted nouns in user-facing messages: "1 segment", "2 segments", "segments 1 and 3".
+"""The wording of user-facing messages, where a rule would otherwise be repeated in each.
 
-Messages that build a count from data ("{n} segments") read wrongly when n is 1, and an
-annotator sees such messages many times a day; every message in the domain that counts goes
-through these two helpers, so the singular/plural rule lives in one place.
+* Counted nouns: "1 segment", "2 segments", "segments 1 and 3". Messages that build a count from
+  data ("{n} segments") read wrongly when n is 1, and an annotator sees such messages many times
+  a day; every message in the domain that counts goes through :func:`counted` and
+  :func:`numbered`, so the singular/plural rule lives in one place.
+* A value from a user's file, shown in a refusal (:func:`shown`): as it was written, cut short.
+* A refusal (:func:`refusal`): one line, one full stop after the reason, then what it means
+  ("Nothing was imported.") — whatever the reason ended with.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 
 
@@ -24,3 +30,38 @@ def numbered(singular: str, numbers: Sequence[int], plural: str | None = None) -
     if len(shown) <= 1:
         return f"{noun} {''.join(shown)}".rstrip()
     return f"{noun} {', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """A value read from a user's file as a message shows it: text quoted (invisible characters
+    escaped, as Python writes it), anything else as JSON writes it — ``true``, ``NaN``,
+    ``[1, 2]``, not Python's ``True``, ``nan`` — cut to ``limit`` characters.
+
+    >>> shown("B 7"), shown(True), shown(float("nan")), shown(float("inf")), shown(None)
+    ("'B 7'", 'true', 'NaN', 'Infinity', 'null')
+    >>> shown("x" * 50)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…"
+    """
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=repr)
+        except (ValueError, RecursionError):  # a value nested too deeply to write
+            text = "a nested value"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
+
+
+def refusal(reason: str, consequence: str) -> str:
+    """``reason`` as one line ending in one full stop, then ``consequence`` (a sentence).
+
+    >>> refusal("t.jsonl: line 3: Segmentation: a boundary is out of range.", "Nothing was imported.")
+    't.jsonl: line 3: Segmentation: a boundary is out of range. Nothing was imported.'
+    >>> refusal("p.csv: line 2: the target is missing or empty", "Nothing was imported.")
+    'p.csv: line 2: the target is missing or empty. Nothing was imported.'
+    """
+    text = _LINE_BREAKS.sub(" ", str(reason)).strip().rstrip(".").rstrip()
+    return f"{text}. {consequence}"

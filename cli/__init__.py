@@ -28,11 +28,12 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from annotation.services import accounts
 from annotation.services.authz import ROLES, Actor
-from annotation.services.errors import ServiceError
+from annotation.services.errors import FolderNotEmpty, ServiceError
 from db.backup import BackupError, BackupExists, backup_database
 from cli.database import database_failure, open_database
 from cli.imports import add_commands as add_import_commands
 from cli.model import add_commands as add_model_commands, record_training_run
+from cli.output import emit, parse_arguments, reader_gone
 from cli.score import cmd_score
 from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
@@ -141,12 +142,15 @@ HEADLINE_LABELS: tuple[tuple[str, str], ...] = (
 
 
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
+    """What this run changed, then what it left as it was (a run that finds nothing new says so)."""
     from annotation.services import resolving  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
     summary = resolving.resolve_project(db, actor, pid, recheck=args.recheck)
-    return (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review, "
-            f"{summary.pending} awaiting a lead, {summary.incomplete} incomplete")
+    changed = (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review"
+               if summary.gold or summary.flagged else "nothing new to resolve")
+    return (f"{changed}; {summary.settled} already in gold, {summary.pending} awaiting a lead, "
+            f"{summary.incomplete} incomplete")
 
 
 class ProgressBar:
@@ -191,10 +195,14 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import exports  # on use (LAZY)
     actor = _acting_user(db, args.user)
     pid = _project_id(db, actor, args.project)
-    record = exports.export_dataset(
-        db, actor, pid, Path(args.out_dir), base=args.base, seed=args.seed, licence=args.licence,
-        overwrite=args.overwrite, reproduce=args.reproduce,
-        progress=None if args.quiet else ProgressBar())
+    try:
+        record = exports.export_dataset(
+            db, actor, pid, Path(args.out_dir), base=args.base, seed=args.seed, licence=args.licence,
+            overwrite=args.overwrite, reproduce=args.reproduce,
+            progress=None if args.quiet else ProgressBar())
+    except FolderNotEmpty as exc:
+        raise CliError(f"{exc.folder} already exists and is not empty; choose another folder, "
+                       "or add --overwrite to replace it") from None
     sizes = ", ".join(f"benchmark {b}: {c['train']}/{c['validation']}/{c['test']}"
                       for b, c in record.split_sizes.items())
     if record.is_pairs:   # a context-pairs project's tvcp configuration
@@ -297,9 +305,18 @@ def cmd_restore(_db: None, args: argparse.Namespace) -> str:
     return done.describe(source)
 
 
+#: What ``chronocept --help`` says around the list of commands (plain text: argparse shows it as it is).
+DESCRIPTION = ("The command line of Chronocept Studio. It acts on the database named by "
+               "CHRONOCEPT_DATABASE_URL (default ./data/chronocept.db), like the app.")
+EPILOG = ("A command that works on a project takes --project NAME, which may be left out only while "
+          "there is one project. A command that acts as a lead takes --user NAME (default: the first "
+          "active admin). 'chronocept COMMAND --help' describes a command. Exit status 0 on success, "
+          "1 with a one-line reason on stderr.")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chronocept", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="chronocept", description=DESCRIPTION, epilog=EPILOG)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("create-user", help="create a user (password from a prompt or stdin)")
     p.add_argument("name")
@@ -399,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(build_parser(), argv)
     try:
         load_config(signs_in=False)  # every setting read once, now (db.config); a bad value is one line
     except ConfigError as exc:
@@ -407,13 +424,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     try:
         if not getattr(args, "needs_db", True):
-            print(args.func(None, args))
-            return 0
+            return emit(args.func(None, args))
         db = open_database()
         try:
-            print(args.func(db, args))
+            done = args.func(db, args)
         finally:
             db.dispose()
+        return emit(done)
+    except BrokenPipeError:  # the progress bar's reader (stderr) went away
+        return reader_gone()
     except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse, DatabaseMissing) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
         return 1
@@ -423,4 +442,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("chronocept: interrupted", file=sys.stderr)
         return 130
-    return 0

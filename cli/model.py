@@ -82,8 +82,10 @@ def record_training_run(args: argparse.Namespace, export_dir: Path, run_dir: Pat
         actor = accounts.actor_for_script(db, args.user)
         if actor is None:
             return not_recorded + (f"no active user {args.user!r}" if args.user else "no active admin yet")
+        if not (str(results.export_id).isascii() and str(results.export_id).isdigit()):
+            return not_recorded + f"its {MANIFEST_FILE} names no export of a project's database"
         job = model_jobs.record_training_run(
-            db, actor, results.export_id, made_at, run_dir, results.config.to_dict(),
+            db, actor, int(results.export_id), made_at, run_dir, results.config.to_dict(),
             stored_result(results, MAX_PREDICTIONS), results.total_seconds,
             f"Trained from the command line in {results.total_seconds:.0f} s on {results.device}.")
     except ServiceError as exc:

@@ -11,7 +11,7 @@ import streamlit as st
 from annotation.protocols import protocol_of
 from annotation.wording import counted
 from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_folder_name, repeat_folder_name
-from annotation.services import exports
+from annotation.services import export_downloads, exports
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
@@ -39,12 +39,12 @@ def zip_button(export: exports.ExportRecord, key: str) -> None:
     else:
         why_not = "The folder is no longer on this server."
     st.download_button(
-        "Download the dataset (zip)", data=lambda: exports.zip_of_export(db, actor, export.id),
+        "Download the dataset (zip)", data=lambda: export_downloads.zip_of_export(db, actor, export.id),
         file_name=f"{Path(export.path).name}.zip", mime="application/zip", key=key,
         icon=":material/download:", on_click="ignore", disabled=why_not is not None, help=why_not or ZIP_HELP)
     if export.is_pairs:
         st.download_button(
-            "Pairs for a spreadsheet (CSV)", data=lambda: exports.spreadsheet_of_export(db, actor, export.id),
+            "Pairs for a spreadsheet (CSV)", data=lambda: export_downloads.spreadsheet_of_export(db, actor, export.id),
             file_name=f"{Path(export.path).name}-for-spreadsheets.csv", mime="text/csv", key=f"{key}.spreadsheet",
             icon=":material/table_view:", on_click="ignore", disabled=why_not is not None,
             help=why_not or SPREADSHEET_HELP)

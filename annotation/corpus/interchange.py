@@ -50,6 +50,7 @@ from annotation.settings import ProjectSettings
 from annotation.workbench.protocol import AnnotationContent, ContentError
 from annotation.segmentation import SegmentationError
 from annotation.usernames import UsernameError, check_username, username_skeleton
+from annotation.wording import shown
 
 MAX_INTERCHANGE_BYTES = 200 * 1024 * 1024
 _REQUIRED = ("sample_id", "annotator", "boundaries", "segment_axes")
@@ -141,7 +142,7 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
     try:
         annotator = check_username(obj["annotator"])
     except UsernameError as exc:
-        raise InterchangeError(line, f"annotator {_shown(obj['annotator'])} is not a valid username: {exc}") from None
+        raise InterchangeError(line, f"annotator {shown(obj['annotator'])} is not a valid username: {exc}") from None
     try:
         content = AnnotationContent.from_json({
             "boundaries": obj.get("boundaries"), "segment_axes": obj.get("segment_axes"),
@@ -182,12 +183,6 @@ def _without_derived_change(content: AnnotationContent, factor: float) -> Annota
     derived = read_change((content.xi, content.omega, content.alpha),
                           (content.context_xi, content.context_omega, content.context_alpha), factor).label
     return replace(content, change="") if content.change == derived else content
-
-
-def _shown(value: object, limit: int = 40) -> str:
-    """``repr`` of a user's value for a message: escapes invisible characters, cut to ``limit``."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _with_parameters(content: AnnotationContent, line: int, prefix: str = "") -> AnnotationContent:
@@ -270,7 +265,7 @@ def parse_lines(lines: Sequence[tuple[int, str]], n_tokens_by_sample: Mapping[st
                 raise InterchangeError(n, "each line must be a JSON object")
             sample_id = obj.get("sample_id")
             if not isinstance(sample_id, str) or sample_id not in n_tokens_by_sample:
-                raise InterchangeError(n, f"unknown sample_id {sample_id!r}; import its text first")
+                raise InterchangeError(n, f"unknown sample_id {shown(sample_id)}; import its text first")
             records.append(read_record(obj, n_tokens_by_sample[sample_id], n, now, settings))
     except InterchangeError as exc:
         return ParsedLines(records, exc)

@@ -36,6 +36,7 @@ from annotation.corpus.text_import import (
 )
 from annotation.pairs.change import CHANGE_LABELS
 from annotation.pairs.duration_classes import CLASS_NAMES
+from annotation.wording import shown
 
 PAIR_FORMATS = ("jsonl", "csv")
 #: The TVCP release's columns, in its order.
@@ -100,7 +101,7 @@ def parse_class_index(line: int, field: str, value: object) -> int | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     last = len(CLASS_NAMES) - 1
-    wrong = ImportFileError(line, f"{field} must be a class index from 0 to {last}, not {value!r}")
+    wrong = ImportFileError(line, f"{field} must be a class index from 0 to {last}, not {shown(value)}")
     if isinstance(value, bool):
         raise wrong
     try:
@@ -129,7 +130,7 @@ def parse_change_label(line: int, value: object) -> str:
     label = value.strip().lower() if isinstance(value, str) else None
     if label not in CHANGE_LABELS:
         raise ImportFileError(line, f"change must be {', '.join(CHANGE_LABELS[:-1])} or {CHANGE_LABELS[-1]}, "
-                                    f"not {value!r}")
+                                    f"not {shown(value)}")
     return label
 
 

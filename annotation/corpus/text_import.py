@@ -22,6 +22,7 @@ from typing import Callable
 
 from annotation.corpus.json_lines import decode_json_line
 from annotation.segmentation import tokenize
+from annotation.wording import shown
 
 #: the largest file imported (also the app's upload limit, ``server.maxUploadSize``)
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
@@ -205,7 +206,7 @@ def _record(line: int, text: object, bench: object, ext_id: object,
         except ValueError:
             benchmark = 0
         if benchmark not in (1, 2):
-            raise ImportFileError(line, f"benchmark must be 1 or 2, not {bench!r}")
+            raise ImportFileError(line, f"benchmark must be 1 or 2, not {shown(bench)}")
     return TextRecord(text, benchmark, clean_id(line, ext_id), line)
 
 
@@ -237,7 +238,10 @@ def clean_text(line: int, text: object, what: str = "text") -> str:
 
 def clean_id(line: int, value: object, what: str = "id") -> str | None:
     """An id from a file (a text's, a pair's, a target's): None when absent, else 1–
-    :data:`MAX_ID_CHARS` characters without spaces (the width of ``samples.external_id``).
+    :data:`MAX_ID_CHARS` characters without spaces (the width of ``samples.external_id``). A
+    JSON whole number is read as its digits; any other value that is not text (``true``,
+    ``NaN``, ``Infinity``, ``1.5``, a list) is refused — written as text it would become an id
+    the file never gave ("True", "nan").
 
     Examples:
         >>> clean_id(1, None), clean_id(1, " B1-7 "), clean_id(1, 42)
@@ -247,12 +251,19 @@ def clean_id(line: int, value: object, what: str = "id") -> str | None:
         ... except ImportFileError as exc:
         ...     print(exc)
         line 2: target_id 'a b' must be 1–64 characters without spaces
+        >>> try:
+        ...     clean_id(3, float("nan"))
+        ... except ImportFileError as exc:
+        ...     print(exc)
+        line 3: id must be text or a whole number, not NaN
     """
-    if value in (None, ""):
+    if value is None or value == "":
         return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ImportFileError(line, f"{what} must be text or a whole number, not {shown(value)}")
     rid = str(value).strip()
     if not rid or len(rid) > MAX_ID_CHARS or any(c.isspace() for c in rid):
-        raise ImportFileError(line, f"{what} {value!r} must be 1–{MAX_ID_CHARS} characters without spaces")
+        raise ImportFileError(line, f"{what} {shown(value)} must be 1–{MAX_ID_CHARS} characters without spaces")
     return rid
 
 
@@ -315,13 +326,34 @@ def csv_rows(content: str, check_header: Callable[[list[str]], None]):  # type: 
                 continue
             yield n, row
     except csv.Error as exc:
-        reason = str(exc)
-        if reason == "unexpected end of data":
-            reason = "a quoted field is never closed (a \" is missing)"
+        reason = _csv_reason(str(exc))
         lines = content.splitlines()
         while start <= len(lines) and not lines[start - 1].strip():
             start += 1  # blank lines between records are skipped by the reader
         raise ImportFileError(start, f"malformed CSV ({reason})") from None
+
+
+#: What the csv module's errors mean, in the words of someone who wrote the file (its own words
+#: speak of Python's file modes and quote characters by their C names).
+_CSV_REASONS = (
+    ("unexpected end of data", 'a quoted field is never closed (a " is missing)'),
+    ("new-line character seen in unquoted field", "a line break in the middle of a field that is not in quotes"),
+    ("expected after", 'text after the closing " of a quoted field (quote the whole field)'),
+    ("field larger than field limit", "a field is longer than the reader allows"),
+    ("line contains nul", "a NUL character"),
+)
+
+
+def _csv_reason(error: str) -> str:
+    """The reason a malformed CSV file gives (:data:`_CSV_REASONS`).
+
+    >>> _csv_reason("new-line character seen in unquoted field - do you need to open the file ...?")
+    'a line break in the middle of a field that is not in quotes'
+    >>> _csv_reason("',' expected after '\\"'")
+    'text after the closing " of a quoted field (quote the whole field)'
+    """
+    lowered = error.lower()
+    return next((reason for known, reason in _CSV_REASONS if known in lowered), "it cannot be read as CSV")
 
 
 def _rows_txt(content: str):  # type: ignore[no-untyped-def]

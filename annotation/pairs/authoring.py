@@ -188,10 +188,15 @@ def follow_up_problem(drafts: Sequence[FollowUpDraft]) -> str | None:
         'The follow-ups to keep and to increase are the same text; write a different one for each.'
         >>> follow_up_problem(drafts[:2] + [FollowUpDraft("increased", "Later.", None)])
         'The follow-up to increase has no curve yet: give its two durations.'
+        >>> follow_up_problem(None) == follow_up_problem(drafts[:2] + [FollowUpDraft(None, "Later.", ok)])
+        True
     """
-    intents = [d.intended_change for d in drafts]
-    if sorted(intents) != sorted(CHANGE_LABELS):
-        return "Write exactly one follow-up for each change: decrease, keep and increase."
+    one_per_change = "Write exactly one follow-up for each change: decrease, keep and increase."
+    if isinstance(drafts, (str, bytes)) or not isinstance(drafts, Sequence):
+        return one_per_change
+    intents = [d.intended_change if isinstance(d, FollowUpDraft) else None for d in drafts]
+    if not all(isinstance(i, str) for i in intents) or sorted(intents) != sorted(CHANGE_LABELS):
+        return one_per_change
     seen: dict[str, str] = {}
     for draft in sorted(drafts, key=lambda d: CHANGE_LABELS.index(d.intended_change)):
         verb = INTENT_VERBS[draft.intended_change]

@@ -54,6 +54,7 @@ from annotation.services.errors import (
     RateLimited,
 )
 from annotation.services.text_limits import check_length, clip
+from annotation.services.number_limits import checks_numbers
 from annotation.usernames import UsernameError, check_username, find_lookalike
 from db.engine import Database
 from db.models import ROLES, LoginAttempt, User, utcnow
@@ -301,6 +302,7 @@ def _active_admins(s: Session) -> int:
                     .where(User.role == "admin", User.is_active.is_(True))) or 0
 
 
+@checks_numbers
 def set_role(db: Database, actor: Actor, user_id: int, role: str) -> UserInfo:
     """Admin: change a user's role; the last active admin cannot demote themself. A demotion
     signs the user's browsers out (they sign in again with the lesser role)."""
@@ -317,6 +319,7 @@ def set_role(db: Database, actor: Actor, user_id: int, role: str) -> UserInfo:
         return _info(user)
 
 
+@checks_numbers
 def set_active(db: Database, actor: Actor, user_id: int, active: bool) -> UserInfo:
     """Admin: deactivate (or reactivate) an account. Their work stays; they cannot sign in, and
     a deactivation signs out every browser they are signed in on."""
@@ -332,6 +335,7 @@ def set_active(db: Database, actor: Actor, user_id: int, active: bool) -> UserIn
         return _info(user)
 
 
+@checks_numbers
 def reset_password(db: Database, actor: Actor, user_id: int, new_password: str) -> None:
     """Admin: set a new password for someone and clear their sign-in throttle; every browser
     they are signed in on is signed out (its session revoked)."""

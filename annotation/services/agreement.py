@@ -33,6 +33,7 @@ from annotation.project_day import local_day
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair, User
@@ -166,6 +167,7 @@ def _check_filters(benchmark: int | None, start: date | None, end: date | None) 
         raise InvalidInput("The start date is after the end date.")
 
 
+@checks_numbers
 def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
                       start: date | None = None, end: date | None = None,
                       annotators: tuple[str, ...] = (), intervals: bool = True) -> AgreementScope:
@@ -228,6 +230,7 @@ def _fingerprint(s, project_id: int) -> tuple:  # type: ignore[no-untyped-def]
     return (*row, *gold, tuple(sorted(project_settings(s, project_id).to_dict().items(), key=lambda kv: kv[0])))
 
 
+@checks_numbers
 def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
     """Lead: usernames with at least one submitted annotation in the project (filter options)."""
     with db.read() as s:
@@ -263,6 +266,7 @@ class ReviewOutcome:
         return self.count / self.n_reviewed if self.n_reviewed else float("nan")
 
 
+@checks_numbers
 def review_outcomes(db: Database, actor: Actor, project_id: int, *, benchmark: int | None = None,
                     start: date | None = None, end: date | None = None) -> tuple[ReviewOutcome, ...]:
     """Lead: how the project's reviewed samples ended (:data:`REVIEW_OUTCOMES`), each share with

@@ -48,8 +48,11 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import content_select, content_values, contents_of
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
+from annotation.services.text_imports import NOTHING_IMPORTED
 from annotation.usernames import find_lookalike
+from annotation.wording import refusal
 from annotation.workbench.protocol import AnnotationContent
 from db.engine import Database
 from db.models import Annotation, ImportBatch, Sample, User, utcnow
@@ -182,6 +185,7 @@ def _staged_row(r: InterchangeRecord, sample_id: int) -> dict[str, Any]:
             "submitted_at": r.submitted_at}
 
 
+@checks_numbers
 def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
                        source: str = "") -> AnnotationImportSummary:
     """Lead: import an interchange file into a project's samples (see module docstring)."""
@@ -190,7 +194,7 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
         records = read_file(data, {ext: n for ext, (_, n) in project.samples.items()},
                             datetime.now(timezone.utc), project.settings)
     except InterchangeError as exc:
-        raise InvalidInput(f"{source or 'file'}: {exc}. Nothing was imported.") from None
+        raise InvalidInput(refusal(f"{source or 'file'}: {exc}", NOTHING_IMPORTED)) from None
     new, present, new_accounts = _plan(db, project_id, records, project.samples, source)
     if not new:
         with db.write() as s:

@@ -41,6 +41,7 @@ from annotation.services.authz import Actor, check_role, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.text_limits import require_fit
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import GoldAnnotation, Sample, SamplePair, User, utcnow
@@ -106,6 +107,7 @@ def _task(s: Session, project_id: int, settings: ProjectSettings, gold: TargetGo
                          gold.curve, settings.change_factor, int(so_far))
 
 
+@checks_numbers
 def authoring_task(db: Database, actor: Actor, project_id: int,
                    target_key: str | None = None) -> AuthoringTask | None:
     """The author's task: the target ``target_key`` (the one a page already shows) when it is
@@ -134,6 +136,7 @@ def new_external_id() -> str:
     return require_fit(f"authored-{secrets.token_hex(8)}", Sample.external_id)
 
 
+@checks_numbers
 def save_follow_ups(db: Database, actor: Actor, project_id: int, target_key: str,
                     drafts: Sequence[FollowUpDraft]) -> list[int]:
     """Write the author's three follow-ups for ``target_key`` as three new pair samples; their
@@ -194,6 +197,7 @@ def save_follow_ups(db: Database, actor: Actor, project_id: int, target_key: str
         raise InvalidInput("The follow-ups could not be saved this time; please save again.") from None
 
 
+@checks_numbers
 def validation_by_author(db: Database, actor: Actor, project_id: int) -> list[AuthorValidation]:
     """Per author, their authored pairs, those settled, and those whose settled change equals
     the intent (leads only; empty for a project without authored pairs)."""

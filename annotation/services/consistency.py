@@ -25,6 +25,7 @@ from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import GoldAnnotation, ReviewItem, Sample, TextEmbedding
 
@@ -97,6 +98,7 @@ class ConsistencyReport:
     truncated: bool
 
 
+@checks_numbers
 def consistency_pairs(db: Database, actor: Actor, project_id: int, *, order: str = "similarity",
                       limit: int = DEFAULT_LIMIT) -> ConsistencyReport:
     """Lead: the project's similar texts whose golds disagree (module docstring), the ``limit``

@@ -37,6 +37,7 @@ from annotation.services import agreement
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import Annotation, ReviewItem, Sample, User
 
@@ -60,6 +61,7 @@ class AnnotatorDashboard:
     thresholds: Thresholds = Thresholds()
 
 
+@checks_numbers
 def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: date | None = None,
                         end: date | None = None) -> AnnotatorDashboard:
     """Lead: the annotator dashboard of a project for submissions between ``start`` and ``end``."""

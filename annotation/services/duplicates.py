@@ -31,6 +31,7 @@ from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_settings
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import NearDuplicate, Sample, TextEmbedding, User, utcnow
 
@@ -97,6 +98,7 @@ class DuplicateCounts:
         return self.pending + self.confirmed + self.released
 
 
+@checks_numbers
 def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress | None = None,
               model=None, threshold: float | None = None) -> DedupSummary:  # type: ignore[no-untyped-def]
     """Lead: (re-)compute the near-duplicate marks of a project's production texts.
@@ -212,6 +214,7 @@ def _store_marks(db: Database, actor: Actor, project_id: int, ids: Sequence[int]
         return new
 
 
+@checks_numbers
 def duplicate_counts(db: Database, actor: Actor, project_id: int) -> DuplicateCounts:
     """How many marks are pending, confirmed and released."""
     with db.read() as s:
@@ -242,6 +245,7 @@ _SCORE = case((NearDuplicate.representation == "sbert", NearDuplicate.sbert_scor
               else_=NearDuplicate.tfidf_score)
 
 
+@checks_numbers
 def list_pairs(db: Database, actor: Actor, project_id: int, *, status: str | None = "pending",
                limit: int = 50, offset: int = 0, min_score: float = 0.0) -> list[DuplicatePair]:
     """Lead: marks to review — near-copies of warm-up texts first, then the others — most similar
@@ -275,6 +279,7 @@ class PairPage:
     n_pages: int
 
 
+@checks_numbers
 def pair_page(db: Database, actor: Actor, project_id: int, *, status: str | None = "pending",
               page: int = 1, page_size: int = 20) -> PairPage:
     """Lead: page ``page`` (from 1; clamped to the pages there are, so a page emptied by
@@ -291,6 +296,7 @@ def pair_page(db: Database, actor: Actor, project_id: int, *, status: str | None
     return PairPage(pairs, total, page, n_pages)
 
 
+@checks_numbers
 def decide(db: Database, actor: Actor, project_id: int, mark_ids: Sequence[int], decision: str) -> int:
     """Lead: confirm (take the texts out of the pool), release (keep them) or undo (back to
     pending, back in the pool) some marks. Returns how many marks changed; asking twice for

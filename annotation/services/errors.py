@@ -20,6 +20,16 @@ class InvalidInput(ServiceError):
     """The request is malformed or breaks a rule; nothing was changed."""
 
 
+class FolderNotEmpty(InvalidInput):
+    """A folder to write into holds files already. Replacing them is the caller's choice, which
+    each front end names in its own words (a checkbox on the page, ``--overwrite`` on the
+    command line); ``folder`` is the folder."""
+
+    def __init__(self, folder: object):
+        self.folder = folder
+        super().__init__(f"{folder} already exists and is not empty; choose another folder or allow replacing it.")
+
+
 class StaleVersion(ServiceError):
     """Someone (often the same person in another tab) saved newer work first."""
 

@@ -39,6 +39,7 @@ from annotation.leftovers import WORKER_GONE
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import NotFound
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import DatasetExport, User, utcnow
 
@@ -249,6 +250,7 @@ def fail_record(db: Database, export_id: int, exc: BaseException) -> None:
             row.status, row.error = FAILED, reason[:2000]
 
 
+@checks_numbers
 def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:
     """Lead: the project's exports, newest first (those whose writer died marked failed first)."""
     with db.read() as s:
@@ -262,6 +264,7 @@ def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportReco
         return [record_of(row, name) for row, name in rows]
 
 
+@checks_numbers
 def get_export(db: Database, actor: Actor, export_id: int) -> ExportRecord:
     """Lead: one export (marked failed first if its writer died)."""
     with db.read() as s:

@@ -55,7 +55,7 @@ from annotation.export import figures as figures_module
 from annotation.leftovers import figures_folder_prefix
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.errors import FolderNotEmpty, InvalidInput, NotFound
 from annotation.protocols import protocol_of
 from annotation.services.export_reads import count_gold, production, read_export_input, read_pair_gold
 from annotation.wording import counted
@@ -71,6 +71,7 @@ from annotation.services.export_records import (
     start_record,
 )
 from annotation.services.lookup import project_row
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.config import config
 from db.engine import Database
@@ -109,6 +110,7 @@ class ExportReadiness:
         return sum(self.gold_by_benchmark.values())
 
 
+@checks_numbers
 def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadiness:
     """Lead: gold samples per benchmark, production samples still without gold, near-duplicate
     marks awaiting a decision and open review items — shown before exporting. Recovers the
@@ -250,6 +252,7 @@ def _figures_runner(n_gold: int) -> FiguresInThread:
     return FiguresInThread()
 
 
+@checks_numbers
 def export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path | str, *,
                    base: float | None = None, seed: int | None = None, licence: str | None = None,
                    overwrite: bool = False, reproduce: int | None = None,
@@ -332,9 +335,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     try:  # a refused destination records nothing: checked before the row is made
         hf_export.check_destination(target, overwrite)
     except FileExistsError:
-        raise InvalidInput(f"{target} already exists and is not empty; choose another folder "
-                           "or allow replacing it." if target.is_dir() and not target.is_symlink() else
-                           f"{target} already exists and is not a folder; choose another place.") from None
+        raise (FolderNotEmpty(target) if target.is_dir() and not target.is_symlink() else
+               InvalidInput(f"{target} already exists and is not a folder; choose another place.")) from None
     recover_interrupted_exports(db, project_id)
     hf_export.remove_abandoned_staging(target)  # a killed export to this folder (no row: older)
     # The figures (provenance and card: numpy over every pair of curves and segmentations) are
@@ -395,6 +397,7 @@ class ExportStatistics:
     base: float
 
 
+@checks_numbers
 def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStatistics:
     """Lead: read an export folder back and compute its statistics (``annotation.corpus.dataset_stats``)."""
     record = get_export(db, actor, export_id)
@@ -420,27 +423,3 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
             stats[b] = dataset_statistics(per_split)
             records[b] = per_split
     return ExportStatistics(record, stats, records, contents.manifest.base)
-
-
-def zip_of_export(db: Database, actor: Actor, export_id: int) -> bytes:
-    """Lead: the export folder as a zip archive, for download — the dataset byte for byte, its
-    texts exactly as written (its CSVs are not neutralised: :mod:`annotation.corpus.csv_safety`)."""
-    return hf_export.zip_export(_downloadable(db, actor, export_id).path)
-
-
-def spreadsheet_of_export(db: Database, actor: Actor, export_id: int) -> str:
-    """Lead: a context-pairs export's pairs as one CSV for a spreadsheet, every text cell
-    neutralised (:func:`annotation.export.reader.spreadsheet_csv`)."""
-    record = _downloadable(db, actor, export_id)
-    if not record.is_pairs:
-        raise InvalidInput(f"Export {export_id} holds single texts: its records are JSON Lines, with no CSV.")
-    return hf_export.spreadsheet_csv(record.path)
-
-
-def _downloadable(db: Database, actor: Actor, export_id: int) -> ExportRecord:
-    record = get_export(db, actor, export_id)
-    if record.status == REPLACED:  # the folder is there, with another export's files
-        raise NotFound(f"Export {export_id} was {record.status_text}; repeat it to download it.")
-    if not record.folder_exists:
-        raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server.")
-    return record

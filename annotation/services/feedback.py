@@ -41,6 +41,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.rows import annotation_content, stored_gold
 from annotation.services.lookup import project_row, project_settings
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample
 
@@ -185,6 +186,7 @@ def _lead_notes(s: Session, sample_ids: list[int], golds: dict[int, GoldAnnotati
     return notes
 
 
+@checks_numbers
 def feedback_page(db: Database, actor: Actor, project_id: int, page: int = 1,
                   per_page: int = PAGE_SIZE) -> FeedbackPage:
     """Annotator: one page of their settled production samples against gold, newest gold first
@@ -225,6 +227,7 @@ def feedback_page(db: Database, actor: Actor, project_id: int, page: int = 1,
     return FeedbackPage(tuple(items), total, page, per_page)
 
 
+@checks_numbers
 def feedback_trend(db: Database, actor: Actor, project_id: int) -> FeedbackTrend:
     """Annotator: their mean W1, Jaccard and Pk against gold per ISO week of submission (oldest
     first) and overall, over all their settled production samples."""

@@ -62,6 +62,7 @@ from annotation.workbench.protocol import AnnotationContent
 from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import stored_gold
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import (
@@ -277,6 +278,7 @@ class GoldCheckOverview:
         return tuple(a.pause for a in self.annotators if a.pause is not None)
 
 
+@checks_numbers
 def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldCheckOverview:
     """Lead: every scored check of the project, each annotator's window and the open pauses."""
     with db.read() as s:
@@ -311,6 +313,7 @@ def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldChec
     return GoldCheckOverview(settings.gold_check_share, thresholds, checks, tuple(people), lifts)
 
 
+@checks_numbers
 def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
     """Lead: the usernames of the project's annotators paused by gold checks now (the notice
     every back-office page shows, so the lead is told wherever they are)."""
@@ -322,6 +325,7 @@ def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str,
             .order_by(User.username)))
 
 
+@checks_numbers
 def lift_pause(db: Database, actor: Actor, pause_id: int, note: str) -> None:
     """Lead: lift a pause, saying why. The annotator's window restarts after the lift."""
     note = (note or "").strip()

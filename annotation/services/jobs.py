@@ -37,6 +37,7 @@ from annotation.services import audit
 from annotation.services.job_reporter import JobReporter, finish_job, run_reported
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
+from annotation.services.number_limits import checks_numbers
 from annotation.training.predictions import (
     MAX_PREDICTIONS,
     PredictionSeries,
@@ -119,6 +120,7 @@ def _database_url(db: Database) -> str:
     return db.engine.url.render_as_string(hide_password=False)
 
 
+@checks_numbers
 def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
                     config: dict[str, Any], *, launcher: str | None = None, start: bool = True) -> JobInfo:
     """Lead: queue a training job on a complete export and start its worker.
@@ -314,6 +316,7 @@ def _detect_dead(db: Database, project_id: int | None = None) -> None:
             finish_job(db, job.id, "failed", reason, extra_log=tail, only_if=("queued", "running"))
 
 
+@checks_numbers
 def list_jobs(db: Database, actor: Actor, project_id: int) -> list[JobInfo]:
     """Lead: the project's jobs, newest first (dead workers are detected on the way)."""
     with db.read() as s:
@@ -325,6 +328,7 @@ def list_jobs(db: Database, actor: Actor, project_id: int) -> list[JobInfo]:
         return [_info(job, name) for job, name in rows]
 
 
+@checks_numbers
 def get_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
     with db.read() as s:
         require_role(s, actor, "lead")
@@ -339,6 +343,7 @@ def get_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
         return _info(job, who.username if who else None)
 
 
+@checks_numbers
 def cancel_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
     """Lead: ask a job to stop. A queued job is cancelled at once; a running one stops at its
     next check (between epochs, grid points and models). Cancelling a finished job changes
@@ -361,6 +366,7 @@ def cancel_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
 # --------------------------------------------------------------------------- the worker side
 
 
+@checks_numbers
 def run_job(db: Database, job_id: int) -> str:
     """Worker: claim a queued job, run it, write the outcome. Returns the final status. Used by
     ``chronocept run-job`` (a local child process or a remote host's)."""

@@ -44,6 +44,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_reads import production
 from annotation.services.job_reporter import JobReporter, run_reported
+from annotation.services.number_limits import checks_numbers
 from annotation.timeaxis import DEFAULT_BASE, convert_base
 from db.engine import Database
 from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, Sample, utcnow
@@ -88,6 +89,7 @@ def check_run(s: Any, project_id: int, run_job_id: int, *, files: bool = True) -
     return run, export
 
 
+@checks_numbers
 def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: int, kind: str, *,
                      members: int = DEFAULT_MEMBERS, folds: int = DEFAULT_FOLDS, seed: int = 0,
                      launcher: str | None = None, start: bool = True):  # type: ignore[no-untyped-def]
@@ -130,7 +132,8 @@ def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: in
     return jobs.get_job(db, actor, job_id)
 
 
-def record_training_run(db: Database, actor: Actor, export_id: str | int, export_created_at: str,
+@checks_numbers
+def record_training_run(db: Database, actor: Actor, export_id: int, export_created_at: str,
                         run_dir: str | Path, config: dict[str, Any], result: dict[str, Any],
                         seconds: float, message: str) -> jobs.JobInfo:
     """Lead: record a finished run trained outside the back office (``chronocept train``) on
@@ -146,11 +149,10 @@ def record_training_run(db: Database, actor: Actor, export_id: str | int, export
     models = run_dir / "models"
     if not models.is_dir() or not any(models.iterdir()):  # the disk looked at with no lock held
         raise InvalidInput(f"The run folder {run_dir} holds no models.")
-    wanted = int(export_id) if str(export_id).isdigit() else None
     finished = utcnow()
     with db.write() as s:
         require_role(s, actor, "lead")
-        export = s.get(DatasetExport, wanted) if wanted is not None else None
+        export = s.get(DatasetExport, export_id)
         if export is None or _utc_second(export.created_at) != export_created_at:
             raise NotFound(f"This database holds no export {export_id} made at {export_created_at}.")
         if export.status != "complete":

@@ -27,6 +27,7 @@ from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.model_jobs import AUDIT, PREDICT
 from annotation.services.rows import annotation_content
 from annotation.services.settling import open_review
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample
 
@@ -84,6 +85,7 @@ class AuditList:
     entries: tuple[Disagreement, ...]
 
 
+@checks_numbers
 def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20) -> AuditList | None:
     """Lead: the latest audit's ``top`` most suspicious gold samples (highest score first), or
     None when the project has no finished audit."""
@@ -125,6 +127,7 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
         return AuditList(job.id, job.finished_at, n, tuple(entries))
 
 
+@checks_numbers
 def open_disagreement_case(db: Database, actor: Actor, sample_id: int) -> int:
     """Lead: open (or extend) the sample's review case with the reason "The model disagrees
     with the gold"; returns the review item's id for Review to open. Nothing else changes: the
@@ -156,6 +159,7 @@ class ModelCurve:
     half_gone_interval: tuple[float, float]
 
 
+@checks_numbers
 def model_curve(db: Database, actor: Actor, sample_id: int) -> ModelCurve | None:
     """Lead: the latest applied model's prediction for the sample, or None (no applied model,
     or the sample came after it)."""

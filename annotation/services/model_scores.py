@@ -29,7 +29,9 @@ from annotation.services import audit
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export_records import REPLACED, get_export
+from annotation.services.number_limits import checks_numbers
 from annotation.training.errors import TrainingInputError
+from annotation.wording import refusal
 from annotation.training.predictions import prediction_key
 from annotation.training.results import METRIC_COLUMNS, UNDEFINED_REASONS
 from annotation.training.change_scoring import CHANGE_METRICS, TVCP, score_tvcp_export
@@ -95,6 +97,7 @@ def _export_folder(db: Database, actor: Actor, project_id: int, export_id: int) 
     return Path(record.path)
 
 
+@checks_numbers
 def score_submission(db: Database, actor: Actor, project_id: int, export_id: int, data: bytes,
                      file_name: str, name: str, benchmark: int | str = 1) -> LeaderboardEntry:
     """Lead: score a predictions file for the test split of ``benchmark`` of export ``export_id``
@@ -111,7 +114,7 @@ def score_submission(db: Database, actor: Actor, project_id: int, export_id: int
         scored = (score_tvcp_export(folder, data, file_name) if benchmark == TVCP else
                   score_export(folder, data, file_name, benchmark))  # type: ignore[arg-type]
     except PredictionFileError as exc:
-        raise InvalidInput(f"{file_name}: {exc}. Nothing was scored.") from None
+        raise InvalidInput(refusal(f"{file_name}: {exc}", "Nothing was scored.")) from None
     except TrainingInputError as exc:
         raise InvalidInput(f"Export {export_id} cannot be scored on: {exc}") from None
     if scored.export_id != str(export_id):
@@ -176,6 +179,7 @@ def _sort_key(entry: LeaderboardEntry) -> tuple[bool, float, float]:
     return (not math.isfinite(mse), mse if math.isfinite(mse) else 0.0, when)
 
 
+@checks_numbers
 def leaderboard(db: Database, actor: Actor, project_id: int, export_id: int,
                 benchmark: int | str = 1) -> Leaderboard:
     """Lead: the export's kept submissions for ``benchmark`` and the baselines of its succeeded

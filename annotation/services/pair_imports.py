@@ -28,9 +28,11 @@ from annotation.corpus.text_import import MAX_TEXT_CHARS, ImportFileError
 from annotation.services.authz import Actor
 from annotation.services.errors import InvalidInput
 from annotation.services.import_plans import ImportKind, Planned
-from annotation.services.text_imports import ImportSummary, _check_import_text, run_import
+from annotation.services.text_imports import NOTHING_IMPORTED, ImportSummary, _check_import_text, run_import
 from annotation.services.text_limits import check_length
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
+from annotation.wording import refusal
 from db.engine import Database
 from db.models import Sample, SamplePair
 
@@ -87,9 +89,10 @@ def _check_pair_records(records: Sequence[PairRecord], source: str) -> None:
                 if not text.strip() or len(text) > MAX_TEXT_CHARS:
                     raise InvalidInput(f"The {what} is 1–{MAX_TEXT_CHARS} characters (yours has {len(text)}).")
         except InvalidInput as exc:
-            raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
+            raise InvalidInput(refusal(f"line {r.line}: {exc}", NOTHING_IMPORTED)) from None
 
 
+@checks_numbers
 def import_pairs(db: Database, actor: Actor, project_id: int | None, records: Sequence[PairRecord],
                  source: str = "", *, new_project: str | None = None) -> ImportSummary:
     """Lead: add context pairs to a context-pairs project's pool, all or nothing; with
@@ -100,6 +103,7 @@ def import_pairs(db: Database, actor: Actor, project_id: int | None, records: Se
     return run_import(db, actor, project_id, records, source, new_project, PAIRS)
 
 
+@checks_numbers
 def import_pair_file(db: Database, actor: Actor, project_id: int | None, data: bytes, filename: str, *,
                      new_project: str | None = None) -> ImportSummary:
     """Parse and import an uploaded pairs file (:func:`annotation.corpus.pair_import.parse_pairs`);
@@ -108,7 +112,7 @@ def import_pair_file(db: Database, actor: Actor, project_id: int | None, data: b
     try:
         records = parse_pairs(data, filename)
     except ImportFileError as exc:
-        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+        raise InvalidInput(refusal(f"{filename}: {exc}", NOTHING_IMPORTED)) from None
     return import_pairs(db, actor, project_id, records, source=filename, new_project=new_project)
 
 

@@ -25,6 +25,7 @@ from annotation.services.lookup import project_row
 from annotation.services.text_limits import check_length, width
 from annotation.services import pair_imports, text_imports
 from annotation.services.text_imports import IMPORTING, import_texts
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings, SettingsError
 from annotation.corpus.pair_import import PairRecord, parse_pairs
 from annotation.corpus.text_import import TextRecord, parse_texts
@@ -72,6 +73,7 @@ def list_projects(db: Database, actor: Actor) -> list[ProjectInfo]:
                 for p in s.scalars(select(Project).where(~being_created).order_by(Project.id))]
 
 
+@checks_numbers
 def get_project(db: Database, actor: Actor, project_id: int) -> ProjectInfo:
     with db.read() as s:
         require_role(s, actor, "annotator")
@@ -133,6 +135,7 @@ def _check_protocol_free(s: Session, p: Project) -> None:
                            "(create a new project for the other protocol); nothing was changed.")
 
 
+@checks_numbers
 def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any) -> ProjectSettings:
     """Lead: change some settings; invalid values raise :class:`InvalidInput` and change nothing."""
     with db.write() as s:

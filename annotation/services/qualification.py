@@ -32,6 +32,7 @@ from annotation.services.admission import (
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_row, project_settings
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import AuditEvent, Qualification, Sample, User, utcnow
 
@@ -143,6 +144,7 @@ def _last_notes(s: Session, row_ids: Sequence[int]) -> dict[int, str]:
     return notes
 
 
+@checks_numbers
 def qualification_board(db: Database, actor: Actor, project_id: int) -> QualificationBoard:
     """Lead: every active annotator, and anyone else with a qualification row, with live figures
     against gold, progress and standing."""
@@ -196,16 +198,19 @@ def _decide(db: Database, actor: Actor, project_id: int, user_id: int, note: str
         return row.status
 
 
+@checks_numbers
 def admit(db: Database, actor: Actor, project_id: int, user_id: int, note: str) -> str:
     """Lead: admit a person to production whatever their figures (an override, with a note)."""
     return _decide(db, actor, project_id, user_id, note, admit=True)
 
 
+@checks_numbers
 def revoke(db: Database, actor: Actor, project_id: int, user_id: int, note: str) -> str:
     """Lead: send an admitted person back to warm-up (an override, with a note)."""
     return _decide(db, actor, project_id, user_id, note, admit=False)
 
 
+@checks_numbers
 def recheck(db: Database, actor: Actor, project_id: int) -> int:
     """Lead: refresh everyone's figures and apply the admission rule with the current thresholds
     (e.g. after changing them). Returns the number of qualification rows checked."""
@@ -216,6 +221,7 @@ def recheck(db: Database, actor: Actor, project_id: int) -> int:
         return n
 
 
+@checks_numbers
 def decision_history(db: Database, actor: Actor, project_id: int, user_id: int) -> list[dict]:
     """Lead: the qualification decisions about one person in a project, oldest first."""
     with db.read() as s:
@@ -257,6 +263,7 @@ class MyQualification:
         return max(0, self.n_total - self.n_done)
 
 
+@checks_numbers
 def my_qualification(db: Database, actor: Actor, project_id: int) -> MyQualification:
     """The acting user's warm-up progress and figures against gold (their own only)."""
     with db.read() as s:

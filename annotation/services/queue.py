@@ -42,6 +42,7 @@ from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
 from annotation.services.rows import annotation_content
 from annotation.services.sample_pairs import follow_ups_of
+from annotation.services.number_limits import checks_numbers
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -121,6 +122,7 @@ def _submitted_between(s: Session, user_id: int, project_id: int, start: datetim
     return s.scalar(submitted_between_query(user_id, project_id, start, end)) or 0
 
 
+@checks_numbers
 def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
     """The annotator's counters for one project: today's submissions against the quota, etc."""
     with db.read() as s:
@@ -143,6 +145,7 @@ def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
                            paused)
 
 
+@checks_numbers
 def pool_size(db: Database, actor: Actor, project_id: int) -> int:
     """How many more annotations the project's pool still needs (open slots over active samples)."""
     with db.read() as s:
@@ -247,6 +250,7 @@ def _look(s: Session, actor: Actor, project_id: int) -> WorkItem | _Looked | Non
     return _Looked(settings, route, due, tuple(candidates))
 
 
+@checks_numbers
 def open_draft_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
     """The draft :func:`next_item` would return first, or None — read only: opening Annotate
     shows it and assigns nothing; a sample is handed out only when the annotator asks."""
@@ -261,6 +265,7 @@ def open_draft_item(db: Database, actor: Actor, project_id: int) -> WorkItem | N
     return db.run_read(read)
 
 
+@checks_numbers
 def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
     """The annotator's next sample: their oldest unfinished draft, else a newly assigned sample.
 
@@ -379,6 +384,7 @@ def own_annotation(s: Session, actor: Actor, annotation_id: int, *,
     return row[0], row[1]
 
 
+@checks_numbers
 def open_item(db: Database, actor: Actor, annotation_id: int) -> WorkItem:
     """One of the actor's own annotations (draft or submitted)."""
     with db.read() as s:
@@ -395,6 +401,7 @@ def _numbered(actor: Actor, project_id: int):  # type: ignore[no-untyped-def]
             .subquery())
 
 
+@checks_numbers
 def sample_numbers(db: Database, actor: Actor, project_id: int,
                    annotation_ids: Iterable[int]) -> dict[int, int]:
     """The actor's own number of each of their annotations in the project ("your sample #37"):
@@ -414,6 +421,7 @@ def sample_numbers(db: Database, actor: Actor, project_id: int,
             .where(numbered.c.annotation_id.in_(wanted)))}
 
 
+@checks_numbers
 def my_history(db: Database, actor: Actor, project_id: int, limit: int = 100) -> list[HistoryRow]:
     """The actor's own annotations in a project, most recently touched first."""
     with db.read() as s:

@@ -13,6 +13,7 @@ only — never for a whole project.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections import Counter
@@ -36,6 +37,7 @@ from annotation.services.rows import content_select, contents_of, gold_values
 from annotation.protocols import protocol_of
 from annotation.services.sample_pairs import PairFacts, pairs_of
 from annotation.services.settling import SettlePlan, Submitted, pair_columns, plan_settle, spread_of_project
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database, make_engine
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, User, utcnow
@@ -55,10 +57,16 @@ MAX_PASSES = 5
 
 @dataclass(frozen=True)
 class SettleSummary:
+    """What a resolve changed, by sample: ``gold`` stored or changed, ``flagged`` sent to review
+    (or its automatic flags replaced by a recheck); and what it left as it was: ``pending``
+    awaiting a lead, ``incomplete``, and ``settled`` — gold already as it would be stored. So a
+    second run that finds nothing new reports no gold and no flag."""
+
     gold: int
     flagged: int
     pending: int
     incomplete: int
+    settled: int = 0
 
 
 @dataclass
@@ -74,6 +82,7 @@ class _Sample:
     gold: tuple[int, str] | None
     item: tuple[int, list[str], list[dict[str, Any]]] | None
     pair: PairFacts | None = None  # a context pair's facts (read for a pairs project only)
+    stored_gold: dict[str, Any] | None = None  # the gold's columns of GOLD_COMPARED (with contents)
 
     def key(self) -> tuple[Any, ...]:
         return (self.status, tuple(x.id for x in self.subs), self.gold,
@@ -101,9 +110,13 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
                                   .where(id_in(Annotation.sample_id, ids, s), Annotation.status == "submitted")
                                   .order_by(Annotation.sample_id, Annotation.submitted_at, Annotation.id)):
             samples[sid].subs.append(Submitted(aid, 0, AnnotationContent(), ""))
-    for gid, sid, source in s.execute(select(GoldAnnotation.id, GoldAnnotation.sample_id, GoldAnnotation.source)
-                                      .where(id_in(GoldAnnotation.sample_id, ids, s))):
+    compared = [getattr(GoldAnnotation, name) for name in GOLD_COMPARED] if contents else []
+    for gid, sid, source, *values in s.execute(select(GoldAnnotation.id, GoldAnnotation.sample_id,
+                                                      GoldAnnotation.source, *compared)
+                                               .where(id_in(GoldAnnotation.sample_id, ids, s))):
         samples[sid].gold = (gid, source)
+        if contents:
+            samples[sid].stored_gold = dict(zip(GOLD_COMPARED, values))
     item_rows = s.execute(select(ReviewItem.id, ReviewItem.sample_id, ReviewItem.reasons, ReviewItem.details)
                           .where(id_in(ReviewItem.sample_id, ids, s), ReviewItem.status == "open")
                           .order_by(ReviewItem.id)).all()
@@ -116,11 +129,45 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
     return samples
 
 
+#: The columns of a gold that settling writes from a resolution: equal ones are not written again.
+GOLD_COMPARED = ("boundaries", "segment_axes", "xi", "omega", "alpha", "source", "decided_by", "note",
+                 "source_annotation_id", "confidence", "error_type", "context_xi", "context_omega",
+                 "context_alpha", "change")
+
+
 @dataclass(frozen=True)
 class _Decision:
     sample: _Sample
     plan: SettlePlan
-    drop_item: bool  # a recheck removes an item holding only automatic flags first
+    drop_item: bool = False  # a recheck removes an item whose automatic flags no longer hold
+    replace_item: bool = False  # a recheck's flags differ from the item's: its reasons replaced
+
+
+def _as_stored(details: Iterable[dict[str, Any]]) -> str:
+    """Flag details as the JSON column holds them (tuples become lists, NaN reads as itself)."""
+    return json.dumps(list(details), sort_keys=True, default=float)
+
+
+def _unchanged_gold(smp: _Sample, plan: SettlePlan) -> bool:
+    """Whether the sample's gold already holds what ``plan`` would store (its decision time
+    aside): an automatic gold settled again from the same annotations."""
+    if plan.gold is None or smp.stored_gold is None or plan.drop_gold:
+        return False
+    values = gold_values(plan.gold, source="auto", decided_by=None, decided_at=utcnow(),
+                         **pair_columns(plan.pair))
+    return all(values[name] == smp.stored_gold[name] for name in GOLD_COMPARED)
+
+
+def _recheck(smp: _Sample, item: tuple[int, list[str], list[dict[str, Any]]], plan: SettlePlan) -> _Decision:
+    """A recheck's decision on a sample whose open ``item`` holds only automatic flags, ``plan``
+    made as if the item were not there. Flags the same as the item's leave it as it is (still
+    awaiting a lead); other flags replace the item's in place (its id and waiting time kept);
+    no flags remove it. So a second recheck under the same thresholds changes nothing."""
+    if plan.result != "flagged":
+        return _Decision(smp, plan, drop_item=True)
+    if list(plan.reasons) == item[1] and _as_stored(plan.details) == _as_stored(item[2]):
+        return _Decision(smp, SettlePlan("pending"))
+    return _Decision(smp, plan, replace_item=True)
 
 
 def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: ParameterSpread,
@@ -130,11 +177,13 @@ def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: Param
     pairs = pair_figures([(smp.n_tokens, [x.content for x in smp.subs]) for smp in samples])
     out = []
     for smp, curve in zip(samples, pairs):
-        drop = bool(recheck and smp.item is not None and all(is_automatic_flag(r) for r in smp.item[1]))
-        item_open = smp.item is not None and not drop
+        item = smp.item
+        rechecked = recheck and item is not None and all(is_automatic_flag(r) for r in item[1])
         plan = plan_settle(smp, settings, smp.subs, None if smp.gold is None else smp.gold[1],
-                           item_open, spread, known=curve, pair=smp.pair)
-        out.append(_Decision(smp, plan, drop))
+                           item is not None and not rechecked, spread, known=curve, pair=smp.pair)
+        if _unchanged_gold(smp, plan):
+            plan = SettlePlan("settled")
+        out.append(_recheck(smp, item, plan) if rechecked and item is not None else _Decision(smp, plan))
     return out
 
 
@@ -156,7 +205,10 @@ def _write(s: Session, decisions: Sequence[_Decision]) -> tuple[Counter[str], li
     new_items, grown_items, new_gold, renewed_gold = [], [], [], []
     for d in todo:
         plan, smp = d.plan, d.sample
-        if plan.reasons:
+        if d.replace_item and smp.item is not None:
+            grown_items.append({"item_id": smp.item[0], "reasons": list(plan.reasons),
+                                "details": list(plan.details)})
+        elif plan.reasons:
             item = None if d.drop_item else smp.item
             reasons, details = (item[1], item[2]) if item else ([], [])
             new = [r for r in dict.fromkeys(plan.reasons) if r not in reasons]
@@ -191,8 +243,8 @@ def settle_samples(db: Database, project_id: int, sample_ids: Sequence[int], set
                    *, recheck: bool = False,
                    progress: Callable[[int, int], None] | None = None) -> Counter[str]:
     """Settle the samples ``sample_ids`` of a project (module docstring); returns how many ended
-    as "gold", "flagged", "pending" (waiting for a lead, or still changing after every pass) and
-    "incomplete". ``progress(done, total)`` is called as parts are done.
+    as "gold" (stored or changed), "flagged", "pending" (waiting for a lead, or still changing
+    after every pass), "incomplete" and "settled" (gold already as it would be stored). ``progress(done, total)`` is called as parts are done.
 
     From :data:`PARALLEL_MIN_SAMPLES` samples the work is shared by one process per core, each
     settling its part in chunks on its own connection (reading and deciding a sample is
@@ -262,6 +314,7 @@ def complete_samples(db: Database, project_id: int, k: int) -> list[int]:
         .group_by(Sample.id).having(func.count(Annotation.id) >= k).order_by(Sample.id))))
 
 
+@checks_numbers
 def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: bool = False,
                     progress: Callable[[int, int], None] | None = None) -> SettleSummary:
     """Lead: settle every complete sample not settled yet — unflagged ones become gold, flagged
@@ -270,7 +323,7 @@ def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: boo
     settings = db.run_read(lambda s: (require_role(s, actor, "lead"), project_settings(s, project_id))[1])
     ids = complete_samples(db, project_id, settings.annotators_per_sample)
     counts = settle_samples(db, project_id, ids, settings, recheck=recheck, progress=progress)
-    summary = {k: counts.get(k, 0) for k in ("gold", "flagged", "pending", "incomplete")}
+    summary = {k: counts.get(k, 0) for k in ("gold", "flagged", "pending", "incomplete", "settled")}
     with db.write() as s:
         audit.record(s, actor.user_id, "resolve_project", "project", project_id, recheck=recheck, **summary)
     return SettleSummary(**summary)

@@ -57,6 +57,7 @@ from annotation.services.settling import (
     store_gold,
     submitted_annotations,
 )
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import (
     Annotation,
@@ -114,6 +115,7 @@ class ReviewCase:
     segmented: bool = True
 
 
+@checks_numbers
 def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
     """Lead: one review item with both (all) annotations side by side and the proposal; for a
     context pair also the follow-up, each annotator's two curves and change label, the pair part
@@ -174,6 +176,7 @@ def _history(s: Session, sample_id: int) -> list[dict]:
     return events
 
 
+@checks_numbers
 def sample_history(db: Database, actor: Actor, sample_id: int) -> list[dict]:
     """Lead: review openings and decisions of one sample, oldest first."""
     with db.read() as s:
@@ -216,6 +219,7 @@ def _open_case_rows(s: Session, actor: Actor, item_id: int, *,
     return item, smp, submitted_annotations(s, smp.id)
 
 
+@checks_numbers
 def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidence: int | None = None,
            error_type: str | None = None, note: str = "", edit: LeadEdit | None = None,
            annotation_id: int | None = None, change: str | None = None,
@@ -418,6 +422,7 @@ def _send_back(s: Session, smp: Sample, anns: Sequence[Annotation], note: str) -
     s.execute(delete(GoldAnnotation).where(GoldAnnotation.sample_id == smp.id))
 
 
+@checks_numbers
 def gold_of(db: Database, actor: Actor, sample_id: int) -> StoredGold | None:
     """Lead: the sample's gold values, if settled."""
     with db.read() as s:

@@ -40,6 +40,7 @@ from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.rows import content_from_columns
 from annotation.services.settling import open_review
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, ReviewDay, ReviewItem, Sample, User, utcnow
@@ -111,6 +112,7 @@ _DAYS_SEEN: dict[tuple[str, int], tuple] = {}
 _LOCK = threading.Lock()
 
 
+@checks_numbers
 def draw_pending_days(db: Database, actor: Actor, project_id: int) -> int:
     """Lead: draw the review sample of every finished day not drawn yet (a write transaction
     only when the day fingerprint changed since this process last drew); returns items opened."""
@@ -191,6 +193,7 @@ def _chunks(values: list[int], size: int) -> Iterable[list[int]]:
         yield values[start:start + size]
 
 
+@checks_numbers
 def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | None = None,
                  benchmark: int | None = None, annotator: str | None = None,
                  sort: str = "oldest") -> list[ReviewRow]:

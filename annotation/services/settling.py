@@ -271,7 +271,7 @@ class SettlePlan:
     """What settling one sample writes, decided (:func:`plan_settle`) from a state read before
     the write: the review reasons (and their details) to open or add, automatic gold to drop
     (new thresholds flag it) or to store, and the outcome ("incomplete", "pending", "flagged",
-    "gold")."""
+    "gold"; a resolve of many samples also says "settled" for gold it finds already stored)."""
 
     result: str
     reasons: tuple[str, ...] = ()

@@ -37,12 +37,17 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.text_limits import check_length
+from annotation.services.number_limits import checks_numbers
 from annotation.corpus.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
 from annotation.leftovers import writer_is_alive
 from annotation.services.import_plans import TEXTS, ImportKind, Plan, check_protocol, plan_import
 from annotation.settings import ProjectSettings
+from annotation.wording import refusal
 from db.engine import Database
 from db.models import ImportBatch, ParameterStats, Project, Sample, SamplePair, utcnow
+
+#: What every refused import adds, after the reason: all or nothing.
+NOTHING_IMPORTED = "Nothing was imported."
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ def _insert_samples(s: Session, rows: list[dict[str, Any]], companions: dict[str
               [{"sample_id": sid, **companions[ext]} for sid, ext in made if ext in companions])
 
 
+@checks_numbers
 def import_texts(db: Database, actor: Actor, project_id: int | None, records: Sequence[TextRecord],
                  source: str = "", *, new_project: str | None = None) -> ImportSummary:
     """Lead: add texts to a project's pool, all or nothing (see
@@ -139,7 +145,7 @@ def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
         try:
             check_length(r.external_id or "", Sample.external_id, "id")
         except InvalidInput as exc:
-            raise InvalidInput(f"line {r.line}: {exc} Nothing was imported.") from None
+            raise InvalidInput(refusal(f"line {r.line}: {exc}", NOTHING_IMPORTED)) from None
 
 
 def _summary(plan: Plan, project_id: int) -> ImportSummary:
@@ -359,9 +365,10 @@ def check_text_file_size(filename: str, n_bytes: int) -> None:
     try:
         check_file_size(n_bytes)
     except ImportFileError as exc:
-        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+        raise InvalidInput(refusal(f"{filename}: {exc}", NOTHING_IMPORTED)) from None
 
 
+@checks_numbers
 def import_text_file(db: Database, actor: Actor, project_id: int | None, data: bytes, filename: str,
                      default_benchmark: int | None = None, *,
                      new_project: str | None = None) -> ImportSummary:
@@ -371,5 +378,5 @@ def import_text_file(db: Database, actor: Actor, project_id: int | None, data: b
     try:
         records = parse_texts(data, filename, default_benchmark=default_benchmark)
     except ImportFileError as exc:
-        raise InvalidInput(f"{filename}: {exc}. Nothing was imported.") from None
+        raise InvalidInput(refusal(f"{filename}: {exc}", NOTHING_IMPORTED)) from None
     return import_texts(db, actor, project_id, records, source=filename, new_project=new_project)

@@ -28,6 +28,7 @@ from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import StoredGold, stored_gold
+from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Sample, User
 
@@ -51,6 +52,7 @@ class WarmupSample:
     gold_by: str = ""
 
 
+@checks_numbers
 def warmup_samples(db: Database, actor: Actor, project_id: int) -> list[WarmupSample]:
     """Lead: the active samples marked warm-up, oldest first, with gold and progress counts."""
     with db.read() as s:
@@ -115,6 +117,7 @@ def _mark(s: Session, actor: Actor, project_id: int, samples: Sequence[Sample], 
     return marked
 
 
+@checks_numbers
 def mark_warmup(db: Database, actor: Actor, project_id: int, external_ids: Sequence[str]) -> list[str]:
     """Lead: mark samples (by external id) as warm-up samples; returns the ids newly marked.
 
@@ -128,6 +131,7 @@ def mark_warmup(db: Database, actor: Actor, project_id: int, external_ids: Seque
         return _mark(s, actor, project_id, _samples_by_external_id(s, project_id, external_ids), "ids")
 
 
+@checks_numbers
 def pick_warmup(db: Database, actor: Actor, project_id: int, n: int | None = None,
                 seed: int | None = None) -> list[str]:
     """Lead: mark ``n`` random active samples that nobody has started as warm-up samples
@@ -168,6 +172,7 @@ class UnmarkSummary:
     retired: tuple[str, ...]
 
 
+@checks_numbers
 def unmark_warmup(db: Database, actor: Actor, project_id: int, external_ids: Sequence[str]) -> UnmarkSummary:
     """Lead: take samples out of the warm-up set.
 
@@ -213,6 +218,7 @@ def _normalised_axes(segment_axes: Sequence) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
+@checks_numbers
 def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit | None = None, *,
                     boundaries: Sequence[int] | None = None, segment_axes: Sequence | None = None,
                     xi: float | None = None, omega: float | None = None, alpha: float | None = None,

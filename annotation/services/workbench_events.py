@@ -38,6 +38,7 @@ from annotation.services.submission import (
     store_submission,
     write_draft,
 )
+from annotation.services.number_limits import EDIT_NUMBER, checks_numbers
 from db.engine import Database
 
 
@@ -132,6 +133,7 @@ def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: i
     return _Planned(r, start, tuple(refused), fit_message, problems, error, plan)
 
 
+@checks_numbers
 def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, base_version: int,
                  events: object, *, seconds_delta: float = 0.0,
                  hand_out_next: bool = True) -> EventOutcome:
@@ -158,9 +160,6 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
     """
     if not isinstance(client, str) or not 0 < len(client) <= CLIENT_MAX_CHARS:
         raise InvalidInput("The workbench sent its edits without a valid client id; reload the sample.")
-    if isinstance(base_version, bool) or not isinstance(base_version, int):
-        raise InvalidInput("The workbench sent its edits without the version it started from; "
-                           "reload the sample.")
     if isinstance(events, (list, tuple)) and all(isinstance(e, event_log.EditEvent) for e in events):
         parsed = list(events)
     else:
@@ -168,6 +167,9 @@ def apply_events(db: Database, actor: Actor, annotation_id: int, client: str, ba
             parsed = event_log.parse_events(events)
         except event_log.EventError as exc:
             raise InvalidInput(str(exc)) from None
+    for event in parsed:  # the last one applied is stored with the draft: it must fit its column
+        EDIT_NUMBER.check(event.first)
+        EDIT_NUMBER.check(event.seq)
     for _ in range(MAX_PLANS):
         draft = db.run_read(lambda s: read_draft(s, actor, annotation_id))
         planned = _plan(db, actor, draft, client, base_version, parsed)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.curves import MAX_POINTS, MIN_POINTS
@@ -116,25 +116,22 @@ class AnnotationContent:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "AnnotationContent":
-        """Build from untrusted JSON-like data, checking types; raises ContentError."""
+        """Build from untrusted JSON-like data, checking types; raises ContentError naming the
+        field and what it holds (:data:`FIELD_SHAPES`), never Python's words for the slip."""
         if not isinstance(data, Mapping):
             raise ContentError("the annotation data is malformed (not a JSON object)")
-        try:
-            boundaries = tuple(_as_int(b) for b in data.get("boundaries") or (0,))
-            axes = tuple(a if a is None else str(a) for a in data.get("segment_axes") or (None,))
-            points = tuple((_as_float(p[0]), _as_float(p[1])) for p in data.get("points") or ())
-            params = {k: _opt_float(data.get(k)) for k in ("xi", "omega", "alpha", "scale", "rmse")}
-            flags = tuple(str(f) for f in data.get("flags") or ())
-            note = str(data.get("note") or "")
-            source = str(data.get("params_source") or "fit")
-            context_points = tuple((_as_float(p[0]), _as_float(p[1]))
-                                   for p in data.get("context_points") or ())
-            context = {f"context_{k}": _opt_float(data.get(f"context_{k}"))
-                       for k in ("xi", "omega", "alpha", "scale", "rmse")}
-            context_source = str(data.get("context_params_source") or "fit")
-            change = str(data.get("change") or "")
-        except (TypeError, ValueError, IndexError, OverflowError) as exc:
-            raise ContentError(f"the annotation data is malformed ({exc})") from exc
+        boundaries = _read(data, "boundaries", lambda v: tuple(_as_int(b) for b in _listed(v or (0,))))
+        axes = _read(data, "segment_axes", lambda v: tuple(_optional_text(a) for a in _listed(v or (None,))))
+        points = _read(data, "points", _points)
+        params = {k: _read(data, k, _opt_float) for k in ("xi", "omega", "alpha", "scale", "rmse")}
+        flags = _read(data, "flags", lambda v: tuple(_text(f) for f in _listed(v or ())))
+        note = _read(data, "note", lambda v: _text(v or ""))
+        source = _read(data, "params_source", lambda v: _text(v or "fit"))
+        context_points = _read(data, "context_points", _points)
+        context = {f"context_{k}": _read(data, f"context_{k}", _opt_float)
+                   for k in ("xi", "omega", "alpha", "scale", "rmse")}
+        context_source = _read(data, "context_params_source", lambda v: _text(v or "fit"))
+        change = _read(data, "change", lambda v: _text(v or ""))
         content = cls(boundaries, axes, points, params_source=source, flags=flags, note=note,
                       context_points=context_points, context_params_source=context_source,
                       change=change, **params, **context)
@@ -237,6 +234,48 @@ def _curve_problems(name: str, content: AnnotationContent, points_required: bool
     elif not content.has_parameters:
         return [NO_CURVE if name == "Curve" else f"{name}: the points do not define a curve yet."]
     return []
+
+
+#: What each field of an annotation's data holds, as a refusal of a badly typed one says it.
+FIELD_SHAPES: dict[str, str] = {
+    "boundaries": "a list of whole numbers (the tokens where segments start)",
+    "segment_axes": "a list of axis names",
+    "points": "a list of [x, y] pairs of finite numbers",
+    "context_points": "a list of [x, y] pairs of finite numbers",
+    "flags": "a list of flag names",
+    "note": "text", "params_source": "text", "context_params_source": "text", "change": "text",
+}
+
+
+def _read(data: Mapping[str, Any], field: str, convert: Callable[[Any], Any]) -> Any:
+    """``convert`` of the field's value; :class:`ContentError` naming the field when it fails."""
+    try:
+        return convert(data.get(field))
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError):
+        raise ContentError(f"{field} must be {FIELD_SHAPES.get(field, 'a finite number')}") from None
+
+
+def _listed(v: Any) -> list[Any] | tuple[Any, ...]:
+    if not isinstance(v, (list, tuple)):
+        raise TypeError("not a list")
+    return v
+
+
+def _points(v: Any) -> tuple[tuple[float, float], ...]:
+    pairs = _listed(v or ())
+    if not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+        raise ValueError("not pairs")
+    return tuple((_as_float(x), _as_float(y)) for x, y in pairs)
+
+
+def _text(v: Any) -> str:
+    if not isinstance(v, str):
+        raise TypeError("not text")
+    return v
+
+
+def _optional_text(v: Any) -> str | None:
+    return None if v is None else _text(v)
 
 
 def _as_int(v: Any) -> int:

@@ -187,8 +187,8 @@ def test_resolve_from_the_command_line(db_url, tmp_path):
     assert run(db_url, "import", "annotations", str(path)).returncode == 0
     done = run(db_url, "resolve")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ("1 samples resolved into gold, 0 flagged for review, "
-                                   "1 awaiting a lead, 0 incomplete")
+    # the import settled both samples already: this run finds nothing new
+    assert done.stdout.strip() == "nothing new to resolve; 1 already in gold, 1 awaiting a lead, 0 incomplete"
 
 
 def test_agreement_json_from_the_command_line(db_url, tmp_path):
@@ -265,6 +265,7 @@ def test_dedup_and_export_from_the_command_line(tmp_path):
     again = run(url, "export", str(tmp_path / "out"))
     reason = again.stderr.splitlines()[-1]  # after the progress lines, one line says why
     assert again.returncode == 1 and reason.startswith("chronocept: ") and "not empty" in reason
+    assert "or add --overwrite to replace it" in reason  # the command's own option, by name
     bad = run(url, "export", str(tmp_path / "other"), "--base", "1")
     assert bad.returncode == 1 and "base" in bad.stderr and not (tmp_path / "other").exists()
     repeat = run(url, "export", str(tmp_path / "again"), "--reproduce", "1", "--quiet")

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 from annotation.corpus.csv_safety import FORMULA_TRIGGERS
-from annotation.services import exports
+from annotation.services import export_downloads, exports
 from annotation.services.errors import InvalidInput
 from db.models import Sample, SamplePair
 from pair_gold_data import pair_gold_project
@@ -56,12 +56,12 @@ def test_the_dataset_keeps_formula_texts_exactly_and_the_spreadsheet_copy_neutra
     assert typed <= _texts(rows) and not any(text.startswith("'") for text in _texts(rows))
 
     # the zip the Export page offers is the folder, byte for byte
-    with zipfile.ZipFile(io.BytesIO(exports.zip_of_export(db, lead, record.id))) as archive:
+    with zipfile.ZipFile(io.BytesIO(export_downloads.zip_of_export(db, lead, record.id))) as archive:
         files = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
         assert {name.split("/", 1)[1]: archive.read(name) for name in archive.namelist()} == files
 
     # the copy for a spreadsheet: every text that would start a formula now starts with "'"
-    copy = list(csv.DictReader(io.StringIO(exports.spreadsheet_of_export(db, lead, record.id), newline="")))
+    copy = list(csv.DictReader(io.StringIO(export_downloads.spreadsheet_of_export(db, lead, record.id), newline="")))
     assert len(copy) == len(rows) == 24
     assert {"'" + text for text in typed} <= _texts(copy)
     text_cells = [v for r in copy for k, v in r.items() if k in ("context", "follow_up", "change", "target_id")]
@@ -80,4 +80,4 @@ def test_a_single_texts_export_has_no_spreadsheet_copy(db, lead, tmp_path):
 
     record = exports.export_dataset(db, lead, gold_project(db, lead, n=6), tmp_path / "ds", seed=1)
     with pytest.raises(InvalidInput, match="holds single texts"):
-        exports.spreadsheet_of_export(db, lead, record.id)
+        export_downloads.spreadsheet_of_export(db, lead, record.id)

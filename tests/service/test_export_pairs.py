@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 
 from annotation import export as hf_export
 from annotation.pairs.duration_classes import class_of_curve
-from annotation.services import exports
+from annotation.services import export_downloads, exports
 from annotation.services.errors import InvalidInput
 from db.models import DatasetExport, GoldAnnotation, Sample
 from pair_gold_data import SHIFT, pair_gold_project, pair_id
@@ -67,7 +67,7 @@ def test_a_pairs_project_writes_the_tvcp_config_with_a_csv_per_split(db, lead, p
     assert seen == set(gold) and len(split_of_target) == 20
     with pytest.raises(InvalidInput, match="holds context pairs"):
         exports.export_statistics(db, lead, rec.id)
-    assert exports.zip_of_export(db, lead, rec.id)[:2] == b"PK"
+    assert export_downloads.zip_of_export(db, lead, rec.id)[:2] == b"PK"
     card = (out / "README.md").read_text()
     assert "| 0 | no time-sensitive information |" in card and "| 11 | more than 1 month |" in card
     assert "| 0 | decreased |" in card and "| 2 | increased |" in card and "`valid.csv` = dev" in card

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from annotation import export as hf_export
 from annotation.export import writer as export_writer
 from annotation.export.figures import FigureInput
-from annotation.services import exports, resolving
+from annotation.services import export_downloads, exports, resolving
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
 from gold_data import gold_project
@@ -154,7 +154,7 @@ def test_overwriting_an_exports_folder_marks_that_export_replaced(db, lead, gold
     assert json.loads((out / "export.json").read_text())["export_id"] == second.id
     # what the old row would serve is the other export's files: refused, in a line
     with pytest.raises(NotFound, match=f"replaced by export {second.id}"):
-        exports.zip_of_export(db, lead, first.id)
+        export_downloads.zip_of_export(db, lead, first.id)
     with pytest.raises(InvalidInput, match=f"replaced by export {second.id}"):
         exports.export_statistics(db, lead, first.id)
     # "Repeat exactly" of the replaced export writes it anew, into a new folder
@@ -316,7 +316,7 @@ def test_statistics_and_zip_of_an_export(db, lead, gold, tmp_path):
     assert stats.statistics[1].split_sizes == {"train": 14, "validation": 4, "test": 2}
     assert stats.statistics[2].overall.n_samples == 10
     assert stats.statistics[1].overall.axis_counts["main_outcome_axis"] == 20
-    blob = exports.zip_of_export(db, lead, rec.id)
+    blob = export_downloads.zip_of_export(db, lead, rec.id)
     assert blob[:2] == b"PK"
     import shutil
 

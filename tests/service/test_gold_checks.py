@@ -178,7 +178,7 @@ def test_checks_stay_out_of_k_flags_sigma_settling_agreement_and_export(db, lead
         assert {g.source for g in s.scalars(select(GoldAnnotation).where(
             GoldAnnotation.sample_id.in_(check_ids)))} == {"warmup"}
     summary = resolving.resolve_project(db, lead, pid, recheck=True)
-    assert summary.gold + summary.flagged + summary.pending + summary.incomplete == n_prod // 2
+    assert summary.gold + summary.flagged + summary.pending + summary.incomplete + summary.settled == n_prod // 2
     assert count(db, ReviewItem, ReviewItem.sample_id.in_(check_ids)) == 0
     scope = agreement.project_agreement(db, lead, pid)
     check_exts = {e for e in warm if _sample_id(db, pid, e) in check_ids}

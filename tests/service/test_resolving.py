@@ -131,7 +131,9 @@ def test_recheck_reopens_automatic_gold_under_new_thresholds(db, lead, make_user
     gold, items = _outcome(db, pid)
     far = [sid for sid, reasons, _ in items if "curve_distance" in reasons]
     assert len(far) == 2 and not {sid for sid, *_ in gold} & set(far)
-    assert again.gold == first.gold - 2 and again.flagged == first.flagged + 2
+    # what changed: two gold samples flagged; the rest stays as it was
+    assert (again.gold, again.flagged) == (0, 2)
+    assert (again.settled, again.pending) == (first.gold - 2, first.flagged + first.pending)
 
 
 def test_settling_shared_by_processes_equals_settling_in_one(db, lead, make_user, make_project, tmp_path,
@@ -152,3 +154,48 @@ def test_settling_shared_by_processes_equals_settling_in_one(db, lead, make_user
     assert shared == single and _outcome(db, pid) == _outcome(alone, pid)
     assert seen[-1] == (12, 12) and len(seen) >= 2  # progress as the parts finish
     alone.dispose()
+
+
+def _settled_rows(db, pid) -> tuple[list, list]:
+    """The project's review items and gold, every column: what a run that changes nothing keeps."""
+    with db.read() as s:
+        items = list(s.execute(
+            select(ReviewItem.__table__).join(Sample, Sample.id == ReviewItem.sample_id)
+            .where(Sample.project_id == pid).order_by(ReviewItem.id)))
+        gold = list(s.execute(
+            select(GoldAnnotation.__table__).join(Sample, Sample.id == GoldAnnotation.sample_id)
+            .where(Sample.project_id == pid).order_by(GoldAnnotation.id)))
+    return items, gold
+
+
+def test_resolving_again_plain_or_rechecked_changes_nothing_and_says_so(db, lead, make_user, make_project):
+    """A recheck under the thresholds the flags were raised with finds the same flags: the
+    items stay as they are (no sample moves from "awaiting a lead" to "flagged" and back), the
+    gold is not written again, and every run reports no gold and no flag."""
+    pid = _annotated_pairs(db, make_user, make_project, 8)
+    first = resolving.resolve_project(db, lead, pid)
+    assert (first.gold, first.flagged, first.pending, first.settled) == (2, 4, 2, 0)
+    left = _settled_rows(db, pid)
+    for recheck in (True, True, False, True):
+        again = resolving.resolve_project(db, lead, pid, recheck=recheck)
+        assert again == resolving.SettleSummary(gold=0, flagged=0, pending=6, incomplete=0, settled=2), recheck
+        assert _settled_rows(db, pid) == left, recheck
+
+
+def test_a_recheck_replaces_an_items_automatic_flags_in_place(db, lead, make_user, make_project):
+    """New thresholds that flag a sample for other reasons change its item's reasons; the item
+    (its id, since when it waits) stays, and a second recheck changes nothing."""
+    pid = _annotated_pairs(db, make_user, make_project, 4)
+    resolving.resolve_project(db, lead, pid)
+    before = {i.sample_id: i for i in _settled_rows(db, pid)[0] if "curve_distance" in i.reasons}
+    assert len(before) == 1
+    with db.write() as s:  # curves 40 units apart are no longer "far apart"; they still deviate
+        p = s.get(Project, pid)
+        p.settings = {**p.settings, "flag_w1_max": 200.0}
+    rechecked = resolving.resolve_project(db, lead, pid, recheck=True)
+    assert (rechecked.gold, rechecked.flagged) == (0, 1)
+    after = {i.sample_id: i for i in _settled_rows(db, pid)[0] if i.sample_id in before}
+    for sid, item in after.items():
+        assert (item.id, item.opened_at) == (before[sid].id, before[sid].opened_at)
+        assert "curve_distance" not in item.reasons and item.reasons
+    assert resolving.resolve_project(db, lead, pid, recheck=True).flagged == 0

@@ -187,10 +187,10 @@ def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair,
     annotate(db, b, pid, **SPLIT_A)
     assert len(gold_rows(db)) == 1
     summary = resolving.resolve_project(db, lead, pid)
-    assert summary.gold == 1 and summary.flagged == 0  # auto gold is re-checked, stays gold
+    assert (summary.gold, summary.flagged, summary.settled) == (0, 0, 1)  # auto gold re-checked, stays gold
     projects.update_settings(db, lead, pid, flag_sigma=0.0001)
     summary = resolving.resolve_project(db, lead, pid, recheck=True)
-    assert summary.gold == 1  # identical parameters: |Δ| = 0 is never above a threshold
+    assert summary.settled == 1  # identical parameters: |Δ| = 0 is never above a threshold
 
 
 def test_tighter_thresholds_flag_auto_gold_and_looser_ones_release_it(db, pair, make_project, lead):

@@ -66,24 +66,36 @@ def test_from_json_accepts_integral_floats_as_boundaries():
     assert AnnotationContent.from_json({"boundaries": [0, 3.0], "segment_axes": [None, None]}).boundaries == (0, 3)
 
 
-@pytest.mark.parametrize("data,fragment", [
-    ({"boundaries": [0, 1.5], "segment_axes": [None, None]}, "whole number"),
-    ({"boundaries": [0, "2"], "segment_axes": [None, None]}, "whole number"),
-    ({"boundaries": [0, True], "segment_axes": [None, None]}, "whole number"),
-    ({"boundaries": 5}, "malformed"),
-    ({"points": [[1.0]]}, "malformed"),
-    ({"points": [["a", 0.5]]}, "not a number"),
-    ({"points": [[30.0, None]]}, "not a number"),
-    ({"points": [[float("nan"), 0.5]]}, "finite"),
-    ({"points": [5]}, "malformed"),
-    ({"xi": "27"}, "not a number"),
-    ({"omega": float("inf")}, "finite"),
-    ({"alpha": True}, "not a number"),
-    ({"xi": 10 ** 400}, "malformed"),  # an integer JSON allows but no float can hold
-    ({"boundaries": [0, 10 ** 400], "segment_axes": [None, None]}, "malformed"),
+NOT_POINTS = "points must be a list of \\[x, y\\] pairs of finite numbers"
+NOT_BOUNDARIES = "boundaries must be a list of whole numbers"
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"boundaries": [0, 1.5], "segment_axes": [None, None]}, NOT_BOUNDARIES),
+    ({"boundaries": [0, "2"], "segment_axes": [None, None]}, NOT_BOUNDARIES),
+    ({"boundaries": [0, True], "segment_axes": [None, None]}, NOT_BOUNDARIES),
+    ({"boundaries": 5}, NOT_BOUNDARIES),
+    ({"points": [[1.0]]}, NOT_POINTS),
+    ({"points": [[1.0, 0.5, 0.2]]}, NOT_POINTS),
+    ({"points": [["a", 0.5]]}, NOT_POINTS),
+    ({"points": [[30.0, None]]}, NOT_POINTS),
+    ({"points": [[float("nan"), 0.5]]}, NOT_POINTS),
+    ({"points": [5]}, NOT_POINTS),
+    ({"points": [{}]}, NOT_POINTS),  # a KeyError once, past every check
+    ({"context_points": "ab"}, "context_points must be a list of"),
+    ({"xi": "27"}, "xi must be a finite number"),
+    ({"omega": float("inf")}, "omega must be a finite number"),
+    ({"alpha": True}, "alpha must be a finite number"),
+    ({"xi": 10 ** 400}, "xi must be a finite number"),  # an integer JSON allows but no float can hold
+    ({"boundaries": [0, 10 ** 400], "segment_axes": [None, None]}, NOT_BOUNDARIES),
+    ({"segment_axes": [{"a": 1}]}, "segment_axes must be a list of axis names"),
+    ({"flags": [True]}, "flags must be a list of flag names"),
+    ({"note": 5}, "note must be text"),
 ])
-def test_from_json_refuses_badly_typed_data(data, fragment):
-    with pytest.raises(ContentError, match=fragment):
+def test_from_json_refuses_badly_typed_data_naming_the_field(data, message):
+    """In the product's words: the field and what it holds, never Python's ("list index out of
+    range", "'bool' object is not subscriptable")."""
+    with pytest.raises(ContentError, match=f"^{message}"):
         AnnotationContent.from_json(data)
 
 
