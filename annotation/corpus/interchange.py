@@ -43,7 +43,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, Sequence
 
 from annotation.curves import CurveFitError, fit_curve, fit_scale_for, parameter_bounds_problem
-from annotation.corpus.json_lines import decode_json_line
+from annotation.corpus.json_lines import decode_json_line, numbered_json_lines
 from annotation.pairs.change import CHANGE_LABELS, read_change
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
@@ -229,9 +229,7 @@ def numbered_lines(data: bytes) -> list[tuple[int, str]]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InterchangeError(data[: exc.start].count(b"\n") + 1, "not valid UTF-8") from None
-    # JSON Lines ends a line at "\n" (or "\r\n") only: a note may hold U+2028 or another
-    # character str.splitlines would split at, which the export writes as it is
-    return [(n, raw.removesuffix("\r")) for n, raw in enumerate(text.split("\n"), start=1) if raw.strip()]
+    return numbered_json_lines(text)
 
 
 @dataclass(frozen=True)

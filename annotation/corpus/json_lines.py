@@ -16,6 +16,19 @@ from typing import Any, Callable, NoReturn
 LineError = Callable[[int, str], Exception]
 
 
+def numbered_json_lines(text: str) -> list[tuple[int, str]]:
+    r"""The non-blank lines of a JSON Lines text with their 1-based numbers. A line ends at
+    "\n" (or "\r\n") only, as JSON Lines says: a text or a note may hold U+2028 or another
+    character :meth:`str.splitlines` would split at, and ``json.dumps(..., ensure_ascii=False)``
+    (the export) writes it as it is.
+
+    Examples:
+        >>> numbered_json_lines('{"a": 1}\r\n\n{"b": "x\u2028y"}\n')
+        [(1, '{"a": 1}'), (3, '{"b": "x\u2028y"}')]
+    """
+    return [(n, raw.removesuffix("\r")) for n, raw in enumerate(text.split("\n"), start=1) if raw.strip()]
+
+
 def decode_json_line(raw: str, line: int, error: LineError) -> Any:
     """The decoded value of ``raw``, or ``error(line, reason)`` raised."""
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Callable
 
-from annotation.corpus.json_lines import decode_json_line
+from annotation.corpus.json_lines import decode_json_line, numbered_json_lines
 from annotation.segmentation import tokenize
 from annotation.wording import shown
 
@@ -281,9 +281,7 @@ def json_objects(content: str):  # type: ignore[no-untyped-def]
         >>> list(json_objects('{"a": 1}\\n\\n{"b": 2}'))
         [(1, {'a': 1}), (3, {'b': 2})]
     """
-    for n, raw in enumerate(content.splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for n, raw in numbered_json_lines(content):
         obj = decode_json_line(raw, n, ImportFileError)
         if not isinstance(obj, dict):
             raise ImportFileError(n, "each line must be a JSON object")

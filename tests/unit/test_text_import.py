@@ -328,3 +328,16 @@ def test_csv_with_an_unterminated_or_broken_quote_is_refused(data, line):
     with pytest.raises(ImportFileError) as err:
         parse_texts(data, "t.csv")
     assert err.value.line == line and "malformed CSV" in err.value.reason
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0c"])
+def test_a_json_lines_text_holding_a_unicode_line_separator_is_one_record(separator):
+    """JSON Lines ends a line at "\\n" only; the export writes U+2028 in a text as it is, so a
+    texts file taken from an export must read back with the text whole (str.splitlines cut it in two
+    and the file was refused as "not valid JSON")."""
+    text = f"The shop on Elm Street{separator}is closed this week."
+    data = (json.dumps({"text": text, "id": "X-1"}, ensure_ascii=False) + "\n"
+            + json.dumps({"text": "Rain is expected tomorrow.", "id": "X-2"}) + "\n").encode()
+    records = parse_texts(data, "texts.jsonl")
+    assert [(r.text, r.external_id, r.line) for r in records] == [
+        (text, "X-1", 1), ("Rain is expected tomorrow.", "X-2", 2)]
