@@ -1,14 +1,18 @@
 """Reading context pairs to annotate from JSON Lines or CSV — all or nothing.
 
 A pair is a *target statement* and a *follow-up statement* read after it (Wenzel & Jatowt's
-Temporal Validity Change Prediction). Two shapes of record are read, in either format:
+Temporal Validity Change Prediction). Three shapes of record are read, in either format:
 
 * ours: ``target``, ``follow_up``, optional ``id`` (the pair's sample id) and ``target_id``
   (groups several follow-ups under one target; without it, identical target texts are grouped);
 * the TVCP release's CSV: ``context`` (the target), ``follow_up``, ``context_only_tv`` and
   ``combined_tv`` (duration class indices 0–11, :mod:`annotation.pairs.duration_classes`) and
   ``change`` (decreased / neutral / increased). Its labels are kept as the pair's *reference*
-  values: shown to leads, never to annotators.
+  values: shown to leads, never to annotators;
+* this tool's own ``tvcp`` export (JSON Lines or CSV, its files as written): the release's
+  columns with the pair's id as ``_id`` and its ``target_id``; the exporting project's gold
+  classes and change become the reference values, the rest of the record is left aside
+  (:data:`EXPORT_ONLY_FIELDS`). What the export writes, the import reads.
 
 In our shape the three reference fields are optional (a file may carry a release's labels or a
 demo's intended change); a CSV whose header names ``context`` is the release's and must have all
@@ -44,6 +48,16 @@ TVCP_COLUMNS = ("context", "follow_up", "context_only_tv", "combined_tv", "chang
 REFERENCE_FIELDS = ("context_only_tv", "combined_tv", "change")
 _OURS = ("target", "follow_up", "id", "target_id")
 _KNOWN = frozenset(_OURS) | frozenset(TVCP_COLUMNS)
+#: A record of this tool's own ``tvcp`` export names its pair's id ``_id``; what else it holds
+#: beyond the release's columns and ``target_id`` — both gold curves' parameters, the count of
+#: annotations, the exporting project's own reference labels and the export's provenance
+#: (``annotation.export.tvcp.TVCP_KEYS``, which a unit test keeps equal) — is left aside, and its
+#: classes and change (the exporting project's gold) become the pair's reference labels.
+EXPORT_ID = "_id"
+EXPORT_ONLY_FIELDS = ("xi", "omega", "alpha", "context_xi", "context_omega", "context_alpha", "n_annotations",
+                      "reference_context_only_tv", "reference_combined_tv", "reference_change",
+                      "w1", "pk", "jaccard", "resolution", "confidence", "error_type")
+_EXPORTED = _KNOWN | {EXPORT_ID} | frozenset(EXPORT_ONLY_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -156,17 +170,21 @@ def read_pair(line: int, fields: Mapping[str, Any]) -> PairRecord:
     """
     if "text" in fields and not {"target", "context"} & set(fields):
         raise ImportFileError(line, TEXTS_FILE)
-    unknown = sorted(k for k in fields if k not in _KNOWN and str(k).strip())
+    exported = EXPORT_ID in fields
+    unknown = sorted(k for k in fields if k not in (_EXPORTED if exported else _KNOWN) and str(k).strip())
     if unknown:
         raise ImportFileError(line, f"unknown field {', '.join(map(str, unknown))} (a pair has "
                                     f"{', '.join(_OURS)}, {', '.join(REFERENCE_FIELDS)})")
+    if exported and fields.get("id") not in (None, ""):
+        raise ImportFileError(line, f"give the pair's id as 'id' or as '{EXPORT_ID}', not both")
     if fields.get("target") not in (None, "") and fields.get("context") not in (None, ""):
         raise ImportFileError(line, "give the target as 'target' or as 'context', not both")
     target_value = fields.get("target") if fields.get("target") not in (None, "") else fields.get("context")
     target = clean_text(line, target_value, "target")
     follow_up = clean_text(line, fields.get("follow_up"), "follow-up")
     return PairRecord(
-        target, follow_up, clean_id(line, fields.get("id")), clean_id(line, fields.get("target_id"), "target_id"),
+        target, follow_up, clean_id(line, fields.get(EXPORT_ID if exported else "id")),
+        clean_id(line, fields.get("target_id"), "target_id"),
         line, parse_class_index(line, "context_only_tv", fields.get("context_only_tv")),
         parse_class_index(line, "combined_tv", fields.get("combined_tv")),
         parse_change_label(line, fields.get("change")))
@@ -184,7 +202,7 @@ def _check_pair_header(fields: list[str]) -> None:
     elif "target" not in named or "follow_up" not in named:
         raise ImportFileError(1, "the CSV header needs 'target' and 'follow_up' columns (optional: 'id', "
                                  f"'target_id'), or is the TVCP release's: {','.join(TVCP_COLUMNS)}")
-    unknown = sorted(f for f in named if f and f not in _KNOWN)
+    unknown = sorted(f for f in named if f and f not in (_EXPORTED if EXPORT_ID in named else _KNOWN))
     if unknown:
         raise ImportFileError(1, f"unknown column {', '.join(unknown)} in the CSV header")
     doubled = sorted({f for f in fields if f and fields.count(f) > 1})
@@ -240,5 +258,5 @@ def parse_pairs(data: bytes, filename: str) -> list[PairRecord]:
     return check_pairs(read_pair(n, fields) for n, fields in rows)
 
 
-__all__ = ["PAIR_FORMATS", "PairRecord", "REFERENCE_FIELDS", "TVCP_COLUMNS", "check_pairs",
+__all__ = ["EXPORT_ID", "EXPORT_ONLY_FIELDS", "PAIR_FORMATS", "PairRecord", "REFERENCE_FIELDS", "TVCP_COLUMNS", "check_pairs",
            "generated_target_key", "parse_change_label", "parse_class_index", "parse_pairs", "read_pair"]

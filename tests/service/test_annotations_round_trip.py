@@ -17,7 +17,7 @@ from annotation.corpus.text_import import TextRecord
 from annotation.services import annotation_import, pair_imports, projects, resolving
 from annotation.services.export_reads import pseudonym
 from annotation.services.rows import content_select, content_values, contents_of
-from db.models import Annotation, GoldAnnotation, Project, Sample, User
+from db.models import Annotation, GoldAnnotation, Project, Sample, SamplePair, User
 from service_helpers import run_cli
 
 ANNOTATORS = ("ann_amy", "ann_bo", "ann_cy")
@@ -154,14 +154,21 @@ def test_an_exported_pairs_project_imports_into_a_new_one_with_both_curves(db, l
 
     out = tmp_path / "export-a"
     assert run_cli(db, "export", str(out), "--project", "A", "--seed", "7", "--quiet", "--user", "lead1")[0] == 0
-    # the team's script: the tvcp records' pairs in the pairs import's own shape
-    pairs = [json.loads(line) for split_file in ("train.json", "valid.json", "test.json")
-             for line in (out / "tvcp" / split_file).read_text(encoding="utf-8").splitlines()]
+    # the team's script: cat tvcp/*.json > pairs.jsonl — the pairs import reads the export's records
     pairs_file = tmp_path / "pairs.jsonl"
-    pairs_file.write_text("\n".join(json.dumps({"id": p["_id"], "target_id": p["target_id"], "target": p["context"],
-                                                "follow_up": p["follow_up"]}) for p in pairs), encoding="utf-8")
+    pairs_file.write_bytes(b"".join((out / "tvcp" / split_file).read_bytes()
+                                    for split_file in ("train.json", "valid.json", "test.json")))
     code, _, err = run_cli(db, "import", "pairs", str(pairs_file), "--project", "B", "--user", "lead1")
     assert code == 0, err
+    with db.read() as s:  # the same pairs, targets and ids; A's gold labels are B's reference
+        def pairs_of(project_id: int) -> dict:
+            return {r.external_id: tuple(r)[1:] for r in s.execute(
+                select(Sample.external_id, Sample.parent_text, SamplePair.follow_up, SamplePair.target_key)
+                .join(SamplePair, SamplePair.sample_id == Sample.id).where(Sample.project_id == project_id))}
+        assert pairs_of(_project_id(db, "B")) == pairs_of(a) and len(pairs_of(a)) == 9
+        references = set(s.execute(select(SamplePair.reference_change).join(Sample, Sample.id == SamplePair.sample_id)
+                                   .where(Sample.project_id == _project_id(db, "B"))).scalars())
+    assert references == {"increased"}
     code, said, err = run_cli(db, "import", "annotations", str(out), "--project", "B", "--user", "lead1")
     assert code == 0, err
     assert said.startswith("imported 18 annotations; 0 already present")

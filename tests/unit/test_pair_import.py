@@ -9,6 +9,7 @@ import pytest
 
 from annotation.corpus import pair_import
 from annotation.corpus.pair_import import PairRecord, generated_target_key, parse_pairs
+from annotation.export.tvcp import TVCP_KEYS, PairGold, csv_text, encode_record, tvcp_record
 from annotation.corpus.text_import import MAX_ID_CHARS, MAX_IMPORT_BYTES, MAX_TEXT_CHARS, ImportFileError
 
 HEADER = "context,follow_up,context_only_tv,combined_tv,change\n"
@@ -133,3 +134,38 @@ def test_a_texts_file_given_for_pairs_is_named_as_one(name, data, line):
         parse_pairs(data, name)
     assert caught.value.line == line
     assert "reads as a texts file" in str(caught.value) and "single-texts project" in str(caught.value)
+
+
+# --- this tool's own tvcp export, read back -----------------------------------------------------
+
+def _exported_records():
+    pairs = [PairGold("P-1", "T-1", "=HYPERLINK(\"x\") Job interview tomorrow.", "It moved to Friday.",
+                      45.0, 10.0, 0.0, 56.53, 10.0, 0.0, n_annotations=2, reference_change="neutral"),
+             PairGold("P-2", "T-1", "=HYPERLINK(\"x\") Job interview tomorrow.", "It was cancelled.",
+                      45.0, 10.0, 0.0, 20.0, 10.0, 0.0, n_annotations=2)]
+    return [tvcp_record(p, 1.5) for p in pairs]
+
+
+def test_the_export_only_fields_are_the_tvcp_exports_keys_the_import_does_not_read():
+    read = set(pair_import.TVCP_COLUMNS) | {pair_import.EXPORT_ID, "target_id"}
+    assert set(TVCP_KEYS) == read | set(pair_import.EXPORT_ONLY_FIELDS)
+    assert not read & set(pair_import.EXPORT_ONLY_FIELDS)
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "csv"])
+def test_the_tvcp_exports_records_import_as_pairs_with_its_gold_as_reference(shape):
+    records = _exported_records()
+    data = ("".join(encode_record(r) + "\n" for r in records) if shape == "jsonl" else csv_text(records)).encode()
+    got = parse_pairs(data, f"pairs.{shape}")
+    assert [(p.external_id, p.target_id, p.target, p.follow_up) for p in got] == [
+        (r["_id"], r["target_id"], r["context"], r["follow_up"]) for r in records]
+    assert [(p.reference_alone, p.reference_given, p.reference_change) for p in got] == [
+        (r["context_only_tv"], r["combined_tv"], r["change"]) for r in records]
+
+
+def test_an_exported_record_with_an_unknown_field_or_two_ids_is_refused():
+    record = _exported_records()[0]
+    with pytest.raises(ImportFileError, match="unknown field xi_typo"):
+        parse_pairs((encode_record(record | {"xi_typo": 1}) + "\n").encode(), "p.jsonl")
+    with pytest.raises(ImportFileError, match="give the pair's id as 'id' or as '_id', not both"):
+        parse_pairs((encode_record(record | {"id": "other"}) + "\n").encode(), "p.jsonl")
