@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.services.review import ReviewRow
+from ui.display import plain
 from ui.tables import show_table
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
@@ -48,7 +49,7 @@ def choose_case(rows: Sequence[ReviewRow], everything: Sequence[ReviewRow], orde
         if linked in by_external:
             st.session_state[K_PICK] = by_external[linked]
         else:
-            st.info(f"Sample {linked[:40]} has no open review case here (decided, filtered out or "
+            st.info(f"Sample {plain(linked[:40])} has no open review case here (decided, filtered out or "
                     "not in this project); here is the first one.", icon=":material/link_off:")
     elif st.session_state.get(K_PICK) is not None and all(r.item_id != st.session_state[K_PICK] for r in everything):
         st.info("The sample you had open has been decided (in another tab, or by another lead); "
