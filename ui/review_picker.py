@@ -30,6 +30,10 @@ K_SORTED = "review.sorted"        # the order the open case was picked in
 #: rows of the queue in the table and the Case box at a time
 PAGE_ROWS = 100
 K_URL = "review.case_url"         # the ?case= value this page wrote itself
+#: how many times the lead asked for another case (a control here): a decision button drawn
+#: before the last request and clicked after it is refused (ui.clicks), even should the Case box,
+#: still reporting the case it showed, bring that case back for a run
+K_ASKED = "review.asked"
 CASE_PARAM = "case"               # the deep link: ?case=<sample id>, e.g. /review?case=B1-0009
 
 
@@ -69,11 +73,16 @@ def _on_table_select(row_ids: tuple[int, ...], drawn_open: int) -> None:
     choice used to be undone that way, in the same rerun), and that is no click."""
     chosen = st.session_state[K_TABLE]["selection"]["rows"]
     if chosen and row_ids[chosen[0]] != drawn_open:  # always one row ("single-row-required")
-        st.session_state[K_PICK] = row_ids[chosen[0]]
+        _open(row_ids[chosen[0]])
 
 
 def _open(item_id: int) -> None:
     st.session_state[K_PICK] = item_id
+    _asked()
+
+
+def _asked() -> None:
+    st.session_state[K_ASKED] = st.session_state.get(K_ASKED, 0) + 1
 
 
 def page_of(n_rows: int, at: int) -> tuple[int, int]:
@@ -139,7 +148,7 @@ def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[.
     )
     head, picker, back, forward = st.columns([6, 4, 1, 1], vertical_alignment="bottom")
     picker.selectbox(
-        "Case", ids, key=K_PICK,
+        "Case", ids, key=K_PICK, on_change=_asked,
         format_func=lambda i: f"{by_id[i].external_id} — {reasons_text(by_id[i].reasons)} — "
                               f"{', '.join(by_id[i].annotators)}",
         help="Click a row of the table, choose here, or step with Previous / Next.")

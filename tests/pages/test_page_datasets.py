@@ -17,7 +17,7 @@ from annotation.corpus.text_import import TextRecord
 from db import config as app_config
 from db.models import DatasetExport, NearDuplicate, Sample
 from gold_data import gold_project
-from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles
+from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles, toasts
 from ui.session import ACTOR_KEY
 
 TEXTS = [
@@ -91,6 +91,25 @@ def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, 
     run(at)
     assert mark_status(db) == {"T-2": "released"}  # the old button no longer exists: no effect
     assert infos(at) == ["Nothing to review. Run the search after importing texts."]
+    assert toasts(at) == ["The page changed under your click; nothing was done."]
+
+
+def test_a_click_on_a_card_after_the_page_changed_is_said_to_do_nothing(make_app, db, lead):
+    """Confirm on card 1, then Release on card 2 before the page redrew (both clicks reach the
+    same run, as when a browser sends them together): the first is done, the second is not —
+    and the lead is told so; nothing else changes."""
+    p = projects.create_project(db, lead, "Two pairs")
+    texts = [*TEXTS, ("T-4", "Heavy rain flooded several streets in the harbour district overnight!")]
+    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(texts)])
+    duplicates.run_dedup(db, lead, p.id)
+    at = open_page(make_app, lead, "screens/duplicates.py")
+    first, second = duplicates.list_pairs(db, lead, p.id)
+    at.button(key=f"duplicates.confirm.{first.id}").click()
+    at.button(key=f"duplicates.release.{second.id}").click()
+    run(at)
+    assert mark_status(db) == {first.sample_id: "confirmed", second.sample_id: "pending"}
+    assert toasts(at) == [f"{first.sample_id}: confirmed as a duplicate — out of the pool",
+                          "The page changed under your click; nothing was done."]
 
 
 def test_annotators_do_not_get_the_back_office_pages(make_app, make_user, texts_project):
