@@ -115,6 +115,21 @@ def consistency_view() -> None:
         st.number_input("Page", min_value=1, max_value=n_pages, step=1, key=K_CPAGE)
 
 
+def nothing_to_review(counts: duplicates.DuplicateCounts) -> str:
+    """What an empty "To review" list means: the search has not run yet, or its last run found
+    nothing above its threshold, or everything it found is decided."""
+    with service_errors():
+        last = duplicates.last_run(db, actor, project.id)
+    if last is None:
+        return "The search has not run in this project yet: **Find near-duplicates** compares every text."
+    ran = (f"last run {last.at:%Y-%m-%d %H:%M} UTC over {counted(last.n_texts, 'text')}, "
+           f"threshold {last.threshold:.2f}")
+    if not counts.total:
+        return (f"The search found no near-duplicates: no text is more than {last.threshold:.2f} similar "
+                f"to an earlier kept one ({ran}).")
+    return f"Nothing left to review: every pair the search found is decided ({ran})."
+
+
 actor, db, project = lead_page(
     "De-duplication", flash_key=K_FLASH,
     no_project="There is no project yet. Create one and import texts under **Projects & texts**.")
@@ -164,9 +179,8 @@ with service_errors():
     listing = duplicates.pair_page(db, actor, project.id, status=status,
                                    page=int(st.session_state.get(K_PAGE) or 1), page_size=PAGE_SIZE)
 if not listing.total:
-    st.info({"pending": "Nothing to review. Run the search after importing texts.",
-             "confirmed": "No confirmed duplicates.",
-             "released": "No released texts."}[status])
+    st.info(nothing_to_review(counts) if status == "pending" else
+            {"confirmed": "No confirmed duplicates.", "released": "No released texts."}[status])
     clicks.say_unanswered()
     st.stop()
 

@@ -59,7 +59,7 @@ def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
     at = open_page(make_app, lead, "screens/duplicates.py")
     assert titles(at) == ["De-duplication"]
     assert metric_values(at)["To review"] == "0"
-    assert infos(at) == ["Nothing to review. Run the search after importing texts."]
+    assert infos(at) == ["The search has not run in this project yet: **Find near-duplicates** compares every text."]
     at.button(key=f"duplicates.run.{texts_project}").click()
     run(at)
     run(at)  # the page reruns itself after the run; the toast says what happened
@@ -90,8 +90,22 @@ def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, 
     at.button(key=f"duplicates.confirm.{mark.id}").click()
     run(at)
     assert mark_status(db) == {"T-2": "released"}  # the old button no longer exists: no effect
-    assert infos(at) == ["Nothing to review. Run the search after importing texts."]
+    last = duplicates.last_run(db, lead, texts_project)
+    assert infos(at) == [f"Nothing left to review: every pair the search found is decided (last run "
+                         f"{last.at:%Y-%m-%d %H:%M} UTC over 4 texts, threshold 0.70)."]
     assert toasts(at) == ["The page changed under your click; nothing was done."]
+
+
+def test_a_search_that_found_nothing_says_so_with_its_threshold(make_app, db, lead):
+    p = projects.create_project(db, lead, "Distinct texts")
+    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)
+                                           if i != "T-2"])
+    duplicates.run_dedup(db, lead, p.id, threshold=0.9)
+    at = open_page(make_app, lead, "screens/duplicates.py")
+    last = duplicates.last_run(db, lead, p.id)
+    assert (last.n_texts, last.threshold) == (3, 0.9)
+    assert infos(at) == [f"The search found no near-duplicates: no text is more than 0.90 similar to an "
+                         f"earlier kept one (last run {last.at:%Y-%m-%d %H:%M} UTC over 3 texts, threshold 0.90)."]
 
 
 def test_a_click_on_a_card_after_the_page_changed_is_said_to_do_nothing(make_app, db, lead):
