@@ -1,8 +1,9 @@
-"""Counted nouns in user-facing messages: "1 segment", "2 segments", "segments 1 and 3".
+"""Counted nouns in user-facing messages: "1 segment", "2 segments", "segments 1 and 3"; and
+time spent in the unit it is best read in ("45 s", "2.5 min").
 
 Messages that build a count from data ("{n} segments") read wrongly when n is 1, and an
 annotator sees such messages many times a day; every message in the domain that counts goes
-through these two helpers, so the singular/plural rule lives in one place.
+through these helpers, so the singular/plural rule lives in one place.
 """
 
 from __future__ import annotations
@@ -24,3 +25,18 @@ def numbered(singular: str, numbers: Sequence[int], plural: str | None = None) -
     if len(shown) <= 1:
         return f"{noun} {''.join(shown)}".rstrip()
     return f"{noun} {', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def time_spent(seconds: float) -> str:
+    """Time spent on a sample as people read it: seconds under a minute (a quick sample is not
+    "0.0 min"), minutes with one decimal under an hour, hours beyond.
+
+    Examples:
+        >>> [time_spent(s) for s in (0.4, 2, 44.6, 59.6, 60, 150, 3599, 5400)]
+        ['0 s', '2 s', '45 s', '1.0 min', '1.0 min', '2.5 min', '1.0 h', '1.5 h']
+    """
+    if round(seconds) < 60:
+        return f"{round(seconds)} s"
+    if round(seconds / 60, 1) < 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.wording import counted
+from annotation.wording import counted, time_spent
 from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
 from annotation.review.flag_reasons import FLAG_CODES, flag_label
 from annotation.review.lead_edit import LeadEdit
@@ -197,7 +197,7 @@ for col, v in zip(columns, versions):
     c = v.content
     md_color, _ = palette[v.annotation_id]
     with col, st.container(border=True):
-        spent = f" · {v.seconds_spent / 60:.1f} min" if v.seconds_spent else ""
+        spent = f" · {time_spent(v.seconds_spent)}" if v.seconds_spent else ""
         st.markdown(f":{md_color}[●] **{plain(v.annotator)}** :gray[· "
                     + (f"submitted {v.submitted_at:%Y-%m-%d %H:%M} UTC" if v.submitted_at else "not submitted")
                     + f"{spent}]")

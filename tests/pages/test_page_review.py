@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from streamlit.testing.v1 import AppTest
 
 from annotation.curves import describe_curve
@@ -475,6 +475,14 @@ def test_a_decision_clicked_after_the_case_changed_is_said_to_do_nothing(open_re
     run(at)
     assert toasts(at) == [f"{review.open_case(db, lead, second).external_id}: accepted the automatic resolution"]
     assert [i.id for i in _open_items(db)] == [first]
+
+
+def test_the_time_an_annotator_spent_reads_in_seconds_under_a_minute(open_review, db, disagreement):
+    with db.write() as s:
+        s.execute(update(Annotation).where(Annotation.sample_id == disagreement).values(seconds_spent=42.0))
+    at = open_review()
+    lines = [m.value for m in at.markdown if "submitted" in m.value]
+    assert len(lines) == 2 and all(line.endswith(" · 42 s]") for line in lines), lines
 
 
 def gold_rows_of(db) -> list:
