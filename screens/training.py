@@ -229,9 +229,11 @@ job = by_id[chosen]
 st.fragment(live_job, run_every=None if job.finished else 2.0)(chosen)
 if job.status == "succeeded" and job.result.get("rows"):
     result = job.result
+    sizes = result.get("split_sizes") or {}
     st.caption(f"Benchmark {result.get('benchmark')} · encoder {result.get('encoder')} · "
-               f"device {result.get('device')} · split sizes {result.get('split_sizes')} · "
-               f"{result.get('metric_scale', '')}")
+               f"device {result.get('device')} · "
+               + (f"samples: {', '.join(f'{split} {n}' for split, n in sizes.items())} · " if sizes else "")
+               + f"{result.get('metric_scale', '')}")
     table = results_frame(job)
     show_table(table, hide_index=True, width="stretch", key=f"training.results.{job.id}",
                download=f"training-job-{job.id}.csv", download_label="Download the results (CSV)")
