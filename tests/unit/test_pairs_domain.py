@@ -124,3 +124,15 @@ def test_the_words_name_the_factor_and_the_label():
     assert reading.label in CHANGE_LABELS
     same = read_change(alone, alone, 1.5)
     assert same.label == "neutral" and same.alone_class == same.given_class
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.97, 1.04, 1 / 1.04])
+def test_a_neutral_change_that_rounds_to_x1_reads_as_about_the_same(factor):
+    words = change_words("neutral", factor, 1.5)
+    assert words == "The follow-up keeps it valid about as long (about the same, within ×1.5): neutral."
+    assert "×1 " not in words and "shorter" not in words and "longer" not in words
+
+
+def test_a_neutral_change_with_a_size_still_says_which_way():
+    assert change_words("neutral", 1 / 1.3, 1.5) == (
+        "The follow-up keeps it valid about as long (≈ ×1.3 shorter, within ×1.5): neutral.")
