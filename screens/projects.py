@@ -9,7 +9,7 @@ from annotation.services import projects
 from annotation.corpus.pair_import import TVCP_COLUMNS, PairRecord, parse_pairs
 from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from annotation.pairs.change import MAX_CHANGE_FACTOR, MIN_CHANGE_FACTOR, factor_text
-from annotation.pairs.duration_classes import CLASS_NAMES
+from annotation.pairs.duration_classes import CLASS_LABELS
 from annotation.protocols import protocol_of
 from annotation.settings import HAND_OUT_ORDERS, PROTOCOL_NAMES, ProjectSettings
 from ui.display import plain
@@ -111,7 +111,7 @@ def import_texts_section() -> None:
 
 
 def _class(index: int | None) -> str:
-    return "" if index is None else f"{index} ({CLASS_NAMES[index]})"
+    return "" if index is None else f"{index} ({CLASS_LABELS[index]})"
 
 
 def _pair_row(r: PairRecord) -> dict[str, object]:
