@@ -146,19 +146,22 @@ def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[.
                        "W1": st.column_config.NumberColumn("W1", format="%.1f", width="small"),
                        "Pk": st.column_config.NumberColumn("Pk", format="%.2f", width="small")},
     )
-    head, picker, back, forward = st.columns([6, 4, 1, 1], vertical_alignment="bottom")
-    picker.selectbox(
+    # Previous / Next take the width their words need (in a twelfth of the row each they read
+    # "‹ P…" at 1400 px); the Case box takes the rest of its half
+    head, controls = st.columns(2, vertical_alignment="bottom")
+    row = controls.container(horizontal=True, vertical_alignment="bottom", gap="small")
+    row.selectbox(
         "Case", ids, key=K_PICK, on_change=_asked,
         format_func=lambda i: f"{by_id[i].external_id} — {reasons_text(by_id[i].reasons)} — "
                               f"{', '.join(by_id[i].annotators)}",
-        help="Click a row of the table, choose here, or step with Previous / Next.")
+        help="Click a row of the table, choose here, or step with Previous / Next.", width="stretch")
     before = all_ids[at - 1] if at > 0 else None
     after = all_ids[at + 1] if at + 1 < len(all_ids) else None
     named = {r.item_id: r.external_id for r in rows[max(at - 1, 0):at + 2]}
-    back.button("Previous", key="review.previous", icon=":material/chevron_left:", width="stretch",
-                disabled=before is None, on_click=_open, args=(before,),
-                help=None if before is None else f"Open {named[before]}")
-    forward.button("Next", key="review.next", icon=":material/chevron_right:", width="stretch",
-                   disabled=after is None, on_click=_open, args=(after,),
-                   help=None if after is None else f"Open {named[after]}")
+    row.button("Previous", key="review.previous", icon=":material/chevron_left:", width="content",
+               disabled=before is None, on_click=_open, args=(before,),
+               help=None if before is None else f"Open {named[before]}")
+    row.button("Next", key="review.next", icon=":material/chevron_right:", width="content",
+               disabled=after is None, on_click=_open, args=(after,),
+               help=None if after is None else f"Open {named[after]}")
     return head
