@@ -81,6 +81,9 @@ def import_texts_section() -> None:
     st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
                f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB "
                f"and {MAX_IMPORT_LINES:,} lines. "
+               "A text without an id gets the project's next `B<benchmark>-<number>` id, as wide as "
+               "the project's ids (`B1-0051` after `B1-0050`; a new project's are `B1-00001`, "
+               "as in the Chronocept release). "
                "A file with any bad line imports nothing; importing the same file again adds nothing.")
     upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv", "txt"], key="projects.upload")
     bench_choice = st.radio("Benchmark of texts that do not say", ["infer", "1", "2"], horizontal=True,
