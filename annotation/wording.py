@@ -7,6 +7,7 @@
 * A value from a user's file, shown in a refusal (:func:`shown`): as it was written, cut short.
 * A refusal (:func:`refusal`): one line, one full stop after the reason, then what it means
   ("Nothing was imported.") — whatever the reason ended with.
+* Time spent (:func:`time_spent`) in the unit it is best read in ("45 s", "2.5 min").
 """
 
 from __future__ import annotations
@@ -65,3 +66,18 @@ def refusal(reason: str, consequence: str) -> str:
     """
     text = _LINE_BREAKS.sub(" ", str(reason)).strip().rstrip(".").rstrip()
     return f"{text}. {consequence}"
+
+
+def time_spent(seconds: float) -> str:
+    """Time spent on a sample as people read it: seconds under a minute (a quick sample is not
+    "0.0 min"), minutes with one decimal under an hour, hours beyond.
+
+    Examples:
+        >>> [time_spent(s) for s in (0.4, 2, 44.6, 59.6, 60, 150, 3599, 5400)]
+        ['0 s', '2 s', '45 s', '1.0 min', '1.0 min', '2.5 min', '1.0 h', '1.5 h']
+    """
+    if round(seconds) < 60:
+        return f"{round(seconds)} s"
+    if round(seconds / 60, 1) < 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -24,7 +24,7 @@ from annotation.protocols import protocol_of
 from annotation.quality.author_validation import MIN_SETTLED_PAIRS
 from annotation.services import authoring, dashboard, gold_checks
 from annotation.services.errors import ServiceError
-from annotation.wording import counted
+from annotation.wording import counted, time_spent
 from ui.display import plain
 from ui.gold_check_trend import trend_figure, trend_frame
 from ui.session import lead_page, service_errors, toast_next_run
@@ -171,7 +171,7 @@ total = int(summary["submitted"].sum())
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Submitted", total)
 m2.metric("Annotators active", int((summary["submitted"] > 0).sum()))
-m3.metric("Median time per sample", "—" if daily.empty else f"{summary['median_seconds'].median() / 60:.1f} min")
+m3.metric("Median time per sample", "—" if daily.empty else time_spent(summary["median_seconds"].median()))
 m4.metric("Drafts in progress", int(summary["drafts"].sum()))
 
 st.subheader("Per annotator")

@@ -11,6 +11,7 @@ import streamlit as st
 from annotation.corpus.embeddings import load_sbert
 from annotation.services import consistency, duplicates
 from annotation.wording import counted
+from ui import clicks
 from ui.display import axis_label, plain
 from ui.session import lead_page, service_errors, toast_next_run
 
@@ -114,12 +115,28 @@ def consistency_view() -> None:
         st.number_input("Page", min_value=1, max_value=n_pages, step=1, key=K_CPAGE)
 
 
+def nothing_to_review(counts: duplicates.DuplicateCounts) -> str:
+    """What an empty "To review" list means: the search has not run yet, or its last run found
+    nothing above its threshold, or everything it found is decided."""
+    with service_errors():
+        last = duplicates.last_run(db, actor, project.id)
+    if last is None:
+        return "The search has not run in this project yet: **Find near-duplicates** compares every text."
+    ran = (f"last run {last.at:%Y-%m-%d %H:%M} UTC over {counted(last.n_texts, 'text')}, "
+           f"threshold {last.threshold:.2f}")
+    if not counts.total:
+        return (f"The search found no near-duplicates: no text is more than {last.threshold:.2f} similar "
+                f"to an earlier kept one ({ran}).")
+    return f"Nothing left to review: every pair the search found is decided ({ran})."
+
+
 actor, db, project = lead_page(
     "De-duplication", flash_key=K_FLASH,
     no_project="There is no project yet. Create one and import texts under **Projects & texts**.")
 if (st.segmented_control("View", list(VIEWS), format_func=VIEWS.__getitem__, default="duplicates",
                          key=K_VIEW) or "duplicates") == "consistency":
     consistency_view()
+    clicks.say_unanswered()
     st.stop()
 st.caption(
     "Every text is compared with the texts imported before it, by meaning (SBERT "
@@ -162,9 +179,9 @@ with service_errors():
     listing = duplicates.pair_page(db, actor, project.id, status=status,
                                    page=int(st.session_state.get(K_PAGE) or 1), page_size=PAGE_SIZE)
 if not listing.total:
-    st.info({"pending": "Nothing to review. Run the search after importing texts.",
-             "confirmed": "No confirmed duplicates.",
-             "released": "No released texts."}[status])
+    st.info(nothing_to_review(counts) if status == "pending" else
+            {"confirmed": "No confirmed duplicates.", "released": "No released texts."}[status])
+    clicks.say_unanswered()
     st.stop()
 
 n_pages, page_no, shown = listing.n_pages, listing.page, listing.pairs
@@ -173,7 +190,7 @@ bulk_decision = {"pending": "confirm", "confirmed": "undo", "released": "undo"}[
 bulk_label = {"confirm": f"Confirm all {len(shown)} on this page", "undo": f"Undo all {len(shown)} on this page"}
 head_l, head_r = st.columns([2, 1], vertical_alignment="bottom")
 head_l.caption(f"{counted(listing.total, 'pair')}, most similar first · page {page_no} of {n_pages}")
-if head_r.button(bulk_label[bulk_decision], key=f"duplicates.bulk.{status}.{page_no}"):
+if clicks.button(head_r, bulk_label[bulk_decision], key=f"duplicates.bulk.{status}.{page_no}"):
     with service_errors():
         n = duplicates.decide(db, actor, project.id, [p.id for p in shown], bulk_decision)
     toast_next_run(K_FLASH, f"{n} marks {'confirmed' if bulk_decision == 'confirm' else 'back to review'}.")
@@ -200,15 +217,15 @@ for n, pair in enumerate(shown):
         side.caption(f"SBERT {pair.sbert_score:.2f} · TF-IDF {pair.tfidf_score:.2f}")
         choice = None
         if pair.status == "pending":
-            if side.button("Confirm", key=f"duplicates.confirm.{pair.id}", type="primary",
-                           icon=":material/content_copy:", help="Take the later text out of the pool"):
+            if clicks.button(side, "Confirm", key=f"duplicates.confirm.{pair.id}", type="primary",
+                             icon=":material/content_copy:", help="Take the later text out of the pool"):
                 choice = "confirm"
-            if side.button("Release", key=f"duplicates.release.{pair.id}", icon=":material/call_split:",
-                           help="They are different texts: keep both"):
+            if clicks.button(side, "Release", key=f"duplicates.release.{pair.id}", icon=":material/call_split:",
+                             help="They are different texts: keep both"):
                 choice = "release"
         else:
             side.caption(f"{STATUS_LABELS[pair.status]} by {plain(pair.decided_by or '—')}")
-            if side.button("Undo", key=f"duplicates.undo.{pair.id}", icon=":material/undo:"):
+            if clicks.button(side, "Undo", key=f"duplicates.undo.{pair.id}", icon=":material/undo:"):
                 choice = "undo"
         if choice:
             with service_errors():
@@ -218,6 +235,7 @@ for n, pair in enumerate(shown):
                 "release": "released — stays in the pool",
                 "undo": "back to review"}[choice])
             st.rerun()
+clicks.say_unanswered()  # a card's button clicked after the page changed (its card gone or moved)
 
 if n_pages > 1:
     st.number_input("Page", min_value=1, max_value=n_pages, step=1, key=K_PAGE)

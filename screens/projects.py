@@ -9,7 +9,7 @@ from annotation.services import projects
 from annotation.corpus.pair_import import TVCP_COLUMNS, PairRecord, parse_pairs
 from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from annotation.pairs.change import MAX_CHANGE_FACTOR, MIN_CHANGE_FACTOR, factor_text
-from annotation.pairs.duration_classes import CLASS_NAMES
+from annotation.pairs.duration_classes import CLASS_LABELS
 from annotation.protocols import protocol_of
 from annotation.settings import HAND_OUT_ORDERS, PROTOCOL_NAMES, ProjectSettings
 from ui.display import plain
@@ -81,6 +81,9 @@ def import_texts_section() -> None:
     st.caption("JSON Lines (`text`, optional `id`, `benchmark`), CSV with a `text` column (optional `id`, "
                f"`benchmark`), or plain text with one text per line. Up to {MAX_IMPORT_BYTES // 2**20} MB "
                f"and {MAX_IMPORT_LINES:,} lines. "
+               "A text without an id gets the project's next `B<benchmark>-<number>` id, as wide as "
+               "the project's ids (`B1-0051` after `B1-0050`; a new project's are `B1-00001`, "
+               "as in the Chronocept release). "
                "A file with any bad line imports nothing; importing the same file again adds nothing.")
     upload = st.file_uploader("File", type=["jsonl", "json", "ndjson", "csv", "txt"], key="projects.upload")
     bench_choice = st.radio("Benchmark of texts that do not say", ["infer", "1", "2"], horizontal=True,
@@ -111,7 +114,7 @@ def import_texts_section() -> None:
 
 
 def _class(index: int | None) -> str:
-    return "" if index is None else f"{index} ({CLASS_NAMES[index]})"
+    return "" if index is None else f"{index} ({CLASS_LABELS[index]})"
 
 
 def _pair_row(r: PairRecord) -> dict[str, object]:

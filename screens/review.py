@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.wording import counted
+from annotation.wording import counted, time_spent
 from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
 from annotation.review.flag_reasons import FLAG_CODES, flag_label
 from annotation.review.lead_edit import LeadEdit
@@ -32,18 +32,23 @@ from ui.components.case_top import case_top
 from ui.display import axis_color, axis_label, curve_description, curve_polyline, plain
 from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_editor
 from ui.session import lead_page, service_errors, toast_next_run
-from ui.review_picker import K_NEXT, case_controls, choose_case
+from ui.review_picker import K_ASKED, K_NEXT, case_controls, choose_case
 from ui.model_loop_view import model_curve_lines, model_disagrees_panel
-from ui import pair_review_view
+from ui import clicks, pair_review_view
 from ui.tables import show_table
 
 K_FLASH = "review.flash"          # toast to show on the next run
 # The Decision control keeps one key whatever case is open (a key that followed the case made a
 # new widget at every case change, and a click on the control still on screen while the page
-# drew the new case went to a widget the next run no longer had: the click was lost). It is only
-# ever set by the lead (a value written here could cross a click made while the page redraws),
-# so the chosen decision stays when the next case opens. Which case is open: ui.review_picker.
+# drew the new case went to a widget the next run no longer had: the click was lost). Each case
+# starts from the default decision: the control is set back to it when the case it was last
+# drawn for (K_ACTION_FOR) is no longer the open one — unless the lead chose since that draw
+# (K_ACTION_CHOSEN, set by the control's own callback): a choice made while the page redraws is
+# the lead's, for the case they see next. Which case is open: ui.review_picker.
 K_ACTION = "review.action"        # the Decision control (Accept, Take a version, …)
+K_ACTION_FOR = "review.action_for"
+K_ACTION_CHOSEN = "review.action_chosen"
+DEFAULT_ACTION = "accept"
 K_SORT = "review.sort"            # the queue's order
 ALL = "__all__"
 REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
@@ -76,6 +81,7 @@ with service_errors():
 if not everything:
     st.success("Nothing to review in this project right now.", icon=":material/task_alt:")
     st.caption("Flagged samples and the daily review sample appear here, oldest first.")
+    clicks.say_unanswered()
     st.stop()
 
 reason_counts = {code: sum(code in r.reasons for r in everything) for code in REASONS}
@@ -103,6 +109,7 @@ st.caption(f"**{len(rows)}** of {n_all} open item{'s' if n_all != 1 else ''} · 
            if filtered else f"**{n_all}** open item{'s' if n_all != 1 else ''} · {in_order}")
 if not rows:
     st.info("Nothing to review with these filters.", icon=":material/filter_alt_off:")
+    clicks.say_unanswered()
     st.stop()
 
 ids = [r.item_id for r in rows]
@@ -190,7 +197,7 @@ for col, v in zip(columns, versions):
     c = v.content
     md_color, _ = palette[v.annotation_id]
     with col, st.container(border=True):
-        spent = f" · {v.seconds_spent / 60:.1f} min" if v.seconds_spent else ""
+        spent = f" · {time_spent(v.seconds_spent)}" if v.seconds_spent else ""
         st.markdown(f":{md_color}[●] **{plain(v.annotator)}** :gray[· "
                     + (f"submitted {v.submitted_at:%Y-%m-%d %H:%M} UTC" if v.submitted_at else "not submitted")
                     + f"{spent}]")
@@ -298,8 +305,15 @@ def _note(action: str, placeholder: str) -> str:
     return key
 
 
+def _chose_action() -> None:
+    st.session_state[K_ACTION_CHOSEN] = True
+
+
+if not st.session_state.pop(K_ACTION_CHOSEN, False) and st.session_state.get(K_ACTION_FOR) != case.item_id:
+    st.session_state[K_ACTION] = DEFAULT_ACTION
+st.session_state[K_ACTION_FOR] = case.item_id
 action = st.segmented_control("Decision", list(ACTIONS), format_func=ACTIONS.__getitem__,
-                              default="accept", required=True, key=K_ACTION)
+                              required=True, key=K_ACTION, on_change=_chose_action)
 conf_col, error_col = st.columns([2, 3])
 conf_col.segmented_control("Your confidence", CONFIDENCE_LEVELS, key=K_CONFIDENCE,
                            help="Required with every decision: 1 a guess … 5 certain.")
@@ -313,17 +327,17 @@ if action == "accept":
     st.caption("Store the proposed resolution above as gold.")
     note_key = _note("accept", "Optional: why")
     usable = proposal is not None and proposal.has_parameters
-    if st.button(f"Accept the automatic resolution of {CASE}", type="primary", icon=":material/check:",
-                 key=f"{P}.do.accept", disabled=not usable,
-                 help=None if usable else "No complete proposal: edit it, send it back or discard it."):
+    if clicks.button(st, f"Accept the automatic resolution of {CASE}", type="primary", icon=":material/check:",
+                     view=K_ASKED, key=f"{P}.do.accept", disabled=not usable,
+                     help=None if usable else "No complete proposal: edit it, send it back or discard it."):
         _decide("accept_auto", "accepted the automatic resolution", note_key)
 
 elif action == "pooled":
     st.caption("Store the union of boundaries and axes with the pooled curve (teal on the chart) as gold.")
     note_key = _note("pooled", "Optional: why")
-    if st.button(f"Accept the pooled resolution of {CASE}", type="primary", icon=":material/join:",
-                 key=f"{P}.do.pooled", disabled=pooled is None,
-                 help=None if pooled else "No curve to pool: edit the resolution, send it back or discard it."):
+    if clicks.button(st, f"Accept the pooled resolution of {CASE}", type="primary", icon=":material/join:",
+                     view=K_ASKED, key=f"{P}.do.pooled", disabled=pooled is None,
+                     help=None if pooled else "No curve to pool: edit the resolution, send it back or discard it."):
         _decide("accept_pooled", "accepted the pooled resolution", note_key)
 
 elif action == "take":
@@ -332,17 +346,18 @@ elif action == "take":
     buttons = st.columns(max(len(versions), 1))
     for col, v in zip(buttons, versions):
         complete = can_be_taken(v.content)
-        if col.button(f"Take {plain(v.annotator)}'s version of {CASE}", key=f"{P}.do.take.{v.annotation_id}",
-                      icon=":material/how_to_reg:", width="stretch", disabled=not complete,
-                      help=None if complete else "This annotation is unfinished."):
+        if clicks.button(col, f"Take {plain(v.annotator)}'s version of {CASE}", view=K_ASKED,
+                         key=f"{P}.do.take.{v.annotation_id}", icon=":material/how_to_reg:", width="stretch",
+                         disabled=not complete,
+                         help=None if complete else "This annotation is unfinished."):
             _decide("take_version", f"took {v.annotator}'s version", note_key,
                     annotation_id=v.annotation_id)
 
 elif action == "send_back":
     st.caption("Both annotations return to their annotators as drafts, with your note.")
     note_key = _note("send_back", "Required: what the annotators should look at again")
-    if st.button(f"Send {CASE} back to the annotators", type="primary", icon=":material/undo:",
-                 key=f"{P}.do.send_back"):
+    if clicks.button(st, f"Send {CASE} back to the annotators", type="primary", icon=":material/undo:",
+                     view=K_ASKED, key=f"{P}.do.send_back"):
         _decide("send_back", "sent back to the annotators", note_key)
 
 elif action == "discard":
@@ -353,10 +368,10 @@ elif action == "discard":
     def _confirm_discard() -> None:
         st.write(f"**{plain(case.external_id)}** will leave the dataset; nobody annotates it again.")
         st.caption(f"Reason: {plain(st.session_state.get(note_key, ''))}")
-        if st.button(f"Discard {CASE}", type="primary", key=f"{P}.do.discard_confirm"):
+        if clicks.button(st, f"Discard {CASE}", type="primary", view=K_ASKED, key=f"{P}.do.discard_confirm"):
             _decide("discard", "discarded", note_key)
 
-    if st.button(f"Discard {CASE}…", icon=":material/delete:", key=f"{P}.do.discard"):
+    if clicks.button(st, f"Discard {CASE}…", icon=":material/delete:", view=K_ASKED, key=f"{P}.do.discard"):
         if not st.session_state.get(note_key, "").strip():
             st.error("Say why in the note: the annotators and the history show it.")
         else:
@@ -387,9 +402,12 @@ else:  # edit
                      extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
                      key=f"{P}.edit_chart", height=260, disabled=True, curve_label="edited resolution")
     note_key = _note("edit", "Optional: why")
-    if st.button(f"Save the edited resolution of {CASE}", type="primary", icon=":material/save:", key=f"{P}.do.edit"):
+    if clicks.button(st, f"Save the edited resolution of {CASE}", type="primary", icon=":material/save:",
+                     view=K_ASKED, key=f"{P}.do.edit"):
         _decide("edit", "stored the edited resolution", note_key, edit=edit)
 
+
+clicks.say_unanswered()  # a decision button of a case no longer open: it did nothing
 
 # --- history --------------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from annotation.training import (
     UNDEFINED_REASONS,
 )
 from annotation.services.model_jobs import MODEL_KINDS
-from ui.model_loop_view import apply_run_controls, model_job_summary
+from ui.model_loop_view import APPLIED_TITLES, applied_jobs, apply_run_controls, model_job_summary
 from ui.display import plain
 from ui.model_scores import score_predictions_part
 from ui.session import lead_page, service_errors, toast_next_run
@@ -30,7 +30,6 @@ from ui.tables import show_table
 
 K_FLASH = "training.flash"
 K_JOB = "training.job"
-K_NEXT_JOB = "training.next_job"  # a job launched after the Run box was drawn: chosen on the next run
 K_SEEN = "training.seen_status"
 MODEL_LABELS = {"linear": "Linear regression", "svr": "SVR", "xgboost": "XGBoost",
                 "ffnn": "Feed-forward network", "bilstm": "Bi-LSTM", "mean": "Mean (reference)"}
@@ -182,8 +181,6 @@ if not all_jobs:
 
 st.subheader("Runs")
 ids = [j.id for j in all_jobs]
-if K_NEXT_JOB in st.session_state:  # a job launched below the Run box last run: show it now
-    st.session_state[K_JOB] = st.session_state.pop(K_NEXT_JOB)
 if st.session_state.get(K_JOB) not in ids:
     st.session_state[K_JOB] = ids[0]
 by_id = {j.id: j for j in all_jobs}
@@ -229,9 +226,11 @@ job = by_id[chosen]
 st.fragment(live_job, run_every=None if job.finished else 2.0)(chosen)
 if job.status == "succeeded" and job.result.get("rows"):
     result = job.result
+    sizes = result.get("split_sizes") or {}
     st.caption(f"Benchmark {result.get('benchmark')} · encoder {result.get('encoder')} · "
-               f"device {result.get('device')} · split sizes {result.get('split_sizes')} · "
-               f"{result.get('metric_scale', '')}")
+               f"device {result.get('device')} · "
+               + (f"samples: {', '.join(f'{split} {n}' for split, n in sizes.items())} · " if sizes else "")
+               + f"{result.get('metric_scale', '')}")
     table = results_frame(job)
     show_table(table, hide_index=True, width="stretch", key=f"training.results.{job.id}",
                download=f"training-job-{job.id}.csv", download_label="Download the results (CSV)")
@@ -245,7 +244,13 @@ if job.status == "succeeded" and job.result.get("rows"):
     st.plotly_chart(scatter_chart(job), key=f"training.scatter.{job.id}")
     st.caption(f"Weights, metrics and predictions: {plain(job.run_dir)}")
 if job.status == "succeeded" and job.kind == jobs.TRAINING:
-    apply_run_controls(db, actor, project.id, job, job_key=K_NEXT_JOB, flash_key=K_FLASH)
+    # the Run box stays on the run: the jobs applying it are followed here, below its controls
+    apply_run_controls(db, actor, project.id, job, flash_key=K_FLASH)
+    for applied in applied_jobs(all_jobs, job):
+        st.markdown(f"**{APPLIED_TITLES[applied.kind]} with run {job.id}** · job {applied.id}")
+        st.fragment(live_job, run_every=None if applied.finished else 2.0)(applied.id)
+        if applied.status == "succeeded":
+            model_job_summary(applied)
 elif job.status == "succeeded" and job.kind in MODEL_KINDS:
     model_job_summary(job)
 

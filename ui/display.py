@@ -23,6 +23,10 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=/@])")
 #: ``>=``, ``<=``, ``~=`` (arrows, dashes). An invisible WORD JOINER (U+2060) breaks each pattern.
 WORD_JOINER = "\u2060"
 _SHORTCODE = re.compile(r":(?=[\w+-]+:)")
+#: GFM's autolink literals are found after escapes are resolved, so ``http\:\/\/x.org`` still
+#: became a live link: a word joiner inside ``http://``, ``www.`` and before ``@`` (an e-mail
+#: address) breaks each pattern.
+_AUTOLINK = re.compile(r"(?i)(?:https?(?=://)|www(?=\.)|(?=@))")
 _LIGATURE = re.compile(r"(?:(?<=\s)|^)(<->|->|<-|--|>=|<=|~=)(?=\s|$)", re.MULTILINE)
 _LEADING_BLANKS = re.compile(r"^[ \t]+", re.MULTILINE)
 UNLABELLED_COLOR = "#B0B0B0"
@@ -37,14 +41,16 @@ def plain(text: object) -> str:
 
     For every element that renders its string as Markdown (``st.markdown``/``caption``/``info``/
     ``warning``/``error``/``toast``, widget labels, radio and segmented-control options, expander
-    labels, metric values). Specials are backslash-escaped; Streamlit's post-parse shortcodes
-    and arrow ligatures are broken with an invisible word joiner; line breaks stay line breaks;
+    labels, metric values). Specials are backslash-escaped; Streamlit's post-parse shortcodes,
+    arrow ligatures and web and e-mail addresses (which GFM links by themselves) are broken with
+    an invisible word joiner; line breaks stay line breaks;
     leading blanks become character references so that they never start a code block. Prefer an
     element that shows text as text (``st.text``, a dataframe cell, a selectbox option) where one fits.
     """
     text = str(text).replace("\r\n", "\n").replace("\r", "\n")
     text = _LIGATURE.sub(lambda m: m.group(1)[0] + WORD_JOINER + m.group(1)[1:], text)
     text = _SHORTCODE.sub(":" + WORD_JOINER, text)
+    text = _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = _LEADING_BLANKS.sub(lambda m: "".join(f"&#{ord(c)};" for c in m.group(0)), text)
     # A backslash before a line end is a hard line break; the last line needs none.

@@ -27,11 +27,11 @@ MODEL_COLOR = "#6b7280"  # a neutral grey: the model is a second opinion, not a 
 PANEL_TOP = 10
 
 
-def apply_run_controls(db, actor, project_id: int, run: jobs.JobInfo, *, job_key: str,  # type: ignore[no-untyped-def]
+def apply_run_controls(db, actor, project_id: int, run: jobs.JobInfo, *,  # type: ignore[no-untyped-def]
                        flash_key: str) -> None:
-    """For a finished training run: predict every sample of the project, or audit its gold.
-    ``job_key``: the session key that makes the launched job the one shown on the next run (the
-    page's Run box is drawn above, so its own key can no longer be set in this run)."""
+    """For a finished training run: predict every sample of the project, or audit its gold. The
+    page stays on the run (both buttons stay at hand) and shows the jobs it launched below
+    (:func:`applied_jobs`)."""
     with st.form(f"training.apply.{run.id}", border=True):
         st.markdown("**Apply this run to the project** — its best model by validation NLL, as an ensemble")
         c1, c2, c3 = st.columns(3)
@@ -53,9 +53,22 @@ def apply_run_controls(db, actor, project_id: int, run: jobs.JobInfo, *, job_key
         with service_errors():
             job = model_jobs.launch_model_job(db, actor, project_id, run.id, kind, members=int(members),
                                               folds=int(folds))
-        st.session_state[job_key] = job.id
-        toast_next_run(flash_key, f"Job {job.id} launched: {'predictions' if predict else 'gold audit'} of run {run.id}.")
+        toast_next_run(flash_key, f"Job {job.id} launched: {'predictions' if predict else 'gold audit'} of run "
+                                  f"{run.id}, followed below.")
         st.rerun()
+
+
+#: what each kind of job that applies a run is called on the page
+APPLIED_TITLES = {model_jobs.PREDICT: "Predictions", model_jobs.AUDIT: "Gold audit"}
+
+
+def applied_jobs(all_jobs: list[jobs.JobInfo], run: jobs.JobInfo) -> list[jobs.JobInfo]:
+    """The latest job of each kind that applied ``run`` (``all_jobs``: newest first)."""
+    latest: dict[str, jobs.JobInfo] = {}
+    for job in all_jobs:
+        if job.kind in APPLIED_TITLES and job.config.get("run_job_id") == run.id:
+            latest.setdefault(job.kind, job)
+    return list(latest.values())
 
 
 def model_job_summary(job: jobs.JobInfo) -> None:
@@ -139,4 +152,5 @@ def model_curve_lines(db, actor, sample_id: int, *, allowed: bool, key: str) -> 
     return [{"points": line, "color": MODEL_COLOR, "label": f"model (job {curve.job_id})", "dash": True}] if line else []
 
 
-__all__ = ["apply_run_controls", "model_curve_lines", "model_disagrees_panel", "model_job_summary"]
+__all__ = ["APPLIED_TITLES", "applied_jobs", "apply_run_controls", "model_curve_lines", "model_disagrees_panel",
+           "model_job_summary"]

@@ -108,8 +108,9 @@ def score_predictions_part(db: Database, actor: Actor, project_id: int, complete
     with st.form(K_FORM, border=True):
         name = st.text_input("Name of the model", max_chars=MAX_NAME_CHARS, key=K_NAME,
                              placeholder="e.g. our fine-tuned encoder, run 3")
+        # the uploader's own limit is the scorer's (the server's maxUploadSize is for every uploader)
         upload = st.file_uploader("Predictions (JSON Lines or CSV)", type=["jsonl", "ndjson", "json", "csv"],
-                                  key=K_FILE)
+                                  key=K_FILE, max_upload_size=MAX_PREDICTION_BYTES // 2**20)
         submitted = st.form_submit_button("Score", icon=":material/leaderboard:")
     if submitted:
         if upload is None:

@@ -16,7 +16,7 @@ import streamlit as st
 
 from annotation.curves.distance import curve_distances
 from annotation.pairs.change import CHANGE_LABELS, read_change
-from annotation.pairs.duration_classes import CLASS_NAMES, class_of_curve
+from annotation.pairs.duration_classes import CLASS_LABELS, class_of_curve
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas
 from ui.display import curve_description, curve_polyline, plain
@@ -26,11 +26,11 @@ from ui.tables import show_table
 def _class_name(xi: float | None, omega: float | None, alpha: float | None) -> str:
     if None in (xi, omega, alpha):
         return "—"
-    return class_of_curve(xi, omega, alpha).name  # type: ignore[arg-type]
+    return class_of_curve(xi, omega, alpha).label  # type: ignore[arg-type]
 
 
 def _reference_class(index: int | None) -> str:
-    return "—" if index is None or not 0 <= index < len(CLASS_NAMES) else f"{CLASS_NAMES[index]} ({index})"
+    return "—" if index is None or not 0 <= index < len(CLASS_LABELS) else f"{CLASS_LABELS[index]} ({index})"
 
 
 def pair_texts(case: Any) -> None:

@@ -21,14 +21,14 @@ def change_reading(content: AnnotationContent, settings: ProjectSettings) -> dic
     """The change the two curves of ``content`` say, for the surface: the derived ``label``, the
     ``words`` ("The follow-up makes it valid ≈ ×3 longer: increased."), the time ``factor``
     (None when neither curve is half gone on the chart) and each curve's TVCP duration class
-    (``alone_class``, ``given_class``: ``{"index", "name"}``); None until both curves have
-    parameters.
+    (``alone_class``, ``given_class``: ``{"index", "name"}``, the name as the app shows it);
+    None until both curves have parameters.
 
     >>> c = AnnotationContent(xi=45.0, omega=10.0, alpha=0.0, context_xi=56.53, context_omega=10.0,
     ...                       context_alpha=0.0)
     >>> r = change_reading(c, ProjectSettings(protocol="pairs"))
     >>> r["label"], r["words"], r["alone_class"]["name"], r["given_class"]["name"]
-    ('increased', 'The follow-up makes it valid ≈ ×3 longer: increased.', '2–6 hours', 'more than 6 hours')
+    ('increased', 'The follow-up makes it valid ≈ ×3 longer: increased.', '2–6 hours', '6 hours–1 day')
     >>> change_reading(AnnotationContent(xi=45.0, omega=10.0, alpha=0.0), ProjectSettings()) is None
     True
     """
@@ -43,8 +43,8 @@ def change_reading(content: AnnotationContent, settings: ProjectSettings) -> dic
         "words": reading.words,
         # JSON has no infinity: a curve half valid past the chart's end reads as None here too
         "factor": None if factor is None or factor in (0.0, float("inf")) else factor,
-        "alone_class": {"index": reading.alone_class.index, "name": reading.alone_class.name},
-        "given_class": {"index": reading.given_class.index, "name": reading.given_class.name},
+        "alone_class": {"index": reading.alone_class.index, "name": reading.alone_class.label},
+        "given_class": {"index": reading.given_class.index, "name": reading.given_class.label},
     }
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.services.review import ReviewRow
+from ui.display import plain
 from ui.tables import show_table
 
 K_PICK = "review.pick"            # the open item (the case selectbox)
@@ -29,6 +30,10 @@ K_SORTED = "review.sorted"        # the order the open case was picked in
 #: rows of the queue in the table and the Case box at a time
 PAGE_ROWS = 100
 K_URL = "review.case_url"         # the ?case= value this page wrote itself
+#: how many times the lead asked for another case (a control here): a decision button drawn
+#: before the last request and clicked after it is refused (ui.clicks), even should the Case box,
+#: still reporting the case it showed, bring that case back for a run
+K_ASKED = "review.asked"
 CASE_PARAM = "case"               # the deep link: ?case=<sample id>, e.g. /review?case=B1-0009
 
 
@@ -48,7 +53,7 @@ def choose_case(rows: Sequence[ReviewRow], everything: Sequence[ReviewRow], orde
         if linked in by_external:
             st.session_state[K_PICK] = by_external[linked]
         else:
-            st.info(f"Sample {linked[:40]} has no open review case here (decided, filtered out or "
+            st.info(f"Sample {plain(linked[:40])} has no open review case here (decided, filtered out or "
                     "not in this project); here is the first one.", icon=":material/link_off:")
     elif st.session_state.get(K_PICK) is not None and all(r.item_id != st.session_state[K_PICK] for r in everything):
         st.info("The sample you had open has been decided (in another tab, or by another lead); "
@@ -68,11 +73,16 @@ def _on_table_select(row_ids: tuple[int, ...], drawn_open: int) -> None:
     choice used to be undone that way, in the same rerun), and that is no click."""
     chosen = st.session_state[K_TABLE]["selection"]["rows"]
     if chosen and row_ids[chosen[0]] != drawn_open:  # always one row ("single-row-required")
-        st.session_state[K_PICK] = row_ids[chosen[0]]
+        _open(row_ids[chosen[0]])
 
 
 def _open(item_id: int) -> None:
     st.session_state[K_PICK] = item_id
+    _asked()
+
+
+def _asked() -> None:
+    st.session_state[K_ASKED] = st.session_state.get(K_ASKED, 0) + 1
 
 
 def page_of(n_rows: int, at: int) -> tuple[int, int]:
@@ -136,19 +146,22 @@ def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[.
                        "W1": st.column_config.NumberColumn("W1", format="%.1f", width="small"),
                        "Pk": st.column_config.NumberColumn("Pk", format="%.2f", width="small")},
     )
-    head, picker, back, forward = st.columns([6, 4, 1, 1], vertical_alignment="bottom")
-    picker.selectbox(
-        "Case", ids, key=K_PICK,
+    # Previous / Next take the width their words need (in a twelfth of the row each they read
+    # "‹ P…" at 1400 px); the Case box takes the rest of its half
+    head, controls = st.columns(2, vertical_alignment="bottom")
+    row = controls.container(horizontal=True, vertical_alignment="bottom", gap="small")
+    row.selectbox(
+        "Case", ids, key=K_PICK, on_change=_asked,
         format_func=lambda i: f"{by_id[i].external_id} — {reasons_text(by_id[i].reasons)} — "
                               f"{', '.join(by_id[i].annotators)}",
-        help="Click a row of the table, choose here, or step with Previous / Next.")
+        help="Click a row of the table, choose here, or step with Previous / Next.", width="stretch")
     before = all_ids[at - 1] if at > 0 else None
     after = all_ids[at + 1] if at + 1 < len(all_ids) else None
     named = {r.item_id: r.external_id for r in rows[max(at - 1, 0):at + 2]}
-    back.button("Previous", key="review.previous", icon=":material/chevron_left:", width="stretch",
-                disabled=before is None, on_click=_open, args=(before,),
-                help=None if before is None else f"Open {named[before]}")
-    forward.button("Next", key="review.next", icon=":material/chevron_right:", width="stretch",
-                   disabled=after is None, on_click=_open, args=(after,),
-                   help=None if after is None else f"Open {named[after]}")
+    row.button("Previous", key="review.previous", icon=":material/chevron_left:", width="content",
+               disabled=before is None, on_click=_open, args=(before,),
+               help=None if before is None else f"Open {named[before]}")
+    row.button("Next", key="review.next", icon=":material/chevron_right:", width="content",
+               disabled=after is None, on_click=_open, args=(after,),
+               help=None if after is None else f"Open {named[after]}")
     return head

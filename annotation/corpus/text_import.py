@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Callable
@@ -33,6 +34,46 @@ MAX_TEXT_CHARS = 5000
 MAX_ID_CHARS = 64
 FORMATS = ("jsonl", "csv", "txt")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+[\"'(\[]?[A-Z0-9]")
+
+
+#: digits of the number in a generated id when the project has no numbered id of that benchmark
+#: yet: the Chronocept release's width (``B1-00042``)
+ID_DIGITS = 5
+
+
+class SampleNumbering:
+    """The ids an import gives texts without one: ``B<benchmark>-<number>``, going on from the
+    project's highest number of that benchmark at the width that id is written in — the demo
+    project's ``B1-0050`` is followed by ``B1-0051``, a new project starts at ``B1-00001`` — so a
+    project's ids read as one series. Ids already given never change, and a generated id is never
+    one in use (an id named later in the same file included).
+
+    Examples:
+        >>> n = SampleNumbering(["B1-0049", "B1-0050", "B2-00007", "Z-1"])
+        >>> n.next(1, lambda i: False), n.next(1, lambda i: i == "B1-0052"), n.next(2, lambda i: False)
+        ('B1-0051', 'B1-0053', 'B2-00008')
+        >>> SampleNumbering([]).next(1, lambda i: False), SampleNumbering(["B1-9999"]).next(1, lambda i: False)
+        ('B1-00001', 'B1-10000')
+    """
+
+    def __init__(self, existing_ids: Iterable[str]) -> None:
+        self._last: dict[int, tuple[int, int]] = {}  # benchmark -> (highest number, its width)
+        for ext in existing_ids:
+            prefix, _, digits = ext.partition("-")
+            if prefix in ("B1", "B2") and digits.isascii() and digits.isdigit():
+                benchmark, number = int(prefix[1]), int(digits)
+                if number >= self._last.get(benchmark, (-1, 0))[0]:
+                    self._last[benchmark] = (number, len(digits))
+
+    def next(self, benchmark: int, taken: Callable[[str], bool]) -> str:
+        """The next id of ``benchmark`` that ``taken`` does not refuse (the numbering moves on)."""
+        number, width = self._last.get(benchmark, (0, ID_DIGITS))
+        while True:
+            number += 1
+            ext_id = f"B{benchmark}-{number:0{width}d}"
+            if not taken(ext_id):
+                self._last[benchmark] = (number, width)
+                return ext_id
 
 
 class ImportFileError(ValueError):

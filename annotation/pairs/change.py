@@ -134,6 +134,8 @@ def change_words(label: str, factor: float | None, threshold: float) -> str:
         'The follow-up makes it valid ≈ ×4 shorter: decreased.'
         >>> change_words("neutral", 1.21, 1.5)
         'The follow-up keeps it valid about as long (≈ ×1.2 longer, within ×1.5): neutral.'
+        >>> change_words("neutral", 0.97, 1.5)      # ×1.03 shorter reads ×1: no way to speak of
+        'The follow-up keeps it valid about as long (about the same, within ×1.5): neutral.'
     """
     if factor is None:
         return ("Both curves are still more than half valid at the chart's end: "
@@ -145,8 +147,9 @@ def change_words(label: str, factor: float | None, threshold: float) -> str:
     way = "longer" if factor >= 1 else "shorter"
     size = factor_text(factor if factor >= 1 else 1 / factor)
     if label == "neutral":
-        return (f"The follow-up keeps it valid about as long (≈ {size} {way}, within "
-                f"{factor_text(threshold)}): neutral.")
+        # a factor that rounds to ×1 is neither longer nor shorter ("≈ ×1 shorter" read as a change)
+        shift = "about the same" if size == "×1" else f"≈ {size} {way}"
+        return f"The follow-up keeps it valid about as long ({shift}, within {factor_text(threshold)}): neutral."
     return f"The follow-up makes it valid ≈ {size} {way}: {label}."
 
 

@@ -55,6 +55,10 @@ CLASS_NAMES: tuple[str, ...] = (
     "1–4 weeks",
     "more than 1 month",
 )
+#: The classes as the app names them: the release's names, but *more than 6 hours* — which ends
+#: where *1–3 days* begins — named by its range, as the release's own class edges make it.
+CLASS_LABELS: tuple[str, ...] = tuple("6 hours–1 day" if name == "more than 6 hours" else name
+                                      for name in CLASS_NAMES)
 NO_TIME_SENSITIVE_INFORMATION = 0
 #: Lower edges in minutes of classes 2 … 11 (class 1 is everything below one minute).
 LOWER_EDGES_MINUTES: tuple[float, ...] = (
@@ -67,10 +71,16 @@ _FLAT_GRID = np.linspace(X_MIN, X_MAX, 401)
 
 @dataclass(frozen=True)
 class DurationClass:
-    """A TVCP duration class: its index in the release and its name."""
+    """A TVCP duration class: its index in the release and its name there (exports keep it);
+    :attr:`label` is how the app shows it."""
 
     index: int
     name: str
+
+    @property
+    def label(self) -> str:
+        """The class as people read it: ``duration_class(7).label`` is '6 hours–1 day'."""
+        return CLASS_LABELS[self.index]
 
 
 def duration_class(index: int) -> DurationClass:
@@ -152,5 +162,5 @@ def class_edges_x() -> tuple[float, ...]:
     return tuple(minutes_to_x(m) for m in LOWER_EDGES_MINUTES)
 
 
-__all__ = ["CLASS_NAMES", "DurationClass", "LOWER_EDGES_MINUTES", "NO_TIME_SENSITIVE_INFORMATION",
+__all__ = ["CLASS_LABELS", "CLASS_NAMES", "DurationClass", "LOWER_EDGES_MINUTES", "NO_TIME_SENSITIVE_INFORMATION",
            "class_edges_x", "class_of_curve", "class_of_minutes", "duration_class", "is_flat"]

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -67,6 +68,7 @@ from annotation.timeaxis import DEFAULT_BASE
 #: two annotators' fits of the same curve can differ by ~1e-8 on another CPU, and the spread of
 #: a project where everyone agrees is 0 (or rounding noise) — without it, 8e-8 > 2·0 flags.
 PARAMETER_TOLERANCE = 1e-6
+T = TypeVar("T")
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -380,6 +382,27 @@ def flags_for_sample(
                                 pk_max=settings.flag_pk_max, sigma=settings.flag_sigma,
                                 w1_max=settings.flag_w1_max, names=names, known=known)
     return tuple(hits)
+
+
+def one_per_reason(entries: Iterable[T], code_of: Callable[[T], str]) -> tuple[T, ...]:
+    """``entries`` (flag hits, or their stored details) with each reason once, the first of it
+    kept, in order. A sample's reason is one fact, however many ways it was found: an
+    annotator's flag raised at submit is also among the complete sample's flags.
+
+    Examples:
+        >>> hits = (FlagHit("not_present_tense", annotators=(1,)), FlagHit("segmentation_mismatch"),
+        ...         FlagHit("not_present_tense", annotators=(1,)))
+        >>> [h.code for h in one_per_reason(hits, lambda h: h.code)]
+        ['not_present_tense', 'segmentation_mismatch']
+    """
+    seen: set[str] = set()
+    kept = []
+    for entry in entries:
+        code = code_of(entry)
+        if code not in seen:
+            seen.add(code)
+            kept.append(entry)
+    return tuple(kept)
 
 
 def _as_segmentation(item: Segmentation | Sequence[int] | None, n_tokens: int | None) -> Segmentation | None:

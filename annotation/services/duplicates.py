@@ -33,7 +33,7 @@ from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
 from db.engine import Database
-from db.models import NearDuplicate, Sample, TextEmbedding, User, utcnow
+from db.models import AuditEvent, NearDuplicate, Sample, TextEmbedding, User, utcnow
 
 #: progress callback: (fraction done 0..1, what is happening)
 Progress = Callable[[float, str], None]
@@ -223,6 +223,29 @@ def duplicate_counts(db: Database, actor: Actor, project_id: int) -> DuplicateCo
             select(NearDuplicate.status, func.count())
             .where(NearDuplicate.project_id == project_id).group_by(NearDuplicate.status)).all())
     return DuplicateCounts(got.get("pending", 0), got.get("confirmed", 0), got.get("released", 0))
+
+
+@dataclass(frozen=True)
+class DedupRun:
+    """A de-duplication run as the audit log keeps it: when, over how many texts, at which
+    similarity threshold."""
+
+    at: datetime
+    n_texts: int
+    threshold: float
+
+
+def last_run(db: Database, actor: Actor, project_id: int) -> DedupRun | None:
+    """Lead: the project's last de-duplication run (the app's or ``chronocept dedup``), None
+    before the first."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        event = s.scalar(select(AuditEvent).where(
+            AuditEvent.entity == "project", AuditEvent.entity_id == str(project_id),
+            AuditEvent.action == "run_dedup").order_by(AuditEvent.id.desc()).limit(1))
+    if event is None:
+        return None
+    return DedupRun(event.at, int(event.detail.get("texts", 0)), float(event.detail.get("threshold", 0.0)))
 
 
 def _where(q, project_id: int, status: str | None, min_score: float):  # type: ignore[no-untyped-def]

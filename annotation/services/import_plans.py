@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from annotation.corpus.text_import import SampleNumbering
 from annotation.protocols import protocol_of
 from annotation.services.errors import InvalidInput
 from annotation.settings import ProjectSettings
@@ -59,16 +60,12 @@ def plan_rows(existing: dict[str, Any], records: Sequence[Any], n_tokens: Sequen
     Re-importing is harmless: a record whose id (or, without an id, whose ``identity`` — a
     text's exact text) is already in the project is counted as already present; an id that
     exists with a *different* identity is refused. Records without an id get
-    ``B<benchmark>-<number>`` ids continuing the project's numbering. ``existing`` (external
-    id → identity) is extended with the new rows.
+    ``B<benchmark>-<number>`` ids continuing the project's numbering, at its width
+    (:class:`~annotation.corpus.text_import.SampleNumbering`). ``existing`` (external id →
+    identity) is extended with the new rows.
     """
     existing_keys = set(existing.values())
-    next_number = {1: 0, 2: 0}
-    for ext in existing:
-        prefix, _, num = ext.partition("-")
-        if prefix in ("B1", "B2") and num.isdigit():
-            b = int(prefix[1])
-            next_number[b] = max(next_number[b], int(num))
+    numbering = SampleNumbering(existing)
     rows: list[dict[str, Any]] = []
     planned: Planned = []
     present, counts = 0, {1: 0, 2: 0}
@@ -89,11 +86,7 @@ def plan_rows(existing: dict[str, Any], records: Sequence[Any], n_tokens: Sequen
             continue
         ext_id = r.external_id
         if ext_id is None:
-            next_number[r.benchmark] += 1
-            ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
-            while ext_id in existing or ext_id in named_ids:
-                next_number[r.benchmark] += 1
-                ext_id = f"B{r.benchmark}-{next_number[r.benchmark]:05d}"
+            ext_id = numbering.next(r.benchmark, lambda i: i in existing or i in named_ids)
         rows.append(dict(project_id=project_id, external_id=ext_id, benchmark=r.benchmark,
                          parent_text=r.text, n_tokens=n_tok, source=source, status="active",
                          n_assigned=0, is_warmup=False, created_at=now))

@@ -24,6 +24,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from annotation.review.adjudication import DECISION_BY_NAME, DECISIONS, decision_named, decision_record_problem
+from annotation.review.flags import one_per_reason
 from annotation.review.lead_edit import LeadEdit
 from annotation.workbench.protocol import AnnotationContent
 from annotation.curves import CurveFitError
@@ -148,9 +149,15 @@ def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
         pair_proposal = pair_gold(labelled, smp.n_tokens, proposal, factor) if proposal else None
         pair_pooled = _pooled_pair(case, pooled) if pooled is not None else None
     return ReviewCase(item.id, smp.id, smp.external_id, smp.benchmark, smp.parent_text,
-                      smp.n_tokens, tuple(item.reasons), tuple(item.details), versions,
+                      smp.n_tokens, tuple(item.reasons), _details_of(item), versions,
                       proposal, history, pooled, pooled_w1, facts, pair_proposal, pair_pooled,
                       factor, case.segmented)
+
+
+def _details_of(item: ReviewItem) -> tuple[dict, ...]:
+    """The item's flag details, each reason once: items opened before settling listed each reason
+    once could hold an annotator's flag twice."""
+    return one_per_reason(item.details or (), lambda d: d.get("code", ""))
 
 
 def _pooled(usable: Sequence[AnnotatorVersion]) -> tuple[Resolution | None, float | None]:

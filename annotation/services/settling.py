@@ -33,6 +33,7 @@ from annotation.review.flags import (
     ParameterSpread,
     annotator_flag_hits,
     flags_for_sample,
+    one_per_reason,
     spread_from_sums,
     sums_are_finite,
 )
@@ -302,11 +303,9 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
     gold then also holds the curve given the follow-up and the change label, and the pair's own
     flags join (:mod:`annotation.review.pair_settling`).
     """
-    reasons: tuple[str, ...] = ()
-    details: tuple[dict[str, Any], ...] = ()
-    if annotator_flags:
-        reasons, details = _hits_json(annotator_flag_hits([x.content for x in subs]), subs)
-        item_open = True
+    raised = annotator_flag_hits([x.content for x in subs]) if annotator_flags else ()
+    reasons, details = _hits_json(raised, subs)
+    item_open = item_open or annotator_flags
     if (smp.is_warmup or len(subs) < settings.annotators_per_sample or smp.status != "active"):
         return SettlePlan("incomplete", reasons, details)
     if gold_source is not None and gold_source != "auto":
@@ -327,8 +326,8 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
                           settings.change_factor)
         hits += pair_flag_hits([x.content for x in subs], spread, settings, [x.name for x in subs],
                                intended_change=pair.intended_change, settled=extra.change)
-    more, more_details = _hits_json(hits, subs)
-    reasons, details = reasons + more, details + more_details
+    # the complete sample's flags include the annotators' own, raised above: one of each reason
+    reasons, details = _hits_json(one_per_reason((*raised, *hits), lambda h: h.code), subs)
     if item_open:
         # already waiting for a lead (an annotator's flag, the daily sample): add what the
         # complete sample shows, so the lead sees every reason in one place

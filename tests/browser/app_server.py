@@ -49,11 +49,12 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def start(app: Path, port: int, log_path: Path, env: dict[str, str] | None = None, *,
-          timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
+          timeout_s: float = 60.0, preload: str | None = None) -> tuple[subprocess.Popen, str]:
     """Start ``app`` (a path under the repository root, or absolute) on ``port`` with ``env``
     added to this process's environment, its output going to ``log_path``; returns the process
-    and its base URL once healthy. Raises :class:`AppNotStarted` (the server stopped) when it
-    exits or stays unhealthy for ``timeout_s``."""
+    and its base URL once healthy. ``preload``: a module the server imports before Streamlit
+    starts (e.g. ``tests.browser.gates``). Raises :class:`AppNotStarted` (the server stopped)
+    when it exits or stays unhealthy for ``timeout_s``."""
     app = app if app.is_absolute() else REPO_ROOT / app
     full_env = {
         **os.environ,
@@ -61,8 +62,10 @@ def start(app: Path, port: int, log_path: Path, env: dict[str, str] | None = Non
         "PYTHONUNBUFFERED": "1",
         **(env or {}),
     }
+    launcher = ["-m", "streamlit"] if preload is None else [
+        "-c", f"import {preload}, runpy; runpy.run_module('streamlit', run_name='__main__', alter_sys=True)"]
     command = [
-        sys.executable, "-m", "streamlit", "run", str(app),
+        sys.executable, *launcher, "run", str(app),
         "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
         "--server.port", str(port),

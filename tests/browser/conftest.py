@@ -8,7 +8,9 @@
   ``/_stcore/health`` and stops the server by its own PID at teardown. The server log goes to
   a temporary file, printed when the server fails to start or a test using it fails.
   ``run_streamlit_module`` is the same with servers shared by a test module, and
-  :func:`streamlit_server` the context manager underneath.
+  :func:`streamlit_server` the context manager underneath. ``run_streamlit(APP, env,
+  preload="tests.browser.gates")`` starts a server whose chosen functions a test can hold
+  (:mod:`tests.browser.gates`).
 * ``page`` — a fresh browser context and page per test (a new page is a new Streamlit session).
   With ``CHRONOCEPT_BROWSER_TRACES=DIR`` each failed test leaves a Playwright trace in DIR
   (``playwright show-trace DIR/NAME.zip``: every action, DOM snapshot and screenshot).
@@ -116,16 +118,17 @@ class StreamlitServer:
 
 @contextmanager
 def streamlit_server(
-    app_path: str | os.PathLike[str], env: dict[str, str] | None = None
+    app_path: str | os.PathLike[str], env: dict[str, str] | None = None, preload: str | None = None
 ) -> Iterator[StreamlitServer]:
-    """Start ``python -m streamlit run APP`` on a free port, wait until healthy, stop it after."""
+    """Start ``python -m streamlit run APP`` on a free port, wait until healthy, stop it after
+    (``preload``: a module the server imports first, :func:`app_server.start`)."""
     log_fd, log_name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
     os.close(log_fd)
     log_path = Path(log_name)
     try:
         try:
             process, base_url = app_server.start(Path(app_path), app_server.free_port(), log_path,
-                                                 env, timeout_s=SERVER_START_TIMEOUT_S)
+                                                 env, timeout_s=SERVER_START_TIMEOUT_S, preload=preload)
         except app_server.AppNotStarted as exc:
             pytest.fail(str(exc))
         try:
@@ -140,8 +143,9 @@ def _server_factory(request, stack: ExitStack) -> Callable[..., str]:
     failures_before = request.session.testsfailed
     servers: list[StreamlitServer] = []
 
-    def start(app_path: str | os.PathLike[str], env: dict[str, str] | None = None) -> str:
-        server = stack.enter_context(streamlit_server(app_path, env))
+    def start(app_path: str | os.PathLike[str], env: dict[str, str] | None = None,
+              preload: str | None = None) -> str:
+        server = stack.enter_context(streamlit_server(app_path, env, preload))
         servers.append(server)
         return server.base_url
 

@@ -3,7 +3,8 @@
 A gold project, its export and a finished quick training run (hashing encoder) are made before
 the app starts. On the Training page the lead chooses the run, asks for a gold audit with two
 members and three folds; the audit's worker is a real process started by the app and the page's
-live view follows it to "Succeeded" and says what it did. On Review the "Model disagrees" list is
+live view, below the run's controls (the Run box stays on the run), follows it to "Succeeded" and
+says what it did. On Review the "Model disagrees" list is
 there; the lead opens the first entry's case and its heading names the sample the list named.
 Screenshots: ``screenshots/training_apply.png``, ``screenshots/review_model_disagrees.png``.
 """
@@ -53,8 +54,10 @@ def test_a_lead_audits_the_gold_with_a_run_and_opens_what_the_model_disagrees_wi
     page.get_by_role("spinbutton", name="Ensemble members").fill("2")
     page.get_by_role("spinbutton", name="Audit folds").fill("3")
     page.get_by_role("button", name="Audit the gold").click()
-    # the page now shows the job it launched (the Run box names it)
-    expect(page.get_by_text(f"audit with run {run_id}", exact=False).first).to_be_visible(timeout=30_000)
+    # the page follows the job it launched below the run's controls; the Run box stays on the run,
+    # so Predict every sample is still at hand
+    expect(page.get_by_text(f"Gold audit with run {run_id}", exact=False).first).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("button", name="Predict every sample")).to_be_visible()
     # the live view follows the worker process to the end; nothing is clicked meanwhile
     expect(page.get_by_text(re.compile(r"Audited \d+ gold samples in 3 folds with 2 members")).first
            ).to_be_visible(timeout=180_000)

@@ -87,7 +87,7 @@ def import_texts(page) -> None:
 
 def review_duplicates(page, db: Database, project_id: int, shot_path) -> None:
     open_page(page, "De-duplication")
-    expect(page.get_by_text("Nothing to review. Run the search after importing texts.")).to_be_visible()
+    expect(page.get_by_text("The search has not run in this project yet")).to_be_visible()
     page.get_by_role("button", name="Find near-duplicates in Gold").click()
     # the first run loads SBERT in the server and embeds every text
     mark = wait_until(lambda: mark_of(db, project_id, "N-002"), timeout=90, what="the mark on N-002")

@@ -23,7 +23,8 @@ from sqlalchemy import func, select
 
 from annotation.services import accounts, feedback, projects, queue, review
 from db.models import AuditEvent, ReviewItem
-from tests.browser.flow_steps import open_page, sign_in, wait_for_idle
+from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, wait_until
+from tests.browser.gates import held_calls
 from tests.browser.test_adjudication_flow import open_review, seed
 
 pytestmark = pytest.mark.browser
@@ -96,6 +97,10 @@ def test_a_lead_decides_cases_fast(page, run_streamlit, three_flagged):
     expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
     assert_decided(db, lead, first, "pooled", "accept_pooled", 2, "guideline_gap", POOLED_NOTE)
+    # the next case starts from the default decision, with nothing chosen for it
+    expect(radio(page, "Decision", "Accept")).to_be_checked()
+    expect(page.get_by_role("button", name="Accept the automatic resolution of B1-0002")).to_be_visible()
+    expect(page.get_by_role("radiogroup", name="Your confidence").get_by_role("radio", checked=True)).to_have_count(0)
 
     # the next case, the same way, with a double-click on the take button
     decide_fast(page, "Take a version", "Take ann2's version", "5", "Annotator error", TAKEN_NOTE, double=True)
@@ -112,6 +117,43 @@ def test_a_lead_decides_cases_fast(page, run_streamlit, three_flagged):
         assert s.get(ReviewItem, third.item_id).status == "open"
         assert s.scalar(select(func.count()).select_from(AuditEvent).where(
             AuditEvent.action.startswith("review_"))) == 2
+    no_error_on(page)
+
+
+UNANSWERED = "The page changed under your click; nothing was done."
+
+
+def test_a_decision_clicked_while_the_next_case_opens_is_said_to_do_nothing(page, run_streamlit, three_flagged,
+                                                                             tmp_path):
+    """Next, and while the page redraws (the server is held in the middle of that run, after the
+    lead's request took effect) "Accept … B1-0001", still on screen, 100 ms later: the lead is
+    told the click did nothing, and nothing is stored."""
+    url, db, lead, rows = three_flagged
+    gate = tmp_path / "open_case.gate"
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url, "CHRONOCEPT_TEST_GATES":
+                                        f"annotation.services.review:open_case={gate}"},
+                         preload="tests.browser.gates")
+    open_review(page, base)
+    expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
+    accept = page.get_by_role("button", name="Accept the automatic resolution of B1-0001")
+    expect(accept).to_be_visible(timeout=60_000)
+    for group, choice in (("Your confidence", "3"), ("Error type", "Ambiguous text")):
+        radio(page, group, choice).click()
+    wait_for_idle(page)
+    gate.touch()
+    page.get_by_role("button", name="Next", exact=True).click()
+    wait_until(lambda: held_calls(gate) >= 1, what="the server held in the middle of its run")
+    page.wait_for_timeout(PACE_MS)
+    accept.click()
+    # its own run has started (and run its callbacks) when it is held too; then both go on
+    wait_until(lambda: held_calls(gate) >= 2, what="the click reaching the server")
+    gate.unlink()
+    expect(page.get_by_text(UNANSWERED)).to_be_visible(timeout=30_000)
+    wait_for_idle(page)
+    with db.read() as s:
+        assert s.scalar(select(func.count()).select_from(AuditEvent).where(
+            AuditEvent.action.startswith("review_"))) == 0
+        assert [s.get(ReviewItem, r.item_id).status for r in rows] == ["open"] * 3
     no_error_on(page)
 
 

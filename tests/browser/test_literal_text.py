@@ -3,12 +3,14 @@
 A text, its external id and an annotator's flag note carry Markdown, Streamlit directives, maths
 and HTML. The lead opens it on Review: the page's visible text holds each hostile string as
 typed, and none of them became bold, a formula (KaTeX), a coloured span, a link or a script.
-Screenshots go to screenshots/literal_review*.png for a look.
+Screenshots go to screenshots/literal_review*.png for a look. A link to Review carries the same
+in its ``?case=`` and ``?project=`` values.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -87,3 +89,33 @@ def test_review_shows_hostile_text_literally(run_streamlit, page, hostile_case):
     page.screenshot(path=str(SHOTS / "literal_review.png"), full_page=True)
     main.locator("[data-testid=\"stTable\"]").first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "literal_review_segments.png"))
+
+
+URL_VALUES = ("[x](http://evil.example/)", "![i](http://evil.example/i.png)", "<img src=x onerror=alert(1)>",
+              "**bold**", ":red[x]")
+
+
+def test_a_link_to_review_shows_its_values_literally(run_streamlit, page, hostile_case):
+    """``/review?case=…&project=…`` with Markdown and HTML in both: the page names both values as
+    typed, and neither became a link, an image (the browser fetching an outside address) or bold."""
+    base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": hostile_case})
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    sign_in(page, base, "lead1", "lead1-password")
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url)
+            if "evil" in (urlsplit(request.url).hostname or "") else None)
+    main = page.locator('[data-testid="stMain"]')
+    for value in URL_VALUES:
+        page.goto(f"{base}/review?{urlencode({'case': value, 'project': value})}")
+        notice = main.get_by_text("has no open review case here")
+        expect(notice).to_be_visible(timeout=30_000)
+        expect(main.get_by_text("The link names project")).to_be_visible()
+        visible = main.inner_text().replace("\u2060", "")
+        assert f"Sample {value} has no open review case here" in visible
+        assert f"The link names project “{value}”" in visible
+        assert page.locator("a[href*='evil']").count() == 0
+        assert page.locator("img[src*='evil'], img[src='x'], [onerror]").count() == 0
+        assert not [e for e in main.locator("strong").all() if (e.text_content() or "") == "bold"]
+        assert not [e for e in main.locator(".stMarkdownColoredText").all() if (e.text_content() or "") == "x"]
+    assert fetched == []
+    page.screenshot(path=str(SHOTS / "literal_review_link.png"))

@@ -11,6 +11,7 @@ a decision made with the button that names that case lands on it and on no other
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.browser
 
 PACE_MS = 100
 ROW_HEIGHT = 35
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 
 
 @pytest.fixture
@@ -94,7 +96,15 @@ def test_every_case_control_used_fast_opens_its_case_and_the_decision_lands_ther
     open_review(page, base)
     expect(heading(page, "B1-0001")).to_be_visible(timeout=30_000)
     expect(page.locator('.st-key-review-table [data-testid="data-grid-canvas"]')).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("combobox", name="Case")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
+    # at a lead's 1400 px, Previous and Next read whole (in a twelfth of the row each: "‹ P…")
+    for name in ("Previous", "Next"):
+        label = page.get_by_role("button", name=name, exact=True).locator('[data-testid="stMarkdownContainer"]')
+        assert label.inner_text() == name
+        assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), f"{name} is cut"
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "review_case_controls.png"))
 
     # 1. the box alone (the defect): the case it names opens
     choose_in_box(page, "B1-0004")

@@ -95,6 +95,22 @@ def markdown_text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def markdown_values(at: AppTest) -> list[str]:
+    """Every string of the last run that Streamlit renders as Markdown."""
+    values: list[str] = []
+    for kind in ("markdown", "caption", "title", "header", "subheader", "info", "warning", "error",
+                 "success", "toast"):
+        values += [e.value for e in at.get(kind)]
+    values += [b.label for b in at.button]
+    for m in at.metric:
+        values += [m.label, str(m.value)]
+    for r in at.radio:
+        values += [r.format_func(o) if callable(getattr(r, "format_func", None)) else str(o) for o in r.options]
+    for t in at.table:
+        values += [str(v) for v in t.value.to_numpy().ravel()]
+    return values
+
+
 def nav_titles(at: AppTest) -> list[str]:
     """Titles of the pages st.navigation registered in the last run that the menu lists: the
     page scripts. The hidden stand-ins ``ui.navigation`` registers under every other page's

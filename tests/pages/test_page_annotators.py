@@ -6,9 +6,11 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 from streamlit.testing.v1 import AppTest
 
 from annotation.services import projects, queue
+from db.models import Annotation
 from page_helpers import (
     APP_PATH,
     SPLIT_A,
@@ -109,6 +111,13 @@ def test_table_and_charts_on_seeded_work(open_page, seeded):
     assert '"type":"heatmap"' in charts[3][0].replace(" ", "")
     pairs = [f.value for f in at.dataframe if "partner" in f.value.columns]
     assert len(pairs) == 1 and list(pairs[0]["partner"]) == ["ann_b", "ann_a"]
+
+
+def test_time_per_sample_under_a_minute_reads_in_seconds(open_page, db, seeded):
+    with db.write() as s:
+        s.execute(update(Annotation).values(seconds_spent=42.0))
+    at = open_page()
+    assert metric_values(at)["Median time per sample"] == "42 s"  # not "0.7 min", nor "0.0 min"
 
 
 def test_annotator_filter(open_page, seeded):

@@ -17,7 +17,7 @@ from annotation.corpus.text_import import TextRecord
 from db import config as app_config
 from db.models import DatasetExport, NearDuplicate, Sample
 from gold_data import gold_project
-from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles
+from page_helpers import REPO_ROOT, TIMEOUT, errors, infos, metric_values, run, titles, toasts
 from ui.session import ACTOR_KEY
 
 TEXTS = [
@@ -59,7 +59,7 @@ def test_dedup_run_confirm_and_undo(make_app, db, lead, texts_project):
     at = open_page(make_app, lead, "screens/duplicates.py")
     assert titles(at) == ["De-duplication"]
     assert metric_values(at)["To review"] == "0"
-    assert infos(at) == ["Nothing to review. Run the search after importing texts."]
+    assert infos(at) == ["The search has not run in this project yet: **Find near-duplicates** compares every text."]
     at.button(key=f"duplicates.run.{texts_project}").click()
     run(at)
     run(at)  # the page reruns itself after the run; the toast says what happened
@@ -90,7 +90,40 @@ def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, 
     at.button(key=f"duplicates.confirm.{mark.id}").click()
     run(at)
     assert mark_status(db) == {"T-2": "released"}  # the old button no longer exists: no effect
-    assert infos(at) == ["Nothing to review. Run the search after importing texts."]
+    last = duplicates.last_run(db, lead, texts_project)
+    assert infos(at) == [f"Nothing left to review: every pair the search found is decided (last run "
+                         f"{last.at:%Y-%m-%d %H:%M} UTC over 4 texts, threshold 0.70)."]
+    assert toasts(at) == ["The page changed under your click; nothing was done."]
+
+
+def test_a_search_that_found_nothing_says_so_with_its_threshold(make_app, db, lead):
+    p = projects.create_project(db, lead, "Distinct texts")
+    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)
+                                           if i != "T-2"])
+    duplicates.run_dedup(db, lead, p.id, threshold=0.9)
+    at = open_page(make_app, lead, "screens/duplicates.py")
+    last = duplicates.last_run(db, lead, p.id)
+    assert (last.n_texts, last.threshold) == (3, 0.9)
+    assert infos(at) == [f"The search found no near-duplicates: no text is more than 0.90 similar to an "
+                         f"earlier kept one (last run {last.at:%Y-%m-%d %H:%M} UTC over 3 texts, threshold 0.90)."]
+
+
+def test_a_click_on_a_card_after_the_page_changed_is_said_to_do_nothing(make_app, db, lead):
+    """Confirm on card 1, then Release on card 2 before the page redrew (both clicks reach the
+    same run, as when a browser sends them together): the first is done, the second is not —
+    and the lead is told so; nothing else changes."""
+    p = projects.create_project(db, lead, "Two pairs")
+    texts = [*TEXTS, ("T-4", "Heavy rain flooded several streets in the harbour district overnight!")]
+    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(texts)])
+    duplicates.run_dedup(db, lead, p.id)
+    at = open_page(make_app, lead, "screens/duplicates.py")
+    first, second = duplicates.list_pairs(db, lead, p.id)
+    at.button(key=f"duplicates.confirm.{first.id}").click()
+    at.button(key=f"duplicates.release.{second.id}").click()
+    run(at)
+    assert mark_status(db) == {first.sample_id: "confirmed", second.sample_id: "pending"}
+    assert toasts(at) == [f"{first.sample_id}: confirmed as a duplicate — out of the pool",
+                          "The page changed under your click; nothing was done."]
 
 
 def test_annotators_do_not_get_the_back_office_pages(make_app, make_user, texts_project):

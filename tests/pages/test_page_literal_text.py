@@ -22,7 +22,7 @@ from annotation.services import accounts, projects, review
 from annotation.services.authz import Actor
 from annotation.settings import ProjectSettings
 from annotation.corpus.text_import import TextRecord
-from page_helpers import PASSWORD, SPLIT_A, SPLIT_B, annotate, run, toasts
+from page_helpers import PASSWORD, SPLIT_A, SPLIT_B, annotate, markdown_values, run, toasts
 from surface_driver import send, view
 from ui.display import plain
 
@@ -64,24 +64,8 @@ def hostile(db):
     return admin, a, b, p
 
 
-def _markdown_values(at) -> list[str]:
-    """Every string of the last run that Streamlit renders as Markdown."""
-    values: list[str] = []
-    for kind in ("markdown", "caption", "title", "header", "subheader", "info", "warning", "error",
-                 "success", "toast"):
-        values += [e.value for e in at.get(kind)]
-    values += [b.label for b in at.button]
-    for m in at.metric:
-        values += [m.label, str(m.value)]
-    for r in at.radio:
-        values += [r.format_func(o) if callable(getattr(r, "format_func", None)) else str(o) for o in r.options]
-    for t in at.table:
-        values += [str(v) for v in t.value.to_numpy().ravel()]
-    return values
-
-
 def _assert_nothing_raw(at, page: str) -> None:
-    for value in _markdown_values(at):
+    for value in markdown_values(at):
         for fragment in FRAGMENTS:
             assert fragment not in value, f"{page}: {fragment!r} unescaped in {value!r}"
         assert not re.search(r"(?<!\\)# heading", value), f"{page}: '# heading' unescaped in {value!r}"
@@ -142,7 +126,7 @@ def test_workbench_shows_the_send_back_note_and_the_submit_toast_literally(make_
     at = _open(make_app, a, "screens/workbench.py")
     ext, _ = TEXTS[1]  # the annotator's second sample: they see its number, not the id
     assert "### Sample #2" in [m.value for m in at.markdown]
-    assert not [m for m in _markdown_values(at) if plain(ext) in m or ext in m]
+    assert not [m for m in markdown_values(at) if plain(ext) in m or ext in m]
     assert [w.value for w in at.warning] == [f"A lead sent this sample back to you: {plain(SEND_BACK)}"]
     assert plain(PROJECT) in at.caption[0].value
     _assert_nothing_raw(at, "workbench")

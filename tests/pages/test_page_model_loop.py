@@ -13,7 +13,7 @@ from sqlalchemy import select
 from annotation.services import projects
 from db.models import GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
 from ui.display import plain
-from page_helpers import SPLIT_A, SPLIT_B, annotate, markdown_text, run, text_records
+from page_helpers import SPLIT_A, SPLIT_B, annotate, errors, markdown_text, run, text_records
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -145,8 +145,9 @@ def test_no_annotator_code_path_reads_a_model():
 
 
 def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_app, tmp_path, monkeypatch):
-    """Training: a finished run's Audit the gold and Predict every sample launch their jobs, and
-    the page then shows the launched job (its Run box is drawn above the buttons)."""
+    """Training: a finished run's Predict every sample launches its job, and the page shows the
+    launched job below the run's controls — the Run box stays on the run, so Audit the gold is
+    still there (it used to switch to the predict job and hide it)."""
     from annotation.services import jobs
     from db.models import DatasetExport
 
@@ -172,5 +173,13 @@ def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_ap
     with db.read() as s:
         launched = s.scalar(select(Job).where(Job.kind == "predict"))
     assert (launched.status, launched.config["run_job_id"], launched.config["members"]) == ("queued", run_id, 5)
-    assert at.session_state["training.job"] == launched.id  # the page shows the job it launched
+    assert at.session_state["training.job"] == run_id
+    assert [b.label for b in at.button if b.label in ("Predict every sample", "Audit the gold")] == [
+        "Predict every sample", "Audit the gold"]
+    assert f"**Predictions with run {run_id}** · job {launched.id}" in markdown_text(at)
+    # and the audit is one click away (this project has no gold to audit: the service says so)
+    next(b for b in at.button if b.label == "Audit the gold").click()
+    at = run(at)
+    assert [e for e in errors(at) if e.startswith("An audit needs at least 20 gold samples")]
+    assert at.session_state["training.job"] == run_id
     assert len(ids) == 4

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from annotation.services import exports, jobs
+from annotation.training.submissions import MAX_PREDICTION_BYTES
 from db import config as app_config
 from gold_data import gold_project
 from page_helpers import errors, run, shown
@@ -80,6 +81,9 @@ def test_a_refused_file_is_one_line_and_keeps_nothing(make_app, db, lead, export
     lines = _predictions(folder).decode().splitlines()
     bad = "\n".join([lines[0], lines[1], lines[1]]).encode()
     at = open_page(make_app, lead)
+    # the uploader says the limit the page says (and the scorer applies)
+    assert at.file_uploader(key="training.score.file").proto.max_upload_size_mb == MAX_PREDICTION_BYTES // 2**20
+    assert any(f"up to {MAX_PREDICTION_BYTES // 2**20} MB" in c.value for c in at.caption)
     at = upload(at, "mine", "mine.jsonl", bad)
     (message,) = errors(at)
     assert "\n" not in message and message.startswith("mine.jsonl: line 3: _id ")

@@ -40,6 +40,8 @@ def test_a_pair_case_shows_both_curves_labels_and_the_lead_facts(make_app, db, l
     table = next(d.value for d in at.dataframe if "change" in d.value.columns)
     assert list(table["change"]) == ["increased (derived)", "increased (overridden; the curves give neutral)"]
     assert list(table["class alone"]) == ["2–6 hours", "2–6 hours"]
+    # the class after 2–6 hours is named by its range (the release's "more than 6 hours" ends at 1 day)
+    assert list(table["class given"]) == ["6 hours–1 day", "2–6 hours"]
 
     item = at.session_state["review.pick"]
     assert at.button_group(key=f"review.{item}.change").value == "increased"

@@ -11,13 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from streamlit.testing.v1 import AppTest
 
 from annotation.curves import describe_curve
 from annotation.workbench.protocol import AnnotationContent
 from annotation.services import projects, queue, review
-from db.models import Annotation, ReviewItem, Sample
+from db.models import Annotation, GoldAnnotation, ReviewItem, Sample
 from page_helpers import GOOD_POINTS, SPLIT_A, SPLIT_B, reported_states, run_with_gone_widgets
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
 from ui.display import plain
@@ -421,8 +421,9 @@ def test_an_unfinished_flagged_annotation_is_shown_without_error(open_review, db
 
 def test_the_queue_table_and_the_decision_are_one_widget_each(open_review, db, pair, project, lead):
     """Opening another case neither re-creates the queue table nor the Decision control (a click
-    on either while the page redraws would be lost): the table's selection follows the open case
-    and the chosen decision stays."""
+    on either while the page redraws would be lost): the table's selection follows the open case;
+    the case opened starts from the default decision, unless the lead chose one in the same run
+    (a click made while the page redraws: theirs, for the case they see next)."""
     a, b = pair
     for _ in range(3):
         annotate(db, a, project.id, **SPLIT_A)
@@ -431,6 +432,10 @@ def test_the_queue_table_and_the_decision_are_one_widget_each(open_review, db, p
     first, second, third = [r.item_id for r in review.review_queue(db, lead, project.id)]
     assert at.session_state["review.table"]["selection"]["rows"] == [0]
     _choose(at, "take")
+    at.selectbox(key="review.pick").set_value(second)
+    run(at)
+    assert at.button_group(key="review.action").value == "accept"
+    at.button_group(key="review.action").set_value("take")
     at.selectbox(key="review.pick").set_value(third)
     run(at)
     assert _item_id(at) == third
@@ -443,6 +448,46 @@ def test_the_queue_table_and_the_decision_are_one_widget_each(open_review, db, p
     run(at)
     assert _item_id(at) == second  # after the last one, the one before it
     assert at.session_state["review.table"]["selection"]["rows"] == [1]
+
+
+def test_a_decision_clicked_after_the_case_changed_is_said_to_do_nothing(open_review, db, pair, project, lead):
+    """"Accept … S-000" pressed while the page already draws the next case (Next came first, in
+    the same run, as when a browser's two clicks reach the server together): nothing is stored,
+    and the lead is told so."""
+    a, b = pair
+    for _ in range(2):
+        annotate(db, a, project.id, **SPLIT_A)
+        annotate(db, b, project.id, **SPLIT_B)
+    at = _judge(open_review())
+    first, second = [r.item_id for r in review.review_queue(db, lead, project.id)]
+    assert _item_id(at) == first and toasts(at) == []
+    at.button(key="review.next").click()
+    at.button(key=f"review.{first}.do.accept").click()
+    run(at)
+    assert _item_id(at) == second
+    assert toasts(at) == ["The page changed under your click; nothing was done."]
+    assert len(_open_items(db)) == 2 and gold_rows_of(db) == []
+    run(at)  # said once
+    assert toasts(at) == []
+    # the case shown is decided by its own button, and that is no unanswered click
+    at = _judge(at)
+    at.button(key=f"review.{second}.do.accept").click()
+    run(at)
+    assert toasts(at) == [f"{review.open_case(db, lead, second).external_id}: accepted the automatic resolution"]
+    assert [i.id for i in _open_items(db)] == [first]
+
+
+def test_the_time_an_annotator_spent_reads_in_seconds_under_a_minute(open_review, db, disagreement):
+    with db.write() as s:
+        s.execute(update(Annotation).where(Annotation.sample_id == disagreement).values(seconds_spent=42.0))
+    at = open_review()
+    lines = [m.value for m in at.markdown if "submitted" in m.value]
+    assert len(lines) == 2 and all(line.endswith(" · 42 s]") for line in lines), lines
+
+
+def gold_rows_of(db) -> list:
+    with db.read() as s:
+        return list(s.scalars(select(GoldAnnotation)))
 
 
 # --- adjudication built for curves (issue 12 item 4) ---------------------------------------------
@@ -505,11 +550,21 @@ def test_accept_pooled_needs_a_confidence_and_an_error_type(open_review, db, lea
     assert (gold.source, gold.confidence, gold.error_type) == ("pooled", 2, "guideline_gap")
     assert gold.omega == pytest.approx(case.pooled.omega)
     assert toasts(at) == ["S-001: accepted the pooled resolution"]
-    # the next case in W1 order opens, with nothing chosen yet for it
+    # the next case in W1 order opens, with nothing chosen yet for it: the default decision (the
+    # pooled one chosen for S-001 stored it on the two cases after), no confidence, no error type
     nxt = _item_id(at)
     assert review.open_case(db, lead, nxt).external_id == "S-002"
     assert at.button_group(key=f"review.{nxt}.confidence").value is None
     assert at.button_group(key=f"review.{nxt}.error_type").value is None
+    assert at.button_group(key="review.action").value == "accept"
+    assert [b.key for b in at.button if ".do." in (b.key or "")] == [f"review.{nxt}.do.accept"]
+    # a decision made now lands with what is shown
+    at = _judge(at, 5, "annotator_error")
+    at.button(key=f"review.{nxt}.do.accept").click()
+    run(at)
+    gold = review.gold_of(db, lead, review.open_case(db, lead, nxt).sample_id)
+    assert (gold.source, gold.confidence, gold.error_type) == ("accepted", 5, "annotator_error")
+    assert at.button_group(key="review.action").value == "accept"
 
 
 def test_a_long_queue_is_shown_a_page_at_a_time(open_review, three_distances, monkeypatch):

@@ -92,6 +92,11 @@ def test_two_finished_runs_side_by_side(make_app, db, lead, exported):
     at = open_page(make_app, lead)
     side = next(df.value for df in at.dataframe if "job" in df.value.columns)  # not the leaderboard
     assert list(side["job"]) == [2, 2, 1, 1]
+    # the run's caption says its split sizes in words, not as a Python dict
+    (line,) = [c.value for c in at.caption if c.value.startswith("Benchmark 1 · encoder hashing")]
+    sizes = jobs.get_job(db, lead, job.id).result["split_sizes"]
+    assert f"samples: train {sizes['train']}, validation {sizes['validation']}, test {sizes['test']} · " in line
+    assert "{'train'" not in line
 
 
 def test_a_pairs_project_is_not_offered_training_on_its_tvcp_export(make_app, db, lead, tmp_path):

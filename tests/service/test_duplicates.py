@@ -91,6 +91,21 @@ def test_run_marks_later_copies_and_keeps_them_in_the_pool(db, lead, project, en
     assert count(db, AuditEvent, AuditEvent.action == "run_dedup") == 1
 
 
+def test_the_last_run_is_read_back_with_its_threshold(db, lead, project, encoder, make_user):
+    """What the page says of an empty list: whether the search ran, when, over how many texts
+    and at which threshold (the latest run; another project's runs are not this one's)."""
+    assert duplicates.last_run(db, lead, project) is None
+    duplicates.run_dedup(db, lead, project, model=encoder)
+    duplicates.run_dedup(db, lead, project, model=encoder, threshold=0.95)
+    other = projects.create_project(db, lead, "Other")
+    projects.import_texts(db, lead, other.id, [TextRecord("One text alone.", 1, "O-1", 1)])
+    duplicates.run_dedup(db, lead, other.id, model=encoder, threshold=0.5)
+    last = duplicates.last_run(db, lead, project)
+    assert (last.n_texts, last.threshold) == (6, 0.95) and last.at.tzinfo is not None
+    with pytest.raises(PermissionDenied):
+        duplicates.last_run(db, make_user("ann"), project)
+
+
 def test_confirm_takes_the_text_out_of_the_pool_and_undo_brings_it_back(db, lead, project, encoder):
     duplicates.run_dedup(db, lead, project, model=encoder)
     mark = next(p for p in duplicates.list_pairs(db, lead, project) if p.sample_id == "T-2")

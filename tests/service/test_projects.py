@@ -220,6 +220,20 @@ def test_generated_ids_continue_the_projects_numbering(db, lead):
     assert _samples(db, p.id)[-1][0] == "B1-00008"
 
 
+def test_generated_ids_follow_the_width_of_the_projects_numbering(db, lead, admin):
+    """The demo's ids have four digits: texts imported into it go on at four (B1-0051 after
+    B1-0050), not five beside them; the demo's own ids stay as they are."""
+    demo = projects.load_demo_project(db, admin)
+    before = [x[0] for x in _samples(db, demo.id)]
+    last = max(int(i.partition("-")[2]) for i in before if i.startswith("B1-"))
+    assert all(len(i) == len("B1-0001") for i in before)
+    projects.import_texts(db, lead, demo.id, [TextRecord("A text the demo does not have.", 1, None, 1),
+                                              TextRecord("A passage. The demo has not got it.", 2, None, 2)])
+    after = [x[0] for x in _samples(db, demo.id)]
+    assert after[:len(before)] == before
+    assert after[-2] == f"B1-{last + 1:04d}" and len(after[-1]) == len("B2-0001") and after[-1].startswith("B2-")
+
+
 def test_generated_id_never_takes_an_id_given_later_in_the_same_file(db, lead):
     """A file mixing records with and without ids imports whatever the order of its lines."""
     p = projects.create_project(db, lead, "P")

@@ -59,6 +59,29 @@ def test_an_annotator_flag_reaches_the_queue(db, pair, make_project, lead):
     assert len(review.review_queue(db, lead, pid, annotator="ann_b")) == 1
 
 
+def test_an_annotator_flag_is_listed_once_with_who_raised_it(db, pair, make_project, lead):
+    """ann_b alone flags a sample that is complete at that submit: the flag reaches the item once
+    (its reason and its detail), naming ann_b only — not once for the flag and again for the
+    complete sample's flags."""
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, **SPLIT_B, flags=("not_present_tense",))
+    [item] = open_items(db)
+    assert item.reasons[0] == "not_present_tense" and "segmentation_mismatch" in item.reasons
+    assert len(set(item.reasons)) == len(item.reasons)
+    assert [d["code"] for d in item.details] == item.reasons
+    case = review.open_case(db, lead, item.id)
+    [flag] = [d for d in case.details if d["code"] == "not_present_tense"]
+    names = {v.annotation_id: v.annotator for v in case.versions}
+    assert [names[i] for i in flag["annotation_ids"]] == ["ann_b"]
+    # an item stored with the flag twice (before each reason was listed once) shows it once
+    with db.write() as s:
+        stored = s.get(ReviewItem, item.id)
+        stored.details = [*stored.details, flag]
+    assert [d["code"] for d in review.open_case(db, lead, item.id).details] == item.reasons
+
+
 def test_a_parameter_far_from_the_project_spread_is_flagged(db, make_user, make_project):
     pid = make_project(6)
     users = [make_user(f"u{i}") for i in range(2)]

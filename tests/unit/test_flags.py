@@ -23,6 +23,7 @@ from annotation.review.flags import (
     ParameterSpread,
     automatic_flags,
     flags_for_sample,
+    one_per_reason,
     parameter_spread,
     spread_of_annotations,
 )
@@ -418,3 +419,13 @@ def test_flags_for_sample_reads_the_w1_threshold_from_settings():
     a, b = content(xi=40.0), content(xi=60.0)   # W1 20, inside 2σ (25.8)
     assert codes(flags_for_sample([a, b], 10, SPREAD, ProjectSettings(), ["ann", "bob"])) == ["curve_distance"]
     assert flags_for_sample([a, b], 10, SPREAD, ProjectSettings(flag_w1_max=25.0)) == ()
+
+
+def test_a_reason_found_twice_is_listed_once_with_its_first_finding():
+    raised = FlagHit("not_present_tense", "in the past", annotators=(1,))
+    again = FlagHit("not_present_tense", "in the past", annotators=(1,))
+    mismatch = FlagHit("segmentation_mismatch", "2 boundaries not shared", 2.0, 0.0, (0, 1))
+    assert one_per_reason((raised, mismatch, again), lambda h: h.code) == (raised, mismatch)
+    stored = [{"code": "other", "detail": "a"}, {"code": "other", "detail": "b"}, {"detail": "no code"}]
+    assert one_per_reason(stored, lambda d: d.get("code", "")) == (stored[0], stored[2])
+    assert one_per_reason((), lambda h: h.code) == ()

@@ -8,6 +8,7 @@ icons) are checked in the browser (tests/browser/test_literal_text.py).
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -59,6 +60,19 @@ def test_escaped_markdown_renders_as_the_literal_text(text):
     assert tags <= {"p", "br"}
     expected = text.replace("\r\n", "\n").rstrip("\n")
     assert text_out.replace(WORD_JOINER, "") == expected
+
+
+#: What GFM's autolink literals start from (Streamlit renders with remark-gfm): a bare web
+#: address, ``www.`` or an e-mail address becomes a live link even when every character is escaped.
+GFM_AUTOLINK = re.compile(r"(?i)https?://|www\.|[\w.+-]@")
+
+
+@pytest.mark.parametrize("text", ["http://evil.example/", "see https://x.org/a_b?c=d.", "HTTP://X.ORG",
+                                  "www.x.org", "me@x.org", "mailto:me@x.org", "[x](http://evil.example/)"])
+def test_an_address_in_user_text_never_links_by_itself(text):
+    text_out, tags = rendered_text(plain(text))
+    assert tags <= {"p", "br"} and text_out.replace(WORD_JOINER, "") == text
+    assert not GFM_AUTOLINK.search(text_out), text_out
 
 
 def test_plain_leaves_ordinary_text_alone_except_punctuation():

@@ -15,6 +15,7 @@ from annotation.pairs.change import (
     read_change,
 )
 from annotation.pairs.duration_classes import (
+    CLASS_LABELS,
     CLASS_NAMES,
     LOWER_EDGES_MINUTES,
     class_of_curve,
@@ -124,3 +125,24 @@ def test_the_words_name_the_factor_and_the_label():
     assert reading.label in CHANGE_LABELS
     same = read_change(alone, alone, 1.5)
     assert same.label == "neutral" and same.alone_class == same.given_class
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.97, 1.04, 1 / 1.04])
+def test_a_neutral_change_that_rounds_to_x1_reads_as_about_the_same(factor):
+    words = change_words("neutral", factor, 1.5)
+    assert words == "The follow-up keeps it valid about as long (about the same, within ×1.5): neutral."
+    assert "×1 " not in words and "shorter" not in words and "longer" not in words
+
+
+def test_a_neutral_change_with_a_size_still_says_which_way():
+    assert change_words("neutral", 1 / 1.3, 1.5) == (
+        "The follow-up keeps it valid about as long (≈ ×1.3 shorter, within ×1.5): neutral.")
+
+
+def test_the_app_names_each_duration_class_by_its_range():
+    """The release's "more than 6 hours" holds 6 hours to 1 day (1–3 days comes next): the app names
+    it so; the release's names stay what exports write."""
+    assert duration_class(7).name == "more than 6 hours" and duration_class(7).label == "6 hours–1 day"
+    assert class_of_minutes(6 * 60).label == class_of_minutes(24 * 60 - 1).label == "6 hours–1 day"
+    assert class_of_minutes(24 * 60).label == "1–3 days"
+    assert [i for i, (a, b) in enumerate(zip(CLASS_NAMES, CLASS_LABELS)) if a != b] == [7]

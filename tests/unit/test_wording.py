@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.wording import counted, numbered
+from annotation.wording import counted, numbered, time_spent
 
 
 @pytest.mark.parametrize("n,expected", [(0, "0 segments"), (1, "1 segment"), (2, "2 segments")])
@@ -22,3 +22,10 @@ def test_counted_with_an_irregular_plural():
 ])
 def test_numbered(numbers, expected):
     assert numbered("segment", numbers) == expected
+
+
+@pytest.mark.parametrize("seconds,expected", [
+    (0, "0 s"), (12.4, "12 s"), (59.4, "59 s"), (59.6, "1.0 min"), (61, "1.0 min"), (754, "12.6 min"),
+    (3599, "1.0 h"), (9000, "2.5 h")])
+def test_time_spent_reads_in_seconds_under_a_minute(seconds, expected):
+    assert time_spent(seconds) == expected
