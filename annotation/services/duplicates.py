@@ -235,6 +235,7 @@ class DedupRun:
     threshold: float
 
 
+@checks_numbers
 def last_run(db: Database, actor: Actor, project_id: int) -> DedupRun | None:
     """Lead: the project's last de-duplication run (the app's or ``chronocept dedup``), None
     before the first."""

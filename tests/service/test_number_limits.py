@@ -178,6 +178,7 @@ CALLS: dict[str, Callable[[World], dict[str, Any]]] = {
     "dashboard.annotator_dashboard": lambda w: dict(project_id=w.project_id),
     "duplicates.decide": lambda w: dict(project_id=w.project_id, mark_ids=[w.mark_id], decision="release"),
     "duplicates.duplicate_counts": lambda w: dict(project_id=w.project_id),
+    "duplicates.last_run": lambda w: dict(project_id=w.project_id),
     "duplicates.list_pairs": lambda w: dict(project_id=w.project_id, limit=10, offset=0),
     "duplicates.pair_page": lambda w: dict(project_id=w.project_id, page=1, page_size=10),
     "duplicates.run_dedup": lambda w: dict(project_id=w.project_id, threshold=2.0),
