@@ -160,8 +160,8 @@ def case_controls(rows: Sequence[ReviewRow], pick: int, reasons_text: Callable[.
     named = {r.item_id: r.external_id for r in rows[max(at - 1, 0):at + 2]}
     row.button("Previous", key="review.previous", icon=":material/chevron_left:", width="content",
                disabled=before is None, on_click=_open, args=(before,),
-               help=None if before is None else f"Open {named[before]}")
+               help=None if before is None else f"Open {plain(named[before])}")
     row.button("Next", key="review.next", icon=":material/chevron_right:", width="content",
                disabled=after is None, on_click=_open, args=(after,),
-               help=None if after is None else f"Open {named[after]}")
+               help=None if after is None else f"Open {plain(named[after])}")
     return head

@@ -35,7 +35,7 @@ from annotation.export.manifest import ExportManifest
 from annotation.corpus.csv_safety import safe_csv
 from annotation.export.tvcp import TVCP_CONFIG, TVCP_KEYS
 from annotation.corpus.splits import SPLITS
-from annotation.export.records import encode_json
+from annotation.export.records import encode_json, rescale_curves
 
 
 @dataclass(frozen=True)
@@ -137,22 +137,10 @@ def _in_base_11(line: str, back: float) -> str:
         return line
     if not isinstance(record, dict):
         return line
-    for prefix in ("", "context_"):
-        points = record.get(f"{prefix}points")
-        if isinstance(points, list):
-            record[f"{prefix}points"] = [[p[0] * back, *p[1:]] if isinstance(p, list) and p and _is_number(p[0])
-                                         else p for p in points]
-        for key in (f"{prefix}xi", f"{prefix}omega"):
-            if _is_number(record.get(key)):
-                record[key] = record[key] * back
     try:
-        return encode_json(record)
+        return encode_json(rescale_curves(record, back))
     except (ValueError, TypeError):  # NaN or a number too large: the import refuses the line as it is
         return line
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 #: The column :func:`spreadsheet_csv` puts before the dataset's: which split a pair is in.

@@ -152,12 +152,34 @@ def _annotation_record(annotation: ExportAnnotation | Mapping[str, Any], factor:
                 raise ExportError(f"annotation of {record['sample_id']}: {exc}") from None
             record["submitted_at"] = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     if factor != 1.0:
-        for prefix in ("", "context_") if "context_xi" in record else ("",):
-            record[f"{prefix}points"] = [[x * factor, y] for x, y in record[f"{prefix}points"] or ()]
-            for key in (f"{prefix}xi", f"{prefix}omega"):
-                if record[key] is not None:
-                    record[key] = record[key] * factor
+        rescale_curves(record, factor)
     return record
+
+
+def rescale_curves(record: dict[str, Any], factor: float) -> dict[str, Any]:
+    """``record`` (an interchange record, changed in place and returned) with both curves' points'
+    x, ξ and ω multiplied by ``factor`` — a change of log base (SPEC section 4); α and heights
+    unchanged. What is not a number (an absent curve, a malformed point of a file being read) is
+    left as it is, for the import to name.
+
+    Examples:
+        >>> rescale_curves({"points": [[10.0, 1.0], "x"], "xi": 10.0, "omega": None, "alpha": 2.0,
+        ...                 "context_xi": 20.0}, 2.0)
+        {'points': [[20.0, 1.0], 'x'], 'xi': 20.0, 'omega': None, 'alpha': 2.0, 'context_xi': 40.0}
+    """
+    for prefix in ("", "context_"):
+        points = record.get(f"{prefix}points")
+        if isinstance(points, list):
+            record[f"{prefix}points"] = [[p[0] * factor, *p[1:]] if isinstance(p, list) and p and _is_number(p[0])
+                                         else p for p in points]
+        for key in (f"{prefix}xi", f"{prefix}omega"):
+            if _is_number(record.get(key)):
+                record[key] = record[key] * factor
+    return record
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_utc_second(text: Any) -> bool:

@@ -102,6 +102,11 @@ def markdown_values(at: AppTest) -> list[str]:
                  "success", "toast"):
         values += [e.value for e in at.get(kind)]
     values += [b.label for b in at.button]
+    for root in (at.main, at.sidebar):  # every element's tooltip (``help=``) renders Markdown too
+        for node in root:
+            tip = getattr(getattr(node, "proto", None), "help", None)
+            if isinstance(tip, str) and tip:
+                values.append(tip)
     for m in at.metric:
         values += [m.label, str(m.value)]
     for r in at.radio:

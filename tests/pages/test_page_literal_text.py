@@ -186,3 +186,25 @@ def test_feedback_shows_the_settled_text_literally(make_app, hostile):
     at = _open(make_app, a, "screens/feedback.py")  # S2 (hostile id and text) is settled
     _assert_nothing_raw(at, "screens/feedback.py")
     assert any(m.value == "### Sample #3" for m in at.markdown)  # their third: a number, not the id
+
+
+def test_review_names_the_next_and_previous_cases_literally_in_their_tooltips(make_app, db):
+    """Previous and Next say which case they open in a tooltip, which renders Markdown."""
+    admin = accounts.create_first_admin(db, "admin", PASSWORD)
+    ann = []
+    for name in ("ann_a", "ann_b"):
+        accounts.create_user(db, admin, name, PASSWORD, "annotator")
+        ann.append(accounts.authenticate(db, name, PASSWORD))
+    p = projects.create_project(db, admin, "Tooltips", "", ProjectSettings(review_rate=0.0))
+    ids = ("[next](http://x)", "**prev**:red[x]$$y$$", "<b>third</b>")
+    projects.import_texts(db, admin, p.id, [TextRecord(f"Text {i} says the shop is closed this week.", 1, ext, i + 1)
+                                            for i, ext in enumerate(ids)])
+    for _ in ids:  # every sample flagged by its second annotator: three open cases
+        annotate(db, ann[0], p.id, **SPLIT_A)
+        annotate(db, ann[1], p.id, **SPLIT_A, flags=("other",), note="unsure")
+    at = _open(make_app, admin, "screens/review.py")
+    at.button(key="review.next").click()
+    run(at)
+    tips = {at.button(key=k).help for k in ("review.previous", "review.next")}
+    assert len(tips) == 2 and tips <= {f"Open {plain(ext)}" for ext in ids}, tips
+    _assert_nothing_raw(at, "review, a case between two others")
