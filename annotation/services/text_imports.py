@@ -42,12 +42,9 @@ from annotation.corpus.text_import import ImportFileError, TextRecord, check_fil
 from annotation.leftovers import writer_is_alive
 from annotation.services.import_plans import TEXTS, ImportKind, Plan, check_protocol, plan_import
 from annotation.settings import ProjectSettings
-from annotation.wording import refusal
+from annotation.wording import NOTHING_IMPORTED, refusal
 from db.engine import Database
 from db.models import ImportBatch, ParameterStats, Project, Sample, SamplePair, utcnow
-
-#: What every refused import adds, after the reason: all or nothing.
-NOTHING_IMPORTED = "Nothing was imported."
 
 
 @dataclass(frozen=True)
@@ -190,8 +187,8 @@ def _cleaned_up(db: Database, project_id: int) -> bool:
     return True
 
 
-_BUSY_IMPORT = ("Another import into this project is still being written; try again when it has "
-                "finished. Nothing was imported.")
+_BUSY_IMPORT = refusal("Another import into this project is still being written; try again when it has "
+                       "finished", NOTHING_IMPORTED)
 
 
 def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
