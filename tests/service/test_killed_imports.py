@@ -9,8 +9,6 @@ import is creating is listed nowhere, and a second import waits its turn (the wr
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import multiprocessing
 import os
@@ -21,12 +19,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select, update
 
-import cli
 from annotation.corpus.text_import import TextRecord
 from annotation.services import projects, text_imports
 from annotation.services.errors import InvalidInput, NotFound
-from db.engine import ENV_VAR
 from db.models import ImportBatch, Project, Sample, SamplePair, utcnow
+from service_helpers import pid_of_no_process, run_cli
 
 N_RECORDS = 180  # four hidden batches of 50
 
@@ -35,22 +32,6 @@ N_RECORDS = 180  # four hidden batches of 50
 def small_batches(monkeypatch):
     monkeypatch.setattr(text_imports, "IMPORT_BATCH_ROWS", 50)
     monkeypatch.setattr(text_imports, "IMPORT_PAUSE_S", 0.0)
-
-
-def _cli(url: str, *args: str) -> tuple[int, str, str]:
-    """``chronocept ARGS`` against ``url``, in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = url
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(list(args))
-    finally:
-        if saved is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = saved
-    return code, out.getvalue(), err.getvalue()
 
 
 def _file(tmp_path, kind: str):
@@ -64,7 +45,7 @@ def _file(tmp_path, kind: str):
     return path
 
 
-def _import_until_killed(url: str, argv: list[str], conn) -> None:
+def _import_until_killed(db, argv: list[str], conn) -> None:
     """The child: the CLI import, stopped for good after its second hidden batch."""
     real, written = text_imports._write_hidden_batch, [0]
 
@@ -76,7 +57,7 @@ def _import_until_killed(url: str, argv: list[str], conn) -> None:
             conn.recv()  # never answered: the test kills this process here
 
     text_imports._write_hidden_batch = write_then_wait
-    _cli(url, *argv)
+    run_cli(db, *argv)
 
 
 def _count(db, *where) -> int:
@@ -86,18 +67,17 @@ def _count(db, *where) -> int:
 
 @pytest.mark.parametrize("kind", ["texts", "pairs"])
 def test_an_import_killed_in_its_hidden_batches_is_redone_by_one_retry(db, admin, tmp_path, kind):
-    url = db.engine.url.render_as_string(hide_password=False)
     argv = ["import", kind, str(_file(tmp_path, kind)), "--project", "New"]
     fork = multiprocessing.get_context("fork")
     ours, theirs = fork.Pipe()
-    writer = fork.Process(target=_import_until_killed, args=(url, argv, theirs), daemon=True)
+    writer = fork.Process(target=_import_until_killed, args=(db, argv, theirs), daemon=True)
     writer.start()
     try:
         assert ours.poll(120), "the import never wrote its second batch"
         ours.recv()
         # while the writer lives, its project is listed nowhere and a second import waits its turn
         assert [p.name for p in projects.list_projects(db, admin)] == []
-        code, _, err = _cli(url, *argv)
+        code, _, err = run_cli(db, *argv)
         assert code == 1 and "still being written" in err, err
     finally:
         os.kill(writer.pid, signal.SIGKILL)
@@ -106,7 +86,7 @@ def test_an_import_killed_in_its_hidden_batches_is_redone_by_one_retry(db, admin
     assert _count(db, Sample.status == text_imports.IMPORTING) == 100
     assert [p.name for p in projects.list_projects(db, admin)] == []
 
-    code, out, err = _cli(url, *argv)
+    code, out, err = run_cli(db, *argv)
 
     assert (code, err) == (0, "")
     assert out.startswith(f"imported {N_RECORDS} ")
@@ -124,7 +104,7 @@ def test_a_writer_on_another_host_is_judged_by_its_heartbeat_alone(db, admin):
     """A process id means nothing on another app server: its import is live while its heartbeat
     is fresh, whatever that id is here; on this host a gone process is dead at once."""
     pid = projects.create_project(db, admin, "Shared").id
-    gone = fork_and_reap()
+    gone = pid_of_no_process()
     with db.write() as s:
         s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", host="app-server-2",
                           pid=gone, heartbeat_at=utcnow()))
@@ -142,22 +122,13 @@ def test_a_writer_on_another_host_is_judged_by_its_heartbeat_alone(db, admin):
     assert projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
 
 
-def fork_and_reap() -> int:
-    """The id of a process of this host that has ended (forked, exited, reaped)."""
-    child = os.fork()
-    if child == 0:
-        os._exit(0)
-    os.waitpid(child, 0)
-    return child
-
-
 def test_an_import_into_a_project_whose_creating_import_died_finds_it_gone(db, admin):
     """Named by its id (the CLI and the pages name it by name, and it is listed nowhere), the
     project of a dead creating import is rolled back with it: the import says there is none."""
     pid = projects.create_project(db, admin, "Half made").id
     with db.write() as s:
         s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", creates_project=True,
-                          host=socket.gethostname(), pid=fork_and_reap(), heartbeat_at=utcnow()))
+                          host=socket.gethostname(), pid=pid_of_no_process(), heartbeat_at=utcnow()))
     with pytest.raises(NotFound):
         projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
     with db.read() as s:
