@@ -13,12 +13,13 @@ import json
 import multiprocessing
 import os
 import signal
-import socket
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, update
 
+from annotation import leftovers
 from annotation.corpus.text_import import TextRecord
 from annotation.services import projects, text_imports
 from annotation.services.errors import InvalidInput, NotFound
@@ -113,7 +114,7 @@ def test_a_writer_on_another_host_is_judged_by_its_heartbeat_alone(db, admin):
         projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
 
     with db.write() as s:  # this host, the same dead process, a fresh heartbeat: dead
-        s.execute(update(ImportBatch).values(host=socket.gethostname()))
+        s.execute(update(ImportBatch).values(host=leftovers.pid_scope()))
     assert text_imports.recover_interrupted_imports(db) == 1
 
     with db.write() as s:  # the other host again, silent for longer than an import ever is
@@ -128,8 +129,24 @@ def test_an_import_into_a_project_whose_creating_import_died_finds_it_gone(db, a
     pid = projects.create_project(db, admin, "Half made").id
     with db.write() as s:
         s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", creates_project=True,
-                          host=socket.gethostname(), pid=pid_of_no_process(), heartbeat_at=utcnow()))
+                          host=leftovers.pid_scope(), pid=pid_of_no_process(), heartbeat_at=utcnow()))
     with pytest.raises(NotFound):
         projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
     with db.read() as s:
         assert s.scalar(select(func.count()).select_from(Project)) == 0
+
+
+def test_a_writer_in_another_pid_namespace_under_this_host_name_is_judged_by_its_heartbeat(db, admin, monkeypatch):
+    """Containers that share a host name (and a kernel) but not a pid namespace: the other
+    container's writer has a process id no process here has, and its import is live while its
+    heartbeat is fresh, as on another host."""
+    pid = projects.create_project(db, admin, "Shared").id
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    with monkeypatch.context() as other_container:  # its import starts there
+        other_container.setattr(leftovers, "_boot_and_pid_namespace", lambda: (boot, 1), raising=False)
+        other_container.setattr(os, "getpid", pid_of_no_process)
+        text_imports.claim_import(db, admin, pid, "big.jsonl", None)
+
+    assert text_imports.recover_interrupted_imports(db) == 0
+    with pytest.raises(InvalidInput, match="still being written"):
+        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
