@@ -131,6 +131,14 @@ def _project_being_created(db: Database, name: str) -> int | None:
                         .where(Project.name == name, ImportBatch.creates_project.is_(True)))
 
 
+def recover_import_creating(db: Database, name: str) -> bool:
+    """Clean up a dead import that was creating the project called ``name``
+    (:func:`recover_interrupted_imports`), so that project is gone (rolled back with it) or
+    listed (finished). False when no import is creating it, or when its writer lives."""
+    creating = _project_being_created(db, name)
+    return creating is not None and recover_interrupted_imports(db, creating) > 0
+
+
 def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
     """Refuse an import whose source (the file's name, stored with each row and the batch) or a
     text's id does not fit its column; a parsed file meets the id rule already, records made

@@ -150,3 +150,41 @@ def test_a_writer_in_another_pid_namespace_under_this_host_name_is_judged_by_its
     assert text_imports.recover_interrupted_imports(db) == 0
     with pytest.raises(InvalidInput, match="still being written"):
         projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+
+
+def test_an_import_leaves_another_projects_dead_import_to_that_projects_next_import(db, admin, tmp_path):
+    """``chronocept import texts --project B`` cleans up a dead import creating or filling B, not
+    one into project A: that one is cleaned up by A's next import (or the app's start)."""
+    a = projects.create_project(db, admin, "A").id
+    projects.create_project(db, admin, "B")
+    with db.write() as s:
+        s.add(ImportBatch(project_id=a, open_project_id=a, status="running", host="", pid=None,
+                          heartbeat_at=utcnow() - timedelta(seconds=text_imports.STALE_IMPORT_S + 1)))
+    texts = tmp_path / "t.txt"
+    texts.write_text("The pier is closed today.\n", encoding="utf-8")
+
+    assert run_cli(db, "import", "texts", str(texts), "--project", "B")[0] == 0
+
+    with db.read() as s:
+        assert s.scalar(select(ImportBatch.open_project_id).where(ImportBatch.status == "running")) == a
+    assert projects.import_texts(db, admin, a, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
+
+
+def test_an_import_naming_the_project_a_dead_import_was_creating_past_its_commit_point_fills_it(
+        db, admin, tmp_path, monkeypatch):
+    """The dead import had passed its commit point: the CLI finishes it first, and the project it
+    created (listed from then on) is imported into, not created again."""
+    with monkeypatch.context() as dying:  # dies right after its commit point
+        dying.setattr(text_imports, "_publish_import", lambda *a, **k: None)
+        assert run_cli(db, "import", "texts", str(_file(tmp_path, "texts")), "--project", "New")[0] == 0
+    with db.write() as s:
+        s.execute(update(ImportBatch).values(pid=pid_of_no_process()))
+    assert projects.list_projects(db, admin) == []
+    more = tmp_path / "more.txt"
+    more.write_text("The pier is closed today.\n", encoding="utf-8")
+
+    code, out, err = run_cli(db, "import", "texts", str(more), "--project", "New")
+
+    assert (code, err) == (0, "") and out.startswith("imported 1 ")
+    (project,) = projects.list_projects(db, admin)
+    assert (project.name, project.n_samples) == ("New", N_RECORDS + 1)
