@@ -7,11 +7,11 @@ assignments, the samples' ``n_assigned`` and the project's running sums — a ch
 write transaction, deleting what it copied. A process that dies before the commit point leaves
 only staged rows, discarded with their batch row; one that dies after it is finished by the
 next import's recovery (``text_imports.recover_interrupted_imports``), which calls :func:`publish`
-again. Each of those writes holds the import's batch first
-(:func:`annotation.services.import_batches.hold_batch`): a batch rolled back or finished by
-another process meanwhile is left as it is. A pair (sample, annotator) that gained an annotation in the meantime — the annotator
+again. A pair (sample, annotator) that gained an annotation in the meantime — the annotator
 was handed that sample while the import ran — keeps it: the staged record is left out and
-counted.
+counted. Each of these writes holds the import's batch first
+(:func:`annotation.services.import_batches.hold_batch`): a batch rolled back or finished by
+another process meanwhile is left as it is.
 """
 
 from __future__ import annotations

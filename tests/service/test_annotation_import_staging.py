@@ -114,7 +114,8 @@ def test_a_crash_before_the_commit_point_leaves_nothing_and_the_next_import_clea
     assert done.added == 2 * N_TEXTS
 
 
-def test_an_import_rolled_back_under_it_by_another_process_says_so_and_leaves_nothing(db, lead, project, monkeypatch):
+def test_an_import_rolled_back_under_it_by_another_process_says_so_and_leaves_nothing(
+        db, lead, project, monkeypatch):
     """Another process takes the import for dead (its heartbeat late) and rolls it back once
     its rows are staged: the commit point refuses in one line, and nothing of it is left."""
     before = counts(db)

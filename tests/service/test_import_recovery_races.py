@@ -120,7 +120,11 @@ def test_an_import_rolled_back_under_it_says_so_and_leaves_nothing(db, lead, mak
     """C takes B's live import for dead (its heartbeat was late) and rolls it back between two of
     its batches: B's next batch is refused, in one line, and nothing of it is left."""
     pid = make_project(4)
-    _after_hidden_batch(monkeypatch, 2, lambda: text_imports.discard_import(other_process, _open_batch(db, pid), pid))
+
+    def taken_for_dead():
+        text_imports.discard_import(other_process, _open_batch(db, pid), pid)
+
+    _after_hidden_batch(monkeypatch, 2, taken_for_dead)
 
     with pytest.raises(InvalidInput) as refused:
         projects.import_texts(db, lead, pid, _records("Y"))
