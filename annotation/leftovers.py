@@ -4,6 +4,7 @@ export package itself pulls in pandas and scipy (1.3 s) and is imported only whe
 written or read.
 
 * a staging folder's or an export row's *writer* (host and process id): :func:`writer_is_alive`;
+  where a process id names one process (the host, its boot, its pid namespace): :func:`pid_scope`;
 * the folders the figures processes share with their export, in the system temp folder
   (``chronocept-figures-<host>-<pid>-<random>``): :func:`remove_abandoned_figure_folders`.
 """
@@ -41,17 +42,46 @@ def process_is_alive(pid: int) -> bool:
     return True
 
 
+def _boot_and_pid_namespace() -> tuple[str, int] | None:
+    """This kernel's boot id and the inode of this process's pid namespace, where Linux tells them."""
+    try:
+        return (Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip(),
+                os.stat("/proc/self/ns/pid").st_ino)
+    except (OSError, ValueError):
+        return None
+
+
+def pid_scope() -> str:
+    """Where this process's id names this process and no other: the host's name, then on Linux
+    the boot id and the pid namespace (``app1/9d1515d5-…-6f74187772fd/4026531836``; at most
+    64 + 48 characters). Containers that share a host name but not a pid namespace, or two boots
+    of one host, differ here, so one never judges the other's writer by a process id that means
+    nothing to it. Where Linux does not tell them, the host's name alone.
+
+    >>> pid_scope().split("/")[0] == socket.gethostname()
+    True
+    """
+    host = socket.gethostname()
+    known = _boot_and_pid_namespace()
+    return host if known is None else f"{host}/{known[0]}/{known[1]}"
+
+
 def writer_is_alive(writer: Mapping[str, Any] | None, started: float, *, now: float | None = None,
                     max_age: float = ABANDONED_AFTER_SECONDS) -> bool:
     """Whether the export written by ``writer`` (:func:`writer_identity`) since ``started``
     (epoch seconds) may still be running. On this host the process is checked (a dead process
     means abandoned; this very process, e.g. another export thread of this app server, is live
     until ``max_age``); another host's process cannot be checked (several app servers share one
-    database and one export disk), so its export counts as live until ``max_age``."""
+    database and one export disk), so its export counts as live until ``max_age``.
+
+    "This host" is the writer's ``host`` when it is this process's :func:`pid_scope` (an
+    import's writer records it), or the bare host name (an export's writer records that, as did
+    rows recorded before the scope was): a writer recorded with another scope — another
+    container with the same host name, an earlier boot — is not checked by its process id."""
     now = time.time() if now is None else now
     if now - started > max_age:
         return False
-    if not writer or writer.get("host") != socket.gethostname():
+    if not writer or writer.get("host") not in (pid_scope(), socket.gethostname()):
         return True
     pid = writer.get("pid")
     if pid == os.getpid():

@@ -53,6 +53,9 @@ def shown(value: object, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+#: What every refused import adds after its reason (:func:`refusal`): an import is all or nothing.
+NOTHING_IMPORTED = "Nothing was imported."
+
 _LINE_BREAKS = re.compile(r"\s*[\r\n\u2028\u2029]+\s*")
 
 

@@ -31,18 +31,24 @@ def _file(args: argparse.Namespace) -> Path:
 
 def _target(db: Database, args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The acting user, and the project to import into — or, when there is none of that name
-    (or none at all), the name of the project the import creates. An import whose process died
-    is cleaned up first, so a project it was creating is either gone (created anew here) or
-    finished (imported into)."""
+    (or none at all), the name of the project the import creates. A dead import that was
+    creating a project of that name is cleaned up first, so that project is either gone
+    (created anew here) or finished (imported into); a dead import into any other project is
+    left to the next import into that project."""
     from annotation.services import text_imports  # on use (LAZY)
     from cli import CliError, _acting_user, _new_project_name, _project_id
 
     actor = _acting_user(db, args.user)
-    text_imports.recover_interrupted_imports(db)
     try:
         return actor, _project_id(db, actor, args.project), None
     except CliError:
-        return actor, None, _new_project_name(db, actor, args.project)
+        new_project = _new_project_name(db, actor, args.project)
+    if text_imports.recover_import_creating(db, new_project):
+        try:
+            return actor, _project_id(db, actor, args.project), None
+        except CliError:
+            pass  # rolled back with its project: this import creates it
+    return actor, None, new_project
 
 
 def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:

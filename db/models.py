@@ -118,6 +118,7 @@ class Sample(Base):
         Index("ix_samples_pool", "project_id", "status", "n_assigned", "id"),
         # the queue asks on every call whether the project has warm-up samples
         Index("ix_samples_warmup", "project_id", "is_warmup"),
+        Index("ix_samples_import_batch", "import_batch_id", "status", "id"),  # its hidden rows, by id
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -131,6 +132,10 @@ class Sample(Base):
     is_warmup: Mapped[bool] = mapped_column(Boolean, default=False)
     source: Mapped[str] = mapped_column(String(255), default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: the batched import that wrote the row, so that publishing or rolling it back touches its
+    #: own rows only (NULL: written otherwise). No foreign key: adding one rebuilds the table on
+    #: SQLite, and a batch row is deleted only once its rows are.
+    import_batch_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class SamplePair(Base):
@@ -170,15 +175,17 @@ class ImportBatch(Base):
     """A large text import, written in short transactions and made visible at the end.
 
     ``open_project_id`` is the project while the import is unfinished and NULL afterwards: its
-    unique constraint allows one unfinished import per project. ``heartbeat_at`` moves with each
-    batch, so an import whose process died is recognised and cleaned up (rolled back while
-    running, finished while publishing) by the next import: at once when ``host`` is this host
-    and process ``pid`` is gone, else once the heartbeat is stale."""
+    unique constraint allows one unfinished import per project. Its samples carry its id, which
+    is never handed out again. ``heartbeat_at`` moves with each batch, so an import whose process
+    died is recognised and cleaned up (rolled back while running, finished while publishing) by
+    the next import: at once when process ``pid`` is gone where ``host`` says it ran, else once
+    the heartbeat is stale."""
 
     __tablename__ = "import_batches"
     __table_args__ = (
         UniqueConstraint("open_project_id", name="uq_import_batches_open_project"),
         CheckConstraint("status in ('running', 'publishing', 'published')", name="ck_import_batches_status"),
+        {"sqlite_autoincrement": True},  # SQLite would hand a deleted highest id out again
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -193,7 +200,8 @@ class ImportBatch(Base):
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    #: the writing process ("" and None for an import recorded before writers were)
+    #: the writing process: where its id means one (:func:`annotation.leftovers.pid_scope`) and
+    #: the id ("" and None for an import recorded before writers were)
     host: Mapped[str] = mapped_column(String(255), default="", server_default="")
     pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
 

@@ -50,9 +50,8 @@ from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import content_select, content_values, contents_of
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
-from annotation.services.text_imports import NOTHING_IMPORTED
 from annotation.usernames import find_lookalike
-from annotation.wording import refusal
+from annotation.wording import NOTHING_IMPORTED, refusal
 from annotation.workbench.protocol import AnnotationContent
 from db.engine import Database
 from db.models import Annotation, ImportBatch, Sample, User, utcnow
@@ -164,8 +163,9 @@ def _plan(db: Database, project_id: int, records: list[InterchangeRecord], sampl
         if r.annotator not in users:
             other = find_lookalike(r.annotator, existing)
             if other is not None:
-                raise InvalidInput(f"{source or 'file'}: line {r.line}: annotator {r.annotator!r} looks like "
-                                   f"the existing account {other!r}; use its exact name. Nothing was imported.")
+                raise InvalidInput(refusal(f"{source or 'file'}: line {r.line}: annotator {r.annotator!r} looks "
+                                           f"like the existing account {other!r}; use its exact name",
+                                           NOTHING_IMPORTED))
     new, present = [], 0
     for r in sorted(records, key=lambda rec: (rec.submitted_at, rec.line)):
         uid = users.get(r.annotator)
@@ -175,8 +175,8 @@ def _plan(db: Database, project_id: int, records: list[InterchangeRecord], sampl
         elif _same(found, r):
             present += 1
         else:
-            raise InvalidInput(f"{source or 'file'}: line {r.line}: {r.annotator} already has a different "
-                               f"annotation of {r.sample_id}. Nothing was imported.")
+            raise InvalidInput(refusal(f"{source or 'file'}: line {r.line}: {r.annotator} already has a "
+                                       f"different annotation of {r.sample_id}", NOTHING_IMPORTED))
     return new, present, sorted(names - set(users))
 
 
@@ -211,8 +211,8 @@ def import_annotations(db: Database, actor: Actor, project_id: int, data: bytes,
         def commit(s):  # type: ignore[no-untyped-def]
             taken = list(s.scalars(select(User.username).where(User.username.in_(new_accounts))))
             if taken:
-                raise InvalidInput(f"{source or 'file'}: an account named {taken[0]!r} was created while the "
-                                   "file was read; import it again. Nothing was imported.")
+                raise InvalidInput(refusal(f"{source or 'file'}: an account named {taken[0]!r} was created "
+                                           "while the file was read; import it again", NOTHING_IMPORTED))
             for name in new_accounts:
                 s.add(User(username=name, display_name=name, role="annotator", is_active=False,
                            password_hash=unusable_hash))

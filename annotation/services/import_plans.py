@@ -17,6 +17,7 @@ from annotation.corpus.text_import import SampleNumbering
 from annotation.protocols import protocol_of
 from annotation.services.errors import InvalidInput
 from annotation.settings import ProjectSettings
+from annotation.wording import NOTHING_IMPORTED, refusal
 from db.models import Project, Sample, utcnow
 
 
@@ -77,8 +78,8 @@ def plan_rows(existing: dict[str, Any], records: Sequence[Any], n_tokens: Sequen
         key = identity(r)
         if r.external_id is not None and r.external_id in existing:
             if existing[r.external_id] != key:
-                raise InvalidInput(f"line {r.line}: id {r.external_id!r} is already used by a "
-                                   f"different {noun} in this project; nothing was imported.")
+                raise InvalidInput(refusal(f"line {r.line}: id {r.external_id!r} is already used by a "
+                                           f"different {noun} in this project", NOTHING_IMPORTED))
             present += 1
             continue
         if r.external_id is None and (key in existing_keys or key in new_keys):
@@ -115,8 +116,8 @@ def check_protocol(s: Session, project_id: int, kind: ImportKind) -> None:
     protocol = protocol_of(ProjectSettings.from_dict(row.settings))
     if protocol.has_follow_up != kind.pairs:
         name = row.name
-        raise InvalidInput(f"{name!r} is a {protocol.name} project: it takes {protocol.sample_noun}s, not "
-                           f"{kind.noun}s. Nothing was imported.")
+        raise InvalidInput(refusal(f"{name!r} is a {protocol.name} project: it takes {protocol.sample_noun}s, "
+                                   f"not {kind.noun}s", NOTHING_IMPORTED))
 
 
 def plan_import(s: Session, project_id: int, records: Sequence[Any], n_tokens: Sequence[int], source: str,

@@ -28,11 +28,11 @@ from annotation.corpus.text_import import MAX_TEXT_CHARS, ImportFileError
 from annotation.services.authz import Actor
 from annotation.services.errors import InvalidInput
 from annotation.services.import_plans import ImportKind, Planned
-from annotation.services.text_imports import NOTHING_IMPORTED, ImportSummary, _check_import_text, run_import
+from annotation.services.text_imports import ImportSummary, _check_import_text, run_import
 from annotation.services.text_limits import check_length
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
-from annotation.wording import refusal
+from annotation.wording import NOTHING_IMPORTED, refusal
 from db.engine import Database
 from db.models import Sample, SamplePair
 
@@ -67,8 +67,8 @@ def _companions(s: Session, project_id: int, planned: Planned) -> dict[str, dict
     for r, ext_id in planned:
         key = r.target_id or key_of.get(r.target) or generated_target_key(r.target)
         if text_of.setdefault(key, r.target) != r.target:
-            raise InvalidInput(f"line {r.line}: target_id {key!r} already names a different target in this "
-                               "project; nothing was imported.")
+            raise InvalidInput(refusal(f"line {r.line}: target_id {key!r} already names a different target "
+                                       "in this project", NOTHING_IMPORTED))
         rows[ext_id] = {"target_key": key, "follow_up": r.follow_up, "reference_alone": r.reference_alone,
                         "reference_given": r.reference_given, "reference_change": r.reference_change}
     return rows

@@ -9,7 +9,9 @@ only staged rows, discarded with their batch row; one that dies after it is fini
 next import's recovery (``text_imports.recover_interrupted_imports``), which calls :func:`publish`
 again. A pair (sample, annotator) that gained an annotation in the meantime — the annotator
 was handed that sample while the import ran — keeps it: the staged record is left out and
-counted.
+counted. Each of these writes holds the import's batch first
+(:func:`annotation.services.import_batches.hold_batch`): a batch rolled back or finished by
+another process meanwhile is left as it is.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from sqlalchemy.orm import Session
 
 from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS
 from annotation.parameters import PARAMETERS
+from annotation.services.errors import InvalidInput
+from annotation.services.import_batches import PUBLISHING, ROLLED_BACK_MEANWHILE, RUNNING, hold_batch
 from annotation.services.settling import ensure_stats
 from annotation.services.rows import CONTENT_COLUMNS, JSON_CONTENT_COLUMNS
 from db.engine import Database
@@ -69,11 +73,12 @@ def stage(db: Database, batch_id: int, rows: Sequence[dict[str, Any]]) -> None:
     for start in range(0, len(rows), STAGE_ROWS):
         chunk = rows[start:start + STAGE_ROWS]
         with db.write() as s:
+            if not hold_batch(s, batch_id, RUNNING):
+                raise InvalidInput(ROLLED_BACK_MEANWHILE)
             if db.is_sqlite:
                 s.execute(insert(StagedAnnotation.__table__), [{**r, "batch_id": batch_id} for r in chunk])
             else:
                 _copy(s, batch_id, chunk)
-            s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
         _pause(db)
 
 
@@ -99,7 +104,10 @@ def _copy(s: Session, batch_id: int, rows: Sequence[dict[str, Any]]) -> None:
 
 def _publish_chunk(s: Session, batch_id: int, guidelines_version: str) -> tuple[list[int], int, int] | None:
     """Publish the batch's next staged rows; (production samples touched, published, left
-    out) or None when none are left."""
+    out) or None when none are left, or when the batch is no longer being published (another
+    process finished it)."""
+    if not hold_batch(s, batch_id, PUBLISHING):
+        return None
     rows_per_chunk = PUBLISH_ROWS if s.bind.dialect.name == "sqlite" else PUBLISH_ROWS_POSTGRES
     last = s.scalar(select(StagedAnnotation.id).where(StagedAnnotation.batch_id == batch_id)
                     .order_by(StagedAnnotation.id).offset(rows_per_chunk - 1).limit(1))
@@ -150,7 +158,6 @@ def _publish_chunk(s: Session, batch_id: int, guidelines_version: str) -> tuple[
                       [{"sid_": sid, "n_": n} for sid, n in slots.items()])
         _count_parameters(s, ids)
     s.execute(delete(StagedAnnotation).where(*in_chunk))
-    s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
     production = sorted({r.sample_id for r in fresh if not r.is_warmup})
     return production, len(fresh), len(rows) - len(fresh)
 
@@ -182,10 +189,12 @@ def _count_parameters(s: Session, staged_ids: list[int]) -> None:
 def commit_point(s: Session, batch_id: int, project_id: int) -> None:
     """In the caller's transaction: the batch is past its commit point (from now on it is
     published, even by the next import's recovery), and the project has running sums to count
-    into (built from what it holds now, before anything of the import is published)."""
+    into (built from what it holds now, before anything of the import is published). Refused
+    when another process rolled the batch back meanwhile (taking it for dead)."""
+    if not hold_batch(s, batch_id, RUNNING, project_id):
+        raise InvalidInput(ROLLED_BACK_MEANWHILE)
     ensure_stats(s, project_id)
-    s.execute(update(ImportBatch).where(ImportBatch.id == batch_id)
-              .values(status="publishing", heartbeat_at=utcnow()))
+    s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(status=PUBLISHING))
 
 
 def publish(db: Database, batch_id: int, guidelines_version: str) -> tuple[list[int], int, int]:

@@ -7,11 +7,15 @@ import adds is planned first (:mod:`annotation.services.import_plans`). Project 
 settings are :mod:`annotation.services.projects`, which re-exports :func:`import_texts` and
 :func:`import_text_file` as the project's way in.
 
-An import's writer is dead when its process (host and process id, recorded with its batch) is
-this host's and gone, or when its heartbeat is older than :data:`STALE_IMPORT_S` — the only
-sign for a process on another app server sharing the database, where a process id means
-nothing. The next import into the project (or naming the project a dead import was creating)
-rolls the dead one back, or finishes it past its commit point, and goes on in the same call.
+An import's writer is dead when its process (the process id and where it means one process,
+recorded with its batch) is gone, or when its heartbeat is older than :data:`STALE_IMPORT_S` —
+the only sign for a process elsewhere (another app server sharing the database, another
+container), where that process id means nothing (:func:`writer_is_gone`). The next import into
+the project (or naming the project a dead import was creating) rolls the dead one back, or
+finishes it past its commit point, and goes on in the same call. Each write of the import or of
+its recovery holds the batch and touches that batch's own rows only
+(:mod:`annotation.services.import_batches`), so two processes recovering one dead import never
+touch the next import's rows, nor publish or roll back a batch the other already finished.
 
 A project that an import creates is hidden from every listing of projects until that import is
 published (:func:`annotation.services.projects.list_projects`): people never see it empty or
@@ -20,11 +24,8 @@ half-filled, and an import that dies takes it with it when rolled back.
 
 from __future__ import annotations
 
-import os
-import socket
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Sequence
 
 from sqlalchemy import delete, insert, select, update
@@ -35,19 +36,19 @@ from annotation.segmentation import tokenize
 from annotation.services import audit, resolving, staged_annotations
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
+from annotation.services.import_batches import (
+    IMPORTING, PUBLISHED, PUBLISHING, ROLLED_BACK_MEANWHILE, RUNNING, STALE_IMPORT_S, count_hidden,
+    hidden_ids, hold_batch, this_writer, writer_is_gone,
+)
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.text_limits import check_length
 from annotation.services.number_limits import checks_numbers
 from annotation.corpus.text_import import ImportFileError, TextRecord, check_file_size, parse_texts
-from annotation.leftovers import writer_is_alive
 from annotation.services.import_plans import TEXTS, ImportKind, Plan, check_protocol, plan_import
 from annotation.settings import ProjectSettings
-from annotation.wording import refusal
+from annotation.wording import NOTHING_IMPORTED, refusal
 from db.engine import Database
 from db.models import ImportBatch, ParameterStats, Project, Sample, SamplePair, utcnow
-
-#: What every refused import adds, after the reason: all or nothing.
-NOTHING_IMPORTED = "Nothing was imported."
 
 
 @dataclass(frozen=True)
@@ -72,11 +73,6 @@ IMPORT_BATCH_ROWS = 2000
 #: Pause between two batches on SQLite, so that writers waiting in SQLite's busy handler
 #: (which polls at most every 100 ms) get the lock before the import's next batch.
 IMPORT_PAUSE_S = 0.1
-#: An unfinished import whose heartbeat is older than this lost its process (wherever it ran);
-#: the next import into the project cleans it up (deletes its hidden rows, or finishes
-#: publishing them).
-STALE_IMPORT_S = 120.0
-IMPORTING = "importing"
 
 def _insert_samples(s: Session, rows: list[dict[str, Any]], companions: dict[str, dict[str, Any]]) -> None:
     """Insert sample rows and, in the same transaction, the rows stored beside them."""
@@ -135,6 +131,14 @@ def _project_being_created(db: Database, name: str) -> int | None:
                         .where(Project.name == name, ImportBatch.creates_project.is_(True)))
 
 
+def recover_import_creating(db: Database, name: str) -> bool:
+    """Clean up a dead import that was creating the project called ``name``
+    (:func:`recover_interrupted_imports`), so that project is gone (rolled back with it) or
+    listed (finished). False when no import is creating it, or when its writer lives."""
+    creating = _project_being_created(db, name)
+    return creating is not None and recover_interrupted_imports(db, creating) > 0
+
+
 def _check_import_text(records: Sequence[TextRecord], source: str) -> None:
     """Refuse an import whose source (the file's name, stored with each row and the batch) or a
     text's id does not fit its column; a parsed file meets the id rule already, records made
@@ -190,8 +194,8 @@ def _cleaned_up(db: Database, project_id: int) -> bool:
     return True
 
 
-_BUSY_IMPORT = ("Another import into this project is still being written; try again when it has "
-                "finished. Nothing was imported.")
+_BUSY_IMPORT = refusal("Another import into this project is still being written; try again when it has "
+                       "finished", NOTHING_IMPORTED)
 
 
 def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
@@ -206,25 +210,31 @@ def _import_in_batches(db: Database, actor: Actor, project_id: int | None,
        queue and every listing — moving the heartbeat with each batch (a pair's row beside its
        sample, in the same transaction);
     4. mark the batch ``publishing`` with the audit record: the commit point (the project's
-       protocol is checked again there: it cannot have changed under the import);
+       protocol is checked again there: it cannot have changed under the import; nor can a
+       recovery that took the import for dead have deleted any of its rows);
     5. flip the rows to ``active`` in batches and close the batch.
     Any failure before 4 deletes the rows written and the batch row, and the project when the
     import created it (``new_project``, in step 1): the database is as before;
     a process that dies is cleaned up by the next import into the project
     (:func:`recover_interrupted_imports`): rolled back before 4, finished after it. The batch
-    row names the process writing it (host and process id), so that import can tell at once
-    when that process is gone.
+    row names the process writing it (:func:`import_batches.this_writer`), so that import can
+    tell at once when that process is gone.
     """
     batch_id, project_id = claim_import(db, actor, project_id, source, new_project, kind.new_settings)
     try:
         with db.read() as s:
             plan = plan_import(s, project_id, records, n_tokens, source, kind)
         for start in range(0, len(plan.rows), IMPORT_BATCH_ROWS):
-            _write_hidden_batch(db, batch_id, plan.rows[start:start + IMPORT_BATCH_ROWS], plan.companions)
+            _write_hidden_batch(db, batch_id, project_id, plan.rows[start:start + IMPORT_BATCH_ROWS],
+                                plan.companions)
         with db.write() as s:  # the commit point
             check_protocol(s, project_id, kind)
-            batch = s.get(ImportBatch, batch_id)
-            batch.status, batch.added, batch.heartbeat_at = "publishing", len(plan.rows), utcnow()
+            # every row written is still there: a recovery that took this import for dead may
+            # have deleted some before this write held the batch
+            if not hold_batch(s, batch_id, RUNNING, project_id) or count_hidden(s, batch_id) != len(plan.rows):
+                raise InvalidInput(ROLLED_BACK_MEANWHILE)
+            s.execute(update(ImportBatch).where(ImportBatch.id == batch_id)
+                      .values(status=PUBLISHING, added=len(plan.rows)))
             audit.record(s, actor.user_id, kind.action, "project", project_id,
                          source=source, added=len(plan.rows), already_present=plan.present,
                          import_batch=batch_id)
@@ -250,10 +260,10 @@ def claim_import(db: Database, actor: Actor, project_id: int | None, source: str
                     project_id = _projects()._add_project(s, actor, new_project, settings=settings).id
                 now = utcnow()
                 batch = ImportBatch(project_id=project_id, open_project_id=project_id,
-                                    status="running", source=source, added=0,
+                                    status=RUNNING, source=source, added=0,
                                     creates_project=new_project is not None,
                                     created_by=actor.user_id, started_at=now, heartbeat_at=now,
-                                    host=socket.gethostname(), pid=os.getpid())
+                                    **this_writer())
                 s.add(batch)
                 s.flush()
                 return batch.id, project_id
@@ -270,26 +280,28 @@ def _pause_between_batches(db: Database) -> None:
         time.sleep(IMPORT_PAUSE_S)
 
 
-def _write_hidden_batch(db: Database, batch_id: int, rows: list[dict[str, Any]],
+def _write_hidden_batch(db: Database, batch_id: int, project_id: int, rows: list[dict[str, Any]],
                         companions: dict[str, dict[str, Any]] | None = None) -> None:
+    """Write one batch of the import's hidden rows, each naming the batch; refused (nothing
+    written) when the batch is no longer this import's to write."""
     with db.write() as s:
-        _insert_samples(s, [{**r, "status": IMPORTING} for r in rows], companions or {})
-        s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
+        if not hold_batch(s, batch_id, RUNNING, project_id):
+            raise InvalidInput(ROLLED_BACK_MEANWHILE)
+        _insert_samples(s, [{**r, "status": IMPORTING, "import_batch_id": batch_id} for r in rows],
+                        companions or {})
     _pause_between_batches(db)
-
-
-def _next_hidden_ids(s: Session, project_id: int) -> list[int]:
-    return list(s.scalars(select(Sample.id).where(Sample.project_id == project_id,
-                                                   Sample.status == IMPORTING)
-                          .order_by(Sample.id).limit(IMPORT_BATCH_ROWS)))
 
 
 def discard_import(db: Database, batch_id: int, project_id: int) -> None:
     """Delete an unfinished import's hidden rows (in batches), its batch row, and its project when
-    the import created it (nothing else can be in it: the project was never shown with texts)."""
+    the import created it (nothing else can be in it: the project was never shown with texts).
+    Each step holds the batch still ``running``: one already rolled back, or past its commit
+    point, by another process is left as it is."""
     while True:
         with db.write() as s:
-            ids = _next_hidden_ids(s, project_id)
+            if not hold_batch(s, batch_id, RUNNING, project_id):
+                return
+            ids = hidden_ids(s, batch_id, IMPORT_BATCH_ROWS)
             if not ids:
                 creates_project = s.scalar(select(ImportBatch.creates_project)
                                            .where(ImportBatch.id == batch_id))
@@ -301,48 +313,41 @@ def discard_import(db: Database, batch_id: int, project_id: int) -> None:
             # a pair's row goes with its sample (the foreign key cascades; said here too, so
             # nothing depends on SQLite's foreign keys being on)
             s.execute(delete(SamplePair).where(SamplePair.sample_id.in_(ids)))
-            s.execute(delete(Sample).where(Sample.project_id == project_id, Sample.status == IMPORTING,
+            s.execute(delete(Sample).where(Sample.import_batch_id == batch_id, Sample.status == IMPORTING,
                                            Sample.id <= ids[-1]))
-            s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
         _pause_between_batches(db)
 
 
 def _publish_import(db: Database, batch_id: int, project_id: int) -> None:
     """Make a committed import's rows visible (in batches) and close the batch: its hidden
-    texts, or the annotations it staged (then settled, as the import would have)."""
+    texts, or the annotations it staged (then settled, as the import would have). Each step
+    holds the batch still ``publishing``: one another process finished meanwhile is left as it
+    is."""
     if db.run_read(lambda s: staged_annotations.has_staged(s, batch_id)):
         settings = db.run_read(lambda s: project_settings(s, project_id))
         touched, _, _ = staged_annotations.publish(db, batch_id, settings.guidelines_version)
         resolving.settle_samples(db, project_id, touched, settings)
     while True:
         with db.write() as s:
-            ids = _next_hidden_ids(s, project_id)
+            if not hold_batch(s, batch_id, PUBLISHING, project_id):
+                return
+            ids = hidden_ids(s, batch_id, IMPORT_BATCH_ROWS)
             if not ids:
                 s.execute(update(ImportBatch).where(ImportBatch.id == batch_id)
-                          .values(status="published", open_project_id=None, finished_at=utcnow()))
+                          .values(status=PUBLISHED, open_project_id=None, finished_at=utcnow()))
                 return
-            s.execute(update(Sample).where(Sample.project_id == project_id, Sample.status == IMPORTING,
+            s.execute(update(Sample).where(Sample.import_batch_id == batch_id, Sample.status == IMPORTING,
                                            Sample.id <= ids[-1])
                       .values(status="active").execution_options(synchronize_session=False))
-            s.execute(update(ImportBatch).where(ImportBatch.id == batch_id).values(heartbeat_at=utcnow()))
         _pause_between_batches(db)
-
-
-def writer_is_gone(host: str, pid: int | None, heartbeat_at: datetime, now: datetime, *,
-                   stale_after_s: float = STALE_IMPORT_S) -> bool:
-    """Whether the process writing an import is dead (module docstring): this host's process
-    ``pid`` is gone, or the heartbeat is older than ``stale_after_s``. An import recorded without
-    its writer (``host`` "") is judged by its heartbeat alone."""
-    writer = {"host": host, "pid": pid} if host else None
-    return not writer_is_alive(writer, heartbeat_at.timestamp(), now=now.timestamp(), max_age=stale_after_s)
 
 
 def recover_interrupted_imports(db: Database, project_id: int | None = None, *,
                                 stale_after_s: float = STALE_IMPORT_S) -> int:
     """Clean up imports whose writer is dead (:func:`writer_is_gone`): one still writing is
     rolled back (its hidden rows deleted, and the project it was creating), one past its commit
-    point is published. Returns how many were cleaned up. Safe to call at start-up; live
-    imports are left alone."""
+    point is published. Returns how many were cleaned up (here, or meanwhile by another process
+    doing the same). Safe to call at start-up; live imports are left alone."""
     now = utcnow()
     with db.read() as s:
         stmt = select(ImportBatch.id, ImportBatch.project_id, ImportBatch.status, ImportBatch.host,
@@ -352,7 +357,7 @@ def recover_interrupted_imports(db: Database, project_id: int | None = None, *,
         stale = [(b.id, b.project_id, b.status) for b in s.execute(stmt)
                  if writer_is_gone(b.host, b.pid, b.heartbeat_at, now, stale_after_s=stale_after_s)]
     for batch_id, pid, status in stale:
-        if status == "publishing":
+        if status == PUBLISHING:
             _publish_import(db, batch_id, pid)
         else:
             discard_import(db, batch_id, pid)

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
 from sqlalchemy import event, func, select
+
+import cli
 
 from annotation.workbench.protocol import AnnotationContent
 from annotation.services import queue
 from annotation.corpus.text_import import TextRecord
+from db.engine import ENV_VAR
 from db.models import GoldAnnotation, ReviewItem
 import workbench_writes
 
@@ -35,6 +43,12 @@ def text_records(n: int, prefix: str = "S") -> list[TextRecord]:
 def count(db, model, *where) -> int:
     with db.read() as s:
         return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+
+def pid_of_no_process() -> int:
+    """A process id no process of this host has: above the kernel's ``pid_max``, so the kernel never
+    hands it out (a reaped child's id could be handed out again before the check)."""
+    return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
 
 
 def statements_of(db, call) -> list[str]:
@@ -74,23 +88,9 @@ def open_items(db) -> list[ReviewItem]:
 
 def run_cli(db, *args: str) -> tuple[int, str, str]:
     """``chronocept ARGS`` on ``db``, through :func:`cli.main` in this process (exit status,
-    standard output, standard error)."""
-    import contextlib
-    import io
-    import os
-
-    import cli
-    from db.engine import ENV_VAR
-
+    standard output, standard error); the database's variable is set for the call alone."""
     out, err = io.StringIO(), io.StringIO()
-    saved = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = db.engine.url.render_as_string(hide_password=False)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(list(args))
-    finally:
-        if saved is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = saved
+    with pytest.MonkeyPatch.context() as env, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        env.setenv(ENV_VAR, db.engine.url.render_as_string(hide_password=False))
+        code = cli.main(list(args))
     return code, out.getvalue(), err.getvalue()

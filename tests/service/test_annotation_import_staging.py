@@ -14,7 +14,9 @@ from sqlalchemy import func, select
 from annotation.corpus.interchange import InterchangeError
 from annotation.services import annotation_import, projects, queue, staged_annotations, text_imports
 from annotation.services.errors import InvalidInput
+from annotation.services.import_batches import ROLLED_BACK_MEANWHILE
 from annotation.corpus.text_import import TextRecord
+from db.engine import Database
 from db.models import Annotation, Assignment, GoldAnnotation, ImportBatch, ReviewItem, Sample, StagedAnnotation
 from test_write_locks import LockWatch
 
@@ -110,6 +112,28 @@ def test_a_crash_before_the_commit_point_leaves_nothing_and_the_next_import_clea
     assert counts(db)[:4] == before[:4]
     done = annotation_import.import_annotations(db, lead, project.id, payload(records()), "old.jsonl")
     assert done.added == 2 * N_TEXTS
+
+
+def test_an_import_rolled_back_under_it_by_another_process_says_so_and_leaves_nothing(
+        db, lead, project, monkeypatch):
+    """Another process takes the import for dead (its heartbeat late) and rolls it back once
+    its rows are staged: the commit point refuses in one line, and nothing of it is left."""
+    before = counts(db)
+    other = Database.connect(db.engine.url.render_as_string(hide_password=False))
+    real_stage = staged_annotations.stage
+
+    def stage_then_rolled_back(db_, batch_id, rows):
+        real_stage(db_, batch_id, rows)
+        text_imports.discard_import(other, batch_id, project.id)
+
+    monkeypatch.setattr(staged_annotations, "stage", stage_then_rolled_back)
+    try:
+        with pytest.raises(InvalidInput) as refused:
+            annotation_import.import_annotations(db, lead, project.id, payload(records()), "old.jsonl")
+    finally:
+        other.dispose()
+    assert str(refused.value) == ROLLED_BACK_MEANWHILE
+    assert counts(db) == before
 
 
 def test_a_crash_after_the_commit_point_is_published_by_the_recovery(db, lead, project, monkeypatch):

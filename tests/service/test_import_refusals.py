@@ -51,3 +51,24 @@ def test_an_annotations_file_refused_for_a_reason_with_its_own_full_stop_says_it
     assert str(refused.value) == ("a.jsonl: line 1: Segmentation: the first segment must start at token 0. "
                                   "Nothing was imported.")
     assert _rows(db) == before
+
+
+def test_an_id_already_used_by_a_different_record_is_refused_in_the_refusals_words(db, lead):
+    """The plan's refusals end like every import refusal: the reason, one full stop, then
+    "Nothing was imported." (a texts import and a pairs import)."""
+    texts = projects.create_project(db, lead, "Texts").id
+    projects.import_texts(db, lead, texts, text_records(1))
+    pairs = projects.create_project(db, lead, "Pairs", settings=ProjectSettings(protocol="pairs")).id
+    projects.import_pair_file(db, lead, pairs, b'{"target": "Gym at six.", "follow_up": "At seven.", '
+                                               b'"target_id": "gym"}\n', "p.jsonl")
+    before = _rows(db)
+    with pytest.raises(InvalidInput) as refused:
+        projects.import_text_file(db, lead, texts, b'{"text": "Another text.", "id": "S-000"}\n', "t.jsonl")
+    assert str(refused.value) == ("line 1: id 'S-000' is already used by a different text in this project. "
+                                  "Nothing was imported.")
+    with pytest.raises(InvalidInput) as refused:
+        projects.import_pair_file(db, lead, pairs, b'{"target": "Swim at five.", "follow_up": "Closed.", '
+                                                   b'"target_id": "gym"}\n', "p.jsonl")
+    assert str(refused.value) == ("line 1: target_id 'gym' already names a different target in this project. "
+                                  "Nothing was imported.")
+    assert _rows(db) == before

@@ -58,7 +58,7 @@ def _annotation(id_, sample_id, annotator_id, status, xi, omega, alpha, **extra)
 # After upgrading to revision R, these rows go into the tables R created (and may reference
 # rows seeded earlier). A new migration adds one entry here: {} when it creates no table.
 SEED_ROWS: dict[str, dict[str, list[dict]]] = {
-    "0014": {},  # columns only: the writer of an import, an export's heartbeat
+    "0014": {},  # columns only: the writer of an import and its samples, an export's heartbeat
     "0013": {  # a pair with a release's reference labels, and a follow-up an annotator wrote
         "sample_pairs": [
             {"sample_id": 2, "target_key": "T-1", "follow_up": "They moved it to Friday.",
@@ -265,6 +265,13 @@ SEED_PREREQUISITES: dict[str, dict[str, list[dict]]] = {
             {"id": 4, "username": "ann_b", "address": "203.0.113.9", "at": at(90), "succeeded": True},
         ],
     },
+    "0013": {  # a hidden row the unfinished import of 0011 (batch 2, project 1) has written
+        "samples": [
+            {"id": 6, "project_id": 1, "external_id": "B1-00006", "benchmark": 1,
+             "parent_text": "The pilot's first text, still hidden.", "n_tokens": 6, "status": "importing",
+             "n_assigned": 0, "is_warmup": False, "source": "pilot.jsonl", "created_at": at(119)},
+        ],
+    },
 }
 
 
@@ -410,9 +417,22 @@ def test_walk_from_first_revision_to_head_keeps_every_row(empty_url):
         assert head["import_batches"] and all(r["host"] == "" and r["pid"] is None
                                               for r in head["import_batches"])
         assert head["dataset_exports"] and all(r["heartbeat_at"] is None for r in head["dataset_exports"])
+        # 0014: the unfinished import's hidden row is tied to it (it can still be rolled back or
+        # finished, and only with its own rows); every other sample names no import
+        assert {r["id"]: r["import_batch_id"] for r in head["samples"]} == {1: None, 2: None, 3: None, 4: None,
+                                                                            5: None, 6: 2}
         # at head, an upgrade is a no-op and takes no backup
         assert upgrade_schema(engine).backup_path is None
         _assert_rows_kept(head, _snapshot(engine), "upgrade at head")
+        # 0014: an import batch's id is never handed out again once its row is deleted
+        with engine.connect() as conn:
+            new_batch = sa.text("INSERT INTO import_batches (project_id, status, source, added, creates_project, "
+                                "started_at, heartbeat_at, host) VALUES (1, 'running', '', 0, false, :at, :at, '') "
+                                "RETURNING id")
+            gone = conn.execute(new_batch, {"at": at(200)}).scalar()
+            conn.execute(sa.text("DELETE FROM import_batches WHERE id = :id"), {"id": gone})
+            assert conn.execute(new_batch, {"at": at(201)}).scalar() > gone
+            conn.rollback()
     finally:
         engine.dispose()
 

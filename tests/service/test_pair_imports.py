@@ -89,8 +89,8 @@ def test_ids_and_target_ids_of_our_own_format(db, lead):
     clash = json.dumps({"target_id": "gym", "target": "Swimming at five.", "follow_up": "Pool closed."}).encode()
     with pytest.raises(InvalidInput) as refused:
         projects.import_pair_file(db, lead, pid, clash, "clash.jsonl")
-    assert str(refused.value) == ("line 1: target_id 'gym' already names a different target in this project; "
-                                  "nothing was imported.")
+    assert str(refused.value) == ("line 1: target_id 'gym' already names a different target in this project. "
+                                  "Nothing was imported.")
     assert _everything(db) == before
 
 

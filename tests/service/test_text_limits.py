@@ -36,6 +36,7 @@ from annotation.review.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SO
 from annotation.corpus.duplicates import REPRESENTATIONS
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.export.dataset import LICENCE_MAX_CHARS
+from annotation.leftovers import pid_scope
 from annotation.services import (
     accounts,
     annotation_import,
@@ -155,6 +156,9 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
     "dataset_exports.status": MadeByCode("an export's status", lambda: ("writing", "complete", "failed")),
     "jobs.kind": MadeByCode("the kind of job", lambda: [jobs.TRAINING]),
     "jobs.status": MadeByCode("a job's status", lambda: JOB_STATUSES),
+    "import_batches.host": MadeByCode("where the writer's process id means one process: the host name (at "
+                                      "most 64 characters on Linux), boot id and pid namespace",
+                                      lambda: [pid_scope()]),
     "jobs.host": MadeByCode("the worker's host name (at most 64 characters on Linux, 255 in DNS)",
                             lambda: [socket.gethostname()]),
     # audit.record refuses a longer one (test_the_audit_log_refuses_names_longer_than_its_columns)

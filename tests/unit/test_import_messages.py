@@ -19,9 +19,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from annotation.corpus.interchange import InterchangeError, parse_interchange
 from annotation.corpus.pair_import import parse_pairs
 from annotation.corpus.text_import import ImportFileError, parse_texts
-from annotation.services.text_imports import NOTHING_IMPORTED
 from annotation.settings import ProjectSettings
-from annotation.wording import refusal
+from annotation.wording import NOTHING_IMPORTED, refusal
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
