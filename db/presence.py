@@ -90,8 +90,8 @@ def settle_interrupted_restore(database: str | Path, *, wait_s: float = WAIT_FOR
     """Before anything opens the SQLite file ``database``: finish or undo a restore of it that was
     killed, and sweep what killed restores left (:func:`db.sqlite_replace.settle`), holding the
     database exclusively. Waits while a restore runs (then :class:`DatabaseInUse`); raises
-    :class:`db.sqlite_replace.DatabaseMissing` when the file is gone but a restore left its data
-    elsewhere. Costs a few stats and a folder listing when there is nothing to do."""
+    :class:`db.sqlite_replace.DatabaseMissing` when an older version's killed restore moved the
+    file away. Costs a stat and a folder listing when there is nothing to do."""
     path = Path(database).resolve()
     if not sqlite_replace.needs_settling(path):
         return

@@ -26,9 +26,12 @@ What a start finds (:func:`settle`), and does:
 * a marker and no copy — killed after step 5: the new database is in place; the marker goes;
 * a marker and a copy that is not whole — never after a kill (the copy was flushed before the
   marker named it), only after a disk fault: the restore is undone (marker, then copy removed);
-* no database file but the traces of an interrupted restore of an older version (a
-  ``-before-restore`` copy, a ``.restore-<pid>-…`` file): refused, naming where the data is —
-  never a new, empty database in its place (:class:`DatabaseMissing`).
+* no database file and a ``.restore-<pid>-…`` file beside it — what a killed restore of an older
+  version left (it *moved* the database aside, into the backup folder, before renaming that
+  copy of the backup in place): refused, naming where the data is — never a new, empty database
+  in its place (:class:`DatabaseMissing`). A missing file without that trace was removed or moved
+  on purpose (this version's restore never leaves it missing), and gets a new, empty database,
+  however many ``-before-restore`` copies the backup folder holds: every restore leaves one.
 """
 
 from __future__ import annotations
@@ -51,12 +54,14 @@ from db.durable import flush_file, flush_folder, remove_durably, temporary_prefi
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: the files SQLite keeps beside a database, which belong to that file alone
 COMPANIONS = ("-wal", "-shm", "-journal")
-#: the copies of killed restores of older versions: ``.restore-<pid>-<random><suffix>``
+#: the copies of the backup that restores of older versions put beside the database before moving
+#: it aside: ``.restore-<pid>-<random><suffix>``; one is there in every state such a restore, killed,
+#: left without a database file (it goes only once the copy has the database's name)
 _OLD_COPY = re.compile(r"\.restore-(?P<pid>\d+)-[0-9a-f]{8}(?:\.[^.]*)?(?:-journal)?")
 
 
 class DatabaseMissing(Exception):
-    """The database file is gone but an interrupted restore left its data elsewhere (one line)."""
+    """The database file is gone: a killed restore of an older version moved it away (one line)."""
 
 
 def marker_path(database: Path) -> Path:
@@ -89,7 +94,7 @@ def interrupted(database: Path) -> bool:
 
 
 def needs_settling(database: Path) -> bool:
-    """Whether :func:`settle` has anything to do (a few stats and one listing of the folder)."""
+    """Whether :func:`settle` has anything to do (a stat and one listing of the folder)."""
     if interrupted(database):
         return True
     try:
@@ -97,9 +102,7 @@ def needs_settling(database: Path) -> bool:
     except OSError:
         names = []
     marker_tmp = temporary_prefix_of(marker_path(database))
-    if any(_is_copy_of(database, n) or n.startswith(marker_tmp) or _OLD_COPY.fullmatch(n) for n in names):
-        return True
-    return not database.exists() and bool(_traces(database))
+    return any(_is_copy_of(database, n) or n.startswith(marker_tmp) or _OLD_COPY.fullmatch(n) for n in names)
 
 
 # ----------------------------------------------------------------------------------------- steps
@@ -201,17 +204,19 @@ def _whole(copy: Path, size: object) -> bool:
         return False
 
 
-def _traces(database: Path) -> list[Path]:
-    """Where an interrupted restore left the data of a database that is gone: copies kept aside
-    (step 2, or an older version's move aside) and older versions' copies of the backup."""
+def _old_copies(database: Path) -> list[Path]:
+    """The copies an older version's restores left beside ``database`` (:data:`_OLD_COPY`)."""
+    try:
+        return [database.parent / n for n in sorted(os.listdir(database.parent)) if _OLD_COPY.fullmatch(n)]
+    except OSError:
+        return []
+
+
+def _kept_copies(database: Path) -> list[Path]:
+    """The copies of ``database`` that restores kept in the backup folder, the newest first."""
     folder = backup_folder_of(database)
     pattern = f"{glob.escape(database.stem)}-*-before-restore{glob.escape(database.suffix or '.db')}"
-    kept = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
-    try:
-        old = [database.parent / n for n in sorted(os.listdir(database.parent)) if _OLD_COPY.fullmatch(n)]
-    except OSError:
-        old = []
-    return kept + old
+    return sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
 
 
 def _missing(database: Path, where: list[Path]) -> DatabaseMissing:
@@ -243,8 +248,8 @@ def _sweep(database: Path) -> None:
 def settle(database: Path, *, refuse_missing: bool = True) -> None:
     """Finish or undo a replace of ``database`` that was cut short, and sweep what killed ones
     left (see the module docstring). The caller holds the database exclusively.
-    ``refuse_missing``: raise :class:`DatabaseMissing` when the file is gone but a restore left
-    its data elsewhere (a restore, which is the way back, passes False)."""
+    ``refuse_missing``: raise :class:`DatabaseMissing` when an older version's killed restore
+    moved the file away (a restore, which is the way back, passes False)."""
     marker = marker_path(database)
     if marker.exists():
         intent = _read_marker(marker)
@@ -259,8 +264,10 @@ def settle(database: Path, *, refuse_missing: bool = True) -> None:
 
 
 def refuse_if_moved_away(database: Path) -> None:
-    """:class:`DatabaseMissing` when ``database`` is gone but a restore left its data elsewhere."""
+    """:class:`DatabaseMissing` when ``database`` is gone because a killed restore of an older
+    version moved it aside (its copy of the backup is still beside it); the message names the
+    newest kept copy, where that restore moved it."""
     if not database.exists():
-        where = _traces(database)
-        if where:
-            raise _missing(database, where)
+        old = _old_copies(database)
+        if old:
+            raise _missing(database, _kept_copies(database) + old)

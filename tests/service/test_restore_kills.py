@@ -12,7 +12,10 @@ start finishes or undoes it — never an empty database where one was (db.sqlite
 * the command line as the issue reported it: ``chronocept restore`` killed the instant
   ``backups/*-before-restore.db`` appears, then the next command finds the database;
 * the state an older version's killed restore left (the database file moved away): every start
-  refuses in one line naming where the data is, and creates nothing; a restore of that file mends it.
+  refuses in one line naming where the data is, and creates nothing; a restore of that file mends it;
+* but a database file removed on purpose after a restore that completed (every restore keeps a
+  copy) starts afresh, as does a new deployment whose file has the same name in a shared backup
+  folder.
 """
 
 from __future__ import annotations
@@ -235,6 +238,12 @@ def _named_kept_copy(event: str, args: tuple) -> bool:
     return event in ("os.rename", "os.link") and str(args[1]).endswith("-before-restore.db")
 
 
+def _no_process() -> int:
+    """A process id that no process has, nor can have while the test runs: above the kernel's
+    largest (a reaped child's id may be given to another process meanwhile)."""
+    return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+
+
 def test_chronocept_restore_killed_the_instant_the_kept_copy_appears_loses_nothing(tmp_path, monkeypatch, capsys):
     target = tmp_path / "data" / "chronocept.db"
     url = f"sqlite:///{target}"
@@ -306,13 +315,38 @@ def test_a_start_waits_for_a_running_restore_but_not_for_running_processes(tmp_p
             presence.settle_interrupted_restore(target, wait_s=0.2)
     marker_path(target).unlink()
 
-    target.unlink()  # gone while a process runs, and a restore left its data aside
+    target.unlink()  # gone while a process runs, and an older version's restore moved it aside
     held = presence.announce(url, wait_s=0)
     try:
         kept = tmp_path / "backups" / "chronocept-20261124T091500Z-before-restore.db"
         kept.parent.mkdir()
         kept.write_bytes(b"")
+        (tmp_path / f".restore-{_no_process()}-0a1b2c3d.db").write_bytes(b"")
         with pytest.raises(DatabaseMissing, match=f"left its data in {kept}"):
             presence.settle_interrupted_restore(target, wait_s=30)  # at once: no restore runs
     finally:
         held.release()
+
+
+def test_a_database_removed_after_a_completed_restore_starts_afresh(tmp_path, monkeypatch):
+    """Every restore keeps a copy of the database it replaced: that copy is no sign of a restore
+    cut short. A file removed on purpose afterwards gives a new, empty database, as its owner
+    expects; so does a new deployment's first start, its file named alike, the backup folder shared."""
+    monkeypatch.setenv(app_config.BACKUP_DIR_ENV, str(tmp_path / "shared-backups"))
+    target = tmp_path / "team" / "c.db"
+    url = f"sqlite:///{target}"
+    _populated(url, 1)
+    backup = tmp_path / "c.backup"
+    backup_database(make_engine(url), backup)
+    assert "restored" in restore_database(url, backup).describe(backup)
+    kept = list((tmp_path / "shared-backups").iterdir())
+    assert [p.name.endswith("-before-restore.db") for p in kept] == [True]
+    for extra in ("", "-wal", "-shm", "-journal"):
+        Path(f"{target}{extra}").unlink(missing_ok=True)
+
+    _start(url)
+    assert _users(target) == []
+    elsewhere = tmp_path / "new-team" / "c.db"
+    _start(f"sqlite:///{elsewhere}")
+    assert _users(elsewhere) == []
+    assert list((tmp_path / "shared-backups").iterdir()) == kept
