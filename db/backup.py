@@ -24,7 +24,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
-from db.durable import flush_file, flush_folder
+from db.durable import flush_file, flush_folder, rename_without_replacing
 
 
 class BackupError(Exception):
@@ -105,16 +105,21 @@ def copy_sqlite_file(database: str | Path, target: Path) -> None:
 
 def _put_in_place(tmp_path: Path, target: Path, overwrite: bool) -> None:
     """Name the complete file ``tmp_path`` ``target`` in one step: replacing what is there, or
-    (``overwrite`` False) only where nothing is — a link cannot take an existing name, so a file
-    that appears meanwhile is not replaced either."""
+    (``overwrite`` False) only where nothing is, so a file that appears meanwhile is not replaced
+    either (:func:`db.durable.rename_without_replacing`)."""
     if overwrite:
         tmp_path.replace(target)
     else:
         try:
-            os.link(tmp_path, target)
+            rename_without_replacing(tmp_path, target)
         except FileExistsError:
             raise BackupExists(f"{target} already exists") from None
     flush_folder(target.parent)
+
+
+def why_failed(exc: OSError | sqlite3.Error) -> str:
+    """What went wrong, in a few words (an OSError's own words, without its errno and paths)."""
+    return (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)) or type(exc).__name__
 
 
 def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> None:
@@ -131,33 +136,40 @@ def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> 
         raise BackupError(f"{target} is a folder; name the backup file")
     if target.exists() and not overwrite:
         raise BackupExists(f"{target} already exists")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_abandoned_backups(target.parent)
-    url = engine.url
-    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=temporary_prefix(), delete=False) as tmp:
-        tmp_path = Path(tmp.name)
     try:
-        if url.get_backend_name() == "sqlite":
-            copy_sqlite_file(url.database, tmp_path)
-        elif url.get_backend_name() == "postgresql":
-            pg_dump = shutil.which("pg_dump")
-            if pg_dump is None:
-                raise BackupError("pg_dump is not installed; install the PostgreSQL client tools")
-            # The password goes through the environment, never argv (argv is visible in `ps`).
-            env = dict(os.environ)
-            if url.password is not None:
-                env["PGPASSWORD"] = str(url.password)
-            no_password = URL.create("postgresql", username=url.username, host=url.host, port=url.port,
-                                     database=url.database, query=url.query)
-            done = subprocess.run(
-                [pg_dump, "--format=custom", "--no-password", "--file", str(tmp_path),
-                 no_password.render_as_string(hide_password=False)],
-                capture_output=True, text=True, env=env)
-            if done.returncode != 0:
-                raise BackupError("pg_dump failed: " + (done.stderr.strip().splitlines() or ["no message"])[-1])
-            flush_file(tmp_path)
-        else:
-            raise BackupError(f"backup is not supported for {url.get_backend_name()}")
-        _put_in_place(tmp_path, target, overwrite)
-    finally:
-        tmp_path.unlink(missing_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_abandoned_backups(target.parent)
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=temporary_prefix(), delete=False) as tmp:
+            tmp_path = Path(tmp.name)
+        try:
+            _write(engine.url, tmp_path)
+            _put_in_place(tmp_path, target, overwrite)
+        finally:
+            tmp_path.unlink(missing_ok=True)
+    except (OSError, sqlite3.Error) as exc:  # a full disk, a read-only or unplugged drive
+        raise BackupError(f"the backup could not be written to {target}: {why_failed(exc)}") from None
+
+
+def _write(url: URL, tmp_path: Path) -> None:
+    """The database's copy into ``tmp_path``, flushed to the disk."""
+    if url.get_backend_name() == "sqlite":
+        copy_sqlite_file(url.database, tmp_path)
+    elif url.get_backend_name() == "postgresql":
+        pg_dump = shutil.which("pg_dump")
+        if pg_dump is None:
+            raise BackupError("pg_dump is not installed; install the PostgreSQL client tools")
+        # The password goes through the environment, never argv (argv is visible in `ps`).
+        env = dict(os.environ)
+        if url.password is not None:
+            env["PGPASSWORD"] = str(url.password)
+        no_password = URL.create("postgresql", username=url.username, host=url.host, port=url.port,
+                                 database=url.database, query=url.query)
+        done = subprocess.run(
+            [pg_dump, "--format=custom", "--no-password", "--file", str(tmp_path),
+             no_password.render_as_string(hide_password=False)],
+            capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise BackupError("pg_dump failed: " + (done.stderr.strip().splitlines() or ["no message"])[-1])
+        flush_file(tmp_path)
+    else:
+        raise BackupError(f"backup is not supported for {url.get_backend_name()}")

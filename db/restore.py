@@ -44,7 +44,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
 from db import sqlite_replace
-from db.backup import BackupError, backup_database
+from db.backup import BackupError, backup_database, why_failed
 from db.durable import flush_file
 from db.presence import held_exclusively
 from db.upgrade import backup_folder, migration_scripts
@@ -175,14 +175,22 @@ def _restore_sqlite(url: URL, source: Path, backups: Path) -> Restored:
     with held_exclusively(url):
         # a restore killed earlier is finished first (a missing database is what a restore mends)
         sqlite_replace.settle(target, refuse_missing=False)
-        target.parent.mkdir(parents=True, exist_ok=True)
         copy = sqlite_replace.new_copy_path(target)
         try:
-            _copy_sqlite(source, copy)
-            if target.exists():  # the restored file is as private as the one it replaces
-                os.chmod(copy, target.stat().st_mode & 0o777)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _copy_sqlite(source, copy)
+                if target.exists():  # the restored file is as private as the one it replaces
+                    os.chmod(copy, target.stat().st_mode & 0o777)
+            except OSError as exc:
+                raise RestoreError(f"the backup could not be copied beside the database, in {target.parent} "
+                                   f"({why_failed(exc)}); nothing was changed") from None
             revision, rows = _sqlite_checked(copy, source)
-            aside = sqlite_replace.keep_copy(target, backups) if target.exists() else None
+            try:
+                aside = sqlite_replace.keep_copy(target, backups) if target.exists() else None
+            except (OSError, sqlite3.Error) as exc:
+                raise RestoreError(f"not restoring without a copy of the current database: it could not "
+                                   f"be written to {backups} ({why_failed(exc)}); nothing was changed") from None
         except BaseException:
             sqlite_replace.remove_copy(copy)
             raise

@@ -49,7 +49,8 @@ from pathlib import Path
 
 from db.backup import copy_sqlite_file, process_is_alive, temporary_prefix
 from db.config import backup_folder_of
-from db.durable import flush_file, flush_folder, remove_durably, temporary_prefix_of, write_whole
+from db.durable import (flush_file, flush_folder, remove_durably, rename_without_replacing, temporary_prefix_of,
+                        write_whole)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: the files SQLite keeps beside a database, which belong to that file alone
@@ -129,8 +130,8 @@ def keep_copy(database: Path, folder: Path) -> Path:
             extra_n = "" if n == 1 else f"-{n}"
             target = folder / f"{database.stem}-{stamp}{extra_n}-before-restore{database.suffix or '.db'}"
             if not any(Path(f"{target}{extra}").exists() for extra in COMPANIONS):
-                try:  # a link never takes a name that is there: two restores never share one
-                    os.link(tmp[""], target)
+                try:  # never a name that is there: two restores never share one
+                    rename_without_replacing(tmp[""], target)
                     break
                 except FileExistsError:
                     pass
