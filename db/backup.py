@@ -24,7 +24,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
-from db.durable import flush_file, flush_folder, rename_without_replacing
+from db.durable import flush_file, flush_folder, make_folder_durably, rename_without_replacing
 
 
 class BackupError(Exception):
@@ -137,7 +137,7 @@ def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> 
     if target.exists() and not overwrite:
         raise BackupExists(f"{target} already exists")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_folder_durably(target.parent)
         remove_abandoned_backups(target.parent)
         with tempfile.NamedTemporaryFile(dir=target.parent, prefix=temporary_prefix(), delete=False) as tmp:
             tmp_path = Path(tmp.name)

@@ -2,7 +2,8 @@
 
 A rename is atomic, but what it points at is only on the disk once the file's data has been
 flushed (``fsync``), and the rename itself only once its folder has been flushed. So a file that
-something relies on is written under a temporary name, flushed, renamed, and its folder flushed.
+something relies on is written under a temporary name, flushed, renamed, and its folder flushed;
+a folder made for it has its own name flushed into its parent (:func:`make_folder_durably`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,24 @@ def flush_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def make_folder_durably(folder: Path) -> None:
+    """``folder`` made, with the folders above it that are missing, each new folder's name flushed
+    into its parent: a file flushed into a new folder is on the disk only once the folder is too,
+    or a power cut takes the file with its folder."""
+    missing = []
+    walk = Path(folder)
+    while not walk.is_dir() and walk.parent != walk:
+        missing.append(walk)
+        walk = walk.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:  # made by another process meanwhile (flushed all the same), or a file
+            if not path.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
+        flush_folder(path.parent)
 
 
 #: how a file system without hard links (FAT, exFAT, many SMB mounts) refuses one

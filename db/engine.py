@@ -30,6 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.config import DATABASE_URL_ENV, DEFAULT_SQLITE_PATH, config
+from db.durable import make_folder_durably
 from db.presence import announce as announce_presence, settle_interrupted_restore, sqlite_file
 
 T = TypeVar("T")
@@ -112,7 +113,7 @@ def database_url() -> str:
     url = config().database_url
     if url:
         return url
-    DEFAULT_SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    make_folder_durably(DEFAULT_SQLITE_PATH.parent)
     return f"sqlite:///{DEFAULT_SQLITE_PATH}"
 
 
@@ -189,7 +190,7 @@ def make_engine(url: str | None = None, *, busy_timeout_s: float = SQLITE_BUSY_T
             # the one place a SQLite file's engine is made: a restore killed half-way is
             # finished or undone before anything opens the file (db.sqlite_replace)
             settle_interrupted_restore(db_path)
-            Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+            make_folder_durably(Path(db_path).parent)
             pool_args = dict(pool_size=POOL_SIZE, max_overflow=SQLITE_MAX_OVERFLOW,
                              pool_timeout=pool_timeout_s)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy_timeout_s},

@@ -39,6 +39,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from db import sqlite_replace
+from db.durable import make_folder_durably
 
 #: the advisory lock key (any constant bigint): "ChrRun"
 PG_PRESENCE_KEY = 0x436872_52756E
@@ -71,7 +72,7 @@ RESTORING = "a restore of this database is in progress; try again when it has fi
 
 def _open_lock(database: str) -> int:
     path = lock_file(database)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder_durably(path.parent)  # the database's folder: the file made in it must survive
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 

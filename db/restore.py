@@ -45,7 +45,7 @@ from sqlalchemy.pool import NullPool
 
 from db import sqlite_replace
 from db.backup import BackupError, backup_database, why_failed
-from db.durable import flush_file
+from db.durable import flush_file, make_folder_durably
 from db.presence import held_exclusively
 from db.upgrade import backup_folder, migration_scripts
 
@@ -178,7 +178,7 @@ def _restore_sqlite(url: URL, source: Path, backups: Path) -> Restored:
         copy = sqlite_replace.new_copy_path(target)
         try:
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
+                make_folder_durably(target.parent)
                 _copy_sqlite(source, copy)
                 if target.exists():  # the restored file is as private as the one it replaces
                     os.chmod(copy, target.stat().st_mode & 0o777)
@@ -331,7 +331,6 @@ def _restore_postgres(url: URL, source: Path, backups: Path) -> Restored:
     _check_archive(pg_restore, source)
     env, target = _pg_env_and_target(url)
     with held_exclusively(url):
-        backups.mkdir(parents=True, exist_ok=True)
         aside = _aside_path(backups, url.database or "chronocept", ".dump")
         try:
             backup_database(create_engine(url, poolclass=NullPool), aside)

@@ -8,8 +8,9 @@ The steps of :func:`replace_database_file` (the caller holds the database exclus
 1. the new database is a complete, checked file ``.<name>.restore-<host>-<pid>-<random>`` beside
    the database (the same folder, so that step 5's rename is atomic), flushed to the disk;
 2. the current database is *copied*, never moved (:func:`keep_copy`): through SQLite's backup
-   API, so what its ``-wal`` holds is in the copy, into a temporary file of the backup folder,
-   flushed, then named ``<stem>-<UTC time>-before-restore<suffix>`` — whole before it has its name;
+   API, so what its ``-wal`` holds is in the copy, into a temporary file of the backup folder
+   (a folder it makes has its name flushed into its parent too), flushed, then named
+   ``<stem>-<UTC time>-before-restore<suffix>`` — whole before it has its name;
 3. the intent marker ``<name>.restoring`` is written beside the database (temporary file,
    flushed, renamed, folder flushed): it names the copy of step 1 (and its size) and step 2's;
 4. the current database is made self-contained (its ``-wal`` folded in) and its ``-wal``,
@@ -23,7 +24,10 @@ What a start finds (:func:`settle`), and does:
   those steps left are removed (a copy kept whole in step 2 stays: it is a good backup);
 * a marker and the whole copy — killed in steps 3–5: steps 4–6 are done now. The old database's
   ``-wal`` and the like go without being folded in: step 2 kept all of it;
-* a marker and no copy — killed after step 5: the new database is in place; the marker goes;
+* a marker and no copy — killed after step 5: the new database is in place; a ``-wal``,
+  ``-shm`` or ``-journal`` beside it goes (nothing opened the new file while the marker was
+  there, so one can only be the old database's, whose removal in step 4 a power cut undid, and
+  SQLite would replay it into the new file); then the marker;
 * a marker and a copy that is not whole — never after a kill (the copy was flushed before the
   marker named it), only after a disk fault: the restore is undone (marker, then copy removed);
 * no database file and a ``.restore-<pid>-…`` file beside it — what a killed restore of an older
@@ -49,8 +53,8 @@ from pathlib import Path
 
 from db.backup import copy_sqlite_file, process_is_alive, temporary_prefix
 from db.config import backup_folder_of
-from db.durable import (flush_file, flush_folder, remove_durably, rename_without_replacing, temporary_prefix_of,
-                        write_whole)
+from db.durable import (flush_file, flush_folder, make_folder_durably, remove_durably, rename_without_replacing,
+                        temporary_prefix_of, write_whole)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: the files SQLite keeps beside a database, which belong to that file alone
@@ -113,7 +117,7 @@ def keep_copy(database: Path, folder: Path) -> Path:
     """Step 2: a whole copy of ``database`` in ``folder`` as ``<stem>-<UTC time>-before-restore
     <suffix>``; its path. A database SQLite cannot read through is copied as it is, with its
     ``-wal``/``-shm``/``-journal`` beside it under the same name, so it opens as it was."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder_durably(folder)
     tmp = {"": folder / f"{temporary_prefix()}{secrets.token_hex(4)}"}
     try:
         try:
@@ -161,10 +165,14 @@ def _fold(database: Path) -> None:
         pass
 
 
-def _put_in_place(database: Path, copy: Path, marker: Path) -> None:
-    """Steps 4 (second half) to 6."""
+def _remove_companions(database: Path) -> None:
     for extra in COMPANIONS:
         Path(f"{database}{extra}").unlink(missing_ok=True)
+
+
+def _put_in_place(database: Path, copy: Path, marker: Path) -> None:
+    """Steps 4 (second half) to 6."""
+    _remove_companions(database)
     os.replace(copy, database)
     flush_folder(database.parent)
     remove_durably(marker)
@@ -258,6 +266,9 @@ def settle(database: Path, *, refuse_missing: bool = True) -> None:
         if copy is not None and _whole(copy, intent.get("size")):
             _put_in_place(database, copy, marker)
         else:  # the copy is in place already, or not whole: undone (the copy goes below)
+            if copy is not None and not os.path.lexists(copy):  # in place: see the module docstring
+                _remove_companions(database)
+                flush_folder(database.parent)
             remove_durably(marker)
     _sweep(database)
     if refuse_missing:

@@ -4,7 +4,9 @@
   ENOTSUP): ``chronocept backup`` writes there, still never over an existing file without
   ``--overwrite``, and a restore keeps the current database there — whether the kernel renames
   without replacing (``renameat2``) or, lacking that too, the name is checked first;
-* any other failure of the drive is one line, nothing left behind, the database unchanged.
+* any other failure of the drive is one line, nothing left behind, the database unchanged;
+* a folder made for a file that must survive (the backup's, the kept copy's, the database's own)
+  has its name flushed into its parent: every fsync is watched (the path of its descriptor).
 On SQLite and PostgreSQL.
 """
 
@@ -76,6 +78,13 @@ def test_a_drive_that_fails_otherwise_is_one_line(db, url, tmp_path, capsys, mon
         1, "", f"chronocept: the backup could not be written to {target}: Input/output error\n")
     assert list((tmp_path / "usb").iterdir()) == []
 
+    in_the_way = tmp_path / "usb" / "nightly"  # a file where the backup's folder would go
+    in_the_way.write_text("not a folder")
+    target = in_the_way / "team.backup"
+    assert _chronocept(capsys, "backup", str(target)) == (
+        1, "", f"chronocept: the backup could not be written to {target}: Not a directory\n")
+    assert in_the_way.read_text() == "not a folder"
+
 
 def _users(url: str) -> list[str]:
     db = Database.connect(url, upgrade=False)
@@ -112,3 +121,45 @@ def test_a_restore_keeps_the_current_database_on_a_drive_without_hard_links(db, 
     assert len(kept) == 1 and kept[0].name.endswith("-before-restore" + (".db" if db.is_sqlite else ".dump"))
     assert f"the previous database is kept at {kept[0]}" in out
     assert "latecomer" not in _users(url)
+
+
+@pytest.fixture
+def flushed(monkeypatch) -> list[str]:
+    """The paths of every file and folder flushed (fsync) from now on."""
+    paths: list[str] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        paths.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return paths
+
+
+def test_a_folder_made_for_a_backup_is_itself_on_the_disk(db, url, tmp_path, capsys, flushed):
+    tmp_path = tmp_path.resolve()
+    target = tmp_path / "usb" / "nightly" / "team.backup"
+    assert _chronocept(capsys, "backup", str(target))[0] == 0
+    # the backup's name in its folder, and each new folder's name in the folder above it
+    assert {str(tmp_path), str(tmp_path / "usb"), str(tmp_path / "usb" / "nightly")} <= set(flushed)
+
+
+def test_folders_made_by_a_restore_are_on_the_disk(tmp_path, monkeypatch, capsys, flushed):
+    tmp_path = tmp_path.resolve()
+    source = tmp_path / "source.db"
+    Database.connect(f"sqlite:///{source}").dispose()
+    backup = tmp_path / "team.backup"
+    monkeypatch.setenv(ENV_VAR, f"sqlite:///{source}")
+    assert _chronocept(capsys, "backup", str(backup))[0] == 0
+
+    target = tmp_path / "new" / "team" / "chronocept.db"  # a restore into a folder not yet there
+    monkeypatch.setenv(ENV_VAR, f"sqlite:///{target}")
+    flushed.clear()
+    assert _chronocept(capsys, "restore", str(backup))[0] == 0
+    assert {str(tmp_path), str(tmp_path / "new")} <= set(flushed)
+
+    monkeypatch.setenv(BACKUP_DIR_ENV, str(tmp_path / "kept" / "restores"))
+    flushed.clear()
+    assert _chronocept(capsys, "restore", str(backup))[0] == 0  # the kept copy's new folder
+    assert {str(tmp_path), str(tmp_path / "kept")} <= set(flushed)

@@ -11,6 +11,8 @@ start finishes or undoes it — never an empty database where one was (db.sqlite
   checks — the load is one transaction that a kill rolls back;
 * the command line as the issue reported it: ``chronocept restore`` killed the instant
   ``backups/*-before-restore.db`` appears, then the next command finds the database;
+* killed once the new file has the database's name, with the old database's ``-wal`` back beside
+  it (a power cut that undid its removal): the next start replays nothing of it into the new file;
 * the state an older version's killed restore left (the database file moved away): every start
   refuses in one line naming where the data is, and creates nothing; a restore of that file mends it;
 * but a database file removed on purpose after a restore that completed (every restore keeps a
@@ -83,19 +85,25 @@ def _listing(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_a_sqlite_restore_killed_at_every_instruction_leaves_the_old_or_the_new_database(tmp_path):
-    folder = tmp_path / "live"
-    folder.mkdir()
-    target = folder / "chronocept.db"
-    url = f"sqlite:///{target}"
+def _two_backups(tmp_path: Path) -> tuple[dict[str, Path], dict[str, dict]]:
+    """Two backups, ``a`` and ``b``, that differ in their rows; and their rows."""
     sources = {}
-    for name, extra_users in (("a", 0), ("b", 3)):  # two backups that differ in their rows
+    for name, extra_users in (("a", 0), ("b", 3)):
         scratch = f"sqlite:///{tmp_path / name}.db"
         _populated(scratch, extra_users)
         sources[name] = tmp_path / f"{name}.backup"
         backup_database(make_engine(scratch), sources[name])
     rows = {name: _sqlite_rows(path) for name, path in sources.items()}
     assert rows["a"] != rows["b"]
+    return sources, rows
+
+
+def test_a_sqlite_restore_killed_at_every_instruction_leaves_the_old_or_the_new_database(tmp_path):
+    folder = tmp_path / "live"
+    folder.mkdir()
+    target = folder / "chronocept.db"
+    url = f"sqlite:///{target}"
+    sources, rows = _two_backups(tmp_path)
     restore_database(url, sources["a"])  # into a new file: nothing to keep aside
     _start(url)  # the database in WAL mode, as the app leaves it
     current = "a"
@@ -350,3 +358,32 @@ def test_a_database_removed_after_a_completed_restore_starts_afresh(tmp_path, mo
     _start(f"sqlite:///{elsewhere}")
     assert _users(elsewhere) == []
     assert list((tmp_path / "shared-backups").iterdir()) == kept
+
+
+def _renamed_over(target: Path):
+    return lambda event, args: event == "os.rename" and str(args[1]) == str(target)
+
+
+def test_a_restore_killed_with_the_new_file_in_place_replays_nothing_of_the_old_one(tmp_path):
+    target = tmp_path / "live" / "chronocept.db"
+    url = f"sqlite:///{target}"
+    sources, rows = _two_backups(tmp_path)
+    restore_database(url, sources["a"])
+    # committed work in the old database's -wal: what a power cut that undid its removal leaves
+    con = sqlite3.connect(target, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    con.execute("CREATE TABLE old_notes (body TEXT)")
+    con.executemany("INSERT INTO old_notes VALUES (?)", [("x" * 200,)] * 200)
+    stale = Path(f"{target}-wal").read_bytes()
+    con.close()
+    assert stale
+
+    assert killed_after_event(_renamed_over(target), lambda: restore_database(url, sources["b"])) == -signal.SIGKILL
+    assert marker_path(target).exists() and _sqlite_rows(target) == rows["b"]  # killed before step 6
+    Path(f"{target}-wal").write_bytes(stale)
+    _start(url)
+    assert _sqlite_rows(target) == rows["b"]
+    con = sqlite3.connect(target)
+    assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    con.close()
