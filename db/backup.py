@@ -11,6 +11,7 @@ be checked (another host on a shared disk, an older name).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
@@ -87,18 +89,54 @@ def remove_abandoned_backups(folder: Path, *, now: float | None = None,
     return removed
 
 
-def copy_sqlite_file(database: str | Path, target: Path) -> None:
-    """``database`` through SQLite's online backup API (consistent while others write, with what
-    its ``-wal`` holds) into ``target``: one self-contained file, flushed to the disk."""
-    src = sqlite3.connect(database)
-    dst = sqlite3.connect(target)
+def stamped_names(folder: Path, stem: str, why: str, suffix: str) -> Iterator[Path]:
+    """The names of a copy kept in ``folder`` — ``<stem>-<UTC time>-<why><suffix>``, then with
+    ``-2``, ``-3``… after the time — for the caller to take the first that is free (and only where
+    it is: :func:`db.durable.rename_without_replacing`, ``backup_database(overwrite=False)``).
+
+    >>> names = stamped_names(Path("backups"), "chronocept", "before-restore", ".db")
+    >>> first, second = next(names).name, next(names).name
+    >>> first.startswith("chronocept-20") and first.endswith("Z-before-restore.db")
+    True
+    >>> second == first.replace("Z-before", "Z-2-before")
+    True
+    """
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    yield folder / f"{stem}-{stamp}-{why}{suffix}"
+    n = 2
+    while True:
+        yield folder / f"{stem}-{stamp}-{n}-{why}{suffix}"
+        n += 1
+
+
+def _source(database: str | Path, read_only: bool) -> sqlite3.Connection:
+    if not read_only:
+        return sqlite3.connect(database)
+    con = sqlite3.connect(f"{Path(database).resolve().as_uri()}?mode=ro", uri=True)
     try:
-        dst.execute("PRAGMA synchronous=OFF")  # one flush of the finished file below does
-        src.backup(dst)
-        # one self-contained file: opening the copy must not need (or create) -wal/-shm
-        dst.execute("PRAGMA journal_mode=DELETE")
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return con
+    except sqlite3.OperationalError:  # a WAL-mode file without its -shm opens read-write only
+        con.close()
+        return sqlite3.connect(database)
+
+
+def copy_sqlite_file(database: str | Path, target: Path, *, read_only: bool = False) -> None:
+    """``database`` through SQLite's online backup API (consistent while others write, with what
+    its ``-wal`` holds) into ``target``: one self-contained file, flushed to the disk.
+    ``read_only``: ``database`` is opened read-only where SQLite can (a backup being restored is
+    never changed by being read)."""
+    src = _source(database, read_only)
+    try:
+        dst = sqlite3.connect(target)
+        try:
+            dst.execute("PRAGMA synchronous=OFF")  # one flush of the finished file below does
+            src.backup(dst)
+            # one self-contained file: opening the copy must not need (or create) -wal/-shm
+            dst.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dst.close()
     finally:
-        dst.close()
         src.close()
     flush_file(target)
 
@@ -148,6 +186,25 @@ def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> 
             tmp_path.unlink(missing_ok=True)
     except (OSError, sqlite3.Error) as exc:  # a full disk, a read-only or unplugged drive
         raise BackupError(f"the backup could not be written to {target}: {why_failed(exc)}") from None
+
+
+def backup_under_stamped_name(engine: Engine, folder: Path, why: str) -> Path:
+    """A backup of the database into ``folder`` under the first free name of
+    :func:`stamped_names` (the SQLite file's stem and ``.db``, or the PostgreSQL database's name
+    and ``.dump``); its path."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite":
+        stem, suffix = Path(url.database or "chronocept").stem, ".db"
+    else:
+        stem, suffix = url.database or "chronocept", ".dump"
+    names = stamped_names(folder, stem, why, suffix)
+    while True:
+        target = next(names)
+        try:
+            backup_database(engine, target, overwrite=False)
+            return target.resolve()
+        except BackupExists:
+            pass  # that name is taken: the next one
 
 
 def _write(url: URL, tmp_path: Path) -> None:

@@ -29,7 +29,6 @@ start, backing it up first. Passwords reach ``pg_dump``, ``pg_restore`` and ``ps
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 import shutil
@@ -44,8 +43,8 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
 from db import sqlite_replace
-from db.backup import BackupError, backup_database, why_failed
-from db.durable import flush_file, make_folder_durably
+from db.backup import BackupError, backup_under_stamped_name, copy_sqlite_file, why_failed
+from db.durable import make_folder_durably
 from db.presence import held_exclusively
 from db.upgrade import backup_folder, migration_scripts
 
@@ -83,19 +82,6 @@ def _known_revision(revision: str | None, source: Path) -> str:
         raise RestoreError(f"{source} is at schema revision {revision}, which this version of "
                            "Chronocept does not know (was it written by a newer version?)") from None
     return revision
-
-
-def _stamp() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-
-
-def _aside_path(folder: Path, stem: str, suffix: str) -> Path:
-    target = folder / f"{stem}-{_stamp()}-before-restore{suffix}"
-    n = 1
-    while any(Path(f"{target}{extra}").exists() for extra in ("", "-wal", "-shm", "-journal")):
-        n += 1
-        target = folder / f"{stem}-{_stamp()}-{n}-before-restore{suffix}"
-    return target
 
 
 def restore_database(url: str | URL, source: Path, backups: Path | None = None) -> Restored:
@@ -145,29 +131,14 @@ def _sqlite_checked(path: Path, source: Path) -> tuple[str, dict[str, int]]:
 
 
 def _copy_sqlite(source: Path, copy: Path) -> None:
-    """``source`` through the backup API into ``copy``, one self-contained file (no -wal),
-    flushed to the disk."""
+    """``source`` into ``copy``, one self-contained file, flushed; ``source`` only read."""
     with source.open("rb") as f:
         if f.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
             raise RestoreError(f"{source} is not an SQLite database (make one with: chronocept backup FILE)")
     try:
-        src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
-        try:  # read-only, so the backup file is never changed
-            src.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.OperationalError:  # a WAL-mode copy without its -shm opens read-write only
-            src.close()
-            src = sqlite3.connect(source)
-        dst = sqlite3.connect(copy)
-        try:
-            dst.execute("PRAGMA synchronous=OFF")  # flushed once, whole, below
-            src.backup(dst)
-            dst.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            dst.close()
-            src.close()
+        copy_sqlite_file(source, copy, read_only=True)
     except sqlite3.DatabaseError as exc:
         raise RestoreError(f"{source} is damaged or not a database ({exc})") from None
-    flush_file(copy)
 
 
 def _restore_sqlite(url: URL, source: Path, backups: Path) -> Restored:
@@ -331,9 +302,8 @@ def _restore_postgres(url: URL, source: Path, backups: Path) -> Restored:
     _check_archive(pg_restore, source)
     env, target = _pg_env_and_target(url)
     with held_exclusively(url):
-        aside = _aside_path(backups, url.database or "chronocept", ".dump")
         try:
-            backup_database(create_engine(url, poolclass=NullPool), aside)
+            aside = backup_under_stamped_name(create_engine(url, poolclass=NullPool), backups, "before-restore")
         except BackupError as exc:
             raise RestoreError(f"not restoring without a copy of the current database: {exc}") from None
         expected = _load_archive(pg_restore, psql, source, env, target)

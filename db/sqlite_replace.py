@@ -40,7 +40,6 @@ What a start finds (:func:`settle`), and does:
 
 from __future__ import annotations
 
-import datetime as dt
 import glob
 import json
 import os
@@ -51,7 +50,7 @@ import socket
 import sqlite3
 from pathlib import Path
 
-from db.backup import copy_sqlite_file, process_is_alive, temporary_prefix
+from db.backup import copy_sqlite_file, process_is_alive, stamped_names, temporary_prefix
 from db.config import backup_folder_of
 from db.durable import (flush_file, flush_folder, make_folder_durably, remove_durably, rename_without_replacing,
                         temporary_prefix_of, write_whole)
@@ -128,18 +127,13 @@ def keep_copy(database: Path, folder: Path) -> Path:
                     tmp.setdefault(extra, folder / f"{temporary_prefix()}{secrets.token_hex(4)}")
                     shutil.copyfile(f"{database}{extra}", tmp[extra])
                     flush_file(tmp[extra])
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        n = 1
-        while True:
-            extra_n = "" if n == 1 else f"-{n}"
-            target = folder / f"{database.stem}-{stamp}{extra_n}-before-restore{database.suffix or '.db'}"
+        for target in stamped_names(folder, database.stem, "before-restore", database.suffix or ".db"):
             if not any(Path(f"{target}{extra}").exists() for extra in COMPANIONS):
                 try:  # never a name that is there: two restores never share one
                     rename_without_replacing(tmp[""], target)
                     break
                 except FileExistsError:
                     pass
-            n += 1
         for extra, path in tmp.items():
             if extra:
                 os.replace(path, f"{target}{extra}")

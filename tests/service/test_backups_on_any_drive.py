@@ -105,14 +105,13 @@ def test_a_restore_keeps_the_current_database_on_a_drive_without_hard_links(db, 
     usb = tmp_path / "usb"
     monkeypatch.setenv(BACKUP_DIR_ENV, str(usb))
 
-    if db.is_sqlite:  # a drive that fails: nothing changes
-        monkeypatch.setattr(os, "link", _no_hard_links(errno.EIO))
-        code, out, err = _chronocept(capsys, "restore", str(backup))
-        assert (code, out) == (1, "")
-        assert err.startswith("chronocept: not restoring without a copy of the current database: ")
-        assert "Input/output error" in err and err.count("\n") == 1
-        assert _users(url) == later
-        assert list(usb.iterdir()) == []
+    monkeypatch.setattr(os, "link", _no_hard_links(errno.EIO))  # a drive that fails: nothing changes
+    code, out, err = _chronocept(capsys, "restore", str(backup))
+    assert (code, out) == (1, "")
+    assert err.startswith("chronocept: not restoring without a copy of the current database: ")
+    assert "Input/output error" in err and err.count("\n") == 1
+    assert _users(url) == later
+    assert list(usb.iterdir()) == []
 
     monkeypatch.setattr(os, "link", _no_hard_links(errno.EPERM))  # FAT: restored, the copy kept there
     code, out, err = _chronocept(capsys, "restore", str(backup))

@@ -17,7 +17,8 @@ start finishes or undoes it — never an empty database where one was (db.sqlite
   refuses in one line naming where the data is, and creates nothing; a restore of that file mends it;
 * but a database file removed on purpose after a restore that completed (every restore keeps a
   copy) starts afresh, as does a new deployment whose file has the same name in a shared backup
-  folder.
+  folder;
+* a start settles the file once.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from sqlalchemy.pool import NullPool
 
 import cli
 from annotation.services import accounts, projects
-from db import config as app_config, presence, restore as restore_module
+from db import config as app_config, presence, restore as restore_module, sqlite_replace
 from db.backup import backup_database
 from db.engine import ENV_VAR, Database, make_engine
 from db.restore import restore_database
@@ -334,6 +335,16 @@ def test_a_start_waits_for_a_running_restore_but_not_for_running_processes(tmp_p
             presence.settle_interrupted_restore(target, wait_s=30)  # at once: no restore runs
     finally:
         held.release()
+
+
+def test_a_start_settles_the_file_once(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'chronocept.db'}"
+    _start(url)
+    looked = []
+    needs_settling = sqlite_replace.needs_settling
+    monkeypatch.setattr(sqlite_replace, "needs_settling", lambda path: looked.append(path) or needs_settling(path))
+    _start(url)
+    assert len(looked) == 1
 
 
 def test_a_database_removed_after_a_completed_restore_starts_afresh(tmp_path, monkeypatch):
