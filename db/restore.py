@@ -44,9 +44,10 @@ from sqlalchemy.pool import NullPool
 
 from db import sqlite_replace
 from db.backup import BackupError, backup_under_stamped_name, copy_sqlite_file, why_failed
+from db.config import backup_folder_of
 from db.durable import make_folder_durably
 from db.presence import held_exclusively
-from db.upgrade import backup_folder, migration_scripts
+from db.upgrade import migration_scripts
 
 SQLITE_MAGIC = sqlite_replace.SQLITE_MAGIC
 PG_MAGIC = b"PGDMP"
@@ -86,15 +87,15 @@ def _known_revision(revision: str | None, source: Path) -> str:
 
 def restore_database(url: str | URL, source: Path, backups: Path | None = None) -> Restored:
     """Restore the database at ``url`` from ``source`` (see the module docstring), keeping the
-    current one in ``backups`` (default: where upgrade backups go, :func:`db.upgrade.backup_folder`).
+    current one in ``backups`` (default: where upgrade backups go, :func:`db.config.backup_folder_of`).
     Raises :class:`RestoreError` or :class:`db.presence.DatabaseInUse` (one line)."""
     url = make_url(url) if isinstance(url, str) else url
     source = Path(source)
     if not source.is_file():
         raise RestoreError(f"{source}: no such file")
-    if backups is None:
-        backups = backup_folder(create_engine(url, poolclass=NullPool))
     backend = url.get_backend_name()
+    if backups is None:
+        backups = backup_folder_of(url.database if backend == "sqlite" else None)
     if backend == "sqlite":
         return _restore_sqlite(url, source, backups)
     if backend == "postgresql":
