@@ -11,6 +11,7 @@ be checked (another host on a shared disk, an older name).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import shutil
@@ -20,11 +21,12 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
-from db.durable import flush_file, flush_folder
+from db.durable import flush_file, flush_folder, make_folder_durably, rename_without_replacing
 
 
 class BackupError(Exception):
@@ -87,34 +89,75 @@ def remove_abandoned_backups(folder: Path, *, now: float | None = None,
     return removed
 
 
-def copy_sqlite_file(database: str | Path, target: Path) -> None:
-    """``database`` through SQLite's online backup API (consistent while others write, with what
-    its ``-wal`` holds) into ``target``: one self-contained file, flushed to the disk."""
-    src = sqlite3.connect(database)
-    dst = sqlite3.connect(target)
+def stamped_names(folder: Path, stem: str, why: str, suffix: str) -> Iterator[Path]:
+    """The names of a copy kept in ``folder`` — ``<stem>-<UTC time>-<why><suffix>``, then with
+    ``-2``, ``-3``… after the time — for the caller to take the first that is free (and only where
+    it is: :func:`db.durable.rename_without_replacing`, ``backup_database(overwrite=False)``).
+
+    >>> names = stamped_names(Path("backups"), "chronocept", "before-restore", ".db")
+    >>> first, second = next(names).name, next(names).name
+    >>> first.startswith("chronocept-20") and first.endswith("Z-before-restore.db")
+    True
+    >>> second == first.replace("Z-before", "Z-2-before")
+    True
+    """
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    yield folder / f"{stem}-{stamp}-{why}{suffix}"
+    n = 2
+    while True:
+        yield folder / f"{stem}-{stamp}-{n}-{why}{suffix}"
+        n += 1
+
+
+def _source(database: str | Path, read_only: bool) -> sqlite3.Connection:
+    if not read_only:
+        return sqlite3.connect(database)
+    con = sqlite3.connect(f"{Path(database).resolve().as_uri()}?mode=ro", uri=True)
     try:
-        dst.execute("PRAGMA synchronous=OFF")  # one flush of the finished file below does
-        src.backup(dst)
-        # one self-contained file: opening the copy must not need (or create) -wal/-shm
-        dst.execute("PRAGMA journal_mode=DELETE")
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return con
+    except sqlite3.OperationalError:  # a WAL-mode file without its -shm opens read-write only
+        con.close()
+        return sqlite3.connect(database)
+
+
+def copy_sqlite_file(database: str | Path, target: Path, *, read_only: bool = False) -> None:
+    """``database`` through SQLite's online backup API (consistent while others write, with what
+    its ``-wal`` holds) into ``target``: one self-contained file, flushed to the disk.
+    ``read_only``: ``database`` is opened read-only where SQLite can (a backup being restored is
+    never changed by being read)."""
+    src = _source(database, read_only)
+    try:
+        dst = sqlite3.connect(target)
+        try:
+            dst.execute("PRAGMA synchronous=OFF")  # one flush of the finished file below does
+            src.backup(dst)
+            # one self-contained file: opening the copy must not need (or create) -wal/-shm
+            dst.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dst.close()
     finally:
-        dst.close()
         src.close()
     flush_file(target)
 
 
 def _put_in_place(tmp_path: Path, target: Path, overwrite: bool) -> None:
     """Name the complete file ``tmp_path`` ``target`` in one step: replacing what is there, or
-    (``overwrite`` False) only where nothing is — a link cannot take an existing name, so a file
-    that appears meanwhile is not replaced either."""
+    (``overwrite`` False) only where nothing is, so a file that appears meanwhile is not replaced
+    either (:func:`db.durable.rename_without_replacing`)."""
     if overwrite:
         tmp_path.replace(target)
     else:
         try:
-            os.link(tmp_path, target)
+            rename_without_replacing(tmp_path, target)
         except FileExistsError:
             raise BackupExists(f"{target} already exists") from None
     flush_folder(target.parent)
+
+
+def why_failed(exc: OSError | sqlite3.Error) -> str:
+    """What went wrong, in a few words (an OSError's own words, without its errno and paths)."""
+    return (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)) or type(exc).__name__
 
 
 def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> None:
@@ -131,33 +174,59 @@ def backup_database(engine: Engine, target: Path, *, overwrite: bool = True) -> 
         raise BackupError(f"{target} is a folder; name the backup file")
     if target.exists() and not overwrite:
         raise BackupExists(f"{target} already exists")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_abandoned_backups(target.parent)
-    url = engine.url
-    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=temporary_prefix(), delete=False) as tmp:
-        tmp_path = Path(tmp.name)
     try:
-        if url.get_backend_name() == "sqlite":
-            copy_sqlite_file(url.database, tmp_path)
-        elif url.get_backend_name() == "postgresql":
-            pg_dump = shutil.which("pg_dump")
-            if pg_dump is None:
-                raise BackupError("pg_dump is not installed; install the PostgreSQL client tools")
-            # The password goes through the environment, never argv (argv is visible in `ps`).
-            env = dict(os.environ)
-            if url.password is not None:
-                env["PGPASSWORD"] = str(url.password)
-            no_password = URL.create("postgresql", username=url.username, host=url.host, port=url.port,
-                                     database=url.database, query=url.query)
-            done = subprocess.run(
-                [pg_dump, "--format=custom", "--no-password", "--file", str(tmp_path),
-                 no_password.render_as_string(hide_password=False)],
-                capture_output=True, text=True, env=env)
-            if done.returncode != 0:
-                raise BackupError("pg_dump failed: " + (done.stderr.strip().splitlines() or ["no message"])[-1])
-            flush_file(tmp_path)
-        else:
-            raise BackupError(f"backup is not supported for {url.get_backend_name()}")
-        _put_in_place(tmp_path, target, overwrite)
-    finally:
-        tmp_path.unlink(missing_ok=True)
+        make_folder_durably(target.parent)
+        remove_abandoned_backups(target.parent)
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=temporary_prefix(), delete=False) as tmp:
+            tmp_path = Path(tmp.name)
+        try:
+            _write(engine.url, tmp_path)
+            _put_in_place(tmp_path, target, overwrite)
+        finally:
+            tmp_path.unlink(missing_ok=True)
+    except (OSError, sqlite3.Error) as exc:  # a full disk, a read-only or unplugged drive
+        raise BackupError(f"the backup could not be written to {target}: {why_failed(exc)}") from None
+
+
+def backup_under_stamped_name(engine: Engine, folder: Path, why: str) -> Path:
+    """A backup of the database into ``folder`` under the first free name of
+    :func:`stamped_names` (the SQLite file's stem and ``.db``, or the PostgreSQL database's name
+    and ``.dump``); its path."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite":
+        stem, suffix = Path(url.database or "chronocept").stem, ".db"
+    else:
+        stem, suffix = url.database or "chronocept", ".dump"
+    names = stamped_names(folder, stem, why, suffix)
+    while True:
+        target = next(names)
+        try:
+            backup_database(engine, target, overwrite=False)
+            return target.resolve()
+        except BackupExists:
+            pass  # that name is taken: the next one
+
+
+def _write(url: URL, tmp_path: Path) -> None:
+    """The database's copy into ``tmp_path``, flushed to the disk."""
+    if url.get_backend_name() == "sqlite":
+        copy_sqlite_file(url.database, tmp_path)
+    elif url.get_backend_name() == "postgresql":
+        pg_dump = shutil.which("pg_dump")
+        if pg_dump is None:
+            raise BackupError("pg_dump is not installed; install the PostgreSQL client tools")
+        # The password goes through the environment, never argv (argv is visible in `ps`).
+        env = dict(os.environ)
+        if url.password is not None:
+            env["PGPASSWORD"] = str(url.password)
+        no_password = URL.create("postgresql", username=url.username, host=url.host, port=url.port,
+                                 database=url.database, query=url.query)
+        done = subprocess.run(
+            [pg_dump, "--format=custom", "--no-password", "--file", str(tmp_path),
+             no_password.render_as_string(hide_password=False)],
+            capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise BackupError("pg_dump failed: " + (done.stderr.strip().splitlines() or ["no message"])[-1])
+        flush_file(tmp_path)
+    else:
+        raise BackupError(f"backup is not supported for {url.get_backend_name()}")

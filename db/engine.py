@@ -30,6 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.config import DATABASE_URL_ENV, DEFAULT_SQLITE_PATH, config
+from db.durable import make_folder_durably
 from db.presence import announce as announce_presence, settle_interrupted_restore, sqlite_file
 
 T = TypeVar("T")
@@ -112,7 +113,7 @@ def database_url() -> str:
     url = config().database_url
     if url:
         return url
-    DEFAULT_SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    make_folder_durably(DEFAULT_SQLITE_PATH.parent)
     return f"sqlite:///{DEFAULT_SQLITE_PATH}"
 
 
@@ -186,10 +187,11 @@ def make_engine(url: str | None = None, *, busy_timeout_s: float = SQLITE_BUSY_T
         db_path = sqlite_file(parsed)
         pool_args: dict[str, Any] = {}
         if db_path:
-            # the one place a SQLite file's engine is made: a restore killed half-way is
-            # finished or undone before anything opens the file (db.sqlite_replace)
+            # the one place a SQLite file's engine is made, and so the one place a restore
+            # killed half-way is finished or undone before anything opens the file, once per
+            # start (db.sqlite_replace; the upgrade uses this engine)
             settle_interrupted_restore(db_path)
-            Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+            make_folder_durably(Path(db_path).parent)
             pool_args = dict(pool_size=POOL_SIZE, max_overflow=SQLITE_MAX_OVERFLOW,
                              pool_timeout=pool_timeout_s)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy_timeout_s},
@@ -311,16 +313,15 @@ class Database:
 
         ``announce``: the app and the CLI say that they run against the database until
         :meth:`dispose` or their exit (:mod:`db.presence`: ``chronocept restore`` refuses
-        meanwhile); taken before the upgrade, so a start during a restore waits for its end."""
+        meanwhile); taken once the engine is made (which settles an SQLite file, and opens
+        nothing) and before the upgrade, so a start during a restore waits for its end."""
         url = url or database_url()
-        presence = announce_presence(url) if announce else None
+        db = cls(make_engine(url))
         try:
-            db = cls(make_engine(url))
+            db.presence = announce_presence(url) if announce else None
         except BaseException:
-            if presence is not None:
-                presence.release()
+            db.dispose()
             raise
-        db.presence = presence
         try:
             done = upgrade_schema(db.engine)
         except BaseException:

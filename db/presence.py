@@ -15,7 +15,9 @@ takes the same lock *exclusively*, without waiting.
 
 Before a process opens an SQLite file it settles a restore that was killed half-way
 (:func:`settle_interrupted_restore`, :mod:`db.sqlite_replace`): holding the lock exclusively, so
-never while a restore runs.
+never while a restore runs. That happens once per start, where the file's engine is made
+(:func:`db.engine.make_engine`); :func:`announce`, which comes after it, settles again only a
+restore killed in between (its marker is there once the shared lock is held).
 
 A lock file on a network file system shared by several machines is only as good as that file
 system's ``flock``; several app servers belong on PostgreSQL anyway (an SQLite file cannot be
@@ -39,6 +41,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from db import sqlite_replace
+from db.durable import make_folder_durably
 
 #: the advisory lock key (any constant bigint): "ChrRun"
 PG_PRESENCE_KEY = 0x436872_52756E
@@ -71,7 +74,7 @@ RESTORING = "a restore of this database is in progress; try again when it has fi
 
 def _open_lock(database: str) -> int:
     path = lock_file(database)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder_durably(path.parent)  # the database's folder: the file made in it must survive
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
@@ -90,8 +93,8 @@ def settle_interrupted_restore(database: str | Path, *, wait_s: float = WAIT_FOR
     """Before anything opens the SQLite file ``database``: finish or undo a restore of it that was
     killed, and sweep what killed restores left (:func:`db.sqlite_replace.settle`), holding the
     database exclusively. Waits while a restore runs (then :class:`DatabaseInUse`); raises
-    :class:`db.sqlite_replace.DatabaseMissing` when the file is gone but a restore left its data
-    elsewhere. Costs a few stats and a folder listing when there is nothing to do."""
+    :class:`db.sqlite_replace.DatabaseMissing` when an older version's killed restore moved the
+    file away. Costs a stat and a folder listing when there is nothing to do."""
     path = Path(database).resolve()
     if not sqlite_replace.needs_settling(path):
         return
@@ -184,7 +187,9 @@ class _PostgresPresence(Presence):
 def announce(url: str | URL, *, wait_s: float = WAIT_FOR_RESTORE_S) -> Presence | None:
     """Announce that this process runs against the database at ``url``, for its whole life
     (or until :meth:`Presence.release`). Waits up to ``wait_s`` while a restore holds the
-    database, then raises :class:`DatabaseInUse`. None for a database without a file to lock."""
+    database, then raises :class:`DatabaseInUse`. None for a database without a file to lock.
+    An SQLite file was settled when its engine was made (:func:`db.engine.make_engine`, which
+    comes first); a restore killed since is settled here."""
     url = make_url(url) if isinstance(url, str) else url
     if url.get_backend_name() == "postgresql":
         return _PostgresPresence(url, wait_s)
@@ -193,7 +198,6 @@ def announce(url: str | URL, *, wait_s: float = WAIT_FOR_RESTORE_S) -> Presence 
         return None
     deadline = time.monotonic() + wait_s
     while True:
-        settle_interrupted_restore(database, wait_s=max(0.0, deadline - time.monotonic()))
         fd = _open_lock(database)
         try:
             while not _locked(fd, fcntl.LOCK_SH):
@@ -205,7 +209,8 @@ def announce(url: str | URL, *, wait_s: float = WAIT_FOR_RESTORE_S) -> Presence 
             raise
         if not sqlite_replace.interrupted(Path(database).resolve()):
             return _FilePresence(fd)
-        os.close(fd)  # a restore was killed after the settling above: settle it first
+        os.close(fd)  # a restore was killed after the file was settled: settle it, then hold it
+        settle_interrupted_restore(database, wait_s=max(0.0, deadline - time.monotonic()))
 
 
 IN_USE = ("the app (or another chronocept command) is running against this database; stop it "

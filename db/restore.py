@@ -29,7 +29,6 @@ start, backing it up first. Passwords reach ``pg_dump``, ``pg_restore`` and ``ps
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 import shutil
@@ -44,10 +43,11 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
 from db import sqlite_replace
-from db.backup import BackupError, backup_database
-from db.durable import flush_file
+from db.backup import BackupError, backup_under_stamped_name, copy_sqlite_file, why_failed
+from db.config import backup_folder_of
+from db.durable import make_folder_durably
 from db.presence import held_exclusively
-from db.upgrade import backup_folder, migration_scripts
+from db.upgrade import migration_scripts
 
 SQLITE_MAGIC = sqlite_replace.SQLITE_MAGIC
 PG_MAGIC = b"PGDMP"
@@ -85,30 +85,17 @@ def _known_revision(revision: str | None, source: Path) -> str:
     return revision
 
 
-def _stamp() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-
-
-def _aside_path(folder: Path, stem: str, suffix: str) -> Path:
-    target = folder / f"{stem}-{_stamp()}-before-restore{suffix}"
-    n = 1
-    while any(Path(f"{target}{extra}").exists() for extra in ("", "-wal", "-shm", "-journal")):
-        n += 1
-        target = folder / f"{stem}-{_stamp()}-{n}-before-restore{suffix}"
-    return target
-
-
 def restore_database(url: str | URL, source: Path, backups: Path | None = None) -> Restored:
     """Restore the database at ``url`` from ``source`` (see the module docstring), keeping the
-    current one in ``backups`` (default: where upgrade backups go, :func:`db.upgrade.backup_folder`).
+    current one in ``backups`` (default: where upgrade backups go, :func:`db.config.backup_folder_of`).
     Raises :class:`RestoreError` or :class:`db.presence.DatabaseInUse` (one line)."""
     url = make_url(url) if isinstance(url, str) else url
     source = Path(source)
     if not source.is_file():
         raise RestoreError(f"{source}: no such file")
-    if backups is None:
-        backups = backup_folder(create_engine(url, poolclass=NullPool))
     backend = url.get_backend_name()
+    if backups is None:
+        backups = backup_folder_of(url.database if backend == "sqlite" else None)
     if backend == "sqlite":
         return _restore_sqlite(url, source, backups)
     if backend == "postgresql":
@@ -145,29 +132,14 @@ def _sqlite_checked(path: Path, source: Path) -> tuple[str, dict[str, int]]:
 
 
 def _copy_sqlite(source: Path, copy: Path) -> None:
-    """``source`` through the backup API into ``copy``, one self-contained file (no -wal),
-    flushed to the disk."""
+    """``source`` into ``copy``, one self-contained file, flushed; ``source`` only read."""
     with source.open("rb") as f:
         if f.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
             raise RestoreError(f"{source} is not an SQLite database (make one with: chronocept backup FILE)")
     try:
-        src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
-        try:  # read-only, so the backup file is never changed
-            src.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.OperationalError:  # a WAL-mode copy without its -shm opens read-write only
-            src.close()
-            src = sqlite3.connect(source)
-        dst = sqlite3.connect(copy)
-        try:
-            dst.execute("PRAGMA synchronous=OFF")  # flushed once, whole, below
-            src.backup(dst)
-            dst.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            dst.close()
-            src.close()
+        copy_sqlite_file(source, copy, read_only=True)
     except sqlite3.DatabaseError as exc:
         raise RestoreError(f"{source} is damaged or not a database ({exc})") from None
-    flush_file(copy)
 
 
 def _restore_sqlite(url: URL, source: Path, backups: Path) -> Restored:
@@ -175,14 +147,22 @@ def _restore_sqlite(url: URL, source: Path, backups: Path) -> Restored:
     with held_exclusively(url):
         # a restore killed earlier is finished first (a missing database is what a restore mends)
         sqlite_replace.settle(target, refuse_missing=False)
-        target.parent.mkdir(parents=True, exist_ok=True)
         copy = sqlite_replace.new_copy_path(target)
         try:
-            _copy_sqlite(source, copy)
-            if target.exists():  # the restored file is as private as the one it replaces
-                os.chmod(copy, target.stat().st_mode & 0o777)
+            try:
+                make_folder_durably(target.parent)
+                _copy_sqlite(source, copy)
+                if target.exists():  # the restored file is as private as the one it replaces
+                    os.chmod(copy, target.stat().st_mode & 0o777)
+            except OSError as exc:
+                raise RestoreError(f"the backup could not be copied beside the database, in {target.parent} "
+                                   f"({why_failed(exc)}); nothing was changed") from None
             revision, rows = _sqlite_checked(copy, source)
-            aside = sqlite_replace.keep_copy(target, backups) if target.exists() else None
+            try:
+                aside = sqlite_replace.keep_copy(target, backups) if target.exists() else None
+            except (OSError, sqlite3.Error) as exc:
+                raise RestoreError(f"not restoring without a copy of the current database: it could not "
+                                   f"be written to {backups} ({why_failed(exc)}); nothing was changed") from None
         except BaseException:
             sqlite_replace.remove_copy(copy)
             raise
@@ -323,10 +303,8 @@ def _restore_postgres(url: URL, source: Path, backups: Path) -> Restored:
     _check_archive(pg_restore, source)
     env, target = _pg_env_and_target(url)
     with held_exclusively(url):
-        backups.mkdir(parents=True, exist_ok=True)
-        aside = _aside_path(backups, url.database or "chronocept", ".dump")
         try:
-            backup_database(create_engine(url, poolclass=NullPool), aside)
+            aside = backup_under_stamped_name(create_engine(url, poolclass=NullPool), backups, "before-restore")
         except BackupError as exc:
             raise RestoreError(f"not restoring without a copy of the current database: {exc}") from None
         expected = _load_archive(pg_restore, psql, source, env, target)

@@ -8,8 +8,9 @@ The steps of :func:`replace_database_file` (the caller holds the database exclus
 1. the new database is a complete, checked file ``.<name>.restore-<host>-<pid>-<random>`` beside
    the database (the same folder, so that step 5's rename is atomic), flushed to the disk;
 2. the current database is *copied*, never moved (:func:`keep_copy`): through SQLite's backup
-   API, so what its ``-wal`` holds is in the copy, into a temporary file of the backup folder,
-   flushed, then named ``<stem>-<UTC time>-before-restore<suffix>`` — whole before it has its name;
+   API, so what its ``-wal`` holds is in the copy, into a temporary file of the backup folder
+   (a folder it makes has its name flushed into its parent too), flushed, then named
+   ``<stem>-<UTC time>-before-restore<suffix>`` — whole before it has its name;
 3. the intent marker ``<name>.restoring`` is written beside the database (temporary file,
    flushed, renamed, folder flushed): it names the copy of step 1 (and its size) and step 2's;
 4. the current database is made self-contained (its ``-wal`` folded in) and its ``-wal``,
@@ -23,17 +24,22 @@ What a start finds (:func:`settle`), and does:
   those steps left are removed (a copy kept whole in step 2 stays: it is a good backup);
 * a marker and the whole copy — killed in steps 3–5: steps 4–6 are done now. The old database's
   ``-wal`` and the like go without being folded in: step 2 kept all of it;
-* a marker and no copy — killed after step 5: the new database is in place; the marker goes;
+* a marker and no copy — killed after step 5: the new database is in place; a ``-wal``,
+  ``-shm`` or ``-journal`` beside it goes (nothing opened the new file while the marker was
+  there, so one can only be the old database's, whose removal in step 4 a power cut undid, and
+  SQLite would replay it into the new file); then the marker;
 * a marker and a copy that is not whole — never after a kill (the copy was flushed before the
   marker named it), only after a disk fault: the restore is undone (marker, then copy removed);
-* no database file but the traces of an interrupted restore of an older version (a
-  ``-before-restore`` copy, a ``.restore-<pid>-…`` file): refused, naming where the data is —
-  never a new, empty database in its place (:class:`DatabaseMissing`).
+* no database file and a ``.restore-<pid>-…`` file beside it — what a killed restore of an older
+  version left (it *moved* the database aside, into the backup folder, before renaming that
+  copy of the backup in place): refused, naming where the data is — never a new, empty database
+  in its place (:class:`DatabaseMissing`). A missing file without that trace was removed or moved
+  on purpose (this version's restore never leaves it missing), and gets a new, empty database,
+  however many ``-before-restore`` copies the backup folder holds: every restore leaves one.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import glob
 import json
 import os
@@ -44,19 +50,22 @@ import socket
 import sqlite3
 from pathlib import Path
 
-from db.backup import copy_sqlite_file, process_is_alive, temporary_prefix
+from db.backup import copy_sqlite_file, process_is_alive, stamped_names, temporary_prefix
 from db.config import backup_folder_of
-from db.durable import flush_file, flush_folder, remove_durably, temporary_prefix_of, write_whole
+from db.durable import (flush_file, flush_folder, make_folder_durably, remove_durably, rename_without_replacing,
+                        temporary_prefix_of, write_whole)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 #: the files SQLite keeps beside a database, which belong to that file alone
 COMPANIONS = ("-wal", "-shm", "-journal")
-#: the copies of killed restores of older versions: ``.restore-<pid>-<random><suffix>``
+#: the copies of the backup that restores of older versions put beside the database before moving
+#: it aside: ``.restore-<pid>-<random><suffix>``; one is there in every state such a restore, killed,
+#: left without a database file (it goes only once the copy has the database's name)
 _OLD_COPY = re.compile(r"\.restore-(?P<pid>\d+)-[0-9a-f]{8}(?:\.[^.]*)?(?:-journal)?")
 
 
 class DatabaseMissing(Exception):
-    """The database file is gone but an interrupted restore left its data elsewhere (one line)."""
+    """The database file is gone: a killed restore of an older version moved it away (one line)."""
 
 
 def marker_path(database: Path) -> Path:
@@ -89,7 +98,7 @@ def interrupted(database: Path) -> bool:
 
 
 def needs_settling(database: Path) -> bool:
-    """Whether :func:`settle` has anything to do (a few stats and one listing of the folder)."""
+    """Whether :func:`settle` has anything to do (a stat and one listing of the folder)."""
     if interrupted(database):
         return True
     try:
@@ -97,9 +106,7 @@ def needs_settling(database: Path) -> bool:
     except OSError:
         names = []
     marker_tmp = temporary_prefix_of(marker_path(database))
-    if any(_is_copy_of(database, n) or n.startswith(marker_tmp) or _OLD_COPY.fullmatch(n) for n in names):
-        return True
-    return not database.exists() and bool(_traces(database))
+    return any(_is_copy_of(database, n) or n.startswith(marker_tmp) or _OLD_COPY.fullmatch(n) for n in names)
 
 
 # ----------------------------------------------------------------------------------------- steps
@@ -109,7 +116,7 @@ def keep_copy(database: Path, folder: Path) -> Path:
     """Step 2: a whole copy of ``database`` in ``folder`` as ``<stem>-<UTC time>-before-restore
     <suffix>``; its path. A database SQLite cannot read through is copied as it is, with its
     ``-wal``/``-shm``/``-journal`` beside it under the same name, so it opens as it was."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder_durably(folder)
     tmp = {"": folder / f"{temporary_prefix()}{secrets.token_hex(4)}"}
     try:
         try:
@@ -120,18 +127,13 @@ def keep_copy(database: Path, folder: Path) -> Path:
                     tmp.setdefault(extra, folder / f"{temporary_prefix()}{secrets.token_hex(4)}")
                     shutil.copyfile(f"{database}{extra}", tmp[extra])
                     flush_file(tmp[extra])
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        n = 1
-        while True:
-            extra_n = "" if n == 1 else f"-{n}"
-            target = folder / f"{database.stem}-{stamp}{extra_n}-before-restore{database.suffix or '.db'}"
+        for target in stamped_names(folder, database.stem, "before-restore", database.suffix or ".db"):
             if not any(Path(f"{target}{extra}").exists() for extra in COMPANIONS):
-                try:  # a link never takes a name that is there: two restores never share one
-                    os.link(tmp[""], target)
+                try:  # never a name that is there: two restores never share one
+                    rename_without_replacing(tmp[""], target)
                     break
                 except FileExistsError:
                     pass
-            n += 1
         for extra, path in tmp.items():
             if extra:
                 os.replace(path, f"{target}{extra}")
@@ -157,10 +159,14 @@ def _fold(database: Path) -> None:
         pass
 
 
-def _put_in_place(database: Path, copy: Path, marker: Path) -> None:
-    """Steps 4 (second half) to 6."""
+def _remove_companions(database: Path) -> None:
     for extra in COMPANIONS:
         Path(f"{database}{extra}").unlink(missing_ok=True)
+
+
+def _put_in_place(database: Path, copy: Path, marker: Path) -> None:
+    """Steps 4 (second half) to 6."""
+    _remove_companions(database)
     os.replace(copy, database)
     flush_folder(database.parent)
     remove_durably(marker)
@@ -201,17 +207,19 @@ def _whole(copy: Path, size: object) -> bool:
         return False
 
 
-def _traces(database: Path) -> list[Path]:
-    """Where an interrupted restore left the data of a database that is gone: copies kept aside
-    (step 2, or an older version's move aside) and older versions' copies of the backup."""
+def _old_copies(database: Path) -> list[Path]:
+    """The copies an older version's restores left beside ``database`` (:data:`_OLD_COPY`)."""
+    try:
+        return [database.parent / n for n in sorted(os.listdir(database.parent)) if _OLD_COPY.fullmatch(n)]
+    except OSError:
+        return []
+
+
+def _kept_copies(database: Path) -> list[Path]:
+    """The copies of ``database`` that restores kept in the backup folder, the newest first."""
     folder = backup_folder_of(database)
     pattern = f"{glob.escape(database.stem)}-*-before-restore{glob.escape(database.suffix or '.db')}"
-    kept = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
-    try:
-        old = [database.parent / n for n in sorted(os.listdir(database.parent)) if _OLD_COPY.fullmatch(n)]
-    except OSError:
-        old = []
-    return kept + old
+    return sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
 
 
 def _missing(database: Path, where: list[Path]) -> DatabaseMissing:
@@ -243,8 +251,8 @@ def _sweep(database: Path) -> None:
 def settle(database: Path, *, refuse_missing: bool = True) -> None:
     """Finish or undo a replace of ``database`` that was cut short, and sweep what killed ones
     left (see the module docstring). The caller holds the database exclusively.
-    ``refuse_missing``: raise :class:`DatabaseMissing` when the file is gone but a restore left
-    its data elsewhere (a restore, which is the way back, passes False)."""
+    ``refuse_missing``: raise :class:`DatabaseMissing` when an older version's killed restore
+    moved the file away (a restore, which is the way back, passes False)."""
     marker = marker_path(database)
     if marker.exists():
         intent = _read_marker(marker)
@@ -252,6 +260,9 @@ def settle(database: Path, *, refuse_missing: bool = True) -> None:
         if copy is not None and _whole(copy, intent.get("size")):
             _put_in_place(database, copy, marker)
         else:  # the copy is in place already, or not whole: undone (the copy goes below)
+            if copy is not None and not os.path.lexists(copy):  # in place: see the module docstring
+                _remove_companions(database)
+                flush_folder(database.parent)
             remove_durably(marker)
     _sweep(database)
     if refuse_missing:
@@ -259,8 +270,10 @@ def settle(database: Path, *, refuse_missing: bool = True) -> None:
 
 
 def refuse_if_moved_away(database: Path) -> None:
-    """:class:`DatabaseMissing` when ``database`` is gone but a restore left its data elsewhere."""
+    """:class:`DatabaseMissing` when ``database`` is gone because a killed restore of an older
+    version moved it aside (its copy of the backup is still beside it); the message names the
+    newest kept copy, where that restore moved it."""
     if not database.exists():
-        where = _traces(database)
-        if where:
-            raise _missing(database, where)
+        old = _old_copies(database)
+        if old:
+            raise _missing(database, _kept_copies(database) + old)

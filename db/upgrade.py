@@ -29,7 +29,6 @@ database already at the target are never backed up.
 
 from __future__ import annotations
 
-import datetime as dt
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,9 +37,8 @@ from typing import Iterator
 
 from sqlalchemy import Connection, Engine, text
 
-from db.backup import BackupError, backup_database, remove_abandoned_backups
+from db.backup import BackupError, backup_under_stamped_name, remove_abandoned_backups
 from db.config import NO_BACKUP_ENV, backup_folder_of, config
-from db.presence import settle_interrupted_restore, sqlite_file
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 #: One constant key for pg_advisory_xact_lock: app servers (and commands) starting together on
@@ -157,9 +155,7 @@ def upgrade_schema(engine: Engine, target: str = "head", *, backup: bool = True)
         wanted = script.get_current_head() if target == "head" else script.get_revision(target).revision
     except CommandError as exc:
         raise SchemaUpgradeError(f"unknown schema revision {target!r}: {exc}") from None
-    database = sqlite_file(engine.url) if engine.dialect.name == "sqlite" else None
-    if database:  # a restore killed half-way is settled before the first connection
-        settle_interrupted_restore(database)
+    # an SQLite file was settled when its engine was made (db.engine.make_engine)
     with engine.connect() as conn:  # the usual start-up: already at the target, nothing to lock
         current = MigrationContext.configure(conn).get_current_revision()
     # a backup killed at an earlier start left its temporary file: gone once its writer is
@@ -201,21 +197,10 @@ def _backup_before_upgrade(engine: Engine, current: str, wanted: str) -> tuple[P
     """Back the database up; (path, None), or (None, reason) when the opt-out lets the upgrade
     go on without one."""
     url = engine.url
-    if url.get_backend_name() == "sqlite":
-        if not url.database or url.database == ":memory:":
-            return None, "an in-memory database cannot be backed up"
-        stem, suffix = Path(url.database).stem, ".db"
-    else:
-        stem, suffix = url.database or "chronocept", ".dump"
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    folder = backup_folder(engine)
-    target = folder / f"{stem}-{stamp}-before-{current}-to-{wanted}{suffix}"
-    n = 1
-    while target.exists():
-        n += 1
-        target = folder / f"{stem}-{stamp}-{n}-before-{current}-to-{wanted}{suffix}"
+    if url.get_backend_name() == "sqlite" and (not url.database or url.database == ":memory:"):
+        return None, "an in-memory database cannot be backed up"
     try:
-        backup_database(engine, target)
+        target = backup_under_stamped_name(engine, backup_folder(engine), f"before-{current}-to-{wanted}")
     except (BackupError, OSError) as exc:
         reason = str(exc) if isinstance(exc, BackupError) else f"{type(exc).__name__}: {exc}"
         if config().upgrade_without_backup:
@@ -223,4 +208,4 @@ def _backup_before_upgrade(engine: Engine, current: str, wanted: str) -> tuple[P
         raise SchemaUpgradeError(
             f"not upgrading the database from schema {current} to {wanted} without a backup: "
             f"{reason} (set {NO_BACKUP_ENV}=1 to upgrade without one)") from None
-    return target.resolve(), None
+    return target, None

@@ -6,13 +6,19 @@ start finishes or undoes it — never an empty database where one was (db.sqlite
   line; for every k up to the run that finishes, the parent then starts as the app and every
   command do (:meth:`Database.connect_upgraded`) and checks that the database is exactly the old
   or exactly the new one (every row of every table), that the copy kept aside is exactly the
-  old one, that a second start changes nothing, and that nothing is left behind;
+  old one, that settling the file again changes nothing, and that nothing is left behind;
 * PostgreSQL, every line of the load (the only step that changes the database): the same
   checks — the load is one transaction that a kill rolls back;
 * the command line as the issue reported it: ``chronocept restore`` killed the instant
   ``backups/*-before-restore.db`` appears, then the next command finds the database;
+* killed once the new file has the database's name, with the old database's ``-wal`` back beside
+  it (a power cut that undid its removal): the next start replays nothing of it into the new file;
 * the state an older version's killed restore left (the database file moved away): every start
-  refuses in one line naming where the data is, and creates nothing; a restore of that file mends it.
+  refuses in one line naming where the data is, and creates nothing; a restore of that file mends it;
+* but a database file removed on purpose after a restore that completed (every restore keeps a
+  copy) starts afresh, as does a new deployment whose file has the same name in a shared backup
+  folder;
+* a start settles the file once.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ import shutil
 import signal
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -31,7 +39,7 @@ from sqlalchemy.pool import NullPool
 
 import cli
 from annotation.services import accounts, projects
-from db import config as app_config, presence, restore as restore_module
+from db import config as app_config, presence, restore as restore_module, sqlite_replace
 from db.backup import backup_database
 from db.engine import ENV_VAR, Database, make_engine
 from db.restore import restore_database
@@ -80,19 +88,41 @@ def _listing(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_a_sqlite_restore_killed_at_every_instruction_leaves_the_old_or_the_new_database(tmp_path):
-    folder = tmp_path / "live"
-    folder.mkdir()
-    target = folder / "chronocept.db"
-    url = f"sqlite:///{target}"
+def _two_backups(tmp_path: Path) -> tuple[dict[str, Path], dict[str, dict]]:
+    """Two backups, ``a`` and ``b``, that differ in their rows; and their rows."""
     sources = {}
-    for name, extra_users in (("a", 0), ("b", 3)):  # two backups that differ in their rows
+    for name, extra_users in (("a", 0), ("b", 3)):
         scratch = f"sqlite:///{tmp_path / name}.db"
         _populated(scratch, extra_users)
         sources[name] = tmp_path / f"{name}.backup"
         backup_database(make_engine(scratch), sources[name])
     rows = {name: _sqlite_rows(path) for name, path in sources.items()}
     assert rows["a"] != rows["b"]
+    return sources, rows
+
+
+@pytest.fixture
+def in_memory(tmp_path) -> Iterator[Path]:
+    """A folder in memory (tmpfs) where the machine has one, else ``tmp_path``: the walk below
+    kills processes, it cuts no power, and a flush to a disk was a third of a restore's time
+    (flushed or not, the same lines run: every one is a kill point all the same)."""
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="chronocept-kills-", dir=shm))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_sqlite_restore_killed_at_every_instruction_leaves_the_old_or_the_new_database(in_memory):
+    folder = in_memory / "live"
+    folder.mkdir()
+    target = folder / "chronocept.db"
+    url = f"sqlite:///{target}"
+    sources, rows = _two_backups(in_memory)
     restore_database(url, sources["a"])  # into a new file: nothing to keep aside
     _start(url)  # the database in WAL mode, as the app leaves it
     current = "a"
@@ -111,10 +141,11 @@ def test_a_sqlite_restore_killed_at_every_instruction_leaves_the_old_or_the_new_
         # a copy kept aside is the database as it was, whole; nothing else is in the backup folder
         assert [p.name.endswith("-before-restore.db") for p in kept] == [True] * len(kept), (tries, kept)
         assert all(_sqlite_rows(p) == rows[current] for p in kept), tries
-        # nothing else is left beside the database, and a second start changes nothing
+        # nothing else is left beside the database, and settling it again (what a second start
+        # does to the files before it opens one) changes nothing
         assert {p.name for p in folder.iterdir()} <= {"chronocept.db", "chronocept.db.lock", "backups"}, tries
         before = _listing(folder)
-        _start(url)
+        presence.settle_interrupted_restore(target, wait_s=0)
         assert _listing(folder) == before and _sqlite_rows(target) == now, tries
         if kept:
             shutil.rmtree(folder / "backups")
@@ -235,6 +266,12 @@ def _named_kept_copy(event: str, args: tuple) -> bool:
     return event in ("os.rename", "os.link") and str(args[1]).endswith("-before-restore.db")
 
 
+def _no_process() -> int:
+    """A process id that no process has, nor can have while the test runs: above the kernel's
+    largest (a reaped child's id may be given to another process meanwhile)."""
+    return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+
+
 def test_chronocept_restore_killed_the_instant_the_kept_copy_appears_loses_nothing(tmp_path, monkeypatch, capsys):
     target = tmp_path / "data" / "chronocept.db"
     url = f"sqlite:///{target}"
@@ -272,11 +309,7 @@ def test_a_database_an_older_restore_moved_away_is_never_replaced_by_an_empty_on
     for extra in ("", "-wal", "-shm"):
         if Path(f"{target}{extra}").exists():
             os.rename(f"{target}{extra}", f"{kept}{extra}")
-    gone = os.fork()  # the id of a process that has ended: the older restore's
-    if gone == 0:
-        os._exit(0)
-    os.waitpid(gone, 0)
-    shutil.copyfile(backup, tmp_path / f".restore-{gone}-0a1b2c3d.db")
+    shutil.copyfile(backup, tmp_path / f".restore-{_no_process()}-0a1b2c3d.db")  # its process is gone
     listing = sorted(p.name for p in tmp_path.iterdir())
 
     code, out, err = _chronocept(capsys, "exports")
@@ -306,13 +339,77 @@ def test_a_start_waits_for_a_running_restore_but_not_for_running_processes(tmp_p
             presence.settle_interrupted_restore(target, wait_s=0.2)
     marker_path(target).unlink()
 
-    target.unlink()  # gone while a process runs, and a restore left its data aside
+    target.unlink()  # gone while a process runs, and an older version's restore moved it aside
     held = presence.announce(url, wait_s=0)
     try:
         kept = tmp_path / "backups" / "chronocept-20261124T091500Z-before-restore.db"
         kept.parent.mkdir()
         kept.write_bytes(b"")
+        (tmp_path / f".restore-{_no_process()}-0a1b2c3d.db").write_bytes(b"")
         with pytest.raises(DatabaseMissing, match=f"left its data in {kept}"):
             presence.settle_interrupted_restore(target, wait_s=30)  # at once: no restore runs
     finally:
         held.release()
+
+
+def test_a_start_settles_the_file_once(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'chronocept.db'}"
+    _start(url)
+    looked = []
+    needs_settling = sqlite_replace.needs_settling
+    monkeypatch.setattr(sqlite_replace, "needs_settling", lambda path: looked.append(path) or needs_settling(path))
+    _start(url)
+    assert len(looked) == 1
+
+
+def test_a_database_removed_after_a_completed_restore_starts_afresh(tmp_path, monkeypatch):
+    """Every restore keeps a copy of the database it replaced: that copy is no sign of a restore
+    cut short. A file removed on purpose afterwards gives a new, empty database, as its owner
+    expects; so does a new deployment's first start, its file named alike, the backup folder shared."""
+    monkeypatch.setenv(app_config.BACKUP_DIR_ENV, str(tmp_path / "shared-backups"))
+    target = tmp_path / "team" / "c.db"
+    url = f"sqlite:///{target}"
+    _populated(url, 1)
+    backup = tmp_path / "c.backup"
+    backup_database(make_engine(url), backup)
+    assert "restored" in restore_database(url, backup).describe(backup)
+    kept = list((tmp_path / "shared-backups").iterdir())
+    assert [p.name.endswith("-before-restore.db") for p in kept] == [True]
+    for extra in ("", "-wal", "-shm", "-journal"):
+        Path(f"{target}{extra}").unlink(missing_ok=True)
+
+    _start(url)
+    assert _users(target) == []
+    elsewhere = tmp_path / "new-team" / "c.db"
+    _start(f"sqlite:///{elsewhere}")
+    assert _users(elsewhere) == []
+    assert list((tmp_path / "shared-backups").iterdir()) == kept
+
+
+def _renamed_over(target: Path):
+    return lambda event, args: event == "os.rename" and str(args[1]) == str(target)
+
+
+def test_a_restore_killed_with_the_new_file_in_place_replays_nothing_of_the_old_one(tmp_path):
+    target = tmp_path / "live" / "chronocept.db"
+    url = f"sqlite:///{target}"
+    sources, rows = _two_backups(tmp_path)
+    restore_database(url, sources["a"])
+    # committed work in the old database's -wal: what a power cut that undid its removal leaves
+    con = sqlite3.connect(target, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    con.execute("CREATE TABLE old_notes (body TEXT)")
+    con.executemany("INSERT INTO old_notes VALUES (?)", [("x" * 200,)] * 200)
+    stale = Path(f"{target}-wal").read_bytes()
+    con.close()
+    assert stale
+
+    assert killed_after_event(_renamed_over(target), lambda: restore_database(url, sources["b"])) == -signal.SIGKILL
+    assert marker_path(target).exists() and _sqlite_rows(target) == rows["b"]  # killed before step 6
+    Path(f"{target}-wal").write_bytes(stale)
+    _start(url)
+    assert _sqlite_rows(target) == rows["b"]
+    con = sqlite3.connect(target)
+    assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    con.close()
