@@ -73,24 +73,20 @@ def open_items(db) -> list[ReviewItem]:
 
 
 def run_cli(db, *args: str) -> tuple[int, str, str]:
-    """``chronocept ARGS`` on ``db``, through :func:`cli.main` in this process (exit status,
-    standard output, standard error)."""
+    """``chronocept ARGS`` on ``db`` (a Database, or the URL of a database), through
+    :func:`cli.main` in this process (exit status, standard output, standard error); the database
+    variable is set for the call only."""
     import contextlib
     import io
-    import os
+
+    import pytest
 
     import cli
     from db.engine import ENV_VAR
 
+    url = db if isinstance(db, str) else db.engine.url.render_as_string(hide_password=False)
     out, err = io.StringIO(), io.StringIO()
-    saved = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = db.engine.url.render_as_string(hide_password=False)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(list(args))
-    finally:
-        if saved is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = saved
+    with pytest.MonkeyPatch.context() as env, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        env.setenv(ENV_VAR, url)
+        code = cli.main(list(args))
     return code, out.getvalue(), err.getvalue()

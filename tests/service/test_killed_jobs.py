@@ -10,8 +10,6 @@ the test, which kills it there.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import multiprocessing
 import os
 import signal
@@ -19,10 +17,10 @@ import signal
 import pytest
 from sqlalchemy import func, select
 
-import cli
 from annotation.services import hand_out_order, jobs, model_jobs, model_loop
-from db.engine import ENV_VAR, Database, make_engine
+from db.engine import Database, make_engine
 from db.models import DatasetExport, Job, ModelPrediction, Sample
+from service_helpers import run_cli
 
 N_SAMPLES = 120  # three chunks of 50
 
@@ -72,20 +70,6 @@ def _store_one_chunk_then_wait(url: str, job_id: int, conn) -> None:
     jobs.run_job(Database(make_engine(url)), job_id)
 
 
-def _cli_jobs(url: str) -> str:
-    out, saved = io.StringIO(), os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = url
-    try:
-        with contextlib.redirect_stdout(out):
-            assert cli.main(["jobs"]) == 0
-    finally:
-        if saved is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = saved
-    return out.getvalue()
-
-
 def _rows_of(db, job_id: int) -> int:
     with db.read() as s:
         return s.scalar(select(func.count()).select_from(ModelPrediction).where(ModelPrediction.job_id == job_id))
@@ -117,7 +101,8 @@ def test_a_predict_job_killed_while_storing_leaves_no_partial_set_and_is_listed_
         worker.join()
     assert worker.exitcode == -signal.SIGKILL
 
-    listing = _cli_jobs(url)
+    code, listing, err = run_cli(db, "jobs")
+    assert code == 0, err
 
     by_id = {line.split()[0]: line for line in listing.splitlines()}
     assert f"failed: {jobs.WORKER_GONE}: its process (pid {worker.pid} " in by_id[str(later.id)]
