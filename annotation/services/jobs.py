@@ -16,6 +16,10 @@ every listing of jobs (the Training page, ``chronocept jobs``), so nobody has to
 (:mod:`annotation.services.job_liveness`). The rows a job wrote (``model_predictions``)
 count only once it succeeds and go when it does not
 (:func:`annotation.services.job_reporter.finish_job`).
+
+What runs a claimed job depends on its kind: :data:`RUNNERS`, where training's runner is this
+module's and the model jobs (``predict``, ``audit``) register theirs when
+:mod:`annotation.services.model_jobs` is imported — it imports this module, never the reverse.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import select, update
 
@@ -54,6 +58,16 @@ FINISHED = ("succeeded", "failed", "cancelled")
 WORKER_GONE = job_liveness.WORKER_GONE
 
 _children: list[subprocess.Popen] = []  # local workers, polled so none stays a zombie
+
+#: runs a claimed job of its kind to its end and returns its final status (``run_reported``)
+Runner = Callable[[Database, int], str]
+#: the runner of each kind of job, filled by :func:`register_runner` (module docstring)
+RUNNERS: dict[str, Runner] = {}
+
+
+def register_runner(kind: str, runner: Runner) -> None:
+    """Make ``runner`` run the jobs of ``kind`` (a module's own kinds, registered as it loads)."""
+    RUNNERS[kind] = runner
 
 
 def runs_root() -> Path:
@@ -339,11 +353,19 @@ def run_job(db: Database, job_id: int) -> str:
         if not claimed:
             raise InvalidInput(f"Job {job_id} is {job.status}, not queued; nothing to run.")
         kind = job.kind
+    runner = RUNNERS.get(kind)
+    if runner is None:
+        finish_job(db, job_id, "failed", f"This worker runs no {kind} jobs.", only_if=("running",))
+        return "failed"
+    return runner(db, job_id)
+
+
+def _run_training(db: Database, job_id: int) -> str:
+    """Worker: train the claimed training job on its export."""
+    with db.read() as s:
+        job = s.get(Job, job_id)
         export = s.get(DatasetExport, job.export_id)
         export_path, run_dir, config_data = export.path, job.run_dir, dict(job.config)
-    if kind != TRAINING:  # a trained run applied to its project (predictions, gold audit)
-        from annotation.services.model_jobs import run_model_job
-        return run_model_job(db, job_id)
     from annotation.training import TrainingConfig, run_training
 
     def train(reporter: JobReporter) -> tuple[str, dict[str, Any]]:
@@ -354,6 +376,9 @@ def run_job(db: Database, job_id: int) -> str:
                 stored_result(results, MAX_PREDICTIONS))
 
     return run_reported(db, job_id, train)
+
+
+register_runner(TRAINING, _run_training)
 
 
 def wait_for(db: Database, job_id: int, timeout_s: float = 60.0) -> str:
