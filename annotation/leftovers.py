@@ -19,6 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+# the one check whether a process of this host runs, shared with db's backups and restores
+from db.processes import process_is_alive
+
 #: How a job or an export whose worker died (its process gone, or its heartbeat stale) reads in
 #: every listing.
 WORKER_GONE = "the worker stopped without finishing"
@@ -27,19 +30,6 @@ WORKER_GONE = "the worker stopped without finishing"
 #: untouched for this long. An export of 100k samples writes for about 15 s, so an hour is far
 #: beyond any live export while still cleaning up within the day.
 ABANDONED_AFTER_SECONDS = 3600.0
-
-
-def process_is_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this host (signal 0 checks without signalling)."""
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except (OverflowError, ValueError, OSError):
-        return False
-    return True
 
 
 def _boot_and_pid_namespace() -> tuple[str, int] | None:

@@ -27,13 +27,14 @@ from typing import Sequence
 from sqlalchemy.exc import SQLAlchemyError
 
 from annotation.services import accounts
-from annotation.services.authz import ROLES, Actor
+from annotation.services.authz import ROLES
 from annotation.services.errors import FolderNotEmpty, ServiceError
 from db.backup import BackupError, BackupExists, backup_database
+from cli.acting import acting_user, named_project_id
 from cli.database import database_failure, open_database
 from cli.imports import add_commands as add_import_commands
 from cli.model import add_commands as add_model_commands, record_training_run
-from cli.output import emit, parse_arguments, reader_gone
+from cli.output import CliError, emit, parse_arguments, reader_gone
 from cli.score import cmd_score
 from db.config import ConfigError, load as load_config
 from db.engine import Database, database_url
@@ -41,10 +42,6 @@ from db.presence import DatabaseInUse
 from db.restore import RestoreError, restore_database
 from db.sqlite_replace import DatabaseMissing
 from db.upgrade import SchemaUpgradeError
-
-
-class CliError(Exception):
-    """A failure reported as one line on stderr with exit status 1."""
 
 
 def _read_password(args: argparse.Namespace) -> str:
@@ -59,40 +56,6 @@ def _read_password(args: argparse.Namespace) -> str:
     return first
 
 
-def _acting_user(db: Database, username: str | None) -> Actor:
-    actor = accounts.actor_for_script(db, username)
-    if actor is None:
-        raise CliError(f"no active user {username!r}" if username else
-                       "no active admin yet; create one with: chronocept create-user NAME --role admin")
-    return actor
-
-
-def _project_id(db: Database, actor: Actor, name: str | None) -> int:
-    """The project named, or the only one. Never creates one: ``import texts`` and ``import
-    pairs`` create their project inside their own all-or-nothing import (:mod:`cli.imports`)."""
-    from annotation.services import projects  # on use (LAZY)
-    all_projects = projects.list_projects(db, actor)
-    if name:
-        for p in all_projects:
-            if p.name == name:
-                return p.id
-        raise CliError(f"no project called {name!r}")
-    if len(all_projects) == 1:
-        return all_projects[0].id
-    raise CliError("several projects exist; name one with --project" if all_projects
-                   else "no project yet; import texts first")
-
-
-def _new_project_name(db: Database, actor: Actor, name: str | None) -> str:
-    """The project an import may create: the one named, or "Default project" when none exists."""
-    from annotation.services import projects  # on use (LAZY)
-    if name:
-        return name
-    if not projects.list_projects(db, actor):
-        return "Default project"
-    raise CliError("several projects exist; name one with --project")
-
-
 def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
     info = accounts.create_user_from_cli(db, args.name, _read_password(args), args.role,
                                          args.display_name or "")
@@ -101,8 +64,8 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import agreement  # on use (LAZY)
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
+    actor = acting_user(db, args.user)
+    pid = named_project_id(db, actor, args.project)
     scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
     report = scope.report
     if args.json:
@@ -144,8 +107,8 @@ HEADLINE_LABELS: tuple[tuple[str, str], ...] = (
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
     """What this run changed, then what it left as it was (a run that finds nothing new says so)."""
     from annotation.services import resolving  # on use (LAZY)
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
+    actor = acting_user(db, args.user)
+    pid = named_project_id(db, actor, args.project)
     summary = resolving.resolve_project(db, actor, pid, recheck=args.recheck)
     changed = (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review"
                if summary.gold or summary.flagged else "nothing new to resolve")
@@ -181,8 +144,8 @@ class ProgressBar:
 
 def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import duplicates  # on use (LAZY)
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
+    actor = acting_user(db, args.user)
+    pid = named_project_id(db, actor, args.project)
     summary = duplicates.run_dedup(db, actor, pid, threshold=args.threshold,
                                    progress=None if args.quiet else ProgressBar())
     return (f"{summary.n_texts} texts compared in {summary.seconds:.1f} s "
@@ -193,8 +156,8 @@ def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_export(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import exports  # on use (LAZY)
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
+    actor = acting_user(db, args.user)
+    pid = named_project_id(db, actor, args.project)
     try:
         record = exports.export_dataset(
             db, actor, pid, Path(args.out_dir), base=args.base, seed=args.seed, licence=args.licence,
@@ -218,8 +181,8 @@ def cmd_exports(db: Database, args: argparse.Namespace) -> str:
     """The project's exports, newest first: id, when, status (a replaced one names its
     replacement), samples, folder."""
     from annotation.services import exports  # on use (LAZY)
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
+    actor = acting_user(db, args.user)
+    pid = named_project_id(db, actor, args.project)
     records = exports.list_exports(db, actor, pid)
     if not records:
         return "no exports yet"
@@ -263,7 +226,10 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
 
 
 def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import jobs  # on use (LAZY)
+    # on use (LAZY). A job of any kind may come: jobs runs training, and model_jobs registers the
+    # runners of predict and audit with it as it is imported
+    from annotation.services import jobs, model_jobs
+    del model_jobs  # imported for what it registers
     status = jobs.run_job(db, args.job_id)
     if status != "succeeded":
         raise CliError(f"job {args.job_id} {status}")
@@ -272,7 +238,7 @@ def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
 
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import projects  # on use (LAZY)
-    actor = _acting_user(db, args.user)
+    actor = acting_user(db, args.user)
     info = projects.load_demo_project(db, actor)
     done = f"{info.name}: {info.n_samples} texts"
     if args.pairs:

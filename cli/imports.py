@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cli.acting import acting_user, named_project_id, new_project_name
+from cli.output import CliError
 from db.engine import Database
 
 
 def _file(args: argparse.Namespace) -> Path:
-    from cli import CliError
-
     path = Path(args.file)
     if not path.is_file():
         raise CliError(f"{path}: no such file")
@@ -36,16 +36,15 @@ def _target(db: Database, args: argparse.Namespace):  # type: ignore[no-untyped-
     (created anew here) or finished (imported into); a dead import into any other project is
     left to the next import into that project."""
     from annotation.services import text_imports  # on use (LAZY)
-    from cli import CliError, _acting_user, _new_project_name, _project_id
 
-    actor = _acting_user(db, args.user)
+    actor = acting_user(db, args.user)
     try:
-        return actor, _project_id(db, actor, args.project), None
+        return actor, named_project_id(db, actor, args.project), None
     except CliError:
-        new_project = _new_project_name(db, actor, args.project)
+        new_project = new_project_name(db, actor, args.project)
     if text_imports.recover_import_creating(db, new_project):
         try:
-            return actor, _project_id(db, actor, args.project), None
+            return actor, named_project_id(db, actor, args.project), None
         except CliError:
             pass  # rolled back with its project: this import creates it
     return actor, None, new_project
@@ -81,7 +80,6 @@ def _annotation_file(args: argparse.Namespace) -> tuple[bytes, str]:
     from annotation.export import ANNOTATIONS_CONFIG, MANIFEST_FILE, ExportError  # on use (LAZY)
     from annotation.export.reader import annotations_as_interchange, read_manifest
     from annotation.timeaxis import DEFAULT_BASE
-    from cli import CliError
 
     path = Path(args.file)
     try:
@@ -101,11 +99,10 @@ def _annotation_file(args: argparse.Namespace) -> tuple[bytes, str]:
 
 def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import annotation_import  # on use (LAZY)
-    from cli import _acting_user, _project_id
 
     data, source = _annotation_file(args)
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
+    actor = acting_user(db, args.user)
+    pid = named_project_id(db, actor, args.project)
     summary = annotation_import.import_annotations(db, actor, pid, data, source)
     made = f"; new (inactive) accounts: {', '.join(summary.new_accounts)}" if summary.new_accounts else ""
     return f"imported {summary.added} annotations; {summary.already_present} already present{made}"

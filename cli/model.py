@@ -23,6 +23,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from cli.acting import acting_user, named_project_id
+from cli.database import database_failure, open_database
+from cli.output import CliError
 from db.engine import Database, database_url
 
 
@@ -31,7 +34,6 @@ def _run_job_id(db: Database, actor, project_id: int, run_dir: str) -> int:  # t
     what is missing."""
     from annotation.services import jobs
     from annotation.training.results import RunFolderError, load_run
-    from cli import CliError
 
     wanted = Path(run_dir).resolve()
     for job in jobs.list_jobs(db, actor, project_id):
@@ -59,7 +61,6 @@ def record_training_run(args: argparse.Namespace, export_dir: Path, run_dir: Pat
     from annotation.services import accounts, model_jobs
     from annotation.services.errors import ServiceError
     from annotation.training.predictions import MAX_PREDICTIONS, stored_result
-    from cli.database import database_failure, open_database
     from db.presence import DatabaseInUse
     from db.upgrade import SchemaUpgradeError
 
@@ -100,10 +101,9 @@ def record_training_run(args: argparse.Namespace, export_dir: Path, run_dir: Pat
 
 def _apply(db: Database, args: argparse.Namespace, kind: str) -> tuple[Any, int, Any]:
     from annotation.services import jobs, model_jobs
-    from cli import CliError, _acting_user, _project_id
 
-    actor = _acting_user(db, args.user)
-    pid = _project_id(db, actor, args.project)
+    actor = acting_user(db, args.user)
+    pid = named_project_id(db, actor, args.project)
     job = model_jobs.launch_model_job(db, actor, pid, _run_job_id(db, actor, pid, args.run), kind,
                                       members=args.members, folds=getattr(args, "folds", model_jobs.DEFAULT_FOLDS),
                                       launcher="", start=False)
@@ -127,13 +127,12 @@ def _number(value: float | None, digits: int = 2) -> float | None:
 
 def cmd_audit(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import model_jobs, model_loop
-    from cli import CliError, _acting_user, _project_id
 
     if args.run:
         actor, pid, _done = _apply(db, args, model_jobs.AUDIT)
     else:
-        actor = _acting_user(db, args.user)
-        pid = _project_id(db, actor, args.project)
+        actor = acting_user(db, args.user)
+        pid = named_project_id(db, actor, args.project)
     listed = model_loop.disagreements(db, actor, pid, top=args.top)
     if listed is None:
         raise CliError("no audit yet: run one with --run RUN_DIR, or from the Training page")
@@ -155,10 +154,9 @@ def cmd_audit(db: Database, args: argparse.Namespace) -> str:
 def cmd_jobs(db: Database, args: argparse.Namespace) -> str:
     """One line per job: id, kind, when, status (with the reason of a failure), progress."""
     from annotation.services import jobs
-    from cli import _acting_user, _project_id
 
-    actor = _acting_user(db, args.user)
-    listed = jobs.list_jobs(db, actor, _project_id(db, actor, args.project))
+    actor = acting_user(db, args.user)
+    listed = jobs.list_jobs(db, actor, named_project_id(db, actor, args.project))
     if not listed:
         return "no jobs yet"
     return "\n".join(f"{j.id:>4}  {j.kind:<8}  {j.created_at:%Y-%m-%d %H:%M}  {j.status}"

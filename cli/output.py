@@ -1,4 +1,5 @@
-"""What a command prints, and how it ends when the reader of its output has gone.
+"""What a command prints, how it fails (:class:`CliError`: one line on stderr, exit status 1),
+and how it ends when the reader of its output has gone.
 
 ``chronocept audit --json | head -1``: ``head`` closes the pipe after its first line, and the next
 write — or Python's last flush of standard output at exit — fails with EPIPE. The command then
@@ -18,6 +19,10 @@ from typing import Sequence
 
 #: The status a shell reports for a command stopped by SIGPIPE.
 READER_GONE = 128 + signal.SIGPIPE
+
+
+class CliError(Exception):
+    """A failure reported as one line on stderr with exit status 1."""
 
 
 def reader_gone() -> int:

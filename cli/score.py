@@ -18,6 +18,8 @@ import math
 from datetime import datetime, timezone
 from pathlib import Path
 
+from cli.output import CliError
+
 
 def _who() -> str:
     try:
@@ -52,7 +54,6 @@ def _figure_lines(score, names, labels) -> list[str]:  # type: ignore[no-untyped
 
 
 def cmd_score(_db: None, args: argparse.Namespace) -> str:
-    from cli import CliError
     from annotation.training.errors import TrainingInputError
     from annotation.training.scoring import SCORE_LABELS, SCORE_METRICS, ModelScore
     from annotation.training.submissions import (

@@ -27,6 +27,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 
 from db.durable import flush_file, flush_folder, make_folder_durably, rename_without_replacing
+from db.processes import process_is_alive
 
 
 class BackupError(Exception):
@@ -45,18 +46,6 @@ _TEMPORARY = re.compile(r"\.backup-(?:(?P<host>.+)-(?P<pid>\d+)-)?[a-z0-9_]{8}")
 
 def temporary_prefix() -> str:
     return f".backup-{socket.gethostname()}-{os.getpid()}-"
-
-
-def process_is_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except (OverflowError, ValueError, OSError):
-        return False
-    return True
 
 
 def remove_abandoned_backups(folder: Path, *, now: float | None = None,

@@ -21,6 +21,12 @@ heartbeat is older than :data:`HEARTBEAT_STALE_S` — the only sign of life from
 server sharing the database (a row from before heartbeats: an hour after it started). Every
 listing (:func:`list_exports`, :func:`get_export`) marks such an export failed first
 (:func:`recover_interrupted_exports`), so none reads as "writing" after its writer died.
+
+The recovery and the export's own end race (another app server may judge an export dead just
+as it finishes): each writes its outcome with one conditional ``UPDATE`` — the recovery only if
+the row is still ``writing`` with the heartbeat it judged stale, the export only if the row is
+still ``writing`` — so exactly one outcome is written and the other changes nothing. A check
+read first and an ``UPDATE`` after it would both pass on PostgreSQL (READ COMMITTED).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from annotation import export as hf_export
 from annotation.leftovers import WORKER_GONE
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
-from annotation.services.errors import NotFound
+from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import DatasetExport, User, utcnow
@@ -133,6 +139,41 @@ def _is_interrupted(row: DatasetExport, now: datetime) -> bool:
     return not hf_export.writer_is_alive(writer, started.timestamp(), now=now.timestamp())
 
 
+@dataclass(frozen=True)
+class InterruptedExport:
+    """An export judged interrupted, with the heartbeat it was judged on (None: a row from
+    before heartbeats, judged by its age), which the write that fails it requires unchanged."""
+
+    id: int
+    heartbeat_at: datetime | None
+
+
+def find_interrupted_exports(db: Database, project_id: int | None = None) -> list[InterruptedExport]:
+    """The exports stuck at ``writing`` whose writer is dead (module docstring): one indexed read."""
+    now = datetime.now(timezone.utc)
+    with db.read() as s:
+        stmt = select(DatasetExport).where(DatasetExport.status == WRITING)
+        if project_id is not None:
+            stmt = stmt.where(DatasetExport.project_id == project_id)
+        return [InterruptedExport(row.id, row.heartbeat_at) for row in s.scalars(stmt) if _is_interrupted(row, now)]
+
+
+def fail_interrupted_export(db: Database, judged: InterruptedExport) -> str | None:
+    """Mark a judged export ``failed`` (:data:`WORKER_GONE`) if it is still writing with the
+    heartbeat it was judged on; its folder's path, or None when it finished, failed or beat
+    meanwhile (its writer lives: nothing is changed)."""
+    beat_unchanged = (DatasetExport.heartbeat_at.is_(None) if judged.heartbeat_at is None
+                      else DatasetExport.heartbeat_at == judged.heartbeat_at)
+    with db.write() as s:
+        path = s.scalar(update(DatasetExport)
+                        .where(DatasetExport.id == judged.id, DatasetExport.status == WRITING, beat_unchanged)
+                        .values(status=FAILED, error=WORKER_GONE).returning(DatasetExport.path)
+                        .execution_options(synchronize_session=False))
+        if path is not None:
+            audit.record(s, None, "export_interrupted", "export", judged.id, path=path)
+        return path
+
+
 def recover_interrupted_exports(db: Database, project_id: int | None = None) -> list[int]:
     """Mark exports stuck at ``writing`` whose writer is dead (module docstring) as ``failed``
     (:data:`WORKER_GONE`) and remove their abandoned staging folders (see
@@ -140,22 +181,12 @@ def recover_interrupted_exports(db: Database, project_id: int | None = None) -> 
 
     Cheap when there is nothing to do: one indexed read. Never raises for a folder it cannot
     remove (it stays for the next time)."""
-    now = datetime.now(timezone.utc)
-    with db.read() as s:
-        stmt = select(DatasetExport).where(DatasetExport.status == WRITING)
-        if project_id is not None:
-            stmt = stmt.where(DatasetExport.project_id == project_id)
-        stale = [row.id for row in s.scalars(stmt) if _is_interrupted(row, now)]
     recovered: list[int] = []
-    for export_id in stale:
-        with db.write() as s:
-            row = s.get(DatasetExport, export_id)
-            if row is None or row.status != WRITING:
-                continue  # someone else recovered (or finished) it meanwhile
-            row.status, row.error = FAILED, WORKER_GONE
-            path = row.path
-            audit.record(s, None, "export_interrupted", "export", export_id, path=path)
-        recovered.append(export_id)
+    for judged in find_interrupted_exports(db, project_id):
+        path = fail_interrupted_export(db, judged)
+        if path is None:
+            continue  # someone else recovered it, or it finished or beat meanwhile
+        recovered.append(judged.id)
         try:
             hf_export.remove_abandoned_staging(path)
         except OSError:
@@ -192,10 +223,7 @@ def heartbeat(db: Database, export_id: int) -> Iterator[None]:
     def beat() -> None:
         while not stop.wait(HEARTBEAT_EVERY_S):
             try:
-                with db.write() as s:
-                    s.execute(update(DatasetExport).where(DatasetExport.id == export_id,
-                                                          DatasetExport.status == WRITING)
-                              .values(heartbeat_at=utcnow()))
+                beat_once(db, export_id)
             except Exception:  # noqa: BLE001 - a missed beat is not the export's failure; the next one may pass
                 pass
 
@@ -208,14 +236,29 @@ def heartbeat(db: Database, export_id: int) -> Iterator[None]:
         thread.join()
 
 
+def beat_once(db: Database, export_id: int) -> None:
+    """One heartbeat of a writing export (a finished or failed one keeps its last)."""
+    with db.write() as s:
+        s.execute(update(DatasetExport).where(DatasetExport.id == export_id, DatasetExport.status == WRITING)
+                  .values(heartbeat_at=utcnow()).execution_options(synchronize_session=False))
+
+
 def finish_record(db: Database, actor: Actor, username: str, export_id: int,
                   manifest: hf_export.ExportManifest, seconds: float, n_samples: int,
                   n_annotations: int) -> ExportRecord:
     """Mark the export complete with its split membership, counts and time, mark the complete
-    exports whose folder it now occupies ``replaced``, and audit it."""
+    exports whose folder it now occupies ``replaced``, and audit it — if it is still writing.
+    One that was taken for dead meanwhile (:func:`recover_interrupted_exports`: silent for
+    :data:`HEARTBEAT_STALE_S`) stays failed: :class:`InvalidInput`, nothing changed."""
     with db.write() as s:
+        finished = s.execute(update(DatasetExport)
+                             .where(DatasetExport.id == export_id, DatasetExport.status == WRITING)
+                             .values(status=COMPLETE).execution_options(synchronize_session=False)).rowcount
+        if not finished:
+            raise InvalidInput(f"Export {export_id} was taken for dead while it finished (silent for over "
+                               f"{HEARTBEAT_STALE_S:.0f} s) and marked failed; its folder was written, but the "
+                               "export is not recorded as complete: export again.")
         row = s.get(DatasetExport, export_id)
-        row.status = COMPLETE
         row.splits = {c: {sp: list(ids) for sp, ids in per.items()} for c, per in manifest.splits.items()}
         row.counts = {c: dict(per) for c, per in manifest.counts.items()}
         row.settings = {**row.settings, "seconds": round(seconds, 3),

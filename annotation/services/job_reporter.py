@@ -5,19 +5,32 @@ outcome (:func:`run_reported`, :func:`finish_job`).
 The rows a job stores beside its row (a model job's ``model_predictions``, written in chunks
 under the job's id) are its result: readers take them only from a job that succeeded
 (:func:`annotation.services.model_loop.latest_job`), so the one ``UPDATE`` that marks the job
-succeeded publishes all of them at once, and until then the previous job's stay current. That
-``UPDATE`` happens only while the job is still running; a job that ends any other way — failed,
-cancelled, its worker found dead — loses its rows in the same transaction, so none is left
-half-written.
+succeeded publishes all of them at once, and until then the previous job's stay current.
+
+An outcome is one conditional ``UPDATE``: written only while the job is still in the state its
+writer saw — running, for the worker; as judged (status and heartbeat), for the dead-worker
+detection of an app server (:mod:`annotation.services.job_liveness`). A check read first and an
+``UPDATE`` after it would both pass when the two race on PostgreSQL (READ COMMITTED); the
+condition in the ``UPDATE`` lets exactly one outcome be written, and the other changes nothing.
+
+A job that ends any other way than succeeded loses its rows after its outcome is written, in
+chunks of :data:`DISCARD_CHUNK`, each its own short write (:func:`discard_rows`): a predict job
+holds a row per sample, and deleting 100k of them in the write of the outcome held SQLite's
+write lock for seconds. No reader takes a failed job's rows, so they need not go at once; what a
+kill in the middle leaves — or a worker found dead goes on writing — is removed by the next
+listing of the project's jobs (:func:`sweep_discarded_rows`).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import traceback
 from typing import Any, Callable
 
-from sqlalchemy import delete
+from datetime import datetime
+
+from sqlalchemy import delete, exists, select, update
 
 from annotation.services.errors import InvalidInput
 from db.engine import Database
@@ -27,6 +40,17 @@ from db.models import Job, ModelPrediction, utcnow
 FLUSH_EVERY_S = 2.0
 #: lines of log a job row keeps
 LOG_TAIL_LINES = 200
+#: rows of a finished job deleted per write: as many as a model job inserts per write
+#: (``model_jobs.WRITE_CHUNK``), a few milliseconds of the write lock each
+DISCARD_CHUNK = 2_000
+#: on SQLite, the pause between two chunks: the deleting process would take the write lock
+#: again at once, before a writer of another process, asking every couple of milliseconds
+#: (``db.engine.begin_immediate``), sees it free
+DISCARD_PAUSE_S = 0.005
+#: the outcomes whose rows nobody reads
+DISCARDED = ("failed", "cancelled")
+#: :func:`finish_job`'s ``heartbeat`` when the outcome does not depend on it
+ANY_HEARTBEAT: Any = object()
 
 
 def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
@@ -78,7 +102,8 @@ class JobReporter:
             fraction, message, lines = self.fraction, self.message, self.lines
             self.lines = []
         with self.db.write() as s:
-            job = s.get(Job, self.job_id)
+            # locked as read (PostgreSQL), so that an outcome written meanwhile is not overwritten
+            job = s.get(Job, self.job_id, with_for_update=True)
             if job.status != "running":
                 self.cancel = True  # finished meanwhile (found dead): the work stops at its next check
                 return
@@ -91,31 +116,66 @@ class JobReporter:
 
 
 def finish_job(db: Database, job_id: int, status: str, message: str, *, extra_log: str = "",
-               result: dict[str, Any] | None = None, only_if: tuple[str, ...] | None = None) -> bool:
+               result: dict[str, Any] | None = None, only_if: tuple[str, ...] | None = None,
+               heartbeat: datetime | None = ANY_HEARTBEAT) -> bool:
     """Write a job's outcome, unless it is no longer in one of the ``only_if`` states (already
-    finished: by its worker, a lead's cancel, or found dead); returns whether it was written. A
-    job that ends other than ``succeeded`` loses the rows it stored (module docstring)."""
+    finished: by its worker, a lead's cancel, or found dead) or, where ``heartbeat`` is given, its
+    heartbeat is no longer that one (it beat since it was judged dead); returns whether it was
+    written. A job that ends other than ``succeeded`` then loses the rows it stored (module
+    docstring)."""
+    values: dict[str, Any] = {"status": status, "message": message, "finished_at": utcnow()}
+    if result is not None:
+        values["result"] = result
+    if status == "succeeded":
+        values["progress"] = 1.0
+    still = [Job.id == job_id]
+    if only_if is not None:
+        still.append(Job.status.in_(only_if))
+    if heartbeat is not ANY_HEARTBEAT:
+        still.append(Job.heartbeat_at.is_(None) if heartbeat is None else Job.heartbeat_at == heartbeat)
     with db.write() as s:
-        job = s.get(Job, job_id)
-        if job is None or (only_if is not None and job.status not in only_if):
-            return False
-        job.status, job.message, job.finished_at = status, message, utcnow()
-        if extra_log:
-            job.log = log_tail((job.log + "\n" if job.log else "") + extra_log)
-        if result is not None:
-            job.result = result
-        if status == "succeeded":
-            job.progress = 1.0
-        else:
-            s.execute(delete(ModelPrediction).where(ModelPrediction.job_id == job_id))
-        return True
+        written = s.execute(update(Job).where(*still).values(**values)
+                            .execution_options(synchronize_session=False)).rowcount == 1
+        if written and extra_log:  # the row is this transaction's now: nobody else writes its log
+            log = s.scalar(select(Job.log).where(Job.id == job_id))
+            s.execute(update(Job).where(Job.id == job_id)
+                      .values(log=log_tail((log + "\n" if log else "") + extra_log))
+                      .execution_options(synchronize_session=False))
+    if written and status != "succeeded":
+        discard_rows(db, job_id)
+    return written
 
 
-def _discard_rows(db: Database, job_id: int) -> None:
-    """Remove what a job stored after it had been marked finished (found dead while it was
-    still writing: its outcome stands, its late rows go)."""
+def discard_rows(db: Database, job_id: int) -> int:
+    """Delete the rows job ``job_id`` stored, :data:`DISCARD_CHUNK` per write; returns how many."""
+    removed = 0
+    while True:
+        n = _discard_chunk(db, job_id)
+        removed += n
+        if n < DISCARD_CHUNK:
+            return removed
+        if db.is_sqlite:
+            time.sleep(DISCARD_PAUSE_S)
+
+
+def _discard_chunk(db: Database, job_id: int) -> int:
     with db.write() as s:
-        s.execute(delete(ModelPrediction).where(ModelPrediction.job_id == job_id))
+        chunk = (select(ModelPrediction.id).where(ModelPrediction.job_id == job_id)
+                 .limit(DISCARD_CHUNK).scalar_subquery())
+        return s.execute(delete(ModelPrediction).where(ModelPrediction.id.in_(chunk))
+                         .execution_options(synchronize_session=False)).rowcount
+
+
+def sweep_discarded_rows(db: Database, project_id: int | None = None) -> int:
+    """Delete what is left of the rows of jobs (of ``project_id``, or all) that ended other than
+    succeeded: a kill in the middle of :func:`discard_rows`, or a worker found dead that went on
+    writing, leaves some. One read when there are none; returns how many went."""
+    with db.read() as s:
+        q = select(Job.id).where(Job.status.in_(DISCARDED), exists().where(ModelPrediction.job_id == Job.id))
+        if project_id is not None:
+            q = q.where(Job.project_id == project_id)
+        left = list(s.scalars(q))
+    return sum(discard_rows(db, job_id) for job_id in left)
 
 
 def run_reported(db: Database, job_id: int, work: Callable[[JobReporter], tuple[str, dict[str, Any]]]) -> str:
@@ -142,6 +202,6 @@ def run_reported(db: Database, job_id: int, work: Callable[[JobReporter], tuple[
     # written only while the job runs: one already marked finished (found dead) keeps its outcome
     if finish_job(db, job_id, status, message, only_if=("running",), **extra):
         return status
-    _discard_rows(db, job_id)
+    discard_rows(db, job_id)  # what it stored after it was marked finished
     with db.read() as s:
         return s.get(Job, job_id).status

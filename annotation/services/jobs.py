@@ -11,10 +11,15 @@ progress, a log tail and a heartbeat back every couple of seconds; it ends ``suc
 ``failed`` (with the error and log) or ``cancelled`` (the lead asked; the worker checks between
 steps). A job whose worker died without a word is found by its silence: a worker whose
 process is gone (on this host: a process id means nothing on another), or any worker whose
-heartbeat stopped, is marked failed ("the worker stopped without finishing") with its log —
-by every listing of jobs (the Training page, ``chronocept jobs``), so nobody has to open it.
-The rows a job wrote (``model_predictions``) count only once it succeeds and go when it does
-not (:func:`annotation.services.job_reporter.finish_job`).
+heartbeat stopped, is marked failed ("the worker stopped without finishing") with its log — by
+every listing of jobs (the Training page, ``chronocept jobs``), so nobody has to open it
+(:mod:`annotation.services.job_liveness`). The rows a job wrote (``model_predictions``)
+count only once it succeeds and go when it does not
+(:func:`annotation.services.job_reporter.finish_job`).
+
+What runs a claimed job depends on its kind: :data:`RUNNERS`, where training's runner is this
+module's and the model jobs (``predict``, ``audit``) register theirs when
+:mod:`annotation.services.model_jobs` is imported — it imports this module, never the reverse.
 """
 
 from __future__ import annotations
@@ -26,15 +31,14 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import select, update
 
-from annotation import leftovers
-from annotation.services import audit
-from annotation.services.job_reporter import JobReporter, finish_job, run_reported
+from annotation.services import audit, job_liveness
+from annotation.services.job_reporter import JobReporter, finish_job, run_reported, sweep_discarded_rows
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.number_limits import checks_numbers
@@ -50,14 +54,20 @@ from db.models import DatasetExport, Job, User, utcnow
 
 TRAINING = "training"
 FINISHED = ("succeeded", "failed", "cancelled")
-#: a running job silent for this long is taken for dead
-HEARTBEAT_TIMEOUT_S = 90.0
-#: a queued job no worker has claimed after this long is taken for lost
-START_TIMEOUT_S = 180.0
 #: the start of the message of a job whose worker died
-WORKER_GONE = leftovers.WORKER_GONE.capitalize()
+WORKER_GONE = job_liveness.WORKER_GONE
 
 _children: list[subprocess.Popen] = []  # local workers, polled so none stays a zombie
+
+#: runs a claimed job of its kind to its end and returns its final status (``run_reported``)
+Runner = Callable[[Database, int], str]
+#: the runner of each kind of job, filled by :func:`register_runner` (module docstring)
+RUNNERS: dict[str, Runner] = {}
+
+
+def register_runner(kind: str, runner: Runner) -> None:
+    """Make ``runner`` run the jobs of ``kind`` (a module's own kinds, registered as it loads)."""
+    RUNNERS[kind] = runner
 
 
 def runs_root() -> Path:
@@ -269,51 +279,11 @@ def _reap_children() -> None:
             _children.remove(child)
 
 
-def _pid_alive(pid: int) -> bool:
-    """Whether a process of this machine still runs (a zombie counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _worker_log_tail(run_dir: str, lines: int = 30) -> str:
-    try:
-        text = Path(run_dir, "worker.log").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
 def _detect_dead(db: Database, project_id: int | None = None) -> None:
-    """Mark jobs whose worker is gone as failed (see module docstring)."""
+    """Mark jobs whose worker is gone as failed, and remove what failed jobs left of their rows."""
     _reap_children()
-    now = utcnow()
-    host = socket.gethostname()
-    with db.read() as s:
-        q = select(Job).where(Job.status.in_(("queued", "running")))
-        if project_id is not None:
-            q = q.where(Job.project_id == project_id)
-        live = list(s.scalars(q))
-    for job in live:
-        reason = None
-        if job.status == "queued" and now - job.created_at > timedelta(seconds=START_TIMEOUT_S):
-            reason = f"No worker started within {START_TIMEOUT_S:.0f} s."
-        elif job.status == "running":
-            if job.host == host and job.pid and not _pid_alive(job.pid):
-                reason = f"{WORKER_GONE}: its process (pid {job.pid} on {host}) is gone."
-            elif job.heartbeat_at and now - job.heartbeat_at > timedelta(seconds=HEARTBEAT_TIMEOUT_S):
-                reason = f"{WORKER_GONE}: it has been silent since {job.heartbeat_at:%H:%M:%S} UTC."
-        if reason:
-            tail = _worker_log_tail(job.run_dir)
-            finish_job(db, job.id, "failed", reason, extra_log=tail, only_if=("queued", "running"))
+    job_liveness.fail_dead_workers(db, job_liveness.find_dead_workers(db, project_id))
+    sweep_discarded_rows(db, project_id)
 
 
 @checks_numbers
@@ -350,7 +320,9 @@ def cancel_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
     nothing."""
     with db.write() as s:
         require_role(s, actor, "lead")
-        job = s.get(Job, job_id)
+        # locked as read (PostgreSQL): a worker claiming it meanwhile waits, rather than start a
+        # job read as queued and marked cancelled here
+        job = s.get(Job, job_id, with_for_update=True)
         if job is None:
             raise NotFound(f"There is no job {job_id}.")
         if job.status == "queued":
@@ -381,11 +353,19 @@ def run_job(db: Database, job_id: int) -> str:
         if not claimed:
             raise InvalidInput(f"Job {job_id} is {job.status}, not queued; nothing to run.")
         kind = job.kind
+    runner = RUNNERS.get(kind)
+    if runner is None:
+        finish_job(db, job_id, "failed", f"This worker runs no {kind} jobs.", only_if=("running",))
+        return "failed"
+    return runner(db, job_id)
+
+
+def _run_training(db: Database, job_id: int) -> str:
+    """Worker: train the claimed training job on its export."""
+    with db.read() as s:
+        job = s.get(Job, job_id)
         export = s.get(DatasetExport, job.export_id)
         export_path, run_dir, config_data = export.path, job.run_dir, dict(job.config)
-    if kind != TRAINING:  # a trained run applied to its project (predictions, gold audit)
-        from annotation.services.model_jobs import run_model_job
-        return run_model_job(db, job_id)
     from annotation.training import TrainingConfig, run_training
 
     def train(reporter: JobReporter) -> tuple[str, dict[str, Any]]:
@@ -396,6 +376,9 @@ def run_job(db: Database, job_id: int) -> str:
                 stored_result(results, MAX_PREDICTIONS))
 
     return run_reported(db, job_id, train)
+
+
+register_runner(TRAINING, _run_training)
 
 
 def wait_for(db: Database, job_id: int, timeout_s: float = 60.0) -> str:

@@ -23,7 +23,8 @@ predictions are computed before any write and stored in short chunked inserts
 (:class:`db.models.ModelPrediction`) under the job's id; they are read only once the job has
 succeeded, so the job's one final ``UPDATE`` publishes them all at once, and a job that does not
 succeed leaves none behind (:mod:`annotation.services.job_reporter`). Targets are stored in base 1.1 (an export's base is
-converted on the way in).
+converted on the way in). Both kinds are run by :func:`run_model_job`, which this module
+registers with :mod:`annotation.services.jobs` as it loads (``jobs.RUNNERS``).
 """
 
 from __future__ import annotations
@@ -71,10 +72,8 @@ def check_run(s: Any, project_id: int, run_job_id: int, *, files: bool = True) -
     """The finished training job ``run_job_id`` of this project and its export, or
     :class:`InvalidInput` / :class:`NotFound` saying why it cannot be applied (``files``: also
     that its models are on disk — looked at in a read, never under the write lock)."""
-    from annotation.services.jobs import TRAINING
-
     run = s.get(Job, run_job_id)
-    if run is None or run.kind != TRAINING:
+    if run is None or run.kind != jobs.TRAINING:
         raise NotFound(f"There is no training run {run_job_id}.")
     if run.project_id != project_id:
         raise InvalidInput(f"Training run {run_job_id} belongs to another project.")
@@ -95,8 +94,6 @@ def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: in
                      launcher: str | None = None, start: bool = True):  # type: ignore[no-untyped-def]
     """Lead: queue a ``predict`` or ``audit`` job of a finished training run and start its
     worker (``start=False`` only queues: tests, the CLI running it in-process)."""
-    from annotation.services import jobs
-
     if kind not in MODEL_KINDS:
         raise InvalidInput(f"Unknown kind of model job {kind!r}.")
     members = _bounded("ensemble members", members, MIN_MEMBERS, MAX_MEMBERS)
@@ -273,6 +270,10 @@ def run_model_job(db: Database, job_id: int) -> str:
         return summary, {"n": len(rows)}
 
     return run_reported(db, job_id, work)
+
+
+jobs.register_runner(PREDICT, run_model_job)
+jobs.register_runner(AUDIT, run_model_job)
 
 
 __all__ = ["AUDIT", "MODEL_KINDS", "PREDICT", "check_run", "launch_model_job", "record_training_run",

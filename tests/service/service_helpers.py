@@ -87,10 +87,12 @@ def open_items(db) -> list[ReviewItem]:
 
 
 def run_cli(db, *args: str) -> tuple[int, str, str]:
-    """``chronocept ARGS`` on ``db``, through :func:`cli.main` in this process (exit status,
-    standard output, standard error); the database's variable is set for the call alone."""
+    """``chronocept ARGS`` on ``db`` (a Database, or the URL of a database), through
+    :func:`cli.main` in this process (exit status, standard output, standard error); the database
+    variable is set for the call only."""
+    url = db if isinstance(db, str) else db.engine.url.render_as_string(hide_password=False)
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as env, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        env.setenv(ENV_VAR, db.engine.url.render_as_string(hide_password=False))
+        env.setenv(ENV_VAR, url)
         code = cli.main(list(args))
     return code, out.getvalue(), err.getvalue()

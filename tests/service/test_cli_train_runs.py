@@ -5,17 +5,11 @@ database it still trains, and ``predict`` names what is missing. SQLite and Post
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
-
 import pytest
 from sqlalchemy import func, select
 
-import cli
 from annotation.services import jobs, model_loop
 from db import config as app_config
-from db.engine import ENV_VAR
 from db.models import Job, ModelPrediction, Sample
 from gold_data import gold_project
 from service_helpers import run_cli
@@ -64,19 +58,10 @@ def test_without_a_database_holding_the_export_it_trains_and_predict_says_what_i
                                                                                          tmp_path):
     _pid, export = exported
     run = tmp_path / "run"
-    out, err = io.StringIO(), io.StringIO()
-    saved = os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = f"sqlite:///{tmp_path / 'nowhere' / 'none.db'}"
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(["train", str(export), "--run-dir", str(run), *QUICK])
-    finally:
-        if saved is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = saved
-    assert code == 0, err.getvalue()
-    assert out.getvalue().strip().splitlines()[-1].startswith(
+    code, out, err = run_cli(f"sqlite:///{tmp_path / 'nowhere' / 'none.db'}", "train", str(export),
+                             "--run-dir", str(run), *QUICK)
+    assert code == 0, err
+    assert out.strip().splitlines()[-1].startswith(
         "not recorded as a training job of a project (predict and audit need one): there is no database at ")
     assert not (tmp_path / "nowhere").exists()  # no database was made for it
     assert (run / "metrics.json").is_file()

@@ -22,7 +22,7 @@ from annotation.services import export_downloads, exports, resolving
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
 from gold_data import gold_project
-from service_helpers import count
+from service_helpers import count, run_cli
 
 
 @pytest.fixture
@@ -517,27 +517,6 @@ def test_exports_of_another_server_are_interrupted_only_after_an_hour(db, lead, 
         assert s.get(DatasetExport, recent_row).status == "writing"
 
 
-def _cli_exports(db) -> str:
-    """What ``chronocept exports`` prints for the database, run in this process."""
-    import contextlib
-    import io
-
-    import cli
-    from db.engine import ENV_VAR
-
-    out, saved = io.StringIO(), os.environ.get(ENV_VAR)
-    os.environ[ENV_VAR] = db.engine.url.render_as_string(hide_password=False)
-    try:
-        with contextlib.redirect_stdout(out):
-            assert cli.main(["exports"]) == 0
-    finally:
-        if saved is None:
-            os.environ.pop(ENV_VAR, None)
-        else:
-            os.environ[ENV_VAR] = saved
-    return out.getvalue()
-
-
 def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
     """The real thing: an export in a subprocess is killed (SIGKILL) while writing its files;
     every listing shows it failed at once."""
@@ -575,7 +554,8 @@ def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
     assert len(staged) == 1 and (staged[0] / hf_export.WRITER_MARKER).is_file()
 
     # listed at once as failed, by the command line and by the service, nobody opening it
-    listing = _cli_exports(db)
+    code, listing, err = run_cli(db, "exports")
+    assert code == 0, err
     (line,) = listing.splitlines()
     assert "  failed: the worker stopped without finishing  " in line and "writing" not in line
     (rec,) = exports.list_exports(db, lead, gold)

@@ -115,8 +115,6 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
     "login_attempts.address": MadeByCode("the client's IP address, cut", CUT),
     "samples.status": MadeByCode("a sample status", lambda: SAMPLE_STATUSES),
     "import_batches.status": MadeByCode("an import batch status", lambda: IMPORT_BATCH_STATUSES),
-    "import_batches.host": MadeByCode("the importing process's host name (at most 64 characters on Linux, "
-                                      "255 in DNS)", lambda: [socket.gethostname()]),
     "annotations.status": MadeByCode("draft or submitted (a check constraint)",
                                      lambda: ("draft", "submitted")),
     "annotations.params_source": MadeByCode("where the parameters came from: the fit or the hand",
