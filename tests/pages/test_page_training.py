@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 
 import pytest
@@ -12,6 +11,7 @@ from annotation.services import exports, jobs
 from db import config as app_config
 from db.models import Job, utcnow
 from gold_data import gold_project
+from gone_processes import pid_of_no_process
 from page_helpers import errors, infos, run, shown, titles
 
 QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none"]}
@@ -114,10 +114,7 @@ def test_a_job_whose_worker_died_reads_failed_on_opening_the_page(make_app, db, 
     """Nobody has to open the job: its worker (this host's process) is gone, so the page lists it
     failed with the reason from its first run."""
     job = jobs.launch_training(db, lead, exported[0], exported[1], QUICK, start=False)
-    gone = os.fork()
-    if gone == 0:
-        os._exit(0)
-    os.waitpid(gone, 0)
+    gone = pid_of_no_process()
     with db.write() as s:
         row = s.get(Job, job.id)
         row.status, row.pid, row.host, row.heartbeat_at = "running", gone, socket.gethostname(), utcnow()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-from pathlib import Path
 
 import pytest
 from sqlalchemy import event, func, select
@@ -43,12 +42,6 @@ def text_records(n: int, prefix: str = "S") -> list[TextRecord]:
 def count(db, model, *where) -> int:
     with db.read() as s:
         return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
-
-
-def pid_of_no_process() -> int:
-    """A process id no process of this host has: above the kernel's ``pid_max``, so the kernel never
-    hands it out (a reaped child's id could be handed out again before the check)."""
-    return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
 
 
 def statements_of(db, call) -> list[str]:

@@ -22,6 +22,7 @@ from annotation.services import export_downloads, exports, resolving
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
 from gold_data import gold_project
+from gone_processes import pid_of_no_process
 from service_helpers import count, run_cli
 
 
@@ -415,12 +416,7 @@ def test_the_card_states_w1_and_alpha_with_their_intervals(db, lead, tmp_path):
 # --- exports killed mid-write ------------------------------------------------------------------
 
 def _dead_pid() -> int:
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
-    return int(proc.stdout)
+    return pid_of_no_process()
 
 
 def _staging(out: Path, suffix: str, writer: dict | None, files: int = 2) -> Path:

@@ -20,6 +20,7 @@ from annotation.training import TARGET_KEYS
 from db import config as app_config
 from db.models import Job, utcnow
 from gold_data import gold_project
+from gone_processes import pid_of_no_process
 from service_helpers import count
 
 QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none"]}
@@ -136,14 +137,13 @@ def test_a_crash_is_a_failed_job_with_its_traceback(db, lead, export, monkeypatc
 
 def test_dead_and_lost_workers_are_marked_failed(db, lead, export):
     pid, export_id = export
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
+    dead_pid = pid_of_no_process()
     running = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
     lost = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
     silent = jobs.launch_training(db, lead, pid, export_id, QUICK, start=False)
     with db.write() as s:
         s.get(Job, running.id).status = "running"
-        s.get(Job, running.id).pid = gone.pid
+        s.get(Job, running.id).pid = dead_pid
         s.get(Job, running.id).host = socket.gethostname()
         s.get(Job, running.id).heartbeat_at = utcnow()
         s.get(Job, lost.id).created_at = utcnow() - timedelta(minutes=10)
@@ -152,7 +152,7 @@ def test_dead_and_lost_workers_are_marked_failed(db, lead, export):
         s.get(Job, silent.id).heartbeat_at = utcnow() - timedelta(minutes=10)
     by_id = {j.id: j for j in jobs.list_jobs(db, lead, pid)}
     assert by_id[running.id].status == "failed"
-    assert by_id[running.id].message.startswith(f"{jobs.WORKER_GONE}: its process (pid {gone.pid} ")
+    assert by_id[running.id].message.startswith(f"{jobs.WORKER_GONE}: its process (pid {dead_pid} ")
     assert by_id[lost.id].status == "failed" and "No worker started" in by_id[lost.id].message
     assert by_id[silent.id].status == "failed"
     assert by_id[silent.id].message.startswith(f"{jobs.WORKER_GONE}: it has been silent since")

@@ -24,7 +24,8 @@ from annotation.corpus.text_import import TextRecord
 from annotation.services import projects, text_imports
 from annotation.services.errors import InvalidInput, NotFound
 from db.models import ImportBatch, Project, Sample, SamplePair, utcnow
-from service_helpers import pid_of_no_process, run_cli
+from gone_processes import pid_of_no_process
+from service_helpers import run_cli
 
 N_RECORDS = 180  # four hidden batches of 50
 
