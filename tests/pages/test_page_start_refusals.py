@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from db import config as app_config
 from db.engine import ENV_VAR, Database
+from gone_processes import pid_of_no_process
 from page_helpers import APP_PATH, TIMEOUT, run, shown
 from ui.session import get_database
 
@@ -51,12 +52,14 @@ def test_a_database_a_killed_restore_moved_away_is_not_replaced_by_a_first_run(t
     Database.connect(f"sqlite:///{target}").dispose()  # its -wal folded in as the last connection closed
     kept = tmp_path / "backups" / "chronocept-20261124T091500Z-before-restore.db"
     kept.parent.mkdir()
-    shutil.move(target, kept)  # where an older version's restore left it when killed
+    shutil.move(target, kept)  # where an older version's restore left it when killed ...
+    old_copy = tmp_path / f".restore-{pid_of_no_process()}-0123abcd.db"  # ... beside its copy of the backup
+    old_copy.write_bytes(b"SQLite format 3\x00")
     at = _start(f"sqlite:///{target}", tmp_path, monkeypatch)
     assert [shown(e.value) for e in at.error] == [
         f"The app cannot start: the database file {target} is missing, but an interrupted restore left "
-        f"its data in {kept}; put it back with: chronocept restore {kept} — no new, empty database is "
-        "made in its place (to start one, move those files away)"]
+        f"its data in {kept} (and 1 other file(s)); put it back with: chronocept restore {kept} — no new, "
+        "empty database is made in its place (to start one, move those files away)"]
     assert not at.text_input
-    assert sorted(os.listdir(tmp_path)) == ["backups", "chronocept.db.lock"]
+    assert sorted(os.listdir(tmp_path)) == [old_copy.name, "backups", "chronocept.db.lock"]
     get_database.clear()
