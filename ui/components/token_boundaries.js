@@ -122,10 +122,31 @@ function createInstance(parentElement) {
     const gapEl = t && t.closest ? /** @type {HTMLElement | null} */ (t.closest("[data-gap]")) : null;
     return gapEl && root.contains(gapEl) ? gapEl : null;
   }
-  /** @param {MouseEvent} e */
-  function onClick(e) {
+  /* A mouse or pen toggles on the press, not on the click: every answer from Python redraws
+     the text, and a press that began on the old gap element and ended on its new copy gets no
+     click event on the gap at all (an annotator's press lasts ~100 ms, often across an answer;
+     Playwright's fast clicks on a loaded machine lost toggles the same way). The annotation
+     surface acts on the press for the same reason. */
+  /** The gap the last press toggled (its mousedown starts no text selection and focuses it). */
+  /** @type {string | null} */
+  let pressed = null;
+  /** @param {PointerEvent} e */
+  function onPress(e) {
+    if (e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     const gapEl = gapOf(e.target);
-    if (gapEl) toggle(gapEl);
+    if (!gapEl || !gapEl.classList.contains("active")) return;
+    pressed = gapEl.getAttribute("data-gap");
+    toggle(gapEl);
+  }
+  /** @param {MouseEvent} e */
+  function onMouseDown(e) {
+    const gap = pressed;
+    pressed = null;
+    if (gap === null || e.button !== 0) return;
+    e.preventDefault();
+    const again = /** @type {HTMLElement | null} */ (root.querySelector(`[data-gap="${gap}"]`));
+    // focusVisible (no focus ring for a mouse press) is newer than TypeScript's FocusOptions
+    if (again) again.focus(/** @type {FocusOptions} */ ({ preventScroll: true, focusVisible: false }));
   }
   /** @param {KeyboardEvent} e */
   function onKeyDown(e) {
@@ -139,7 +160,8 @@ function createInstance(parentElement) {
     }
     moveGapFocus(e, [...root.querySelectorAll(".tb-gap.active")], gapEl);  // text_gaps.js
   }
-  root.addEventListener("click", onClick);
+  root.addEventListener("pointerdown", onPress);
+  root.addEventListener("mousedown", onMouseDown);
   root.addEventListener("keydown", onKeyDown);
 
   inst.render = () => {
@@ -233,7 +255,8 @@ function createInstance(parentElement) {
   };
 
   inst.destroy = () => {
-    root.removeEventListener("click", onClick);
+    root.removeEventListener("pointerdown", onPress);
+    root.removeEventListener("mousedown", onMouseDown);
     root.removeEventListener("keydown", onKeyDown);
     inst.delivery.dispose();
     root.remove();
