@@ -63,26 +63,27 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
+    from annotation.agreement.published import headline_figures  # on use (LAZY)
     from annotation.services import agreement  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
     report = scope.report
+    published = headline_figures(report)
     if args.json:
         pairs = {"context_pairs": scope.pairs.to_json()} if scope.pairs is not None else {}
         return json.dumps({**report.to_json(include_samples=not args.summary),
+                           "published": {name: fig.to_json() for name, fig in published.items()},
                            "n_samples_with_one_annotation": scope.n_single, **pairs}, indent=2, default=str)
-    head = report.headline
     lines = [f"{report.n_samples} samples with 2 or more annotations "
-             f"({scope.n_single} with only one left out); 95% bootstrap intervals"]
+             f"({scope.n_single} with only one left out), before adjudication; 95% bootstrap intervals "
+             "and n; a figure with too few samples is withheld (—) with its rule"]
     for name, label in HEADLINE_LABELS:
-        value = head.get(name)
-        if value is None or value != value:
+        fig = published.get(name)
+        if fig is None:
             lines.append(f"  {label:<30} n/a")
             continue
-        low, high = report.interval(name)
-        interval = f"  [{low:.3f}, {high:.3f}]" if low == low and high == high else ""
-        lines.append(f"  {label:<30} {value:.3f}{interval}")
+        lines.append(f"  {label:<30} {fig.text()}")
     curve = report.curve
     if curve is not None and curve.n_used:
         lines.append(f"  curves sit ×{curve.time_factor:.2f} apart on average (mean W1); "

@@ -23,7 +23,9 @@ from typing import Any
 
 from annotation.agreement.measure import json_ready
 from annotation.agreement.report import HEADLINE_NAMES, AgreementReport
-from annotation.agreement.verdict import ICC_RULE, JACCARD_RULE, MISSING, PK_RULE, icc_reason
+from annotation.agreement.published import headline_figures
+from annotation.agreement.verdict import MISSING
+from annotation.review.adjudication import decision_named
 from annotation.timeaxis import DEFAULT_BASE
 
 #: What each headline figure is called on the card.
@@ -46,9 +48,11 @@ _W1_DIGITS = 2
 _MAX_DIGITS = 6
 
 #: The first words of the section when it holds :func:`card_figures`.
-INTRO = ("How far the independent annotations of the same texts agree, per benchmark, over this "
-         "export's samples with two or more submitted annotations (the gold values were resolved "
-         "from them).")
+INTRO = ("How far the independent annotations of the same texts agree, per benchmark: first over "
+         "every sample of the project with two or more submitted annotations, before any "
+         "adjudication (the figures the Agreement page shows for that benchmark; also in "
+         "`agreement.json`), then over the samples whose gold this export writes, and how the "
+         "samples went through review.")
 #: What the figures mean, written under them on the card (``{b}`` is the log base).
 MEANING = (
     "ICC(1,1) is the one-way random intraclass correlation of each curve parameter (the raters "
@@ -68,56 +72,46 @@ def card_figures(report: AgreementReport, *, base: float, resamples: int, seed: 
                  confidence: float = 0.95) -> dict[str, Any]:
     """The card's figures of one benchmark (module docstring) from ``report`` — computed with
     the bootstrap's ``resamples`` and ``seed`` — W1 and its interval converted to log ``base``.
+    Each figure goes through the one rule (:func:`annotation.agreement.published.headline_figures`):
+    ``n`` says how many units it rests on, and a withheld figure is None with the rule in
+    ``undefined``.
 
     Examples:
         >>> from annotation.agreement import HEADLINE_MEASURES, agreement_report
         >>> report = agreement_report([], measures=HEADLINE_MEASURES, breakdowns=False, resamples=0)
         >>> figures = card_figures(report, base=1.1, resamples=0, seed=1)
-        >>> figures["n_samples"], figures["w1"], figures["undefined"]["pk"]
-        (0, None, 'needs ≥ 1 sample with a segmentation')
+        >>> figures["n_samples"], figures["w1"], figures["undefined"]["pk"], figures["n"]["pk"]
+        (0, None, 'needs ≥ 10 samples with two segmentations', 0)
     """
     factor = math.log(DEFAULT_BASE) / math.log(base)
-    head = report.headline
-    values = {name: head.get(name, math.nan) for name in HEADLINE_NAMES}
-    intervals = {name: report.interval(name) for name in HEADLINE_NAMES}
-    values["w1"] *= factor
-    intervals["w1"] = (intervals["w1"][0] * factor, intervals["w1"][1] * factor)
+    published = headline_figures(report)
+    values: dict[str, Any] = {}
+    intervals: dict[str, Any] = {}
     undefined: dict[str, str] = {}
     for name in HEADLINE_NAMES:
-        if not math.isfinite(values[name]):
-            undefined[name] = _why_undefined(report, name)
-        elif not all(math.isfinite(v) for v in intervals[name]):
+        fig = published.get(name)
+        if fig is None:
+            values[name], intervals[name] = None, (math.nan, math.nan)
+            undefined[name] = "not computed"
+            continue
+        scale = factor if name == "w1" else 1.0
+        values[name] = None if fig.value is None else fig.value * scale
+        intervals[name] = ((math.nan, math.nan) if fig.interval is None
+                           else (fig.interval[0] * scale, fig.interval[1] * scale))
+        if fig.value is None:
+            undefined[name] = fig.withheld
+        elif fig.interval is None:
             undefined[name] = ("no interval: no bootstrap resamples were drawn" if resamples <= 0
                                else "no interval: the figure is undefined on every bootstrap resample")
     return json_ready({
         "n_samples": report.n_samples,
         **values,
+        "n": {name: (published[name].n if name in published else 0) for name in HEADLINE_NAMES},
         "intervals": intervals,
         "undefined": undefined,
         "bootstrap": {"confidence": confidence, "resamples": resamples, "seed": seed},
         "w1_base": base,
     })
-
-
-def _why_undefined(report: AgreementReport, name: str) -> str:
-    if name.startswith("icc_"):
-        if report.icc is None:
-            return ICC_RULE.undefined
-        icc = report.icc[name.removeprefix("icc_")]
-        return icc_reason(icc.n_used, icc.raters, icc.problem)
-    if name == "jaccard":
-        return JACCARD_RULE.undefined
-    if name == "pk":
-        return PK_RULE.undefined
-    if name == "w1":
-        return "needs ≥ 1 sample with two curves"
-    labels = name == "alpha_labels"
-    result = report.results.get("krippendorff_labels" if labels else "krippendorff_curve")
-    if result is None or not getattr(result, "n_units", 0):
-        return ("needs ≥ 1 sample with two finished segmentations" if labels
-                else "needs ≥ 1 sample with two curves")
-    return ("no variation: every token has the same axis" if labels
-            else "no variation: every annotation gives the same value")
 
 
 def is_card_figures(value: Any) -> bool:
@@ -126,18 +120,20 @@ def is_card_figures(value: Any) -> bool:
 
 
 def agreement_lines(figures: Mapping[str, Any], base: float) -> list[str]:
-    """The card's agreement section body: each config's :func:`card_figures` as a heading and a
-    list of figures with intervals, then what the figures mean; any other entry as plain
-    ``key: value`` lines. W1 is written in log ``base`` (the export's).
+    """The card's agreement section body: each config's :func:`card_figures` — before
+    adjudication, then over the settled gold with what was left out — as a heading and a list of
+    figures with intervals and n, the adjudication outcome, then what the figures mean; any other
+    entry as plain ``key: value`` lines. W1 is written in log ``base`` (the export's).
 
     Examples:
         >>> figures = {"benchmark_1": {"n_samples": 40, "w1": 5.45, "alpha_xi": 0.9951,
+        ...            "n": {"w1": 40, "alpha_xi": 40},
         ...            "intervals": {"w1": [5.42, 5.49], "alpha_xi": [0.9942, 0.9957]},
         ...            "undefined": {}, "bootstrap": {"confidence": 0.95, "resamples": 1000,
         ...            "seed": 7}, "w1_base": 1.1}}
         >>> print("\\n".join(agreement_lines(figures, 1.1)[6:8]))
-        - Curve distance W1 5.45 base-1.1 log-time units [5.42, 5.49] (curves ≈ ×1.7 apart in time)
-        - Krippendorff's α (ξ) 0.995 [0.994, 0.996]
+        - Curve distance W1 5.45 base-1.1 log-time units [5.42, 5.49] (curves ≈ ×1.7 apart in time) (n = 40)
+        - Krippendorff's α (ξ) 0.995 [0.994, 0.996] (n = 40)
     """
     lines: list[str] = []
     plain: dict[str, Any] = {}
@@ -146,6 +142,8 @@ def agreement_lines(figures: Mapping[str, Any], base: float) -> list[str]:
         if is_card_figures(value):
             structured = True
             lines += _config_lines(str(key), value, base)
+        elif key == ADJUDICATION and isinstance(value, Mapping):
+            lines += adjudication_lines(value)
         else:
             plain[key] = value
     if plain:
@@ -158,29 +156,58 @@ def agreement_lines(figures: Mapping[str, Any], base: float) -> list[str]:
     return lines
 
 
+#: The key of the adjudication outcome among the card's agreement figures.
+ADJUDICATION = "adjudication"
+
+
 def _config_lines(config: str, figures: Mapping[str, Any], base: float) -> list[str]:
     n = figures.get("n_samples")
     boot = figures.get("bootstrap") or {}
-    intervals = figures.get("intervals") or {}
-    undefined = figures.get("undefined") or {}
     confidence = boot.get("confidence") or 0.95
-    lines = [f"### `{_one_line(config)}` — {_count(n)} samples with two or more annotations", ""]
+    settled = figures.get("settled")
+    when = " before adjudication:" if is_card_figures(settled) else ""
+    lines = [f"### `{_one_line(config)}` —{when} {_count(n)} samples with two or more annotations", ""]
     if boot.get("resamples"):
         lines += [f"In brackets: the {confidence:.0%} bootstrap interval (percentile method; the "
                   f"samples resampled with replacement {boot['resamples']} times, seed "
-                  f"{boot.get('seed')}; the same data and seed give the same interval).", ""]
+                  f"{boot.get('seed')}; the same data and seed give the same interval). n: the "
+                  "samples (tokens, for the axis labels' α) a figure rests on; a figure with too "
+                  "few is withheld (—) with the rule.", ""]
+    lines += _figure_lines(figures, base)
+    if is_card_figures(settled):
+        excluded = figures.get("excluded") or {}
+        left = sum(v for v in excluded.values() if isinstance(v, int))
+        why = "; ".join(f"{_count(v)} {_one_line(str(k))}" for k, v in excluded.items())
+        lines += [f"Settled gold: the same figures over the {_count(settled.get('n_samples'))} of these "
+                  f"samples whose gold this export writes"
+                  + (f" ({_count(left)} left out: {why})." if left else " (none left out).")]
+        discarded = figures.get("discarded")
+        if isinstance(discarded, int) and discarded:
+            lines.append(f"{_count(discarded)} samples a lead discarded after two or more annotations are "
+                         "outside both, as on the Agreement page.")
+        lines += ["", *_figure_lines(settled, base)]
+    return lines
+
+
+def _figure_lines(figures: Mapping[str, Any], base: float) -> list[str]:
+    intervals = figures.get("intervals") or {}
+    undefined = figures.get("undefined") or {}
+    counts = figures.get("n") or {}
     w1_factor = math.log(float(figures.get("w1_base") or DEFAULT_BASE)) / math.log(base)
+    lines = []
     for name in HEADLINE_NAMES:
         if name not in figures:
             continue
         value = _number(figures[name])
         low, high = _pair(intervals.get(name))
+        n = counts.get(name)
+        on = f" (n = {_count(n)})" if isinstance(n, int) and not isinstance(n, bool) else ""
         if name == "w1":
             value, low, high = (None if v is None else v * w1_factor for v in (value, low, high))
         label = FIGURE_LABELS[name]
         if value is None:
             why = _one_line(str(undefined.get(name) or "not computed"))
-            lines.append(f"- {label} {MISSING} {why}")
+            lines.append(f"- {label} {MISSING} {why}{on}")
             continue
         digits = _digits(value, low, high, _w1_digits(value) if name == "w1" else _DIGITS)
         text = f"{value:.{digits}f}"
@@ -192,9 +219,51 @@ def _config_lines(config: str, figures: Mapping[str, Any], base: float) -> list[
             text += f" ({_one_line(str(undefined.get(name) or 'no interval'))})"
         if name == "w1":
             text += f" (curves ≈ ×{base ** value:.1f} apart in time)"
-        lines.append(f"- {label} {text}")
+        lines.append(f"- {label} {text}{on}")
     lines.append("")
     return lines
+
+
+def adjudication_lines(outcome: Mapping[str, Any]) -> list[str]:
+    """The adjudication outcome (:func:`annotation.export.figures.adjudication_outcome`) in words.
+
+    Examples:
+        >>> print("\\n".join(adjudication_lines({"n_samples": 52, "flagged": 20,
+        ...     "flagged_interval": [0.26, 0.52], "awaiting_lead": 9, "decisions": {"edit": 3, "discard": 1},
+        ...     "gold_by_source": {"automatic": 30, "edited": 3}, "changed_by_lead": 3})))
+        ### Adjudication
+        <BLANKLINE>
+        - Flagged for a lead: 20 of the 52 samples with two or more annotations (38.5 % [26.0 %, 52.0 %], Wilson 95 % interval); 9 still await a lead.
+        - The lead's decisions: Stored an edited resolution 3 · Discarded the sample 1.
+        - The gold in this export by how it was resolved: automatic 30 · edited 3; a lead changed 3 of 33.
+        <BLANKLINE>
+    """
+    n, flagged = outcome.get("n_samples"), outcome.get("flagged")
+    low, high = _pair(outcome.get("flagged_interval"))
+    share = ""
+    if isinstance(n, int) and n and isinstance(flagged, int):
+        share = f" ({flagged / n:.1%}".replace("%", " %")
+        if low is not None and high is not None:
+            share += f" [{low:.1%}, {high:.1%}]".replace("%", " %") + ", Wilson 95 % interval"
+        share += ")"
+    lines = ["### Adjudication", "",
+             f"- Flagged for a lead: {_count(flagged)} of the {_count(n)} samples with two or more "
+             f"annotations{share}; {_count(outcome.get('awaiting_lead'))} still await a lead."]
+    decisions = outcome.get("decisions") or {}
+    words = [f"{_decision_words(str(k))} {_count(v)}" for k, v in decisions.items()]
+    lines.append("- The lead's decisions: " + (" · ".join(words) if words else "none yet") + ".")
+    by_source = outcome.get("gold_by_source") or {}
+    total = sum(v for v in by_source.values() if isinstance(v, int))
+    parts = " · ".join(f"{_one_line(str(k))} {_count(v)}" for k, v in by_source.items())
+    lines.append(f"- The gold in this export by how it was resolved: {parts or 'none'}; a lead changed "
+                 f"{_count(outcome.get('changed_by_lead'))} of {_count(total)}.")
+    lines.append("")
+    return lines
+
+
+def _decision_words(name: str) -> str:
+    decision = decision_named(name)
+    return decision.done_label if decision is not None else _one_line(name)
 
 
 def _w1_digits(value: float) -> int:
@@ -259,4 +328,4 @@ def _plain(value: Any) -> str:
     return _one_line(str(value))
 
 
-__all__ = ["FIGURE_LABELS", "INTRO", "MEANING", "agreement_lines", "card_figures", "is_card_figures"]
+__all__ = ["ADJUDICATION", "FIGURE_LABELS", "INTRO", "MEANING", "adjudication_lines", "agreement_lines", "card_figures", "is_card_figures"]

@@ -29,6 +29,8 @@ CONFIGS: tuple[str, str, str] = ("benchmark_1", "benchmark_2", ANNOTATIONS_CONFI
 SPLIT_FILES: Mapping[str, str] = {"train": "train.json", "validation": "valid.json", "test": "test.json"}
 CARD_FILE = "README.md"
 MANIFEST_FILE = "export.json"
+#: The card's agreement figures, machine-readable, beside the card (when the export has them).
+AGREEMENT_FILE = "agreement.json"
 #: Version of the folder layout and manifest written here.
 FORMAT_VERSION = 1
 DEFAULT_LICENCE = "cc-by-4.0"

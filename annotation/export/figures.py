@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from annotation.review.adjudication import pair_figures, resolution_source
-from annotation.agreement import RatedSample, agreement_report
+from annotation.agreement import RatedSample, agreement_report, wilson_interval
 from annotation.agreement.intervals import DEFAULT_SEED as BOOTSTRAP_SEED, default_resamples
 from annotation.agreement.ratings import Rating
 from annotation.agreement.report import HEADLINE_MEASURES
@@ -75,6 +75,20 @@ class FigureInput:
     agreement: bool = False
     exported: frozenset[str] | None = None
     base: float = DEFAULT_BASE
+    adjudication: "Adjudication | None" = None
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """How the production samples went through review, by external id: ``flagged`` (a review
+    item with a flag reason), ``open_review`` (an item still awaiting a lead); ``decisions``
+    (closed items by decision) and ``discarded`` (per benchmark, samples a lead discarded after
+    two or more annotations: outside the agreement's scope, as on the Agreement page)."""
+
+    flagged: frozenset[str] = frozenset()
+    open_review: frozenset[str] = frozenset()
+    decisions: Mapping[str, int] = field(default_factory=dict)
+    discarded: Mapping[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -116,7 +130,9 @@ def export_figures(data: FigureInput) -> ExportFigures:
     agreement = None
     if data.agreement:
         exported = data.exported if data.exported is not None else frozenset(data.sample_ids)
-        agreement = agreement_figures(rated, exported, data.base, curve_means)
+        gold = {g[0]: resolution_source(g[1]) for g in data.gold}
+        agreement = agreement_figures(rated, exported, data.base, curve_means,
+                                      adjudication=data.adjudication or Adjudication(), gold=gold)
     return ExportFigures(provenance, agreement)
 
 
@@ -153,13 +169,23 @@ def sample_provenance(gold: Iterable[GoldSource], versions: Mapping[str, tuple[i
 
 
 def agreement_figures(rated: Sequence[RatedSample], exported: frozenset[str] | set[str], base: float,
-                      curve_means: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
-    """The headline agreement figures per benchmark for the card — ICC(1,1) per parameter,
-    Jaccard, Pk, W1 (in log ``base``) and Krippendorff's α, each with its seeded bootstrap 95%
-    interval, and how many samples they rest on (:func:`annotation.export.card_figures`) —
-    over the exported samples' annotations. The per-sample curve distances come from
-    ``curve_means`` (computed with the provenance). The bootstrap draws as many resamples for
-    each benchmark as one report over all the exported samples would (at 100k samples, 400).
+                      curve_means: Mapping[str, tuple[float, float]], *,
+                      adjudication: Adjudication | None = None,
+                      gold: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The card's agreement figures per benchmark config (ICC(1,1) per parameter, Jaccard, Pk,
+    W1 in log ``base`` and Krippendorff's α, each with its n and seeded bootstrap 95 % interval:
+    :func:`annotation.export.card_figures`):
+
+    * the headline, **before adjudication**: every sample of ``rated`` (the project's production
+      samples with two or more submitted annotations) of that benchmark — the Agreement page's
+      scope with that benchmark chosen, and its figures: the same bootstrap seed and resamples;
+    * ``settled``: the same figures over those of them in ``exported`` (the gold this export
+      writes), ``excluded`` (why the others are not: reason → count) and ``discarded`` (samples a
+      lead discarded after two or more annotations, outside both);
+
+    and under ``adjudication`` how the samples went through review (:func:`adjudication_outcome`;
+    ``gold`` maps each gold sample to how it was resolved). The per-sample curve distances come
+    from ``curve_means`` (computed with the provenance).
 
     Examples:
         >>> from datetime import datetime
@@ -167,25 +193,104 @@ def agreement_figures(rated: Sequence[RatedSample], exported: frozenset[str] | s
         ...     t = datetime(2026, 11, 20)
         ...     return RatedSample(f"s{i}", 1, 4, (Rating("ann01", t, (0,), ("main",), 40.0 + i, 10.0, 0.0),
         ...                                         Rating("ann02", t, (0,), ("main",), 40.0 + i + shift, 10.0, 0.0)))
-        >>> samples = [rated(i, 2.0) for i in range(4)]
-        >>> figures = agreement_figures(samples, {"s0", "s1", "s2"}, 1.1, {f"s{i}": (2.0, 0.9) for i in range(4)})
-        >>> card = figures["benchmark_1"]                 # s3 is not exported
-        >>> list(figures), card["n_samples"], card["w1"], card["intervals"]["w1"], card["pk"]
-        (['benchmark_1'], 3, 2.0, [2.0, 2.0], 0.0)
+        >>> samples = [rated(i, 2.0) for i in range(12)]
+        >>> figures = agreement_figures(samples, {f"s{i}" for i in range(10)}, 1.1,
+        ...                             {f"s{i}": (2.0, 0.9) for i in range(12)},
+        ...                             adjudication=Adjudication(open_review=frozenset({"s10"})))
+        >>> card = figures["benchmark_1"]
+        >>> card["n_samples"], card["w1"], card["settled"]["n_samples"], card["excluded"]
+        (12, 2.0, 10, {'flagged, awaiting a lead': 1, 'not resolved yet': 1})
+        >>> card["settled"]["n"]["w1"], card["intervals"]["w1"]
+        (10, [2.0, 2.0])
     """
     figures: dict[str, Any] = {}
-    chosen = [r for r in rated if r.sample_id in exported]
-    resamples = default_resamples(len(chosen))
-    nan = (math.nan, math.nan)
+    adjudication = adjudication or Adjudication()
     for b, config in BENCHMARK_CONFIGS.items():
-        samples = SampleSet([r for r in chosen if r.benchmark == b])
-        if len(samples):
-            means = [curve_means.get(r.sample_id, nan) for r in samples]
-            samples.use_curve_distances(np.array([m[0] for m in means]), np.array([m[1] for m in means]))
-            report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False,
-                                      resamples=resamples, seed=BOOTSTRAP_SEED)
-            figures[config] = card_figures(report, base=base, resamples=resamples, seed=BOOTSTRAP_SEED)
+        scope = [r for r in rated if r.benchmark == b]
+        if not scope:
+            continue
+        settled = [r for r in scope if r.sample_id in exported]
+        card = _figures_of(scope, base, curve_means)
+        card["settled"] = _figures_of(settled, base, curve_means)
+        excluded: dict[str, int] = {}
+        for r in scope:
+            if r.sample_id not in exported:
+                why = _why_not_settled(r.sample_id, adjudication, gold or {})
+                excluded[why] = excluded.get(why, 0) + 1
+        card["excluded"] = excluded
+        card["discarded"] = int(adjudication.discarded.get(b, 0))
+        figures[config] = card
+    if figures:
+        figures["adjudication"] = adjudication_outcome(rated, adjudication, gold or {}, exported)
     return figures
+
+
+def _figures_of(samples: Sequence[RatedSample], base: float,
+                curve_means: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
+    """:func:`card_figures` over ``samples`` with the Agreement page's bootstrap for that many."""
+    nan = (math.nan, math.nan)
+    chosen = SampleSet(list(samples))
+    resamples = default_resamples(len(chosen))
+    if len(chosen):
+        means = [curve_means.get(r.sample_id, nan) for r in chosen]
+        chosen.use_curve_distances(np.array([m[0] for m in means]), np.array([m[1] for m in means]))
+    report = agreement_report(chosen, measures=HEADLINE_MEASURES, breakdowns=False,
+                              resamples=resamples, seed=BOOTSTRAP_SEED)
+    return card_figures(report, base=base, resamples=resamples, seed=BOOTSTRAP_SEED)
+
+
+#: Why a sample with two or more annotations has no gold in the export, in the card's words.
+NOT_SETTLED = {"open": "flagged, awaiting a lead", "gold": "not in this export's sample list",
+               "none": "not resolved yet"}
+
+
+def _why_not_settled(sample_id: str, adjudication: Adjudication, gold: Mapping[str, str]) -> str:
+    if sample_id in adjudication.open_review:
+        return NOT_SETTLED["open"]
+    if sample_id in gold:
+        return NOT_SETTLED["gold"]
+    return NOT_SETTLED["none"]
+
+
+def adjudication_outcome(rated: Sequence[RatedSample], adjudication: Adjudication,
+                         gold: Mapping[str, str], exported: frozenset[str] | set[str]) -> dict[str, Any]:
+    """How the samples with two or more annotations went through review: how many were flagged
+    for a lead (with the Wilson 95 % interval of the share), how many still await one, the
+    lead's decisions by kind, and how the exported gold was resolved (by source), with how many
+    of them a lead changed from the automatic resolution.
+
+    Examples:
+        >>> from datetime import datetime
+        >>> t = datetime(2026, 11, 20)
+        >>> two = (Rating("a", t, (0,), ("main",)), Rating("b", t, (0,), ("main",)))
+        >>> rated = [RatedSample(f"s{i}", 1, 3, two) for i in range(4)]
+        >>> out = adjudication_outcome(rated, Adjudication(flagged=frozenset({"s0", "s1"}),
+        ...     decisions={"edit": 1}), {"s0": "edited", "s2": "automatic"}, {"s0", "s2"})
+        >>> out["n_samples"], out["flagged"], [round(x, 3) for x in out["flagged_interval"]]
+        (4, 2, [0.15, 0.85])
+        >>> out["decisions"], out["gold_by_source"], out["changed_by_lead"]
+        ({'edit': 1}, {'automatic': 1, 'edited': 1}, 1)
+    """
+    ids = {r.sample_id for r in rated}
+    flagged = len(ids & adjudication.flagged)
+    by_source: dict[str, int] = {}
+    for sample_id in sorted(exported):
+        source = gold.get(sample_id)
+        if source is not None:
+            by_source[source] = by_source.get(source, 0) + 1
+    return {
+        "n_samples": len(ids),
+        "flagged": flagged,
+        "flagged_interval": list(wilson_interval(flagged, len(ids))),
+        "awaiting_lead": len(ids & adjudication.open_review),
+        "decisions": dict(sorted(adjudication.decisions.items())),
+        "gold_by_source": dict(sorted(by_source.items())),
+        "changed_by_lead": sum(n for source, n in by_source.items() if source not in UNCHANGED_SOURCES),
+    }
+
+
+#: Gold sources that keep the automatic resolution (every other source is a lead's change).
+UNCHANGED_SOURCES = frozenset({"automatic"})
 
 
 class Version:

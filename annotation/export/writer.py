@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from annotation.export.dataset import CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES
+from annotation.agreement.published import FIGURE_NEEDS
+from annotation.export.dataset import AGREEMENT_FILE, CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
 from annotation.leftovers import ABANDONED_AFTER_SECONDS, writer_is_alive
 from annotation.corpus.splits import SPLITS
@@ -63,16 +64,29 @@ def write_export(
 def write_folder(out_dir: Path, write_configs: Callable[[Path], None], card: str, manifest: ExportManifest,
                  overwrite: bool) -> None:
     """Write an export folder atomically: ``write_configs(staging folder)`` writes the
-    configurations' files, then the card and the manifest are added and the folder is moved into
-    place (every export layout goes through here)."""
+    configurations' files, then the card, the manifest and (when the export has agreement
+    figures) ``agreement.json`` are added and the folder is moved into place (every export
+    layout goes through here)."""
 
     def write(folder: Path) -> None:
         write_configs(folder)
         _write_text(folder / CARD_FILE, card)
         _write_text(folder / MANIFEST_FILE,
                     json.dumps(manifest.to_json(), ensure_ascii=False, indent=1, allow_nan=False) + "\n")
+        if manifest.agreement is not None:
+            _write_text(folder / AGREEMENT_FILE,
+                        json.dumps(agreement_document(manifest), ensure_ascii=False, indent=1, allow_nan=False) + "\n")
 
     _write_atomically(out_dir, write, overwrite)
+
+
+def agreement_document(manifest: ExportManifest) -> dict[str, Any]:
+    """``agreement.json``: the card's agreement figures as the manifest holds them (per config:
+    before adjudication, ``settled``, ``excluded``, ``discarded``; ``adjudication``), with the
+    export they belong to and the rule each figure was held to (:data:`annotation.publishable.NEEDS`)."""
+    return {"export_id": manifest.export_id, "project": manifest.project, "created_at": manifest.created_at,
+            "log_base": manifest.base, "figures": manifest.agreement,
+            "rules": {name: needs.to_json() for name, needs in FIGURE_NEEDS.items()}}
 
 
 def check_destination(out_dir: Path, overwrite: bool) -> None:

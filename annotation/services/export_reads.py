@@ -1,5 +1,7 @@
 """What an export reads from the database — the gold of the project's production samples
-(active, not warm-up) and every submitted annotation of those samples — each in one query, and
+(active, not warm-up), every submitted annotation of its production samples (the records are
+the gold samples'; the card's agreement before adjudication reads them all) and how the samples
+went through review — each in one query, and
 what the export makes of those rows: the gold samples, the annotations as interchange records
 (the ``annotations`` config; a context pair's with the curve given the follow-up) and the
 compact input of the computed figures (:class:`annotation.export.figures.FigureInput`: the
@@ -12,6 +14,7 @@ the transaction. Annotators are named by pseudonym (``ann`` + user id), never by
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,10 +23,11 @@ from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
 
 from annotation.export import GoldSample, PairGold
-from annotation.export.figures import FigureInput
+from annotation.export.figures import Adjudication, FigureInput
+from annotation.review.flag_reasons import FLAG_CODES
 from annotation.corpus.interchange import interchange_record, pair_interchange_values
 from db.engine import decode_json_texts
-from db.models import Annotation, GoldAnnotation, Sample, SamplePair
+from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair
 
 
 #: The JSON columns of an annotation an export record carries, read as text (decoded in one go).
@@ -54,14 +58,19 @@ class ExportInput:
     pairs: bool = False
 
     def records(self) -> list[dict[str, Any]]:
-        """The annotations as interchange records (base 1.1, by sample, submission time and id); a
-        context pair's (read with ``pairs``) with the curve given the follow-up and the change."""
+        """The annotations of the gold samples as interchange records (base 1.1, by sample,
+        submission time and id); a context pair's (read with ``pairs``) with the curve given the
+        follow-up and the change. (The rows also hold the annotations of samples without gold,
+        which only the card's agreement before adjudication reads.)"""
+        gold = {g[0] for g in self.figures.gold}
         # the pseudonyms were made once, for the figures (one per row, in row order)
+        chosen = [(r, d, name) for r, d, name in zip(self.rows, self.decoded, self.figures.annotators)
+                  if r.external_id in gold]
         records = [interchange_record(r.external_id, name, d[0], d[1], d[2], r.xi, r.omega, r.alpha, d[3],
                                       r.note, r.submitted_at)
-                   for r, d, name in zip(self.rows, self.decoded, self.figures.annotators)]
+                   for r, d, name in chosen]
         if self.pairs:
-            for record, r, d in zip(records, self.rows, self.decoded):
+            for record, (r, d, _) in zip(records, chosen):
                 record.update(pair_interchange_values(d[len(RECORD_JSON)], *(getattr(r, c) for c in PAIR_VALUES)))
         return records
 
@@ -81,7 +90,7 @@ def count_gold(s: Session, project_id: int) -> int:
 def read_export_input(s: Session, project_id: int, *, only: set[str] | None = None,
                       agreement: bool = True, pairs: bool = False) -> ExportInput:
     """The gold samples (only those in ``only`` when given) and every submitted annotation of
-    the project's gold samples, each in one query (module docstring); with ``agreement`` the
+    the project's production samples, each in one query (module docstring); with ``agreement`` the
     figures include the card's, over the samples kept (W1 in base 1.1 until the caller sets
     the export's base); with ``pairs`` the annotations' curves given the follow-up too."""
     gold = s.execute(
@@ -101,7 +110,6 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
                Annotation.submitted_at, Sample.benchmark, Sample.n_tokens,
                *(getattr(Annotation, name) for name in (PAIR_VALUES if pairs else ())))
         .join(Sample, Sample.id == Annotation.sample_id)
-        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(*production(project_id), Annotation.status == "submitted")
         .order_by(Sample.id, Annotation.submitted_at, Annotation.id)).all()
     decoded = decode_json_texts(rows, [f"{name}_json" for name in json_columns])
@@ -122,10 +130,36 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
         xi=[r.xi for r in rows], omega=[r.omega for r in rows], alpha=[r.alpha for r in rows],
         # the provenance covers every gold sample, whatever ``only`` keeps: a sample's figures are its own
         gold=[(r.external_id, r.source, r.confidence, r.error_type) for r in gold],
-        agreement=agreement, exported=frozenset(r.external_id for r in kept))
+        agreement=agreement, exported=frozenset(r.external_id for r in kept),
+        adjudication=read_adjudication(s, project_id) if agreement else None)
     samples = [GoldSample(r.external_id, r.benchmark, r.parent_text, bounds, axes, r.xi, r.omega, r.alpha)
                for r, (bounds, axes) in zip(kept, decode_json_texts(kept, ["boundaries_json", "segment_axes_json"]))]
     return ExportInput(samples, figures, rows, decoded, pairs)
+
+
+def read_adjudication(s: Session, project_id: int) -> Adjudication:
+    """How the project's production samples went through review (the card's adjudication
+    outcome and the reasons samples are left out of its settled gold), and how many samples a
+    lead discarded after two or more annotations, per benchmark (outside the agreement's scope,
+    as on the Agreement page)."""
+    items = s.execute(
+        select(Sample.external_id, ReviewItem.status, ReviewItem.decision, cast(ReviewItem.reasons, Text))
+        .join(Sample, Sample.id == ReviewItem.sample_id)
+        .where(*production(project_id))).all()
+    flag_codes = set(FLAG_CODES)
+    flagged = frozenset(r.external_id for r in items if set(json.loads(r[3] or "[]")) & flag_codes)
+    open_review = frozenset(r.external_id for r in items if r.status == "open")
+    decisions: dict[str, int] = {}
+    for r in items:
+        if r.status == "closed" and r.decision:
+            decisions[r.decision] = decisions.get(r.decision, 0) + 1
+    doubly = (select(Annotation.sample_id).where(Annotation.status == "submitted")
+              .group_by(Annotation.sample_id).having(func.count() >= 2))
+    discarded = dict(s.execute(
+        select(Sample.benchmark, func.count()).where(
+            Sample.project_id == project_id, Sample.status == "discarded", Sample.is_warmup.is_(False),
+            Sample.id.in_(doubly)).group_by(Sample.benchmark)).all())
+    return Adjudication(flagged, open_review, decisions, {int(b): int(n) for b, n in discarded.items()})
 
 
 def read_pair_gold(s: Session, project_id: int, annotation_counts: dict[str, int], *,

@@ -156,4 +156,4 @@ def test_a_single_texts_project_beside_it_exports_as_before(db, lead, pairs, tmp
     single = gold_project(db, lead, n=9, name="Single")
     rec = exports.export_dataset(db, lead, single, tmp_path / "single", seed=2)
     assert not rec.is_pairs and sorted(p.name for p in (tmp_path / "single").iterdir()) == [
-        "README.md", "annotations", "benchmark_1", "benchmark_2", "export.json"]
+        "README.md", "agreement.json", "annotations", "benchmark_1", "benchmark_2", "export.json"]

@@ -381,13 +381,14 @@ def shifted_project(db, lead, n: int = 12) -> int:
 
 
 def test_the_card_states_w1_and_alpha_with_their_intervals(db, lead, tmp_path):
-    pid = shifted_project(db, lead)
+    pid = shifted_project(db, lead, n=30)  # ICC and Krippendorff's α need 30 samples
     rec = exports.export_dataset(db, lead, pid, tmp_path / "b11", seed=4)
     n = rec.split_sizes[1]
     manifest = json.loads((tmp_path / "b11" / "export.json").read_text(encoding="utf-8"))
     figures = manifest["agreement"]["benchmark_1"]
-    assert figures["n_samples"] == sum(n.values()) >= 10 and figures["w1_base"] == 1.1
-    assert figures["w1"] == pytest.approx(4 + sum(i % 5 for i in range(12)) / 12, abs=0.02)
+    assert figures["n_samples"] == sum(n.values()) == 30 and figures["w1_base"] == 1.1
+    assert figures["settled"]["n_samples"] == 30 and figures["excluded"] == {}
+    assert figures["w1"] == pytest.approx(4 + sum(i % 5 for i in range(30)) / 30, abs=0.02)
     low, high = figures["intervals"]["w1"]
     assert low < high
     assert low <= figures["w1"] <= high and figures["intervals"]["alpha_xi"][0] <= figures["alpha_xi"]
@@ -395,9 +396,9 @@ def test_the_card_states_w1_and_alpha_with_their_intervals(db, lead, tmp_path):
     card = (tmp_path / "b11" / "README.md").read_text(encoding="utf-8")
     w1_line = next(line for line in card.splitlines() if line.startswith("- Curve distance W1 "))
     assert w1_line == (f"- Curve distance W1 {figures['w1']:.2f} base-1.1 log-time units "
-                       f"[{low:.2f}, {high:.2f}] (curves ≈ ×{1.1 ** figures['w1']:.1f} apart in time)")
+                       f"[{low:.2f}, {high:.2f}] (curves ≈ ×{1.1 ** figures['w1']:.1f} apart in time) (n = 30)")
     assert f"- Krippendorff's α (ξ) {figures['alpha_xi']:.3f} [" in card
-    assert "- ICC(1,1) of scale ω — every rating has the same value (no variance)" in card
+    assert "- ICC(1,1) of scale ω — every rating has the same value (no variance) (n = 30)" in card
     assert "- Krippendorff's α (ω) — no variation: every annotation gives the same value" in card
     section = card.split("## Agreement", 1)[1].split("## Licence", 1)[0]
     assert "seed 20261124" in section and "None" not in section and "nan" not in section.lower()

@@ -46,6 +46,8 @@ MODULES: tuple[str, ...] = (
     "annotation.export.tvcp_card",
     "annotation.review.sample_disagreement",
     "annotation.agreement.curve_agreement",
+    "annotation.agreement.published",
+    "annotation.publishable",
     "annotation.agreement.change_agreement",
     "annotation.agreement.pair_agreement",
     "annotation.agreement.reference_agreement",

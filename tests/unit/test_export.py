@@ -227,7 +227,8 @@ def test_layout_counts_and_manifest(exported, project):
     out, manifest = exported
     samples, annotations = project
     names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert names == sorted(["README.md", "export.json"] + [f"{c}/{f}" for c in CONFIGS for f in SPLIT_FILES.values()])
+    assert names == sorted(["README.md", "agreement.json", "export.json"]
+                           + [f"{c}/{f}" for c in CONFIGS for f in SPLIT_FILES.values()])
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]  # no temporary folder left
     for config, benchmark in (("benchmark_1", 1), ("benchmark_2", 2)):
         n = sum(s.benchmark == benchmark for s in samples)

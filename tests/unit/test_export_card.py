@@ -50,7 +50,9 @@ def test_card_text_with_known_figures_intervals_and_an_undefined_one():
     body = "\n".join(lines)
     assert "### `benchmark_1` — 1,234 samples with two or more annotations" in lines
     assert ("In brackets: the 95% bootstrap interval (percentile method; the samples resampled with "
-            "replacement 1000 times, seed 20261124; the same data and seed give the same interval).") in lines
+            "replacement 1000 times, seed 20261124; the same data and seed give the same interval). n: the "
+            "samples (tokens, for the axis labels' α) a figure rests on; a figure with too few is withheld "
+            "(—) with the rule.") in lines
     figures = [line for line in lines if line.startswith("- ")]
     assert figures == [
         "- ICC(1,1) of location ξ 0.934 [0.921, 0.945]",
@@ -108,10 +110,11 @@ def shifted_samples(n: int) -> list[RatedSample]:
 
 
 def test_card_figures_of_a_report_convert_w1_and_keep_the_intervals():
-    report = agreement_report(shifted_samples(12), measures=HEADLINE_MEASURES, breakdowns=False,
+    report = agreement_report(shifted_samples(30), measures=HEADLINE_MEASURES, breakdowns=False,
                               resamples=200, seed=5)
     figures = card_figures(report, base=1.1, resamples=200, seed=5)
-    assert figures["n_samples"] == 12 and figures["bootstrap"] == {"confidence": 0.95, "resamples": 200, "seed": 5}
+    assert figures["n"]["icc_xi"] == figures["n"]["w1"] == figures["n"]["alpha_xi"] == 30
+    assert figures["n_samples"] == 30 and figures["bootstrap"] == {"confidence": 0.95, "resamples": 200, "seed": 5}
     assert figures["w1"] == pytest.approx(6.0, abs=0.05)
     assert figures["jaccard"] == 1.0 and figures["pk"] == 0.0
     low, high = figures["intervals"]["alpha_xi"]
@@ -124,21 +127,60 @@ def test_card_figures_of_a_report_convert_w1_and_keep_the_intervals():
 
 
 def test_undefined_figures_of_a_report_carry_their_reasons():
-    # two samples without curves: no ICC, W1 or curve α; labels all "main": no variation
+    # thirty samples without curves: no ICC, W1 or curve α; labels all "main": no variation
     samples = [RatedSample(f"B1-{i}", 1, 4, (Rating("ann01", T, (0,), ("main",)),
-                                            Rating("ann02", T, (0,), ("main",)))) for i in range(2)]
+                                            Rating("ann02", T, (0,), ("main",)))) for i in range(30)]
     report = agreement_report(samples, measures=HEADLINE_MEASURES, breakdowns=False, resamples=50)
     figures = card_figures(report, base=1.1, resamples=50, seed=1)
     assert figures["w1"] is None and figures["icc_xi"] is None and figures["intervals"]["w1"] == [None, None]
-    assert figures["undefined"]["w1"] == "needs ≥ 1 sample with two curves"
-    assert figures["undefined"]["alpha_xi"] == "needs ≥ 1 sample with two curves"
+    assert figures["undefined"]["w1"] == "needs ≥ 10 samples with two curves"
+    assert figures["undefined"]["alpha_xi"] == "needs ≥ 30 units"
     assert figures["undefined"]["alpha_labels"] == "no variation: every token has the same axis"
-    assert figures["undefined"]["icc_xi"].startswith("needs ≥ 3 samples")
+    assert figures["n"]["alpha_labels"] == 120 and figures["n"]["w1"] == 0
+    assert figures["undefined"]["icc_xi"] == "needs ≥ 30 samples with every curve"
     text = "\n".join(agreement_lines({"benchmark_1": figures}, 1.1))
-    assert "- Curve distance W1 — needs ≥ 1 sample with two curves" in text
-    assert "- Jaccard of token axis labels 1.000 [1.000, 1.000]" in text
+    assert "- Curve distance W1 — needs ≥ 10 samples with two curves (n = 0)" in text
+    assert "- Jaccard of token axis labels 1.000 [1.000, 1.000] (n = 30)" in text
     assert "None" not in text and "nan" not in text.lower()
 
+
+def test_figures_on_too_few_samples_are_withheld_with_the_rule():
+    """The card states no figure its data cannot support: on 9 samples every mean is withheld
+    (the percentile bootstrap needs 10), ICC and α too (30); each says its rule and its n."""
+    report = agreement_report(shifted_samples(9), measures=HEADLINE_MEASURES, breakdowns=False, resamples=50)
+    figures = card_figures(report, base=1.1, resamples=50, seed=1)
+    assert [figures[name] for name in ("icc_xi", "jaccard", "pk", "w1", "alpha_xi")] == [None] * 5
+    # 9 × 6 tokens are enough units for the labels' α; it has no value for another reason
+    assert figures["n"]["alpha_labels"] == 54
+    assert figures["undefined"]["alpha_labels"] == "no variation: every token has the same axis"
+    text = "\n".join(agreement_lines({"benchmark_1": figures}, 1.1))
+    assert "- ICC(1,1) of location ξ — needs ≥ 30 samples with every curve (n = 9)" in text
+    assert "- Pk of segmentations (lower is better) — needs ≥ 10 samples with two segmentations (n = 9)" in text
+
+
+def test_the_card_tells_before_and_after_adjudication_and_how_review_went():
+    before = card_figures(agreement_report(shifted_samples(30), measures=HEADLINE_MEASURES, breakdowns=False,
+                                           resamples=50), base=1.1, resamples=50, seed=1)
+    settled = card_figures(agreement_report(shifted_samples(12), measures=HEADLINE_MEASURES, breakdowns=False,
+                                            resamples=50), base=1.1, resamples=50, seed=1)
+    figures = {"benchmark_1": {**before, "settled": settled, "discarded": 2,
+                               "excluded": {"flagged, awaiting a lead": 14, "not resolved yet": 4}},
+               "adjudication": {"n_samples": 30, "flagged": 16, "flagged_interval": [0.36, 0.70],
+                                "awaiting_lead": 14, "decisions": {"accept_auto": 1, "edit": 1},
+                                "gold_by_source": {"automatic": 11, "edited": 1}, "changed_by_lead": 1}}
+    lines = agreement_lines(figures, 1.1)
+    assert "### `benchmark_1` — before adjudication: 30 samples with two or more annotations" in lines
+    assert ("Settled gold: the same figures over the 12 of these samples whose gold this export writes "
+            "(18 left out: 14 flagged, awaiting a lead; 4 not resolved yet).") in lines
+    assert ("2 samples a lead discarded after two or more annotations are outside both, as on the "
+            "Agreement page.") in lines
+    assert "### Adjudication" in lines
+    assert ("- The lead's decisions: Accepted the automatic resolution 1 · Stored an edited resolution 1.") in lines
+    assert "- The gold in this export by how it was resolved: automatic 11 · edited 1; a lead changed 1 of 12." in lines
+    # the before figures come first, then the settled ones
+    icc_lines = [i for i, line in enumerate(lines) if line.startswith("- ICC(1,1) of location ξ")]
+    assert len(icc_lines) == 2 and lines[icc_lines[0]].endswith("(n = 30)")
+    assert lines[icc_lines[1]] == "- ICC(1,1) of location ξ — needs ≥ 30 samples with every curve (n = 12)"
 
 def test_the_card_of_an_export_carries_the_figures_and_still_loads(tmp_path, monkeypatch):
     samples = [GoldSample(f"B1-{i:04d}", 1, "The bakery on Elm Street is closed this week.", (0,),

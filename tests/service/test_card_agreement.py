@@ -1,0 +1,100 @@
+"""The dataset card's agreement is the project's agreement before adjudication (issue 33): on a
+project with unsettled disputes its headline equals the Agreement page for the same scope and
+pingouin's ICC(1,1) over every doubly-annotated sample; the settled gold's figures follow, with
+what was left out and why; ``agreement.json`` holds the same figures beside the card. Both
+databases."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pingouin
+import pytest
+
+from annotation.agreement.report import HEADLINE_NAMES
+from annotation.corpus.text_import import TextRecord
+from annotation.services import agreement, annotation_import, exports, projects, resolving
+from service_helpers import run_cli
+
+N_SAMPLES = 40
+DISPUTED = range(0, 40, 3)  # 14 samples whose second annotator splits the text elsewhere
+
+
+def disputed_project(db, lead) -> int:
+    """40 texts, two annotations each: ξ spread over the samples with a per-sample disagreement,
+    and on 14 of them the second annotator's segmentation differs (a segmentation-mismatch flag:
+    they wait for a lead and get no gold)."""
+    p = projects.create_project(db, lead, "Disputes")
+    projects.import_texts(db, lead, p.id, [
+        TextRecord(f"On day {i} the team will finish the report and then everybody rests.", 1, f"D-{i:03d}", i + 1)
+        for i in range(N_SAMPLES)])
+    lines = []
+    for i in range(N_SAMPLES):
+        xi = 30.0 + 1.7 * i
+        for who, shift, bounds, axes in (
+                ("ann_x", 0.0, [0, 5], ["main", "static"]),
+                ("ann_y", ((i * 7 % 11) - 5.0) * 0.3, [0, 3] if i in DISPUTED else [0, 5],
+                 ["main", "generic"] if i % 4 == 0 else ["main", "static"])):
+            lines.append(json.dumps({
+                "sample_id": f"D-{i:03d}", "annotator": who, "boundaries": bounds, "segment_axes": axes,
+                "xi": xi + shift, "omega": 8.0 + (i % 5) + (0.5 if who == "ann_y" else 0.0),
+                "alpha": 0.5 + 0.3 * (i % 4) - 0.05 * (i % 3) * (who == "ann_y"),
+                "submitted_at": "2026-11-02T10:00:00Z"}))
+    annotation_import.import_annotations(db, lead, p.id, "\n".join(lines).encode(), "disputes.jsonl")
+    resolving.resolve_project(db, lead, p.id)
+    return p.id
+
+
+def pingouin_icc1(scope: agreement.AgreementScope, parameter: str) -> float:
+    rows = [{"sample": s.sample_id, "slot": slot, "rating": getattr(r, parameter)}
+            for s in scope.samples for slot, r in enumerate(s.ratings[:2])]
+    table = pingouin.intraclass_corr(pd.DataFrame(rows), targets="sample", raters="slot", ratings="rating")
+    return float(table.set_index("Type").loc["ICC(1,1)", "ICC"])
+
+
+def test_the_card_headline_is_the_agreement_before_adjudication(db, lead, tmp_path):
+    pid = disputed_project(db, lead)
+    rec = exports.export_dataset(db, lead, pid, tmp_path / "out", seed=3)
+    card = json.loads((tmp_path / "out" / "export.json").read_text(encoding="utf-8"))["agreement"]
+    head = card["benchmark_1"]
+    settled = head["settled"]
+    assert head["n_samples"] == N_SAMPLES and settled["n_samples"] == rec.n_samples == N_SAMPLES - len(DISPUTED)
+    assert head["excluded"] == {"flagged, awaiting a lead": len(DISPUTED)}
+
+    page = agreement.project_agreement(db, lead, pid, benchmark=1)
+    assert page.report.n_samples == N_SAMPLES
+    for name in HEADLINE_NAMES:
+        value = page.report.headline[name]
+        if head[name] is None:  # withheld by the rule, or undefined on the page too
+            assert head["n"][name] < 30 or not math.isfinite(value), name
+            continue
+        assert head[name] == pytest.approx(value, rel=1e-9, abs=1e-12), name
+        assert head["intervals"][name] == pytest.approx(list(page.report.interval(name)), rel=1e-9), name
+    for parameter in ("xi", "omega", "alpha"):
+        assert head[f"icc_{parameter}"] == pytest.approx(pingouin_icc1(page, parameter), rel=1e-9)
+    # the disputes pull agreement down: the settled gold's figures read better, and are not the headline
+    assert settled["pk"] < head["pk"] and settled["jaccard"] > head["jaccard"]
+    assert head["n"]["icc_xi"] == N_SAMPLES and settled["n"]["icc_xi"] == N_SAMPLES - len(DISPUTED)
+
+    outcome = card["adjudication"]
+    assert outcome["n_samples"] == N_SAMPLES and outcome["flagged"] >= len(DISPUTED)
+    assert outcome["awaiting_lead"] == len(DISPUTED)
+    low, high = outcome["flagged_interval"]
+    assert low < outcome["flagged"] / N_SAMPLES < high
+
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert f"### `benchmark_1` — before adjudication: {N_SAMPLES} samples with two or more annotations" in readme
+    assert (f"Settled gold: the same figures over the {N_SAMPLES - len(DISPUTED)} of these samples whose gold "
+            f"this export writes ({len(DISPUTED)} left out: {len(DISPUTED)} flagged, awaiting a lead).") in readme
+    assert f"- ICC(1,1) of location ξ {head['icc_xi']:.3f} [" in readme
+    assert "### Adjudication" in readme
+
+    # the command line states the same figures (the page's report), with their n
+    code, out, _ = run_cli(db, "agreement", "--project", "Disputes", "--benchmark", "1")
+    assert code == 0 and f"{head['icc_xi']:.3f} [" in out and f"(n = {N_SAMPLES})" in out
+
+    document = json.loads((tmp_path / "out" / "agreement.json").read_text(encoding="utf-8"))
+    assert document["figures"] == card and document["export_id"] == rec.id and document["log_base"] == 1.1
+    assert document["rules"]["icc_xi"]["min_n"] == 30 and document["rules"]["w1"]["min_n"] == 10
