@@ -194,14 +194,8 @@ def cmd_exports(db: Database, args: argparse.Namespace) -> str:
 def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
     """Run the baselines on an export folder without the app; print the results table, and record
     the run as a training job of the export's project where the database holds that export."""
-    from annotation.training import (
-        METRIC_LABELS,
-        UNDEFINED_REASONS,
-        TrainingConfig,
-        TrainingInputError,
-        results_table,
-        run_training,
-    )
+    from annotation.training import TrainingConfig, TrainingInputError, run_training
+    from cli.baselines import baselines_report
 
     export_dir = Path(args.export_dir)
     run_dir = Path(args.run_dir) if args.run_dir else export_dir.parent / f"{export_dir.name}-run-{int(time.time())}"
@@ -214,16 +208,7 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
                                cache_dir=export_dir.parent / ".embedding-cache")
     except TrainingInputError as exc:
         raise CliError(str(exc)) from None
-    table = results_table(results, ablation=None)
-    header = (f"export {results.export_id} · benchmark {results.benchmark} · {results.encoder} on "
-              f"{results.device} · {results.total_seconds:.1f} s · run folder {run_dir}\n"
-              "metrics on the test split (z-scored targets, mean over location/scale/skewness; "
-              "curve scores in log-time units)")
-    text = table.to_string(float_format=lambda v: f"{v:.4f}", na_rep="—")
-    undefined = [c for c in table.columns if table[c].isna().any()]
-    notes = "".join(f"\n— {METRIC_LABELS[c]}: undefined, {UNDEFINED_REASONS.get(c, 'cannot be computed on these samples')}"
-                    for c in undefined)
-    return header + "\n" + text + notes + "\n" + record_training_run(args, export_dir, run_dir, results)
+    return baselines_report(results, run_dir) + "\n" + record_training_run(args, export_dir, run_dir, results)
 
 
 def cmd_run_job(db: Database, args: argparse.Namespace) -> str:

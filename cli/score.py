@@ -53,6 +53,30 @@ def _figure_lines(score, names, labels) -> list[str]:  # type: ignore[no-untyped
                     if not math.isfinite(score.figures[name].value)]
 
 
+def _reference_lines(scored) -> list[str]:  # type: ignore[no-untyped-def]
+    """The trivial references on the same test split, the file against each, and whether the
+    split is large enough to rank models on (:mod:`annotation.training.references`)."""
+    from annotation.training.references import REFERENCE_LABELS, ranking_withheld
+    from annotation.training.scoring import SCORE_LABELS, figure_text
+
+    if not scored.references:
+        return []
+    lines = ["references on the same test split (no text: the training split's mean curve; the mean "
+             "curve of the training samples sharing each axis):"]
+    for name, ref in scored.references.items():
+        lines.append(f"  {REFERENCE_LABELS[name]}: " + " · ".join(
+            f"{SCORE_LABELS[m]} {figure_text(ref.figures[m])}" for m in ("mse", "mae", "curve_nll", "w1")))
+    words = list(dict.fromkeys(c.words() for c in scored.vs_reference.values()))  # "not compared" once
+    lines.append("this file against them (MSE difference on the same samples, 95 % bootstrap interval): "
+                 + "; ".join(words))
+    n_test = scored.score.n_test
+    withheld = ranking_withheld(n_test, 0.1)
+    if withheld:
+        lines.append(f"{withheld.removeprefix('not ranked: ')}: the figures describe these samples and "
+                     "rank nothing")
+    return lines
+
+
 def cmd_score(_db: None, args: argparse.Namespace) -> str:
     from annotation.training.errors import TrainingInputError
     from annotation.training.scoring import SCORE_LABELS, SCORE_METRICS, ModelScore
@@ -86,7 +110,10 @@ def cmd_score(_db: None, args: argparse.Namespace) -> str:
         raise CliError(f"--save: {exc}") from None
     kept = write_submission(args.export_dir, record) if args.save else None
     if args.json:
-        return json.dumps({**record, "kept": str(kept) if kept else None}, indent=2, ensure_ascii=False)
+        references = {"references": {k: v.to_dict() for k, v in scored.references.items()},
+                      "vs_reference": {k: v.to_dict() for k, v in scored.vs_reference.items()}} if not tvcp else {}
+        return json.dumps({**record, **references, "kept": str(kept) if kept else None}, indent=2,
+                          ensure_ascii=False)
     score: ModelScore = scored.score
     if tvcp:
         return "\n".join(_change_lines(scored, score) + ([f"kept as {kept}"] if kept else []))
@@ -99,6 +126,7 @@ def cmd_score(_db: None, args: argparse.Namespace) -> str:
     no_interval = {f.no_interval for f in score.figures.values()
                    if math.isfinite(f.value) and f.no_interval}
     lines += [f"— no interval: {why}" for why in sorted(no_interval)]
+    lines += _reference_lines(scored)
     if score.n_scale_clipped:
         lines.append(f"{score.n_scale_clipped} predicted ω below the training split's smallest were "
                      "raised to it for the curve scores (as for the baselines)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -22,6 +24,8 @@ from annotation.training import (
     UNDEFINED_REASONS,
 )
 from annotation.services.model_jobs import MODEL_KINDS
+from annotation.training.references import (
+    BEATS, MIN_COMPARE_SAMPLES, REFERENCE_LABELS, TIED, UNDECIDED, WORSE, Comparison, ranked)
 from ui.model_loop_view import APPLIED_TITLES, applied_jobs, apply_run_controls, model_job_summary
 from ui.display import plain
 from ui.model_scores import score_predictions_part
@@ -46,15 +50,52 @@ def _metric_text(value) -> str:  # type: ignore[no-untyped-def]
     return "—" if value is None or value != value else f"{float(value):.4f}"
 
 
+def _interval_text(row: dict) -> str:  # type: ignore[type-arg]
+    """The MSE's 95 % bootstrap interval of a row ("—" without one: too few test samples)."""
+    mse = ((row.get("score") or {}).get("figures") or {}).get("mse") or {}
+    low, high = mse.get("low"), mse.get("high")
+    return "—" if low is None or high is None else f"[{low:.4f}, {high:.4f}]"
+
+
+def _against_text(row: dict) -> str:  # type: ignore[type-arg]
+    """How a model's row reads against each reference, shortly ("—" for a reference row)."""
+    compared = [Comparison.from_dict(c) for c in (row.get("vs_reference") or {}).values()]
+    if not compared:
+        return "—"
+    if all(c.verdict == UNDECIDED for c in compared):
+        return f"not compared (fewer than {MIN_COMPARE_SAMPLES} test samples)"
+    short = {BEATS: "beats", WORSE: "worse than", TIED: "not told apart from", UNDECIDED: "not compared with"}
+    return " · ".join(f"{short[c.verdict]} {REFERENCE_LABELS[c.reference].removeprefix('Reference: ')}"
+                      for c in compared)
+
+
 def results_frame(job: jobs.JobInfo) -> pd.DataFrame:
-    """The paper-style table of a finished job: one row per model (and ablation); an undefined
-    metric reads "—" (:func:`undefined_note` says why), never "None" or NaN."""
-    rows = job.result.get("rows") or []
+    """The paper-style table of a finished job: one row per model (and ablation), then the
+    trivial references (issue 33); an undefined metric reads "—" (:func:`undefined_note` says
+    why), never "None" or NaN; each model's MSE interval and how it reads against the references."""
+    rows = [*(job.result.get("rows") or []), *(job.result.get("references") or [])]
     return pd.DataFrame([{
-        "model": MODEL_LABELS.get(r["model"], r["model"]),
-        "inputs": ABLATION_LABELS.get(r["ablation"], r["ablation"]),
+        "model": REFERENCE_LABELS.get(r["model"]) or MODEL_LABELS.get(r["model"], r["model"]),
+        "inputs": "no text" if r["model"] in REFERENCE_LABELS else ABLATION_LABELS.get(r["ablation"], r["ablation"]),
         **{METRIC_LABELS[c]: _metric_text(r.get(c)) for c in METRIC_COLUMNS},
-    } for r in rows], columns=["model", "inputs", *(METRIC_LABELS[c] for c in METRIC_COLUMNS)])
+        "MSE 95 % interval": _interval_text(r), "against the references": _against_text(r),
+    } for r in rows], columns=["model", "inputs", *(METRIC_LABELS[c] for c in METRIC_COLUMNS),
+                               "MSE 95 % interval", "against the references"])
+
+
+def ranking_note(job: jobs.JobInfo) -> str | None:
+    """Why the run's test split cannot rank its models, or their order by the upper end of the
+    MSE interval (None for a run recorded before either was)."""
+    ranking = job.result.get("ranking")
+    if ranking is None:
+        return None
+    if ranking:
+        return ranking[0].upper() + ranking[1:] + "."
+    rows = [SimpleNamespace(**r) for r in job.result.get("rows") or []]
+    order = ", ".join(f"{i}. {MODEL_LABELS.get(r.model, r.model)}"
+                      + ("" if r.ablation == "none" else f" ({ABLATION_LABELS.get(r.ablation, r.ablation)})")
+                      for i, r in enumerate(ranked(rows), start=1))
+    return f"Ranked by the upper end of each model's MSE interval, not its point value: {order}."
 
 
 def undefined_note(jobs_shown: list[jobs.JobInfo]) -> str | None:
@@ -236,6 +277,8 @@ if job.status == "succeeded" and job.result.get("rows"):
                download=f"training-job-{job.id}.csv", download_label="Download the results (CSV)")
     if (note := undefined_note([job])) is not None:
         st.caption(note)
+    if (note := ranking_note(job)) is not None:
+        st.markdown(plain(note))
     chart = loss_chart(job)
     if chart is not None:
         st.markdown("**Loss curves** (neural networks)")

@@ -17,6 +17,7 @@ from annotation.services.export_records import ExportRecord
 from annotation.services.model_scores import Leaderboard
 from annotation.training.change_scoring import CHANGE_METRIC_LABELS, CHANGE_METRICS, MIN_INTERVAL_TARGETS, TVCP
 from annotation.training.scoring import MIN_INTERVAL_SAMPLES, SCORE_LABELS, SCORE_METRICS, figure_text
+from annotation.training.references import ranking_withheld
 from annotation.training.submissions import MAX_NAME_CHARS, MAX_PREDICTION_BYTES, MAX_PREDICTION_LINES
 from annotation.wording import counted
 from db.engine import Database
@@ -29,7 +30,8 @@ K_BENCHMARK = "training.score.benchmark"
 K_NAME = "training.score.name"
 K_FILE = "training.score.file"
 K_FORM = "training.score"
-KIND_LABELS = {model_scores.SUBMISSION: "submitted", model_scores.BASELINE: "baseline"}
+KIND_LABELS = {model_scores.SUBMISSION: "submitted", model_scores.BASELINE: "baseline",
+               model_scores.REFERENCE: "reference (no text)"}
 
 #: labels a baseline row by its model and ablation
 EntryLabel = Callable[[str, str], str]
@@ -43,15 +45,18 @@ def _metrics(board: Leaderboard) -> tuple[tuple[str, ...], Mapping[str, str]]:
 
 
 def leaderboard_frame(board: Leaderboard, baseline_label: EntryLabel) -> pd.DataFrame:
-    """The leaderboard as a table: one row per entry (best MSE first, or best accuracy for change
-    labels), each figure as its value and 95 % interval ("—" when undefined)."""
+    """The leaderboard as a table: one row per entry (best first by the interval: the upper end of
+    the MSE's, or the lower end of the accuracy's for change labels), each figure as its value and
+    95 % interval ("—" when undefined); no rank on a test split too small to rank on
+    (:func:`ranking_withheld`), the trivial references among the rows."""
     metrics, labels = _metrics(board)
     size = "test pairs" if board.benchmark == TVCP else "test samples"
     rows = []
+    unranked = bool(ranking_withheld(max((e.n_test for e in board.entries), default=0), 0.1))
     for rank, entry in enumerate(board.entries, start=1):
-        name = entry.name if entry.kind == model_scores.SUBMISSION else \
-            f"{baseline_label(entry.model or '', entry.ablation or '')} (job {entry.job_id})"
-        rows.append({"rank": rank, "model": name, "kind": KIND_LABELS.get(entry.kind, entry.kind),
+        name = (entry.name if entry.kind in (model_scores.SUBMISSION, model_scores.REFERENCE) else
+                f"{baseline_label(entry.model or '', entry.ablation or '')} (job {entry.job_id})")
+        rows.append({"rank": "—" if unranked else rank, "model": name, "kind": KIND_LABELS.get(entry.kind, entry.kind),
                      "by": entry.by, "when": f"{entry.at:%Y-%m-%d %H:%M}" if entry.at else "—",
                      size: entry.n_test, **{labels[m]: figure_text(entry.figures[m]) for m in metrics}})
     return pd.DataFrame(rows, columns=["rank", "model", "kind", "by", "when", size, *(labels[m] for m in metrics)])
@@ -70,6 +75,9 @@ def leaderboard_notes(board: Leaderboard) -> list[str]:
             elif figure.no_interval and not math.isfinite(figure.low):
                 no_interval.setdefault(figure.no_interval, set()).add(entry.kind)
     notes = [f"— {', '.join(sorted(labels))}: undefined, {why}." for why, labels in undefined.items()]
+    withheld = ranking_withheld(max((e.n_test for e in board.entries), default=0), 0.1)
+    if board.entries and withheld and board.benchmark != TVCP:
+        notes.insert(0, withheld[0].upper() + withheld[1:] + ".")
     notes += [f"No interval ({' and '.join(KIND_LABELS.get(k, k) for k in sorted(kinds))} rows): {why}."
               for why, kinds in no_interval.items()]
     return notes
@@ -142,10 +150,14 @@ def score_predictions_part(db: Database, actor: Actor, project_id: int, complete
                    key=f"training.leaderboard.{export_id}.{benchmark}",
                    download=f"leaderboard-export-{export_id}-benchmark-{benchmark}.csv",
                    download_label="Download the leaderboard (CSV)")
-        st.caption("Accuracy over the test pairs, exact match over the test targets. Best accuracy first."
+        st.caption("Accuracy over the test pairs, exact match over the test targets. Best first by the "
+                   "lower end of the accuracy's interval (by the accuracy where there is none)."
                    if benchmark == TVCP else
                    "Point metrics on z-scored targets (training-split mean and SD), averaged over ξ, ω, α; "
-                   "curve scores and W1 in log-time units of the export's base. Best MSE first.")
+                   "curve scores and W1 in log-time units of the export's base. Best first by the upper end "
+                   "of the MSE's interval, not its point (by the MSE where there is none). The references "
+                   "use no text: the training split's mean curve, and the mean curve of the training samples "
+                   "sharing each axis.")
         for note in leaderboard_notes(board):
             st.caption(plain(note))
     if board.unreadable:

@@ -33,6 +33,7 @@ from annotation.services.number_limits import checks_numbers
 from annotation.training.errors import TrainingInputError
 from annotation.wording import refusal
 from annotation.training.predictions import prediction_key
+from annotation.training.references import REFERENCE_LABELS
 from annotation.training.results import METRIC_COLUMNS, UNDEFINED_REASONS
 from annotation.training.change_scoring import CHANGE_METRICS, TVCP, score_tvcp_export
 from annotation.training.scoring import SCORE_METRICS, Figure, ModelScore
@@ -49,6 +50,8 @@ from db.models import Job, User
 
 SUBMISSION = "submission"
 BASELINE = "baseline"
+#: a trivial reference of the export's split (annotation.training.references), from a training run
+REFERENCE = "reference"
 #: why a baseline row shows no interval, and no W1
 BASELINE_NO_INTERVAL = "training runs report no interval; score the run's predictions file for one"
 BASELINE_NO_W1 = "training runs do not compute W1; score the run's predictions file for it"
@@ -156,8 +159,12 @@ def _submission_entry(record: Mapping[str, Any]) -> LeaderboardEntry:
 
 
 def baseline_figures(row: Mapping[str, Any]) -> dict[str, Figure]:
-    """The figures of one baseline row of a training job's result (a metric stored as null is
-    undefined, with the reason training gives)."""
+    """The figures of one baseline row of a training job's result: with their intervals and W1
+    where the run scored them (issue 33), else as stored (a metric stored as null is undefined,
+    with the reason training gives)."""
+    stored = (row.get("score") or {}).get("figures") or {}
+    if all(name in stored for name in SCORE_METRICS):
+        return {name: Figure.from_dict(stored[name]) for name in SCORE_METRICS}
     figures = {}
     for name in METRIC_COLUMNS:
         value = row.get(name)
@@ -170,13 +177,20 @@ def baseline_figures(row: Mapping[str, Any]) -> dict[str, Figure]:
     return figures
 
 
-def _sort_key(entry: LeaderboardEntry) -> tuple[bool, float, float]:
+def _sort_key(entry: LeaderboardEntry) -> tuple[bool, bool, float, float]:
+    """Best first by the interval, not the point (issue 33): the upper end of the MSE interval
+    (the lower end of the accuracy's for change labels); entries without an interval after those
+    with one, by their value; undefined last."""
     when = entry.at.timestamp() if entry.at else 0.0
     if "accuracy" in entry.figures:   # change labels: best accuracy first
-        accuracy = entry.figures["accuracy"].value
-        return (not math.isfinite(accuracy), -accuracy if math.isfinite(accuracy) else 0.0, when)
-    mse = entry.figures["mse"].value
-    return (not math.isfinite(mse), mse if math.isfinite(mse) else 0.0, when)
+        f = entry.figures["accuracy"]
+        if not math.isfinite(f.value):
+            return (True, True, 0.0, when)
+        return (False, not math.isfinite(f.low), -(f.low if math.isfinite(f.low) else f.value), when)
+    f = entry.figures["mse"]
+    if not math.isfinite(f.value):
+        return (True, True, 0.0, when)
+    return (False, not math.isfinite(f.high), f.high if math.isfinite(f.high) else f.value, when)
 
 
 @checks_numbers
@@ -197,9 +211,16 @@ def leaderboard(db: Database, actor: Actor, project_id: int, export_id: int,
         jobs = [(job.id, dict(job.config or {}), dict(job.result or {}), job.finished_at, who)
                 for job, who in rows]
     entries = []
+    references = False
     for job_id, config, result, finished_at, who in jobs:
         if int(result.get("benchmark", config.get("benchmark", 1))) != benchmark:
             continue
+        if not references and result.get("references"):   # the same split: one run's are everyone's
+            references = True
+            entries += [LeaderboardEntry(
+                kind=REFERENCE, name=REFERENCE_LABELS.get(row["model"], row["model"]), by="—", at=finished_at,
+                figures=baseline_figures(row), n_test=int(row.get("n_test") or 0), job_id=job_id,
+                model=row["model"], ablation=row["ablation"]) for row in result["references"]]
         for row in result.get("rows") or []:
             entries.append(LeaderboardEntry(
                 kind=BASELINE, name=f"{prediction_key(row['model'], row['ablation'])} (job {job_id})",

@@ -84,6 +84,12 @@ class ResultRow:
     n_scale_clipped: int = 0
     fit_seconds: float = 0.0
     artefacts: Mapping[str, str] = field(default_factory=dict)
+    #: every figure with its bootstrap interval (:meth:`annotation.training.scoring.ModelScore.to_dict`;
+    #: empty in runs recorded before intervals were)
+    score: Mapping[str, Any] = field(default_factory=dict)
+    #: reference name → :meth:`annotation.training.references.Comparison.to_dict` (empty for a
+    #: reference row and in runs recorded before)
+    vs_reference: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def metrics(self) -> dict[str, float]:
         """The metric columns as a dict."""
@@ -111,6 +117,10 @@ class TrainingResults:
     started_at: str | None = None
     finished_at: str | None = None
     error: str | None = None
+    #: the trivial references (:mod:`annotation.training.references`), scored as the models are
+    references: tuple[ResultRow, ...] = ()
+    #: why the test split cannot rank the models ("" when it can; None in runs recorded before)
+    ranking: str | None = None
 
     def row(self, model: str, ablation: str = "none") -> ResultRow:
         """The row of ``model`` under ``ablation`` (KeyError if the run has none)."""
@@ -161,7 +171,8 @@ def row_to_dict(row: ResultRow) -> dict[str, Any]:
         "valid_mse": row.valid_mse, "valid_nll": row.valid_nll, "best_epoch": row.best_epoch,
         "loss_curve": [list(p) for p in row.loss_curve], "n_test": row.n_test,
         "n_scale_clipped": row.n_scale_clipped, "fit_seconds": row.fit_seconds,
-        "artefacts": dict(row.artefacts),
+        "artefacts": dict(row.artefacts), "score": dict(row.score),
+        "vs_reference": {k: dict(v) for k, v in row.vs_reference.items()},
     })
 
 
@@ -178,6 +189,8 @@ def row_from_dict(data: Mapping[str, Any]) -> ResultRow:
                          for e, t, v in data.get("loss_curve") or ()),
         n_test=int(data.get("n_test") or 0), n_scale_clipped=int(data.get("n_scale_clipped") or 0),
         fit_seconds=_float(data.get("fit_seconds")), artefacts=dict(data.get("artefacts") or {}),
+        score=dict(data.get("score") or {}),
+        vs_reference={str(k): dict(v) for k, v in (data.get("vs_reference") or {}).items()},
     )
 
 
@@ -192,6 +205,7 @@ def results_to_dict(results: TrainingResults) -> dict[str, Any]:
         "total_seconds": results.total_seconds, "split_sizes": dict(results.split_sizes),
         "target_scaler": results.target_scaler, "export_manifest": results.export_manifest,
         "config": results.config.to_dict(), "rows": [row_to_dict(r) for r in results.rows],
+        "references": [row_to_dict(r) for r in results.references], "ranking": results.ranking,
     })
 
 
@@ -210,6 +224,8 @@ def results_from_dict(data: Mapping[str, Any], run_dir: str | Path) -> TrainingR
         total_seconds=_float(data.get("total_seconds")),
         started_at=data.get("started_at"), finished_at=data.get("finished_at"),
         error=data.get("error"),
+        references=tuple(row_from_dict(r) for r in data.get("references") or ()),
+        ranking=data.get("ranking"),
     )
 
 

@@ -47,6 +47,7 @@ from .results import (
     write_json_atomic,
     write_results,
 )
+from .references import REFERENCE_LABELS, compare_mse, ranking_withheld, reference_predictions
 from .targets import fit_target_scaler
 
 Progress = Callable[[float, str], None]
@@ -143,7 +144,7 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
     import torch
 
     from .features import embed_splits
-    from .metrics import curve_scores, point_metrics, pooled_gaussian_nll
+    from .metrics import pooled_gaussian_nll
     from .models import fit_model
     from .networks import NetworkSettings
 
@@ -197,7 +198,22 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
         scaler = fit_target_scaler(gold["train"])   # training split only — never per split
         z = {s: scaler.transform(gold[s]) for s in SPLITS}
         min_scale = float(gold["train"][:, 1].min())
-        results = dataclasses.replace(results, target_scaler=scaler.to_dict())
+        # the trivial references, scored as every model is; the split decides whether models rank
+        references = reference_predictions(gold["train"], [s.axes for s in splits["train"]],
+                                           [s.axes for s in splits["test"]])
+        z_references = {name: scaler.transform(pred) for name, pred in references.items()}
+        n_total = sum(len(splits[s]) for s in SPLITS)
+        reference_rows = tuple(
+            _scored_row(name, "none", gold, z, pred, z_references[name], min_scale, manifest.base, {})
+            for name, pred in references.items())
+        for row in reference_rows:
+            reporter.log(f"{REFERENCE_LABELS[row.model]}: test MSE {row.mse:.4f}, MAE {row.mae:.4f}, "
+                         f"curve NLL {row.curve_nll:.3f}")
+        ranking = ranking_withheld(len(splits["test"]), len(splits["test"]) / n_total)
+        if ranking:
+            reporter.log(ranking)
+        results = dataclasses.replace(results, target_scaler=scaler.to_dict(), references=reference_rows,
+                                      ranking=ranking)
         write_results(results)
 
         settings = NetworkSettings(max_epochs=config.max_epochs, patience=config.patience,
@@ -230,9 +246,7 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
             valid_nll = pooled_gaussian_nll(z["validation"] - fitted.predict(inputs["validation"]))
             z_pred = fitted.predict(inputs["test"])
             pred = scaler.inverse_transform(z_pred)
-            points = point_metrics(z["test"], z_pred, y_true_original=gold["test"],
-                                   y_pred_original=pred)
-            curves = curve_scores(gold["test"], pred, min_scale=min_scale)
+            scored = _scored_row(model, ablation, gold, z, pred, z_pred, min_scale, manifest.base, z_references)
 
             name = f"{model}__{ablation}"
             folder = run_dir / "models" / name
@@ -252,15 +266,10 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
                                [s.id for s in splits["test"]], gold["test"], pred)
             artefacts["predictions"] = f"predictions/{name}.csv"
 
-            row = ResultRow(
-                model=model, ablation=ablation, mse=points.mse, mae=points.mae, r2=points.r2,
-                spearman=points.spearman, nll=points.nll, curve_nll=curves.curve_nll,
-                curve_crps=curves.curve_crps, per_parameter=points.per_parameter,
-                params=dict(fitted.params), valid_mse=float(fitted.valid_mse),
-                valid_nll=float(valid_nll),
-                best_epoch=fitted.best_epoch,
+            row = dataclasses.replace(
+                scored, params=dict(fitted.params), valid_mse=float(fitted.valid_mse),
+                valid_nll=float(valid_nll), best_epoch=fitted.best_epoch,
                 loss_curve=tuple((h.epoch, h.train_loss, h.valid_loss) for h in fitted.history),
-                n_test=len(splits["test"]), n_scale_clipped=curves.n_scale_clipped,
                 fit_seconds=fitted.seconds, artefacts=artefacts)
             results = dataclasses.replace(results, rows=(*results.rows, row))
             write_results(results)
@@ -280,6 +289,28 @@ def run_training(export_dir: str | Path, run_dir: str | Path,
         raise
     finally:
         torch.set_num_threads(threads_before)
+
+
+def _scored_row(model: str, ablation: str, gold: dict[str, np.ndarray], z: dict[str, np.ndarray],
+                pred: np.ndarray, z_pred: np.ndarray, min_scale: float, base: float,
+                z_references: dict[str, np.ndarray]) -> ResultRow:
+    """The test-split row of one set of predictions: the metrics as the paper's table has them,
+    every figure with its bootstrap interval (:func:`~annotation.training.scoring.score_predictions`,
+    what ``chronocept score`` gives a model built elsewhere), and the comparison with each
+    reference in ``z_references`` (:func:`~annotation.training.references.compare_mse`)."""
+    from .metrics import curve_scores, point_metrics
+    from .scoring import score_predictions
+
+    points = point_metrics(z["test"], z_pred, y_true_original=gold["test"], y_pred_original=pred)
+    curves = curve_scores(gold["test"], pred, min_scale=min_scale)
+    score = score_predictions(gold["test"], pred, gold["train"], base=base)
+    return ResultRow(
+        model=model, ablation=ablation, mse=points.mse, mae=points.mae, r2=points.r2,
+        spearman=points.spearman, nll=points.nll, curve_nll=curves.curve_nll,
+        curve_crps=curves.curve_crps, per_parameter=points.per_parameter,
+        n_test=len(gold["test"]), n_scale_clipped=curves.n_scale_clipped, score=score.to_dict(),
+        vs_reference={name: compare_mse(z["test"], z_pred, z_ref, reference=name).to_dict()
+                      for name, z_ref in z_references.items()})
 
 
 def read_config(run_dir: str | Path) -> TrainingConfig:

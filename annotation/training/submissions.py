@@ -2,12 +2,8 @@
 against the export, and keeping the scored submission in the export's folder.
 
 **The file.** JSON Lines (``.jsonl``, ``.ndjson``, ``.json``) or CSV (``.csv``), UTF-8, one
-prediction per test sample of the chosen benchmark::
-
-    {"_id": "B1-00042", "xi": 53.2, "omega": 10.9, "alpha": -0.2}
-
-    _id,xi,omega,alpha
-    B1-00042,53.2,10.9,-0.2
+prediction per test sample of the chosen benchmark: a line ``{"_id": "B1-00042", "xi": 53.2,
+"omega": 10.9, "alpha": -0.2}``, or a row ``B1-00042,53.2,10.9,-0.2`` under ``_id,xi,omega,alpha``.
 
 ξ, ω, α in the export's log base (its manifest's ``base``). A training run's own predictions file
 (``RUN/predictions/<model>__<ablation>.csv``: ``_id``, ``<param>_gold``, ``<param>_pred``) is
@@ -38,7 +34,7 @@ import math
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePath
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -52,6 +48,8 @@ from annotation.timeaxis import DEFAULT_BASE
 
 from .data import MIN_SAMPLES_PER_SPLIT, SPLIT_FILES, TARGET_KEYS, benchmark_folder, read_manifest, read_split_file
 from .errors import ExportFormatError, NotEnoughSamplesError
+from .reference_scores import score_against_references
+from .references import Comparison
 from .scoring import ModelScore, score_predictions
 
 #: the largest predictions file read (a test split of 10,000 samples is about 1 MB)
@@ -278,13 +276,15 @@ class ScoredFile:
     benchmark: int | str
     sha256: str
     score: ModelScore
+    references: Mapping[str, ModelScore] = field(default_factory=dict)  # reference_scores
+    vs_reference: Mapping[str, Comparison] = field(default_factory=dict)
 
 
 def score_export(export_dir: str | Path, data: bytes, filename: str, benchmark: int = 1, *,
                  resamples: int | None = None) -> ScoredFile:
-    """Read and check a predictions file, then score it against the test split of ``benchmark``
-    of the export in ``export_dir`` (z-scoring with its training split). Raises
-    :class:`PredictionFileError` for the file and a
+    """Read and check a predictions file, then score it, and the trivial references beside it,
+    against the test split of ``benchmark`` of the export in ``export_dir`` (z-scoring with its
+    training split). Raises :class:`PredictionFileError` for the file and a
     :class:`~annotation.training.errors.TrainingInputError` for the export.
 
     Examples:
@@ -292,9 +292,8 @@ def score_export(export_dir: str | Path, data: bytes, filename: str, benchmark: 
         >>> from annotation.training.synthetic import write_synthetic_export
         >>> folder = write_synthetic_export(Path(tempfile.mkdtemp()) / "e", 30, seed=1)
         >>> test = [json.loads(line) for line in (folder / "benchmark_1" / "test.json").open()]
-        >>> lines = [json.dumps({"_id": r["_id"], "xi": r["target_values"]["location"],
-        ...                      "omega": r["target_values"]["scale"],
-        ...                      "alpha": r["target_values"]["skewness"]}) for r in test]
+        >>> lines = [json.dumps({"_id": r["_id"], **dict(zip(("xi", "omega", "alpha"),
+        ...                      r["target_values"].values()))}) for r in test]
         >>> scored = score_export(folder, "\\n".join(lines).encode(), "gold.jsonl")
         >>> scored.export_id, scored.score.n_test, scored.score.figures["mse"].value
         ('synthetic-1-30', 3, 0.0)
@@ -321,7 +320,10 @@ def score_export(export_dir: str | Path, data: bytes, filename: str, benchmark: 
     gold = np.array([s.targets for s in splits["test"]], dtype=np.float64)
     train = np.array([s.targets for s in splits["train"]], dtype=np.float64)
     score = score_predictions(gold, pred, train, base=manifest.base, resamples=resamples)
-    return ScoredFile(manifest.export_id, manifest.base, benchmark, hashlib.sha256(data).hexdigest(), score)
+    axes = [[s.axes for s in splits[split]] for split in ("train", "test")]
+    references = score_against_references(gold, pred, train, *axes, base=manifest.base, resamples=resamples)
+    return ScoredFile(manifest.export_id, manifest.base, benchmark, hashlib.sha256(data).hexdigest(), score,
+                      *references)
 
 
 def check_name(name: str) -> str:

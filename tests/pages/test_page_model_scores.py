@@ -62,17 +62,25 @@ def test_a_lead_scores_a_file_and_sees_it_beside_the_baselines(make_app, db, lea
     assert [shown(s.value) for s in at.success] == [f"Scored “{name}” on 3 test samples: MSE "
                                                     f"{leaderboard(at).iloc[0]['MSE']}."]
     board = leaderboard(at)
-    assert list(board["kind"]) == ["submitted", "baseline", "baseline"]
+    assert sorted(board["kind"]) == ["baseline", "baseline", "reference (no text)", "reference (no text)",
+                                     "submitted"]
     assert list(board["model"])[0] == name
-    assert set(board["model"][1:]) == {f"Linear regression (job {job.id})", f"Mean (reference) (job {job.id})"}
+    assert set(board[board["kind"] == "baseline"]["model"]) == {f"Linear regression (job {job.id})",
+                                                                f"Mean (reference) (job {job.id})"}
+    assert set(board[board["kind"] == "reference (no text)"]["model"]) == {"Reference: training mean curve",
+                                                                         "Reference: per-axis mean"}
+    # 3 test samples rank nothing: no rank, and the page says why (issue 33)
+    assert set(board["rank"]) == {"—"}
     row = board.iloc[0]
     assert row["by"] == "lead1" and row["test samples"] == 3
     assert row["R²"] == "—" and row["Mean W1"].startswith("0.5")   # 3 test samples: no intervals
-    assert set(board[board["kind"] == "baseline"]["Mean W1"]) == {"—"}
+    # a run scores its rows as a submission is scored: W1 too
+    assert "—" not in set(board[board["kind"] == "baseline"]["Mean W1"])
     captions = [c.value for c in at.caption]
     assert any("needs ≥ 3 test samples whose gold values differ" in c for c in captions)
-    assert any("training runs do not compute W1" in c for c in captions)
     assert any("a bootstrap interval needs ≥ 10 test samples" in c for c in captions)
+    assert any(shown(c).startswith("Not ranked: the test split has 3 samples; ranking models needs ≥ 30")
+               for c in captions)
     assert len(list((folder / "scores").glob("*.json"))) == 1
 
 

@@ -51,8 +51,20 @@ def test_launch_runs_a_worker_and_shows_its_results(make_app, db, lead, exported
     assert not errors(at)
     assert any("**Succeeded**" in m.value for m in at.markdown)
     table = at.dataframe[0].value
-    assert list(table["model"]) == ["Mean (reference)", "Linear regression"]
-    assert {"MSE", "MAE", "R²", "Spearman ρ", "NLL", "Curve NLL", "Curve CRPS"} <= set(table.columns)
+    # the trivial references follow the models, and each model says how it reads against them
+    assert list(table["model"]) == ["Mean (reference)", "Linear regression", "Reference: training mean curve",
+                                    "Reference: per-axis mean"]
+    assert list(table["inputs"])[2:] == ["no text", "no text"]
+    assert {"MSE", "MAE", "R²", "Spearman ρ", "NLL", "Curve NLL", "Curve CRPS", "MSE 95 % interval",
+            "against the references"} <= set(table.columns)
+    assert list(table["against the references"])[2:] == ["—", "—"]
+    n_test = jobs.get_job(db, lead, job.id).result["split_sizes"]["test"]
+    assert list(table["against the references"])[0] == (
+        "not compared (fewer than 10 test samples)" if n_test < 10 else list(table["against the references"])[0])
+    # a test split under 30 samples ranks nothing, and the page says why and what it would need
+    assert n_test < 30 and any(
+        shown(m.value).startswith(f"Not ranked: the test split has {n_test} samples; ranking models needs ≥ 30 test "
+                           "samples") for m in at.markdown)
     # the mean model predicts one value (and these gold texts are annotated alike): ρ is undefined,
     # shown "—" with the reason, never "None" or NaN
     assert list(table["Spearman ρ"])[0] == "—"
@@ -91,7 +103,7 @@ def test_two_finished_runs_side_by_side(make_app, db, lead, exported):
         assert jobs.run_job(db, job.id) == "succeeded"
     at = open_page(make_app, lead)
     side = next(df.value for df in at.dataframe if "job" in df.value.columns)  # not the leaderboard
-    assert list(side["job"]) == [2, 2, 1, 1]
+    assert list(side["job"]) == [2, 2, 2, 2, 1, 1, 1, 1]   # each run's two models and two references
     # the run's caption says its split sizes in words, not as a Python dict
     (line,) = [c.value for c in at.caption if c.value.startswith("Benchmark 1 · encoder hashing")]
     sizes = jobs.get_job(db, lead, job.id).result["split_sizes"]

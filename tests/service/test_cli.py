@@ -230,6 +230,9 @@ def test_agreement_json_from_the_command_line(db_url, tmp_path):
     assert text.returncode == 0 and "6 samples with 2 or more annotations" in text.stdout
     assert "Krippendorff alpha (axis labels)" in text.stdout and "W1 (curve distance" in text.stdout
     assert "[" in text.stdout  # the intervals
+    # six samples cannot support an ICC: withheld with its rule and n (issue 33), the JSON says so too
+    assert "ICC(1,1) xi                    — needs ≥ 30 samples with every curve (n = 6)" in text.stdout
+    assert report["published"]["icc_xi"]["value"] is None and report["published"]["icc_xi"]["n"] == 6
 
 
 def test_dedup_and_export_from_the_command_line(tmp_path):
@@ -321,9 +324,16 @@ def test_train_from_the_command_line_needs_no_database(tmp_path):
     assert lines[0].startswith("export synthetic-3-120 · benchmark 1 · hashing")
     assert "mse" in lines[2] and "curve_crps" in lines[2]
     assert [line.split()[0] for line in lines[4:6]] == ["mean", "linear"]
+    # the trivial references are rows of the table too, under the models (issue 33)
+    assert lines[6].startswith("Reference: training mean curve") and lines[7].startswith("Reference: per-axis mean")
     # the mean model predicts one value: its Spearman ρ is undefined, shown "—" and said why
-    assert lines[4].split()[5] == "—" and lines[6:] == [
-        "— Spearman ρ: undefined, needs ≥ 3 test samples whose gold values and predictions both vary",
+    assert lines[4].split()[5] == "—" and lines[8] == (
+        "— Spearman ρ: undefined, needs ≥ 3 test samples whose gold values and predictions both vary")
+    assert lines[9].startswith("against the references (MSE difference on the same test samples")
+    assert lines[11].startswith("  linear: beats the training mean curve (ΔMSE −")
+    assert lines[12:] == [
+        "not ranked: the test split has 12 samples; ranking models needs ≥ 30 test samples (an export of "
+        "about 300 gold samples at a 10 % test share)",
         "not recorded as a training job of a project (predict and audit need one): there is no database at "
         f"{tmp_path / 'never-created.db'} (CHRONOCEPT_DATABASE_URL)"]
     assert (tmp_path / "run" / "metrics.json").is_file()
@@ -357,7 +367,14 @@ def test_score_from_the_command_line_needs_no_database(tmp_path):
     shown = {line[2:14].strip(): line[15:].split(" [")[0] for line in lines[2:10]}   # "  MSE  0.1959 [..]"
     assert shown["MSE"] == f"{row.mse:.4f}" and shown["Curve CRPS"] == f"{row.curve_crps:.4f}"
     assert shown["Spearman ρ"] == f"{row.spearman:.4f}" and float(shown["Mean W1"]) > 0
-    assert lines[2].endswith("]") and len(lines) == 10   # every figure defined, with an interval
+    assert lines[2].endswith("]")   # every figure defined, with an interval
+    # the trivial references on the same split, and the file against them (issue 33)
+    assert lines[10].startswith("references on the same test split")
+    assert lines[11].startswith("  Reference: training mean curve: MSE ")
+    assert lines[12].startswith("  Reference: per-axis mean: MSE ")
+    assert lines[13].startswith("this file against them") and "beats the training mean curve (ΔMSE −" in lines[13]
+    assert lines[14].startswith("the test split has 12 samples; ranking models needs ≥ 30 test samples")
+    assert len(lines) == 15
     assert not (export / "scores").exists()   # scored, not kept
 
     kept = run(env_url, "score", str(export), str(predictions), "--json", "--save", "linear, again")
@@ -365,6 +382,9 @@ def test_score_from_the_command_line_needs_no_database(tmp_path):
     record = json.loads(kept.stdout)
     assert record["name"] == "linear, again" and record["via"] == "command line"
     assert record["score"]["figures"]["r2"]["value"] == pytest.approx(row.r2, rel=1e-9)
+    assert record["vs_reference"]["reference_mean"]["verdict"] == "beats"
+    assert record["references"]["reference_mean"]["figures"]["mse"]["value"] == pytest.approx(
+        load_run(tmp_path / "run").references[0].mse, rel=1e-9)
     assert Path(record["kept"]).parent == export / "scores" and Path(record["kept"]).is_file()
 
     bad = tmp_path / "bad.csv"

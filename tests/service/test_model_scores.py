@@ -13,7 +13,7 @@ from sqlalchemy import select
 from annotation.services import exports, jobs, model_scores
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.training.results import UNDEFINED_REASONS
-from annotation.training.scoring import NO_INTERVAL_FEW
+from annotation.training.scoring import NO_INTERVAL_FEW, Figure
 from db import config as app_config
 from db.models import AuditEvent
 from gold_data import gold_project
@@ -73,9 +73,16 @@ def test_a_scored_file_is_kept_in_the_export_folder_and_ranked_beside_the_baseli
                                                                      ("linear", "none", job.id)}
     stored = {r["model"]: r for r in jobs.get_job(db, lead, job.id).result["rows"]}
     for e in baselines:
-        assert e.figures["mse"].value == stored[e.model]["mse"]
-        assert math.isnan(e.figures["w1"].value) and e.figures["w1"].undefined == model_scores.BASELINE_NO_W1
-        assert e.figures["mse"].no_interval == model_scores.BASELINE_NO_INTERVAL
+        # a run scores its rows as chronocept score does (issue 33): W1 too, intervals from 10 samples
+        assert e.figures["mse"].value == pytest.approx(stored[e.model]["mse"], rel=1e-12)
+        assert e.figures["w1"].value > 0 and e.figures["mse"].no_interval == NO_INTERVAL_FEW
+    # a run recorded before then has neither
+    old = model_scores.baseline_figures({k: v for k, v in stored["linear"].items() if k != "score"})
+    assert math.isnan(old["w1"].value) and old["w1"].undefined == model_scores.BASELINE_NO_W1
+    assert old["mse"].no_interval == model_scores.BASELINE_NO_INTERVAL
+    # the trivial references of the split stand among the rows, once
+    references = [e for e in board.entries if e.kind == model_scores.REFERENCE]
+    assert sorted(e.name for e in references) == ["Reference: per-axis mean", "Reference: training mean curve"]
     mses = [e.figures["mse"].value for e in board.entries]
     assert mses == sorted(mses)
     assert model_scores.leaderboard(db, lead, pid, export_id, 2).entries == ()
@@ -123,3 +130,14 @@ def test_who_may_score_and_which_exports(db, lead, export, make_user, tmp_path):
     with pytest.raises(NotFound, match="no longer on this server"):
         model_scores.leaderboard(db, lead, pid, export_id + 1)
     assert _scored(db) == 0
+
+
+def test_the_leaderboard_sorts_by_the_interval_not_the_point():
+    """Issue 33: b's point MSE is worse than a's, but its whole interval lies lower — b leads; an
+    entry without an interval follows those with one, an undefined one comes last."""
+    def entry(name, mse, low, high):
+        return model_scores.LeaderboardEntry(kind=model_scores.SUBMISSION, name=name, by="lea", at=None,
+                                             figures={"mse": Figure(mse, low, high)}, n_test=40)
+    entries = [entry("a", 0.30, 0.05, 0.90), entry("b", 0.35, 0.25, 0.50), entry("c", 0.10, math.nan, math.nan),
+               entry("d", math.nan, math.nan, math.nan)]
+    assert [e.name for e in sorted(entries, key=model_scores._sort_key)] == ["b", "a", "c", "d"]
