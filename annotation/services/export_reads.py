@@ -143,11 +143,12 @@ def read_adjudication(s: Session, project_id: int) -> Adjudication:
     lead discarded after two or more annotations, per benchmark (outside the agreement's scope,
     as on the Agreement page)."""
     items = s.execute(
-        select(Sample.external_id, ReviewItem.status, ReviewItem.decision, cast(ReviewItem.reasons, Text))
+        select(Sample.external_id, ReviewItem.status, ReviewItem.decision,
+               cast(ReviewItem.reasons, Text).label("reasons_json"))
         .join(Sample, Sample.id == ReviewItem.sample_id)
         .where(*production(project_id))).all()
     flag_codes = set(FLAG_CODES)
-    flagged = frozenset(r.external_id for r in items if set(json.loads(r[3] or "[]")) & flag_codes)
+    flagged = frozenset(r.external_id for r in items if set(json.loads(r.reasons_json or "[]")) & flag_codes)
     open_review = frozenset(r.external_id for r in items if r.status == "open")
     decisions: dict[str, int] = {}
     for r in items:

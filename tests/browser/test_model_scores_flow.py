@@ -75,7 +75,10 @@ def test_a_lead_scores_predictions_and_sees_them_on_the_leaderboard(page, run_st
         page.get_by_role("button", name="Download the leaderboard (CSV)").click()
     rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
     assert [(r["model"], r["kind"], r["by"]) for r in rows][0] == (NAME, "submitted", "lead1")
-    assert sorted(r["model"] for r in rows[1:]) == ["Linear regression (job 1)", "Mean (reference) (job 1)"]
-    assert rows[0]["Mean W1"].startswith("0.5") and rows[1]["Mean W1"] == "—"
+    # the run's models and the split's trivial references (issue 33), each with W1, unranked on 3 samples
+    assert sorted(r["model"] for r in rows[1:]) == ["Linear regression (job 1)", "Mean (reference) (job 1)",
+                                                   "Reference: per-axis mean", "Reference: training mean curve"]
+    assert rows[0]["Mean W1"].startswith("0.5") and all(r["Mean W1"] != "—" for r in rows)
+    assert {r["rank"] for r in rows} == {"—"}
     assert len(list((folder / "scores").glob("*.json"))) == 1
     expect(page.get_by_test_id("stException")).to_have_count(0)

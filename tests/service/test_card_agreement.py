@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pingouin
 import pytest
@@ -50,7 +51,8 @@ def disputed_project(db, lead) -> int:
 def pingouin_icc1(scope: agreement.AgreementScope, parameter: str) -> float:
     rows = [{"sample": s.sample_id, "slot": slot, "rating": getattr(r, parameter)}
             for s in scope.samples for slot, r in enumerate(s.ratings[:2])]
-    table = pingouin.intraclass_corr(pd.DataFrame(rows), targets="sample", raters="slot", ratings="rating")
+    with np.errstate(divide="ignore", invalid="ignore"):  # pingouin's F of a form with no error variance
+        table = pingouin.intraclass_corr(pd.DataFrame(rows), targets="sample", raters="slot", ratings="rating")
     return float(table.set_index("Type").loc["ICC(1,1)", "ICC"])
 
 
