@@ -18,7 +18,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from annotation.wording import counted
-from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, icc_reason, judge
+from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, judge
+from annotation.agreement.published import headline_figures
 from annotation.agreement.curve_agreement import w1_time_factor
 from annotation.agreement.intervals import DEFAULT_SEED, default_resamples
 from annotation.agreement.krippendorff_alpha import ALPHA_LABELS
@@ -77,46 +78,71 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
 
 
-head = report.headline
-# each headline figure against the project's threshold, by the rule qualification applies
+# each headline figure through the one rule of what a published figure needs (annotation.publishable):
+# its n, or "—" with the rule that withheld it; then against the project's threshold
+published = headline_figures(report)
+
+
+def _value(name: str) -> float | None:
+    fig = published.get(name)
+    return None if fig is None else fig.value
+
+
+def _withheld(name: str) -> str:
+    fig = published.get(name)
+    return "" if fig is None else fig.withheld
+
+
 verdicts = {
-    **{f"icc_{p}": judge(head.get(f"icc_{p}"), settings.qualify_icc_min,
-                         rule=ICC_RULE.named(f"ICC {PARAMETER_SYMBOLS[p]}"),
-                         reason=icc_reason(report.icc[p].n_used, report.icc[p].raters, report.icc[p].problem)
-                         if report.icc is not None else "")
+    **{f"icc_{p}": judge(_value(f"icc_{p}"), settings.qualify_icc_min,
+                         rule=ICC_RULE.named(f"ICC {PARAMETER_SYMBOLS[p]}"), reason=_withheld(f"icc_{p}"))
        for p in PARAMETERS},
-    "jaccard": judge(head.get("jaccard"), settings.qualify_jaccard_min, rule=JACCARD_RULE),
-    "pk": judge(head.get("pk"), settings.qualify_pk_max, rule=PK_RULE),
+    "jaccard": judge(_value("jaccard"), settings.qualify_jaccard_min, rule=JACCARD_RULE, reason=_withheld("jaccard")),
+    "pk": judge(_value("pk"), settings.qualify_pk_max, rule=PK_RULE, reason=_withheld("pk")),
 }
+
+
+def _n(name: str) -> str:
+    fig = published.get(name)
+    return f"n = {fig.n:,}" if fig is not None else "n = 0"
 
 
 def _ci(name: str, digits: int = 3) -> str:
     """"95 % CI [lo, hi]", or why there is none."""
-    lo, hi = report.interval(name)
-    if math.isnan(lo) or math.isnan(hi):
+    fig = published.get(name)
+    if fig is None or fig.interval is None:
         return "no interval: too few samples"
+    lo, hi = fig.interval
     return f"95 % CI [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def _caption(name: str) -> str:
+    """"n = 52 · 95 % CI [lo, hi] · <verdict>", or "n = 8 · — <the rule that withheld it>"."""
+    verdict = verdicts[name]
+    return f"{_n(name)} · {verdict.text}" if not verdict.defined else f"{_n(name)} · {_ci(name)} · {verdict.text}"
 
 
 cols = st.columns(5)
 for col, key, label in zip(cols[:3], ("icc_xi", "icc_omega", "icc_alpha"), ("ICC(1,1) ξ", "ICC(1,1) ω", "ICC(1,1) α")):
     col.metric(label, verdicts[key].shown, help=HELP)
-    col.caption(f"{_ci(key)} · {verdicts[key].text}")
+    col.caption(_caption(key))
 cols[3].metric("Jaccard (axis labels)", verdicts["jaccard"].shown, help=HELP)
-cols[3].caption(f"{_ci('jaccard')} · {verdicts['jaccard'].text}")
+cols[3].caption(_caption("jaccard"))
 cols[4].metric("Pk (segmentation)", verdicts["pk"].shown, help=HELP)
-cols[4].caption(f"{_ci('pk')} · {verdicts['pk'].text}")
+cols[4].caption(_caption("pk"))
 
 cols = st.columns(5)
-w1 = head.get("w1", math.nan)
-cols[0].metric("Curve distance W1", "—" if math.isnan(w1) else f"×{w1_time_factor(w1):.2f}", help=HELP)
-cols[0].caption(("mean W1 — needs a sample with two curves" if math.isnan(w1) else
-                 f"mean W1 {w1:.2f} log-time units, {_ci('w1', 2)} · "
-                 f"flag above {settings.flag_w1_max:g}"))
+w1 = _value("w1")
+cols[0].metric("Curve distance W1", "—" if w1 is None else f"×{w1_time_factor(w1):.2f}", help=HELP)
+cols[0].caption(f"{_n('w1')} · — {_withheld('w1')}" if w1 is None else
+                f"{_n('w1')} · mean W1 {w1:.2f} log-time units, {_ci('w1', 2)} · flag above {settings.flag_w1_max:g}")
 for col, key in zip(cols[1:], ("alpha_xi", "alpha_omega", "alpha_alpha", "alpha_labels")):
-    value = head.get(key, math.nan)
+    value = _value(key)
     col.metric(ALPHA_LABELS[key], _fmt(value), help=HELP)
-    col.caption(_ci(key) if not math.isnan(value) else "— needs ≥ 2 samples with pairable values")
+    col.caption(f"{_n(key)} · {_ci(key)}" if value is not None else f"{_n(key)} · — {_withheld(key)}")
+st.caption("n: the samples a figure rests on (tokens for the axis labels' α); a figure with too few is "
+           "withheld (—) with the rule it needs: ICC and Krippendorff's α 30, Jaccard, Pk and W1 10 "
+           "(the dataset card follows the same rule).")
 st.caption(f"Intervals: 95 % bootstrap, {default_resamples(report.n_samples)} resamples of the "
            f"samples, seed {DEFAULT_SEED}.")
 if scope.pairs is not None:  # a context-pairs project: the change label, both curves, the reference

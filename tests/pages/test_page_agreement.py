@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import date, timedelta
 
 import pytest
 
@@ -14,20 +15,27 @@ from page_helpers import run, titles
 from ui import table_download
 
 
+#: texts of benchmark 1 (enough for every headline figure: ICC and Krippendorff's α need 30), then 2
+N_FIRST, N_SECOND = 30, 2
+N = N_FIRST + N_SECOND
+
+
 @pytest.fixture
 def seeded(db, admin):
-    """A project with 8 texts, each annotated by two (imported) annotators who mostly agree."""
+    """A project with 32 texts (30 of benchmark 1, 2 of benchmark 2), each annotated by two
+    (imported) annotators who mostly agree."""
     p = projects.create_project(db, admin, "Agreement project")
-    projects.import_texts(db, admin, p.id, [TextRecord(f"Shop {i} is closed for repairs today.", 1 if i < 6 else 2,
-                                                       f"S-{i}", i + 1) for i in range(8)])
+    projects.import_texts(db, admin, p.id, [TextRecord(f"Shop {i} is closed for repairs today.",
+                                                       1 if i < N_FIRST else 2, f"S-{i}", i + 1) for i in range(N)])
     records = []
-    for i in range(8):
+    start = date(2026, 11, 1)
+    for i in range(N):
         for j, who in enumerate(("ann_a", "ann_b")):
             records.append({"sample_id": f"S-{i}", "annotator": who,
                             "boundaries": [0, 2] if (i, j) != (7, 1) else [0, 3],
                             "segment_axes": ["static", "main"] if (i, j) != (3, 1) else ["generic", "main"],
-                            "xi": 50.0 + 9 * i + j, "omega": 8.0 + i, "alpha": 0.3 * i,
-                            "submitted_at": f"2026-11-{10 + i:02d}T10:00:00Z"})
+                            "xi": 50.0 + 3 * i + j, "omega": 8.0 + i % 9, "alpha": 0.3 * (i % 7),
+                            "submitted_at": f"{start + timedelta(days=i)}T10:00:00Z"})
     data = "\n".join(json.dumps(r) for r in records).encode()
     annotation_import.import_annotations(db, admin, p.id, data, "seed.jsonl")
     return p
@@ -63,7 +71,7 @@ def test_headline_figures_and_tabs(make_app, admin, seeded):
     assert float(metrics["ICC(1,1) ξ"]) > 0.99
     assert 0.5 < float(metrics["Jaccard (axis labels)"]) < 1.0  # one generic/static disagreement
     assert 0.0 < float(metrics["Pk (segmentation)"]) < 0.2  # one boundary disagreement
-    assert "8 samples with two or more annotations" in at.caption[0].value
+    assert f"{N} samples with two or more annotations" in at.caption[0].value
     assert at.get("plotly_chart")  # the open tab's histogram
     at = open_tab(at, "Axis labels")
     assert at.get("plotly_chart")  # the heatmap
@@ -98,8 +106,9 @@ def test_annotators_cannot_open_it(make_app, make_user, seeded):
 
 
 def _verdict_captions(at) -> list[str]:
-    """The verdict part of each headline caption ("95 % CI [lo, hi] · <verdict>")."""
-    parts = [c.value.rsplit(" · ", 1)[-1] for c in at.caption if c.value.startswith(("95 % CI", "no interval"))]
+    """The verdict part of each headline caption ("n = 32 · 95 % CI [lo, hi] · <verdict>", or
+    "n = 2 · — <the rule that withheld it>")."""
+    parts = [c.value.rsplit(" · ", 1)[-1] for c in at.caption if c.value.startswith("n = ")]
     return [p for p in parts if p.startswith(("passes:", "does not pass:", "— "))]
 
 
@@ -114,12 +123,16 @@ def test_headline_verdicts_use_the_shared_wording(make_app, admin, seeded):
     assert (f"does not pass: Pk {pk} is above the 0.15 maximum" in verdicts) == (float(pk) > 0.15)
     assert not any(word in c for c in verdicts for word in ("threshold", "None", "not enough data"))
 
-    # two samples: no ICC, and the page says why instead of a bare "None"
+    # two samples: no figure the data cannot support (issue 33) — each "—" with its rule and n
     at.selectbox(key="agreement.benchmark").set_value(2)
     run(at)
     verdicts = _verdict_captions(at)
-    assert verdicts[:3] == ["— needs ≥ 3 samples with every curve (2 so far)"] * 3
+    assert verdicts[:5] == ["— needs ≥ 30 samples with every curve"] * 3 + [
+        "— needs ≥ 10 samples with axis labels", "— needs ≥ 10 samples with two segmentations"]
     assert {m.label: m.value for m in at.metric}["ICC(1,1) ξ"] == "—"
+    assert any(c.value == "n = 2 · — needs ≥ 30 samples with every curve" for c in at.caption)
+    w1 = next(c.value for c in at.caption if c.value.startswith("n = 2 · — needs ≥ 10 samples with two curves"))
+    assert w1 and {m.label: m.value for m in at.metric}["Curve distance W1"] == "—"
 
 
 def test_every_headline_figure_shows_its_interval_and_the_curves_and_alpha_figures(make_app, admin, seeded):
@@ -129,9 +142,10 @@ def test_every_headline_figure_shows_its_interval_and_the_curves_and_alpha_figur
     assert metrics["Curve distance W1"].startswith("×1.1")
     for label in ("Krippendorff α (ξ)", "Krippendorff α (ω)", "Krippendorff α (α)", "Krippendorff α (axis labels)"):
         assert label in metrics and metrics[label] != "—"
-    intervals = [c.value for c in at.caption if c.value.startswith("95 % CI [")]
+    # "n = 32 · 95 % CI [..]" (the labels' α counts tokens, not samples)
+    intervals = [c.value for c in at.caption if c.value.startswith("n = ") and " · 95 % CI [" in c.value]
     assert len(intervals) == 9  # ICC ×3, Jaccard, Pk, α ×4
-    w1_caption = next(c.value for c in at.caption if c.value.startswith("mean W1"))
+    w1_caption = next(c.value for c in at.caption if c.value.startswith(f"n = {N} · mean W1"))
     assert "log-time units, 95 % CI [" in w1_caption and "flag above 12" in w1_caption
     assert any(c.value.startswith("Intervals: 95 % bootstrap") and "seed 20261124" in c.value for c in at.caption)
     # the Curves tab: the W1 histogram with the project's flag threshold
@@ -141,7 +155,7 @@ def test_every_headline_figure_shows_its_interval_and_the_curves_and_alpha_figur
     assert {m.label for m in at.metric} >= {"Mean W1", "Median W1", "Mean overlap", "Samples above the flag"}
     # the same page again gives the same intervals (seeded bootstrap)
     again = run(at)
-    assert [c.value for c in again.caption if c.value.startswith("95 % CI [")] == intervals
+    assert [c.value for c in again.caption if c.value in intervals] == intervals
 
 
 def test_review_outcomes_show_wilson_intervals(db, make_app, admin, seeded):
@@ -175,7 +189,7 @@ def test_a_large_table_is_prepared_on_request_and_kept_while_it_is_the_same(make
     run(at)
     (name,) = [n for n in downloads if n.endswith(".csv")]
     rows = csv_rows(downloads[name])
-    assert sorted(r["sample_id"] for r in rows) == [f"S-{i}" for i in range(8)]
+    assert sorted(r["sample_id"] for r in rows) == sorted(f"S-{i}" for i in range(N))
     downloads.clear()
     run(at)
     assert name in downloads and not [b for b in at.button if b.key == "agreement.download.prepare"]
@@ -186,4 +200,4 @@ def test_a_large_table_is_prepared_on_request_and_kept_while_it_is_the_same(make
     assert not [n for n in downloads if n.endswith(".csv")]
     at.button(key="agreement.download.prepare").click()
     run(at)
-    assert len(csv_rows(downloads[name])) == 6
+    assert len(csv_rows(downloads[name])) == N_FIRST
