@@ -211,7 +211,8 @@ def agreement_figures(rated: Sequence[RatedSample], exported: frozenset[str] | s
             continue
         settled = [r for r in scope if r.sample_id in exported]
         card = _figures_of(scope, base, curve_means)
-        card["settled"] = _figures_of(settled, base, curve_means)
+        # every sample settled (a finished project): the same samples give the same figures
+        card["settled"] = dict(card) if len(settled) == len(scope) else _figures_of(settled, base, curve_means)
         excluded: dict[str, int] = {}
         for r in scope:
             if r.sample_id not in exported:
