@@ -23,7 +23,7 @@ from annotation.segmentation import token_texts
 from annotation.services import accounts, projects
 from db.engine import Database
 from db.models import Annotation, Sample
-from tests.browser.flow_steps import address, sign_in
+from tests.browser.flow_steps import address, sign_in, wait_for_idle
 
 pytestmark = pytest.mark.browser
 
@@ -118,6 +118,11 @@ def test_annotator_segments_labels_draws_and_submits(page, run_streamlit, seeded
     # One key submits; the next sample, its header and the quota appear.
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Sample #2")).to_be_visible(timeout=30_000)
+    # the submitted sample's surface stays on the page, faded, until the run that drew the next one
+    # ends (Streamlit keeps a run's stale elements until then; under load that took over the 5 s an
+    # expect waits, and the locator found both surfaces): wait for the run, then there is one
+    wait_for_idle(page)
+    expect(page.locator(SURFACE)).to_have_count(1)
     expect(page.locator(SURFACE)).not_to_have_attribute("data-annotation-id", first_id)
     expect(page.get_by_text("1 / 70")).to_be_visible(timeout=10_000)
     expect(page.get_by_text("Submitted your sample #1").first).to_be_visible(timeout=10_000)
