@@ -22,7 +22,7 @@ from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_T
 from annotation.review.flag_reasons import FLAG_CODES, flag_label
 from annotation.review.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.review.sample_disagreement import can_be_taken, sample_disagreement
+from annotation.review.sample_disagreement import can_be_taken, default_choice, sample_disagreement
 from annotation.segmentation import segment_texts, spaces_after, token_texts
 from annotation.services import review
 from annotation.services.errors import ServiceError
@@ -41,14 +41,13 @@ K_FLASH = "review.flash"          # toast to show on the next run
 # The Decision control keeps one key whatever case is open (a key that followed the case made a
 # new widget at every case change, and a click on the control still on screen while the page
 # drew the new case went to a widget the next run no longer had: the click was lost). Each case
-# starts from the default decision: the control is set back to it when the case it was last
+# starts from its own default decision (Accept; Edit where the annotators share no boundary): the control is set back to it when the case it was last
 # drawn for (K_ACTION_FOR) is no longer the open one — unless the lead chose since that draw
 # (K_ACTION_CHOSEN, set by the control's own callback): a choice made while the page redraws is
 # the lead's, for the case they see next. Which case is open: ui.review_picker.
 K_ACTION = "review.action"        # the Decision control (Accept, Take a version, …)
 K_ACTION_FOR = "review.action_for"
 K_ACTION_CHOSEN = "review.action_chosen"
-DEFAULT_ACTION = "accept"
 K_SORT = "review.sort"            # the queue's order
 ALL = "__all__"
 REASONS = (*FLAG_CODES, review.DAILY_REVIEW)
@@ -309,8 +308,9 @@ def _chose_action() -> None:
     st.session_state[K_ACTION_CHOSEN] = True
 
 
+opening = default_choice(disagreement)  # "edit" where no boundary is shared (issue 33)
 if not st.session_state.pop(K_ACTION_CHOSEN, False) and st.session_state.get(K_ACTION_FOR) != case.item_id:
-    st.session_state[K_ACTION] = DEFAULT_ACTION
+    st.session_state[K_ACTION] = opening
 st.session_state[K_ACTION_FOR] = case.item_id
 action = st.segmented_control("Decision", list(ACTIONS), format_func=ACTIONS.__getitem__,
                               required=True, key=K_ACTION, on_change=_chose_action)
@@ -379,6 +379,10 @@ elif action == "discard":
 
 else:  # edit
     EDIT = f"{P}.edit"
+    if opening == "edit":
+        st.caption(f"No boundary is shared ({len(shared)} of {len(placed)}): the automatic resolution would keep "
+                   "every boundary either annotator placed, a segmentation nobody drew — so this case opens "
+                   "on Edit. Accept stays available.")
 
     if EDIT not in st.session_state:
         st.session_state[EDIT] = LeadEdit.from_proposal(proposal, case.n_tokens)

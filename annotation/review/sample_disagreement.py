@@ -54,6 +54,26 @@ def sample_disagreement(versions: Mapping[Hashable, AnnotationContent], n_tokens
     return SampleDisagreement(segs, frozenset(placed), frozenset(shared), unshared, spread)
 
 
+def default_choice(disagreement: SampleDisagreement) -> str:
+    """The Review page's decision a case opens with: "accept" (the automatic resolution), unless
+    the annotators placed boundaries and share none of them — the union then keeps every boundary
+    either placed, a segmentation nobody drew — when it opens on "edit", so storing it takes a
+    look, not a reflex (issue 33).
+
+    Examples:
+        >>> a = AnnotationContent((0, 4), ("main", "static"), xi=40.0, omega=10.0, alpha=0.0)
+        >>> b = AnnotationContent((0, 2, 6), ("main", "static", "main"), xi=40.0, omega=10.0, alpha=0.0)
+        >>> default_choice(sample_disagreement({"A": a, "B": b}, 10))          # 0 of 3 shared
+        'edit'
+        >>> default_choice(sample_disagreement({"A": a, "B": a}, 10))
+        'accept'
+        >>> one = AnnotationContent((0,), ("main",), xi=40.0, omega=10.0, alpha=0.0)
+        >>> default_choice(sample_disagreement({"A": one, "B": one}, 10))      # none placed
+        'accept'
+    """
+    return "edit" if disagreement.placed and not disagreement.shared else "accept"
+
+
 def can_be_taken(content: AnnotationContent) -> bool:
     """Whether one annotator's version can become gold as it is: a curve and an axis on every
     segment.

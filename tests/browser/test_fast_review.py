@@ -97,9 +97,10 @@ def test_a_lead_decides_cases_fast(page, run_streamlit, three_flagged):
     expect(page.get_by_role("heading", name="Sample B1-0002")).to_be_visible(timeout=30_000)
     wait_for_idle(page)
     assert_decided(db, lead, first, "pooled", "accept_pooled", 2, "guideline_gap", POOLED_NOTE)
-    # the next case starts from the default decision, with nothing chosen for it
-    expect(radio(page, "Decision", "Accept")).to_be_checked()
-    expect(page.get_by_role("button", name="Accept the automatic resolution of B1-0002")).to_be_visible()
+    # the next case starts from its own default decision, with nothing chosen for it: its annotators
+    # share no boundary, so Edit (issue 33)
+    expect(radio(page, "Decision", "Edit")).to_be_checked()
+    expect(page.get_by_role("button", name="Save the edited resolution of B1-0002")).to_be_visible()
     expect(page.get_by_role("radiogroup", name="Your confidence").get_by_role("radio", checked=True)).to_have_count(0)
 
     # the next case, the same way, with a double-click on the take button
@@ -135,6 +136,7 @@ def test_a_decision_clicked_while_the_next_case_opens_is_said_to_do_nothing(page
                          preload="tests.browser.gates")
     open_review(page, base)
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
+    radio(page, "Decision", "Accept").click()   # it opens on Edit: its annotators share no boundary
     accept = page.get_by_role("button", name="Accept the automatic resolution of B1-0001")
     expect(accept).to_be_visible(timeout=60_000)
     for group, choice in (("Your confidence", "3"), ("Error type", "Ambiguous text")):

@@ -148,8 +148,27 @@ def test_curves_are_described_in_stored_base_whatever_the_display_base(open_revi
 
 # --- decisions ----------------------------------------------------------------------------------
 
+def test_a_case_without_a_shared_boundary_opens_on_edit(open_review, db, pair, project, lead, disagreement):
+    """Issue 33: the union of two segmentations that share no boundary is one nobody drew, so the
+    case opens on Edit and says why; a case whose annotators share a boundary opens on Accept."""
+    at = open_review()
+    assert at.button_group(key="review.action").value == "edit"
+    assert any(c.value.startswith("No boundary is shared (0 of 2): the automatic resolution would keep every "
+                                  "boundary either annotator placed") for c in at.caption)
+    assert not [b for b in at.button if (b.key or "").endswith(".do.accept")]
+    a, b = pair
+    annotate(db, a, project.id, **SPLIT_A)
+    annotate(db, b, project.id, boundaries=(0, 4, 6), segment_axes=("static", "main", "main"))
+    second = review.review_queue(db, lead, project.id)[1].item_id
+    at = run(at)   # the picker lists the new case
+    at.selectbox(key="review.pick").set_value(second)
+    run(at)
+    assert at.button_group(key="review.action").value == "accept"
+    assert not any(c.value.startswith("No boundary is shared") for c in at.caption)
+
+
 def test_accept_stores_the_automatic_resolution(open_review, db, lead, disagreement):
-    at = _judge(open_review())
+    at = _judge(_choose(open_review(), "accept"))
     at.text_area(key=f"review.{_item_id(at)}.note.accept").input("union is right")
     at.button(key=f"review.{_item_id(at)}.do.accept").click()
     run(at)
@@ -285,7 +304,8 @@ def test_the_editor_sends_an_axes_box_only_a_changed_value(open_review, db, lead
     replaces whatever the lead chose there meanwhile (a run's reply can arrive after the next
     click). The editor writes a segment's box only when the edit changed elsewhere (a new
     segment, back to the proposal), never the value the box already holds."""
-    at = _choose(open_review(), "edit")
+    at = open_review()   # no boundary shared: the case opens on Edit
+    assert at.button_group(key="review.action").value == "edit"
     item = _item_id(at)
     box = f"review.{item}.axes.6.8"
     assert at.multiselect(key=box).proto.set_value  # a new box starts from the edit
@@ -328,7 +348,7 @@ def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, le
     at = open_review()
     first, second = [r.item_id for r in review.review_queue(db, lead, project.id)]
     assert _item_id(at) == first
-    at = _judge(at)
+    at = _judge(_choose(at, "accept"))
     at.button(key=f"review.{first}.do.accept").click()
     run(at)
     assert _item_id(at) == second
@@ -336,7 +356,7 @@ def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, le
 
 
 def test_another_lead_decided_first(open_review, db, lead, disagreement):
-    at = open_review()
+    at = _choose(open_review(), "accept")
     item = _item_id(at)
     review.decide(db, lead, item, "accept_auto", confidence=4, error_type="ambiguous_text")
     at.button(key=f"review.{item}.do.accept").click()
@@ -349,7 +369,7 @@ def test_the_open_item_settled_by_another_lead_is_explained(open_review, db, pai
     for _ in range(2):
         annotate(db, a, project.id, **SPLIT_A)
         annotate(db, b, project.id, **SPLIT_B)
-    at = open_review()
+    at = _choose(open_review(), "accept")
     rows = review.review_queue(db, lead, project.id)
     first, second = [r.item_id for r in rows]
     review.decide(db, lead, first, "discard", confidence=4, error_type="ambiguous_text", note="someone else")
@@ -434,7 +454,7 @@ def test_the_queue_table_and_the_decision_are_one_widget_each(open_review, db, p
     _choose(at, "take")
     at.selectbox(key="review.pick").set_value(second)
     run(at)
-    assert at.button_group(key="review.action").value == "accept"
+    assert at.button_group(key="review.action").value == "edit"   # its own default: no shared boundary
     at.button_group(key="review.action").set_value("take")
     at.selectbox(key="review.pick").set_value(third)
     run(at)
@@ -458,7 +478,7 @@ def test_a_decision_clicked_after_the_case_changed_is_said_to_do_nothing(open_re
     for _ in range(2):
         annotate(db, a, project.id, **SPLIT_A)
         annotate(db, b, project.id, **SPLIT_B)
-    at = _judge(open_review())
+    at = _judge(_choose(open_review(), "accept"))
     first, second = [r.item_id for r in review.review_queue(db, lead, project.id)]
     assert _item_id(at) == first and toasts(at) == []
     at.button(key="review.next").click()
@@ -470,7 +490,7 @@ def test_a_decision_clicked_after_the_case_changed_is_said_to_do_nothing(open_re
     run(at)  # said once
     assert toasts(at) == []
     # the case shown is decided by its own button, and that is no unanswered click
-    at = _judge(at)
+    at = _judge(_choose(at, "accept"))
     at.button(key=f"review.{second}.do.accept").click()
     run(at)
     assert toasts(at) == [f"{review.open_case(db, lead, second).external_id}: accepted the automatic resolution"]
@@ -556,15 +576,16 @@ def test_accept_pooled_needs_a_confidence_and_an_error_type(open_review, db, lea
     assert review.open_case(db, lead, nxt).external_id == "S-002"
     assert at.button_group(key=f"review.{nxt}.confidence").value is None
     assert at.button_group(key=f"review.{nxt}.error_type").value is None
-    assert at.button_group(key="review.action").value == "accept"
-    assert [b.key for b in at.button if ".do." in (b.key or "")] == [f"review.{nxt}.do.accept"]
+    # its own default: no boundary shared, so Edit (issue 33)
+    assert at.button_group(key="review.action").value == "edit"
+    assert [b.key for b in at.button if ".do." in (b.key or "")] == [f"review.{nxt}.do.edit"]
     # a decision made now lands with what is shown
-    at = _judge(at, 5, "annotator_error")
+    at = _judge(_choose(at, "accept"), 5, "annotator_error")
     at.button(key=f"review.{nxt}.do.accept").click()
     run(at)
     gold = review.gold_of(db, lead, review.open_case(db, lead, nxt).sample_id)
     assert (gold.source, gold.confidence, gold.error_type) == ("accepted", 5, "annotator_error")
-    assert at.button_group(key="review.action").value == "accept"
+    assert at.button_group(key="review.action").value == "edit"
 
 
 def test_a_long_queue_is_shown_a_page_at_a_time(open_review, three_distances, monkeypatch):
