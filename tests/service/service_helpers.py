@@ -89,3 +89,18 @@ def run_cli(db, *args: str) -> tuple[int, str, str]:
         env.setenv(ENV_VAR, url)
         code = cli.main(list(args))
     return code, out.getvalue(), err.getvalue()
+
+
+def backup_replaced_only_with_overwrite(db, target) -> tuple[tuple[int, str, str], bytes]:  # type: ignore[no-untyped-def]
+    """``chronocept backup TARGET`` on ``db`` writes it; after a new user joins, a second backup
+    to the same file is refused in one line and leaves it as it was; returns what ``backup
+    TARGET --overwrite`` then gives (exit status, stdout, stderr) and the first backup's bytes."""
+    from annotation.services import accounts
+
+    assert run_cli(db, "backup", str(target)) == (0, f"backup written to {target}\n", "")
+    first = target.read_bytes()
+    accounts.create_user(db, accounts.actor_for_script(db), "latecomer", "password-123", "annotator")
+    assert run_cli(db, "backup", str(target)) == (
+        1, "", f"chronocept: {target} already exists; add --overwrite to replace it\n")
+    assert target.read_bytes() == first
+    return run_cli(db, "backup", str(target), "--overwrite"), first

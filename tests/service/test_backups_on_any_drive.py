@@ -24,6 +24,7 @@ from db import durable
 from db.config import BACKUP_DIR_ENV
 from db.engine import ENV_VAR, Database
 from db.models import User
+from service_helpers import backup_replaced_only_with_overwrite
 
 def _chronocept(capsys, *argv: str) -> tuple[int, str, str]:
     capsys.readouterr()
@@ -59,14 +60,8 @@ def test_a_backup_onto_a_drive_without_hard_links(db, url, tmp_path, capsys, mon
     usb = tmp_path / "usb"
     usb.mkdir()
     target = usb / "team.backup"
-    assert _chronocept(capsys, "backup", str(target)) == (0, f"backup written to {target}\n", "")
-    first = target.read_bytes()
-    accounts.create_user(db, accounts.actor_for_script(db), "latecomer", "password-123", "annotator")
-
-    assert _chronocept(capsys, "backup", str(target)) == (
-        1, "", f"chronocept: {target} already exists; add --overwrite to replace it\n")
-    assert target.read_bytes() == first
-    assert _chronocept(capsys, "backup", str(target), "--overwrite")[0] == 0
+    done, first = backup_replaced_only_with_overwrite(db, target)
+    assert done[0] == 0
     assert target.read_bytes() != first
     assert sorted(p.name for p in usb.iterdir()) == ["team.backup"]  # no temporary file left
 

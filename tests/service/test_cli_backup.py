@@ -17,6 +17,7 @@ import cli
 from annotation.services import accounts
 from db.engine import ENV_VAR
 from kill_points import killed_after_event
+from service_helpers import backup_replaced_only_with_overwrite
 
 
 def _chronocept(capsys, *argv: str) -> tuple[int, str, str]:
@@ -47,18 +48,10 @@ def url(db, monkeypatch) -> str:
     return url
 
 
-def test_an_existing_backup_is_replaced_only_with_overwrite(db, url, tmp_path, capsys):
+def test_an_existing_backup_is_replaced_only_with_overwrite(db, url, tmp_path):
     accounts.create_first_admin(db, "admin", "admin-password")
     target = tmp_path / "team.backup"
-    assert _chronocept(capsys, "backup", str(target)) == (0, f"backup written to {target}\n", "")
-    first = target.read_bytes()
-    accounts.create_user(db, accounts.actor_for_script(db), "latecomer", "password-123", "annotator")
-
-    assert _chronocept(capsys, "backup", str(target)) == (
-        1, "", f"chronocept: {target} already exists; add --overwrite to replace it\n")
-    assert target.read_bytes() == first
-
-    done = _chronocept(capsys, "backup", str(target), "--overwrite")
+    done, _ = backup_replaced_only_with_overwrite(db, target)
     assert done == (0, f"backup written to {target} (the earlier file there replaced)\n", "")
     assert _holds(target, "latecomer", db.is_sqlite)
     assert not list(tmp_path.glob(".backup-*"))  # no temporary file left
