@@ -44,15 +44,20 @@ def _metrics(board: Leaderboard) -> tuple[tuple[str, ...], Mapping[str, str]]:
     return SCORE_METRICS, SCORE_LABELS
 
 
+def unranked_because(board: Leaderboard) -> str:
+    """Why the board's test split ranks nothing ("" when it can rank; a 10 % test share assumed)."""
+    return ranking_withheld(max((e.n_test for e in board.entries), default=0), 0.1)
+
+
 def leaderboard_frame(board: Leaderboard, baseline_label: EntryLabel) -> pd.DataFrame:
     """The leaderboard as a table: one row per entry (best first by the interval: the upper end of
     the MSE's, or the lower end of the accuracy's for change labels), each figure as its value and
     95 % interval ("—" when undefined); no rank on a test split too small to rank on
-    (:func:`ranking_withheld`), the trivial references among the rows."""
+    (:func:`unranked_because`), the trivial references among the rows."""
     metrics, labels = _metrics(board)
     size = "test pairs" if board.benchmark == TVCP else "test samples"
     rows = []
-    unranked = bool(ranking_withheld(max((e.n_test for e in board.entries), default=0), 0.1))
+    unranked = bool(unranked_because(board))
     for rank, entry in enumerate(board.entries, start=1):
         name = (entry.name if entry.kind in (model_scores.SUBMISSION, model_scores.REFERENCE) else
                 f"{baseline_label(entry.model or '', entry.ablation or '')} (job {entry.job_id})")
@@ -75,7 +80,7 @@ def leaderboard_notes(board: Leaderboard) -> list[str]:
             elif figure.no_interval and not math.isfinite(figure.low):
                 no_interval.setdefault(figure.no_interval, set()).add(entry.kind)
     notes = [f"— {', '.join(sorted(labels))}: undefined, {why}." for why, labels in undefined.items()]
-    withheld = ranking_withheld(max((e.n_test for e in board.entries), default=0), 0.1)
+    withheld = unranked_because(board)
     if board.entries and withheld and board.benchmark != TVCP:
         notes.insert(0, withheld[0].upper() + withheld[1:] + ".")
     notes += [f"No interval ({' and '.join(KIND_LABELS.get(k, k) for k in sorted(kinds))} rows): {why}."
