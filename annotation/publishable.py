@@ -18,7 +18,9 @@ The minimums (:data:`NEEDS`) and where they come from:
 * **Model metrics on a test split** (MSE, MAE, R², Spearman ρ, NLL): 30 test samples, so that a
   model can be ranked against the trivial reference by its interval.
 * **σ of a curve parameter** (the 2σ deviation flags): 30 submitted annotations and a spread above
-  0 — below, the project's fixed thresholds flag instead, and the flag says which rule fired.
+  0.01 — two fits of one curve moved along the axis differ by ~1e-5, so a σ the flag would write
+  as 0.00 is fitting noise, not a spread — below, the project's fixed thresholds flag instead,
+  and the flag says which rule fired (:mod:`annotation.review.deviation`).
 
 Examples:
     >>> icc = figure(NEEDS["icc"], 0.588, n=52, interval=(0.41, 0.73), spread=9.5)
@@ -191,7 +193,7 @@ NEEDS: Mapping[str, Needs] = {
     "kappa": Needs("Cohen's κ", 10, "samples with axis labels", source=_BOOTSTRAP),
     "test_metric": Needs("test metrics", 30, "test samples", spread_of="the targets",
                          source="ranking by interval needs ≥ 30 test samples"),
-    "sigma": Needs("σ", 30, "submitted annotations", spread_of="the parameter", interval=False,
+    "sigma": Needs("σ", 30, "submitted annotations", min_spread=0.01, spread_of="the parameter", interval=False,
                    source="an SD from 30 values is within ±13 % (its relative standard error)"),
 }
 

@@ -49,6 +49,16 @@ class ProjectSettings:
     # automatic flags
     flag_pk_max: float = 0.2
     flag_sigma: float = 2.0
+    # the deviation flags' fixed thresholds, used instead of flag_sigma·σ while σ is too thin to
+    # trust (under 30 submitted annotations, or no spread: annotation.review.deviation). ξ and ω
+    # in base-1.1 log-time units: 12 and 15 are the differences that alone put two curves W1 = 12
+    # apart (W1 = |Δξ|; for equal ξ, W1 ≈ 0.8·|Δω|), so on thin data the parameter flags agree
+    # with the curve-distance flag and name the parameter. α is unitless and its effect saturates
+    # (a curve with α = 3 looks like one with α = 8): only a difference above 10 — opposite skews,
+    # or a symmetric curve against a near half-normal one — is a change of shape on its own
+    flag_xi_max: float = 12.0
+    flag_omega_max: float = 15.0
+    flag_alpha_max: float = 10.0
     # curve distance: Wasserstein-1 between two normalised curves, in base-1.1 log-time units
     # (12 units ≈ one curve sitting ×3.1 later in time); flags a pair above it
     flag_w1_max: float = 12.0
@@ -103,6 +113,9 @@ class ProjectSettings:
             (0 <= self.warmup_size <= 10_000, "the warm-up size must be between 0 and 10000"),
             (0 <= self.flag_pk_max <= 1, "the Pk flag threshold must be between 0 and 1"),
             (self.flag_sigma > 0, "the deviation flag must be a positive number of SDs"),
+            (0.1 <= self.flag_xi_max <= 400, "the fixed ξ flag must be between 0.1 and 400 log-time units"),
+            (0.1 <= self.flag_omega_max <= 200, "the fixed ω flag must be between 0.1 and 200 log-time units"),
+            (0.1 <= self.flag_alpha_max <= 40, "the fixed α flag must be between 0.1 and 40"),
             (0 <= self.review_rate <= 1, "the review rate must be between 0 and 1"),
             (0 < self.dedup_threshold <= 1, "the de-duplication threshold must be in (0, 1]"),
             # W1 is resolved to half a unit (annotation.curves.distance), and texts below 0.5
@@ -125,6 +138,11 @@ class ProjectSettings:
     @property
     def timezone(self) -> ZoneInfo:
         return ZoneInfo(self.quota_timezone)
+
+    @property
+    def deviation_max(self) -> dict[str, float]:
+        """The deviation flags' fixed thresholds by parameter (``xi``, ``omega``, ``alpha``)."""
+        return {"xi": self.flag_xi_max, "omega": self.flag_omega_max, "alpha": self.flag_alpha_max}
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -11,6 +11,7 @@ from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, Im
 from annotation.pairs.change import MAX_CHANGE_FACTOR, MIN_CHANGE_FACTOR, factor_text
 from annotation.pairs.duration_classes import CLASS_LABELS
 from annotation.protocols import protocol_of
+from annotation.publishable import NEEDS
 from annotation.settings import HAND_OUT_ORDERS, PROTOCOL_NAMES, ProjectSettings
 from ui.display import plain
 from ui.session import (
@@ -207,6 +208,18 @@ with st.form("projects.settings"):
                               key=f"{sk}.flag_w1",
                               help="Wasserstein-1 distance between the two annotators' normalised "
                                    "curves; 12 units is one curve sitting about ×3.1 later in time.")
+    thin = (f"Used instead of the SD rule while σ rests on fewer than {NEEDS['sigma'].min_n} submitted "
+            "annotations or does not vary; the flag says which rule fired.")
+    x1, x2, x3 = st.columns(3)
+    flag_xi = x1.number_input("While σ is thin, flag when ξ differs by more than (log-time units)", 0.1, 400.0,
+                              float(s.flag_xi_max), step=0.5, format="%.1f", key=f"{sk}.flag_xi",
+                              help=thin + " 12 units is about ×3.1 in time.")
+    flag_omega = x2.number_input("… when ω differs by more than (log-time units)", 0.1, 200.0,
+                                 float(s.flag_omega_max), step=0.5, format="%.1f", key=f"{sk}.flag_omega",
+                                 help=thin + " For curves in the same place, 15 units of ω is W1 ≈ 12.")
+    flag_alpha = x3.number_input("… when α differs by more than", 0.1, 40.0, float(s.flag_alpha_max), step=0.5,
+                                 format="%.1f", key=f"{sk}.flag_alpha",
+                                 help=thin + " Skew saturates: curves with α = 3 and α = 8 look alike.")
     st.markdown("**Qualification against the warm-up gold**")
     q1, q2, q3, q4 = st.columns(4)
     icc_min = q1.number_input("ICC above", 0.0, 1.0, float(s.qualify_icc_min), step=0.01,
@@ -259,7 +272,8 @@ with st.form("projects.settings"):
                 db, actor, project.id, annotators_per_sample=int(k), daily_quota=int(quota),
                 quota_timezone=tz.strip(), log_base=float(base), guidelines_version=version.strip(),
                 review_rate=float(review_rate), flag_pk_max=float(flag_pk),
-                flag_sigma=float(flag_sigma), flag_w1_max=float(flag_w1), qualify_icc_min=float(icc_min),
+                flag_sigma=float(flag_sigma), flag_xi_max=float(flag_xi), flag_omega_max=float(flag_omega),
+                flag_alpha_max=float(flag_alpha), flag_w1_max=float(flag_w1), qualify_icc_min=float(icc_min),
                 qualify_jaccard_min=float(jaccard_min), qualify_pk_max=float(pk_max),
                 warmup_size=int(warmup), confirm_submit=bool(confirm),
                 gold_check_share=float(gold_share), gold_check_window=int(gold_window),

@@ -13,8 +13,11 @@ need a note):
     annotator is the reference), is greater than ``settings.flag_pk_max`` (default 0.2);
   - ``xi_deviation`` / ``omega_deviation`` / ``alpha_deviation``: ``|p_A − p_B| > flag_sigma · SD``
     where SD is the sample standard deviation (ddof = 1) of that parameter over all submitted
-    annotations of the project (default ``flag_sigma`` = 2); differences under
-    :data:`PARAMETER_TOLERANCE` (fitting noise) never flag.
+    annotations of the project (default ``flag_sigma`` = 2) — once that SD rests on 30
+    annotations and varies; below, the project's fixed threshold (``flag_xi_max``,
+    ``flag_omega_max``, ``flag_alpha_max``), and the detail says which rule fired
+    (:mod:`annotation.review.deviation`). Differences under :data:`PARAMETER_TOLERANCE` (fitting
+    noise) never flag.
 
   - ``curve_distance``: the Wasserstein-1 distance between two annotators' normalised curves on
     the log-time axis (:func:`annotation.curves.distance.curve_distances`) is greater than
@@ -56,6 +59,11 @@ from annotation.review.flag_reasons import (
     flag_label,
     is_automatic_flag,
 )
+from annotation.review.deviation import (
+    PARAMETER_TOLERANCE,
+    ParameterSpread,
+    deviation_threshold,
+)
 from annotation.review.pair_figures import PairFigures, parameters_of, usable_segmentations
 from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.workbench.protocol import AnnotationContent
@@ -64,11 +72,9 @@ from annotation.settings import ProjectSettings
 from annotation.timeaxis import DEFAULT_BASE
 
 
-#: Differences below this (log minutes, or α units) are fitting noise, never a disagreement:
-#: two annotators' fits of the same curve can differ by ~1e-8 on another CPU, and the spread of
-#: a project where everyone agrees is 0 (or rounding noise) — without it, 8e-8 > 2·0 flags.
-PARAMETER_TOLERANCE = 1e-6
 T = TypeVar("T")
+#: One annotation's fitted (ξ, ω, α), or None when it has no curve (flagged unfinished).
+ParameterTriple = tuple[float, float, float]
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -100,91 +106,6 @@ class FlagHit:
         return is_automatic_flag(self.code)
 
 
-@dataclass(frozen=True)
-class ParameterSpread:
-    """Sample standard deviation (ddof = 1) of ξ, ω and α over the project's submitted
-    annotations, and how many values each was computed from. An SD is None when fewer than two
-    values exist (the deviation rule for that parameter is then skipped)."""
-
-    xi: float | None
-    omega: float | None
-    alpha: float | None
-    counts: tuple[int, int, int] = (0, 0, 0)
-
-    def sd(self, parameter: str) -> float | None:
-        """SD of ``parameter`` (``"xi"``, ``"omega"`` or ``"alpha"``)."""
-        if parameter not in PARAMETERS:
-            raise ValueError(f"unknown parameter {parameter!r}; expected one of {', '.join(PARAMETERS)}")
-        return getattr(self, parameter)
-
-    def count(self, parameter: str) -> int:
-        """Number of values the SD of ``parameter`` was computed from."""
-        if parameter not in PARAMETERS:
-            raise ValueError(f"unknown parameter {parameter!r}; expected one of {', '.join(PARAMETERS)}")
-        return self.counts[PARAMETERS.index(parameter)]
-
-
-#: One annotation's fitted (ξ, ω, α), or None when it has no curve (flagged unfinished).
-ParameterTriple = tuple[float, float, float]
-
-
-def parameter_spread(values_by_param: Mapping[str, Iterable[float | None]]) -> ParameterSpread:
-    """SD of each curve parameter over all submitted annotations of a project.
-
-    ``values_by_param`` maps ``"xi"``, ``"omega"``, ``"alpha"`` to that parameter's values
-    (None entries — annotations without a curve — are ignored; a missing key counts as no values).
-    Returns the sample standard deviation ``sqrt(Σ(p − p̄)² / (n − 1))`` per parameter, None where
-    fewer than two values exist. Raises ValueError on a non-finite value.
-    """
-    unknown = set(values_by_param) - set(PARAMETERS)
-    if unknown:
-        raise ValueError(f"unknown parameter(s) {', '.join(sorted(unknown))}; expected {', '.join(PARAMETERS)}")
-    sds: list[float | None] = []
-    counts: list[int] = []
-    for name in PARAMETERS:
-        values = np.array([float(v) for v in values_by_param.get(name, ()) if v is not None], dtype=float)
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"the values of {name} must be finite numbers")
-        counts.append(int(values.size))
-        sds.append(float(np.std(values, ddof=1)) if values.size >= 2 else None)
-    return ParameterSpread(sds[0], sds[1], sds[2], (counts[0], counts[1], counts[2]))
-
-
-def spread_from_sums(n: int, sums: Mapping[str, float], squares: Mapping[str, float]) -> ParameterSpread:
-    """:class:`ParameterSpread` from running sums: ``n`` values, ``sums[p] = Σp``,
-    ``squares[p] = Σp²`` per parameter, ``SD = sqrt((Σp² − (Σp)²/n) / (n − 1))``.
-
-    Robust to sums that went bad: where a sum, or the variance from it, is not a finite number
-    (one value of 1e308 makes Σp² infinite, and inf − inf is NaN) the SD is None — the deviation
-    rule is skipped, never run against σ = 0 or NaN — and :func:`sums_are_finite` tells the
-    caller to rebuild the sums. A variance a little below zero from rounding is 0.
-    """
-    sds: list[float | None] = []
-    for p in PARAMETERS:
-        total, sq = float(sums.get(p, 0.0)), float(squares.get(p, 0.0))
-        if n < 2 or not (math.isfinite(total) and math.isfinite(sq)):
-            sds.append(None)
-            continue
-        variance = (sq - total * total / n) / (n - 1)
-        sds.append(math.sqrt(max(0.0, variance)) if math.isfinite(variance) else None)
-    return ParameterSpread(sds[0], sds[1], sds[2], (n, n, n))
-
-
-def sums_are_finite(*values: float) -> bool:
-    """Whether every running sum is a finite number (else it must be rebuilt)."""
-    return all(v is not None and math.isfinite(float(v)) for v in values)
-
-
-def spread_of_annotations(annotations: Iterable[AnnotationContent]) -> ParameterSpread:
-    """:func:`parameter_spread` over annotation contents, using those that have parameters."""
-    values: dict[str, list[float]] = {p: [] for p in PARAMETERS}
-    for a in annotations:
-        if a.has_parameters:
-            for p in PARAMETERS:
-                values[p].append(getattr(a, p))
-    return parameter_spread(values)
-
-
 # --- the automatic rules ------------------------------------------------------------------------
 
 
@@ -195,6 +116,7 @@ def automatic_flags(
     *,
     pk_max: float,
     sigma: float,
+    fixed_max: Mapping[str, float] | None = None,
     n_tokens: int | None = None,
     w1_max: float | None = None,
     names: Sequence[str] | None = None,
@@ -206,7 +128,9 @@ def automatic_flags(
     start indices when ``n_tokens`` is given — or None to leave it out of the segmentation rules.
     ``params_list[i]`` is its ``(ξ, ω, α)`` or None (no curve: left out of the parameter rules).
     Both lists are in the same annotation order. ``spread`` holds the project-wide SDs,
-    ``pk_max`` the Pk threshold and ``sigma`` the number of SDs; ``w1_max`` the curve-distance
+    ``pk_max`` the Pk threshold and ``sigma`` the number of SDs; ``fixed_max`` each parameter's
+    fixed threshold while its SD is too thin to use (the settings' defaults when None:
+    :attr:`annotation.settings.ProjectSettings.deviation_max`); ``w1_max`` the curve-distance
     threshold (None: the rule is off) and ``names`` the annotators' names for its detail
     ("annotation 1", … when None). ``known``: each pair's figures when the caller computed many
     samples' pairs at once (:func:`annotation.review.pair_figures.pair_figures`), else they are computed here.
@@ -264,20 +188,17 @@ def automatic_flags(
             raise ValueError("each parameter set must be three finite numbers (ξ, ω, α)")
     par_pairs = [(i, j) for i, j in itertools.combinations(range(len(params)), 2)
                  if params[i] is not None and params[j] is not None]
+    fixed_max = ProjectSettings().deviation_max if fixed_max is None else fixed_max
     for k, name in enumerate(PARAMETERS):
-        sd = spread.sd(name)
-        if sd is None:
-            continue
-        limit = sigma * sd
+        threshold = deviation_threshold(spread, name, sigma, fixed_max[name])
         worst = _worst(((i, j), abs(params[i][k] - params[j][k])) for i, j in par_pairs)
-        if worst is not None and worst[1] > limit + PARAMETER_TOLERANCE:
+        if worst is not None and worst[1] > threshold.limit + PARAMETER_TOLERANCE:
             (i, j), delta = worst
-            sym = PARAMETER_SYMBOLS[name]
             hits.append(FlagHit(
                 DEVIATION_CODES[name],
-                f"|Δ{sym}| = {delta:.2f} > {sigma:g}·σ = {limit:.2f} (σ = {sd:.2f}) "
+                f"|Δ{PARAMETER_SYMBOLS[name]}| = {delta:.2f} > {threshold.words} "
                 f"between annotations {i + 1} and {j + 1}",
-                delta, limit, (i, j),
+                delta, threshold.limit, (i, j),
             ))
 
     if w1_max is not None:
@@ -367,7 +288,8 @@ def flags_for_sample(
     ``annotations`` are the sample's submitted annotations (any order; hits name them by
     position), ``n_tokens`` the length of its text in tokens, ``spread`` the project-wide SDs
     (:func:`parameter_spread`), ``settings`` the thresholds (``flag_pk_max``, ``flag_sigma``,
-    ``flag_w1_max``; defaults when None), ``names`` the annotators' names in the same order (for
+    the fixed ``flag_xi_max``/``flag_omega_max``/``flag_alpha_max``, ``flag_w1_max``; defaults
+    when None), ``names`` the annotators' names in the same order (for
     the curve-distance detail), ``known`` the pairs' figures when already computed
     (:func:`annotation.review.pair_figures.pair_figures`). The automatic rules run only once two or more annotations are in. An
     annotation without parameters is left out of the deviation rules, and one with an unlabelled
@@ -380,7 +302,8 @@ def flags_for_sample(
         hits += automatic_flags(usable_segmentations(annotations, n_tokens),
                                 [parameters_of(a) for a in annotations], spread,
                                 pk_max=settings.flag_pk_max, sigma=settings.flag_sigma,
-                                w1_max=settings.flag_w1_max, names=names, known=known)
+                                fixed_max=settings.deviation_max, w1_max=settings.flag_w1_max,
+                                names=names, known=known)
     return tuple(hits)
 
 

@@ -23,7 +23,9 @@ The pair's flags (codes in :mod:`annotation.review.flag_reasons`), beside the si
 * ``given_…`` — the curve rules (deviation beyond σ, W1 beyond the threshold) on the second
   curves. The deviation rule measures against the project's spread of the first curves: the
   running sums keep one curve per annotation, and the target's curve given a follow-up lives on
-  the same time axis and scale.
+  the same time axis and scale. While that spread is too thin to use (fewer than 30 annotations,
+  or no variation) the project's fixed thresholds decide, as for the first curves
+  (:mod:`annotation.review.deviation`).
 
 Everything here is pure: contents in, figures and hits out.
 """
@@ -41,7 +43,8 @@ from annotation.review.flag_reasons import (
     GIVEN_CODES,
     INTENT_DIFFERS,
 )
-from annotation.review.flags import FlagHit, ParameterSpread, automatic_flags
+from annotation.review.deviation import ParameterSpread
+from annotation.review.flags import FlagHit, automatic_flags
 from annotation.review.pair_figures import parameters_of
 from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import Segmentation
@@ -241,7 +244,7 @@ def pair_flag_hits(annotations: Sequence[AnnotationContent], spread: ParameterSp
     second = automatic_flags([None] * len(annotations),
                              [parameters_of(a.swapped_curves()) for a in annotations], spread,
                              pk_max=settings.flag_pk_max, sigma=settings.flag_sigma,
-                             w1_max=settings.flag_w1_max, names=names)
+                             fixed_max=settings.deviation_max, w1_max=settings.flag_w1_max, names=names)
     hits += [FlagHit(GIVEN_CODES[h.code], "given the follow-up: " + h.detail, h.value, h.threshold, h.annotators)
              for h in second if h.code in GIVEN_CODES]
     return tuple(hits)

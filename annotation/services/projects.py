@@ -42,7 +42,8 @@ import_pair_file = pair_imports.import_pair_file
 
 #: settings whose change re-evaluates the automatic flags of settled samples
 
-FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "flag_w1_max", "annotators_per_sample"})
+FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "flag_xi_max", "flag_omega_max", "flag_alpha_max",
+                           "flag_w1_max", "annotators_per_sample"})
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from annotation.review.flag_reasons import is_automatic_flag
-from annotation.review.flags import ParameterSpread
+from annotation.review.deviation import ParameterSpread
 from annotation.review.pair_figures import pair_figures
 from annotation.workbench.protocol import AnnotationContent
 from annotation.services import audit

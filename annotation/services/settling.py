@@ -28,15 +28,8 @@ from sqlalchemy import and_, func, select, update
 from sqlalchemy.orm import Session
 
 from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, parameter_bounds_problem
-from annotation.review.flags import (
-    FlagHit,
-    ParameterSpread,
-    annotator_flag_hits,
-    flags_for_sample,
-    one_per_reason,
-    spread_from_sums,
-    sums_are_finite,
-)
+from annotation.review.deviation import ParameterSpread, spread_from_sums, sums_are_finite
+from annotation.review.flags import FlagHit, annotator_flag_hits, flags_for_sample, one_per_reason
 from annotation.review.pair_figures import PairFigures
 from annotation.review.pair_settling import PairGold, pair_flag_hits, pair_gold, pair_version
 from annotation.parameters import PARAMETERS

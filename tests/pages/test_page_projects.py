@@ -151,6 +151,24 @@ def test_settings_save_valid_values(open_projects, db, lead):
     assert toasts(run(at)) == []  # once
 
 
+def test_settings_save_the_deviation_flags_fixed_thresholds(open_projects, db, lead):
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    xi = at.number_input(key=_setting(at, "flag_xi"))
+    assert xi.label == "While σ is thin, flag when ξ differs by more than (log-time units)"
+    assert (xi.value, at.number_input(key=_setting(at, "flag_omega")).value,
+            at.number_input(key=_setting(at, "flag_alpha")).value) == (12.0, 15.0, 10.0)
+    xi.set_value(8.0)
+    at.number_input(key=_setting(at, "flag_omega")).set_value(6.5)
+    at.number_input(key=_setting(at, "flag_alpha")).set_value(4.0)
+    at.button(key=_setting(at, "save")).click()
+    run(at)
+    assert not errors(at)
+    s = projects.get_project(db, lead, p.id).settings
+    assert (s.flag_xi_max, s.flag_omega_max, s.flag_alpha_max) == (8.0, 6.5, 4.0)
+    assert at.number_input(key=_setting(at, "flag_omega")).value == 6.5
+
+
 def test_confirm_before_submit_is_off_by_default_and_can_be_turned_on(open_projects, db, lead):
     p = projects.create_project(db, lead, "Pilot")
     at = open_projects()

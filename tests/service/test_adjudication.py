@@ -25,10 +25,10 @@ def pair(db, make_user):
 
 def test_curves_far_apart_are_flagged_in_words_and_rechecked_when_the_threshold_moves(
         db, pair, make_project, lead):
-    pid = make_project(1)
+    pid = make_project(1, flag_xi_max=30.0)  # the fixed ξ threshold (σ is thin) above the shift
     a, b = pair
     annotate(db, a, pid, points=CLOSE)
-    annotate(db, b, pid, points=later(CLOSE, 20))   # W1 ≈ 20 > 12; SD = |Δ|/√2: no 2σ flag
+    annotate(db, b, pid, points=later(CLOSE, 20))   # W1 ≈ 20 > 12; |Δξ| = 20 < 30: no deviation flag
     [item] = open_items(db)
     assert item.reasons == ["curve_distance"]
     [detail] = item.details

@@ -120,9 +120,10 @@ def test_resolve_needs_a_lead(db, make_user, make_project):
 
 def test_recheck_reopens_automatic_gold_under_new_thresholds(db, lead, make_user, make_project):
     pid = _annotated_pairs(db, make_user, make_project, 8)
-    with db.write() as s:  # no curve-distance flag while resolving: far curves become gold
-        p = s.get(Project, pid)
-        p.settings = {**p.settings, "flag_w1_max": 200.0, "flag_sigma": 100.0}
+    with db.write() as s:  # no curve-distance or deviation flag while resolving: far curves become gold
+        p = s.get(Project, pid)  # (16 annotations: the fixed deviation thresholds decide, not σ)
+        p.settings = {**p.settings, "flag_w1_max": 200.0, "flag_xi_max": 400.0, "flag_omega_max": 200.0,
+                      "flag_alpha_max": 40.0}
     first = resolving.resolve_project(db, lead, pid)
     with db.write() as s:  # the threshold back to 12 units, set directly: the recheck decides
         p = s.get(Project, pid)

@@ -82,18 +82,45 @@ def test_an_annotator_flag_is_listed_once_with_who_raised_it(db, pair, make_proj
     assert [d["code"] for d in review.open_case(db, lead, item.id).details] == item.reasons
 
 
-def test_a_parameter_far_from_the_project_spread_is_flagged(db, make_user, make_project):
+CLOSE = [(27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2)]
+
+
+def _shifted(by: float) -> list[tuple[float, float]]:
+    """CLOSE moved ``by`` units later: the same curve with ξ larger by ``by``."""
+    return [(x + by, y) for x, y in CLOSE]
+
+
+def test_on_a_thin_project_a_parameter_beyond_the_fixed_threshold_is_flagged(db, make_user, make_project):
     pid = make_project(6)
     users = [make_user(f"u{i}") for i in range(2)]
-    close = [(27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2)]
-    for _ in range(4):  # four agreeing samples build the spread
+    for _ in range(4):  # four agreeing samples: 10 annotations in all, too few for σ
         for u in users:
-            annotate(db, u, pid, points=close)
-    far = [(p[0] + 90, p[1]) for p in close]
-    annotate(db, users[0], pid, points=close)
-    annotate(db, users[1], pid, points=far)
+            annotate(db, u, pid, points=CLOSE)
+    annotate(db, users[0], pid, points=CLOSE)
+    annotate(db, users[1], pid, points=_shifted(90))
     [item] = open_items(db)
     assert "xi_deviation" in item.reasons
+    [detail] = [d for d in item.details if d["code"] == "xi_deviation"]
+    assert "> 12.00 (fixed threshold: σ needs ≥ 30 submitted annotations, 10 so far)" in detail["detail"]
+
+
+def test_from_30_annotations_the_project_sigma_decides(db, make_user, make_project):
+    """15 agreeing samples at ξ + 0, 2, …, 28 (30 annotations, σ_ξ ≈ 8.8): a pair 15 apart is
+    within 2σ — no flag, where the fixed threshold (12) would flag — and a pair 40 apart is
+    flagged by the σ rule, which its detail says. (W1 is off here: it would flag both.)"""
+    pid = make_project(17, flag_w1_max=200.0)
+    users = [make_user(f"u{i}") for i in range(2)]
+    for i in range(15):
+        for u in users:
+            annotate(db, u, pid, points=_shifted(2 * i))
+    annotate(db, users[0], pid, points=_shifted(14))
+    annotate(db, users[1], pid, points=_shifted(29))
+    assert [(i.reasons, i.details) for i in open_items(db)] == []
+    annotate(db, users[0], pid, points=_shifted(14))
+    annotate(db, users[1], pid, points=_shifted(54))
+    [item] = open_items(db)
+    assert item.reasons == ["xi_deviation"]
+    assert "> 2·σ = " in item.details[0]["detail"] and "over 34 annotations)" in item.details[0]["detail"]
 
 
 def test_accept_edit_take_and_history(db, pair, make_project, lead):
@@ -211,7 +238,7 @@ def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair,
     assert len(gold_rows(db)) == 1
     summary = resolving.resolve_project(db, lead, pid)
     assert (summary.gold, summary.flagged, summary.settled) == (0, 0, 1)  # auto gold re-checked, stays gold
-    projects.update_settings(db, lead, pid, flag_sigma=0.0001)
+    projects.update_settings(db, lead, pid, flag_xi_max=0.1, flag_omega_max=0.1, flag_alpha_max=0.1)
     summary = resolving.resolve_project(db, lead, pid, recheck=True)
     assert summary.settled == 1  # identical parameters: |Δ| = 0 is never above a threshold
 
@@ -224,12 +251,14 @@ def test_tighter_thresholds_flag_auto_gold_and_looser_ones_release_it(db, pair, 
     annotate(db, a, pid, boundaries=(0, 4), segment_axes=("static", "main"))
     annotate(db, b, pid, boundaries=(0, 4), segment_axes=("static", "main"),
              points=[(28.6, 0.77), (22.6, 0.41), (32.6, 0.41), (15.9, 0.19), (35.9, 0.2)])
-    assert len(gold_rows(db)) == 1  # with two values each, the SD equals |Δ|/√2: no 2σ flag
-    projects.update_settings(db, lead, pid, flag_sigma=0.5)  # |Δ| > 0.5·SD now
+    assert len(gold_rows(db)) == 1  # |Δξ| = 1 is within the fixed threshold (12): σ from 2 values is not used
+    projects.update_settings(db, lead, pid, flag_sigma=0.1)  # nor is any multiple of it
+    assert len(gold_rows(db)) == 1 and open_items(db) == []
+    projects.update_settings(db, lead, pid, flag_xi_max=0.5)  # |Δξ| = 1 > 0.5 now
     assert gold_rows(db) == []
     [item] = open_items(db)
     assert "xi_deviation" in item.reasons
-    projects.update_settings(db, lead, pid, flag_sigma=2.0)
+    projects.update_settings(db, lead, pid, flag_xi_max=12.0)
     assert open_items(db) == [] and len(gold_rows(db)) == 1
 
 

@@ -18,15 +18,8 @@ from annotation.review.flag_reasons import (
     flag_needs_note,
     is_automatic_flag,
 )
-from annotation.review.flags import (
-    FlagHit,
-    ParameterSpread,
-    automatic_flags,
-    flags_for_sample,
-    one_per_reason,
-    parameter_spread,
-    spread_of_annotations,
-)
+from annotation.review.deviation import ParameterSpread, parameter_spread, spread_of_annotations
+from annotation.review.flags import FlagHit, automatic_flags, flags_for_sample, one_per_reason
 from annotation.workbench.protocol import AnnotationContent, ContentError
 from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
@@ -34,8 +27,12 @@ from annotation.settings import ProjectSettings
 # SD of [50, 60, 70, 80]: mean 65, squared deviations 225 + 25 + 25 + 225 = 500,
 # 500 / (4 − 1) = 166.67, sqrt = 12.9099. With sigma = 2 the threshold is 25.8199.
 SD_50_80 = math.sqrt(500 / 3)
-SPREAD = ParameterSpread(xi=SD_50_80, omega=SD_50_80, alpha=SD_50_80, counts=(4, 4, 4))
+# A project whose SD is that, over 30 submitted annotations: enough for the σ rule (NEEDS["sigma"]).
+SPREAD = ParameterSpread(xi=SD_50_80, omega=SD_50_80, alpha=SD_50_80, counts=(30, 30, 30))
+# No SD yet: the fixed thresholds decide (defaults ξ 12, ω 15, α 10).
 NO_SPREAD = ParameterSpread(None, None, None)
+# A wide σ over 30 annotations (2σ = 100): the deviation rules stay quiet where a test is about another rule.
+QUIET = ParameterSpread(50.0, 50.0, 50.0, counts=(30, 30, 30))
 
 
 def seg(boundaries, n_tokens):
@@ -221,14 +218,69 @@ def test_deviation_just_below_two_sd_does_not_flag():
     assert hits == ()
 
 
-def test_fitting_noise_never_flags_even_when_everyone_agrees():
-    """Two fits of the same curve can differ by ~1e-8 (seen on another CPU); with a spread of 0
-    that used to flag (8e-8 > 2 · 0). A real difference still does."""
-    agree = ParameterSpread(xi=0.0, omega=0.0, alpha=0.0, counts=(2, 2, 2))
-    noise = [(50.0, 9.80000008, 0.3), (50.0, 9.8, 0.3)]
-    assert automatic_flags([None, None], noise, agree, pk_max=0.2, sigma=2.0) == ()
-    real = [(50.0, 9.81, 0.3), (50.0, 9.8, 0.3)]
-    assert codes(automatic_flags([None, None], real, agree, pk_max=0.2, sigma=2.0)) == ["omega_deviation"]
+def test_fitting_noise_never_flags_even_under_a_tight_sigma():
+    """Two fits of the same curve can differ by ~1e-8 (seen on another CPU); against a tiny σ
+    that would flag (8e-8 > 2 · 1e-8). A real difference above 2σ still does."""
+    tight = ParameterSpread(xi=0.02, omega=0.02, alpha=0.02, counts=(30, 30, 30))  # 2σ = 0.04
+    noise = [(50.0, 9.84000008, 0.3), (50.0, 9.8, 0.3)]  # |Δω| = 0.04 + 8e-8
+    assert automatic_flags([None, None], noise, tight, pk_max=0.2, sigma=2.0) == ()
+    real = [(50.0, 9.85, 0.3), (50.0, 9.8, 0.3)]
+    assert codes(automatic_flags([None, None], real, tight, pk_max=0.2, sigma=2.0)) == ["omega_deviation"]
+
+
+def test_a_sigma_of_fitting_noise_is_no_spread_however_many_annotations():
+    """Fits of one curve moved along the axis differ by ~1e-5: σ_ω = 3e-5 over 32 annotations
+    would make 2σ flag two copies of a curve. σ ≤ 0.01 is no spread: the fixed threshold decides."""
+    noise = ParameterSpread(xi=8.8, omega=3e-5, alpha=0.005, counts=(32, 32, 32))
+    copies = [(50.0, 9.80006, 0.3), (50.0, 9.8, 0.3)]
+    assert automatic_flags([None, None], copies, noise, pk_max=0.2, sigma=2.0) == ()
+
+
+def test_a_tiny_project_with_sigma_near_zero_no_longer_flags_a_hundredth():
+    """Six annotations that agree give σ_ω ≈ 0; 2σ flagged |Δω| = 0.01. Under 30 annotations the
+    fixed threshold (ω 15) decides: 0.01 is nothing, 16 is a flag that says which rule fired."""
+    tiny = ParameterSpread(xi=0.0, omega=0.002, alpha=0.0, counts=(6, 6, 6))
+    close = [(50.0, 9.81, 0.3), (50.0, 9.8, 0.3)]
+    assert automatic_flags([None, None], close, tiny, pk_max=0.2, sigma=2.0) == ()
+    (hit,) = automatic_flags([None, None], [(50.0, 25.8, 0.3), (50.0, 9.8, 0.3)], tiny, pk_max=0.2, sigma=2.0)
+    assert (hit.code, hit.value, hit.threshold) == ("omega_deviation", 16.0, 15.0)
+    assert hit.detail == ("|Δω| = 16.00 > 15.00 (fixed threshold: σ needs ≥ 30 submitted annotations, "
+                          "6 so far) between annotations 1 and 2")
+
+
+# Two near-identical curves: ξ 50, ω 10, α 2.00 and 5.54 (both skewed right; W1 ≈ 0.7). Their
+# project's α values have σ = 1.596, so 2σ = 3.19 < |Δα| = 3.54.
+NEAR_IDENTICAL = [(50.0, 10.0, 2.0), (50.0, 10.0, 5.54)]
+
+
+def test_near_identical_curves_on_a_thin_sigma_do_not_flag():
+    """σ_α from 8 annotations fired "|Δα| 3.54 > 2σ = 3.19"; the fixed α threshold (10) decides."""
+    thin = ParameterSpread(xi=3.0, omega=2.0, alpha=1.596, counts=(8, 8, 8))
+    assert automatic_flags([None, None], NEAR_IDENTICAL, thin, pk_max=0.2, sigma=2.0, w1_max=12.0) == ()
+
+
+def test_the_sigma_rule_decides_from_30_annotations_and_says_so():
+    one_short = ParameterSpread(xi=3.0, omega=2.0, alpha=1.596, counts=(29, 29, 29))
+    assert automatic_flags([None, None], NEAR_IDENTICAL, one_short, pk_max=0.2, sigma=2.0) == ()
+    enough = ParameterSpread(xi=3.0, omega=2.0, alpha=1.596, counts=(45, 45, 45))
+    (hit,) = automatic_flags([None, None], NEAR_IDENTICAL, enough, pk_max=0.2, sigma=2.0)
+    assert hit.code == "alpha_deviation"
+    assert hit.value == pytest.approx(3.54) and hit.threshold == pytest.approx(3.192)  # 2 · 1.596
+    assert hit.detail == "|Δα| = 3.54 > 2·σ = 3.19 (σ = 1.60 over 45 annotations) between annotations 1 and 2"
+
+
+def test_below_the_minimum_the_project_fixed_thresholds_decide():
+    thin = ParameterSpread(xi=3.0, omega=2.0, alpha=1.596, counts=(8, 8, 8))
+    strict = {"xi": 12.0, "omega": 15.0, "alpha": 3.0}
+    (hit,) = automatic_flags([None, None], NEAR_IDENTICAL, thin, pk_max=0.2, sigma=2.0, fixed_max=strict)
+    assert (hit.code, hit.threshold) == ("alpha_deviation", 3.0)
+    assert hit.detail == ("|Δα| = 3.54 > 3.00 (fixed threshold: σ needs ≥ 30 submitted annotations, 8 so far) "
+                          "between annotations 1 and 2")
+    # the fixed threshold is strict too: a difference exactly at it does not flag
+    at = [(50.0, 10.0, 0.0), (62.0, 10.0, 0.0)]
+    assert automatic_flags([None, None], at, thin, pk_max=0.2, sigma=2.0) == ()
+    assert codes(automatic_flags([None, None], [(50.0, 10.0, 0.0), (62.5, 10.0, 0.0)], thin,
+                                 pk_max=0.2, sigma=2.0)) == ["xi_deviation"]
 
 
 def test_sigma_scales_the_threshold():
@@ -238,7 +290,7 @@ def test_sigma_scales_the_threshold():
 
 
 def test_each_parameter_is_checked_on_its_own_sd():
-    spread = ParameterSpread(xi=10.0, omega=2.0, alpha=0.5, counts=(9, 9, 9))
+    spread = ParameterSpread(xi=10.0, omega=2.0, alpha=0.5, counts=(30, 30, 30))
     # |Δξ| = 15 < 20, |Δω| = 5 > 4, |Δα| = 1.5 > 1
     hits = automatic_flags([None, None], [(40.0, 8.0, 0.0), (55.0, 13.0, 1.5)], spread,
                            pk_max=0.2, sigma=2.0)
@@ -247,19 +299,25 @@ def test_each_parameter_is_checked_on_its_own_sd():
     assert hits[1].value == 1.5 and hits[1].threshold == 1.0
 
 
-def test_parameter_without_sd_is_skipped():
-    spread = ParameterSpread(xi=None, omega=None, alpha=0.5)
+def test_a_parameter_without_sd_takes_its_fixed_threshold():
+    # σ undefined (its running sums went bad) over 40 annotations: ξ 100 > 12 and ω 89 > 15 flag,
+    # α 0.9 < 10 does not; the α SD over 40 is used (2 · 0.5 = 1 > 0.9)
+    spread = ParameterSpread(xi=None, omega=None, alpha=0.5, counts=(40, 40, 40))
     hits = automatic_flags([None, None], [(0.0, 1.0, 0.0), (100.0, 90.0, 0.9)], spread,
                            pk_max=0.2, sigma=2.0)
-    assert hits == ()
+    assert codes(hits) == ["xi_deviation", "omega_deviation"]
+    assert "(fixed threshold: σ is undefined over 40 annotations)" in hits[0].detail
 
 
-def test_zero_sd_flags_any_difference():
-    spread = ParameterSpread(xi=0.0, omega=None, alpha=None)
-    assert codes(automatic_flags([None, None], [(1.0, 1.0, 0.0), (1.5, 1.0, 0.0)], spread,
-                                 pk_max=0.2, sigma=2.0)) == ["xi_deviation"]
-    assert automatic_flags([None, None], [(1.0, 1.0, 0.0), (1.0, 1.0, 0.0)], spread,
+def test_a_spread_of_zero_over_many_annotations_takes_the_fixed_threshold():
+    """45 annotations that all agree: σ = 0 is no spread (SPEC section 14), so 2σ = 0 does not
+    flag every difference; the fixed threshold does, and says why."""
+    spread = ParameterSpread(xi=0.0, omega=None, alpha=None, counts=(45, 45, 45))
+    assert automatic_flags([None, None], [(1.0, 1.0, 0.0), (1.5, 1.0, 0.0)], spread,
                            pk_max=0.2, sigma=2.0) == ()
+    (hit,) = automatic_flags([None, None], [(1.0, 1.0, 0.0), (14.0, 1.0, 0.0)], spread, pk_max=0.2, sigma=2.0)
+    assert hit.detail == ("|Δξ| = 13.00 > 12.00 (fixed threshold: σ = 0.00 over 45 annotations, the values do "
+                          "not vary) between annotations 1 and 2")
 
 
 def test_annotations_without_parameters_skip_the_parameter_rules():
@@ -301,7 +359,7 @@ def test_three_annotators_one_without_curve():
 def test_hits_come_in_vocabulary_order_and_swapping_changes_no_value():
     segs = [seg((0, 5), 10), seg((0,), 10)]
     params = [(50.0, 5.0, -1.0), (80.0, 40.0, 2.0)]
-    spread = ParameterSpread(1.0, 1.0, 1.0)
+    spread = ParameterSpread(1.0, 1.0, 1.0, counts=(30, 30, 30))
     hits = automatic_flags(segs, params, spread, pk_max=0.2, sigma=2.0, w1_max=12.0)
     assert codes(hits) == list(AUTOMATIC_FLAG_CODES)
     swapped = automatic_flags(segs[::-1], params[::-1], spread, pk_max=0.2, sigma=2.0, w1_max=12.0)
@@ -381,36 +439,36 @@ def test_an_unfinished_flagged_annotation_is_not_compared_as_a_segmentation():
 
 def test_curve_distance_flags_two_curves_further_apart_than_the_threshold():
     # two identical normals 13 units apart: W1 = 13 > 12, the second sits later (×1.1^13 = 3.45)
-    hits = automatic_flags([None, None], [(50.0, 10.0, 0.0), (63.0, 10.0, 0.0)], NO_SPREAD,
+    hits = automatic_flags([None, None], [(50.0, 10.0, 0.0), (63.0, 10.0, 0.0)], QUIET,
                            pk_max=0.2, sigma=2.0, w1_max=12.0, names=["ann", "bob"])
     (hit,) = hits
     assert hit.code == "curve_distance" and hit.label == "Curves far apart" and hit.automatic
     assert hit.value == pytest.approx(13.0, abs=1e-3) and hit.threshold == 12.0
     assert hit.annotators == (0, 1)
     assert hit.detail == "curves ≈ ×3.5 apart (W1 13.0 > 12.0): bob's sits later"
-    earlier = automatic_flags([None, None], [(63.0, 10.0, 0.0), (50.0, 10.0, 0.0)], NO_SPREAD,
+    earlier = automatic_flags([None, None], [(63.0, 10.0, 0.0), (50.0, 10.0, 0.0)], QUIET,
                               pk_max=0.2, sigma=2.0, w1_max=12.0, names=["ann", "bob"])
     assert earlier[0].detail.endswith("ann's sits later")
 
 
 def test_curve_distance_is_strict_and_off_without_a_threshold():
     params = [(50.0, 10.0, 0.0), (62.0, 10.0, 0.0)]   # W1 ≈ 12.0 (float32 densities: to 1e-4)
-    assert automatic_flags([None, None], params, NO_SPREAD, pk_max=0.2, sigma=2.0,
+    assert automatic_flags([None, None], params, QUIET, pk_max=0.2, sigma=2.0,
                            w1_max=12.0 + 1e-6) == ()
-    assert codes(automatic_flags([None, None], params, NO_SPREAD, pk_max=0.2, sigma=2.0,
+    assert codes(automatic_flags([None, None], params, QUIET, pk_max=0.2, sigma=2.0,
                                  w1_max=11.9)) == ["curve_distance"]
-    assert automatic_flags([None, None], params, NO_SPREAD, pk_max=0.2, sigma=2.0) == ()
+    assert automatic_flags([None, None], params, QUIET, pk_max=0.2, sigma=2.0) == ()
 
 
 def test_curve_distance_reports_the_worst_of_three_and_skips_missing_curves():
     params = [(50.0, 10.0, 0.0), None, (55.0, 10.0, 0.0), (70.0, 10.0, 0.0)]
-    (hit,) = automatic_flags([None] * 4, params, NO_SPREAD, pk_max=0.2, sigma=2.0, w1_max=12.0)
+    (hit,) = automatic_flags([None] * 4, params, QUIET, pk_max=0.2, sigma=2.0, w1_max=12.0)
     assert hit.annotators == (0, 3) and hit.value == pytest.approx(20.0, abs=1e-3)
     assert hit.detail.startswith("curves ≈ ×6.7 apart (W1 20.0 > 12.0): annotation 4's sits later")
 
 
 def test_curve_distance_of_a_difference_in_width_says_so():
-    (hit,) = automatic_flags([None, None], [(100.0, 5.0, 0.0), (100.0, 40.0, 0.0)], NO_SPREAD,
+    (hit,) = automatic_flags([None, None], [(100.0, 5.0, 0.0), (100.0, 40.0, 0.0)], QUIET,
                              pk_max=0.2, sigma=2.0, w1_max=12.0, names=["ann", "bob"])
     assert hit.detail.endswith("they differ in spread or skew, not in place")
 

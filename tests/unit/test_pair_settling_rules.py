@@ -8,7 +8,7 @@ import math
 import pytest
 
 from annotation.pairs.change import read_change
-from annotation.review.flags import ParameterSpread
+from annotation.review.deviation import ParameterSpread
 from annotation.review.pair_settling import (
     change_choice,
     given_versions,
@@ -110,8 +110,21 @@ def test_intent_differs(intent, settled, flagged):
 
 
 def test_the_curve_rules_on_the_second_curve_have_their_own_codes():
-    spread = ParameterSpread(2.0, 1.0, 0.5, (10, 10, 10))
+    spread = ParameterSpread(2.0, 1.0, 0.5, (30, 30, 30))
     hits = pair_flag_hits([pair(60.0), pair(75.0)], spread, PAIRS, ["ann", "bob"])
     assert codes(hits) == ["given_xi_deviation", "given_curve_distance"]
-    assert hits[0].detail.startswith("given the follow-up: |Δξ| = 15.00 > 2·σ = 4.00")
+    assert hits[0].detail.startswith("given the follow-up: |Δξ| = 15.00 > 2·σ = 4.00 (σ = 2.00 over 30 annotations)")
     assert math.isclose(hits[1].value, 15.0, abs_tol=1e-6) and "bob's sits later" in hits[1].detail
+
+
+def test_the_second_curves_take_the_fixed_thresholds_while_sigma_is_thin():
+    """σ_ξ = 2 from 10 annotations would flag |Δξ| = 5 (> 4); below 30 the fixed ξ threshold
+    (12) decides, as for the first curves."""
+    thin = ParameterSpread(2.0, 1.0, 0.5, (10, 10, 10))
+    assert pair_flag_hits([pair(60.0), pair(65.0)], thin, PAIRS, ["ann", "bob"]) == ()
+    hits = pair_flag_hits([pair(60.0), pair(75.0)], thin, PAIRS, ["ann", "bob"])
+    assert codes(hits) == ["given_xi_deviation", "given_curve_distance"]
+    assert hits[0].detail == ("given the follow-up: |Δξ| = 15.00 > 12.00 (fixed threshold: σ needs ≥ 30 submitted "
+                              "annotations, 10 so far) between annotations 1 and 2")
+    stricter = ProjectSettings(protocol="pairs", flag_xi_max=4.0)
+    assert codes(pair_flag_hits([pair(60.0), pair(65.0)], thin, stricter)) == ["given_xi_deviation"]

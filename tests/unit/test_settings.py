@@ -21,6 +21,9 @@ def test_defaults_match_the_spec():
     assert s.warmup_size == 50                   # section 5: warm-up set
     assert s.flag_pk_max == 0.2                  # section 5: automatic flags
     assert s.flag_sigma == 2.0
+    # while σ is thin (section 14): ξ 12 ≈ ×3.1 in time like the W1 flag, ω 15 (W1 ≈ 12), α 10
+    assert (s.flag_xi_max, s.flag_omega_max, s.flag_alpha_max) == (12.0, 15.0, 10.0)
+    assert s.deviation_max == {"xi": 12.0, "omega": 15.0, "alpha": 10.0}
     assert s.review_rate == 0.10                 # section 5: daily review sample
     assert s.dedup_threshold == 0.7              # section 7: near-duplicates
     assert s.log_base == DEFAULT_BASE == 1.1     # section 4: log axis base
@@ -104,6 +107,13 @@ def test_from_dict_refuses_fractions_for_counts_and_non_finite_numbers(data, mes
     {"flag_sigma": 0},
     {"flag_sigma": -2},
     {"flag_sigma": float("nan")},
+    {"flag_xi_max": 0},
+    {"flag_xi_max": 401},
+    {"flag_omega_max": 0.05},
+    {"flag_omega_max": 201},
+    {"flag_alpha_max": -1},
+    {"flag_alpha_max": 41},
+    {"flag_alpha_max": float("nan")},
     {"review_rate": 1.5},
     {"review_rate": -0.01},
     {"dedup_threshold": 0},
@@ -132,11 +142,29 @@ def test_invalid_values_raise(changes):
     {"annotators_per_sample": 1}, {"annotators_per_sample": 10}, {"daily_quota": 1},
     {"daily_quota": 10_000}, {"log_base": 10.0}, {"qualify_icc_min": 0}, {"qualify_icc_min": 1},
     {"review_rate": 0}, {"review_rate": 1}, {"dedup_threshold": 1}, {"warmup_size": 0},
+    {"flag_xi_max": 0.1}, {"flag_xi_max": 400}, {"flag_omega_max": 0.1}, {"flag_omega_max": 200},
+    {"flag_alpha_max": 0.1}, {"flag_alpha_max": 40},
 ])
 def test_boundary_values_are_allowed(changes):
     s = ProjectSettings(**changes)
     for k, v in changes.items():
         assert getattr(s, k) == v
+
+
+@pytest.mark.parametrize("name, message", [
+    ("flag_xi_max", "the fixed ξ flag must be between 0.1 and 400 log-time units"),
+    ("flag_omega_max", "the fixed ω flag must be between 0.1 and 200 log-time units"),
+    ("flag_alpha_max", "the fixed α flag must be between 0.1 and 40"),
+])
+def test_a_fixed_deviation_threshold_out_of_range_says_which(name, message):
+    with pytest.raises(SettingsError, match=f"^{message}$"):
+        ProjectSettings(**{name: 0.0})
+
+
+def test_stored_settings_without_the_fixed_thresholds_take_the_defaults():
+    s = ProjectSettings.from_dict({"flag_sigma": 2.0, "flag_w1_max": 12.0})
+    assert (s.flag_xi_max, s.flag_omega_max, s.flag_alpha_max) == (12.0, 15.0, 10.0)
+    assert ProjectSettings.from_dict({"flag_alpha_max": "4.5"}).flag_alpha_max == 4.5
 
 
 @pytest.mark.parametrize("zone", ["Mars/Olympus_Mons", "utc+2", "", "../../etc/passwd", "Europe/"])
