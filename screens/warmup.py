@@ -14,6 +14,7 @@ widget values, under ``warmup.*``.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pandas as pd
@@ -24,6 +25,7 @@ from annotation.curves import MAX_POINTS
 from annotation.review.lead_edit import LeadEdit
 from annotation.quality.qualification import CURVE_BY_ICC, ICC_MIN_SAMPLES
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
+from annotation.publishable import NEEDS, figure
 from annotation.services import qualification, warmup_set
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
@@ -49,7 +51,8 @@ st.caption(
     f"ξ, ω and α (the smallest of the three counts; over fewer than {ICC_MIN_SAMPLES} samples with a curve, or "
     f"gold curves that hardly differ, the ICC cannot judge and instead the curve distance **W1 to the gold ≤ "
     f"{shown_threshold(t.w1_max)}** on every sample decides), **Jaccard > {shown_threshold(t.jaccard_min)}** on the "
-    f"(token, axis) labels and **Pk < {shown_threshold(t.pk_max)}** on the segmentation. A lead can admit or "
+    f"(token, axis) labels and **Pk < {shown_threshold(t.pk_max)}** on the segmentation (means over at least "
+    f"{NEEDS['jaccard'].min_n} samples; over fewer, on every sample). A lead can admit or "
     "revoke anyone, with a note. Thresholds and the warm-up size are project settings.")
 # The notice's slot is there whether or not it is shown: the first gold stored takes it away, and
 # the tabs below moving up one place made the browser draw them anew on the first tab (the lead's
@@ -65,6 +68,12 @@ if not board.has_set:
 def _done(message: str) -> None:
     toast_next_run(K_FLASH, message)
     st.rerun()
+
+
+def _board_figure(name: str, value: float | None, n: int) -> str:
+    """A figure of the board through the rule of what it needs, with its n (the warm-up reports
+    no interval): "0.950 (n = 32)" or "— needs ≥ 30 samples with every curve (n = 3)"."""
+    return figure(replace(NEEDS[name], interval=False), value, n=n).text()
 
 
 def _fmt(value: float | None) -> str:
@@ -85,11 +94,10 @@ with people_tab:
             "role": r.role,
             "standing": r.standing_text,
             "warm-up done": f"{r.figures.n_done} / {r.figures.n_total}",
-            "ICC ξ": r.figures.icc.get("xi"),
-            "ICC ω": r.figures.icc.get("omega"),
-            "ICC α": r.figures.icc.get("alpha"),
-            "Jaccard": r.figures.jaccard,
-            "Pk": r.figures.pk,
+            **{f"ICC {PARAMETER_SYMBOLS[p]}": _board_figure("icc", r.figures.icc.get(p), r.figures.n_with_curve)
+               for p in PARAMETERS},
+            "Jaccard": _board_figure("jaccard", r.figures.jaccard, r.figures.measured("jaccard")),
+            "Pk": _board_figure("pk", r.figures.pk, r.figures.measured("pk")),
             "passes": r.figures_text,
             "decided by": r.decided_by,
             "decided": r.decided_at,
@@ -97,8 +105,6 @@ with people_tab:
         } for r in board.rows])
         show_table(table, hide_index=True, width="stretch", key="warmup.board",
                    download=f"warmup-{project.name}.csv".replace(" ", "_"), column_config={
-            **{c: st.column_config.NumberColumn(c, format="%.3f")
-               for c in ("ICC ξ", "ICC ω", "ICC α", "Jaccard", "Pk")},
             "decided": st.column_config.DatetimeColumn("decided", format="YYYY-MM-DD HH:mm"),
         })
         by_name = {r.username: r for r in board.rows}

@@ -17,7 +17,8 @@ production sample. Their figures over the warm-up samples they have submitted:
 * **Which rule judges the curves.** An ICC says how well the annotator tells the samples apart,
   so it means something only over enough samples whose gold curves differ: on three warm-up
   samples whose gold ω are 26.69, 26.69 and 27.36 an exact copy of the gold got ICC ω 0.894 and
-  failed. The ICC decides only with ≥ :data:`ICC_MIN_SAMPLES` samples with a curve *and* a gold
+  failed. The ICC decides only with ≥ :data:`ICC_MIN_SAMPLES` samples with a curve (the ICC's
+  minimum, ``NEEDS["icc"]`` of :mod:`annotation.publishable`: 30, Koo & Li 2016) *and* a gold
   spread (standard deviation over those samples) of at least :data:`ICC_MIN_SPREAD` in every
   parameter. Otherwise the **curve rule** decides, in absolute terms: the curve distance W1 to the
   gold (:func:`annotation.curves.distance.curve_distance`) is at most the project's
@@ -31,11 +32,18 @@ production sample. Their figures over the warm-up samples they have submitted:
   unlabelled segment contribute none) and ``G = {(t, x) : x ∈ gold axes of t's segment}``.
 * **Pk** between the annotator's and the gold segmentation, both ways averaged
   (:func:`annotation.agreement.pk_both_ways`), averaged over samples where it is defined.
+* **Which rule judges the labels and the segmentation.** A mean over samples is a figure only
+  over ``NEEDS["jaccard"]`` / ``NEEDS["pk"]`` (10) samples; below, the mean is shown as withheld
+  ("— needs ≥ 10 samples with axis labels (n = 3)") and the **per-sample rule** decides instead:
+  Jaccard > ``qualify_jaccard_min`` and Pk < ``qualify_pk_max`` on *every* warm-up sample — the
+  rule each ongoing gold check is passed by (:mod:`annotation.quality.gold_checks`). So a short
+  warm-up set is judged sample by sample, never by a mean of three; an exact copy passes either way.
 
 **Admission** (:func:`meets_thresholds`): the annotator has submitted every sample of the
 warm-up set, and the curves pass (ICC > ``qualify_icc_min``, or W1 ≤ ``flag_w1_max`` on every
 sample where the ICC cannot decide), Jaccard > ``qualify_jaccard_min`` and
-Pk < ``qualify_pk_max`` (strict, as SPEC section 5 writes them), each judged by
+Pk < ``qualify_pk_max`` (strict, as SPEC section 5 writes them; by the mean, or on every sample
+below the mean's minimum), each judged by
 :func:`annotation.agreement.judge` — the function every page's verdict comes from, so a page
 and the decision cannot disagree. A figure that cannot be computed does not pass; a lead can
 always admit (override).
@@ -65,6 +73,7 @@ from annotation.agreement.measure import json_ready
 from annotation.curves.distance import curve_distance
 from annotation.curves.limits import CurveFitError
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
+from annotation.publishable import NEEDS, figure
 from annotation.review.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 from annotation.settings import ProjectSettings
@@ -76,11 +85,13 @@ FIGURES: tuple[str, ...] = ("curve", "jaccard", "pk")
 #: How each figure reads against its threshold (ICC, Jaccard and Pk strict, as SPEC section 5
 #: writes them; W1 passes at its threshold, where a production pair is not yet flagged).
 FIGURE_RULES: dict[str, Rule] = {"icc": ICC_RULE, "w1": W1_RULE.named("W1 to the gold (largest)"),
-                                 "jaccard": JACCARD_RULE, "pk": PK_RULE}
+                                 "jaccard": JACCARD_RULE, "pk": PK_RULE,
+                                 "jaccard_each": JACCARD_RULE.named("Jaccard to the gold (smallest)"),
+                                 "pk_each": PK_RULE.named("Pk to the gold (largest)")}
 #: The two rules that may judge the curves (:attr:`QualificationFigures.curve_rule`).
 CURVE_BY_ICC, CURVE_BY_W1 = "icc", "w1"
 #: The ICC judges the curves only over at least this many warm-up samples with a curve …
-ICC_MIN_SAMPLES = 10
+ICC_MIN_SAMPLES = NEEDS["icc"].min_n
 #: … whose gold values spread at least this far (standard deviation; ξ and ω in log-time units of
 #: the axis, where 1 unit is ×1.1 in time; α in units of skew). Below it the samples hardly differ,
 #: and the ICC measures noise.
@@ -149,7 +160,9 @@ class QualificationFigures:
     is the ICC figure; ``w1_max`` the largest curve distance to the gold over the samples with a
     curve (None without one, or when a curve lies off the axis); ``gold_spread`` the standard
     deviation of each gold parameter over those samples (None under two). Which of the two
-    judges the curves: :attr:`curve_rule` (module docstring).
+    judges the curves: :attr:`curve_rule` (module docstring). ``n_jaccard``/``n_pk``: the samples
+    each mean is over (None in figures stored before they were kept: ``n_done``), and
+    ``jaccard_lowest``/``pk_highest`` the worst sample, which the per-sample rule judges.
     """
 
     n_done: int
@@ -161,6 +174,24 @@ class QualificationFigures:
     samples: tuple[AttemptScore, ...] = ()
     w1_max: float | None = None
     gold_spread: Mapping[str, float | None] = field(default_factory=dict, hash=False)
+    n_jaccard: int | None = None
+    n_pk: int | None = None
+    jaccard_lowest: float | None = None
+    pk_highest: float | None = None
+
+    def measured(self, name: str) -> int:
+        """How many samples the mean ``name`` (``jaccard`` or ``pk``) is over."""
+        n = self.n_jaccard if name == "jaccard" else self.n_pk
+        return self.n_done if n is None else n
+
+    def by_each_sample(self, name: str) -> bool:
+        """Whether the per-sample rule judges ``name`` (``jaccard`` or ``pk``): too few samples
+        for its mean (module docstring).
+
+        >>> QualificationFigures(3, 3, {}, 1.0, 0.0, 3, n_jaccard=3).by_each_sample("jaccard")
+        True
+        """
+        return self.measured(name) < NEEDS[name].min_n
 
     @property
     def icc_min(self) -> float | None:
@@ -173,9 +204,9 @@ class QualificationFigures:
 
         Examples:
             >>> QualificationFigures(3, 3, {}, 1.0, 0.0, 3).curve_rule_reason
-            'ICC not used: 3 warm-up samples with a curve (it needs ≥ 10)'
+            'ICC not used: 3 warm-up samples with a curve (it needs ≥ 30)'
             >>> spread = {"xi": 20.0, "omega": 0.39, "alpha": 1.0}
-            >>> QualificationFigures(12, 12, {}, 1.0, 0.0, 12, gold_spread=spread).curve_rule_reason
+            >>> QualificationFigures(32, 32, {}, 1.0, 0.0, 32, gold_spread=spread).curve_rule_reason
             'ICC not used: the gold ω hardly varies (spread 0.39 < 1.0)'
         """
         if self.n_with_curve < ICC_MIN_SAMPLES:
@@ -204,6 +235,8 @@ class QualificationFigures:
         is the one of :attr:`curve_rule`)."""
         if name == "curve":
             name = self.curve_rule
+        if name in ("jaccard", "pk") and self.by_each_sample(name):
+            return self.jaccard_lowest if name == "jaccard" else self.pk_highest
         return {"icc": self.icc_min, "w1": self.w1_max, "jaccard": self.jaccard, "pk": self.pk}[name]
 
     def to_json(self) -> dict[str, Any]:
@@ -219,6 +252,8 @@ class QualificationFigures:
             "w1_max": self.w1_max,
             "gold_spread": {p: self.gold_spread.get(p) for p in PARAMETERS},
             "curve_rule": self.curve_rule,
+            "n_jaccard": self.measured("jaccard"), "n_pk": self.measured("pk"),
+            "jaccard_lowest": self.jaccard_lowest, "pk_highest": self.pk_highest,
         })
 
     @classmethod
@@ -229,7 +264,9 @@ class QualificationFigures:
         return cls(int(data.get("n_done") or 0), int(data.get("n_total") or 0),
                    {p: _opt(icc.get(p)) for p in PARAMETERS}, _opt(data.get("jaccard")),
                    _opt(data.get("pk")), int(data.get("n_with_curve") or 0),
-                   w1_max=_opt(data.get("w1_max")), gold_spread={p: _opt(spread.get(p)) for p in PARAMETERS})
+                   w1_max=_opt(data.get("w1_max")), gold_spread={p: _opt(spread.get(p)) for p in PARAMETERS},
+                   n_jaccard=_count(data.get("n_jaccard")), n_pk=_count(data.get("n_pk")),
+                   jaccard_lowest=_opt(data.get("jaccard_lowest")), pk_highest=_opt(data.get("pk_highest")))
 
 
 def _opt(value: Any) -> float | None:
@@ -237,6 +274,10 @@ def _opt(value: Any) -> float | None:
         return None
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+def _count(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -299,16 +340,22 @@ def qualification_figures(attempts: Sequence[WarmupAttempt], n_total: int) -> Qu
         spread[p] = float(np.std(table[:, 1], ddof=1)) if len(with_curve) >= 2 else None
     distances = [s.w1 for s in scores if math.isfinite(s.w1)]
     w1_max = max(distances) if distances and len(distances) == len(with_curve) else None
+    jaccards = [s.jaccard for s in scores if math.isfinite(s.jaccard)]
+    pks = [s.pk for s in scores if math.isfinite(s.pk)]
     return QualificationFigures(
         n_done=len(attempts),
         n_total=n_total,
         icc=icc,
-        jaccard=_mean([s.jaccard for s in scores]),
-        pk=_mean([s.pk for s in scores]),
+        jaccard=_mean(jaccards),
+        pk=_mean(pks),
         n_with_curve=len(with_curve),
         samples=scores,
         w1_max=w1_max,
         gold_spread=spread,
+        n_jaccard=len(jaccards),
+        n_pk=len(pks),
+        jaccard_lowest=min(jaccards) if jaccards else None,
+        pk_highest=max(pks) if pks else None,
     )
 
 
@@ -353,9 +400,23 @@ def figure_verdicts(figures: QualificationFigures, thresholds: Thresholds) -> di
     so (module docstring)."""
     reasons = _undefined_reasons(figures)
     verdicts = {"curve": _curve_verdict(figures, thresholds, reasons)}
-    verdicts |= {name: judge(figures.value(name), thresholds.of_figure(name), rule=FIGURE_RULES[name],
-                             reason=reasons[name]) for name in ("jaccard", "pk")}
+    verdicts |= {name: _mean_verdict(figures, thresholds, name, reasons[name]) for name in ("jaccard", "pk")}
     return verdicts
+
+
+def _mean_verdict(figures: QualificationFigures, thresholds: Thresholds, name: str, reason: str) -> Verdict:
+    """Jaccard or Pk judged by its mean, or — over too few samples for a mean — on every sample
+    (the worst one), saying so with the withheld mean and its n (module docstring)."""
+    if not figures.by_each_sample(name):
+        return judge(figures.value(name), thresholds.of_figure(name), rule=FIGURE_RULES[name], reason=reason)
+    rule = FIGURE_RULES[f"{name}_each"]
+    verdict = judge(figures.value(name), thresholds.of_figure(name), rule=rule, reason=reason)
+    if not verdict.defined:
+        return verdict
+    mean = figure(NEEDS[name], None, n=figures.measured(name)).text()
+    sign = ">" if rule.minimum else "<"
+    return replace(verdict, text=f"{verdict.text} (mean {mean}; the per-sample rule decides: {FIGURE_RULES[name].name} "
+                                 f"{sign} {shown_threshold(thresholds.of_figure(name))} on every sample)")
 
 
 def figure_checks(figures: QualificationFigures, thresholds: Thresholds) -> dict[str, bool]:

@@ -222,7 +222,7 @@ def test_poor_warmup_figures_match_hand_computed_values_and_do_not_admit(db, mak
     # curves lie at most W1 7.4 from the gold (S-004), within the project's 12.0
     assert row.figures.curve_rule == "w1" and row.figures.w1_max == pytest.approx(7.3766, abs=1e-3)
     assert row.checks == {"curve": True, "jaccard": False, "pk": pk < 0.15}
-    assert "ICC not used: 3 warm-up samples with a curve (it needs ≥ 10)" in row.verdicts["curve"].text
+    assert "ICC not used: 3 warm-up samples with a curve (it needs ≥ 30)" in row.verdicts["curve"].text
     assert (row.figures.n_done, board.n_total) == (3, 3)
 
 
@@ -242,6 +242,14 @@ def test_changing_gold_rechecks_and_can_admit(db, make_user, lead, warm_project)
     f = qualification.my_qualification(db, ann, pid).figures
     # gold pairs 4 + 2·10 = 24, all 14 of the annotator's among them
     assert f.jaccard == pytest.approx((1 + 1 + 14 / 24) / 3)
+    # the mean (0.861) would pass, but a mean over 3 samples is withheld (it needs 10): every
+    # sample is judged, and S-004's 14/24 = 0.583 does not pass on its own
+    assert f.by_each_sample("jaccard") and f.jaccard_lowest == pytest.approx(14 / 24)
+    assert status_of(db, pid, ann) == "warmup"
+    # the lead decides the second segment is an opinion: the annotator agrees on every sample
+    warmup_set.set_warmup_gold(db, lead, sample_id(db, pid, "S-004"), boundaries=(0, 4),
+                               segment_axes=("static", "opinion"), xi=70.0, omega=12.0, alpha=1.5)
+    assert qualification.my_qualification(db, ann, pid).figures.jaccard_lowest == 1.0
     assert status_of(db, pid, ann) == "admitted"  # the re-check admitted by the rule
 
 

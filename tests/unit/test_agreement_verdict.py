@@ -114,8 +114,9 @@ def test_icc_reasons_follow_the_icc_minimum():
 
 # --- qualification decides by the same function ------------------------------------------------------
 
-def _figures(icc, jaccard, pk, n_done=12, n_total=12, n_with_curve=12):
-    # enough samples whose gold varies: the ICC judges the curves (annotation.quality.qualification)
+def _figures(icc, jaccard, pk, n_done=32, n_total=32, n_with_curve=32):
+    # enough samples (≥ 30) whose gold varies: the ICC judges the curves, the means the labels
+    # and the segmentation (annotation.quality.qualification)
     return QualificationFigures(n_done, n_total, {p: icc for p in ("xi", "omega", "alpha")},
                                 jaccard, pk, n_with_curve,
                                 gold_spread={"xi": 20.0, "omega": 4.0, "alpha": 1.0})
@@ -148,6 +149,6 @@ def test_qualification_says_why_a_figure_is_missing():
     off_axis = figure_verdicts(_figures(None, 0.8, 0.1, n_done=1, n_with_curve=1), t)
     assert off_axis["curve"].text == "— a curve lies off the time axis, so its distance to the gold is not defined"
     flat = _figures(None, 0.8, 0.1)
-    flat = QualificationFigures(12, 12, {"xi": None, "omega": 0.95, "alpha": 0.95}, 0.8, 0.1, 12,
+    flat = QualificationFigures(32, 32, {"xi": None, "omega": 0.95, "alpha": 0.95}, 0.8, 0.1, 32,
                                 gold_spread=flat.gold_spread)
     assert figure_verdicts(flat, t)["curve"].text == "— no variance in ξ (every value the same)"

@@ -100,15 +100,15 @@ def figures(n_done, n_total, icc, jaccard, pk, n_with_curve=None, **more):
 
 
 def test_thresholds_are_strict_and_completion_is_required():
-    f = figures(12, 12, {"xi": 0.95, "omega": 0.9, "alpha": 0.99}, 0.8, 0.1)
+    f = figures(32, 32, {"xi": 0.95, "omega": 0.9, "alpha": 0.99}, 0.8, 0.1)
     t = Thresholds(0.90, 0.75, 0.15)
     assert figure_checks(f, t) == {"curve": False, "jaccard": True, "pk": True}  # 0.90 is not > 0.90
-    ok = figures(12, 12, {"xi": 0.95, "omega": 0.91, "alpha": 0.99}, 0.8, 0.1)
+    ok = figures(32, 32, {"xi": 0.95, "omega": 0.91, "alpha": 0.99}, 0.8, 0.1)
     assert meets_thresholds(ok, t)
-    unfinished = figures(11, 12, ok.icc, 0.8, 0.1)
+    unfinished = figures(31, 32, ok.icc, 0.8, 0.1)
     assert all(figure_checks(unfinished, t).values()) and not meets_thresholds(unfinished, t)
-    assert not meets_thresholds(figures(0, 0, ok.icc, 0.8, 0.1, n_with_curve=12), t)  # no set at all
-    edge = figures(12, 12, ok.icc, 0.75, 0.15)
+    assert not meets_thresholds(figures(0, 0, ok.icc, 0.8, 0.1, n_with_curve=32), t)  # no set at all
+    edge = figures(32, 32, ok.icc, 0.75, 0.15)
     assert figure_checks(edge, t) == {"curve": True, "jaccard": False, "pk": False}
 
 
@@ -127,7 +127,7 @@ def test_an_exact_copy_of_three_gold_samples_without_spread_passes_by_the_curve_
     verdict = figure_verdicts(f, Thresholds())["curve"]
     assert verdict.passes is True
     assert verdict.text.startswith("passes: W1 to the gold (largest) 0.")
-    assert "ICC not used: 3 warm-up samples with a curve (it needs ≥ 10)" in verdict.text
+    assert "ICC not used: 3 warm-up samples with a curve (it needs ≥ 30)" in verdict.text
     assert meets_thresholds(f, Thresholds())
     exact = qualification_figures([attempt(g, xi=g.xi, omega=g.omega, alpha=g.alpha) for g in golds], 3)
     assert exact.w1_max == pytest.approx(0.0, abs=1e-6) and meets_thresholds(exact, Thresholds())
@@ -158,7 +158,7 @@ def test_the_icc_judges_enough_samples_with_spread_and_not_gold_that_hardly_vari
     flat = [gold(xi=g.xi, omega=10.0 + 0.01 * i, alpha=g.alpha) for i, g in enumerate(spread_golds)]
     f = qualification_figures([attempt(g, xi=g.xi, omega=g.omega, alpha=g.alpha) for g in flat], n)
     assert f.curve_rule == CURVE_BY_W1
-    assert f.curve_rule_reason.startswith("ICC not used: the gold ω hardly varies (spread 0.04 < 1.0)")
+    assert f.curve_rule_reason.startswith("ICC not used: the gold ω hardly varies (spread 0.09 < 1.0)")  # 0.01 steps over 32
     assert meets_thresholds(f, Thresholds())
     # without a curve on some samples: the ICC counts only the samples with one
     few = qualification_figures(close[:ICC_MIN_SAMPLES - 1] + [attempt(g) for g in spread_golds[:3]], n)
@@ -172,7 +172,35 @@ def test_figures_round_trip_through_json():
     back = QualificationFigures.from_json(data)
     assert (back.n_done, back.n_total, back.icc, back.jaccard, back.pk) == (
         2, 3, {"xi": 0.5, "omega": None, "alpha": -0.25}, 0.7, None)
-    spread = figures(12, 12, {"xi": 0.95, "omega": 0.91, "alpha": 0.99}, 0.8, 0.1, w1_max=3.5)
+    spread = figures(32, 32, {"xi": 0.95, "omega": 0.91, "alpha": 0.99}, 0.8, 0.1, w1_max=3.5)
     back = QualificationFigures.from_json(spread.to_json())
     assert (back.w1_max, back.gold_spread, back.curve_rule) == (3.5, SPREAD, CURVE_BY_ICC)
     assert QualificationFigures.from_json({"n_done": 3}).curve_rule == CURVE_BY_W1  # stored before
+    few = figures(3, 3, {}, 0.8, 0.1, n_jaccard=3, n_pk=2, jaccard_lowest=0.7, pk_highest=0.2)
+    back = QualificationFigures.from_json(few.to_json())
+    assert (back.n_jaccard, back.n_pk, back.jaccard_lowest, back.pk_highest) == (3, 2, 0.7, 0.2)
+    assert QualificationFigures.from_json({"n_done": 3}).measured("jaccard") == 3  # stored before: n_done
+
+
+def test_below_ten_samples_the_labels_and_segmentation_are_judged_on_every_sample():
+    """A mean of Jaccard or Pk over fewer than 10 samples is withheld (NEEDS["jaccard"],
+    NEEDS["pk"]); the per-sample rule of the gold checks decides: a good mean with one bad sample
+    fails, and the verdict says which rule decided and over how many samples."""
+    golds = [gold(xi=30.0 + i, omega=8.0, alpha=0.0) for i in range(3)]
+    good = [attempt(g, xi=g.xi, omega=8.0, alpha=0.0, sid=f"W{i}") for i, g in enumerate(golds)]
+    f = qualification_figures(good, 3)
+    assert (f.n_jaccard, f.n_pk, f.jaccard_lowest, f.pk_highest) == (3, 3, 1.0, 0.0)
+    verdicts = figure_verdicts(f, Thresholds())
+    assert verdicts["jaccard"].text == (
+        "passes: Jaccard to the gold (smallest) 1.000 > 0.75 (mean — needs ≥ 10 samples with axis labels "
+        "(n = 3); the per-sample rule decides: Jaccard > 0.75 on every sample)")
+    assert verdicts["pk"].passes is True and "(mean — needs ≥ 10 samples with two segmentations (n = 3)" in verdicts["pk"].text
+    assert meets_thresholds(f, Thresholds())
+    # one sample's labels far off: the mean of three (0.78) would pass, the per-sample rule does not
+    mixed = figures(3, 3, {}, 0.78, 0.0, n_with_curve=3, w1_max=0.0, n_jaccard=3, n_pk=3,
+                    jaccard_lowest=0.4, pk_highest=0.0)
+    assert figure_checks(mixed, Thresholds()) == {"curve": True, "jaccard": False, "pk": True}
+    # from 10 samples the mean decides
+    ten = figures(10, 10, {}, 0.78, 0.0, n_with_curve=10, w1_max=0.0, n_jaccard=10, n_pk=10,
+                  jaccard_lowest=0.4, pk_highest=0.0)
+    assert figure_checks(ten, Thresholds()) == {"curve": True, "jaccard": True, "pk": True}
