@@ -34,9 +34,6 @@ class ProjectProtocol:
     #: the settings only this protocol's projects have (``ProjectSettings`` field names), in the
     #: order the settings form shows them
     own_settings: tuple[str, ...] = ()
-    #: whether its export's card can carry the agreement figures (the tvcp card has no section
-    #: for them yet: the Agreement page and ``chronocept agreement`` report a pairs project)
-    card_has_agreement: bool = True
     #: settings a new project of this protocol starts with instead of ProjectSettings' defaults
     new_project_settings: tuple[tuple[str, object], ...] = ()
 
@@ -102,7 +99,7 @@ SINGLE_TEXTS = ProjectProtocol("single", PROTOCOL_NAMES["single"], STEPS, ("defa
 # a pairs project exports the TVCP release's layout only: Chronocept's benchmark records need
 # segmented texts, and one target's several follow-ups would repeat it as several samples
 CONTEXT_PAIRS = ProjectProtocol("pairs", PROTOCOL_NAMES["pairs"], PAIR_STEPS, ("tvcp",), True, "pair",
-                                ("change_factor", "segment_targets"), False, (("hand_out_order", "random"),))
+                                ("change_factor", "segment_targets"), (("hand_out_order", "random"),))
 PROTOCOLS: dict[str, ProjectProtocol] = {p.key: p for p in (SINGLE_TEXTS, CONTEXT_PAIRS)}
 
 

@@ -13,8 +13,9 @@ The minimums (:data:`NEEDS`) and where they come from:
   reporting intraclass correlation coefficients*) ask for at least 30 heterogeneous samples;
   below that the 95 % interval of an ICC spans most of [0, 1]. Krippendorff's α is read with
   the same minimum of units. Both need the ratings to vary (no variance: no ratio to take).
-* **Jaccard, Pk, W1** (means over samples) and Cohen's **κ** per token: 10 samples — fewer give a
-  percentile-bootstrap interval that does not hold its coverage (Efron & Tibshirani 1993, ch. 13).
+* **Jaccard, Pk, W1** (means over samples) and Cohen's **κ** per token, or of a context pair's
+  change label: 10 samples — fewer give a percentile-bootstrap interval that does not hold its
+  coverage (Efron & Tibshirani 1993, ch. 13).
 * **Model metrics on a test split** (MSE, MAE, R², Spearman ρ, NLL): 30 test samples, so that a
   model can be ranked against the trivial reference by its interval.
 * **σ of a curve parameter** (the 2σ deviation flags): 30 submitted annotations and a spread above
@@ -191,6 +192,7 @@ NEEDS: Mapping[str, Needs] = {
     "pk": Needs("Pk", 10, "samples with two segmentations", source=_BOOTSTRAP),
     "w1": Needs("W1", 10, "samples with two curves", source=_BOOTSTRAP),
     "kappa": Needs("Cohen's κ", 10, "samples with axis labels", source=_BOOTSTRAP),
+    "change_kappa": Needs("Cohen's κ (change label)", 10, "samples with two change labels", source=_BOOTSTRAP),
     "test_metric": Needs("test metrics", 30, "test samples", spread_of="the targets",
                          source="ranking by interval needs ≥ 30 test samples"),
     "sigma": Needs("σ", 30, "submitted annotations", min_spread=0.01, spread_of="the parameter", interval=False,

@@ -93,11 +93,9 @@ with st.form("export.form", border=True):
     other = g3.text_input("Other licence id", key="export.licence_other",
                           help="Used when the licence is 'other', e.g. odc-by.")
     h1, h2 = st.columns(2)
-    card_agreement = protocol_of(project.settings).card_has_agreement
-    with_agreement = h1.checkbox("Agreement figures in the card", value=card_agreement, key="export.agreement",
-                                 disabled=not card_agreement,
-                                 help=None if card_agreement else "The tvcp card has no agreement section: "
-                                      "see the Agreement page for this project's figures.")
+    with_agreement = h1.checkbox("Agreement figures in the card", value=True, key="export.agreement",
+                                 help="Before adjudication and on the settled gold, with the adjudication "
+                                      "outcome; also in agreement.json beside the card.")
     overwrite = h2.checkbox("Replace the folder if it exists", value=False, key="export.overwrite")
     # named and keyed by project: a click drawn for another project exports nothing
     submitted = st.form_submit_button(f"Export {plain(project.name)}", type="primary",

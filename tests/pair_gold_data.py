@@ -49,8 +49,9 @@ def pair_gold_project(db, lead, n_targets: int = 20, name: str = "Pairs", *, ref
                                  reference_given=(7 if change == "increased" else 5 if change == "decreased" else 6)
                                  if references else None,
                                  reference_change=change if references else ""))
-                for who in annotators:
+                for who in annotators:  # one segment without an axis: an unsegmented target, as the workbench stores it
                     s.add(Annotation(sample_id=sample.id, annotator_id=who, status="submitted", step=3,
+                                     boundaries=[0], segment_axes=[None],
                                      xi=xi, omega=8.0, alpha=0.5, context_xi=xi + SHIFT[change],
                                      context_omega=8.0, context_alpha=0.5, submitted_at=when))
                 s.add(GoldAnnotation(sample_id=sample.id, boundaries=[], segment_axes=[], xi=xi, omega=8.0,

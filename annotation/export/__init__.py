@@ -127,6 +127,7 @@ from annotation.export.tvcp import (
     tvcp_record,
     tvcp_statistics,
 )
+from annotation.export.tvcp_agreement import PAIR_FIGURE_NEEDS
 from annotation.export.tvcp_card import tvcp_card
 from annotation.corpus.splits import SPLITS, split_membership
 
@@ -252,13 +253,16 @@ def export_tvcp_dataset(
     splits: Mapping[str, str] | None = None,
     overwrite: bool = False,
     provenance: Mapping[str, Provenance] | Callable[[], Mapping[str, Provenance]] | None = None,
+    agreement: Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None = None,
 ) -> ExportManifest:
     """Write the ``tvcp`` export folder ``out_dir`` (layout in the module docstring) and return
     its manifest — atomically, like :func:`annotation.export.export_hf_dataset`, whose
     ``annotations`` (interchange dicts in base 1.1, here with a pair's fields), ``splits``,
-    ``overwrite`` and ``provenance`` (a mapping or a callable giving one, called once the records
-    are formatted) mean the same. ``change_factor``: the project's time factor, for gold that
-    holds no change label. Raises FileExistsError and :class:`ExportError` as it does.
+    ``overwrite``, ``provenance`` and ``agreement`` (mappings or callables giving one, called once
+    the records are formatted) mean the same; ``agreement`` is the pairs card's
+    (:func:`~annotation.export.tvcp_agreement.pair_agreement_figures`), written with its rules
+    in ``agreement.json``. ``change_factor``: the project's time factor, for gold that holds no
+    change label. Raises FileExistsError and :class:`ExportError` as it does.
 
     Examples:
         >>> import tempfile
@@ -293,12 +297,15 @@ def export_tvcp_dataset(
     provenance_json = {p.external_id: encode_json(given.get(p.external_id, p.provenance).to_json(factor))
                        for p in ordered}
     annotation_lines = {s: finish_lines(annotation_heads[s], provenance_json) for s in SPLITS}
+    if callable(agreement):
+        agreement = agreement()
     manifest = ExportManifest(
         export_id=meta.export_id, project=meta.project, created_at=meta.created_at_text,
         created_by=meta.created_by, base=settings.base, seed=settings.seed, licence=settings.licence,
         ratios=settings.ratios, counts={TVCP_CONFIG: {s: len(records[s]) for s in SPLITS},
                                         ANNOTATIONS_CONFIG: {s: len(annotation_lines[s]) for s in SPLITS}},
         splits={TVCP_CONFIG: split_membership(split_of)}, annotations_left_out=left_out,
+        agreement=json_ready(agreement) if agreement is not None else None,
         statistics={TVCP_CONFIG: {**tvcp_statistics(records), "change_factor": float(change_factor)}})
     card = tvcp_card(manifest)
 
@@ -314,7 +321,7 @@ def export_tvcp_dataset(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        write_folder(out_dir, write, card, manifest, overwrite)
+        write_folder(out_dir, write, card, manifest, overwrite, rules=PAIR_FIGURE_NEEDS)
     finally:
         if collecting:
             gc.enable()

@@ -18,13 +18,14 @@ caller gave as plain key: value lines.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation.agreement.measure import json_ready
 from annotation.agreement.report import HEADLINE_NAMES, AgreementReport
 from annotation.agreement.published import headline_figures
 from annotation.agreement.verdict import MISSING
+from annotation.publishable import Figure
 from annotation.review.adjudication import decision_named
 from annotation.timeaxis import DEFAULT_BASE
 
@@ -40,7 +41,15 @@ FIGURE_LABELS: Mapping[str, str] = {
     "alpha_omega": "Krippendorff's α (ω)",
     "alpha_alpha": "Krippendorff's α (skewness α)",
     "alpha_labels": "Krippendorff's α (axis labels)",
+    # a context pair's: its curve given the follow-up and its change label (icc_*, w1: the target alone)
+    "given_icc_xi": "ICC(1,1) of location ξ given the follow-up",
+    "given_icc_omega": "ICC(1,1) of scale ω given the follow-up",
+    "given_icc_alpha": "ICC(1,1) of skewness α given the follow-up",
+    "given_w1": "Curve distance W1 given the follow-up",
+    "change_kappa": "Cohen's κ of the change label",
 }
+#: The figures that are a curve distance W1 (converted to the export's log base).
+W1_NAMES = frozenset({"w1", "given_w1"})
 #: Decimals a figure is written with (more where its interval's ends would otherwise look equal;
 #: W1 with three significant digits).
 _DIGITS = 3
@@ -83,18 +92,35 @@ def card_figures(report: AgreementReport, *, base: float, resamples: int, seed: 
         >>> figures["n_samples"], figures["w1"], figures["undefined"]["pk"], figures["n"]["pk"]
         (0, None, 'needs ≥ 10 samples with two segmentations', 0)
     """
+    return published_card_figures(headline_figures(report), HEADLINE_NAMES, report.n_samples, base=base,
+                                  resamples=resamples, seed=seed, confidence=confidence)
+
+
+def published_card_figures(published: Mapping[str, Figure], names: Sequence[str], n_samples: int, *,
+                           base: float, resamples: int, seed: int, confidence: float = 0.95) -> dict[str, Any]:
+    """The card's figures ``names`` (keys of :data:`FIGURE_LABELS`) from figures already through
+    the rule (``published``; a name it lacks is "not computed") over ``n_samples`` samples: value
+    (None when withheld), ``n``, ``intervals``, ``undefined`` (why a figure, or only its interval,
+    has none), ``bootstrap`` and ``w1_base`` — each W1 (:data:`W1_NAMES`) converted to log ``base``.
+
+    Examples:
+        >>> from annotation.publishable import NEEDS, figure
+        >>> out = published_card_figures({"w1": figure(NEEDS["w1"], 2.0, n=12, interval=(1.5, 2.5))},
+        ...                              ("w1", "change_kappa"), 12, base=1.1, resamples=100, seed=1)
+        >>> out["w1"], out["intervals"]["w1"], out["undefined"], out["n"]
+        (2.0, [1.5, 2.5], {'change_kappa': 'not computed'}, {'w1': 12, 'change_kappa': 0})
+    """
     factor = math.log(DEFAULT_BASE) / math.log(base)
-    published = headline_figures(report)
     values: dict[str, Any] = {}
     intervals: dict[str, Any] = {}
     undefined: dict[str, str] = {}
-    for name in HEADLINE_NAMES:
+    for name in names:
         fig = published.get(name)
         if fig is None:
             values[name], intervals[name] = None, (math.nan, math.nan)
             undefined[name] = "not computed"
             continue
-        scale = factor if name == "w1" else 1.0
+        scale = factor if name in W1_NAMES else 1.0
         values[name] = None if fig.value is None else fig.value * scale
         intervals[name] = ((math.nan, math.nan) if fig.interval is None
                            else (fig.interval[0] * scale, fig.interval[1] * scale))
@@ -104,9 +130,9 @@ def card_figures(report: AgreementReport, *, base: float, resamples: int, seed: 
             undefined[name] = ("no interval: no bootstrap resamples were drawn" if resamples <= 0
                                else "no interval: the figure is undefined on every bootstrap resample")
     return json_ready({
-        "n_samples": report.n_samples,
+        "n_samples": n_samples,
         **values,
-        "n": {name: (published[name].n if name in published else 0) for name in HEADLINE_NAMES},
+        "n": {name: (published[name].n if name in published else 0) for name in names},
         "intervals": intervals,
         "undefined": undefined,
         "bootstrap": {"confidence": confidence, "resamples": resamples, "seed": seed},
@@ -115,15 +141,23 @@ def card_figures(report: AgreementReport, *, base: float, resamples: int, seed: 
 
 
 def is_card_figures(value: Any) -> bool:
-    """Whether ``value`` is one config's figures as :func:`card_figures` makes them."""
-    return isinstance(value, Mapping) and "intervals" in value and any(n in value for n in HEADLINE_NAMES)
+    """Whether ``value`` is one config's figures as :func:`card_figures` (or
+    :func:`published_card_figures`) makes them.
+
+    Examples:
+        >>> is_card_figures({"change_kappa": 0.8, "intervals": {}}), is_card_figures({"icc_xi": 0.9})
+        (True, False)
+    """
+    return isinstance(value, Mapping) and "intervals" in value and any(n in value for n in FIGURE_LABELS)
 
 
-def agreement_lines(figures: Mapping[str, Any], base: float) -> list[str]:
-    """The card's agreement section body: each config's :func:`card_figures` — before
-    adjudication, then over the settled gold with what was left out — as a heading and a list of
-    figures with intervals and n, the adjudication outcome, then what the figures mean; any other
-    entry as plain ``key: value`` lines. W1 is written in log ``base`` (the export's).
+def agreement_lines(figures: Mapping[str, Any], base: float, *, intro: str = INTRO,
+                    meaning: str = MEANING) -> list[str]:
+    """The card's agreement section body: each config's :func:`card_figures` (or a pairs card's,
+    :func:`published_card_figures`) — before adjudication, then over the settled gold with what
+    was left out — as a heading and a list of figures with intervals and n, the adjudication
+    outcome, then what the figures mean (``intro`` first, ``meaning`` last, ``{b}`` the log base);
+    any other entry as plain ``key: value`` lines. W1 is written in log ``base`` (the export's).
 
     Examples:
         >>> figures = {"benchmark_1": {"n_samples": 40, "w1": 5.45, "alpha_xi": 0.9951,
@@ -150,7 +184,7 @@ def agreement_lines(figures: Mapping[str, Any], base: float) -> list[str]:
         lines += _plain_lines(plain)
         lines.append("")
     if structured:
-        lines = [INTRO, "", *lines, MEANING.format(b=base)]
+        lines = [intro, "", *lines, meaning.format(b=base)]
     while lines and not lines[-1]:
         lines.pop()
     return lines
@@ -171,8 +205,8 @@ def _config_lines(config: str, figures: Mapping[str, Any], base: float) -> list[
         lines += [f"In brackets: the {confidence:.0%} bootstrap interval (percentile method; the "
                   f"samples resampled with replacement {boot['resamples']} times, seed "
                   f"{boot.get('seed')}; the same data and seed give the same interval). n: the "
-                  "samples (tokens, for the axis labels' α) a figure rests on; a figure with too "
-                  "few is withheld (—) with the rule.", ""]
+                  + ("samples (tokens, for the axis labels' α)" if "alpha_labels" in figures else "samples")
+                  + " a figure rests on; a figure with too few is withheld (—) with the rule.", ""]
     lines += _figure_lines(figures, base)
     if is_card_figures(settled):
         excluded = figures.get("excluded") or {}
@@ -195,29 +229,30 @@ def _figure_lines(figures: Mapping[str, Any], base: float) -> list[str]:
     counts = figures.get("n") or {}
     w1_factor = math.log(float(figures.get("w1_base") or DEFAULT_BASE)) / math.log(base)
     lines = []
-    for name in HEADLINE_NAMES:
+    for name in FIGURE_LABELS:
         if name not in figures:
             continue
         value = _number(figures[name])
         low, high = _pair(intervals.get(name))
         n = counts.get(name)
         on = f" (n = {_count(n)})" if isinstance(n, int) and not isinstance(n, bool) else ""
-        if name == "w1":
+        w1 = name in W1_NAMES
+        if w1:
             value, low, high = (None if v is None else v * w1_factor for v in (value, low, high))
         label = FIGURE_LABELS[name]
         if value is None:
             why = _one_line(str(undefined.get(name) or "not computed"))
             lines.append(f"- {label} {MISSING} {why}{on}")
             continue
-        digits = _digits(value, low, high, _w1_digits(value) if name == "w1" else _DIGITS)
+        digits = _digits(value, low, high, _w1_digits(value) if w1 else _DIGITS)
         text = f"{value:.{digits}f}"
-        if name == "w1":
+        if w1:
             text += f" base-{base:g} log-time units"
         if low is not None and high is not None:
             text += f" [{low:.{digits}f}, {high:.{digits}f}]"
         else:
             text += f" ({_one_line(str(undefined.get(name) or 'no interval'))})"
-        if name == "w1":
+        if w1:
             text += f" (curves ≈ ×{base ** value:.1f} apart in time)"
         lines.append(f"- {label} {text}{on}")
     lines.append("")
@@ -225,7 +260,7 @@ def _figure_lines(figures: Mapping[str, Any], base: float) -> list[str]:
 
 
 def adjudication_lines(outcome: Mapping[str, Any]) -> list[str]:
-    """The adjudication outcome (:func:`annotation.export.figures.adjudication_outcome`) in words.
+    """The adjudication outcome (:func:`annotation.export.card_scopes.adjudication_outcome`) in words.
 
     Examples:
         >>> print("\\n".join(adjudication_lines({"n_samples": 52, "flagged": 20,
@@ -328,4 +363,5 @@ def _plain(value: Any) -> str:
     return _one_line(str(value))
 
 
-__all__ = ["ADJUDICATION", "FIGURE_LABELS", "INTRO", "MEANING", "adjudication_lines", "agreement_lines", "card_figures", "is_card_figures"]
+__all__ = ["ADJUDICATION", "FIGURE_LABELS", "INTRO", "MEANING", "W1_NAMES", "adjudication_lines", "agreement_lines",
+           "card_figures", "is_card_figures", "published_card_figures"]

@@ -26,21 +26,24 @@ Examples:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from annotation.review.adjudication import pair_figures, resolution_source
-from annotation.agreement import RatedSample, agreement_report, wilson_interval
-from annotation.agreement.intervals import DEFAULT_SEED as BOOTSTRAP_SEED, default_resamples
+from annotation.agreement import RatedSample
 from annotation.agreement.ratings import Rating
 from annotation.agreement.report import HEADLINE_MEASURES
-from annotation.agreement.tables import SampleSet
-from annotation.export.card_agreement import card_figures
+from annotation.export.card_agreement import ADJUDICATION, card_figures
+from annotation.export.card_scopes import (
+    BOOTSTRAP_SEED,
+    Adjudication,
+    adjudication_outcome,
+    scope_report,
+    scoped_figures,
+)
+from annotation.export.tvcp_agreement import pair_agreement_figures
 from annotation.export.dataset import BENCHMARK_CONFIGS, Provenance
 from annotation.timeaxis import DEFAULT_BASE
 
@@ -58,7 +61,11 @@ class FigureInput:
     (pseudonyms), ``submitted_at``, ``boundaries``, ``segment_axes`` and ``xi``/``omega``/
     ``alpha`` (base-1.1 log minutes; None where not drawn). ``gold``: every gold row's
     (external id, source, confidence, error type). With ``agreement``, the card's figures are
-    computed over the samples in ``exported`` (all when None), W1 in log ``base``."""
+    computed over the samples in ``exported`` (all when None), W1 in log ``base``. A context
+    pair's (``pairs``) also carry, per annotation, the curve given the follow-up
+    (``context_xi``/``context_omega``/``context_alpha``) and the change label as the annotator
+    gave it (``changes``: their override, else the one their curves give), which the pairs
+    card's agreement reads (:mod:`annotation.export.tvcp_agreement`)."""
 
     sample_ids: Sequence[str]
     benchmarks: Sequence[int]
@@ -76,25 +83,18 @@ class FigureInput:
     exported: frozenset[str] | None = None
     base: float = DEFAULT_BASE
     adjudication: "Adjudication | None" = None
-
-
-@dataclass(frozen=True)
-class Adjudication:
-    """How the production samples went through review, by external id: ``flagged`` (a review
-    item with a flag reason), ``open_review`` (an item still awaiting a lead); ``decisions``
-    (closed items by decision) and ``discarded`` (per benchmark, samples a lead discarded after
-    two or more annotations: outside the agreement's scope, as on the Agreement page)."""
-
-    flagged: frozenset[str] = frozenset()
-    open_review: frozenset[str] = frozenset()
-    decisions: Mapping[str, int] = field(default_factory=dict)
-    discarded: Mapping[int, int] = field(default_factory=dict)
+    pairs: bool = False
+    context_xi: Sequence[float | None] = ()
+    context_omega: Sequence[float | None] = ()
+    context_alpha: Sequence[float | None] = ()
+    changes: Sequence[str | None] = ()
 
 
 @dataclass(frozen=True)
 class ExportFigures:
     """``provenance``: ``{external id: Provenance}`` of every gold row. ``agreement``: the card's
-    figures per benchmark config (:func:`agreement_figures`), None unless asked for."""
+    figures per benchmark config (:func:`agreement_figures`; a pairs export's under ``tvcp``:
+    :func:`~annotation.export.tvcp_agreement.pair_agreement_figures`), None unless asked for."""
 
     provenance: dict[str, Provenance]
     agreement: dict[str, Any] | None
@@ -116,6 +116,7 @@ def export_figures(data: FigureInput) -> ExportFigures:
     """
     versions: list[tuple[int, list[Version]]] = []
     rated: list[RatedSample] = []
+    given: list[RatedSample] = []  # a pair's curves given the follow-up
     start = 0
     for sample_id, benchmark, n_tokens, count in zip(data.sample_ids, data.benchmarks, data.n_tokens, data.counts):
         span = range(start, start + count)
@@ -125,14 +126,23 @@ def export_figures(data: FigureInput) -> ExportFigures:
         if data.agreement and count >= 2:
             rated.append(RatedSample(sample_id, benchmark, n_tokens, tuple(
                 Rating(data.annotators[i], data.submitted_at[i], data.boundaries[i], data.segment_axes[i],
-                       data.xi[i], data.omega[i], data.alpha[i]) for i in span)))
+                       data.xi[i], data.omega[i], data.alpha[i], data.changes[i] if data.pairs else None)
+                for i in span)))
+            if data.pairs:
+                given.append(RatedSample(sample_id, benchmark, n_tokens, tuple(
+                    Rating(data.annotators[i], data.submitted_at[i], data.boundaries[i], data.segment_axes[i],
+                           data.context_xi[i], data.context_omega[i], data.context_alpha[i]) for i in span)))
     provenance, curve_means = sample_provenance(data.gold, dict(zip(data.sample_ids, versions)))
     agreement = None
     if data.agreement:
         exported = data.exported if data.exported is not None else frozenset(data.sample_ids)
         gold = {g[0]: resolution_source(g[1]) for g in data.gold}
-        agreement = agreement_figures(rated, exported, data.base, curve_means,
-                                      adjudication=data.adjudication or Adjudication(), gold=gold)
+        if data.pairs:
+            agreement = pair_agreement_figures(rated, given, exported, data.base, curve_means,
+                                               adjudication=data.adjudication, gold=gold)
+        else:
+            agreement = agreement_figures(rated, exported, data.base, curve_means,
+                                          adjudication=data.adjudication, gold=gold)
     return ExportFigures(provenance, agreement)
 
 
@@ -183,7 +193,7 @@ def agreement_figures(rated: Sequence[RatedSample], exported: frozenset[str] | s
       writes), ``excluded`` (why the others are not: reason → count) and ``discarded`` (samples a
       lead discarded after two or more annotations, outside both);
 
-    and under ``adjudication`` how the samples went through review (:func:`adjudication_outcome`;
+    and under ``adjudication`` how the samples went through review (:func:`~annotation.export.card_scopes.adjudication_outcome`;
     ``gold`` maps each gold sample to how it was resolved). The per-sample curve distances come
     from ``curve_means`` (computed with the provenance).
 
@@ -205,93 +215,19 @@ def agreement_figures(rated: Sequence[RatedSample], exported: frozenset[str] | s
     """
     figures: dict[str, Any] = {}
     adjudication = adjudication or Adjudication()
+
+    def figures_of(samples: Sequence[RatedSample]) -> dict[str, Any]:
+        report, resamples = scope_report(samples, HEADLINE_MEASURES, curve_means)
+        return card_figures(report, base=base, resamples=resamples, seed=BOOTSTRAP_SEED)
+
     for b, config in BENCHMARK_CONFIGS.items():
         scope = [r for r in rated if r.benchmark == b]
-        if not scope:
-            continue
-        settled = [r for r in scope if r.sample_id in exported]
-        card = _figures_of(scope, base, curve_means)
-        # every sample settled (a finished project): the same samples give the same figures
-        card["settled"] = dict(card) if len(settled) == len(scope) else _figures_of(settled, base, curve_means)
-        excluded: dict[str, int] = {}
-        for r in scope:
-            if r.sample_id not in exported:
-                why = _why_not_settled(r.sample_id, adjudication, gold or {})
-                excluded[why] = excluded.get(why, 0) + 1
-        card["excluded"] = excluded
-        card["discarded"] = int(adjudication.discarded.get(b, 0))
-        figures[config] = card
+        if scope:
+            figures[config] = scoped_figures(scope, exported, figures_of, adjudication=adjudication, gold=gold or {},
+                                             discarded=adjudication.discarded.get(b, 0))
     if figures:
-        figures["adjudication"] = adjudication_outcome(rated, adjudication, gold or {}, exported)
+        figures[ADJUDICATION] = adjudication_outcome(rated, adjudication, gold or {}, exported)
     return figures
-
-
-def _figures_of(samples: Sequence[RatedSample], base: float,
-                curve_means: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
-    """:func:`card_figures` over ``samples`` with the Agreement page's bootstrap for that many."""
-    nan = (math.nan, math.nan)
-    chosen = SampleSet(list(samples))
-    resamples = default_resamples(len(chosen))
-    if len(chosen):
-        means = [curve_means.get(r.sample_id, nan) for r in chosen]
-        chosen.use_curve_distances(np.array([m[0] for m in means]), np.array([m[1] for m in means]))
-    report = agreement_report(chosen, measures=HEADLINE_MEASURES, breakdowns=False,
-                              resamples=resamples, seed=BOOTSTRAP_SEED)
-    return card_figures(report, base=base, resamples=resamples, seed=BOOTSTRAP_SEED)
-
-
-#: Why a sample with two or more annotations has no gold in the export, in the card's words.
-NOT_SETTLED = {"open": "flagged, awaiting a lead", "gold": "not in this export's sample list",
-               "none": "not resolved yet"}
-
-
-def _why_not_settled(sample_id: str, adjudication: Adjudication, gold: Mapping[str, str]) -> str:
-    if sample_id in adjudication.open_review:
-        return NOT_SETTLED["open"]
-    if sample_id in gold:
-        return NOT_SETTLED["gold"]
-    return NOT_SETTLED["none"]
-
-
-def adjudication_outcome(rated: Sequence[RatedSample], adjudication: Adjudication,
-                         gold: Mapping[str, str], exported: frozenset[str] | set[str]) -> dict[str, Any]:
-    """How the samples with two or more annotations went through review: how many were flagged
-    for a lead (with the Wilson 95 % interval of the share), how many still await one, the
-    lead's decisions by kind, and how the exported gold was resolved (by source), with how many
-    of them a lead changed from the automatic resolution.
-
-    Examples:
-        >>> from datetime import datetime
-        >>> t = datetime(2026, 11, 20)
-        >>> two = (Rating("a", t, (0,), ("main",)), Rating("b", t, (0,), ("main",)))
-        >>> rated = [RatedSample(f"s{i}", 1, 3, two) for i in range(4)]
-        >>> out = adjudication_outcome(rated, Adjudication(flagged=frozenset({"s0", "s1"}),
-        ...     decisions={"edit": 1}), {"s0": "edited", "s2": "automatic"}, {"s0", "s2"})
-        >>> out["n_samples"], out["flagged"], [round(x, 3) for x in out["flagged_interval"]]
-        (4, 2, [0.15, 0.85])
-        >>> out["decisions"], out["gold_by_source"], out["changed_by_lead"]
-        ({'edit': 1}, {'automatic': 1, 'edited': 1}, 1)
-    """
-    ids = {r.sample_id for r in rated}
-    flagged = len(ids & adjudication.flagged)
-    by_source: dict[str, int] = {}
-    for sample_id in sorted(exported):
-        source = gold.get(sample_id)
-        if source is not None:
-            by_source[source] = by_source.get(source, 0) + 1
-    return {
-        "n_samples": len(ids),
-        "flagged": flagged,
-        "flagged_interval": list(wilson_interval(flagged, len(ids))),
-        "awaiting_lead": len(ids & adjudication.open_review),
-        "decisions": dict(sorted(adjudication.decisions.items())),
-        "gold_by_source": dict(sorted(by_source.items())),
-        "changed_by_lead": sum(n for source, n in by_source.items() if source not in UNCHANGED_SOURCES),
-    }
-
-
-#: Gold sources that keep the automatic resolution (every other source is a lead's change).
-UNCHANGED_SOURCES = frozenset({"automatic"})
 
 
 class Version:

@@ -2,8 +2,10 @@
 config (and the ``annotations`` config of the individual annotations) for ``datasets``, then the
 contents, how the export's splits map to the release's, the class-index mapping of both duration
 columns and of ``change``, how the classes and the change are derived from the curves, the
-distributions, the time axis, the record schema, the annotations and how to load it (with
-``datasets``, or the CSV with pandas as the TVCP authors' reader does)."""
+distributions, the annotators' agreement (:mod:`annotation.export.tvcp_agreement`: before
+adjudication, then on the settled gold, and the adjudication outcome), the time axis, the record
+schema, the annotations and how to load it (with ``datasets``, or the CSV with pandas as the TVCP
+authors' reader does)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ import yaml
 
 from annotation.corpus.splits import SPLITS
 from annotation.export.card import annotation_features
+from annotation.export.card_agreement import agreement_lines
 from annotation.export.dataset import ANNOTATIONS_CONFIG, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
+from annotation.export.tvcp_agreement import PAIR_INTRO, PAIR_MEANING
 from annotation.export.tvcp import (
     CSV_FILES,
     JSON_FILES,
@@ -154,6 +158,9 @@ def tvcp_card(manifest: ExportManifest) -> str:
             cells = [(stats.get(s) or {}).get(column, [0] * len(CLASS_NAMES))[index] for s in SPLITS]
             if any(cells):
                 out.append(f"| `{column}` {index} ({name}) | " + " | ".join(map(str, cells)) + " |")
+    out += ["", "## Agreement", ""]
+    out += (agreement_lines(manifest.agreement, b, intro=PAIR_INTRO, meaning=PAIR_MEANING) if manifest.agreement
+            else ["No agreement figures were given with this export."])
     out += [
         "", "## Columns", "",
         "In this order: " + ", ".join(f"`{k}`" for k in TVCP_KEYS) + ".", "",

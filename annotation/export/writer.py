@@ -25,6 +25,7 @@ from annotation.agreement.published import FIGURE_NEEDS
 from annotation.export.dataset import AGREEMENT_FILE, CARD_FILE, CONFIGS, MANIFEST_FILE, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
 from annotation.leftovers import ABANDONED_AFTER_SECONDS, writer_is_alive
+from annotation.publishable import Needs
 from annotation.corpus.splits import SPLITS
 
 
@@ -62,11 +63,11 @@ def write_export(
 
 
 def write_folder(out_dir: Path, write_configs: Callable[[Path], None], card: str, manifest: ExportManifest,
-                 overwrite: bool) -> None:
+                 overwrite: bool, *, rules: Mapping[str, Needs] = FIGURE_NEEDS) -> None:
     """Write an export folder atomically: ``write_configs(staging folder)`` writes the
     configurations' files, then the card, the manifest and (when the export has agreement
-    figures) ``agreement.json`` are added and the folder is moved into place (every export
-    layout goes through here)."""
+    figures) ``agreement.json`` with the figures' ``rules`` are added and the folder is moved
+    into place (every export layout goes through here)."""
 
     def write(folder: Path) -> None:
         write_configs(folder)
@@ -75,18 +76,20 @@ def write_folder(out_dir: Path, write_configs: Callable[[Path], None], card: str
                     json.dumps(manifest.to_json(), ensure_ascii=False, indent=1, allow_nan=False) + "\n")
         if manifest.agreement is not None:
             _write_text(folder / AGREEMENT_FILE,
-                        json.dumps(agreement_document(manifest), ensure_ascii=False, indent=1, allow_nan=False) + "\n")
+                        json.dumps(agreement_document(manifest, rules), ensure_ascii=False, indent=1,
+                                   allow_nan=False) + "\n")
 
     _write_atomically(out_dir, write, overwrite)
 
 
-def agreement_document(manifest: ExportManifest) -> dict[str, Any]:
+def agreement_document(manifest: ExportManifest, rules: Mapping[str, Needs] = FIGURE_NEEDS) -> dict[str, Any]:
     """``agreement.json``: the card's agreement figures as the manifest holds them (per config:
     before adjudication, ``settled``, ``excluded``, ``discarded``; ``adjudication``), with the
-    export they belong to and the rule each figure was held to (:data:`annotation.publishable.NEEDS`)."""
+    export they belong to and the rule each figure was held to (``rules``, by figure name: the
+    single-text card's headline figures unless told otherwise; :data:`annotation.publishable.NEEDS`)."""
     return {"export_id": manifest.export_id, "project": manifest.project, "created_at": manifest.created_at,
             "log_base": manifest.base, "figures": manifest.agreement,
-            "rules": {name: needs.to_json() for name, needs in FIGURE_NEEDS.items()}}
+            "rules": {name: needs.to_json() for name, needs in rules.items()}}
 
 
 def check_destination(out_dir: Path, overwrite: bool) -> None:

@@ -116,7 +116,7 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
             (r.username, r.submitted_at, bounds, axes, r.xi, r.omega, r.alpha) for r, bounds, axes in group])
         if pairs:
             alone = RatedSample(alone.sample_id, alone.benchmark, alone.n_tokens, tuple(
-                replace(rating, change=_change_of(r, settings.change_factor))
+                replace(rating, change=annotation_change(r, settings.change_factor))
                 for rating, (r, _, _) in zip(alone.ratings, group)))
             given.append(rated_sample(first.external_id, first.benchmark, first.n_tokens, [
                 (r.username, r.submitted_at, bounds, axes, r.context_xi, r.context_omega, r.context_alpha)
@@ -125,8 +125,10 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
     return samples, single, everyone, settings, given
 
 
-def _change_of(row: Any, factor: float) -> str | None:
-    """The change label a stored pair annotation gives (its override, else the derived one)."""
+def annotation_change(row: Any, factor: float) -> str | None:
+    """The change label a stored pair annotation gives (its override, else the derived one from
+    its two curves against the project's time ``factor``): what the change measure rates, here
+    and in the pairs export's card. ``row`` has the annotation's columns by name."""
     choice = change_choice(AnnotationContent(xi=row.xi, omega=row.omega, alpha=row.alpha, context_xi=row.context_xi,
                                              context_omega=row.context_omega, context_alpha=row.context_alpha,
                                              change=row.change or ""), factor)

@@ -23,9 +23,11 @@ from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
 
 from annotation.export import GoldSample, PairGold
-from annotation.export.figures import Adjudication, FigureInput
+from annotation.export.card_scopes import Adjudication
+from annotation.export.figures import FigureInput
 from annotation.review.flag_reasons import FLAG_CODES
 from annotation.corpus.interchange import interchange_record, pair_interchange_values
+from annotation.services.agreement import annotation_change
 from db.engine import decode_json_texts
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair
 
@@ -88,11 +90,13 @@ def count_gold(s: Session, project_id: int) -> int:
 
 
 def read_export_input(s: Session, project_id: int, *, only: set[str] | None = None,
-                      agreement: bool = True, pairs: bool = False) -> ExportInput:
+                      agreement: bool = True, pairs: bool = False, change_factor: float = 1.0) -> ExportInput:
     """The gold samples (only those in ``only`` when given) and every submitted annotation of
     the project's production samples, each in one query (module docstring); with ``agreement`` the
     figures include the card's, over the samples kept (W1 in base 1.1 until the caller sets
-    the export's base); with ``pairs`` the annotations' curves given the follow-up too."""
+    the export's base); with ``pairs`` the annotations' curves given the follow-up too, and for
+    the card each annotation's change label as the Agreement page reads it (against the
+    project's ``change_factor``)."""
     gold = s.execute(
         select(Sample.external_id, Sample.benchmark, Sample.parent_text,
                cast(GoldAnnotation.boundaries, Text).label("boundaries_json"),
@@ -131,10 +135,19 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
         # the provenance covers every gold sample, whatever ``only`` keeps: a sample's figures are its own
         gold=[(r.external_id, r.source, r.confidence, r.error_type) for r in gold],
         agreement=agreement, exported=frozenset(r.external_id for r in kept),
-        adjudication=read_adjudication(s, project_id) if agreement else None)
+        adjudication=read_adjudication(s, project_id) if agreement else None,
+        **(_pair_figure_input(rows, change_factor, agreement) if pairs else {}))
     samples = [GoldSample(r.external_id, r.benchmark, r.parent_text, bounds, axes, r.xi, r.omega, r.alpha)
                for r, (bounds, axes) in zip(kept, decode_json_texts(kept, ["boundaries_json", "segment_axes_json"]))]
     return ExportInput(samples, figures, rows, decoded, pairs)
+
+
+def _pair_figure_input(rows: Sequence[Any], change_factor: float, agreement: bool) -> dict[str, Any]:
+    """A context pair's part of the figures' input: per annotation its curve given the follow-up
+    and, for the card's agreement, its change label (:func:`annotation_change`, as the page)."""
+    return {"pairs": True, "context_xi": [r.context_xi for r in rows],
+            "context_omega": [r.context_omega for r in rows], "context_alpha": [r.context_alpha for r in rows],
+            "changes": [annotation_change(r, change_factor) for r in rows] if agreement else ()}
 
 
 def read_adjudication(s: Session, project_id: int) -> Adjudication:

@@ -10,9 +10,9 @@ or ``failed`` with the reason; an export written into an earlier one's folder ma
 ``replaced``, and a refused destination records nothing (:mod:`annotation.services.export_records`).
 Annotators are named by pseudonym (``ann`` + user id), never by user name. A context-pairs
 project (its protocol's ``export_configs``) writes the ``tvcp`` configuration instead — its pairs'
-gold with their follow-ups, split by target (:mod:`annotation.export.tvcp`), and their annotations
-with both curves — and refuses, before anything is recorded, gold that lacks the curve given the
-follow-up.
+gold with their follow-ups, split by target (:mod:`annotation.export.tvcp`), their annotations
+with both curves, and a card whose agreement is the pairs' (:mod:`annotation.export.tvcp_agreement`)
+— and refuses, before anything is recorded, gold that lacks the curve given the follow-up.
 
 An export killed while writing (the server stopped, the process killed) leaves its row at
 ``writing`` and its hidden staging folder beside the target. :func:`recover_interrupted_exports`
@@ -303,11 +303,11 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
         # a large export starts the figures' process now, so it starts up while the rows are read
         figures = stack.enter_context(_figures_runner(count_gold(s, project_id)))
         # the protocol decides the layout: a pairs project writes its ``tvcp`` configuration, whose
-        # card has no agreement section (the pairs' agreement is the Agreement page's)
+        # card's agreement is the pairs' (change label, both curves)
         pairs_export = hf_export.TVCP_CONFIG in protocol_of(settings).export_configs
-        include_agreement = include_agreement and not pairs_export
         only = set(assignment) if assignment is not None else None
-        read = read_export_input(s, project_id, only=only, agreement=include_agreement, pairs=pairs_export)
+        read = read_export_input(s, project_id, only=only, agreement=include_agreement, pairs=pairs_export,
+                                 change_factor=settings.change_factor)
         samples: list[Any] = read.samples
         if pairs_export:
             counts = dict(zip(read.figures.sample_ids, read.figures.counts))
@@ -353,15 +353,15 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             try:
                 meta = hf_export.ExportMeta(export_id, project_name, user.username, created_at)
                 with export_records.heartbeat(db, export_id):  # the row says its writer lives
+                    agreement = (lambda: computing.result().agreement) if include_agreement else None
                     if pairs_export:
                         manifest = hf_export.export_tvcp_dataset(
                             target, samples, export_settings, meta=meta, change_factor=settings.change_factor,
                             annotations=annotations, provenance=lambda: computing.result().provenance,
-                            splits=assignment, overwrite=overwrite)
+                            agreement=agreement, splits=assignment, overwrite=overwrite)
                     else:
                         manifest = hf_export.export_hf_dataset(
-                            target, samples, annotations, export_settings, meta=meta,
-                            agreement=(lambda: computing.result().agreement) if include_agreement else None,
+                            target, samples, annotations, export_settings, meta=meta, agreement=agreement,
                             provenance=lambda: computing.result().provenance, splits=assignment,
                             overwrite=overwrite)
                 seconds = time.perf_counter() - started

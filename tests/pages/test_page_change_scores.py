@@ -88,7 +88,7 @@ def test_the_export_page_exports_a_pairs_project_as_tvcp(make_app, db, lead, tmp
     assert metric_values(at)["Gold pairs · tvcp"] == "60"
     assert not [label for label in metric_values(at) if "benchmark" in label]
     agreement = at.checkbox(key="export.agreement")
-    assert agreement.disabled and not agreement.value   # the tvcp card has no agreement section
+    assert not agreement.disabled and agreement.value   # the tvcp card states the pairs' agreement
     at.text_input(key="export.name").set_value("pairs-release")
     at.button(key=next(b.key for b in at.button if str(b.key).startswith("export.submit."))).click()
     at = run(at)

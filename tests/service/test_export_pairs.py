@@ -36,8 +36,9 @@ def test_a_pairs_project_writes_the_tvcp_config_with_a_csv_per_split(db, lead, p
     rec = exports.export_dataset(db, lead, pairs, out, seed=5)
     assert rec.status == "complete" and rec.is_pairs and rec.n_samples == 60 and rec.n_annotations == 120
     assert sum(rec.pair_sizes.values()) == 60 and rec.split_sizes == {}
-    # the protocol's configuration and the individual annotations: no benchmark folders
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "annotations", "export.json", "tvcp"]
+    # the protocol's configuration, the individual annotations and the card's agreement: no benchmark folders
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "agreement.json", "annotations", "export.json",
+                                                     "tvcp"]
     assert sorted(p.name for p in (out / "tvcp").iterdir()) == sorted(
         ["train.json", "valid.json", "test.json", "train.csv", "valid.csv", "test.csv"])
     with db.read() as s:
