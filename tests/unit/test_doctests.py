@@ -72,6 +72,7 @@ MODULES: tuple[str, ...] = (
     "ui.pair_view",
     "annotation.review.pair_figures",
     "annotation.review.pair_settling",
+    "annotation.review.gold_rules",
     "annotation.services.rows",
     "annotation.training.scoring",
     "annotation.training.submissions",
