@@ -206,9 +206,11 @@ def test_notes_written_before_annotators_could_read_them_stay_with_the_lead(db, 
     from db.models import GoldAnnotation, ReviewItem
     pid = make_project(2)
     me, other = people
-    for _ in range(2):
-        annotate(db, me, pid, **MINE)
-        annotate(db, other, pid, **THEIRS)
+    annotate(db, me, pid, **MINE)
+    annotate(db, other, pid, **THEIRS)
+    # the second: my segments and axes, their far curve (the pooled gold keeps one axis per segment)
+    annotate(db, me, pid, **MINE)
+    annotate(db, other, pid, **{**THEIRS, **MINE})
     first, second = review.review_queue(db, lead, pid)
     case = review.open_case(db, lead, first.item_id)
     theirs = next(v for v in case.versions if v.annotator == OTHER_NAME)
