@@ -316,8 +316,8 @@ class Annotation(PairCurveColumns, Base):
 
 class GoldAnnotation(Base):
     """The settled values of one sample: the automatic resolution, a lead's decision, or the
-    lead-made gold of a warm-up sample. ``segment_axes`` holds a list of axes per segment (a
-    union can give a segment several)."""
+    lead-made gold of a warm-up sample. ``segment_axes`` holds a list of axes per segment: one
+    from review and settling; gold stored before that rule, or a warm-up gold, may hold several."""
 
     __tablename__ = "gold_annotations"
 
@@ -342,6 +342,8 @@ class GoldAnnotation(Base):
     context_omega: Mapped[float | None] = mapped_column(Float, nullable=True)
     context_alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
     change: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    #: the label the gold curves give when a lead's change label overrides it ("" otherwise)
+    curves_change: Mapped[str] = mapped_column(String(16), default="", server_default="")
 
 
 class ReviewItem(Base):

@@ -20,6 +20,7 @@ import streamlit as st
 from annotation.wording import counted, time_spent
 from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
 from annotation.review.flag_reasons import FLAG_CODES, flag_label
+from annotation.review.gold_rules import several_axes_problem
 from annotation.review.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.review.sample_disagreement import can_be_taken, default_choice, sample_disagreement
@@ -308,7 +309,7 @@ def _chose_action() -> None:
     st.session_state[K_ACTION_CHOSEN] = True
 
 
-opening = default_choice(disagreement)  # "edit" where no boundary is shared (issue 33)
+opening = default_choice(disagreement, proposal)  # "edit" where no boundary is shared or axes differ
 if not st.session_state.pop(K_ACTION_CHOSEN, False) and st.session_state.get(K_ACTION_FOR) != case.item_id:
     st.session_state[K_ACTION] = opening
 st.session_state[K_ACTION_FOR] = case.item_id
@@ -323,26 +324,43 @@ error_col.segmented_control("Error type", list(ERROR_TYPES), format_func=ERROR_T
 if case.pair is not None:
     pair_review_view.change_choice_box(case, K_CHANGE)
 
+
+def _why(action: str, optional: str, edit_now: LeadEdit | None = None) -> str:
+    """The note of ``action``, required (and said so) where the change label it would store is a
+    lead override of the decision's gold curves."""
+    override = case.pair is not None and pair_review_view.override_prompt(
+        case, action, st.session_state.get(K_CHANGE), edit_now)
+    return _note(action, "Required: why the change label overrides the curves" if override else optional)
+
+
+two_axes = several_axes_problem(proposal) if proposal is not None else None
+
 if action == "accept":
     st.caption("Store the proposed resolution above as gold.")
-    note_key = _note("accept", "Optional: why")
-    usable = proposal is not None and proposal.has_parameters
+    if two_axes:
+        st.warning(plain(two_axes.removeprefix("Not stored: ")), icon=":material/rule:")
+    note_key = _why("accept", "Optional: why")
+    usable = proposal is not None and proposal.has_parameters and not two_axes
     if clicks.button(st, f"Accept the automatic resolution of {CASE}", type="primary", icon=":material/check:",
                      view=K_ASKED, key=f"{P}.do.accept", disabled=not usable,
-                     help=None if usable else "No complete proposal: edit it, send it back or discard it."):
+                     help=None if usable else plain(two_axes) if two_axes else
+                     "No complete proposal: edit it, send it back or discard it."):
         _decide("accept_auto", "accepted the automatic resolution", note_key)
 
 elif action == "pooled":
     st.caption("Store the union of boundaries and axes with the pooled curve (teal on the chart) as gold.")
-    note_key = _note("pooled", "Optional: why")
+    if two_axes:
+        st.warning(plain(two_axes.removeprefix("Not stored: ")), icon=":material/rule:")
+    note_key = _why("pooled", "Optional: why")
     if clicks.button(st, f"Accept the pooled resolution of {CASE}", type="primary", icon=":material/join:",
-                     view=K_ASKED, key=f"{P}.do.pooled", disabled=pooled is None,
-                     help=None if pooled else "No curve to pool: edit the resolution, send it back or discard it."):
+                     view=K_ASKED, key=f"{P}.do.pooled", disabled=pooled is None or bool(two_axes),
+                     help=plain(two_axes) if two_axes else None if pooled else
+                     "No curve to pool: edit the resolution, send it back or discard it."):
         _decide("accept_pooled", "accepted the pooled resolution", note_key)
 
 elif action == "take":
     st.caption("Store one annotator's segmentation, axes and curve as gold.")
-    note_key = _note("take", "Optional: why this version")
+    note_key = _why("take", "Optional: why this version")
     buttons = st.columns(max(len(versions), 1))
     for col, v in zip(buttons, versions):
         complete = can_be_taken(v.content)
@@ -379,10 +397,12 @@ elif action == "discard":
 
 else:  # edit
     EDIT = f"{P}.edit"
-    if opening == "edit":
+    if placed and not shared:
         st.caption(f"No boundary is shared ({len(shared)} of {len(placed)}): the automatic resolution would keep "
                    "every boundary either annotator placed, a segmentation nobody drew — so this case opens "
-                   "on Edit. Accept stays available.")
+                   "on Edit." + ("" if two_axes else " Accept stays available."))
+    if two_axes:
+        st.caption(plain(f"{two_axes.removeprefix('Not stored: ')} So this case opens on Edit."))
 
     if EDIT not in st.session_state:
         st.session_state[EDIT] = LeadEdit.from_proposal(proposal, case.n_tokens)
@@ -392,7 +412,7 @@ else:  # edit
         st.session_state.pop(state_key, None)
 
     st.caption("Start from the proposal: click between two words to add or remove a boundary, "
-               "choose each segment's axes (a union may keep several), tune ξ, ω, α.")
+               "choose each segment's axis (one: where the proposal shows two, pick one), tune ξ, ω, α.")
     segment_axes_editor(case.parent_text, case.n_tokens, EDIT, text_key=f"{P}.edit_text",
                               axes_key_prefix=f"{P}.axes", slot="review.edit.shown")
     params_col, preview_col = st.columns([1, 2])
@@ -405,7 +425,7 @@ else:  # edit
         curve_canvas([], curve=curve_polyline(edit.xi, edit.omega, edit.alpha),
                      extra_curves=_annotator_curves(), ticks=tick_positions(), x_max=X_MAX,
                      key=f"{P}.edit_chart", height=260, disabled=True, curve_label="edited resolution")
-    note_key = _note("edit", "Optional: why")
+    note_key = _why("edit", "Optional: why", edit)
     if clicks.button(st, f"Save the edited resolution of {CASE}", type="primary", icon=":material/save:",
                      view=K_ASKED, key=f"{P}.do.edit"):
         _decide("edit", "stored the edited resolution", note_key, edit=edit)

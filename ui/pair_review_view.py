@@ -15,7 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from annotation.curves.distance import curve_distances
-from annotation.pairs.change import CHANGE_LABELS, read_change
+from annotation.pairs.change import CHANGE_LABELS
+from annotation.review.gold_rules import change_override, override_words
 from annotation.pairs.duration_classes import CLASS_LABELS, class_of_curve
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas
@@ -110,23 +111,45 @@ def change_choice_box(case: Any, key: str) -> None:
     proposed = case.pair_proposal.change if case.pair_proposal is not None else ""
     if key not in st.session_state and proposed in CHANGE_LABELS:
         st.session_state[key] = proposed
-    chosen = st.segmented_control("Change label for the gold", list(CHANGE_LABELS), key=key,
-                                  help="What the gold's change label will be. It starts at the label "
-                                       "most annotators gave (a tie: what the settled curves give).")
-    curves_say = proposed_curves_label(case)
-    if chosen and curves_say and chosen != curves_say:
-        # the export's duration classes come from the curves and its change from this label: a
-        # lead who keeps both apart should do so knowingly
-        st.warning(f"The proposed curves say {curves_say}; the gold will say {chosen}. The export's "
-                   "duration classes come from the curves, its change from this label.")
+    st.segmented_control("Change label for the gold", list(CHANGE_LABELS), key=key,
+                         help="What the gold's change label will be. It starts at the label most "
+                              "annotators gave (a tie: what the settled curves give).")
 
 
-def proposed_curves_label(case: Any) -> str | None:
-    """The change the proposal's two curves give (None without both)."""
-    proposal, pair = case.proposal, case.pair_proposal
-    if proposal is None or pair is None or pair.context is None or not proposal.has_parameters:
-        return None
-    return read_change((proposal.xi, proposal.omega, proposal.alpha), pair.context, case.change_factor).label
+def _curve(res: Any) -> tuple[float, float, float] | None:
+    return (res.xi, res.omega, res.alpha) if res is not None and res.has_parameters else None
 
 
-__all__ = ["change_choice_box", "given_chart", "given_w1", "lead_facts", "pair_texts", "proposed_curves_label", "versions_table"]
+def decision_curves(case: Any, action: str, edit: Any = None) -> list[tuple[str, Any, Any]]:
+    """The gold curves (alone, given the follow-up) each button of ``action`` would store, with
+    whose they are ("" for the one button of Accept, Accept pooled and Edit; an annotator's name
+    per Take button); a curve is None where the decision would have none."""
+    given = case.pair_proposal.context if case.pair_proposal is not None else None
+    if action == "accept":
+        return [("", _curve(case.proposal), given)]
+    if action == "pooled":
+        return [("", _curve(case.pooled), case.pair_pooled.context if case.pair_pooled is not None else None)]
+    if action == "edit":  # the lead's edit: its curve is always set (a starting point at worst)
+        return [("", None if edit is None else (edit.xi, edit.omega, edit.alpha), given)]
+    if action == "take":
+        return [(v.annotator, _curve(v.content), _curve(v.content.swapped_curves())) for v in case.versions]
+    return []
+
+
+def override_prompt(case: Any, action: str, chosen: str | None, edit: Any = None) -> bool:
+    """Before the lead decides: when the change label the gold would hold (``chosen``) is not the
+    one the decision's gold curves give, say so — it is an override, and the decision needs the
+    reason in its note. Returns whether it needs one (for every Take button: whether any does)."""
+    if not chosen:
+        return False
+    overrides = [(who, derived) for who, alone, given in decision_curves(case, action, edit)
+                 if (derived := change_override(alone, given, chosen, case.change_factor)) is not None]
+    for who, derived in overrides:
+        whose = f"Taking {who}'s version: " if who else ""
+        st.warning(plain(f"{whose}{override_words(chosen, derived)}. A lead override is stored and exported "
+                         "as one: say why in the note (required)."), icon=":material/rule:")
+    return bool(overrides)
+
+
+__all__ = ["change_choice_box", "decision_curves", "given_chart", "given_w1", "lead_facts", "override_prompt",
+           "pair_texts", "versions_table"]

@@ -14,7 +14,7 @@ A record (:data:`TVCP_KEYS`, this order; the release's five columns first)::
     context, follow_up, context_only_tv, combined_tv, change,
     xi, omega, alpha, context_xi, context_omega, context_alpha,
     _id, target_id, n_annotations, reference_context_only_tv, reference_combined_tv,
-    reference_change, w1, pk, jaccard, resolution, confidence, error_type
+    reference_change, curves_change, w1, pk, jaccard, resolution, confidence, error_type
 
 ``context`` is the target statement, ``context_only_tv`` / ``combined_tv`` the TVCP class index
 (:mod:`annotation.pairs.duration_classes`: 0 = no time-sensitive information, 1 = less than one
@@ -22,7 +22,8 @@ minute … 11 = more than 1 month) of the gold curve of the target alone and giv
 ``change`` the gold change label (decreased / neutral / increased). Both curves' parameters are in
 the export's log base (ξ and ω × ln 1.1 / ln b, α unchanged), like the benchmark configs. The rest is
 provenance: the sample's id, its target's key, how many annotations it had, an imported release's
-own labels (empty where none), then the benchmark configs' ``provenance`` keys, flattened
+own labels (empty where none), ``curves_change`` — where ``change`` is a lead's override of the
+label the gold curves give, that label (empty otherwise: :mod:`annotation.review.gold_rules`) —, then the benchmark configs' ``provenance`` keys, flattened
 (:class:`~annotation.export.dataset.Provenance`).
 
 **Splits.** All follow-ups of one target are in one split (:func:`annotation.corpus.splits.grouped_split`
@@ -52,7 +53,7 @@ RELEASE_COLUMNS: tuple[str, ...] = ("context", "follow_up", "context_only_tv", "
 CURVE_COLUMNS: tuple[str, ...] = ("xi", "omega", "alpha", "context_xi", "context_omega", "context_alpha")
 #: The pair's own provenance, before the benchmark configs' provenance keys.
 PAIR_PROVENANCE_COLUMNS: tuple[str, ...] = ("_id", "target_id", "n_annotations", "reference_context_only_tv",
-                                            "reference_combined_tv", "reference_change")
+                                            "reference_combined_tv", "reference_change", "curves_change")
 #: Every key of a record, in record (and CSV column) order.
 TVCP_KEYS: tuple[str, ...] = (*RELEASE_COLUMNS, *CURVE_COLUMNS, *PAIR_PROVENANCE_COLUMNS, *PROVENANCE_KEYS)
 #: The CSV file of each split (beside the JSON Lines file :data:`JSON_FILES` names).
@@ -69,8 +70,9 @@ class PairGold:
     the target statement and the follow-up, the gold curve of the target alone (ξ, ω, α) and
     given the follow-up (``context_*``), all in base-1.1 log minutes, and the gold change label
     ("" when the gold holds none: it is then derived from the curves with the project's time
-    factor); how many submitted annotations it had and an imported release's labels (None / ""
-    where none)."""
+    factor); how many submitted annotations it had, an imported release's labels (None / ""
+    where none) and, when ``change`` is a lead's override, the label the gold curves give
+    (``curves_change``; "" otherwise)."""
 
     external_id: str
     target_key: str
@@ -88,6 +90,7 @@ class PairGold:
     reference_given: int | None = None
     reference_change: str = ""
     provenance: Provenance = Provenance()
+    curves_change: str = ""
 
     def problem(self) -> str | None:
         """Why this pair's gold cannot be exported (None when it can).
@@ -147,6 +150,7 @@ def tvcp_record(pair: PairGold, change_factor: float, base_factor_: float = 1.0,
         "reference_context_only_tv": pair.reference_alone,
         "reference_combined_tv": pair.reference_given,
         "reference_change": pair.reference_change or None,
+        "curves_change": pair.curves_change or None,
     }
     record.update((provenance or pair.provenance).to_json(base_factor_))
     return record
@@ -202,14 +206,15 @@ def pair_split(pairs: Sequence[PairGold], settings: ExportSettings,
 
 
 def tvcp_statistics(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
-    """Per split: pairs, targets, and the counts of each change label and each class index of
-    both curves — the card's tables.
+    """Per split: pairs, targets, the counts of each change label and each class index of both
+    curves, and how many change labels are a lead's override of the gold curves — the card's
+    tables.
 
     Examples:
         >>> s = tvcp_statistics({"train": [{"target_id": "t", "change": "neutral", "context_only_tv": 0,
         ...                                 "combined_tv": 11}], "validation": [], "test": []})
-        >>> s["train"]["pairs"], s["train"]["change"], s["train"]["combined_tv"][11]
-        (1, {'decreased': 0, 'neutral': 1, 'increased': 0}, 1)
+        >>> s["train"]["pairs"], s["train"]["change"], s["train"]["combined_tv"][11], s["train"]["overrides"]
+        (1, {'decreased': 0, 'neutral': 1, 'increased': 0}, 1, 0)
     """
     out: dict[str, Any] = {}
     for split, rows in records.items():
@@ -219,6 +224,7 @@ def tvcp_statistics(records: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[
             "change": {label: sum(1 for r in rows if r["change"] == label) for label in CHANGE_LABELS},
             "context_only_tv": [sum(1 for r in rows if r["context_only_tv"] == i) for i in range(len(CLASS_NAMES))],
             "combined_tv": [sum(1 for r in rows if r["combined_tv"] == i) for i in range(len(CLASS_NAMES))],
+            "overrides": sum(1 for r in rows if r.get("curves_change")),
         }
     return out
 

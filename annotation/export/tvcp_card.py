@@ -37,7 +37,7 @@ _TYPES: Mapping[str, str] = {
     "change": "string", "xi": "float64", "omega": "float64", "alpha": "float64", "context_xi": "float64",
     "context_omega": "float64", "context_alpha": "float64", "_id": "string", "target_id": "string",
     "n_annotations": "int64", "reference_context_only_tv": "int64", "reference_combined_tv": "int64",
-    "reference_change": "string", "w1": "float64", "pk": "float64", "jaccard": "float64",
+    "reference_change": "string", "curves_change": "string", "w1": "float64", "pk": "float64", "jaccard": "float64",
     "resolution": "string", "confidence": "int64", "error_type": "string",
 }
 
@@ -148,6 +148,7 @@ def tvcp_card(manifest: ExportManifest) -> str:
            "*increased*, at most its inverse *decreased*, anything between *neutral*"
            + (f" (this project's factor: ×{factor:g})." if isinstance(factor, (int, float)) else ".")
            + " Gold without a label of its own gets the derived one.", "",
+           *_override_lines(stats),
            "## Distributions", "",
            "| | " + " | ".join(SPLITS) + " |", "|---|" + "---:|" * len(SPLITS)]
     for label in CHANGE_LABELS:
@@ -172,7 +173,8 @@ def tvcp_card(manifest: ExportManifest) -> str:
         "",
         "Provenance: `_id` is the pair's id, `target_id` groups the follow-ups of one target, "
         "`n_annotations` counts the pair's submitted annotations, `reference_*` are the labels of an "
-        "imported release (empty where none). Then, as in the `provenance` of Chronocept's benchmark configs "
+        "imported release (empty where none), `curves_change` the label the gold curves give where `change` "
+        "is a lead's override of it (empty otherwise). Then, as in the `provenance` of Chronocept's benchmark configs "
         "(computed over the curves of the target alone): `w1` (largest W1 between two annotators' curves, "
         f"base {b:g}), `pk` and `jaccard` (between segmentations, empty where the targets were not "
         "segmented), `resolution` (automatic, edited, taken or pooled), the lead's `confidence` (1–5) and "
@@ -204,6 +206,23 @@ def tvcp_card(manifest: ExportManifest) -> str:
         "an empty split); `export.json` has the counts.", "",
     ]
     return "\n".join(out)
+
+
+def _override_lines(stats: Mapping[str, Any]) -> list[str]:
+    """What a lead override is, and how many of this export's pairs hold one, per split.
+
+    Examples:
+        >>> _override_lines({"train": {"overrides": 2}, "test": {"overrides": 1}})[0].split("In this export ")[1]
+        '3 of its pairs hold one (train 2, validation 0, test 1).'
+    """
+    per = {split: int((stats.get(split) or {}).get("overrides", 0)) for split in SPLITS}
+    total = sum(per.values())
+    counted = (f"{total} of its pairs hold{'s' if total == 1 else ''} one ("
+               + ", ".join(f"{split} {n}" for split, n in per.items()) + ")." if total else "none of its pairs holds one.")
+    return ["A *lead override* is a gold change label that the gold curves do not give: a lead who decided the "
+            "pair chose another label and said why in the review note. Its record's `curves_change` holds the "
+            "label the curves give (empty otherwise); the duration classes still come from the curves. In this "
+            "export " + counted, ""]
 
 
 def _one_line(text: str) -> str:

@@ -46,6 +46,9 @@ SEGMENTATION_MISMATCH = "segmentation_mismatch"
 PK_ABOVE_THRESHOLD = "pk_above_threshold"
 #: Two annotators' curves further apart (Wasserstein-1 on the log-time axis) than ``flag_w1_max``.
 CURVE_DISTANCE = "curve_distance"
+#: On a segment of the union of boundaries the annotators chose different axes: the gold keeps one
+#: axis per segment, so a lead chooses (:mod:`annotation.review.gold_rules`).
+AXES_DIFFER = "axes_differ"
 #: Deviation flag code of each parameter, e.g. ``DEVIATION_CODES["xi"] == "xi_deviation"``.
 DEVIATION_CODES: Mapping[str, str] = {p: f"{p}_deviation" for p in PARAMETERS}
 
@@ -56,6 +59,7 @@ AUTOMATIC_FLAGS: tuple[FlagReason, ...] = (
     FlagReason(DEVIATION_CODES["omega"], "Scale ω deviates", automatic=True),
     FlagReason(DEVIATION_CODES["alpha"], "Skewness α deviates", automatic=True),
     FlagReason(CURVE_DISTANCE, "Curves far apart", automatic=True),
+    FlagReason(AXES_DIFFER, "Axes differ on a segment", automatic=True),
 )
 AUTOMATIC_FLAG_CODES: tuple[str, ...] = tuple(f.code for f in AUTOMATIC_FLAGS)
 

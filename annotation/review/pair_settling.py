@@ -150,10 +150,13 @@ def settled_change(labels: Sequence[str], alone: Curve | None, given: Curve | No
 @dataclass(frozen=True)
 class PairGold:
     """What a pair's gold holds beside the target's resolution: the curve given the follow-up
-    (None when no annotation has one) and the change label ("" when none can be read)."""
+    (None when no annotation has one), the change label ("" when none can be read) and, when that
+    label is a lead's override, the label the gold curves give (``curves_change``; "" otherwise:
+    :mod:`annotation.review.gold_rules`)."""
 
     context: Curve | None
     change: str
+    curves_change: str = ""
 
 
 def pair_gold(annotations: Sequence[tuple[int | str, AnnotationContent]], n_tokens: int,
@@ -166,7 +169,7 @@ def pair_gold(annotations: Sequence[tuple[int | str, AnnotationContent]], n_toke
         >>> a = AnnotationContent(xi=45.0, context_xi=60.0, **kw)
         >>> b = AnnotationContent(xi=45.0, context_xi=64.0, **kw)
         >>> pair_gold([(1, a), (2, b)], 3, None, 1.5)
-        PairGold(context=(62.0, 10.0, 0.0), change='increased')
+        PairGold(context=(62.0, 10.0, 0.0), change='increased', curves_change='')
     """
     versions = given_versions(annotations, n_tokens)
     merged = resolve_pair(versions) if versions else None
@@ -191,9 +194,9 @@ def decided_pair_gold(annotations: Sequence[tuple[int | str, AnnotationContent]]
         >>> a, b = AnnotationContent(context_xi=62.0, **kw), AnnotationContent(context_xi=46.0, **kw)
         >>> res = take_version(pair_version(2, b, 3, segmented=False))
         >>> decided_pair_gold([(1, a), (2, b)], 3, res, 1.5, taken=b)
-        PairGold(context=(46.0, 10.0, 0.0), change='neutral')
+        PairGold(context=(46.0, 10.0, 0.0), change='neutral', curves_change='')
         >>> decided_pair_gold([(1, a), (2, b)], 3, res, 1.5, context=(70.0, 9.0, 1.0), change="decreased")
-        PairGold(context=(70.0, 9.0, 1.0), change='decreased')
+        PairGold(context=(70.0, 9.0, 1.0), change='decreased', curves_change='')
     """
     if taken is not None:
         own = change_choice(taken, factor)

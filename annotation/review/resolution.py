@@ -6,9 +6,11 @@ The rule, used as gold when nothing is flagged and proposed to the lead otherwis
   annotator's segmentation, so every resulting segment lies inside exactly one segment of each
   annotator;
 * **axes** — each resulting segment carries every axis that any annotator used on any of its
-  tokens (the union), as a tuple of axis names in :data:`annotation.axes.AXES` order. After a
-  union a segment can carry several axes; the export joins segment texts per axis, so a segment
-  with two axes contributes its text to both axis fields. A segment left without any axis (only
+  tokens (the union), as a tuple of axis names in :data:`annotation.axes.AXES` order. Where the
+  annotators agree that is one axis. Where they differ a segment of the proposal carries several:
+  the gold keeps one axis per segment, so such a sample is never settled automatically — it goes
+  to a lead (``axes_differ``, :mod:`annotation.review.gold_rules`), whose proposal shows the
+  axes to choose from, and no decision stores it as it is. A segment left without any axis (only
   possible when every annotator left that part unlabelled, e.g. a flagged draft) has ``()``;
 * **curve** — ξ, ω, α are the arithmetic means of the annotators' values, over the annotations
   that have a curve (all three parameters); None when none has.
@@ -136,7 +138,9 @@ def resolve_pair(annotations: Sequence[AnnotatorVersion]) -> Resolution:
 
     Boundaries: union of all boundaries. Axes of each resulting segment: the union, over
     annotators, of the axis of the annotator's segment that contains it (equivalently, every
-    axis any annotator put on any of its tokens), in AXES order. ξ, ω, α: arithmetic mean over
+    axis any annotator put on any of its tokens), in AXES order — several where the annotators
+    differ, which makes it a proposal for a lead, never gold as it is
+    (:func:`annotation.review.gold_rules.several_axes_problem`). ξ, ω, α: arithmetic mean over
     the annotations with a curve, None when none has one (SPEC section 5).
     Raises ValueError for no annotations or annotations of texts of different lengths.
 

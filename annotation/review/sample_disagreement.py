@@ -10,6 +10,7 @@ from typing import Hashable, Mapping
 
 from annotation.parameters import PARAMETERS
 from annotation.workbench.protocol import AnnotationContent
+from annotation.review.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 
 
@@ -54,11 +55,12 @@ def sample_disagreement(versions: Mapping[Hashable, AnnotationContent], n_tokens
     return SampleDisagreement(segs, frozenset(placed), frozenset(shared), unshared, spread)
 
 
-def default_choice(disagreement: SampleDisagreement) -> str:
+def default_choice(disagreement: SampleDisagreement, proposal: Resolution | None = None) -> str:
     """The Review page's decision a case opens with: "accept" (the automatic resolution), unless
     the annotators placed boundaries and share none of them — the union then keeps every boundary
     either placed, a segmentation nobody drew — when it opens on "edit", so storing it takes a
-    look, not a reflex (issue 33).
+    look, not a reflex; and "edit" when the ``proposal`` has a segment with several axes, which
+    Accept cannot store (the gold keeps one axis per segment: the lead chooses).
 
     Examples:
         >>> a = AnnotationContent((0, 4), ("main", "static"), xi=40.0, omega=10.0, alpha=0.0)
@@ -70,7 +72,12 @@ def default_choice(disagreement: SampleDisagreement) -> str:
         >>> one = AnnotationContent((0,), ("main",), xi=40.0, omega=10.0, alpha=0.0)
         >>> default_choice(sample_disagreement({"A": one, "B": one}, 10))      # none placed
         'accept'
+        >>> two = Resolution((0,), (("main", "static"),), 40.0, 10.0, 0.0, (), 10)
+        >>> default_choice(sample_disagreement({"A": one, "B": one}, 10), two)
+        'edit'
     """
+    if proposal is not None and any(len(axes) > 1 for axes in proposal.segment_axes):
+        return "edit"
     return "edit" if disagreement.placed and not disagreement.shared else "accept"
 
 

@@ -187,7 +187,7 @@ def read_pair_gold(s: Session, project_id: int, annotation_counts: dict[str, int
                GoldAnnotation.alpha, GoldAnnotation.context_xi, GoldAnnotation.context_omega,
                GoldAnnotation.context_alpha, GoldAnnotation.change, SamplePair.target_key,
                SamplePair.follow_up, SamplePair.reference_alone, SamplePair.reference_given,
-               SamplePair.reference_change)
+               SamplePair.reference_change, GoldAnnotation.curves_change)
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .outerjoin(SamplePair, SamplePair.sample_id == Sample.id)
         .where(*production(project_id))
@@ -195,5 +195,5 @@ def read_pair_gold(s: Session, project_id: int, annotation_counts: dict[str, int
     return [PairGold(r.external_id, r.target_key or "", r.parent_text, r.follow_up or "", r.xi, r.omega, r.alpha,
                      r.context_xi, r.context_omega, r.context_alpha, r.change or "",
                      annotation_counts.get(r.external_id, 0), r.reference_alone, r.reference_given,
-                     r.reference_change or "")
+                     r.reference_change or "", curves_change=r.curves_change or "")
             for r in rows if only is None or r.external_id in only]

@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Callable, Mapping, Sequence
 
@@ -30,15 +30,9 @@ from annotation.workbench.protocol import AnnotationContent
 from annotation.curves import CurveFitError
 from annotation.curves import parameter_bounds_problem
 from annotation.pairs.change import CHANGE_LABELS
-from annotation.review.pair_settling import (
-    ChangeChoice,
-    PairGold,
-    change_choice,
-    decided_pair_gold,
-    given_versions,
-    pair_gold,
-    pair_version,
-)
+from annotation.review.gold_rules import change_override, override_problem, several_axes_problem
+from annotation.review.pair_settling import (ChangeChoice, PairGold, change_choice, decided_pair_gold,
+                                             given_versions, pair_gold, pair_version)
 from annotation.review.pooling import pool_versions_with_fit
 from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
 from annotation.protocols import protocol_of
@@ -60,14 +54,7 @@ from annotation.services.settling import (
 )
 from annotation.services.number_limits import checks_numbers
 from db.engine import Database
-from db.models import (
-    Annotation,
-    GoldAnnotation,
-    ReviewItem,
-    Sample,
-    User,
-    utcnow,
-)
+from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, User, utcnow
 
 #: The review queue (:mod:`annotation.services.review_queue`), reached from here too.
 DAILY_REVIEW, SORTS, ReviewRow = _queue.DAILY_REVIEW, _queue.SORTS, _queue.ReviewRow
@@ -272,6 +259,8 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
     case, read_key = db.run_read(read)
     outcome = _GOLD_HANDLERS[chosen.name](case) if chosen.gold_source is not None else None
     pair = _pair_part(case, chosen.name, outcome) if outcome is not None and case.pair else None
+    if outcome is not None:
+        pair = _obeying_gold_rules(case, outcome[0], pair)
     with db.write() as s:
         item, smp, anns = _open_case_rows(s, actor, item_id, lock=True)
         if tuple((a.id, a.version) for a in anns) != read_key:
@@ -391,6 +380,23 @@ def _pair_part(case: _Case, decision: str, outcome: "_Gold") -> PairGold:
     if not pair.change:
         raise InvalidInput("No change label to store; choose one.")
     return pair
+
+
+def _obeying_gold_rules(case: _Case, resolution: Resolution, pair: PairGold | None) -> PairGold | None:
+    """The pair part to store once the gold obeys its rules (:mod:`annotation.review.gold_rules`):
+    InvalidInput for a segment with several axes, or for a change label the gold curves do not
+    give without a reason in the note; an override is stored with the curves' label beside it."""
+    problem = several_axes_problem(resolution)
+    if problem:
+        raise InvalidInput(problem)
+    if pair is None or not resolution.has_parameters:
+        return pair
+    derived = change_override((resolution.xi, resolution.omega, resolution.alpha), pair.context,  # type: ignore[arg-type]
+                              pair.change, case.change_factor)
+    problem = override_problem(pair.change, derived, case.note)
+    if problem:
+        raise InvalidInput(problem)
+    return replace(pair, curves_change=derived or "")
 
 
 def _discard(s: Session, smp: Sample, anns: Sequence[Annotation], note: str) -> None:

@@ -155,6 +155,8 @@ class StoredGold:
     context_omega: float | None = None
     context_alpha: float | None = None
     change: str = ""
+    #: the label the gold curves give when ``change`` is a lead's override of it ("" otherwise)
+    curves_change: str = ""
 
     @property
     def context_curve(self) -> tuple[float, float, float] | None:
@@ -191,17 +193,19 @@ def stored_gold(row: Any) -> StoredGold:
         error_type=getattr(row, "error_type", None) or "",
         source_annotation_id=getattr(row, "source_annotation_id", None), id=getattr(row, "id", None),
         context_xi=getattr(row, "context_xi", None), context_omega=getattr(row, "context_omega", None),
-        context_alpha=getattr(row, "context_alpha", None), change=getattr(row, "change", None) or "")
+        context_alpha=getattr(row, "context_alpha", None), change=getattr(row, "change", None) or "",
+        curves_change=getattr(row, "curves_change", None) or "")
 
 
 def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided_at: datetime,
                 note: str = "", source_annotation_id: int | None = None,
                 confidence: int | None = None, error_type: str = "",
                 context: tuple[float, float, float] | None = None,
-                change: str = "") -> dict[str, object]:
+                change: str = "", curves_change: str = "") -> dict[str, object]:
     """The ``gold_annotations`` columns that store ``res`` as a sample's gold (as UPDATE or
     INSERT values; the sample id is the caller's). A context pair's gold also stores the curve
-    given the follow-up (``context``: ξ, ω, α) and the change label.
+    given the follow-up (``context``: ξ, ω, α), the change label and, when that label is a lead's
+    override, the label the gold curves give (``curves_change``).
 
     >>> from datetime import datetime
     >>> res = Resolution((0, 2), (("static",), ("main",)), 40, 8, 0.5, (), 4)
@@ -218,7 +222,8 @@ def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided
             "error_type": error_type,
             "context_xi": None if context is None else float(context[0]),
             "context_omega": None if context is None else float(context[1]),
-            "context_alpha": None if context is None else float(context[2]), "change": change}
+            "context_alpha": None if context is None else float(context[2]), "change": change,
+            "curves_change": curves_change}
 
 
 __all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_content", "content_from_columns",

@@ -36,20 +36,13 @@ from annotation.parameters import PARAMETERS
 from annotation.workbench.protocol import AnnotationContent
 from annotation.protocols import protocol_of
 from annotation.review.resolution import Resolution, resolve_pair
+from annotation.review.gold_rules import axes_differ_hits
 from annotation.segmentation import SegmentationError
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
 from annotation.services.rows import annotation_content, gold_values
 from annotation.services.sample_pairs import PairFacts, pairs_of
 from annotation.settings import ProjectSettings
-from db.models import (
-    Annotation,
-    GoldAnnotation,
-    ParameterStats,
-    ReviewItem,
-    Sample,
-    User,
-    utcnow,
-)
+from db.models import Annotation, GoldAnnotation, ParameterStats, ReviewItem, Sample, User, utcnow
 
 _BOUNDS = {"xi": XI_BOUNDS, "omega": OMEGA_BOUNDS, "alpha": ALPHA_BOUNDS}
 
@@ -233,7 +226,7 @@ def store_gold(s: Session, smp: Sample, res: Resolution, source: str, decided_by
 
 def pair_columns(pair: PairGold | None) -> dict[str, Any]:
     """The keyword arguments of :func:`gold_values` that store a pair's part of a gold."""
-    return {} if pair is None else {"context": pair.context, "change": pair.change}
+    return {} if pair is None else {"context": pair.context, "change": pair.change, "curves_change": pair.curves_change}
 
 
 def pair_facts(s: Session, sample_id: int, settings: ProjectSettings) -> PairFacts | None:
@@ -313,6 +306,8 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
         except (SegmentationError, ValueError):
             continue  # an unfinished flagged annotation cannot take part in a merge
     gold = resolve_pair(versions) if versions else None
+    # one axis per segment: where the annotators' axes differ on a segment a lead chooses
+    hits += axes_differ_hits(versions, {x.annotator_id: (i, x.name) for i, x in enumerate(subs)})
     extra = None
     if pair is not None:
         extra = pair_gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold,

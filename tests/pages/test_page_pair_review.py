@@ -49,12 +49,36 @@ def test_a_pair_case_shows_both_curves_labels_and_the_lead_facts(make_app, db, l
     at.button_group(key=f"review.{item}.confidence").set_value(4)
     at.button_group(key=f"review.{item}.error_type").set_value("annotator_error")
     at = run(at)
-    # the label the lead chose is not what the proposed curves say: the page says so
-    assert [w.value for w in at.warning if "proposed curves" in w.value] == [
-        "The proposed curves say increased; the gold will say neutral. The export's duration classes "
-        "come from the curves, its change from this label."]
+    # the label the lead chose is not what the proposed curves give: an override, which needs a reason
+    assert [w.value.replace("\\", "") for w in at.warning if "override" in w.value] == [
+        "neutral is an override: the gold curves give increased. A lead override is stored and exported "
+        "as one: say why in the note (required)."]
+    note = at.text_area(key=f"review.{item}.note.accept")
+    assert note.placeholder == "Required: why the change label overrides the curves"
+    at.button(key=f"review.{item}.do.accept").click()
+    at = run(at)
+    assert [e.value.replace("\\", "") for e in at.error] == [
+        "Not stored: neutral is an override: the gold curves give increased. Say why in the note."]
+    assert review.gold_of(db, lead, pair_case) is None
+    at.text_area(key=f"review.{item}.note.accept").input("moved, not cancelled: the wish stays as valid")
     at.button(key=f"review.{item}.do.accept").click()
     at = run(at)
     gold = review.gold_of(db, lead, pair_case)
-    assert (gold.change, gold.context_xi, gold.source) == ("neutral", 50.0, "accepted")
+    assert (gold.change, gold.curves_change, gold.context_xi, gold.source) == ("neutral", "increased", 50.0, "accepted")
     assert toasts(at) == ["P-1: accepted the automatic resolution"]
+
+
+def test_a_label_the_decision_curves_give_asks_for_no_reason(make_app, db, lead, pair_case):
+    """Taking ann_b's version keeps the override (his curves give neutral): said before the click;
+    the proposal's own label on Accept is no override."""
+    at = run(make_app(lead))
+    at.switch_page("screens/review.py")
+    at = run(at)
+    item = at.session_state["review.pick"]
+    assert not [w for w in at.warning if "override" in w.value]  # Accept: the mean curves give increased
+    assert at.text_area(key=f"review.{item}.note.accept").placeholder == "Optional: why"
+    at.button_group(key="review.action").set_value("take")
+    at = run(at)
+    assert [w.value.replace("\\", "") for w in at.warning if "override" in w.value] == [
+        "Taking ann_b's version: increased is an override: the gold curves give neutral. A lead override is "
+        "stored and exported as one: say why in the note (required)."]

@@ -46,6 +46,19 @@ def disagreement(db, pair, project):
     return item.sample_id
 
 
+#: Splits where ann_a does (SPLIT_A) and once more, on the same axes: flagged, and the union's
+#: segments each carry one axis, so Accept can store it (SPLIT_B's axes differ on tokens 4–5).
+SPLIT_C = dict(boundaries=(0, 4, 6), segment_axes=("static", "main", "main"))
+
+
+@pytest.fixture
+def agreeing_axes(db, pair, project):
+    """One sample split differently by ann_a and ann_b on the same axes: one open review item."""
+    a, b = pair
+    annotate(db, a, project.id, **SPLIT_A)
+    return annotate(db, b, project.id, **SPLIT_C).sample_id
+
+
 @pytest.fixture
 def open_review(make_app, lead):
     def _open():
@@ -91,7 +104,7 @@ def test_queue_lists_the_item_with_its_reason(open_review, disagreement):
     at = open_review()
     table = at.dataframe[0].value
     assert list(table["sample"]) == ["S-000"]
-    assert table["reasons"][0] == "Segmentation mismatch, Pk above threshold"
+    assert table["reasons"][0] == "Segmentation mismatch, Pk above threshold, Axes differ on a segment"
     assert table["annotators"][0] == "ann_a, ann_b"
     assert "**1** open item · oldest first" in [c.value for c in at.caption]
     reason = at.selectbox(key="review.filter.reason")
@@ -167,18 +180,34 @@ def test_a_case_without_a_shared_boundary_opens_on_edit(open_review, db, pair, p
     assert not any(c.value.startswith("No boundary is shared") for c in at.caption)
 
 
-def test_accept_stores_the_automatic_resolution(open_review, db, lead, disagreement):
+def test_accept_stores_the_automatic_resolution(open_review, db, lead, agreeing_axes):
     at = _judge(_choose(open_review(), "accept"))
     at.text_area(key=f"review.{_item_id(at)}.note.accept").input("union is right")
     at.button(key=f"review.{_item_id(at)}.do.accept").click()
     run(at)
-    gold = review.gold_of(db, lead, disagreement)
+    gold = review.gold_of(db, lead, agreeing_axes)
     assert gold.source == "accepted" and gold.boundaries == (0, 4, 6)
-    assert gold.segment_axes == (("static",), ("main", "static"), ("main",))
+    assert gold.segment_axes == (("static",), ("main",), ("main",))
     assert gold.note == "union is right"
     assert _open_items(db) == []
     assert toasts(at) == ["S-000: accepted the automatic resolution"]
     assert [s.value for s in at.success] == ["Nothing to review in this project right now."]
+
+
+def test_a_proposal_with_two_axes_on_a_segment_is_not_offered_for_accept(open_review, db, lead, disagreement):
+    """The gold keeps one axis per segment: where the annotators' axes differ the page says so,
+    opens on Edit, and Accept (and Accept pooled) cannot be clicked."""
+    at = open_review()
+    item = _item_id(at)
+    message = ("tokens 5–6 carry two axes (Main, Static); the gold keeps one axis per segment — choose one "
+               "(Edit) or take one version.")
+    assert at.button_group(key="review.action").value == "edit"
+    assert any(message + " So this case opens on Edit." in c.value.replace("\\", "") for c in at.caption)
+    for action in ("accept", "pooled"):
+        at = _choose(at, action)
+        assert message in [w.value.replace("\\", "") for w in at.warning]
+        assert at.button(key=f"review.{item}.do.{action}").disabled
+    assert review.gold_of(db, lead, disagreement) is None
 
 
 def test_take_one_annotators_version(open_review, db, lead, disagreement):
@@ -344,7 +373,7 @@ def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, le
     a, b = pair
     for _ in range(2):
         annotate(db, a, project.id, **SPLIT_A)
-        annotate(db, b, project.id, **SPLIT_B)
+        annotate(db, b, project.id, **SPLIT_C)
     at = open_review()
     first, second = [r.item_id for r in review.review_queue(db, lead, project.id)]
     assert _item_id(at) == first
@@ -355,7 +384,7 @@ def test_a_decision_moves_on_to_the_next_item(open_review, db, pair, project, le
     assert list(at.dataframe[0].value["sample"]) == ["S-001"]
 
 
-def test_another_lead_decided_first(open_review, db, lead, disagreement):
+def test_another_lead_decided_first(open_review, db, lead, agreeing_axes):
     at = _choose(open_review(), "accept")
     item = _item_id(at)
     review.decide(db, lead, item, "accept_auto", confidence=4, error_type="ambiguous_text")
@@ -368,7 +397,7 @@ def test_the_open_item_settled_by_another_lead_is_explained(open_review, db, pai
     a, b = pair
     for _ in range(2):
         annotate(db, a, project.id, **SPLIT_A)
-        annotate(db, b, project.id, **SPLIT_B)
+        annotate(db, b, project.id, **SPLIT_C)
     at = _choose(open_review(), "accept")
     rows = review.review_queue(db, lead, project.id)
     first, second = [r.item_id for r in rows]
@@ -477,7 +506,7 @@ def test_a_decision_clicked_after_the_case_changed_is_said_to_do_nothing(open_re
     a, b = pair
     for _ in range(2):
         annotate(db, a, project.id, **SPLIT_A)
-        annotate(db, b, project.id, **SPLIT_B)
+        annotate(db, b, project.id, **SPLIT_C)
     at = _judge(_choose(open_review(), "accept"))
     first, second = [r.item_id for r in review.review_queue(db, lead, project.id)]
     assert _item_id(at) == first and toasts(at) == []
@@ -523,7 +552,7 @@ def three_distances(db, pair, project):
     a, b = pair
     for shift in (2, 20, 10):
         annotate(db, a, project.id, **SPLIT_A)
-        annotate(db, b, project.id, **SPLIT_B, points=_later(shift))
+        annotate(db, b, project.id, **SPLIT_C, points=_later(shift))
     return [f"S-{i:03d}" for i in range(3)]
 
 
@@ -576,16 +605,16 @@ def test_accept_pooled_needs_a_confidence_and_an_error_type(open_review, db, lea
     assert review.open_case(db, lead, nxt).external_id == "S-002"
     assert at.button_group(key=f"review.{nxt}.confidence").value is None
     assert at.button_group(key=f"review.{nxt}.error_type").value is None
-    # its own default: no boundary shared, so Edit (issue 33)
-    assert at.button_group(key="review.action").value == "edit"
-    assert [b.key for b in at.button if ".do." in (b.key or "")] == [f"review.{nxt}.do.edit"]
+    # its own default: a boundary shared and one axis per segment, so Accept (not the pooled)
+    assert at.button_group(key="review.action").value == "accept"
+    assert [b.key for b in at.button if ".do." in (b.key or "")] == [f"review.{nxt}.do.accept"]
     # a decision made now lands with what is shown
     at = _judge(_choose(at, "accept"), 5, "annotator_error")
     at.button(key=f"review.{nxt}.do.accept").click()
     run(at)
     gold = review.gold_of(db, lead, review.open_case(db, lead, nxt).sample_id)
     assert (gold.source, gold.confidence, gold.error_type) == ("accepted", 5, "annotator_error")
-    assert at.button_group(key="review.action").value == "edit"
+    assert at.button_group(key="review.action").value == "accept"  # S-000's own default
 
 
 def test_a_long_queue_is_shown_a_page_at_a_time(open_review, three_distances, monkeypatch):

@@ -136,7 +136,9 @@ def test_the_export_carries_each_samples_provenance(db, pair, make_project, lead
     annotate(db, a, pid, points=CLOSE)            # sample 1: agreement, automatic gold
     annotate(db, b, pid, points=CLOSE)
     annotate(db, a, pid, points=CLOSE)            # sample 2: curves far apart, pooled by the lead
-    annotate(db, b, pid, points=later(CLOSE, 20), boundaries=(0, 4), segment_axes=("static", "main"))
+    # b splits the text where a does not, on the same axis (differing axes would leave the lead
+    # no pooled decision: the gold keeps one axis per segment)
+    annotate(db, b, pid, points=later(CLOSE, 20), boundaries=(0, 4), segment_axes=("main", "main"))
     [row] = review.review_queue(db, lead, pid)
     review.decide(db, lead, row.item_id, "accept_pooled", confidence=5, error_type="annotator_error")
     rec = exports.export_dataset(db, lead, pid, tmp_path / "ds", seed=1)
@@ -149,7 +151,7 @@ def test_the_export_carries_each_samples_provenance(db, pair, make_project, lead
     assert auto["w1"] == pytest.approx(0.0, abs=1e-6) and auto["pk"] == 0.0 and auto["jaccard"] == 1.0
     assert (auto["resolution"], auto["confidence"], auto["error_type"]) == ("automatic", None, None)
     pooled = records[row.external_id]["provenance"]
-    assert pooled["w1"] == pytest.approx(20.0, abs=0.5) and pooled["pk"] > 0 and pooled["jaccard"] < 1
+    assert pooled["w1"] == pytest.approx(20.0, abs=0.5) and pooled["pk"] > 0 and pooled["jaccard"] == 1.0
     assert (pooled["resolution"], pooled["confidence"], pooled["error_type"]) == \
         ("pooled", 5, "annotator_error")
     annotation_records = [r for split in contents.records["annotations"].values() for r in split]

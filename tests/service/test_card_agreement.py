@@ -21,12 +21,16 @@ from service_helpers import run_cli
 
 N_SAMPLES = 40
 DISPUTED = range(0, 40, 3)  # 14 samples whose second annotator splits the text elsewhere
+# every fourth sample: the second annotator gives the second segment another axis, which the gold
+# cannot keep both of (one axis per segment): those wait for a lead too
+WAITING = sorted({*DISPUTED, *range(0, 40, 4)})  # 20 samples flagged, awaiting a lead
 
 
 def disputed_project(db, lead) -> int:
     """40 texts, two annotations each: ξ spread over the samples with a per-sample disagreement,
     and on 14 of them the second annotator's segmentation differs (a segmentation-mismatch flag:
-    they wait for a lead and get no gold)."""
+    they wait for a lead and get no gold), and on every fourth the second segment's axis differs
+    (they wait too)."""
     p = projects.create_project(db, lead, "Disputes")
     projects.import_texts(db, lead, p.id, [
         TextRecord(f"On day {i} the team will finish the report and then everybody rests.", 1, f"D-{i:03d}", i + 1)
@@ -62,8 +66,8 @@ def test_the_card_headline_is_the_agreement_before_adjudication(db, lead, tmp_pa
     card = json.loads((tmp_path / "out" / "export.json").read_text(encoding="utf-8"))["agreement"]
     head = card["benchmark_1"]
     settled = head["settled"]
-    assert head["n_samples"] == N_SAMPLES and settled["n_samples"] == rec.n_samples == N_SAMPLES - len(DISPUTED)
-    assert head["excluded"] == {"flagged, awaiting a lead": len(DISPUTED)}
+    assert head["n_samples"] == N_SAMPLES and settled["n_samples"] == rec.n_samples == N_SAMPLES - len(WAITING)
+    assert head["excluded"] == {"flagged, awaiting a lead": len(WAITING)}
 
     page = agreement.project_agreement(db, lead, pid, benchmark=1)
     assert page.report.n_samples == N_SAMPLES
@@ -78,18 +82,18 @@ def test_the_card_headline_is_the_agreement_before_adjudication(db, lead, tmp_pa
         assert head[f"icc_{parameter}"] == pytest.approx(pingouin_icc1(page, parameter), rel=1e-9)
     # the disputes pull agreement down: the settled gold's figures read better, and are not the headline
     assert settled["pk"] < head["pk"] and settled["jaccard"] > head["jaccard"]
-    assert head["n"]["icc_xi"] == N_SAMPLES and settled["n"]["icc_xi"] == N_SAMPLES - len(DISPUTED)
+    assert head["n"]["icc_xi"] == N_SAMPLES and settled["n"]["icc_xi"] == N_SAMPLES - len(WAITING)
 
     outcome = card["adjudication"]
-    assert outcome["n_samples"] == N_SAMPLES and outcome["flagged"] >= len(DISPUTED)
-    assert outcome["awaiting_lead"] == len(DISPUTED)
+    assert outcome["n_samples"] == N_SAMPLES and outcome["flagged"] >= len(WAITING)
+    assert outcome["awaiting_lead"] == len(WAITING)
     low, high = outcome["flagged_interval"]
     assert low < outcome["flagged"] / N_SAMPLES < high
 
     readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert f"### `benchmark_1` — before adjudication: {N_SAMPLES} samples with two or more annotations" in readme
-    assert (f"Settled gold: the same figures over the {N_SAMPLES - len(DISPUTED)} of these samples whose gold "
-            f"this export writes ({len(DISPUTED)} left out: {len(DISPUTED)} flagged, awaiting a lead).") in readme
+    assert (f"Settled gold: the same figures over the {N_SAMPLES - len(WAITING)} of these samples whose gold "
+            f"this export writes ({len(WAITING)} left out: {len(WAITING)} flagged, awaiting a lead).") in readme
     assert f"- ICC(1,1) of location ξ {head['icc_xi']:.3f} [" in readme
     assert "### Adjudication" in readme
 

@@ -158,3 +158,29 @@ def test_a_single_texts_project_beside_it_exports_as_before(db, lead, pairs, tmp
     rec = exports.export_dataset(db, lead, single, tmp_path / "single", seed=2)
     assert not rec.is_pairs and sorted(p.name for p in (tmp_path / "single").iterdir()) == [
         "README.md", "agreement.json", "annotations", "benchmark_1", "benchmark_2", "export.json"]
+
+
+def test_a_lead_override_is_flagged_in_its_record_and_counted_on_the_card(db, lead, pairs, tmp_path):
+    """A gold change label that a lead stored against what the gold curves give (review records the
+    curves' label beside it) reads in the record's provenance and in the card's count."""
+    with db.write() as s:
+        sid, change = s.execute(select(GoldAnnotation.sample_id, GoldAnnotation.change)
+                                .order_by(GoldAnnotation.sample_id).limit(1)).one()
+        other = next(label for label in ("decreased", "neutral", "increased") if label != change)
+        s.execute(update(GoldAnnotation).where(GoldAnnotation.sample_id == sid)
+                  .values(change=other, curves_change=change, source="edited", note="sarcasm"))
+        overridden = s.get(Sample, sid).external_id
+    out = tmp_path / "ds"
+    rec = exports.export_dataset(db, lead, pairs, out, seed=5)
+    records = {r["_id"]: (split, r) for split in CSV
+               for r in read_lines(out / "tvcp" / hf_export.SPLIT_FILES[split])}
+    split, flagged = records[overridden]
+    assert (flagged["change"], flagged["curves_change"], flagged["resolution"]) == (other, change, "edited")
+    assert all(r["curves_change"] is None for i, (_, r) in records.items() if i != overridden)
+    frame = pd.read_csv(out / "tvcp" / CSV[split], keep_default_na=False)
+    assert list(frame.loc[frame["_id"] == overridden, "curves_change"]) == [change]
+    card = (out / "README.md").read_text()
+    assert "A *lead override* is a gold change label that the gold curves do not give" in card
+    counts = ", ".join(f"{s} {int(s == split)}" for s in CSV)
+    assert f"In this export 1 of its pairs holds one ({counts})." in card
+    assert rec.status == "complete"

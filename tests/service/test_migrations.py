@@ -58,6 +58,7 @@ def _annotation(id_, sample_id, annotator_id, status, xi, omega, alpha, **extra)
 # After upgrading to revision R, these rows go into the tables R created (and may reference
 # rows seeded earlier). A new migration adds one entry here: {} when it creates no table.
 SEED_ROWS: dict[str, dict[str, list[dict]]] = {
+    "0015": {},  # a column only: the curves' label beside a lead's overriding change label
     "0014": {},  # columns only: the writer of an import and its samples, an export's heartbeat
     "0013": {  # a pair with a release's reference labels, and a follow-up an annotator wrote
         "sample_pairs": [
@@ -413,6 +414,8 @@ def test_walk_from_first_revision_to_head_keeps_every_row(empty_url):
             assert all(r["context_xi"] is None and r["change"] == "" for r in head[table]), table
         assert all(r["context_points"] in ([], "[]") and r["context_params_source"] == "fit"
                    for r in head["annotations"])
+        # 0015: no gold from before is recorded as a lead's override of its curves' change label
+        assert all(r["curves_change"] == "" for r in head["gold_annotations"])
         # 0014: the imports and exports from before have no writer or heartbeat recorded
         assert head["import_batches"] and all(r["host"] == "" and r["pid"] is None
                                               for r in head["import_batches"])

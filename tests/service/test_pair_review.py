@@ -48,18 +48,39 @@ def test_the_case_shows_what_a_lead_needs_of_a_pair(case_of):
 
 def test_accepting_stores_both_curves_and_the_label_the_lead_sets(db, lead, case_of):
     case = case_of()
-    review.decide(db, lead, case.item_id, "accept_auto", change="neutral", **DECIDE)
+    review.decide(db, lead, case.item_id, "accept_auto", change="increased", **DECIDE)
     gold, = gold_rows(db)
-    assert (gold.xi, gold.context_xi, gold.change, gold.source) == (ALONE[0], 50.0, "neutral", "accepted")
-    assert not open_items(db)
+    assert (gold.xi, gold.context_xi, gold.change, gold.source) == (ALONE[0], 50.0, "increased", "accepted")
+    assert gold.curves_change == "" and not open_items(db)  # the mean curves give increased: no override
+
+
+def test_a_label_the_gold_curves_do_not_give_is_an_override_that_needs_a_reason(db, lead, case_of):
+    case = case_of()  # the mean curves (×1.6 longer) give increased
+    with pytest.raises(InvalidInput) as refused:
+        review.decide(db, lead, case.item_id, "accept_auto", change="neutral", **DECIDE)
+    assert str(refused.value) == ("Not stored: neutral is an override: the gold curves give increased. "
+                                  "Say why in the note.")
+    assert not gold_rows(db) and len(open_items(db)) == 1
+    review.decide(db, lead, case.item_id, "accept_auto", change="neutral", note="an interview moved is no longer",
+                  **DECIDE)
+    gold, = gold_rows(db)
+    assert (gold.change, gold.curves_change, gold.note) == ("neutral", "increased", "an interview moved is no longer")
+    assert review.gold_of(db, lead, case.sample_id).curves_change == "increased"
 
 
 def test_taking_a_version_takes_its_second_curve_and_its_label(db, lead, case_of):
     case = case_of()
     bob = case.versions[1]
-    review.decide(db, lead, case.item_id, "take_version", annotation_id=bob.annotation_id, **DECIDE)
+    # bob's own curves give neutral and he chose increased: taken as it is, the gold overrides them
+    with pytest.raises(InvalidInput, match="increased is an override: the gold curves give neutral"):
+        review.decide(db, lead, case.item_id, "take_version", annotation_id=bob.annotation_id, **DECIDE)
+    review.decide(db, lead, case.item_id, "take_version", annotation_id=bob.annotation_id, note="bob read it right",
+                  **DECIDE)
     gold, = gold_rows(db)
     assert (gold.context_xi, gold.change, gold.source_annotation_id) == (48.0, "increased", bob.annotation_id)
+    assert gold.curves_change == "neutral"
+    ann = case.versions[0]  # ann's curves give increased, her label: no override, no note needed
+    assert (ann.change.label, ann.change.overridden) == ("increased", False)
 
 
 def test_an_edit_may_set_the_second_curve(db, lead, case_of):

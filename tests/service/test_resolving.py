@@ -200,3 +200,29 @@ def test_a_recheck_replaces_an_items_automatic_flags_in_place(db, lead, make_use
         assert (item.id, item.opened_at) == (before[sid].id, before[sid].opened_at)
         assert "curve_distance" not in item.reasons and item.reasons
     assert resolving.resolve_project(db, lead, pid, recheck=True).flagged == 0
+
+
+def test_resolving_never_stores_a_segment_with_two_axes(db, lead, make_user, make_project):
+    """The CLI's ``resolve`` (resolve_project) settles by the same rule as a submit: where the
+    annotators' axes differ on a segment, the sample goes to a lead instead of into gold."""
+    pid = make_project(2, annotators_per_sample=3)
+    a, b = make_user("ann_a"), make_user("ann_b")
+    for i in range(2):
+        for who, content in ((a, complete_content(boundaries=(0, 4), segment_axes=("static", "main"))),
+                             (b, complete_content(boundaries=(0, 4), segment_axes=("static", ["main", "generic"][i])))):
+            item = queue.next_item(db, who, pid)
+            workbench_writes.submit(db, who, item.annotation_id, item.version, content)
+    with db.write() as s:
+        p = s.get(Project, pid)
+        p.settings = {**p.settings, "annotators_per_sample": 2}
+    summary = resolving.resolve_project(db, lead, pid)
+    assert (summary.gold, summary.flagged) == (1, 1)
+    gold, items = _outcome(db, pid)
+    assert [g[1] for g in gold] == [(0, 4)]
+    (_sid, reasons, _n), = items
+    assert reasons == ("axes_differ",)
+    with db.read() as s:
+        assert all(len(axes) == 1 for g in s.scalars(select(GoldAnnotation)) for axes in g.segment_axes)
+        detail, = s.scalars(select(ReviewItem)).one().details
+    assert detail["detail"] == "tokens 5–14 would carry two axes: Main (ann_a) and Generic (ann_b)"
+    assert detail["value"] == 1.0 and len(detail["annotation_ids"]) == 2

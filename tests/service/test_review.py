@@ -47,6 +47,26 @@ def test_different_boundaries_open_a_review_item_and_no_gold(db, pair, make_proj
     assert item.details[0]["code"] == "segmentation_mismatch"
 
 
+def test_axes_that_differ_on_a_segment_open_a_review_item_and_no_gold(db, pair, make_project, lead):
+    pid = make_project(1)
+    a, b = pair
+    annotate(db, a, pid, **SPLIT_A)
+    annotate(db, b, pid, boundaries=(0, 4), segment_axes=("static", "generic"))  # same boundaries
+    assert gold_rows(db) == []
+    [item] = open_items(db)
+    assert item.reasons == ["axes_differ"]
+    assert item.details[0]["detail"] == "tokens 5–14 would carry two axes: Main (ann_a) and Generic (ann_b)"
+    case = review.open_case(db, lead, item.id)
+    assert case.proposal.segment_axes == (("static",), ("main", "generic"))
+    with pytest.raises(InvalidInput, match="two axes"):  # Accept refused: the lead chooses
+        review.decide(db, lead, item.id, "accept_auto", confidence=3, error_type="guideline_gap")
+    assert gold_rows(db) == [] and len(open_items(db)) == 1
+    review.decide(db, lead, item.id, "take_version", annotation_id=case.versions[1].annotation_id,
+                  confidence=3, error_type="guideline_gap")
+    [gold] = gold_rows(db)
+    assert gold.segment_axes == [["static"], ["generic"]]
+
+
 def test_an_annotator_flag_reaches_the_queue(db, pair, make_project, lead):
     pid = make_project(1)
     a, b = pair
@@ -135,12 +155,22 @@ def test_accept_edit_take_and_history(db, pair, make_project, lead):
     case = review.open_case(db, lead, items[0].item_id)
     assert [v.annotator for v in case.versions] == ["ann_a", "ann_b"]
     assert case.proposal.boundaries == (0, 4, 6)  # union
-    review.decide(db, lead, items[0].item_id, "accept_auto", confidence=4, error_type="ambiguous_text", note="fine")
+    # the proposal shows both axes where the annotators differ; the gold keeps one per segment
+    assert case.proposal.segment_axes == (("static",), ("main", "static"), ("main",))
+    with pytest.raises(InvalidInput, match=r"^Not stored: tokens 5–6 carry two axes \(Main, Static\); the gold "
+                                           r"keeps one axis per segment"):
+        review.decide(db, lead, items[0].item_id, "accept_auto", confidence=4, error_type="ambiguous_text", note="fine")
+    assert review.gold_of(db, lead, items[0].sample_id) is None and len(review.review_queue(db, lead, pid)) == 3
+    chosen = LeadEdit.from_proposal(case.proposal, 14).with_segment_axes(4, 6, ["main"])
+    review.decide(db, lead, items[0].item_id, "edit", confidence=4, error_type="ambiguous_text", edit=chosen, note="fine")
     gold = review.gold_of(db, lead, items[0].sample_id)
-    assert gold.source == "accepted" and gold.boundaries == (0, 4, 6)
-    assert gold.segment_axes == (("static",), ("main", "static"), ("main",))
+    assert gold.source == "edited" and gold.boundaries == (0, 4, 6)
+    assert gold.segment_axes == (("static",), ("main",), ("main",))
 
     edited = LeadEdit(14, (0, 5), (("static",), ("main", "opinion")), 60.0, 9.0, 0.5)
+    with pytest.raises(InvalidInput, match="two axes"):  # an edit obeys the same rule
+        review.decide(db, lead, items[1].item_id, "edit", confidence=4, error_type="ambiguous_text", edit=edited)
+    edited = edited.with_segment_axes(5, 14, ["opinion"])
     review.decide(db, lead, items[1].item_id, "edit", confidence=4, error_type="ambiguous_text", edit=edited, note="my call")
     gold = review.gold_of(db, lead, items[1].sample_id)
     assert (gold.source, gold.boundaries, gold.xi) == ("edited", (0, 5), 60.0)
@@ -153,7 +183,7 @@ def test_accept_edit_take_and_history(db, pair, make_project, lead):
     assert gold.xi == pytest.approx(take.content.xi)
 
     history = review.sample_history(db, lead, items[0].sample_id)
-    assert [h["what"] for h in history] == ["review opened", "accept_auto"]
+    assert [h["what"] for h in history] == ["review opened", "edit"]
     assert history[1]["who"] == "lead1" and history[1]["why"] == "fine"
     assert review.review_queue(db, lead, pid) == []
     with pytest.raises(StaleVersion):  # decided already

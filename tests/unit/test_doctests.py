@@ -76,6 +76,7 @@ MODULES: tuple[str, ...] = (
     "annotation.review.pair_figures",
     "annotation.review.pair_settling",
     "annotation.review.deviation",
+    "annotation.review.gold_rules",
     "annotation.services.rows",
     "annotation.training.scoring",
     "annotation.training.submissions",
