@@ -16,6 +16,7 @@ from annotation.agreement.intervals import SumStatistic
 from annotation.agreement.measure import TabulatedMixin, optional
 from annotation.agreement.ratings import PARAMETERS, Consumes, RatedSample
 from annotation.agreement.tables import Rows, SampleSet, mode_raters
+from annotation.publishable import NEEDS
 
 
 def icc_statistic(table: np.ndarray) -> SumStatistic:
@@ -61,13 +62,17 @@ class IccMeasure(TabulatedMixin):
 
     ``raters``: k, or None for the most common number of ratings per sample.
     ``min_breakdown_samples``: an annotator pair or a week gets an ICC only with at least this
-    many samples; below that the figure is None (an ICC over a handful of samples says nothing).
+    many samples with k curves; below that the figure is None. The default is the published
+    ICC's minimum (``NEEDS["icc"]`` of :mod:`annotation.publishable`: 30, Koo & Li 2016): the
+    pairs and weeks are shown as figures (the Agreement page's tabs, the Annotators page,
+    ``chronocept agreement --json``) that a reader takes as findings, and an ICC over fewer
+    samples has a 95 % interval spanning most of [0, 1].
     """
 
     name: ClassVar[str] = "icc"
     consumes: ClassVar[Consumes] = Consumes.CURVE_PARAMETERS
     raters: int | None = None
-    min_breakdown_samples: int = 5
+    min_breakdown_samples: int = NEEDS["icc"].min_n
     #: only ICC(1,1) per parameter (:func:`headline_icc`), not the six forms with CIs
     headline_only: bool = False
 

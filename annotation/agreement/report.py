@@ -6,7 +6,8 @@
 * ``breakdown`` per **annotator pair** — for each pair of people who rated the same samples,
   their samples restricted to their two ratings (so a k = 3 sample counts for three pairs);
   Jaccard, kappa and Pk, and ICC(1,1) per parameter when the pair has at least
-  ``IccMeasure.min_breakdown_samples`` (default 5) samples with both curves;
+  ``IccMeasure.min_breakdown_samples`` samples with both curves (the published ICC's minimum,
+  ``NEEDS["icc"]``: 30);
 * ``breakdown`` per **ISO week** of the sample's last submission (when it became fully
   annotated) — the trend over time, with the same figures and the same ICC minimum;
 * ``per_sample`` — the per-sample table for CSV download;

@@ -4,9 +4,12 @@ agreement with partners and drafts in progress (figures defined in ``annotation.
 The period is a range of calendar days in the project's time zone, on the day each annotation
 was submitted. Agreement with partners comes from the agreement report over the same days
 (``services.agreement.project_agreement``: production samples whose last annotation was
-submitted in the period), so it matches the agreement page. Each annotator's agreement figures
-are judged against the project's thresholds (``qualify_*``) by the verdict function the
-Agreement page and the qualification rule use (:func:`annotation.agreement.judge`).
+submitted in the period), so it matches the agreement page. Every per-pair and per-annotator
+agreement figure goes through the one rule of :mod:`annotation.publishable` with the number of
+shared samples it rests on (``annotator_stats.partner_means``, ``pair_figure``): withheld ("—"
+and the rule) below its minimum. Each annotator's figures are judged against the project's
+thresholds (``qualify_*``) by the verdict function the Agreement page and the qualification
+rule use (:func:`annotation.agreement.judge`); a withheld figure is judged "—" with its rule.
 """
 
 from __future__ import annotations
@@ -15,18 +18,21 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, Mapping
 
 import pandas as pd
 from sqlalchemy import Text, case, cast, func, select
 
-from annotation.agreement import IccMeasure, Verdict, judge, verdicts_summary
+from annotation.agreement import Verdict, judge, verdicts_summary
+from annotation.publishable import Figure
 from annotation.quality.annotator_stats import (
     Submission,
     annotator_summary,
     daily_activity,
+    pair_figures,
+    partner_means,
     partner_table,
 )
 from annotation.review.flag_reasons import is_automatic_flag
@@ -49,7 +55,10 @@ class AnnotatorDashboard:
     per day and annotator (``DAILY_COLUMNS``); ``partners``: per-pair agreement, each pair once
     from each side (``PARTNER_COLUMNS``); ``n_agreement_samples``: samples the agreement covers.
     ``summary`` also has a ``verdict`` column: the annotator's agreement with partners against
-    ``thresholds`` ("✓ all pass", "✗ Pk · — ICC", see :func:`agreement_verdicts`).
+    ``thresholds`` ("✓ all pass", "✗ Pk · — ICC", see :func:`agreement_verdicts`). The agreement
+    columns of ``summary`` and ``partners`` are the figures after the rule (NaN where withheld);
+    ``figures`` (per annotator) and ``pair_figures`` (per pair of names, sorted) hold them as
+    :class:`~annotation.publishable.Figure` — value and n, or "—" with the rule.
     """
 
     start: date | None
@@ -59,6 +68,8 @@ class AnnotatorDashboard:
     partners: pd.DataFrame
     n_agreement_samples: int
     thresholds: Thresholds = Thresholds()
+    figures: Mapping[str, Mapping[str, Figure]] = field(default_factory=dict)
+    pair_figures: Mapping[tuple[str, str], Mapping[str, Figure]] = field(default_factory=dict)
 
 
 @checks_numbers
@@ -155,23 +166,35 @@ def _dashboard(db: Database, actor: Actor, project_id: int, start: date | None,
     thresholds = Thresholds.of(settings)
     summary = annotator_summary(subs, drafts=drafts, complete_samples=complete,
                                 auto_flagged_samples=flagged, pairs=pairs)
-    summary["verdict"] = [verdicts_summary(agreement_verdicts(row, thresholds))
+    figures = partner_means(pairs)
+    summary["verdict"] = [verdicts_summary(agreement_verdicts(row, thresholds, figures.get(row["annotator"], {})))
                           for row in summary.to_dict("records")]
     return AnnotatorDashboard(start, end, summary, daily_activity(subs), partner_table(pairs),
-                              scope.report.n_samples, thresholds)
+                              scope.report.n_samples, thresholds, figures,
+                              {pair.annotators: pair_figures(pair) for pair in pairs})
 
 
-def agreement_verdicts(row: Mapping[str, Any], thresholds: Thresholds) -> dict[str, Verdict]:
+def agreement_verdicts(row: Mapping[str, Any], thresholds: Thresholds,
+                       figures: Mapping[str, Figure] | None = None) -> dict[str, Verdict]:
     """One annotator's agreement with partners (a ``summary`` row) judged as qualification
-    judges figures against gold: the smallest ICC of ξ, ω, α, Jaccard and Pk."""
+    judges figures against gold: the smallest ICC of ξ, ω, α, Jaccard and Pk. ``figures`` (the
+    annotator's :func:`~annotation.quality.annotator_stats.partner_means`) say why a missing
+    figure is missing: the rule that withheld it and the shared samples it would rest on."""
     def defined(value: Any) -> float | None:
         return None if value is None or math.isnan(float(value)) else float(value)
 
+    figures = figures or {}
+
+    def reason(*names: str) -> str:
+        for name in names:
+            fig = figures.get(name)
+            if fig is not None and not fig.shown:
+                return f"{fig.withheld} (n = {fig.n:,})"
+        return "no doubly annotated sample completed in the period"
+
     iccs = [defined(row.get(f"icc_{p}")) for p in PARAMETERS]
     icc = None if None in iccs else min(iccs)  # type: ignore[type-var]
-    nothing = "no doubly annotated sample completed in the period"
-    reasons = {"icc": f"needs ≥ {IccMeasure.min_breakdown_samples} samples shared with a partner",
-               "jaccard": nothing, "pk": nothing}
+    reasons = {"icc": reason(*(f"icc_{p}" for p in PARAMETERS)), "jaccard": reason("jaccard"), "pk": reason("pk")}
     values = {"icc": icc, "jaccard": defined(row.get("jaccard")), "pk": defined(row.get("pk"))}
     return {name: judge(values[name], thresholds.of_figure(name), rule=rule, reason=reasons[name])
             for name, rule in FIGURE_RULES.items() if name in values}

@@ -3,6 +3,7 @@ time per sample, flag rates, drafts, agreement with partners, the date filter an
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime, timezone
 
 import pytest
@@ -87,11 +88,41 @@ def test_agreement_with_partners(db, lead, seeded):
     assert list(dash.partners[["annotator", "partner", "n_samples"]].itertuples(index=False, name=None)) == [
         ("ann_a", "ann_b", 4), ("ann_b", "ann_a", 4)]
     # S-001: 12 of 14 tokens agree → 12 / (28 − 12); the three others agree fully
-    jaccard = (3 + 12 / 16) / 4
-    assert dash.partners["jaccard"].tolist() == pytest.approx([jaccard, jaccard])
+    # four shared samples: every figure is withheld by the rule, with the rule and n = 4
+    assert dash.partners[["jaccard", "pk", "icc_xi"]].isna().all().all()
     a = _row(dash.summary, "ann_a")
-    assert a.partners == 1 and a.jaccard == pytest.approx(jaccard)
-    assert a.pk == pytest.approx(dash.partners["pk"].iloc[0])
+    assert a.partners == 1 and math.isnan(a.jaccard) and math.isnan(a.pk)
+    assert dash.figures["ann_a"]["jaccard"].text() == "— needs ≥ 10 samples with axis labels (n = 4)"
+    assert dash.figures["ann_a"]["icc_omega"].text() == "— needs ≥ 30 samples with every curve (n = 4)"
+    assert dash.pair_figures[("ann_a", "ann_b")]["pk"].text() == "— needs ≥ 10 samples with two segmentations (n = 4)"
+
+
+def test_agreement_with_partners_over_enough_shared_samples(db, lead, make_user, make_project):
+    """From 10 shared samples a pair's Jaccard, kappa and Pk are shown with their n; the ICC
+    waits for 30 (annotation.publishable.NEEDS)."""
+    pid = make_project(12)
+    a, b = make_user("ann_a"), make_user("ann_b")
+    for i in range(12):
+        annotate(db, a, pid, **SPLIT_A)
+        annotate(db, b, pid, **(SPLIT_B if i == 0 else SPLIT_A))
+    dash = dashboard.annotator_dashboard(db, lead, pid)
+    jaccard = (11 + 12 / 16) / 12  # S-000: 12 of 14 tokens agree → 12 / (28 − 12)
+    assert dash.partners["jaccard"].tolist() == pytest.approx([jaccard, jaccard])
+    figures = dash.figures["ann_a"]
+    assert figures["jaccard"].text() == f"{jaccard:.3f} (n = 12)"
+    assert figures["pk"].shown and figures["pk"].n == 12
+    assert figures["icc_xi"].text() == "— needs ≥ 30 samples with every curve (n = 12)"
+    assert dash.pair_figures[("ann_a", "ann_b")]["jaccard"].text() == f"{jaccard:.3f} (n = 12)"
+    row = _row(dash.summary, "ann_a")
+    assert row.jaccard == pytest.approx(jaccard) and math.isnan(row.icc_xi)
+    verdicts = dashboard.agreement_verdicts(row.to_dict(), dash.thresholds, figures)
+    assert verdicts["jaccard"].passes is True
+    assert verdicts["icc"].text == "— needs ≥ 30 samples with every curve (n = 12)"
+    assert row.verdict == "— ICC"
+
+    from annotation.services import projects
+    projects.update_settings(db, lead, pid, qualify_jaccard_min=0.99)
+    assert _row(dashboard.annotator_dashboard(db, lead, pid).summary, "ann_a").verdict == "✗ Jaccard · — ICC"
 
 
 def test_date_filter(db, lead, seeded):
@@ -138,17 +169,17 @@ def test_agreement_is_judged_against_the_project_thresholds(db, lead, seeded):
 
     dash = dashboard.annotator_dashboard(db, lead, seeded)
     a = _row(dash.summary, "ann_a")
-    verdicts = dashboard.agreement_verdicts(a.to_dict(), dash.thresholds)
-    assert verdicts["jaccard"].passes is True  # 0.9375 > 0.75
-    assert verdicts["pk"].passes is bool(a.pk < dash.thresholds.pk_max)
-    # four shared samples: below the ICC breakdown's minimum, said instead of a bare "None"
-    assert verdicts["icc"].text == "— needs ≥ 5 samples shared with a partner"
+    verdicts = dashboard.agreement_verdicts(a.to_dict(), dash.thresholds, dash.figures["ann_a"])
+    # four shared samples: below every figure's minimum, the rule and n said instead of a bare "None"
+    assert verdicts["jaccard"].text == "— needs ≥ 10 samples with axis labels (n = 4)"
+    assert verdicts["pk"].text == "— needs ≥ 10 samples with two segmentations (n = 4)"
+    assert verdicts["icc"].text == "— needs ≥ 30 samples with every curve (n = 4)"
     assert a.verdict == verdicts_summary(verdicts)
-    assert "— ICC" in a.verdict
+    assert "— ICC" in a.verdict and "— Jaccard" in a.verdict
 
     projects.update_settings(db, lead, seeded, qualify_jaccard_min=0.95)
     a = _row(dashboard.annotator_dashboard(db, lead, seeded).summary, "ann_a")
-    assert a.verdict.startswith("✗ Jaccard")
+    assert a.verdict == verdicts_summary(verdicts)  # nothing shown, nothing judged
 
 
 def test_the_dashboard_is_kept_while_its_data_is_unchanged(db, lead, seeded, make_user):

@@ -25,6 +25,7 @@ from annotation.agreement import (
     label_set_jaccard,
 )
 from annotation.axes import AXIS_NAMES
+from annotation.publishable import NEEDS
 
 T0 = datetime(2026, 11, 16, 9, 0, tzinfo=timezone.utc)  # Monday, ISO week 2026-W47
 
@@ -50,6 +51,16 @@ def pair_sample(sid, first, second, i, hours=0.0, agree=True):
 
 # --- the report -------------------------------------------------------------------------------
 
+def test_a_pair_gets_an_icc_from_the_published_minimum_of_samples():
+    """Per pair and per week the ICC needs as many samples as the headline's (NEEDS["icc"])."""
+    minimum = NEEDS["icc"].min_n
+    enough = agreement_report([pair_sample(f"ab{i}", "ann_b", "ann_a", i) for i in range(minimum)])
+    fewer = agreement_report([pair_sample(f"ab{i}", "ann_b", "ann_a", i) for i in range(minimum - 1)])
+    assert enough.pairs[0].figure("icc_xi") > 0.9 and enough.weeks[0].figure("icc_xi") > 0.9
+    assert fewer.pairs[0].figure("icc_xi") is None and fewer.weeks[0].figure("icc_xi") is None
+    assert IccMeasure().min_breakdown_samples == minimum
+
+
 def test_report_overall_pairs_weeks_and_table():
     samples = [pair_sample(f"ab{i}", "ann_b", "ann_a", i) for i in range(6)]
     samples += [pair_sample(f"ac{i}", "ann_a", "ann_c", i, hours=24 * 7, agree=False) for i in range(2)]
@@ -66,8 +77,8 @@ def test_report_overall_pairs_weeks_and_table():
     assert list(pairs) == [("ann_a", "ann_b"), ("ann_a", "ann_c")]  # names sorted
     ab, ac = pairs[("ann_a", "ann_b")], pairs[("ann_a", "ann_c")]
     assert ab.n_samples == 6 and ab.jaccard == 1.0 and ab.pk == 0.0 and ab.kappa == 1.0
-    assert ab.figure("icc_xi") is not None and ab.figure("icc_xi") > 0.9
-    assert ac.n_samples == 2 and ac.figure("icc_xi") is None  # fewer than 5 samples: no ICC
+    # a pair's ICC is withheld below the published ICC's minimum (NEEDS["icc"]: 30 samples)
+    assert ab.figure("icc_xi") is None and ac.n_samples == 2 and ac.figure("icc_xi") is None
     assert ac.jaccard == pytest.approx(0.25) and ac.pk > 0
 
     assert [w.week for w in report.weeks] == ["2026-W47", "2026-W48"]

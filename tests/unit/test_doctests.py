@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "annotation.pairs.change",
     "annotation.pairs.authoring",
     "annotation.quality.author_validation",
+    "annotation.quality.annotator_stats",
     "annotation.protocols",
     "annotation.review.pooling",
     "annotation.review.adjudication",
