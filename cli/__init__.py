@@ -63,7 +63,8 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
-    from annotation.agreement.published import headline_figures  # on use (LAZY)
+    from annotation.agreement.published import change_kappa_figure, headline_figures  # on use (LAZY)
+    from annotation.quality.annotator_stats import pair_figures, pair_rules  # on use (LAZY)
     from annotation.services import agreement  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
@@ -88,11 +89,14 @@ def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
     if curve is not None and curve.n_used:
         lines.append(f"  curves sit ×{curve.time_factor:.2f} apart on average (mean W1); "
                      f"{100 * curve.share_above:.1f}% of samples above the W1 flag ({curve.flag_w1_max:g})")
-    change = report.results.get("change")
-    if change is not None:  # a context-pairs project
-        f = change.figures
-        lines.append(f"  change label: kappa {f.kappa:.3f}, Krippendorff alpha {f.alpha:.3f} over {f.n_samples} samples"
-                     if not f.note else f"  change label: kappa n/a ({f.note})")
+    if scope.pairs is not None:  # a context-pairs project
+        lines.append(f"  change label: kappa {change_kappa_figure(report, scope.pairs.kappa_interval).text()}")
+    if report.pairs:
+        lines.append(f"per annotator pair (n = the samples the two share; {pair_rules()}; no interval):")
+        for pair in report.pairs:
+            shown = " · ".join(f"{PAIR_LABELS[name]} {fig.text()}" for name, fig in pair_figures(pair).items()
+                               if name in pair.figures)
+            lines.append(f"  {' × '.join(pair.annotators)}: {shown}")
     return "\n".join(lines)
 
 
@@ -103,6 +107,11 @@ HEADLINE_LABELS: tuple[tuple[str, str], ...] = (
     ("alpha_xi", "Krippendorff alpha (xi)"), ("alpha_omega", "Krippendorff alpha (omega)"),
     ("alpha_alpha", "Krippendorff alpha (alpha)"), ("alpha_labels", "Krippendorff alpha (axis labels)"),
 )
+
+
+#: The per-pair figures' labels in the text output.
+PAIR_LABELS: dict[str, str] = {"jaccard": "Jaccard", "kappa": "kappa", "pk": "Pk", "icc_xi": "ICC xi",
+                               "icc_omega": "ICC omega", "icc_alpha": "ICC alpha"}
 
 
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:

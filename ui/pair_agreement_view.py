@@ -1,7 +1,11 @@
 """The context-pairs part of the Agreement page: the change label (kappa, Krippendorff's α, the
 share of agreeing samples, slot 1 × slot 2 counts), the curves given the follow-up (ICC, W1)
-beside the target alone's, and the gold against the imported reference labels. A figure the
-data cannot support shows "—" with the rule that left it out."""
+beside the target alone's, and the gold against the imported reference labels.
+
+Every figure goes through the one rule of :mod:`annotation.publishable`, as the single-text
+headline does and as the pairs card states them (:mod:`annotation.agreement.published`): kappa
+(``NEEDS["change_kappa"]``) with its n and bootstrap 95 % interval, each curve's ICC and W1 with
+theirs; below its minimum a figure is "—" with the rule that withheld it."""
 
 from __future__ import annotations
 
@@ -11,11 +15,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotation.agreement import icc_reason
 from annotation.agreement.curve_agreement import w1_time_factor
 from annotation.agreement.pair_agreement import ContextPairAgreement, change_result
+from annotation.agreement.published import CURVE_NAMES, change_kappa_figure, headline_figures
 from annotation.pairs.change import CHANGE_LABELS
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
+from annotation.publishable import NEEDS, Figure, figure
 from ui.tables import show_table
 
 
@@ -23,15 +28,26 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "—" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
-def _curve_rows(name: str, report: Any) -> dict[str, str]:
+def _caption(fig: Figure, digits: int = 3) -> str:
+    """"n = 40 · 95 % CI [lo, hi]", or "n = 8 · — <the rule that withheld it>" (the headline's
+    captions on the Agreement page)."""
+    if not fig.shown:
+        return f"n = {fig.n:,} · — {fig.withheld}"
+    if fig.interval is None:
+        return f"n = {fig.n:,} · no interval"
+    low, high = fig.interval
+    return f"n = {fig.n:,} · 95 % CI [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _curve_row(name: str, report: Any) -> dict[str, str]:
+    """One curve's ICC(1,1) of ξ, ω, α and mean W1, each through the rule (value, interval, n)."""
+    published = headline_figures(report, CURVE_NAMES)
+    missing = figure(NEEDS["icc"], None, n=0, undefined="not run")
     row = {"curve": name}
     for p in PARAMETERS:
-        icc = report.icc[p] if report.icc is not None else None
-        row[f"ICC(1,1) {PARAMETER_SYMBOLS[p]}"] = (
-            _fmt(icc.headline) if icc is not None and icc.ok
-            else "— " + (icc_reason(icc.n_used, icc.raters, icc.problem) if icc is not None else "not run"))
-    w1 = report.curve.mean_w1 if report.curve is not None else math.nan
-    row["mean W1"] = "— needs a sample with two curves" if math.isnan(w1) else f"{w1:.2f} (×{w1_time_factor(w1):.2f})"
+        row[f"ICC(1,1) {PARAMETER_SYMBOLS[p]}"] = published.get(f"icc_{p}", missing).text()
+    w1 = published.get("w1", figure(NEEDS["w1"], None, n=0, undefined="not run"))
+    row["mean W1"] = w1.text(2) if not w1.shown else f"×{w1_time_factor(w1.value):.2f} · {w1.text(2)}"
     return row
 
 
@@ -42,17 +58,25 @@ def show_pair_agreement(report: Any, pairs: ContextPairAgreement) -> None:
     cols = st.columns(3)
     if change is not None:
         f = change.figures
-        cols[0].metric("Cohen's kappa (change label)", _fmt(f.kappa))
-        cols[1].metric("Krippendorff α (change label, nominal)", _fmt(f.alpha))
+        kappa = change_kappa_figure(report, pairs.kappa_interval)
+        # α of the change label: units are samples, read with the ICC's minimum; not bootstrapped
+        alpha = figure(NEEDS["krippendorff"], f.alpha, n=f.n_samples, undefined=f.note)
+        cols[0].metric("Cohen's kappa (change label)", _fmt(kappa.value))
+        cols[0].caption(_caption(kappa))
+        cols[1].metric("Krippendorff α (change label, nominal)", _fmt(alpha.value))
+        cols[1].caption(_caption(alpha))
         cols[2].metric("Samples whose labels agree", "—" if math.isnan(f.agreement) else f"{f.agreement:.0%}")
-        st.caption(f"Over {f.n_samples} samples with two change labels (each annotator's override, else the "
-                   "label their curves give)" + (f" · — {f.note}" if f.note else ""))
+        cols[2].caption(f"n = {f.n_samples:,}")
+        st.caption(f"n: samples with two change labels (each annotator's override, else the label their curves "
+                   f"give). {kappa.needs.name} {kappa.needs.rule}, Krippendorff's α {alpha.needs.rule}.")
         with st.expander("First × second annotator's change label"):
             show_table(pd.DataFrame(f.counts, index=pd.Index(CHANGE_LABELS, name="first"),
                                     columns=list(CHANGE_LABELS)))
     st.markdown("**Both curves**")
-    show_table(pd.DataFrame([_curve_rows("target alone", report),
-                             _curve_rows("given the follow-up", pairs.given)]), hide_index=True)
+    show_table(pd.DataFrame([_curve_row("target alone", report),
+                             _curve_row("given the follow-up", pairs.given)]), hide_index=True)
+    st.caption(f"Each figure with its bootstrap 95 % interval and n (samples with two curves); ICC {NEEDS['icc'].rule}, "
+               f"W1 {NEEDS['w1'].rule}, else — with the rule. W1 in log-time units (×: how far apart in time).")
     if pairs.reference is None:
         st.caption("No reference labels were imported with these pairs.")
         return

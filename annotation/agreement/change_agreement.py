@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from annotation.agreement.intervals import SumStatistic
+from annotation.agreement.intervals import DEFAULT_SEED, SumStatistic, bootstrap_intervals
 from annotation.agreement.kappa import kappa_from_counts
 from annotation.agreement.krippendorff_alpha import package_alpha
 from annotation.agreement.measure import TabulatedMixin, json_ready, optional
@@ -137,6 +137,29 @@ def change_kappa_statistic(codes: np.ndarray) -> SumStatistic:
     return SumStatistic(columns, figure)
 
 
+def change_kappa_interval(samples: Sequence[RatedSample], *, resamples: int | None = None,
+                          seed: int = DEFAULT_SEED) -> tuple[float, float]:
+    """The seeded bootstrap 95 % interval of the change label's kappa over ``samples``
+    (:func:`change_kappa_statistic`, resampled as the headline figures are; ``resamples`` as
+    :func:`~annotation.agreement.intervals.bootstrap_intervals`): what the Agreement page and
+    the pairs card show beside kappa. (NaN, NaN) where kappa is undefined or with no resamples.
+
+    Examples:
+        >>> from datetime import datetime
+        >>> from annotation.agreement.ratings import Rating
+        >>> t = datetime(2026, 1, 5)
+        >>> def labelled(i, first, second):
+        ...     return RatedSample(f"p{i}", 1, 4, (Rating("a", t, (0,), (None,), change=first),
+        ...                                        Rating("b", t, (0,), (None,), change=second)))
+        >>> same = [labelled(i, label, label) for i, label in enumerate(CHANGE_LABELS * 4)]
+        >>> change_kappa_interval(same, resamples=200)
+        (1.0, 1.0)
+    """
+    statistic = change_kappa_statistic(change_codes(samples))
+    return bootstrap_intervals({"change_kappa": statistic}, len(samples), resamples=resamples,
+                               seed=seed)["change_kappa"]
+
+
 def _as_indices(codes: np.ndarray) -> np.ndarray:
     """Label indices as integers, −1 where missing."""
     codes = np.asarray(codes, dtype=float)
@@ -199,4 +222,4 @@ class ChangeLabelMeasure(TabulatedMixin):
 
 
 __all__ = ["ChangeAgreementResult", "ChangeFigures", "ChangeLabelMeasure", "MIN_SAMPLES", "change_codes",
-           "change_figures", "change_kappa_statistic"]
+           "change_figures", "change_kappa_interval", "change_kappa_statistic"]

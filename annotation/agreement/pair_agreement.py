@@ -19,7 +19,7 @@ from annotation.agreement.change_agreement import ChangeAgreementResult, ChangeL
 from annotation.agreement.curve_agreement import CurveAgreementMeasure
 from annotation.agreement.icc_measure import IccMeasure
 from annotation.agreement.krippendorff_alpha import KrippendorffCurveMeasure
-from annotation.agreement.measure import Measure
+from annotation.agreement.measure import Measure, json_ready
 from annotation.agreement.reference_agreement import ReferenceFigure
 from annotation.agreement.report import DEFAULT_MEASURES, AgreementReport
 
@@ -43,15 +43,19 @@ def pair_measures(segmented: bool) -> tuple[Measure, ...]:
 @dataclass(frozen=True, eq=False)
 class ContextPairAgreement:
     """What a pairs project's agreement adds to the report of the target alone: the report of
-    the curves given the follow-up (:data:`CURVE_MEASURES`) and, when reference labels were
-    imported, the gold against them (None otherwise)."""
+    the curves given the follow-up (:data:`CURVE_MEASURES`), when reference labels were
+    imported the gold against them (None otherwise), and the bootstrap 95 % interval of the
+    change label's kappa (:func:`~annotation.agreement.change_agreement.change_kappa_interval`;
+    None when not computed)."""
 
     given: AgreementReport
     reference: tuple[ReferenceFigure, ...] | None = None
+    kappa_interval: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"given": self.given.to_json(include_samples=False),
-                "reference": None if self.reference is None else [f.to_json() for f in self.reference]}
+                "reference": None if self.reference is None else [f.to_json() for f in self.reference],
+                "change_kappa_interval": None if self.kappa_interval is None else json_ready(list(self.kappa_interval))}
 
 
 def change_result(report: AgreementReport) -> ChangeAgreementResult | None:

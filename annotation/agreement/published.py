@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from annotation.agreement.pair_agreement import change_result
 from annotation.agreement.report import HEADLINE_NAMES, AgreementReport
 from annotation.agreement.verdict import ICC_RULE, JACCARD_RULE, PK_RULE, icc_reason
 from annotation.publishable import NEEDS, Figure, Needs, figure
@@ -82,6 +83,28 @@ def why_undefined(report: AgreementReport, name: str) -> str:
             else "no variation: every annotation gives the same value")
 
 
+#: The figures of each curve of a context pair (the target's alone, given the follow-up), by the
+#: names of the page's report.
+CURVE_NAMES: tuple[str, ...] = ("icc_xi", "icc_omega", "icc_alpha", "w1")
+
+
+def change_kappa_figure(report: AgreementReport, interval: tuple[float, float] | None = None) -> Figure:
+    """Cohen's κ of the change label of ``report`` (the target alone's, with the change measure)
+    through the rule, with ``interval``; withheld with the measure's own reason where κ is undefined.
+
+    Examples:
+        >>> from annotation.agreement.pair_agreement import pair_measures
+        >>> from annotation.agreement.report import agreement_report
+        >>> change_kappa_figure(agreement_report([], measures=pair_measures(False), breakdowns=False)).text()
+        '— needs ≥ 10 samples with two change labels (n = 0)'
+    """
+    result = change_result(report)
+    if result is None:
+        return figure(NEEDS["change_kappa"], None, n=0, undefined="not computed")
+    f = result.figures
+    return figure(NEEDS["change_kappa"], f.kappa, n=f.n_samples, interval=interval, undefined=f.note)
+
+
 def headline_figures(report: AgreementReport, names: tuple[str, ...] = HEADLINE_NAMES) -> dict[str, Figure]:
     """Each headline figure of ``report`` (of those in ``names`` it computed) after the rule:
     value, n and bootstrap interval, or withheld with the reason.
@@ -103,4 +126,5 @@ def headline_figures(report: AgreementReport, names: tuple[str, ...] = HEADLINE_
     return out
 
 
-__all__ = ["FIGURE_NEEDS", "figure_count", "headline_figures", "why_undefined"]
+__all__ = ["CURVE_NAMES", "FIGURE_NEEDS", "change_kappa_figure", "figure_count", "headline_figures",
+           "why_undefined"]

@@ -19,12 +19,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation.agreement import RatedSample
-from annotation.agreement.change_agreement import ChangeLabelMeasure, change_codes, change_kappa_statistic
+from annotation.agreement.change_agreement import ChangeLabelMeasure, change_kappa_interval
 from annotation.agreement.curve_agreement import CurveAgreementMeasure
 from annotation.agreement.icc_measure import IccMeasure
-from annotation.agreement.intervals import bootstrap_intervals
-from annotation.agreement.pair_agreement import change_result
-from annotation.agreement.published import FIGURE_NEEDS, headline_figures
+from annotation.agreement.published import CURVE_NAMES, FIGURE_NEEDS, change_kappa_figure, headline_figures
 from annotation.agreement.report import AgreementReport
 from annotation.export.card_agreement import ADJUDICATION, published_card_figures
 from annotation.export.card_scopes import (
@@ -35,10 +33,8 @@ from annotation.export.card_scopes import (
     scoped_figures,
 )
 from annotation.export.tvcp import TVCP_CONFIG
-from annotation.publishable import NEEDS, Figure, figure
+from annotation.publishable import NEEDS
 
-#: The figures of each curve, by the names of the page's report.
-CURVE_NAMES: tuple[str, ...] = ("icc_xi", "icc_omega", "icc_alpha", "w1")
 #: What the names of the curve given the follow-up start with.
 GIVEN = "given_"
 #: The pairs card's figures, in the card's order.
@@ -65,22 +61,6 @@ PAIR_MEANING = (
     "first and second annotator of each pair (each annotator's own label: their override, else the one "
     "their two curves give), chance-corrected: 1 = perfect, 0 = chance level (Cohen 1960)."
 )
-
-
-def change_kappa_figure(report: AgreementReport, interval: tuple[float, float] | None = None) -> Figure:
-    """Cohen's κ of the change label of ``report`` (the target alone's, with the change measure)
-    through the rule, with ``interval``; withheld with the measure's own reason where κ is undefined.
-
-    Examples:
-        >>> from annotation.agreement.report import agreement_report
-        >>> change_kappa_figure(agreement_report([], measures=ALONE_MEASURES, breakdowns=False)).text()
-        '— needs ≥ 10 samples with two change labels (n = 0)'
-    """
-    result = change_result(report)
-    if result is None:
-        return figure(NEEDS["change_kappa"], None, n=0, undefined="not computed")
-    f = result.figures
-    return figure(NEEDS["change_kappa"], f.kappa, n=f.n_samples, interval=interval, undefined=f.note)
 
 
 def pair_card_figures(alone: AgreementReport, given: AgreementReport, kappa_interval: tuple[float, float] | None,
@@ -143,9 +123,7 @@ def pair_agreement_figures(alone: Sequence[RatedSample], given: Sequence[RatedSa
     def figures_of(samples: Sequence[RatedSample]) -> dict[str, Any]:
         alone_report, resamples = scope_report(samples, ALONE_MEASURES, curve_means or None)
         given_report, _ = scope_report([given_of[r.sample_id] for r in samples], GIVEN_MEASURES)
-        kappa = change_kappa_statistic(change_codes(samples))
-        interval = bootstrap_intervals({"change_kappa": kappa}, len(samples), resamples=resamples,
-                                       seed=BOOTSTRAP_SEED)["change_kappa"]
+        interval = change_kappa_interval(samples, resamples=resamples, seed=BOOTSTRAP_SEED)
         return pair_card_figures(alone_report, given_report, interval, base=base, resamples=resamples,
                                  seed=BOOTSTRAP_SEED)
 

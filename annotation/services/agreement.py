@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from sqlalchemy import Text, cast, func, select
 
 from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report, wilson_interval
+from annotation.agreement.change_agreement import change_kappa_interval
 from annotation.agreement.pair_agreement import CURVE_MEASURES, ContextPairAgreement
 from annotation.agreement.reference_agreement import ReferenceRow, reference_agreement
 from annotation.protocols import protocol_of
@@ -199,7 +200,8 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
         pairs = ContextPairAgreement(
             agreement_report(given, measures=CURVE_MEASURES, breakdowns=False, flag_w1_max=settings.flag_w1_max,
                              resamples=resamples),
-            reference_agreement(references) if references else None)
+            reference_agreement(references) if references else None,
+            change_kappa_interval(samples, resamples=resamples))
     scope = AgreementScope(report, single, everyone, tuple(samples), pairs)
     with _CACHE_LOCK:
         _CACHE[key] = scope
