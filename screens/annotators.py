@@ -20,7 +20,9 @@ from annotation.agreement import shown_threshold
 from annotation.corpus.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
+from annotation.publishable import NEEDS
 from annotation.protocols import protocol_of
+from annotation.quality.annotator_stats import PAIR_FIGURES, pair_rules
 from annotation.quality.author_validation import MIN_SETTLED_PAIRS
 from annotation.services import authoring, dashboard, gold_checks
 from annotation.services.errors import ServiceError
@@ -174,8 +176,21 @@ m2.metric("Annotators active", int((summary["submitted"] > 0).sum()))
 m3.metric("Median time per sample", "—" if daily.empty else time_spent(summary["median_seconds"].median()))
 m4.metric("Drafts in progress", int(summary["drafts"].sum()))
 
+#: the agreement columns' labels; each cell is a figure after the rule: "0.812 (n = 40)" or
+#: "— needs ≥ 30 samples with every curve (n = 12)" (annotation.publishable)
+FIGURE_LABELS = {"jaccard": "Jaccard", "kappa": "kappa", "pk": "Pk",
+                 **{f"icc_{p}": f"ICC {PARAMETER_SYMBOLS[p]}" for p in PARAMETERS}}
+
+
+def _figure_texts(frame: pd.DataFrame, figures_of) -> pd.DataFrame:  # type: ignore[no-untyped-def]
+    """``frame`` with each agreement column as its figure's text (``figures_of(row)``: the row's
+    figures by name; a row without any gets "—")."""
+    texts = [figures_of(row) for row in frame.itertuples(index=False)]
+    return frame.assign(**{f: [(fig[f].text() if f in fig else "—") for fig in texts] for f in PAIR_FIGURES})
+
+
 st.subheader("Per annotator")
-table = summary.assign(
+table = _figure_texts(summary, lambda row: dash.figures.get(row.annotator, {})).assign(
     median_minutes=summary["median_seconds"] / 60,
     mean_minutes=summary["mean_seconds"] / 60,
 ).drop(columns=["median_seconds", "mean_seconds"])
@@ -201,10 +216,10 @@ show_table(
             help="Share of their complete samples that got an automatic flag (a pair's flag: "
                  "compare with their partners)."),
         "partners": st.column_config.NumberColumn("partners"),
-        **{c: st.column_config.NumberColumn(label, format="%.3f",
-                                            help="Mean over their partners, weighted by shared samples.")
-           for c, label in (("jaccard", "jaccard"), ("kappa", "kappa"), ("pk", "pk"),
-                            *((f"icc_{p}", f"ICC {PARAMETER_SYMBOLS[p]}") for p in PARAMETERS))},
+        **{c: st.column_config.TextColumn(
+            label, help="Mean over their partners where the pair's figure is shown, weighted by shared "
+                        "samples; n = those samples. — with the rule where no pair has enough.")
+           for c, label in FIGURE_LABELS.items()},
         "verdict": st.column_config.TextColumn(
             "against thresholds",
             help=f"Their agreement with partners against the project's thresholds: ICC (smallest of "
@@ -214,7 +229,9 @@ show_table(
     },
 )
 st.caption("Agreement columns: the agreement report's per-pair figures (production samples completed "
-           "in the period), averaged over each annotator's partners. ICC needs at least 5 shared samples.")
+           "in the period), averaged over each annotator's partners, each with the shared samples it rests "
+           f"on (n). A pair's figure is withheld (—) below its minimum of shared samples: {pair_rules()}. "
+           "No interval: the pairs are not bootstrapped.")
 
 # Lazy tabs: only the open chart is built and sent (four Plotly charts on every run were most
 # of the page's time, at 200 texts as at 20,000).
@@ -260,20 +277,28 @@ with tab_partners:
             st.caption("No doubly-annotated production sample completed in this period.")
         else:
             heat = partners.pivot_table(index="annotator", columns="partner", values="jaccard")
-            fig = px.imshow(heat, zmin=0, zmax=1, color_continuous_scale="Blues", text_auto=".2f",
-                            labels={"color": "Jaccard"})
-            fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10))
-            st.plotly_chart(fig, key="annotators.partners_heat")
+            if heat.empty:  # every pair's Jaccard withheld by the rule
+                st.caption(f"No pair's Jaccard is shown: a pair's {NEEDS['jaccard'].name} {NEEDS['jaccard'].rule} "
+                           "(see Agreement per pair below).")
+            else:
+                fig = px.imshow(heat, zmin=0, zmax=1, color_continuous_scale="Blues", text_auto=".2f",
+                                labels={"color": "Jaccard"})
+                fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10))
+                st.plotly_chart(fig, key="annotators.partners_heat")
+                st.caption(f"Pairs below their minimum are blank: a pair's {NEEDS['jaccard'].name} "
+                           f"{NEEDS['jaccard'].rule} in common.")
 
 st.subheader("Agreement per pair")
 if partners.empty:
     st.caption(f"No pair in this period ({counted(dash.n_agreement_samples, 'sample')} measured).")
 else:
-    show_table(partners, hide_index=True, width="stretch", key="annotators.partners",
-               column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                              for c in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha")})
+    show_table(_figure_texts(partners, lambda row: dash.pair_figures.get(
+                   tuple(sorted((row.annotator, row.partner))), {})),
+               hide_index=True, width="stretch", key="annotators.partners",
+               column_config={"n_samples": st.column_config.NumberColumn("shared samples"),
+                              **{c: st.column_config.TextColumn(label) for c, label in FIGURE_LABELS.items()}})
     st.caption(f"{dash.n_agreement_samples} production samples with two or more annotations completed "
-               "in the period; each pair is listed from both sides.")
+               f"in the period; each pair is listed from both sides. n: the samples the pair shares; {pair_rules()}.")
 st.download_button("Download the per-annotator table (CSV)", safe_csv(pd.DataFrame(summary)),
                    file_name=f"annotators_{start}_{end}.csv", mime="text/csv", key="annotators.csv")
 

@@ -21,9 +21,11 @@ from page_helpers import (
     infos,
     metric_values,
     run,
+    shown,
     text_records,
     titles,
 )
+from annotation.quality.annotator_stats import pair_rules
 from ui.session import ACTOR_KEY
 
 PAGE_PATH = str(Path(APP_PATH).parent / "screens/annotators.py")
@@ -97,7 +99,10 @@ def test_table_and_charts_on_seeded_work(open_page, seeded):
     assert (a["submitted"], a["drafts"], a["annotator_flag_rate"]) == (3, 1, 0.0)
     assert b["annotator_flag_rate"] == pytest.approx(1 / 3)
     assert a["auto_flag_rate"] == pytest.approx(1 / 3)  # S-001's segmentation mismatch
-    assert a["partners"] == 1 and 0 < a["jaccard"] < 1
+    # three shared samples: every agreement figure is "—" with the rule that withheld it, and n
+    assert a["partners"] == 1 and a["jaccard"] == "— needs ≥ 10 samples with axis labels (n = 3)"
+    assert a["icc_xi"] == "— needs ≥ 30 samples with every curve (n = 3)"
+    assert any(pair_rules() in shown(c.value) for c in at.caption)
     # the charts are lazy tabs: one chart per run, the open tab's
     assert [tab.label for tab in at.tabs][:4] == ["Submitted per day", "Median time per sample, per day",
                                                   "Flag rates", "Agreement with each partner (Jaccard)"]
@@ -107,10 +112,13 @@ def test_table_and_charts_on_seeded_work(open_page, seeded):
         at.session_state["annotators.chart"] = name
         run(at)
         charts.append([c.proto.spec for c in at.get("plotly_chart")])
-    assert [len(c) for c in charts] == [1, 1, 1, 1] and len({c[0] for c in charts}) == 4
-    assert '"type":"heatmap"' in charts[3][0].replace(" ", "")
+    assert [len(c) for c in charts] == [1, 1, 1, 0] and len({c[0] for c in charts[:3]}) == 3
+    # no pair's Jaccard is shown yet: no heatmap, the rule instead (the tab left open by the loop)
+    assert any(shown(c.value).startswith("No pair's Jaccard is shown: a pair's Jaccard needs ≥ 10")
+               for c in at.caption)
     pairs = [f.value for f in at.dataframe if "partner" in f.value.columns]
     assert len(pairs) == 1 and list(pairs[0]["partner"]) == ["ann_b", "ann_a"]
+    assert set(pairs[0]["pk"]) == {"— needs ≥ 10 samples with two segmentations (n = 3)"}
 
 
 def test_time_per_sample_under_a_minute_reads_in_seconds(open_page, db, seeded):
@@ -147,3 +155,36 @@ def test_each_annotator_is_judged_against_the_thresholds(open_page, seeded):
     # three shared samples: no ICC for the pair yet, and the cell says so rather than "None"
     assert all("— ICC" in v for v in table["verdict"])
     assert not any("None" in v or "threshold" in v for v in table["verdict"])
+
+
+def spread_points(i: int, j: int = 0) -> tuple[tuple[float, float], ...]:
+    """Five points of a single-peaked curve that moves, widens and leans with ``i`` (so ξ, ω and
+    α vary over samples, as an ICC needs); ``j`` nudges the second annotator's peak."""
+    peak = 27.6 + 0.8 * i + 0.3 * j
+    left, right = 1 + 0.15 * (i % 4), 1 + 0.15 * ((i + 2) % 4)
+    return ((peak, 0.77), (peak - 6 * left, 0.41), (peak + 4 * right, 0.41),
+            (peak - 12.7 * left, 0.19), (peak + 7.3 * right, 0.2))
+
+
+@pytest.fixture
+def many(db, lead, pair, project):
+    """ann_a and ann_b share 32 samples today (one boundary disagreement): enough for every
+    agreement figure (the ICC needs 30 shared samples)."""
+    projects.import_texts(db, lead, project.id, text_records(36)[4:])
+    a, b = pair
+    for i in range(32):
+        annotate(db, a, project.id, **SPLIT_A, points=spread_points(i))
+        annotate(db, b, project.id, **(SPLIT_B if i == 0 else SPLIT_A), points=spread_points(i, 1))
+    return project
+
+
+def test_agreement_figures_with_their_n_over_enough_shared_samples(open_page, many):
+    at = open_page()
+    a = _summary(at).iloc[0]
+    for column in ("jaccard", "kappa", "pk", "icc_xi", "icc_omega", "icc_alpha"):
+        assert a[column].endswith("(n = 32)") and not a[column].startswith("—"), (column, a[column])
+    pairs = next(f.value for f in at.dataframe if "partner" in f.value.columns)
+    assert all(cell.endswith("(n = 32)") for cell in pairs["jaccard"])
+    at.session_state["annotators.chart"] = "Agreement with each partner (Jaccard)"
+    run(at)
+    assert '"type":"heatmap"' in at.get("plotly_chart")[0].proto.spec.replace(" ", "")
