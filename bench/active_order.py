@@ -11,19 +11,22 @@ members of ``--model`` on the hashing encoder, parent text only, since a text wa
 queue has no axes yet) — scored on the test set, and the next ``--every`` samples are handed out:
 
 * **random** — uniformly from the samples not yet annotated;
-* **uncertain** — the highest ensemble spread (mean W1 between the members' curves) first.
+* **uncertain** — the highest ensemble spread (mean W1 between the members' curves) first;
+* **calibrated** — the highest *expected miss* first: the calibrated uncertainty the project's
+  "most uncertain first" order reads (:class:`annotation.training.calibration.ExpectedMiss`,
+  fitted on the annotated samples' cross-fitted residuals, ``--folds`` folds, at each retrain).
 
 It prints both learning curves — test MSE of ξ, ω, α (original units) and the mean W1 from the
 model's mean curve to the gold curve, against the number annotated — and how many annotations
 the uncertain order needs to reach the random order's final error (on each of W1 and "z-MSE",
 the MSE of each parameter over the test gold's variance, i.e. 1 − R², averaged), per seed, with
 times and the machine load. ρ is Spearman's correlation between the spread and the W1 to the
-gold on the test set: whether the spread says where the model errs, which uncertainty order
-relies on.
+gold on the test set: whether the order's uncertainty (the spread; for the calibrated order the
+expected miss) says where the model errs, which an uncertainty order relies on.
 
     python bench/active_order.py [--pool 2000] [--test 500] [--start 100] [--every 200]
                                  [--budget 1500] [--k 5] [--seeds 0 1 2] [--model linear|ffnn]
-                                 [--annotators parameters|points]
+                                 [--annotators parameters|points] [--folds 5]
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation.curves.distance import curve_distances  # noqa: E402
+from annotation.training.audit import cross_fitted_blocks  # noqa: E402
+from annotation.training.calibration import fit_expected_miss  # noqa: E402
 from annotation.training.encoders import HashingEncoder  # noqa: E402
 from annotation.training.ensemble import (  # noqa: E402
     ModelSpec,
@@ -48,7 +53,7 @@ from annotation.training.ensemble import (  # noqa: E402
 )
 from annotation.training.synthetic import doubly_annotated_pool  # noqa: E402
 
-ORDERS = ("random", "uncertain")
+ORDERS = ("random", "uncertain", "calibrated")
 MODELS = {
     "linear": ModelSpec("linear", {"alpha": 0.1}, "hashing", "no_axes"),
     "ffnn": ModelSpec("ffnn", {"hidden_size": 128, "hidden_layers": 1, "dropout": 0.0,
@@ -73,10 +78,17 @@ def learning_curve(args: argparse.Namespace, order: str, blocks: np.ndarray, gol
         fit_seconds = time.perf_counter() - started
         prediction = ensemble.predict_blocks(blocks[test])
         w1, _, _ = curve_distances(gold[test], prediction.mean)
+        miss_model = None
+        if order == "calibrated":
+            crossed = cross_fitted_blocks(blocks[annotated], gold[annotated], folds=args.folds,
+                                          spec=MODELS[args.model], encoder=encoder, k=args.k,
+                                          seed=seed + len(annotated))
+            miss_model = fit_expected_miss(crossed.prediction.mean, gold[annotated], seed=seed)
+        uncertainty = prediction.spread_w1 if miss_model is None else miss_model.predict(prediction.mean)
         mse = np.mean((prediction.mean - gold[test]) ** 2, axis=0)
         z_mse = float(np.mean(mse / gold[test].var(axis=0)))   # 1 − R², averaged
         # does the spread say where the model errs? (Spearman ρ of spread and W1 on the test set)
-        rho = float(stats.spearmanr(prediction.spread_w1, w1, nan_policy="omit").statistic)
+        rho = float(stats.spearmanr(uncertainty, w1, nan_policy="omit").statistic)
         rows.append({"annotated": len(annotated), "mse_xi": mse[0], "mse_omega": mse[1],
                      "mse_alpha": mse[2], "z_mse": z_mse, "w1": float(np.nanmean(w1)), "rho": rho,
                      "fit_seconds": fit_seconds, "spread_seconds": spread_seconds})
@@ -90,7 +102,9 @@ def learning_curve(args: argparse.Namespace, order: str, blocks: np.ndarray, gol
         if order == "random":
             chosen = rng.choice(waiting, size=batch, replace=False)
         else:
-            spread = ensemble.predict_blocks(blocks[waiting]).spread_w1
+            waiting_prediction = ensemble.predict_blocks(blocks[waiting])
+            spread = (waiting_prediction.spread_w1 if miss_model is None
+                      else miss_model.predict(waiting_prediction.mean))
             chosen = waiting[np.argsort(-np.nan_to_num(spread, nan=-1.0), kind="stable")[:batch]]
         spread_seconds = time.perf_counter() - started
         annotated += chosen.tolist()
@@ -130,9 +144,9 @@ def run_seed(args: argparse.Namespace, seed: int) -> dict[str, list[dict[str, fl
             f"{r['w1']:6.2f} {r['rho']:6.2f}" for r in rows))
     final = curves["random"][-1]
     for key, label in (("w1", "mean W1"), ("z_mse", "z-MSE")):
-        print(f"  uncertain order reaches random order's final {label} ({final[key]:.4f} at "
-              f"{final['annotated']}) at {needed(curves['uncertain'], final[key], key)} "
-              f"annotations")
+        for name in ORDERS[1:]:
+            print(f"  {name} order reaches random order's final {label} ({final[key]:.4f} at "
+                  f"{final['annotated']}) at {needed(curves[name], final[key], key)} annotations")
     return curves
 
 
@@ -147,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--model", choices=sorted(MODELS), default="linear")
     parser.add_argument("--annotators", choices=("parameters", "points"), default="parameters")
+    parser.add_argument("--folds", type=int, default=5, help="folds of the calibrated order's cross-fit")
     args = parser.parse_args(argv)
     if not 0 < args.start <= args.budget <= args.pool:
         parser.error("need 0 < --start <= --budget <= --pool")

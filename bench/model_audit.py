@@ -17,19 +17,24 @@ One cross-fitting (:func:`annotation.training.audit.cross_fitted`: ``--folds`` f
 members, hashing encoder, ``--model``, the gold's parent text and axes as input) predicts every
 corrupted gold sample out of fold. On those same predictions it ranks the gold by
 
-* **ours** — :func:`annotation.training.audit.audit_scores`, W1(gold, mean curve) / max(spread,
-  floor), highest first, the floor by default the typical miss (``--floor`` to fix one);
+* **ours** — :func:`annotation.training.audit.audit_scores`: the larger of the parameter
+  residual's Mahalanobis distance and W1 over the cross-fitted expected miss
+  (:func:`annotation.training.calibration.calibrate`), each over its 95th percentile;
 * **cleanlab** — ``cleanlab.regression.rank.get_label_quality_scores(gold[:, j], mean[:, j])``
   per parameter (its default "outre" method), combined by the minimum, lowest first;
-* diagnostics: ours with each of ``--floors``, **W1 alone** (no scaling) and **cleanlab
-  residual** (its ``method="residual"``).
+* diagnostics: the **previous score** (W1 / max(ensemble spread, the typical miss)), **W1
+  alone** (no scaling) and **cleanlab residual** (its ``method="residual"``).
 
 It prints precision@k and recall@k with k = the number corrupted (so the two are equal), the
-recall per kind of error, the times and the machine load (``os.getloadavg()``).
+recall per kind of error; how well the uncertainty tracks the error on the clean gold (Spearman
+ρ of the expected miss and of the ensemble's spread with W1 to the gold; target ≥ 0.3); the
+held-out coverage of the 90 % half-gone intervals (target 0.85–0.95); whether the model beats
+the trivial reference under cross-validation; the times and the machine load
+(``os.getloadavg()``).
 
     python bench/model_audit.py [--n 1500] [--seeds 0 1 2] [--k 5] [--folds 5]
                                 [--annotators points parameters] [--model linear|ffnn]
-                                [--rate 0.05] [--shift 12] [--floor F] [--floors 1 2 4 8]
+                                [--rate 0.05] [--shift 12]
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation.curves.distance import curve_distances  # noqa: E402
 from annotation.training.audit import audit_scores, cross_fitted, rank, typical_miss  # noqa: E402
+from annotation.training.calibration import calibrate  # noqa: E402
 from annotation.training.encoders import HashingEncoder  # noqa: E402
 from annotation.training.ensemble import ModelSpec  # noqa: E402
 from annotation.training.synthetic import doubly_annotated_pool  # noqa: E402
@@ -116,7 +122,8 @@ def run_seed(args: argparse.Namespace, seed: int,
     prediction = fit.prediction
 
     started = time.perf_counter()
-    ours = rank(audit_scores(gold, prediction, floor=args.floor))
+    calibration, miss = calibrate(gold, prediction.mean, fit.fold_of, seed=seed)
+    ours = rank(audit_scores(gold, prediction, fit.fold_of, miss))
     ours_seconds = time.perf_counter() - started
     started = time.perf_counter()
     theirs = cleanlab_order(gold, prediction.mean)
@@ -124,29 +131,29 @@ def run_seed(args: argparse.Namespace, seed: int,
     w1, _, _ = curve_distances(gold, prediction.mean)
     spread = prediction.spread_w1
     clean = np.setdiff1d(np.arange(args.n), np.concatenate(list(planted.values())))
-    floor = typical_miss(gold, prediction) if args.floor is None else args.floor
+    floor = typical_miss(gold, prediction)
+    tracks = stats.spearmanr(miss[clean], w1[clean], nan_policy="omit").statistic
     print(f"{annotators} annotators, seed {seed}: n {args.n}, planted {n_planted} ("
           + ", ".join(f"{k} {len(v)}" for k, v in planted.items())
           + f"); load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; pool {pool_seconds:.1f} s, "
           f"cross-fit {fit_seconds:.1f} s ({args.folds} folds × {args.k} {args.model}), "
-          f"ours {ours_seconds * 1e3:.0f} ms, cleanlab {theirs_seconds * 1e3:.0f} ms")
-    print(f"  spread W1 median {np.nanmedian(spread):.2f} (p10 {np.nanpercentile(spread, 10):.2f}"
-          f", p90 {np.nanpercentile(spread, 90):.2f}); W1 to the gold: clean median "
-          f"{np.nanmedian(w1[clean]):.2f}, planted median "
-          f"{np.nanmedian(np.delete(w1, clean)):.2f}; ours' floor {floor:.2f}; Spearman ρ of "
-          f"spread and W1 on clean gold "
-          f"{stats.spearmanr(spread[clean], w1[clean], nan_policy='omit').statistic:.2f}")
+          f"calibration and ours {ours_seconds * 1e3:.0f} ms, cleanlab {theirs_seconds * 1e3:.0f} ms")
+    print(f"  uncertainty vs error on clean gold (Spearman ρ with W1 to the gold): expected miss "
+          f"{tracks:.2f}, ensemble spread "
+          f"{stats.spearmanr(spread[clean], w1[clean], nan_policy='omit').statistic:.2f}; "
+          f"{calibration.level:.0%} half-gone intervals: held-out coverage {calibration.coverage:.3f} "
+          f"(n {calibration.n}); vs the trivial reference under CV: {calibration.comparison.words()}")
     results = {"ours": hits(ours, planted),
                "cleanlab": hits(theirs, planted)}
-    for fixed in args.floors:
-        results[f"  ours, floor {fixed:g}"] = hits(
-            rank(w1 / np.maximum(spread, fixed)), planted)
+    results["  previous score"] = hits(rank(w1 / np.maximum(spread, floor)), planted)
     results["  W1 alone"] = hits(rank(w1), planted)
     results["  cleanlab residual"] = hits(
         cleanlab_order(gold, prediction.mean, method="residual"), planted)
     for name, (found, per_kind) in results.items():
         kinds = ", ".join(f"{kind} {value:.2f}" for kind, value in per_kind.items())
         print(f"  {name:22s} precision@{n_planted} = recall@{n_planted} = {found:.3f}  ({kinds})")
+    results["spearman"] = (float(tracks), {})
+    results["coverage"] = (calibration.coverage, {})
     return results
 
 
@@ -162,20 +169,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="ξ shift of a shifted sample, log-time units (12 ≈ ×3.1 in time)")
     parser.add_argument("--min-alpha", type=float, default=1.5,
                         help="flip α only where |α| is at least this")
-    parser.add_argument("--floor", type=float, default=None,
-                        help="the audit's spread floor, log-time units (default: the typical "
-                             "miss, the median W1 between gold and mean curves)")
-    parser.add_argument("--floors", type=float, nargs="*", default=[1.0, 2.0, 4.0, 8.0],
-                        help="other floors, shown as diagnostics")
     parser.add_argument("--annotators", nargs="+", choices=("points", "parameters"),
                         default=["points", "parameters"])
     args = parser.parse_args(argv)
 
     import torch
 
-    floor = "the typical miss" if args.floor is None else f"{args.floor:g}"
     print(f"model audit: seeds {args.seeds}, torch threads {torch.get_num_threads()}, "
-          f"{os.cpu_count()} CPUs, ours' floor {floor}")
+          f"{os.cpu_count()} CPUs")
     started = time.perf_counter()
     for annotators in args.annotators:
         totals: dict[str, list[float]] = {}

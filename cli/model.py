@@ -117,8 +117,14 @@ def _apply(db: Database, args: argparse.Namespace, kind: str) -> tuple[Any, int,
 def cmd_predict(db: Database, args: argparse.Namespace) -> str:
     from annotation.services import model_jobs
 
+    from annotation.training.calibration import calibration_words, withheld_because
+
     _actor, _pid, done = _apply(db, args, model_jobs.PREDICT)
-    return f"job {done.id}: {done.message}"
+    lines = [f"job {done.id}: {done.message}", calibration_words(done.result)]
+    reason = withheld_because(done.result)
+    lines.append(f"not used to hand out the most uncertain first: {reason}" if reason
+                 else "used to hand out the most uncertain first where the project asks for it")
+    return "\n".join(line for line in lines if line)
 
 
 def _number(value: float | None, digits: int = 2) -> float | None:
@@ -136,19 +142,30 @@ def cmd_audit(db: Database, args: argparse.Namespace) -> str:
     listed = model_loop.disagreements(db, actor, pid, top=args.top)
     if listed is None:
         raise CliError("no audit yet: run one with --run RUN_DIR, or from the Training page")
+    from annotation.training.calibration import calibration_words
+
+    how = calibration_words(listed.kept)
     rows = [{"rank": e.rank, "sample": e.external_id, "score": _number(e.score), "w1": _number(e.gold_w1),
-             "spread": _number(e.spread_w1), "gold": [_number(v, 3) for v in e.gold],
+             "expected_miss": _number(e.expected_miss), "gold": [_number(v, 3) for v in e.gold],
              "model": [_number(v, 3) for v in e.model], "annotators_w1": _number(e.figures.w1),
              "annotators_pk": _number(e.figures.pk), "gold_changed": e.gold_changed,
              "open_review_item": e.open_item_id} for e in listed.entries]
     if args.json:
-        return json.dumps({"audit_job": listed.job_id, "audited": listed.n_audited, "samples": rows},
-                          ensure_ascii=False, indent=2)
+        return json.dumps({"audit_job": listed.job_id, "audited": listed.n_audited, "withheld": listed.withheld,
+                           "calibration": (listed.kept or {}).get("calibration"), "samples": rows}, ensure_ascii=False, indent=2)
+    if listed.withheld:
+        return "\n".join(line for line in (f"audit job {listed.job_id} lists nothing: {listed.withheld}", how) if line)
     lines = [f"audit job {listed.job_id}: the {len(rows)} most suspicious of {listed.n_audited} gold samples "
-             "(score = W1 from the gold to the model's curve, scaled by the ensemble's spread)",
-             f"{'rank':>4}  {'score':>7}  {'W1':>6}  {'spread':>6}  sample"]
-    lines += [f"{r['rank']:>4}  {r['score']:>7.2f}  {r['w1']:>6.2f}  {r['spread']:>6.2f}  {r['sample']}" for r in rows]
-    return "\n".join(lines)
+             "(score: the larger of the parameter residual against the model's usual residuals and the W1 "
+             "from the gold to the model's curve over its expected miss)", how,
+             f"{'rank':>4}  {'score':>7}  {'W1':>6}  {'miss':>6}  sample"]
+    lines += [f"{r['rank']:>4}  {r['score']:>7.2f}  {r['w1']:>6.2f}  {_cell(r['expected_miss'])}  {r['sample']}"
+              for r in rows]
+    return "\n".join(line for line in lines if line)
+
+
+def _cell(value: float | None) -> str:
+    return f"{value:>6.2f}" if value is not None else f"{'—':>6}"
 
 
 def cmd_jobs(db: Database, args: argparse.Namespace) -> str:

@@ -191,14 +191,17 @@ class ModelPrediction(Base):
     every sample of the project) or a cross-fitted gold audit (``audit``, the gold samples, each
     predicted by models that never saw it; ``gold_w1`` and ``score`` set). The curve is the
     ensemble's (base-1.1 log minutes); ``spread_w1`` the mean W1 between its members' curves;
-    ``half_gone_*`` the time (minutes) by which half the validity is gone, and its interval over
-    the members."""
+    ``expected_miss`` the calibrated uncertainty (the W1 by which the model usually misses a curve
+    like this, learnt from its cross-fitted residuals; NULL for a job applied before it existed);
+    ``half_gone_*`` the time (minutes) by which half the validity is gone, and its calibrated
+    interval (:mod:`annotation.training.calibration`)."""
 
     __tablename__ = "model_predictions"
     __table_args__ = (
         UniqueConstraint("job_id", "sample_id", name="uq_model_predictions_job_sample"),
         Index("ix_model_predictions_spread", "job_id", "spread_w1"),
         Index("ix_model_predictions_score", "job_id", "score"),
+        Index("ix_model_predictions_miss", "job_id", "expected_miss"),
         Index("ix_model_predictions_sample", "sample_id"),
     )
 
@@ -214,6 +217,7 @@ class ModelPrediction(Base):
     half_gone_high: Mapped[float] = mapped_column(Float)
     gold_w1: Mapped[float | None] = mapped_column(Float, nullable=True)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    expected_miss: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class AuditEvent(Base):

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.wording import counted
-from annotation.services import projects
+from annotation.services import model_loop, projects
 from annotation.corpus.pair_import import TVCP_COLUMNS, PairRecord, parse_pairs
 from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from annotation.pairs.change import MAX_CHANGE_FACTOR, MIN_CHANGE_FACTOR, factor_text
@@ -175,6 +175,11 @@ def segment_targets_input(column, sk: str, s: ProjectSettings) -> bool:  # type:
                                 help="Off (the default): a pair goes straight to the target's curve."))
 
 
+#: what "most uncertain first" orders by, when it is in effect, and what it was measured to do
+UNCERTAIN_HELP = ("Most uncertain first: by the calibrated uncertainty (expected miss) of the latest model applied "
+                  "on the Training page — only when that model beats the trivial reference under cross-validation; "
+                  "otherwise import order. Blindness, k, quotas, warm-up and gold checks are the same in every order.")
+
 #: the inputs of the settings a protocol has of its own (ProjectProtocol.own_settings)
 OWN_SETTING_INPUTS = {"change_factor": change_factor_input, "segment_targets": segment_targets_input}
 
@@ -261,8 +266,11 @@ with st.form("projects.settings"):
     hand_out = o1.selectbox("Hand out the next sample", list(HAND_OUT_ORDERS),
                             index=list(HAND_OUT_ORDERS).index(s.hand_out_order), format_func=HAND_OUT_ORDERS.get,
                             key=f"{sk}.hand_out_order",
-                            help="Most uncertain first: by the spread of the latest model applied on the Training "
-                                 "page. Blindness, k, quotas, warm-up and gold checks are the same in every order.")
+                            help=UNCERTAIN_HELP)
+    if s.hand_out_order == "uncertain":
+        why_not = model_loop.uncertain_order_withheld(db, actor, project.id)
+        if why_not:
+            o1.caption(plain(f"Most uncertain first is not in effect, samples go out in import order: {why_not}."))
     show_model = o2.checkbox("Leads may show the model's curve on a review case", s.show_model_curve,
                              key=f"{sk}.show_model_curve",
                              help="Off by default. Annotators never see a model's prediction, uncertainty or audit.")

@@ -16,6 +16,7 @@ import math
 import streamlit as st
 
 from annotation.services import jobs, model_jobs, model_loop
+from annotation.training.calibration import LEVEL, calibration_words, withheld_because
 from annotation.timeaxis import X_MAX, humanize_x, minutes_to_x, tick_positions
 from annotation.wording import counted
 from ui.components import curve_canvas
@@ -38,13 +39,16 @@ def apply_run_controls(db, actor, project_id: int, run: jobs.JobInfo, *,  # type
         members = c1.number_input("Ensemble members", min_value=model_jobs.MIN_MEMBERS,
                                   max_value=model_jobs.MAX_MEMBERS, value=model_jobs.DEFAULT_MEMBERS, step=1,
                                   key=f"training.apply.{run.id}.members",
-                                  help="Each member is fitted on a bootstrap resample of the run's training split; "
-                                       "their spread is the model's uncertainty.")
+                                  help="Each member is fitted on a bootstrap resample of the run's training split.")
         folds = c2.number_input("Audit folds", min_value=model_jobs.MIN_FOLDS, max_value=model_jobs.MAX_FOLDS,
                                 value=model_jobs.DEFAULT_FOLDS, step=1, key=f"training.apply.{run.id}.folds",
-                                help="The gold is split into folds; each is predicted by models fitted on the others.")
+                                help="The data are split into folds; each is predicted by models fitted on the others: "
+                                     "the cross-validation against the trivial reference and the calibration "
+                                     "of the model's uncertainty (both kinds of job), the audit's out-of-fold "
+                                     "predictions.")
         c3.caption("Predictions order the queue when the project hands out *most uncertain first*; an audit "
-                   "fills Review's *Model disagrees* list. Annotators never see either.")
+                   "fills Review's *Model disagrees* list — each only when the model beats the trivial "
+                   "reference under cross-validation. Annotators never see either.")
         b1, b2 = st.columns(2)
         predict = b1.form_submit_button("Predict every sample", icon=":material/online_prediction:")
         audit_gold = b2.form_submit_button("Audit the gold", icon=":material/fact_check:")
@@ -74,6 +78,12 @@ def applied_jobs(all_jobs: list[jobs.JobInfo], run: jobs.JobInfo) -> list[jobs.J
 def model_job_summary(job: jobs.JobInfo) -> None:
     """What a finished predict or audit job did and where it is used."""
     run = job.config.get("run_job_id")
+    how, reason = calibration_words(job.result), withheld_because(job.result)
+    if how:
+        st.caption(plain(how[0].upper() + how[1:] + "."))
+    if reason:
+        st.warning(plain(f"Not used: {reason}."), icon=":material/block:")
+        return
     if job.kind == model_jobs.PREDICT:
         st.caption(f"Predictions of run {run} for {counted(int(job.result.get('n', 0)), 'sample')} "
                    f"({job.config.get('members')} members). The queue uses the latest when the project "
@@ -85,6 +95,8 @@ def model_job_summary(job: jobs.JobInfo) -> None:
 
 
 def _half_gone_text(minutes: float) -> str:
+    if minutes == math.inf:
+        return "beyond the chart's end"
     if not (math.isfinite(minutes) and minutes > 0):
         return "—"
     return humanize_x(minutes_to_x(minutes))
@@ -99,15 +111,23 @@ def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str,  # 
         listed = model_loop.disagreements(db, actor, project_id, top=PANEL_TOP)
     if listed is None:
         return
+    if listed.withheld:
+        with st.expander(f"Model disagrees · nothing listed (audit job {listed.job_id})", expanded=False):
+            st.caption(plain(f"The latest audit lists nothing: {listed.withheld}. "
+                             + calibration_words(listed.kept)))
+        return
     with st.expander(f"Model disagrees · {counted(len(listed.entries), 'gold sample')} of "
                      f"{listed.n_audited} audited (audit job {listed.job_id})", expanded=False):
-        st.caption("Gold samples whose curve lies furthest from a model that never saw them (cross-fitted), "
-                   "scaled by how unsure the model is. Nothing is flagged or changed: open one to review it.")
+        st.caption("Gold samples a model that never saw them (cross-fitted) finds strangest: a parameter far "
+                   "from where its residuals usually lie, or a curve further from its own than it usually "
+                   "misses (W1 over its expected miss). Nothing is flagged or changed: open one to review it.")
+        st.caption(plain(calibration_words(listed.kept)))
         for e in listed.entries:
             with st.container(border=True):
                 left, right = st.columns([3, 2])
-                left.markdown(f"**{e.rank}. {plain(e.external_id)}** · W1 {e.gold_w1:.1f} · spread "
-                              f"{e.spread_w1:.1f} · score {e.score:.1f}")
+                miss = "—" if e.expected_miss is None else f"{e.expected_miss:.1f}"
+                left.markdown(f"**{e.rank}. {plain(e.external_id)}** · W1 {e.gold_w1:.1f} · expected miss "
+                              f"{miss} · score {e.score:.1f}")
                 left.text(e.text)
                 figs = e.figures
                 left.caption("Annotators: " + " · ".join(
@@ -115,7 +135,7 @@ def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str,  # 
                                                               ("Jaccard", figs.jaccard)) if value is not None)
                     if any(v is not None for v in (figs.w1, figs.pk, figs.jaccard)) else "Annotators: no pair to compare")
                 left.caption(f"Model: half gone after {_half_gone_text(e.half_gone_minutes)} "
-                             f"(members {_half_gone_text(e.half_gone_interval[0])} – "
+                             f"({LEVEL * 100:.0f} % interval {_half_gone_text(e.half_gone_interval[0])} – "
                              f"{_half_gone_text(e.half_gone_interval[1])})"
                              + (" · the gold was decided again since the audit: W1 and score are against the "
                                 "gold it saw" if e.gold_changed else ""))

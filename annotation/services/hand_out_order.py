@@ -47,16 +47,18 @@ def _open_to(user_id: int):  # type: ignore[no-untyped-def]
 def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, exclude_warmup: bool,
                          limit: int) -> list[int] | None:
     """Open samples (fewer than ``k`` annotators, not the user's) by the latest applied model's
-    spread, widest first; None when the project has no applied model (the caller falls back to
-    import order, as it does for samples the model did not predict). Sample ids only: the
-    annotator sees which sample they get, never why."""
+    calibrated uncertainty (its expected miss), largest first; None when the project has no
+    applied model or its model does not earn its place (:func:`model_loop.withheld`: it does not
+    beat the trivial reference under cross-validation) — the caller falls back to import order,
+    as it does for samples the model did not predict. Sample ids only: the annotator sees which
+    sample they get, never why."""
     job = model_loop.latest_job(s, project_id, PREDICT)
-    if job is None:
+    if job is None or model_loop.withheld(job):
         return None
     stmt = (select(Sample.id).join(ModelPrediction, ModelPrediction.sample_id == Sample.id)
             .where(ModelPrediction.job_id == job.id, Sample.project_id == project_id, Sample.status == "active",
                    Sample.n_assigned < k, _open_to(user_id))
-            .order_by(ModelPrediction.spread_w1.desc(), Sample.id).limit(limit))
+            .order_by(ModelPrediction.expected_miss.desc().nulls_last(), Sample.id).limit(limit))
     if exclude_warmup:
         stmt = stmt.where(Sample.is_warmup.is_(False))
     return list(s.scalars(stmt))

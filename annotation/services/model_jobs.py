@@ -6,13 +6,20 @@ never on a web request:
 
 * ``predict`` — the run's best model (by validation NLL) as an ensemble of K members, each fitted
   on a bootstrap resample of the run's training split, predicts ξ, ω, α for *every* active sample
-  of the project (texts not yet annotated included), with its spread (the mean W1 between the
-  members' curves) and an interval on the half-gone time. The queue's "most uncertain first"
-  order reads the latest such job.
+  of the project (texts not yet annotated included). Before that, the training split is
+  cross-fitted in ``folds`` folds: whether the model beats the trivial reference (the other
+  folds' mean curve) on an interval, and its calibration
+  (:mod:`annotation.training.calibration`): each sample's expected miss (the calibrated
+  uncertainty the queue's "most uncertain first" order reads) and a conformal interval on the
+  half-gone time, with its coverage on held-out folds.
 * ``audit`` — cross-fitted predictions for the project's gold: the gold is split into folds, an
   ensemble fitted on the other folds predicts each, so no gold sample is judged by a model that
   saw it; each gold sample gets the W1 from the gold curve to the model's and the audit score
-  (that W1 scaled by the spread). Review's "Model disagrees" list reads the latest such job.
+  (:func:`annotation.training.audit.audit_scores`), and the job the same cross-validation and
+  calibration. Review's "Model disagrees" list reads the latest such job.
+
+Both are shown and used only when the model earns its place: :mod:`.model_loop` offers the list
+and the order only for a job whose cross-validation beats the reference, and says why otherwise.
 
 A run is refused with the reason when its training job is not a finished training of this
 project, its export belongs to another project, or its folder or models are missing. A run
@@ -192,16 +199,19 @@ def _or_none(value: float) -> float | None:
 
 
 def _rows(job_id: int, sample_ids: list[int], prediction: Any, gold: np.ndarray | None,
-          scores: np.ndarray | None) -> list[dict[str, Any]]:
+          scores: np.ndarray | None, miss: np.ndarray | None, band: np.ndarray | None) -> list[dict[str, Any]]:
+    """One row per sample; ``band`` the calibrated half-gone interval (minutes), else the
+    members' smallest and largest half-gone time (too few samples to calibrate)."""
     mean = np.asarray(prediction.mean, dtype=float)
     gold_w1 = None if gold is None else curve_distances(gold, mean)[0]
-    low_high = np.asarray(prediction.half_gone_interval, dtype=float)
+    low_high = np.asarray(prediction.half_gone_interval if band is None else band, dtype=float)
     return [{"job_id": job_id, "sample_id": sid, "xi": float(mean[i, 0]), "omega": float(mean[i, 1]),
              "alpha": float(mean[i, 2]), "spread_w1": _or_inf(prediction.spread_w1[i]),
              "half_gone_minutes": _or_inf(prediction.half_gone[i]), "half_gone_low": _or_inf(low_high[i, 0]),
              "half_gone_high": _or_inf(low_high[i, 1]),
              "gold_w1": None if gold_w1 is None else _or_none(gold_w1[i]),
-             "score": None if scores is None else _or_none(scores[i])}  # an unscorable sample: not listed
+             "score": None if scores is None else _or_none(scores[i]),  # an unscorable sample: not listed
+             "expected_miss": None if miss is None else _or_none(miss[i])}
             for i, sid in enumerate(sample_ids)]
 
 
@@ -211,17 +221,30 @@ def _store(db: Database, rows: list[dict[str, Any]]) -> None:
             s.execute(insert(ModelPrediction.__table__), rows[at:at + WRITE_CHUNK])
 
 
-def _compute(db: Database, job: dict[str, Any], reporter: JobReporter) -> tuple[list[dict[str, Any]], str]:
-    """Read, then fit and predict (no transaction open): the rows to store and a summary."""
-    from annotation.training.audit import audit_scores, cross_fitted
+def _calibrated(targets: np.ndarray, crossed: Any, seed: int) -> tuple[Any, Any]:
+    """The :class:`~annotation.training.calibration.Calibration` of a cross-fitting and the
+    expected-miss model fitted on all its residuals."""
+    from annotation.training.calibration import calibrate, fit_expected_miss
+
+    calibration, _ = calibrate(targets, crossed.prediction.mean, crossed.fold_of, seed=seed)
+    return calibration, fit_expected_miss(crossed.prediction.mean, targets, seed=seed)
+
+
+def _compute(db: Database, job: dict[str, Any], reporter: JobReporter) -> tuple[list[dict[str, Any]], str, dict]:
+    """Read, then fit and predict (no transaction open): the rows to store, a summary and what
+    the job's result keeps (the cross-validation against the trivial reference, the calibration)."""
+    from annotation.training.audit import audit_scores, cross_fitted_blocks
+    from annotation.training.calibration import calibrate, half_gone_band
     from annotation.training.data import load_split_records
-    from annotation.training.ensemble import best_model_of_run, fit_ensemble
+    from annotation.training.ensemble import best_model_of_run, encoder_named, fit_ensemble_blocks, text_blocks
     from annotation.training.device import resolve_device
 
     spec = best_model_of_run(job["config"]["run_dir"])
     device = resolve_device("auto")
     members, seed, project_id = job["config"]["members"], job["config"].get("seed", 0), job["project_id"]
+    folds = job["config"]["folds"]
     reporter.log(f"best model of the run by validation NLL: {spec.model} ({spec.encoder}), {members} members on {device}")
+    encoder = encoder_named(spec.encoder, device)
     if job["kind"] == PREDICT:
         benchmark = int(job.get("benchmark") or 1)
         train = load_split_records(job["export_path"], benchmark, min_samples=1)["train"]
@@ -230,28 +253,51 @@ def _compute(db: Database, job: dict[str, Any], reporter: JobReporter) -> tuple[
             pool = s.execute(select(Sample.id, Sample.parent_text)
                              .where(Sample.project_id == project_id, Sample.status == "active")
                              .order_by(Sample.id)).all()
-        reporter.progress(0.05, f"Fitting {members} members on {len(train)} training samples…")
-        ensemble = fit_ensemble([t.parent_text for t in train], targets, spec=spec, k=members, seed=seed,
-                                device=device, should_stop=reporter.should_stop,
-                                progress=lambda f, m: reporter.progress(0.05 + 0.75 * f, m))
+        reporter.progress(0.02, f"Embedding {len(train)} training texts…")
+        blocks = text_blocks([t.parent_text for t in train], encoder)
+        calibration = miss_model = None
+        if len(train) >= folds * 2:
+            reporter.progress(0.05, f"Cross-validating on {len(train)} training samples in {folds} folds…")
+            crossed = cross_fitted_blocks(blocks, targets, folds=folds, spec=spec, encoder=encoder, k=members,
+                                          seed=seed, device=device, should_stop=reporter.should_stop,
+                                          progress=lambda f, m: reporter.progress(0.05 + 0.45 * f, m))
+            calibration, miss_model = _calibrated(targets, crossed, seed)
+        reporter.progress(0.5, f"Fitting {members} members on {len(train)} training samples…")
+        ensemble = fit_ensemble_blocks(blocks, targets, spec=spec, encoder=encoder, k=members, seed=seed,
+                                       device=device, should_stop=reporter.should_stop,
+                                       progress=lambda f, m: reporter.progress(0.5 + 0.3 * f, m))
         reporter.progress(0.8, f"Predicting {len(pool)} samples…")
         prediction = ensemble.predict([r.parent_text for r in pool])
-        rows = _rows(job["id"], [r.id for r in pool], prediction, None, None)
-        return rows, f"Predicted {len(rows)} samples with {members} members ({spec.model})."
+        miss = None if miss_model is None else miss_model.predict(prediction.mean)
+        band = None if miss is None else half_gone_band(prediction.mean, miss, calibration.quantile)
+        rows = _rows(job["id"], [r.id for r in pool], prediction, None, None, miss, band)
+        return rows, f"Predicted {len(rows)} samples with {members} members ({spec.model}).", \
+            _kept(calibration, len(train), folds)
     with db.read() as s:
         gold = s.execute(select(Sample.id, Sample.parent_text, GoldAnnotation.xi, GoldAnnotation.omega,
                                 GoldAnnotation.alpha)
                          .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
                          .where(*production(project_id)).order_by(Sample.id)).all()
     params = np.array([[g.xi, g.omega, g.alpha] for g in gold], dtype=float)
-    folds = job["config"]["folds"]
+    reporter.progress(0.02, f"Embedding {len(gold)} gold texts…")
+    blocks = text_blocks([g.parent_text for g in gold], encoder)
     reporter.progress(0.05, f"Cross-fitting {len(gold)} gold samples in {folds} folds…")
-    crossed = cross_fitted([g.parent_text for g in gold], params, folds=folds, spec=spec, k=members, seed=seed,
-                           device=device, should_stop=reporter.should_stop,
-                           progress=lambda f, m: reporter.progress(0.05 + 0.9 * f, m))
-    scores = audit_scores(params, crossed.prediction)
-    rows = _rows(job["id"], [g.id for g in gold], crossed.prediction, params, scores)
-    return rows, f"Audited {len(rows)} gold samples in {folds} folds with {members} members ({spec.model})."
+    crossed = cross_fitted_blocks(blocks, params, folds=folds, spec=spec, encoder=encoder, k=members, seed=seed,
+                                  device=device, should_stop=reporter.should_stop,
+                                  progress=lambda f, m: reporter.progress(0.05 + 0.9 * f, m))
+    calibration, miss = calibrate(params, crossed.prediction.mean, crossed.fold_of, seed=seed)
+    scores = audit_scores(params, crossed.prediction, crossed.fold_of, miss)
+    band = half_gone_band(crossed.prediction.mean, miss, calibration.quantile)
+    rows = _rows(job["id"], [g.id for g in gold], crossed.prediction, params, scores, miss, band)
+    return rows, f"Audited {len(rows)} gold samples in {folds} folds with {members} members ({spec.model}).", \
+        _kept(calibration, len(gold), folds)
+
+
+def _kept(calibration: Any, n: int, folds: int) -> dict[str, Any]:
+    """What the job's result keeps of its cross-validation (read by :mod:`.model_loop`'s gate)."""
+    if calibration is None:
+        return {"calibration": None, "cross_validated": n, "folds": folds}
+    return {"calibration": calibration.to_dict(), "cross_validated": n, "folds": folds}
 
 
 def run_model_job(db: Database, job_id: int) -> str:
@@ -264,10 +310,10 @@ def run_model_job(db: Database, job_id: int) -> str:
                 "run_dir": job.run_dir, "export_path": export.path, "export_base": export.base,
                 "benchmark": (run.config or {}).get("benchmark") if run is not None else None}
     def work(reporter: JobReporter) -> tuple[str, dict[str, Any]]:
-        rows, summary = _compute(db, info, reporter)
+        rows, summary, kept = _compute(db, info, reporter)
         reporter.progress(0.97, f"Storing {len(rows)} predictions…")
         _store(db, rows)
-        return summary, {"n": len(rows)}
+        return summary, {"n": len(rows), **kept}
 
     return run_reported(db, job_id, work)
 

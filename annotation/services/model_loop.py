@@ -5,6 +5,10 @@
 * Review's "Model disagrees" list (:func:`disagreements`, the latest finished ``audit`` job), and
   :func:`open_disagreement_case`, which opens a normal review case for one of them — nothing is
   flagged, changed or decided automatically;
+* the gate both features pass (:func:`withheld`): a job's model is used only when it beats the
+  trivial reference under cross-validation
+  (:func:`annotation.training.calibration.withheld_because`); otherwise the list is empty, the
+  queue keeps its import order and the pages say why (:func:`uncertain_order_withheld`);
 * the model's curve for a review case (:func:`model_curve`), which a lead may show when the
   project allows it (``show_model_curve``, off by default).
 
@@ -28,6 +32,7 @@ from annotation.services.model_jobs import AUDIT, PREDICT
 from annotation.services.rows import annotation_content
 from annotation.services.settling import open_review
 from annotation.services.number_limits import checks_numbers
+from annotation.training.calibration import withheld_because
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample
 
@@ -52,6 +57,24 @@ def _latest_prediction(s: Session, project_id: int, kind: str,
                                                          ModelPrediction.sample_id == sample_id))
 
 
+def withheld(job: Job) -> str:
+    """Why ``job``'s model may not be used ("": it may): module docstring."""
+    return withheld_because(job.result)
+
+
+@checks_numbers
+def uncertain_order_withheld(db: Database, actor: Actor, project_id: int) -> str:
+    """Lead: why "most uncertain first" cannot use the latest applied model ("" when it can), in
+    words the Projects page shows under the choice."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        job = latest_job(s, project_id, PREDICT)
+        if job is None:
+            return "no model has been applied to this project yet (Training page: Predict every sample)"
+        reason = withheld(job)
+        return f"the latest predictions (job {job.id}) are not used: {reason}" if reason else ""
+
+
 @dataclass(frozen=True)
 class Disagreement:
     """One gold sample the cross-fitted model disagrees with: both curves (base-1.1 log
@@ -68,7 +91,7 @@ class Disagreement:
     gold: tuple[float, float, float]
     model: tuple[float, float, float]
     gold_w1: float
-    spread_w1: float
+    expected_miss: float | None
     score: float
     half_gone_minutes: float
     half_gone_interval: tuple[float, float]
@@ -83,12 +106,18 @@ class AuditList:
     finished_at: datetime | None
     n_audited: int
     entries: tuple[Disagreement, ...]
+    #: why the audit's model lists nothing ("" when it earns its place: :func:`withheld`)
+    withheld: str = ""
+    #: what the audit's job kept of its cross-validation (its comparison with the reference, the
+    #: calibration: :func:`annotation.training.calibration.calibration_words` reads it)
+    kept: dict | None = None
 
 
 @checks_numbers
 def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20) -> AuditList | None:
     """Lead: the latest audit's ``top`` most suspicious gold samples (highest score first), or
-    None when the project has no finished audit."""
+    None when the project has no finished audit; no entries and the reason (``withheld``) when
+    the audit's model does not beat the trivial reference under cross-validation."""
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise InvalidInput(f"The list shows from 1 to {MAX_TOP} samples.")
     with db.read() as s:
@@ -97,6 +126,9 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
         if job is None:
             return None
         n = s.scalar(select(func.count()).select_from(ModelPrediction).where(ModelPrediction.job_id == job.id)) or 0
+        reason, kept = withheld(job), dict(job.result or {})
+        if reason:
+            return AuditList(job.id, job.finished_at, n, (), reason, kept)
         rows = s.execute(
             select(ModelPrediction, Sample.external_id, Sample.parent_text, Sample.n_tokens,
                    GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha, GoldAnnotation.decided_at)
@@ -122,9 +154,9 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
             gold = (r.xi, r.omega, r.alpha) if r.xi is not None else (float("nan"),) * 3
             entries.append(Disagreement(
                 rank, p.sample_id, r.external_id, r.parent_text, gold, (p.xi, p.omega, p.alpha), p.gold_w1 or 0.0,
-                p.spread_w1, p.score or 0.0, p.half_gone_minutes, (p.half_gone_low, p.half_gone_high), fig,
+                p.expected_miss, p.score or 0.0, p.half_gone_minutes, (p.half_gone_low, p.half_gone_high), fig,
                 items.get(p.sample_id), changed))
-        return AuditList(job.id, job.finished_at, n, tuple(entries))
+        return AuditList(job.id, job.finished_at, n, tuple(entries), "", kept)
 
 
 @checks_numbers
@@ -140,9 +172,12 @@ def open_disagreement_case(db: Database, actor: Actor, sample_id: int) -> int:
         job, p = _latest_prediction(s, smp.project_id, AUDIT, sample_id)
         if p is None:
             raise InvalidInput(f"{smp.external_id} is not in the latest audit.")
+        if withheld(job):
+            raise InvalidInput(f"The latest audit (job {job.id}) lists nothing: {withheld(job)}.")
         item = open_review(s, smp, [MODEL_DISAGREES], [{
             "code": MODEL_DISAGREES, "audit_job": job.id, "gold_w1": round(float(p.gold_w1 or 0.0), 3),
-            "spread_w1": round(float(p.spread_w1), 3), "score": round(float(p.score or 0.0), 3)}])
+            "expected_miss": None if p.expected_miss is None else round(float(p.expected_miss), 3),
+            "score": round(float(p.score or 0.0), 3)}])
         audit.record(s, actor.user_id, "open_model_case", "sample", smp.id, audit_job=job.id, item=item.id)
         return item.id
 
@@ -175,4 +210,4 @@ def model_curve(db: Database, actor: Actor, sample_id: int) -> ModelCurve | None
 
 
 __all__ = ["AuditList", "Disagreement", "ModelCurve", "disagreements", "latest_job", "model_curve",
-           "open_disagreement_case"]
+           "open_disagreement_case", "uncertain_order_withheld", "withheld"]

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from annotation.services import projects
 from db.models import GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
 from ui.display import plain
-from page_helpers import SPLIT_A, SPLIT_B, annotate, errors, markdown_text, run, text_records
+from page_helpers import SPLIT_A, SPLIT_B, annotate, errors, markdown_text, run, shown, text_records
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,18 +31,33 @@ def _ids(db, pid: int) -> list[tuple[int, str]]:
                               .order_by(Sample.id)).all())
 
 
-def _job(db, pid: int, kind: str, rows: dict[int, tuple[float, float | None]]) -> int:
-    """A finished job of ``kind`` with a prediction per sample: (spread, score)."""
+def _kept(verdict: str, n: int) -> dict:
+    """What a job keeps of its cross-validation: its model beats the reference, or not."""
+    low, high = (-0.5, -0.1) if verdict == "beats" else (-0.2, 0.1)
+    return {"n": n, "cross_validated": n, "folds": 5,
+            "calibration": {"comparison": {"reference": "reference_mean", "difference": (low + high) / 2,
+                                           "low": low, "high": high, "verdict": verdict, "n": n},
+                            "level": 0.9, "quantile": 1.6, "coverage": 0.88, "n": n, "spearman": 0.35}}
+
+
+def _job(db, pid: int, kind: str, rows: dict[int, tuple[float, float | None]], *, verdict: str = "beats",
+         run_job_id: int = 1) -> int:
+    """A finished job of ``kind`` with a prediction per sample: (expected miss, score)."""
     with db.write() as s:
-        j = Job(project_id=pid, kind=kind, config={"run_job_id": 1, "members": 5, "folds": 5}, status="succeeded",
-                finished_at=utcnow(), result={"n": len(rows)})
+        j = Job(project_id=pid, kind=kind, config={"run_job_id": run_job_id, "members": 5, "folds": 5},
+                status="succeeded", finished_at=utcnow(), result=_kept(verdict, len(rows)))
         s.add(j)
         s.flush()
-        for sid, (spread, score) in rows.items():
-            s.add(ModelPrediction(job_id=j.id, sample_id=sid, xi=72.0, omega=9.0, alpha=1.0, spread_w1=spread,
+        for sid, (miss, score) in rows.items():
+            s.add(ModelPrediction(job_id=j.id, sample_id=sid, xi=72.0, omega=9.0, alpha=1.0, spread_w1=1.0,
                                   half_gone_minutes=600.0, half_gone_low=300.0, half_gone_high=900.0,
-                                  gold_w1=None if score is None else 8.0, score=score))
+                                  gold_w1=None if score is None else 8.0, score=score, expected_miss=miss))
         return j.id
+
+
+def captions(at) -> list[str]:
+    """The page's captions as a reader sees them (escapes taken out)."""
+    return [shown(str(c.value)) for c in at.caption]
 
 
 def _gold(db, sample_ids):
@@ -83,6 +98,18 @@ def test_model_disagrees_opens_the_case_of_the_sample_it_names(db, lead, project
     assert not at.exception
 
 
+def test_an_audit_whose_model_does_not_beat_the_reference_lists_nothing_and_says_why(db, lead, project, make_app):
+    (s0, _), (s1, _), _, _ = _ids(db, project.id)
+    _gold(db, [s0, s1])
+    job = _job(db, project.id, "audit", {s0: (1.0, 2.0), s1: (0.5, 9.0)}, verdict="tied")
+    at = _open(make_app, lead, "screens/review.py")
+    assert [e.label for e in at.expander][0] == f"Model disagrees · nothing listed (audit job {job})"
+    assert not [b for b in at.button if b.key and b.key.startswith("review.model.open.")]
+    assert [c for c in captions(at) if c.startswith("The latest audit lists nothing: its model is not told apart "
+                                                     "from the training mean curve")]
+    assert not at.exception
+
+
 def test_the_models_curve_is_off_unless_the_project_allows_it(db, lead, pair, project, make_app):
     a, b = pair
     annotate(db, a, project.id, **SPLIT_A)
@@ -107,6 +134,19 @@ def test_the_hand_out_order_is_a_project_setting(db, lead, project, make_app):
     next(b for b in at.button if b.label.startswith("Save settings of")).click()
     at = run(at)
     assert projects.get_project(db, lead, project.id).settings.hand_out_order == "uncertain"
+    # no model applied: the page says the order is not in effect, and why; a model that beats
+    # the reference puts it in effect; one that does not, takes it out again
+    said = [c for c in captions(at) if c.startswith("Most uncertain first is not in effect")]
+    assert said == ["Most uncertain first is not in effect, samples go out in import order: no model has been "
+                    "applied to this project yet (Training page: Predict every sample)."]
+    ids = [sid for sid, _ in _ids(db, project.id)]
+    _job(db, project.id, "predict", {sid: (1.0, None) for sid in ids})
+    at = _open(make_app, lead, "screens/projects.py")
+    assert not [c for c in captions(at) if c.startswith("Most uncertain first is not in effect")]
+    job = _job(db, project.id, "predict", {sid: (1.0, None) for sid in ids}, verdict="tied")
+    at = _open(make_app, lead, "screens/projects.py")
+    [said] = [c for c in captions(at) if c.startswith("Most uncertain first is not in effect")]
+    assert f"the latest predictions (job {job}) are not used: its model is not told apart" in said
 
 
 ANNOTATOR_PAGES = ("screens/queue.py", "screens/workbench.py", "screens/feedback.py", "screens/guidelines.py",
@@ -183,3 +223,32 @@ def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_ap
     assert [e for e in errors(at) if e.startswith("An audit needs at least 20 gold samples")]
     assert at.session_state["training.job"] == run_id
     assert len(ids) == 4
+
+
+def test_the_training_page_says_what_the_cross_validation_found_and_whether_the_model_is_used(
+        db, lead, project, make_app, tmp_path):
+    from db.models import DatasetExport
+
+    run_dir = tmp_path / "run"
+    (run_dir / "models" / "linear__none").mkdir(parents=True)
+    with db.write() as s:
+        export = DatasetExport(project_id=project.id, path=str(tmp_path / "export"), base=1.1, seed=1,
+                               licence="cc-by-4.0", settings={}, splits={}, counts={}, status="complete")
+        s.add(export)
+        s.flush()
+        trained = Job(project_id=project.id, kind="training", export_id=export.id, config={"models": ["linear"]},
+                      status="succeeded", run_dir=str(run_dir), result={"rows": []}, finished_at=utcnow())
+        s.add(trained)
+        s.flush()
+        run_id = trained.id
+    ids = [sid for sid, _ in _ids(db, project.id)]
+    _job(db, project.id, "predict", {sid: (1.0, None) for sid in ids}, verdict="tied", run_job_id=run_id)
+    at = _open(make_app, lead, "screens/training.py")
+    said = captions(at)
+    assert [c for c in said if c.startswith("Cross-validated in 5 folds: not told apart from the training mean curve "
+                                            "(ΔMSE −0.050 [−0.200, 0.100], n = 4); 90 % intervals on the half-gone "
+                                            "time cover 88.0 % of held-out samples (n = 4; calibrated within ±5 "
+                                            "points)")], said
+    warnings = [shown(str(w.value)) for w in at.warning]
+    assert [w for w in warnings if w.startswith("Not used: its model is not told apart from the training mean curve")]
+    assert not at.exception

@@ -19,10 +19,11 @@ QUICK = ("--models", "mean", "linear", "--encoder", "hashing", "--quiet")
 
 @pytest.fixture
 def exported(db, lead, tmp_path, monkeypatch):
-    """A gold project of 45 texts and its export (written by ``chronocept export``)."""
+    """A gold project of 90 texts whose words set their curves, and its export (written by
+    ``chronocept export``)."""
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
     app_config.load()
-    pid = gold_project(db, lead, n=45)
+    pid = gold_project(db, lead, n=90, learnable=True)
     code, _, err = run_cli(db, "export", str(tmp_path / "export"), "--seed", "3", "--quiet", "--user", "lead1")
     assert code == 0, err
     return pid, tmp_path / "export"
@@ -36,7 +37,9 @@ def test_a_run_trained_from_the_command_line_is_predicted_and_audited(db, lead, 
 
     code, out, err = run_cli(db, "predict", str(run), "--members", "2", "--user", "lead1")
     assert code == 0, err
-    assert "Predicted" in out
+    lines = out.splitlines()
+    assert "Predicted" in lines[0] and lines[1].startswith("cross-validated in 5 folds: beats the training mean curve")
+    assert lines[2] == "used to hand out the most uncertain first where the project asks for it"
     last = trained.strip().splitlines()[-1]
     assert last.startswith("recorded as training job ") and "of project 'Gold'" in last
     [job] = [j for j in jobs.list_jobs(db, lead, pid) if j.kind == jobs.TRAINING]
@@ -50,8 +53,9 @@ def test_a_run_trained_from_the_command_line_is_predicted_and_audited(db, lead, 
     code, out, err = run_cli(db, "audit", "--run", str(run), "--members", "2", "--folds", "3", "--top", "3",
                              "--user", "lead1")
     assert code == 0, err
-    assert out.startswith("audit job ") and "the 3 most suspicious of 45 gold samples" in out
-    assert model_loop.disagreements(db, lead, pid, top=3).n_audited == 45
+    assert out.startswith("audit job ") and "the 3 most suspicious of 90 gold samples" in out
+    assert out.splitlines()[1].startswith("cross-validated in 3 folds: beats the training mean curve")
+    assert model_loop.disagreements(db, lead, pid, top=3).n_audited == 90
 
 
 def test_without_a_database_holding_the_export_it_trains_and_predict_says_what_is_missing(db, lead, exported,

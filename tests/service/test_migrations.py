@@ -58,6 +58,7 @@ def _annotation(id_, sample_id, annotator_id, status, xi, omega, alpha, **extra)
 # After upgrading to revision R, these rows go into the tables R created (and may reference
 # rows seeded earlier). A new migration adds one entry here: {} when it creates no table.
 SEED_ROWS: dict[str, dict[str, list[dict]]] = {
+    "0016": {},  # a column only: a prediction's calibrated uncertainty (expected miss)
     "0015": {},  # a column only: the curves' label beside a lead's overriding change label
     "0014": {},  # columns only: the writer of an import and its samples, an export's heartbeat
     "0013": {  # a pair with a release's reference labels, and a follow-up an annotator wrote

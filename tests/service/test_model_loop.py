@@ -42,15 +42,27 @@ def _run(db, pid: int, export_id: int | None, tmp_path, *, status="succeeded", m
         return j.id
 
 
-def _model_job(db, pid: int, kind: str, rows: dict[int, dict]) -> int:
+def _kept(verdict: str = "beats", n: int = 40) -> dict:
+    """What a job keeps of its cross-validation, its model beating the reference or not."""
+    low, high = {"beats": (-0.5, -0.1), "tied": (-0.2, 0.1), "worse": (0.1, 0.3)}[verdict]
+    return {"n": n, "cross_validated": n, "folds": 5,
+            "calibration": {"comparison": {"reference": "reference_mean", "difference": (low + high) / 2,
+                                           "low": low, "high": high, "verdict": verdict, "n": n},
+                            "level": 0.9, "quantile": 1.6, "coverage": 0.9, "n": n, "spearman": 0.35}}
+
+
+def _model_job(db, pid: int, kind: str, rows: dict[int, dict], *, verdict: str = "beats") -> int:
+    """A finished job's predictions: ``miss`` the expected miss the queue orders by."""
     with db.write() as s:
-        j = Job(project_id=pid, kind=kind, config={}, status="succeeded", started_at=utcnow(), finished_at=utcnow())
+        j = Job(project_id=pid, kind=kind, config={}, status="succeeded", started_at=utcnow(), finished_at=utcnow(),
+                result=_kept(verdict, len(rows)))
         s.add(j)
         s.flush()
         for sid, v in rows.items():
             s.add(ModelPrediction(job_id=j.id, sample_id=sid, xi=v.get("xi", 50.0), omega=8.0, alpha=0.0,
                                   spread_w1=v.get("spread", 1.0), half_gone_minutes=100.0, half_gone_low=50.0,
-                                  half_gone_high=200.0, gold_w1=v.get("w1"), score=v.get("score")))
+                                  half_gone_high=200.0, gold_w1=v.get("w1"), score=v.get("score"),
+                                  expected_miss=v.get("miss", 1.0)))
         return j.id
 
 
@@ -102,10 +114,12 @@ def test_most_uncertain_first_follows_the_latest_applied_model_and_keeps_k_and_b
                                                                                        make_project):
     pid = make_project(8, hand_out_order="uncertain")
     ids = _sample_ids(db, pid)
-    _model_job(db, pid, "predict", {sid: {"spread": float(i)} for i, sid in enumerate(ids)})  # an older one
-    # the latest applied model predicted 6 of the 8: widest spread first, then the rest in import order
-    _model_job(db, pid, "predict", {ids[1]: {"spread": 0.5}, ids[3]: {"spread": 4.0}, ids[5]: {"spread": 2.0},
-                                    ids[6]: {"spread": 3.0}, ids[2]: {"spread": 1.0}, ids[7]: {"spread": 0.1}})
+    _model_job(db, pid, "predict", {sid: {"miss": float(i)} for i, sid in enumerate(ids)})  # an older one
+    # the latest applied model predicted 6 of the 8: largest expected miss first (not the members'
+    # spread, which hardly tracks the error), then the rest in import order
+    _model_job(db, pid, "predict", {ids[1]: {"miss": 0.5, "spread": 9.0}, ids[3]: {"miss": 4.0},
+                                    ids[5]: {"miss": 2.0}, ids[6]: {"miss": 3.0}, ids[2]: {"miss": 1.0},
+                                    ids[7]: {"miss": 0.1}})
     a, b = make_user("ann_a"), make_user("ann_b")
     first = queue.next_item(db, a, pid)
     assert first.sample_id == ids[3]
@@ -116,9 +130,28 @@ def test_most_uncertain_first_follows_the_latest_applied_model_and_keeps_k_and_b
     assert queue.next_item(db, a, pid) is None  # never the same sample twice
 
 
-def test_without_an_applied_model_uncertain_order_is_import_order(db, make_user, make_project):
+@pytest.mark.parametrize("kept", [_kept("tied"), _kept("worse"), {"n": 8}], ids=["tied", "worse", "before"])
+def test_a_model_that_does_not_beat_the_reference_does_not_order_the_queue(db, lead, make_user, make_project, kept):
+    pid = make_project(6, hand_out_order="uncertain")
+    ids = _sample_ids(db, pid)
+    job = _model_job(db, pid, "predict", {sid: {"miss": float(10 - i)} for i, sid in enumerate(ids)})
+    assert model_loop.uncertain_order_withheld(db, lead, pid) == ""
+    assert queue.next_item(db, make_user("ann_0"), pid).sample_id == ids[0]   # the largest miss: its own
+    with db.write() as s:
+        s.get(Job, job).result = kept            # the same predictions, a model that does not earn its place
+    why = model_loop.uncertain_order_withheld(db, lead, pid)
+    assert why.startswith(f"the latest predictions (job {job}) are not used: ")
+    assert ("under cross-validation" in why) if "calibration" in kept else ("apply the run again" in why)
+    ann = make_user("ann")
+    assert _handed(db, [ann], pid, 6) == ids       # import order, as if no model had been applied
+    with pytest.raises(PermissionDenied):
+        model_loop.uncertain_order_withheld(db, ann, pid)
+
+
+def test_without_an_applied_model_uncertain_order_is_import_order(db, lead, make_user, make_project):
     pid = make_project(4, hand_out_order="uncertain")
     assert _handed(db, [make_user("ann")], pid, 4) == _sample_ids(db, pid)
+    assert model_loop.uncertain_order_withheld(db, lead, pid).startswith("no model has been applied")
 
 
 def test_random_order_hands_out_every_sample_once_and_not_in_import_order(db, make_user, make_project):
@@ -171,6 +204,13 @@ def test_model_disagrees_list_and_case(db, lead, make_user, make_project):
                   .values(xi=44.0, decided_at=utcnow()))
     changed = {e.sample_id: e.gold_changed for e in model_loop.disagreements(db, lead, pid).entries}
     assert changed == {ids[1]: False, ids[2]: True, ids[0]: False}
+    # a later audit whose model does not beat the reference lists nothing, says why, opens nothing
+    later = _model_job(db, pid, "audit", {ids[0]: {"w1": 9.0, "score": 7.0}}, verdict="tied")
+    listed = model_loop.disagreements(db, lead, pid)
+    assert (listed.job_id, listed.entries, listed.n_audited) == (later, (), 1)
+    assert listed.withheld.startswith("its model is not told apart from the training mean curve")
+    with pytest.raises(InvalidInput, match=f"The latest audit \\(job {later}\\) lists nothing: its model is not told"):
+        model_loop.open_disagreement_case(db, lead, ids[0])
 
 
 def test_the_models_curve_is_for_leads(db, lead, make_user, make_project):
@@ -224,11 +264,16 @@ def test_chronocept_audit_prints_the_list_most_suspicious_first(db, lead, make_p
     assert code == 0
     lines = out.strip().splitlines()
     assert lines[0].startswith("audit job ") and "the 2 most suspicious of 2 gold samples" in lines[0]
-    assert [line.split()[-1] for line in lines[2:]] == ["S-002", "S-000"]
+    assert lines[1].startswith("cross-validated in 5 folds: beats the training mean curve")
+    assert [line.split()[-1] for line in lines[3:]] == ["S-002", "S-000"]
     code, out, _ = _cli(db, "audit", "--user", "lead1", "--json")
     got = json.loads(out)
     assert [(r["rank"], r["sample"], r["score"], r["w1"]) for r in got["samples"]] == [(1, "S-002", 8.25, 12.0),
                                                                                       (2, "S-000", 1.5, 2.0)]
+    assert got["withheld"] == "" and got["calibration"]["comparison"]["verdict"] == "beats"
+    _model_job(db, pid, "audit", {ids[0]: {"w1": 2.0, "score": 1.5}}, verdict="worse")
+    code, out, _ = _cli(db, "audit", "--user", "lead1")
+    assert code == 0 and out.startswith("audit job ") and "lists nothing: its model is worse than" in out
     code, _, err = _cli(db, "audit", "--user", "lead1", "--top", "0")
     assert code == 1 and err == "chronocept: The list shows from 1 to 200 samples.\n"
 
@@ -236,44 +281,75 @@ def test_chronocept_audit_prints_the_list_most_suspicious_first(db, lead, make_p
 QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none"]}
 
 
-@pytest.fixture
-def trained(db, lead, tmp_path, monkeypatch):
-    """A gold project, its export and a finished quick training run (the hashing encoder)."""
+def _trained(db, lead, tmp_path, monkeypatch, *, n: int, learnable: bool) -> tuple[int, int]:
     from annotation.services import exports, jobs
     from db import config as app_config
     from gold_data import gold_project
 
     monkeypatch.setenv("CHRONOCEPT_RUNS_DIR", str(tmp_path / "runs"))
     app_config.load()
-    pid = gold_project(db, lead, n=45)
+    pid = gold_project(db, lead, n=n, learnable=learnable)
     rec = exports.export_dataset(db, lead, pid, tmp_path / "export", seed=3, include_agreement=False)
     run = jobs.launch_training(db, lead, pid, rec.id, QUICK, start=False)
     assert jobs.run_job(db, run.id) == "succeeded"
     return pid, run.id
 
 
-def test_a_run_applied_predicts_every_sample_and_audits_the_gold(db, lead, make_user, trained):
+@pytest.fixture
+def trained(db, lead, tmp_path, monkeypatch):
+    """A gold project whose words do not tell its curves, its export and a finished quick
+    training run (the hashing encoder)."""
+    return _trained(db, lead, tmp_path, monkeypatch, n=45, learnable=False)
+
+
+@pytest.fixture
+def learnt(db, lead, tmp_path, monkeypatch):
+    """As ``trained``, on texts whose words set the curve (a model of them beats the mean curve)."""
+    return _trained(db, lead, tmp_path, monkeypatch, n=90, learnable=True)
+
+
+def _apply(db, lead, pid: int, run_id: int, kind: str):
     from annotation.services import jobs
 
-    pid, run_id = trained
-    job = model_jobs.launch_model_job(db, lead, pid, run_id, model_jobs.PREDICT, members=3, start=False)
+    job = model_jobs.launch_model_job(db, lead, pid, run_id, kind, members=3, folds=3, start=False)
     assert jobs.run_job(db, job.id) == "succeeded", jobs.get_job(db, lead, job.id).log
+    return jobs.get_job(db, lead, job.id)
+
+
+def test_a_run_applied_predicts_every_sample_and_audits_the_gold(db, lead, make_user, learnt):
+    pid, run_id = learnt
+    done = _apply(db, lead, pid, run_id, model_jobs.PREDICT)
     with db.read() as s:
         n_samples = s.scalar(select(func.count()).select_from(Sample).where(Sample.project_id == pid,
                                                                            Sample.status == "active"))
-        rows = list(s.scalars(select(ModelPrediction).where(ModelPrediction.job_id == job.id)))
+        rows = list(s.scalars(select(ModelPrediction).where(ModelPrediction.job_id == done.id)))
     assert len(rows) == n_samples  # every active sample, texts not yet annotated included
     assert all(r.spread_w1 >= 0 and r.half_gone_low <= r.half_gone_minutes <= r.half_gone_high for r in rows)
-    assert len({round(r.spread_w1, 6) for r in rows}) > 1  # members disagree more on some texts
-    assert "Predicted" in jobs.get_job(db, lead, job.id).message
+    assert all(r.expected_miss is not None and r.expected_miss >= 0.5 for r in rows)   # the calibrated uncertainty
+    assert "Predicted" in done.message
+    kept = done.result
+    assert kept["cross_validated"] >= 40 and kept["folds"] == 3
+    assert kept["calibration"]["comparison"]["verdict"] == "beats"       # the words tell the unit of time
+    assert 0 < kept["calibration"]["coverage"] <= 1 and kept["calibration"]["level"] == 0.9
+    assert model_loop.uncertain_order_withheld(db, lead, pid) == ""
 
-    audit_job = model_jobs.launch_model_job(db, lead, pid, run_id, model_jobs.AUDIT, members=2, folds=3,
-                                            start=False)
-    assert jobs.run_job(db, audit_job.id) == "succeeded", jobs.get_job(db, lead, audit_job.id).log
+    audit_job = _apply(db, lead, pid, run_id, model_jobs.AUDIT)
     listed = model_loop.disagreements(db, lead, pid, top=5)
-    assert listed.job_id == audit_job.id and listed.n_audited >= 20
+    assert (listed.job_id, listed.n_audited, listed.withheld) == (audit_job.id, 90, "")
     scores = [e.score for e in listed.entries]
-    assert scores == sorted(scores, reverse=True) and all(s >= 0 for s in scores)
+    assert len(scores) == 5 and scores == sorted(scores, reverse=True) and all(s >= 0 for s in scores)
+    assert all(e.half_gone_interval[0] <= e.half_gone_minutes <= e.half_gone_interval[1] for e in listed.entries)
+
+
+def test_a_model_that_learnt_nothing_neither_lists_nor_orders(db, lead, trained):
+    pid, run_id = trained
+    done = _apply(db, lead, pid, run_id, model_jobs.PREDICT)
+    assert done.result["calibration"]["comparison"]["verdict"] != "beats"
+    assert "under cross-validation" in model_loop.uncertain_order_withheld(db, lead, pid)
+    _apply(db, lead, pid, run_id, model_jobs.AUDIT)
+    listed = model_loop.disagreements(db, lead, pid)
+    assert listed.entries == () and listed.n_audited == 45
+    assert listed.withheld.startswith("its model is ") and "training mean curve" in listed.withheld
 
 
 def test_a_run_whose_models_vanished_fails_the_job_with_the_reason(db, lead, trained):
@@ -295,7 +371,7 @@ def test_a_run_whose_models_vanished_fails_the_job_with_the_reason(db, lead, tra
 def test_every_order_keeps_the_daily_quota(db, make_user, make_project, order):
     pid = make_project(6, hand_out_order=order, daily_quota=2)
     if order == "uncertain":
-        _model_job(db, pid, "predict", {sid: {"spread": float(i)} for i, sid in enumerate(_sample_ids(db, pid))})
+        _model_job(db, pid, "predict", {sid: {"miss": float(i)} for i, sid in enumerate(_sample_ids(db, pid))})
     ann = make_user("ann")
     assert len(_handed(db, [ann], pid, 5)) == 2  # the quota, whatever the order
     assert queue.next_item(db, ann, pid) is None

@@ -85,6 +85,7 @@ MODULES: tuple[str, ...] = (
     "annotation.training.ensemble",
     "annotation.training.ensemble_curves",
     "annotation.training.audit",
+    "annotation.training.calibration",
     "db.config",
 )
 

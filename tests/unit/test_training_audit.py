@@ -1,5 +1,6 @@
 """Gold audit: cross-fitted predictions never come from a model that saw the sample, the scores
-are W1 over the floored spread (hand values), and the ranking puts planted errors first."""
+are the larger of the residual's Mahalanobis distance and W1 over the expected miss, each over its
+95th percentile (hand values), and the ranking puts planted errors of every kind first."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from annotation.curves.distance import curve_distances
 from annotation.training.audit import (
     MIN_FLOOR,
     audit_scores,
+    residual_distances,
     cross_fitted,
     fold_assignment,
     rank,
@@ -98,39 +100,57 @@ def test_cross_fitted_predictions_follow_the_input_order():
     assert np.bincount(fit.fold_of).tolist() == [4] * 5
 
 
-def test_audit_scores_hand_values():
-    one = np.array([[50.0, 10.0, 0.0], [50.0, 10.0, 0.0], [50.0, 10.0, 0.0]])
-    members = np.stack([one, one + [[4.0, 0, 0], [0, 0, 0], [0, 0, 0]]])
-    p = EnsemblePrediction.from_members(members)    # means 52, 50, 50; spreads 4, 0, 0
-    gold = np.array([[62.0, 10.0, 0.0], [56.0, 10.0, 0.0], [51.0, 10.0, 0.0]])
-    # W1 is the shift between equal shapes: 10, 6, 1
-    assert audit_scores(gold, p, floor=2.0) == pytest.approx([2.5, 3.0, 0.5], abs=1e-3)
-    # default floor: the median W1, 6 → 10/6, 6/6, 1/6
-    assert typical_miss(gold, p) == pytest.approx(6.0, abs=1e-4)
-    assert audit_scores(gold, p) == pytest.approx([10 / 6, 1.0, 1 / 6], abs=1e-3)
+def test_residual_distances_hand_values():
+    # the other folds' 12 residuals: ξ ±2, ω ±1, α ±0.5 (each twice), mean 0, uncorrelated
+    base = np.array([[2.0, 0, 0], [-2.0, 0, 0], [0, 1.0, 0], [0, -1.0, 0], [0, 0, 0.5], [0, 0, -0.5]])
+    gold = np.vstack([base, base, [[4.0, 0.0, 0.0]], [[0.0, 0.0, 1.0]]])
+    fold_of = np.array([0] * 6 + [1] * 6 + [2, 2])
+    d = residual_distances(gold, np.zeros_like(gold), fold_of)
+    var = np.array([16.0, 4.0, 1.0]) / 11            # Σr² / (n − 1) per parameter
+    assert d[12] == pytest.approx(4.0 / np.sqrt(var[0]), rel=1e-4) == pytest.approx(np.sqrt(11))  # ξ off by 4
+    assert d[13] == pytest.approx(1.0 / np.sqrt(var[2]), rel=1e-4)   # α off by 1: 1 / σ_α
+    assert d[12] == pytest.approx(d[13], rel=1e-4)      # each off by the same number of its own SDs
 
 
-def test_a_zero_spread_cannot_explode_the_score():
-    one = np.array([[50.0, 10.0, 0.0]] * 4)
-    p = EnsemblePrediction.from_members(np.stack([one] * 5))
-    assert np.all(p.spread_w1 == 0.0)
-    exact = audit_scores(one, p)       # the gold equals the model: median W1 0 → MIN_FLOOR
-    assert typical_miss(one, p) == MIN_FLOOR and np.all(exact == 0.0)
-    far = one + [[20.0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
-    assert audit_scores(far, p, floor=MIN_FLOOR)[0] == pytest.approx(20.0 / MIN_FLOOR, abs=1e-2)
+def test_audit_scores_take_the_larger_scale_each_over_its_95th_percentile():
+    rng = np.random.default_rng(4)
+    truth = np.column_stack([rng.uniform(30, 150, 200), rng.uniform(5, 15, 200), rng.normal(0, 1, 200)])
+    p = EnsemblePrediction.from_members(np.stack([truth, truth]))
+    gold = truth + rng.normal(0, [2.0, 0.5, 0.2], truth.shape)
+    folds, miss = np.arange(200) % 5, np.full(200, 2.0)
+    scores = audit_scores(gold, p, folds, miss)
+    parts = np.column_stack([residual_distances(gold, p.mean, folds), curve_distances(gold, p.mean)[0] / miss])
+    expected = (parts / np.nanpercentile(parts, 95, axis=0)).max(axis=1)
+    assert scores == pytest.approx(expected, rel=1e-9)
+    assert 0.05 <= np.mean(scores > 1.0) <= 0.10    # above either 95th percentile: 5 % of each, some shared
+
+
+def test_a_flipped_skew_is_found_though_it_moves_the_curve_little():
+    rng = np.random.default_rng(6)
+    truth = np.column_stack([rng.uniform(30, 150, 300), rng.uniform(4, 15, 300), rng.uniform(2, 4, 300)])
+    truth[17] = [80.0, 4.0, 3.0]                                    # a narrow curve …
+    p = EnsemblePrediction.from_members(np.stack([truth, truth]))
+    gold = truth + rng.normal(0, [6.0, 1.0, 0.3], truth.shape)
+    gold[17] = [80.0, 4.0, -3.0]                                    # … whose skew is flipped
+    folds = np.arange(300) % 5
+    w1 = curve_distances(gold, p.mean)[0]
+    assert rank(w1).tolist().index(17) > 3                         # W1 alone does not put it near the top
+    assert rank(audit_scores(gold, p, folds, np.full(300, 3.0)))[0] == 17
 
 
 def test_audit_score_arguments_are_checked():
     one = np.array([[50.0, 10.0, 0.0]] * 2)
     p = EnsemblePrediction.from_members(np.stack([one, one]))
+    folds, miss = np.array([0, 1]), np.ones(2)
     with pytest.raises(ValueError, match="shape"):
-        audit_scores(one[:1], p)
-    with pytest.raises(ValueError, match="at least"):
-        audit_scores(one, p, floor=0.0)
+        audit_scores(one[:1], p, folds, miss)
+    with pytest.raises(ValueError, match="positive"):
+        audit_scores(one, p, folds, np.zeros(2))
     off = np.array([[-100.0, 0.5, 0.0], [50.0, 10.0, 0.0]])   # a curve entirely off the axis
-    scores = audit_scores(off, p, floor=1.0)
-    assert np.isnan(scores[0]) and scores[1] == 0.0
-    assert rank(scores).tolist() == [1, 0]
+    scores = audit_scores(off, p, folds, miss)
+    assert np.isfinite(scores).all()                     # its parameters still tell how far off it is
+    assert rank(scores).tolist() == [0, 1]
+    assert typical_miss(one, p) == MIN_FLOOR             # the gold equals the model: median W1 0 → the floor
 
 
 def test_rank_is_highest_first_stable_and_puts_nan_last():
@@ -145,8 +165,5 @@ def test_a_planted_error_ranks_first():
     gold = np.array([[xi, 8.0, 0.5] for _ in range(6) for xi in UNITS.values()])
     gold[9, 0] += 40.0                                   # "days" labelled 40 units later
     fit = cross_fitted(texts, gold, folds=3, spec=LINEAR, k=3, seed=0)
-    scores = audit_scores(gold, fit.prediction)
+    scores = audit_scores(gold, fit.prediction, fit.fold_of, np.full(len(gold), 2.0))
     assert rank(scores)[0] == 9
-    w1, _, _ = curve_distances(gold, fit.prediction.mean)
-    assert scores[9] == pytest.approx(
-        w1[9] / max(fit.prediction.spread_w1[9], typical_miss(gold, fit.prediction)))
