@@ -10,7 +10,7 @@ import pandas as pd
 
 from annotation.training import METRIC_LABELS, UNDEFINED_REASONS, results_table
 from annotation.training.references import REFERENCE_LABELS, comparison_lines, ranked
-from annotation.training.results import METRIC_COLUMNS, TrainingResults
+from annotation.training.results import METRIC_COLUMNS, TrainingResults, metric_withheld
 
 
 def row_label(row) -> str:  # type: ignore[no-untyped-def]
@@ -29,13 +29,18 @@ def baselines_report(results: TrainingResults, run_dir: Path) -> str:
                                                                    for r in results.references],
                                                                   names=["model", "ablation"]), dtype="float64")
         table = pd.concat([table, references])
-    header = (f"export {results.export_id} · benchmark {results.benchmark} · {results.encoder} on "
-              f"{results.device} · {results.total_seconds:.1f} s · run folder {run_dir}\n"
+    n_test = max([r.n_test for r in results.rows] or [int(results.split_sizes.get("test") or 0)])
+    header = (f"export {results.export_id} · benchmark {results.benchmark} · {n_test:,} test samples · "
+              f"{results.encoder} on {results.device} · {results.total_seconds:.1f} s · run folder {run_dir}\n"
               "metrics on the test split (z-scored targets, mean over location/scale/skewness; "
               "curve scores in log-time units); the references use no text: the training split's "
               "mean curve, and the mean curve of the training samples sharing each axis")
+    withheld = {c: metric_withheld(c, n_test) for c in METRIC_COLUMNS if metric_withheld(c, n_test)}
+    for column in withheld:
+        table[column] = float("nan")
     lines = [header, table.to_string(float_format=lambda v: f"{v:.4f}", na_rep="—")]
-    undefined = [c for c in table.columns if table[c].isna().any()]
+    lines += [f"— {METRIC_LABELS[c]}: withheld, {why.removeprefix('— ')}" for c, why in withheld.items()]
+    undefined = [c for c in table.columns if table[c].isna().any() and c not in withheld]
     lines += [f"— {METRIC_LABELS[c]}: undefined, {UNDEFINED_REASONS.get(c, 'cannot be computed on these samples')}"
               for c in undefined]
     compared = comparison_lines(results.rows, row_label)

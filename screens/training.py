@@ -24,6 +24,7 @@ from annotation.training import (
     UNDEFINED_REASONS,
 )
 from annotation.services.model_jobs import MODEL_KINDS
+from annotation.training.results import metric_withheld
 from annotation.training.references import (
     BEATS, MIN_COMPARE_SAMPLES, REFERENCE_LABELS, TIED, UNDECIDED, WORSE, Comparison, ranked)
 from ui.model_loop_view import APPLIED_TITLES, applied_jobs, apply_run_controls, model_job_summary
@@ -69,17 +70,25 @@ def _against_text(row: dict) -> str:  # type: ignore[type-arg]
                       for c in compared)
 
 
+def _n_test(job: jobs.JobInfo, row: dict) -> int:  # type: ignore[type-arg]
+    """The test samples a row's metrics rest on (a run recorded before rows kept it: its split's size)."""
+    return int(row.get("n_test") or (job.result.get("split_sizes") or {}).get("test") or 0)
+
+
 def results_frame(job: jobs.JobInfo) -> pd.DataFrame:
     """The paper-style table of a finished job: one row per model (and ablation), then the
-    trivial references (issue 33); an undefined metric reads "—" (:func:`undefined_note` says
-    why), never "None" or NaN; each model's MSE interval and how it reads against the references."""
+    trivial references, each with the test samples it rests on; an undefined metric, or one the
+    rule withholds on too few test samples, reads "—" (:func:`undefined_note` says why), never
+    "None" or NaN; each model's MSE interval and how it reads against the references."""
     rows = [*(job.result.get("rows") or []), *(job.result.get("references") or [])]
     return pd.DataFrame([{
         "model": REFERENCE_LABELS.get(r["model"]) or MODEL_LABELS.get(r["model"], r["model"]),
         "inputs": "no text" if r["model"] in REFERENCE_LABELS else ABLATION_LABELS.get(r["ablation"], r["ablation"]),
-        **{METRIC_LABELS[c]: _metric_text(r.get(c)) for c in METRIC_COLUMNS},
+        "n (test)": _n_test(job, r),
+        **{METRIC_LABELS[c]: "—" if metric_withheld(c, _n_test(job, r)) else _metric_text(r.get(c))
+           for c in METRIC_COLUMNS},
         "MSE 95 % interval": _interval_text(r), "against the references": _against_text(r),
-    } for r in rows], columns=["model", "inputs", *(METRIC_LABELS[c] for c in METRIC_COLUMNS),
+    } for r in rows], columns=["model", "inputs", "n (test)", *(METRIC_LABELS[c] for c in METRIC_COLUMNS),
                                "MSE 95 % interval", "against the references"])
 
 
@@ -100,13 +109,16 @@ def ranking_note(job: jobs.JobInfo) -> str | None:
 
 def undefined_note(jobs_shown: list[jobs.JobInfo]) -> str | None:
     """One line naming each metric shown as "—" and why, or None when every metric has a value."""
-    missing = [c for c in METRIC_COLUMNS
-               if any(r.get(c) is None for j in jobs_shown for r in j.result.get("rows") or [])]
-    if not missing:
+    withheld = {c: metric_withheld(c, _n_test(j, r)) for j in jobs_shown for r in j.result.get("rows") or []
+                for c in METRIC_COLUMNS if metric_withheld(c, _n_test(j, r))}
+    missing = [c for c in METRIC_COLUMNS if c not in withheld
+               and any(r.get(c) is None for j in jobs_shown for r in j.result.get("rows") or [])]
+    if not missing and not withheld:
         return None
-    return "— undefined on this test split: " + "; ".join(
-        f"{METRIC_LABELS[c]} {UNDEFINED_REASONS.get(c, 'cannot be computed on these samples')}"
-        for c in missing) + "."
+    notes = [f"{METRIC_LABELS[c]} {why.removeprefix('— ')}" for c, why in withheld.items()]
+    notes += [f"{METRIC_LABELS[c]} undefined: {UNDEFINED_REASONS.get(c, 'cannot be computed on these samples')}"
+              for c in missing]
+    return "— " + "; ".join(notes) + "."
 
 
 def loss_chart(job: jobs.JobInfo) -> go.Figure | None:

@@ -22,6 +22,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from annotation.publishable import NEEDS
+
 from .ablations import check_ablation
 from .config import TrainingConfig
 from .data import MIN_SAMPLES_PER_SPLIT
@@ -46,6 +48,28 @@ UNDEFINED_REASONS: dict[str, str] = {
     "r2": f"needs ≥ {MIN_SAMPLES_PER_SPLIT} test samples whose gold values differ (in every parameter)",
     "spearman": f"needs ≥ {MIN_SAMPLES_PER_SPLIT} test samples whose gold values and predictions both vary",
 }
+#: the metrics that read a relation across the test samples (a correlation, a share of variance
+#: explained): withheld below the rule's minimum of test samples (:func:`metric_withheld`). The error
+#: means (MSE, MAE, NLL, the curve scores) describe the samples they average and are shown with
+#: their n and interval; ranking on any of them needs the same minimum
+#: (:func:`annotation.training.references.ranking_withheld`).
+RULED_METRICS: tuple[str, ...] = ("r2", "spearman")
+
+
+def metric_withheld(name: str, n_test: int) -> str:
+    """Why metric ``name`` on ``n_test`` test samples is not shown ("" when it is).
+
+    >>> metric_withheld("spearman", 3)
+    '— needs ≥ 30 test samples (n = 3)'
+    >>> metric_withheld("spearman", 30), metric_withheld("mse", 3)
+    ('', '')
+    """
+    needs = NEEDS["test_metric"]
+    if name in RULED_METRICS and n_test < needs.min_n:
+        return f"— {needs.rule} (n = {n_test:,})"
+    return ""
+
+
 METRIC_SCALE_NOTE = ("mse, mae, r2, spearman, nll: z-scored targets (training-split mean/std), "
                      "averaged over location, scale, skewness; curve_nll, curve_crps: original "
                      "log-time units of the export's base, mean over test samples")

@@ -50,7 +50,7 @@ from .metrics import (
     skew_normal_cross_entropy,
     skew_normal_crps,
 )
-from .results import METRIC_COLUMNS, METRIC_LABELS, UNDEFINED_REASONS
+from .results import METRIC_COLUMNS, METRIC_LABELS, UNDEFINED_REASONS, metric_withheld
 from .targets import fit_target_scaler
 
 #: every figure a score has, in table order: the baselines' columns, then the mean W1
@@ -279,11 +279,13 @@ def score_predictions(gold: np.ndarray, pred: np.ndarray, train_gold: np.ndarray
 
     Examples:
         >>> rng = np.random.default_rng(0)
-        >>> gold = np.column_stack([rng.uniform(40, 90, 12), rng.uniform(5, 15, 12), rng.normal(0, 1, 12)])
+        >>> gold = np.column_stack([rng.uniform(40, 90, 30), rng.uniform(5, 15, 30), rng.normal(0, 1, 30)])
         >>> perfect = score_predictions(gold, gold, gold, resamples=200)
         >>> [round(perfect.figures[k].value, 6) for k in ("mse", "mae", "r2", "spearman", "curve_crps", "w1")]
         [0.0, 0.0, 1.0, 1.0, 0.0, 0.0]
-        >>> constant = score_predictions(gold, np.tile(gold.mean(axis=0), (12, 1)), gold, resamples=200)
+        >>> score_predictions(gold[:12], gold[:12], gold, resamples=200).figures["r2"].undefined   # R², ρ: the rule
+        'needs ≥ 30 test samples (n = 12)'
+        >>> constant = score_predictions(gold, np.tile(gold.mean(axis=0), (30, 1)), gold, resamples=200)
         >>> f = constant.figures["spearman"]
         >>> math.isnan(f.value), f.undefined == UNDEFINED_REASONS["spearman"]
         (True, True)
@@ -316,7 +318,9 @@ def score_predictions(gold: np.ndarray, pred: np.ndarray, train_gold: np.ndarray
     for name in SCORE_METRICS:
         value = values[name]
         undefined = None
-        if not math.isfinite(value):
+        if metric_withheld(name, n):
+            undefined = metric_withheld(name, n).removeprefix("— ")
+        elif not math.isfinite(value):
             undefined = UNDEFINED_REASONS.get(name, W1_UNDEFINED if name == "w1" else
                                               "cannot be computed on these samples")
         low, high, no_interval = intervals[name]

@@ -77,7 +77,7 @@ def test_a_lead_scores_a_file_and_sees_it_beside_the_baselines(make_app, db, lea
     # a run scores its rows as a submission is scored: W1 too
     assert "—" not in set(board[board["kind"] == "baseline"]["Mean W1"])
     captions = [c.value for c in at.caption]
-    assert any("needs ≥ 3 test samples whose gold values differ" in c for c in captions)
+    assert any("needs ≥ 30 test samples (n = 3)" in c for c in captions)   # R² and ρ withheld by the rule
     assert any("a bootstrap interval needs ≥ 10 test samples" in c for c in captions)
     assert any(shown(c).startswith("Not ranked: the test split has 3 samples; ranking models needs ≥ 30")
                for c in captions)

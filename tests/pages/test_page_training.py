@@ -69,9 +69,9 @@ def test_launch_runs_a_worker_and_shows_its_results(make_app, db, lead, exported
     # shown "—" with the reason, never "None" or NaN
     assert list(table["Spearman ρ"])[0] == "—"
     assert "None" not in table.to_string() and "nan" not in table.to_string()
-    assert any(c.value.startswith("— undefined on this test split: ")
-               and "Spearman ρ needs ≥ 3 test samples whose gold values and predictions both vary" in c.value
-               for c in at.caption)
+    assert any(c.value.startswith(f"— R² needs ≥ 30 test samples (n = {n_test}); Spearman ρ needs ≥ 30 test "
+                                  f"samples (n = {n_test})") for c in at.caption)
+    assert set(table["R²"]) == {"—"} and list(table["n (test)"])[0] == n_test
     assert len(at.get("plotly_chart")) == 1  # predicted vs gold, a panel per parameter (no NN: no loss chart)
 
 

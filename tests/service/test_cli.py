@@ -321,17 +321,18 @@ def test_train_from_the_command_line_needs_no_database(tmp_path):
                "--encoder", "hashing", "--run-dir", str(tmp_path / "run"), "--quiet")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("export synthetic-3-120 · benchmark 1 · hashing")
+    assert lines[0].startswith("export synthetic-3-120 · benchmark 1 · 12 test samples · hashing")
     assert "mse" in lines[2] and "curve_crps" in lines[2]
     assert [line.split()[0] for line in lines[4:6]] == ["mean", "linear"]
     # the trivial references are rows of the table too, under the models (issue 33)
     assert lines[6].startswith("Reference: training mean curve") and lines[7].startswith("Reference: per-axis mean")
-    # the mean model predicts one value: its Spearman ρ is undefined, shown "—" and said why
-    assert lines[4].split()[5] == "—" and lines[8] == (
-        "— Spearman ρ: undefined, needs ≥ 3 test samples whose gold values and predictions both vary")
-    assert lines[9].startswith("against the references (MSE difference on the same test samples")
-    assert lines[11].startswith("  linear: beats the training mean curve (ΔMSE −")
-    assert lines[12:] == [
+    # 12 test samples: R² and ρ are withheld by the rule, shown "—" and said why, for every row
+    assert {line.split()[4] for line in lines[4:6]} == {line.split()[5] for line in lines[4:6]} == {"—"}
+    assert lines[8:10] == ["— R²: withheld, needs ≥ 30 test samples (n = 12)",
+                           "— Spearman ρ: withheld, needs ≥ 30 test samples (n = 12)"]
+    assert lines[10].startswith("against the references (MSE difference on the same test samples")
+    assert lines[12].startswith("  linear: beats the training mean curve (ΔMSE −")
+    assert lines[13:] == [
         "not ranked: the test split has 12 samples; ranking models needs ≥ 30 test samples (an export of "
         "about 300 gold samples at a 10 % test share)",
         "not recorded as a training job of a project (predict and audit need one): there is no database at "
@@ -366,22 +367,25 @@ def test_score_from_the_command_line_needs_no_database(tmp_path):
                                "95% bootstrap intervals (1000 resamples, seed ")
     shown = {line[2:14].strip(): line[15:].split(" [")[0] for line in lines[2:10]}   # "  MSE  0.1959 [..]"
     assert shown["MSE"] == f"{row.mse:.4f}" and shown["Curve CRPS"] == f"{row.curve_crps:.4f}"
-    assert shown["Spearman ρ"] == f"{row.spearman:.4f}" and float(shown["Mean W1"]) > 0
-    assert lines[2].endswith("]")   # every figure defined, with an interval
-    # the trivial references on the same split, and the file against them (issue 33)
-    assert lines[10].startswith("references on the same test split")
-    assert lines[11].startswith("  Reference: training mean curve: MSE ")
-    assert lines[12].startswith("  Reference: per-axis mean: MSE ")
-    assert lines[13].startswith("this file against them") and "beats the training mean curve (ΔMSE −" in lines[13]
-    assert lines[14].startswith("the test split has 12 samples; ranking models needs ≥ 30 test samples")
-    assert len(lines) == 15
+    assert shown["Spearman ρ"] == "—" and float(shown["Mean W1"]) > 0
+    assert lines[10:12] == ["— R²: undefined, needs ≥ 30 test samples (n = 12)",
+                            "— Spearman ρ: undefined, needs ≥ 30 test samples (n = 12)"]
+    assert lines[2].endswith("]")   # every figure the rule shows, with an interval
+    # the trivial references on the same split, and the file against them
+    assert lines[12].startswith("references on the same test split")
+    assert lines[13].startswith("  Reference: training mean curve: MSE ")
+    assert lines[14].startswith("  Reference: per-axis mean: MSE ")
+    assert lines[15].startswith("this file against them") and "beats the training mean curve (ΔMSE −" in lines[15]
+    assert lines[16].startswith("the test split has 12 samples; ranking models needs ≥ 30 test samples")
+    assert len(lines) == 17
     assert not (export / "scores").exists()   # scored, not kept
 
     kept = run(env_url, "score", str(export), str(predictions), "--json", "--save", "linear, again")
     assert kept.returncode == 0, kept.stderr
     record = json.loads(kept.stdout)
     assert record["name"] == "linear, again" and record["via"] == "command line"
-    assert record["score"]["figures"]["r2"]["value"] == pytest.approx(row.r2, rel=1e-9)
+    assert record["score"]["figures"]["r2"]["value"] is None   # withheld on 12 test samples, kept with the rule
+    assert record["score"]["figures"]["r2"]["undefined"] == "needs ≥ 30 test samples (n = 12)"
     assert record["vs_reference"]["reference_mean"]["verdict"] == "beats"
     assert record["references"]["reference_mean"]["figures"]["mse"]["value"] == pytest.approx(
         load_run(tmp_path / "run").references[0].mse, rel=1e-9)

@@ -12,7 +12,6 @@ from sqlalchemy import select
 
 from annotation.services import exports, jobs, model_scores
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
-from annotation.training.results import UNDEFINED_REASONS
 from annotation.training.scoring import NO_INTERVAL_FEW, Figure
 from db import config as app_config
 from db.models import AuditEvent
@@ -51,7 +50,7 @@ def test_a_scored_file_is_kept_in_the_export_folder_and_ranked_beside_the_baseli
                                           "  Ours *v2*  ")
     assert (entry.kind, entry.name, entry.by, entry.n_test) == ("submission", "Ours *v2*", "lead1", 3)
     # three test samples: the gold scale is the same for all, so R² is undefined; no intervals on 3
-    assert math.isnan(entry.figures["r2"].value) and entry.figures["r2"].undefined == UNDEFINED_REASONS["r2"]
+    assert math.isnan(entry.figures["r2"].value) and entry.figures["r2"].undefined == "needs ≥ 30 test samples (n = 3)"
     assert entry.figures["mse"].value > 0 and entry.figures["mse"].no_interval == NO_INTERVAL_FEW
     assert entry.figures["w1"].value == pytest.approx(0.5, abs=0.01)
     (kept,) = (folder / "scores").glob("*.json")

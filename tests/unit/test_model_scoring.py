@@ -16,6 +16,7 @@ from annotation.training import TrainingConfig, load_run, run_training, write_sy
 from annotation.training.errors import ExportNotFoundError, NotEnoughSamplesError
 from annotation.training.metrics import point_metrics
 from annotation.training.results import UNDEFINED_REASONS
+from annotation.training.results import metric_withheld
 from annotation.training.scoring import (
     MIN_INTERVAL_SAMPLES,
     NO_INTERVAL_FEW,
@@ -73,8 +74,8 @@ def test_a_constant_prediction_of_the_mean():
 
 def test_figures_the_data_cannot_support_are_undefined_with_the_reason():
     two = score_predictions(GOLD[:2], GOLD[:2] + 1, TRAIN)
-    for name in ("r2", "spearman"):
-        assert math.isnan(two.figures[name].value) and two.figures[name].undefined == UNDEFINED_REASONS[name]
+    for name in ("r2", "spearman"):   # the rule withholds them before they are undefined
+        assert math.isnan(two.figures[name].value) and two.figures[name].undefined == "needs ≥ 30 test samples (n = 2)"
     assert math.isfinite(two.figures["mse"].value) and two.figures["mse"].no_interval == NO_INTERVAL_FEW
     # gold without spread in one column: R² is undefined, not −2e28
     flat = GOLD.copy()
@@ -142,7 +143,9 @@ def test_the_scores_of_a_training_runs_predictions_are_its_metrics(tmp_path):
         assert scored.score.n_scale_clipped == row.n_scale_clipped
         for name, value in row.metrics().items():
             got = scored.score.figures[name].value
-            if math.isnan(value):   # the mean model's ρ: undefined in both
+            if metric_withheld(name, row.n_test):   # R² and ρ on 15 test samples: withheld by the rule
+                assert math.isnan(got) and scored.score.figures[name].undefined == "needs ≥ 30 test samples (n = 15)"
+            elif math.isnan(value):   # the mean model's ρ: undefined in both
                 assert math.isnan(got) and scored.score.figures[name].undefined == UNDEFINED_REASONS[name]
             else:
                 assert got == pytest.approx(value, rel=1e-9, abs=1e-12), (row.model, row.ablation, name)
