@@ -77,8 +77,8 @@ class ProjectSettings:
     confirm_submit: bool = False
     # which unassigned sample is handed out next: "import" (oldest first), "random" (from a
     # random place in the pool, drawn anew at each hand-out) or "uncertain" (the latest applied
-    # model's widest ensemble spread first — a curve the members cannot even place on the axis
-    # counts as the widest; samples it did not predict follow in import order)
+    # model's largest expected miss first, when that model beats the trivial reference under
+    # cross-validation, else import order; samples it did not predict follow in import order)
     hand_out_order: str = "import"
     # the model's curve on a review case: leads may show it; off by default (no anchoring)
     show_model_curve: bool = False

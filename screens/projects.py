@@ -176,9 +176,13 @@ def segment_targets_input(column, sk: str, s: ProjectSettings) -> bool:  # type:
 
 
 #: what "most uncertain first" orders by, when it is in effect, and what it was measured to do
-UNCERTAIN_HELP = ("Most uncertain first: by the calibrated uncertainty (expected miss) of the latest model applied "
-                  "on the Training page — only when that model beats the trivial reference under cross-validation; "
-                  "otherwise import order. Blindness, k, quotas, warm-up and gold checks are the same in every order.")
+UNCERTAIN_HELP = ("Most uncertain first: the largest calibrated uncertainty (expected miss) of the latest model "
+                  "applied on the Training page — only when that model beats the trivial reference under "
+                  "cross-validation; otherwise import order. What it was measured to do: on generated pools "
+                  "(bench/active_order.py, 3 seeds, 1,500 annotations) it did not teach the model faster than "
+                  "random order (final mean W1 8.16 against 8.03) — the texts it hands out first are the ones "
+                  "a model misses most, which gets them double-annotated and reviewed early, not a better model "
+                  "sooner. Blindness, k, quotas, warm-up and gold checks are the same in every order.")
 
 #: the inputs of the settings a protocol has of its own (ProjectProtocol.own_settings)
 OWN_SETTING_INPUTS = {"change_factor": change_factor_input, "segment_targets": segment_targets_input}
