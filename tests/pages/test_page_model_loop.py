@@ -13,6 +13,7 @@ from sqlalchemy import select
 from annotation.services import projects
 from db.models import GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
 from ui.display import plain
+from model_results import kept
 from page_helpers import SPLIT_A, SPLIT_B, annotate, errors, markdown_text, run, shown, text_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,21 +32,12 @@ def _ids(db, pid: int) -> list[tuple[int, str]]:
                               .order_by(Sample.id)).all())
 
 
-def _kept(verdict: str, n: int) -> dict:
-    """What a job keeps of its cross-validation: its model beats the reference, or not."""
-    low, high = (-0.5, -0.1) if verdict == "beats" else (-0.2, 0.1)
-    return {"n": n, "cross_validated": n, "folds": 5,
-            "calibration": {"comparison": {"reference": "reference_mean", "difference": (low + high) / 2,
-                                           "low": low, "high": high, "verdict": verdict, "n": n},
-                            "level": 0.9, "quantile": 1.6, "coverage": 0.88, "n": n, "spearman": 0.35}}
-
-
 def _job(db, pid: int, kind: str, rows: dict[int, tuple[float, float | None]], *, verdict: str = "beats",
          run_job_id: int = 1) -> int:
     """A finished job of ``kind`` with a prediction per sample: (expected miss, score)."""
     with db.write() as s:
         j = Job(project_id=pid, kind=kind, config={"run_job_id": run_job_id, "members": 5, "folds": 5},
-                status="succeeded", finished_at=utcnow(), result=_kept(verdict, len(rows)))
+                status="succeeded", finished_at=utcnow(), result=kept(verdict, len(rows)))
         s.add(j)
         s.flush()
         for sid, (miss, score) in rows.items():

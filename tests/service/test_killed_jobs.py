@@ -23,6 +23,7 @@ from sqlalchemy import event, func, insert, select, update
 from annotation.services import hand_out_order, job_reporter, jobs, model_jobs, model_loop
 from db.engine import Database, make_engine
 from db.models import DatasetExport, Job, ModelPrediction, Sample, utcnow
+from model_results import kept
 from service_helpers import run_cli
 
 N_SAMPLES = 120  # three chunks of 50
@@ -41,11 +42,7 @@ def small_chunks(monkeypatch, tmp_path):
         rows = [{"job_id": job["id"], "sample_id": sid, "xi": 50.0 + job["id"], "omega": 8.0, "alpha": 0.0,
                  "spread_w1": float(job["id"]), "half_gone_minutes": 100.0, "half_gone_low": 50.0,
                  "half_gone_high": 200.0, "gold_w1": None, "score": None, "expected_miss": 1.0} for sid in ids]
-        beats = {"reference": "reference_mean", "difference": -0.3, "low": -0.4, "high": -0.2, "verdict": "beats",
-                 "n": len(rows)}
-        return rows, f"Predicted {len(rows)} samples.", {
-            "calibration": {"comparison": beats, "level": 0.9, "quantile": 1.5, "coverage": 0.9, "n": len(rows),
-                            "spearman": 0.4}, "cross_validated": len(rows), "folds": 5}
+        return rows, f"Predicted {len(rows)} samples.", kept("beats", len(rows))
 
     monkeypatch.setattr(model_jobs, "_compute", fixed_rows)
 

@@ -12,6 +12,7 @@ from annotation.services import model_jobs, model_loop, projects, queue
 from annotation.services import hand_out_order
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
+from model_results import kept
 from service_helpers import complete_content
 import workbench_writes
 
@@ -42,20 +43,11 @@ def _run(db, pid: int, export_id: int | None, tmp_path, *, status="succeeded", m
         return j.id
 
 
-def _kept(verdict: str = "beats", n: int = 40) -> dict:
-    """What a job keeps of its cross-validation, its model beating the reference or not."""
-    low, high = {"beats": (-0.5, -0.1), "tied": (-0.2, 0.1), "worse": (0.1, 0.3)}[verdict]
-    return {"n": n, "cross_validated": n, "folds": 5,
-            "calibration": {"comparison": {"reference": "reference_mean", "difference": (low + high) / 2,
-                                           "low": low, "high": high, "verdict": verdict, "n": n},
-                            "level": 0.9, "quantile": 1.6, "coverage": 0.9, "n": n, "spearman": 0.35}}
-
-
 def _model_job(db, pid: int, kind: str, rows: dict[int, dict], *, verdict: str = "beats") -> int:
     """A finished job's predictions: ``miss`` the expected miss the queue orders by."""
     with db.write() as s:
         j = Job(project_id=pid, kind=kind, config={}, status="succeeded", started_at=utcnow(), finished_at=utcnow(),
-                result=_kept(verdict, len(rows)))
+                result=kept(verdict, len(rows)))
         s.add(j)
         s.flush()
         for sid, v in rows.items():
@@ -130,18 +122,18 @@ def test_most_uncertain_first_follows_the_latest_applied_model_and_keeps_k_and_b
     assert queue.next_item(db, a, pid) is None  # never the same sample twice
 
 
-@pytest.mark.parametrize("kept", [_kept("tied"), _kept("worse"), {"n": 8}], ids=["tied", "worse", "before"])
-def test_a_model_that_does_not_beat_the_reference_does_not_order_the_queue(db, lead, make_user, make_project, kept):
+@pytest.mark.parametrize("result", [kept("tied"), kept("worse"), {"n": 8}], ids=["tied", "worse", "before"])
+def test_a_model_that_does_not_beat_the_reference_does_not_order_the_queue(db, lead, make_user, make_project, result):
     pid = make_project(6, hand_out_order="uncertain")
     ids = _sample_ids(db, pid)
     job = _model_job(db, pid, "predict", {sid: {"miss": float(10 - i)} for i, sid in enumerate(ids)})
     assert model_loop.uncertain_order_withheld(db, lead, pid) == ""
     assert queue.next_item(db, make_user("ann_0"), pid).sample_id == ids[0]   # the largest miss: its own
     with db.write() as s:
-        s.get(Job, job).result = kept            # the same predictions, a model that does not earn its place
+        s.get(Job, job).result = result          # the same predictions, a model that does not earn its place
     why = model_loop.uncertain_order_withheld(db, lead, pid)
     assert why.startswith(f"the latest predictions (job {job}) are not used: ")
-    assert ("under cross-validation" in why) if "calibration" in kept else ("apply the run again" in why)
+    assert ("under cross-validation" in why) if "calibration" in result else ("apply the run again" in why)
     ann = make_user("ann")
     assert _handed(db, [ann], pid, 6) == ids       # import order, as if no model had been applied
     with pytest.raises(PermissionDenied):
