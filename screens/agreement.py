@@ -19,13 +19,14 @@ import streamlit as st
 
 from annotation.wording import counted
 from annotation.agreement import ICC_RULE, JACCARD_RULE, PK_RULE, judge
-from annotation.agreement.published import headline_figures
+from annotation.agreement.published import breakdown_row, breakdown_rules, headline_figures
 from annotation.agreement.curve_agreement import w1_time_factor
 from annotation.agreement.intervals import DEFAULT_SEED, default_resamples
 from annotation.agreement.krippendorff_alpha import ALPHA_LABELS
 from annotation.axes import axis_by_name
 from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETERS
 from annotation.services import agreement
+from ui.display import plain
 from ui.session import lead_page, service_errors
 from ui.agreement_charts import SCATTER_POINTS, pairs_figure
 from ui.pair_agreement_view import show_pair_agreement
@@ -261,7 +262,8 @@ with tab_seg:
 
 with tab_time:
     if tab_time.open:
-        weeks = pd.DataFrame([{"week": w.week, "samples": w.n_samples, **w.figures} for w in report.weeks])
+        weeks = pd.DataFrame([{"week": w.week, "samples": w.n_samples, **breakdown_row(w.figures, w.n_samples)}
+                              for w in report.weeks])
         if weeks.empty:
             st.caption("No weeks to show.")
         else:
@@ -271,12 +273,18 @@ with tab_time:
             fig.update_layout(height=360, margin=dict(l=10, r=10, t=40, b=10))
             st.plotly_chart(fig, key="agreement.weeks")
             show_table(weeks, hide_index=True)
+            st.caption(plain(f"A week's figure is empty where the week has too few samples for it: "
+                             f"{breakdown_rules(shown)} (no intervals: weeks are not bootstrapped)."))
 
 with tab_pairs:
     if tab_pairs.open:
         pairs = pd.DataFrame([{"annotator A": p.annotators[0], "annotator B": p.annotators[1],
-                               "samples": p.n_samples, **p.figures} for p in report.pairs])
+                               "samples": p.n_samples, **breakdown_row(p.figures, p.n_samples)} for p in report.pairs])
         show_table(pairs, hide_index=True, width="stretch")
+        if report.pairs:
+            st.caption(plain(f"A pair's figure is empty where the two share too few samples for it: "
+                             f"{breakdown_rules(report.pairs[0].figures)} (no intervals: pairs are not "
+                             "bootstrapped)."))
 
 with tab_review:
     if tab_review.open:

@@ -13,7 +13,8 @@ Examples:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from annotation.agreement.pair_agreement import change_result
 from annotation.agreement.report import HEADLINE_NAMES, AgreementReport
@@ -126,5 +127,37 @@ def headline_figures(report: AgreementReport, names: tuple[str, ...] = HEADLINE_
     return out
 
 
-__all__ = ["CURVE_NAMES", "FIGURE_NEEDS", "change_kappa_figure", "figure_count", "headline_figures",
-           "why_undefined"]
+def _breakdown_needs(name: str) -> Needs | None:
+    needs = FIGURE_NEEDS.get(name) or NEEDS.get(name)
+    return None if needs is None else replace(needs, interval=False)
+
+
+def breakdown_row(figures: Mapping[str, float | None], n: int) -> dict[str, float | None]:
+    """A breakdown's figures (one week's, one annotator pair's) after the rule, n = the samples
+    it rests on: a figure the rule covers is None where withheld (a table shows "—"), others as
+    they are. Breakdowns carry no interval (they are not bootstrapped).
+
+    >>> breakdown_row({"jaccard": 0.8, "kappa": 0.7, "icc_xi": 0.9, "overlap": 0.6}, 12)
+    {'jaccard': 0.8, 'kappa': 0.7, 'icc_xi': None, 'overlap': 0.6}
+    >>> breakdown_row({"jaccard": 0.8}, 4)
+    {'jaccard': None}
+    """
+    out: dict[str, float | None] = {}
+    for name, value in figures.items():
+        needs = _breakdown_needs(name)
+        out[name] = value if needs is None else figure(needs, value, n=n).value
+    return out
+
+
+def breakdown_rules(names: Iterable[str]) -> str:
+    """The rules of the figures ``names`` that have one, in words, each once (a table's caption).
+
+    >>> breakdown_rules(["jaccard", "kappa", "icc_xi", "icc_omega", "overlap"])
+    "Jaccard needs ≥ 10 samples with axis labels; Cohen's κ needs ≥ 10 samples with axis labels; ICC(1,1) needs ≥ 30 samples with every curve"
+    """
+    rules = {f"{needs.name} {needs.rule}": None for name in names if (needs := _breakdown_needs(name))}
+    return "; ".join(rules)
+
+
+__all__ = ["CURVE_NAMES", "FIGURE_NEEDS", "breakdown_row", "breakdown_rules", "change_kappa_figure", "figure_count",
+           "headline_figures", "why_undefined"]

@@ -11,7 +11,7 @@ import pytest
 
 from annotation.services import annotation_import, projects
 from annotation.corpus.text_import import TextRecord
-from page_helpers import run, titles
+from page_helpers import run, shown, titles
 from ui import table_download
 
 
@@ -201,3 +201,20 @@ def test_a_large_table_is_prepared_on_request_and_kept_while_it_is_the_same(make
     at.button(key="agreement.download.prepare").click()
     run(at)
     assert len(csv_rows(downloads[name])) == N_FIRST
+
+
+def test_breakdowns_withhold_what_too_few_samples_cannot_support(make_app, admin, seeded):
+    # one pair of annotators shares all 32 samples: every figure of the pair is shown (ICC needs 30);
+    # the samples were submitted over days of few samples each: a week under 10 shows no Jaccard
+    at = open_tab(open_page(make_app, admin), "Annotator pairs")
+    pairs = next(f.value for f in at.dataframe if "annotator A" in f.value.columns)
+    assert list(pairs["samples"]) == [N] and pairs["icc_xi"].notna().all() and pairs["jaccard"].notna().all()
+    said = [shown(c.value) for c in at.caption]
+    assert any(c.startswith("A pair's figure is empty where the two share too few samples for it: ") for c in said), said
+    at = open_tab(at, "Over time")
+    weeks = next(f.value for f in at.dataframe if "week" in f.value.columns)
+    small = weeks[weeks["samples"] < 10]
+    assert len(small) == len(weeks) > 3          # one sample a day: every week holds 7 or fewer
+    assert small["jaccard"].isna().all() and small["icc_xi"].isna().all()
+    assert weeks[weeks["samples"] < 30]["icc_xi"].isna().all()
+    assert any("ICC(1,1) needs ≥ 30 samples with every curve" in shown(c.value) for c in at.caption)
