@@ -176,6 +176,24 @@ def test_no_annotator_code_path_reads_a_model():
         assert "model_loop" not in text and "model_jobs" not in text and "ModelPrediction" not in text, path.name
 
 
+def _finished_run(db, pid: int, tmp_path) -> int:
+    """A finished training run of the project, its export and its models' folder; its job's id."""
+    from db.models import DatasetExport
+
+    run_dir = tmp_path / "run"
+    (run_dir / "models" / "linear__none").mkdir(parents=True)
+    with db.write() as s:
+        export = DatasetExport(project_id=pid, path=str(tmp_path / "export"), base=1.1, seed=1,
+                               licence="cc-by-4.0", settings={}, splits={}, counts={}, status="complete")
+        s.add(export)
+        s.flush()
+        trained = Job(project_id=pid, kind="training", export_id=export.id, config={"models": ["linear"]},
+                      status="succeeded", run_dir=str(run_dir), result={"rows": []}, finished_at=utcnow())
+        s.add(trained)
+        s.flush()
+        return trained.id
+
+
 def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_app, tmp_path, monkeypatch):
     """Training: a finished run's Predict every sample launches its job, and the page shows the
     launched job below the run's controls — the Run box stays on the run, so Audit the gold is
@@ -184,19 +202,8 @@ def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_ap
     from db.models import DatasetExport
 
     monkeypatch.setattr(jobs, "_start_worker", lambda db, job_id, launcher: None)  # queued only
-    run_dir = tmp_path / "run"
-    (run_dir / "models" / "linear__none").mkdir(parents=True)
     ids = [sid for sid, _ in _ids(db, project.id)]
-    with db.write() as s:
-        export = DatasetExport(project_id=project.id, path=str(tmp_path / "export"), base=1.1, seed=1,
-                               licence="cc-by-4.0", settings={}, splits={}, counts={}, status="complete")
-        s.add(export)
-        s.flush()
-        trained = Job(project_id=project.id, kind="training", export_id=export.id, config={"models": ["linear"]},
-                      status="succeeded", run_dir=str(run_dir), result={"rows": []})
-        s.add(trained)
-        s.flush()
-        run_id = trained.id
+    run_id = _finished_run(db, project.id, tmp_path)
     at = _open(make_app, lead, "screens/training.py")
     assert "Apply this run to the project" in markdown_text(at)
     next(b for b in at.button if b.label == "Predict every sample").click()
@@ -219,20 +226,7 @@ def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_ap
 
 def test_the_training_page_says_what_the_cross_validation_found_and_whether_the_model_is_used(
         db, lead, project, make_app, tmp_path):
-    from db.models import DatasetExport
-
-    run_dir = tmp_path / "run"
-    (run_dir / "models" / "linear__none").mkdir(parents=True)
-    with db.write() as s:
-        export = DatasetExport(project_id=project.id, path=str(tmp_path / "export"), base=1.1, seed=1,
-                               licence="cc-by-4.0", settings={}, splits={}, counts={}, status="complete")
-        s.add(export)
-        s.flush()
-        trained = Job(project_id=project.id, kind="training", export_id=export.id, config={"models": ["linear"]},
-                      status="succeeded", run_dir=str(run_dir), result={"rows": []}, finished_at=utcnow())
-        s.add(trained)
-        s.flush()
-        run_id = trained.id
+    run_id = _finished_run(db, project.id, tmp_path)
     ids = [sid for sid, _ in _ids(db, project.id)]
     _job(db, project.id, "predict", {sid: (1.0, None) for sid in ids}, verdict="tied", run_job_id=run_id)
     at = _open(make_app, lead, "screens/training.py")
