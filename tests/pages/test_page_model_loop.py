@@ -199,7 +199,6 @@ def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_ap
     launched job below the run's controls — the Run box stays on the run, so Audit the gold is
     still there (it used to switch to the predict job and hide it)."""
     from annotation.services import jobs
-    from db.models import DatasetExport
 
     monkeypatch.setattr(jobs, "_start_worker", lambda db, job_id, launcher: None)  # queued only
     ids = [sid for sid, _ in _ids(db, project.id)]
