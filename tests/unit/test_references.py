@@ -80,7 +80,7 @@ def test_the_rule_by_hand():
     shown = figure(NEEDS["w1"], 5.4512, n=40, interval=(5.1, 5.9))
     assert shown.text(2) == "5.45 [5.10, 5.90] (n = 40)" and shown.to_json()["needs"]["min_n"] == 10
     assert figure(NEEDS["w1"], 5.4512, n=9).text() == "— needs ≥ 10 samples with two curves (n = 9)"
-    assert figure(NEEDS["sigma"], 3.2, n=40, spread=0.0).withheld == "needs the parameter to vary (spread 0 ≤ 0)"
+    assert figure(NEEDS["sigma"], 3.2, n=40, spread=0.0).withheld == "needs the parameter to vary (spread 0 ≤ 0.01)"
     assert figure(NEEDS["icc"], float("inf"), n=40).withheld == NEEDS["icc"].rule
     with pytest.raises(ValueError):
         units_needed(NEEDS["test_metric"], 0.0)
