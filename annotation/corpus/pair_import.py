@@ -50,12 +50,13 @@ _OURS = ("target", "follow_up", "id", "target_id")
 _KNOWN = frozenset(_OURS) | frozenset(TVCP_COLUMNS)
 #: A record of this tool's own ``tvcp`` export names its pair's id ``_id``; what else it holds
 #: beyond the release's columns and ``target_id`` — both gold curves' parameters, the count of
-#: annotations, the exporting project's own reference labels and the export's provenance
+#: annotations, the exporting project's own reference labels, the label its gold curves give where a
+#: lead's change label overrides them (``curves_change``) and the export's provenance
 #: (``annotation.export.tvcp.TVCP_KEYS``, which a unit test keeps equal) — is left aside, and its
 #: classes and change (the exporting project's gold) become the pair's reference labels.
 EXPORT_ID = "_id"
 EXPORT_ONLY_FIELDS = ("xi", "omega", "alpha", "context_xi", "context_omega", "context_alpha", "n_annotations",
-                      "reference_context_only_tv", "reference_combined_tv", "reference_change",
+                      "reference_context_only_tv", "reference_combined_tv", "reference_change", "curves_change",
                       "w1", "pk", "jaccard", "resolution", "confidence", "error_type")
 _EXPORTED = _KNOWN | {EXPORT_ID} | frozenset(EXPORT_ONLY_FIELDS)
 

@@ -1,9 +1,11 @@
 """A lead opens a flagged sample, edits the resolution and accepts it — in Chromium.
 
-Two annotators segment B1-0001 differently (a review item opens). The lead signs in, opens
-Review, switches the decision to Edit, clicks a gap of the edit editor (removing one boundary of
-the union), changes the axes of a segment and saves: the database's gold for that sample holds
-exactly those boundaries and axes, source "edited", and the item is closed.
+Two annotators segment B1-0001 differently and give the middle of the union different axes (a
+review item opens, axes_differ among its flags). The lead signs in, opens Review — the case opens
+on Edit, its middle segment showing both axes — chooses one axis there, clicks a gap of the edit
+editor (removing one boundary of the union), changes the axes of a segment and saves: the
+database's gold for that sample holds exactly those boundaries and axes, one per segment, source
+"edited", and the item is closed.
 
 Issue 12 item 4: a lead sorts the queue by W1, accepts the pooled resolution with a confidence
 and an error type, and the next case opens at the top of the page (at 1440×900), not where the
@@ -33,13 +35,22 @@ SHOTS = REPO_ROOT / "screenshots"
 EDITOR = '[data-testid="token-boundaries"][data-disabled="false"]'
 
 
-def seed(tmp_path, n_samples: int):
+#: Per annotator: boundaries, axes, curve. Both split before "because"; ann2 also splits the train
+#: from its delay, both halves Main: a disputed boundary, the same axis on every segment of the
+#: union, so the automatic resolution can be accepted as it is.
+DISPUTED_BOUNDARY = (("ann1", (0, BECAUSE), ("main", "static"), POINTS),
+                     ("ann2", (0, LEEDS, BECAUSE), ("main", "main", "static"), FAR_POINTS))
+#: ann1 reads "is delayed by ten minutes" with the train (Main), ann2 with the cause (Static): on
+#: that segment of the union the axes differ, which no Accept stores (the gold keeps one axis).
+AXES_DIFFER = (("ann1", (0, BECAUSE), ("main", "static"), POINTS),
+               ("ann2", (0, LEEDS), ("main", "static"), FAR_POINTS))
+
+
+def seed(tmp_path, n_samples: int, work=DISPUTED_BOUNDARY):
     """A SQLite file with the demo project whose first ``n_samples`` texts are flagged: ann1
-    and ann2 split each at different places and draw different curves."""
+    and ann2 annotate each as ``work`` says — split at different places, different curves."""
     url = f"sqlite:///{tmp_path / 'review.db'}"
     db, lead, project, users = demo_team(url)
-    work = (("ann1", (0, BECAUSE), ("main", "static"), POINTS),
-            ("ann2", (0, LEEDS), ("main", "static"), FAR_POINTS))
     for n in range(n_samples):
         for name, boundaries, axes, points in work:
             item = queue.next_item(db, users[name], project.id)
@@ -53,8 +64,10 @@ def seed(tmp_path, n_samples: int):
 
 @pytest.fixture
 def flagged(tmp_path):
-    """One flagged sample, B1-0001 (first 5 tokens … ; LEEDS and BECAUSE are the two splits)."""
-    url, db, lead, rows = seed(tmp_path, 1)
+    """One flagged sample, B1-0001 (first 5 tokens … ; LEEDS and BECAUSE are the two splits),
+    whose union's middle segment carries two axes."""
+    url, db, lead, rows = seed(tmp_path, 1, AXES_DIFFER)
+    assert "axes_differ" in rows[0].reasons
     yield url, db, lead, rows[0]
     db.dispose()
 
@@ -92,20 +105,31 @@ def test_lead_edits_the_resolution_and_accepts_it(page, run_streamlit, flagged):
     url, db, lead, row = flagged
     proposal = review.open_case(db, lead, row.item_id).proposal
     assert proposal.boundaries == (0, LEEDS, BECAUSE)
+    assert proposal.segment_axes == (("main",), ("main", "static"), ("static",))
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
     open_review(page, base)
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("Segmentation mismatch").first).to_be_visible()
+    expect(page.get_by_text("Axes differ on a segment").first).to_be_visible()
     page.locator('[data-testid="curve-canvas"]').first.wait_for()
     shot(page, "case")
 
-    # The editor starts from the union: | The 8:15 train to Leeds | is … minutes | because … |
-    page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Edit").click()
+    # No Accept stores the middle segment's two axes: the case opens on Edit, and the editor
+    # starts from the union: | The 8:15 train to Leeds | is … minutes | because … |
+    expect(page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Edit")).to_be_checked()
     page.locator(f"{EDITOR} [data-gap='{LEEDS}']").wait_for(timeout=20_000)
     assert page.locator(f"{EDITOR} [data-gap='{LEEDS}']").get_attribute("data-boundary") == "true"
+    middle = multiselect(page, row.item_id, LEEDS, BECAUSE - LEEDS)
+    expect(middle.locator("[data-tag]")).to_have_count(2, timeout=20_000)
     shot(page, "edit-start")
 
-    # One click joins the first two segments: | The … minutes | because … Wakefield. |
+    # The lead chooses one axis there: the delay is the train's, Main.
+    middle.get_by_role("button", name="Remove Static").click()
+    chosen = multiselect(page, row.item_id, LEEDS, BECAUSE - LEEDS).locator("[data-tag]")
+    expect(chosen).to_have_count(1, timeout=20_000)
+    expect(chosen).to_have_attribute("aria-label", "Main")
+
+    # One click joins the first two segments, both Main: | The … minutes | because … Wakefield. |
     page.locator(f"{EDITOR} [data-gap='{LEEDS}']").click()
     expect(page.locator(f"{EDITOR} [data-gap='{LEEDS}']")).to_have_attribute(
         "data-boundary", "false", timeout=20_000)
@@ -178,7 +202,7 @@ def test_lead_picks_a_row_takes_a_version_then_discards(page, run_streamlit, two
     expect(page.get_by_text("B1-0002: took ann2's version")).to_be_visible(timeout=20_000)
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=20_000)
     gold = review.gold_of(db, lead, second.sample_id)
-    assert gold.source == "annotator" and gold.boundaries == (0, LEEDS)
+    assert gold.source == "annotator" and gold.boundaries == (0, LEEDS, BECAUSE)
 
     page.get_by_role("radiogroup", name="Decision").get_by_role("radio", name="Discard").click()
     judge(page, "5", "Other")
@@ -212,14 +236,16 @@ def later(points, shift: float):
 @pytest.fixture
 def three_distances(tmp_path):
     """B1-0001 … B1-0003 flagged (different splits), ann2's curve 4, 20 and 10 units later than
-    ann1's: by W1 the queue reads B1-0002, B1-0003, B1-0001."""
+    ann1's: by W1 the queue reads B1-0002, B1-0003, B1-0001. The main timeline spans both
+    segments of each version, so every segment of the union has one axis (the pooled resolution
+    can be stored) and each version keeps two segments (the case's height is measured below)."""
     url = f"sqlite:///{tmp_path / 'pool.db'}"
     db, lead, project, users = demo_team(url)
     for shift in (4, 20, 10):
         for name, boundaries, points in (("ann1", (0, BECAUSE), POINTS), ("ann2", (0, LEEDS), later(POINTS, shift))):
             item = queue.next_item(db, users[name], project.id)
             workbench_writes.submit(db, users[name], item.annotation_id, item.version,
-                              AnnotationContent(boundaries=boundaries, segment_axes=("main", "static"),
+                              AnnotationContent(boundaries=boundaries, segment_axes=("main", "main"),
                                                 points=points))
     rows = review.review_queue(db, lead, project.id, sort="w1")
     assert [r.external_id for r in rows] == ["B1-0002", "B1-0003", "B1-0001"]

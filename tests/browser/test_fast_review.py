@@ -32,7 +32,7 @@ pytestmark = pytest.mark.browser
 PACE_MS = 100      # between two actions of a practised person
 TYPING_MS = 30     # between two keys
 POOLED_NOTE = "Both curves are plausible; the guideline says nothing about signal faults."
-TAKEN_NOTE = "ann1 missed the cause clause: a second event, split before “because”."
+TAKEN_NOTE = "The train and its delay are two clauses: split after “Leeds”, as ann2 did."
 
 
 @pytest.fixture
@@ -98,9 +98,9 @@ def test_a_lead_decides_cases_fast(page, run_streamlit, three_flagged):
     wait_for_idle(page)
     assert_decided(db, lead, first, "pooled", "accept_pooled", 2, "guideline_gap", POOLED_NOTE)
     # the next case starts from its own default decision, with nothing chosen for it: its annotators
-    # share no boundary, so Edit (issue 33)
-    expect(radio(page, "Decision", "Edit")).to_be_checked()
-    expect(page.get_by_role("button", name="Save the edited resolution of B1-0002")).to_be_visible()
+    # share a boundary and agree on the axes, so Accept (not the Accept pooled chosen before)
+    expect(radio(page, "Decision", "Accept")).to_be_checked()
+    expect(page.get_by_role("button", name="Accept the automatic resolution of B1-0002")).to_be_visible()
     expect(page.get_by_role("radiogroup", name="Your confidence").get_by_role("radio", checked=True)).to_have_count(0)
 
     # the next case, the same way, with a double-click on the take button
@@ -136,7 +136,8 @@ def test_a_decision_clicked_while_the_next_case_opens_is_said_to_do_nothing(page
                          preload="tests.browser.gates")
     open_review(page, base)
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)
-    radio(page, "Decision", "Accept").click()   # it opens on Edit: its annotators share no boundary
+    # it opens on Accept: the annotators share a boundary and agree on the axes
+    expect(radio(page, "Decision", "Accept")).to_be_checked(timeout=60_000)
     accept = page.get_by_role("button", name="Accept the automatic resolution of B1-0001")
     expect(accept).to_be_visible(timeout=60_000)
     for group, choice in (("Your confidence", "3"), ("Error type", "Ambiguous text")):

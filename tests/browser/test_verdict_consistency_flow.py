@@ -83,9 +83,13 @@ def test_lead_reads_verdicts_and_consistency(page, run_streamlit, seeded):
     expect(page.get_by_role("heading", name="ann · admitted by lead1 (override)")).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("stAlertContentInfo").get_by_text("Admitted by lead1 (override)", exact=False)
            ).to_be_visible()
-    expect(page.get_by_text("does not pass: Jaccard 0.556 is below the 0.75 minimum")).to_be_visible()
+    # three warm-up samples: the means are withheld (they need 10) and every sample is judged
+    expect(page.get_by_text(
+        "does not pass: Jaccard to the gold (smallest) 0.556 is below the 0.75 minimum (mean — needs ≥ 10 samples "
+        "with axis labels (n = 3); the per-sample rule decides: Jaccard > 0.75 on every sample)")).to_be_visible()
     expect(page.get_by_text("does not pass: Pk", exact=False)).to_have_text(
-        "does not pass: Pk 0.486 is above the 0.15 maximum")
+        "does not pass: Pk to the gold (largest) 0.486 is above the 0.15 maximum (mean — needs ≥ 10 samples "
+        "with two segmentations (n = 3); the per-sample rule decides: Pk < 0.15 on every sample)")
     wait_for_idle(page)
     shot(page, SHOTS / "verdict_warmup_board.png")
     expect(page.get_by_test_id("stException")).to_have_count(0)

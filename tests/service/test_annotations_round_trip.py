@@ -166,9 +166,13 @@ def test_an_exported_pairs_project_imports_into_a_new_one_with_both_curves(db, l
                 select(Sample.external_id, Sample.parent_text, SamplePair.follow_up, SamplePair.target_key)
                 .join(SamplePair, SamplePair.sample_id == Sample.id).where(Sample.project_id == project_id))}
         assert pairs_of(_project_id(db, "B")) == pairs_of(a) and len(pairs_of(a)) == 9
-        references = set(s.execute(select(SamplePair.reference_change).join(Sample, Sample.id == SamplePair.sample_id)
-                                   .where(Sample.project_id == _project_id(db, "B"))).scalars())
-    assert references == {"increased"}
+        def changes_of(project_id: int, column) -> dict:
+            return dict(s.execute(select(Sample.external_id, column).join(column.class_, column.class_.sample_id == Sample.id)
+                                  .where(Sample.project_id == project_id)).all())
+        references = changes_of(_project_id(db, "B"), SamplePair.reference_change)
+        gold = changes_of(a, GoldAnnotation.change)
+    # the pairs the annotators agree on settle with their curves' label, the flagged ones with the lead's
+    assert references == gold and set(gold.values()) == {"increased", "neutral", "decreased"}
     code, said, err = run_cli(db, "import", "annotations", str(out), "--project", "B", "--user", "lead1")
     assert code == 0, err
     assert said.startswith("imported 18 annotations; 0 already present")

@@ -128,6 +128,8 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
     "staged_annotations.change": MadeByCode("a change label, checked by the content's rules",
                                             lambda: CHANGE_CHOICES),
     "gold_annotations.change": MadeByCode("a change label or none", lambda: CHANGE_CHOICES),
+    "gold_annotations.curves_change": MadeByCode("the change label the gold curves give (read_change), "
+                                                 "kept beside a lead's override, or none", lambda: CHANGE_CHOICES),
     "sample_pairs.reference_change": MadeByCode("a release's change label, checked on import",
                                                 lambda: CHANGE_CHOICES),
     "sample_pairs.intended_change": MadeByCode("the change an author picks from a list",

@@ -35,7 +35,9 @@ from annotation.services import (
 from db.models import Sample
 from service_helpers import GOOD_POINTS, complete_content, gold_rows
 
-SPLIT = dict(boundaries=(0, 4), segment_axes=("static", "main"))
+#: A boundary the other annotation (one Main segment) lacks, with Main on both sides: a review item
+#: whose union has one axis per segment, so every decision can store it.
+SPLIT = dict(boundaries=(0, 4), segment_axes=("main", "main"))
 
 
 class LockWatch:
@@ -123,7 +125,9 @@ def test_a_batch_of_500_moves_is_replayed_and_fitted_before_its_write(db, make_u
 def test_settling_submits_compute_flags_and_gold_before_their_write(db, make_user, make_project, watch):
     pid = make_project(3)
     a, b = make_user("ann_a"), make_user("ann_b")
-    for user, content in ((a, complete_content()), (b, complete_content(points=GOOD_POINTS[:4]))):
+    # two close curves: nothing to flag, the first sample settles at its second submit
+    close = tuple((x + 1.0, y) for x, y in GOOD_POINTS)
+    for user, content in ((a, complete_content()), (b, complete_content(points=close))):
         item = queue.next_item(db, user, pid)
         workbench_writes.submit(db, user, item.annotation_id, item.version, content)
     flagged = complete_content(flags=("multiple_peaks",))
