@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.wording import counted, time_spent
+from annotation.wording import counted, signed, time_spent
 from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
 from annotation.review.flag_reasons import FLAG_CODES, flag_label
 from annotation.review.gold_rules import several_axes_problem
@@ -150,7 +150,7 @@ next_id = later[0] if later else None
 def _params_line(xi, omega, alpha, rmse=None) -> str:  # type: ignore[no-untyped-def]
     if None in (xi, omega, alpha):
         return "no curve"
-    line = " · ".join(f"{PARAMETER_SYMBOLS[p]} **{v:.2f}**" for p, v in zip(PARAMETERS, (xi, omega, alpha)))
+    line = " · ".join(f"{PARAMETER_SYMBOLS[p]} **{signed(v)}**" for p, v in zip(PARAMETERS, (xi, omega, alpha)))
     return line + (f" · RMSE {rmse:.3f}" if rmse is not None else "")
 
 
