@@ -334,11 +334,13 @@ def _why(action: str, optional: str, edit_now: LeadEdit | None = None) -> str:
 
 
 two_axes = several_axes_problem(proposal) if proposal is not None else None
+_said = (two_axes or "").removeprefix("Not stored: ")
+two_axes_said = _said[:1].upper() + _said[1:]  # a sentence of its own: "Tokens 5–6 carry two axes …"
 
 if action == "accept":
     st.caption("Store the proposed resolution above as gold.")
     if two_axes:
-        st.warning(plain(two_axes.removeprefix("Not stored: ")), icon=":material/rule:")
+        st.warning(plain(two_axes_said), icon=":material/rule:")
     note_key = _why("accept", "Optional: why")
     usable = proposal is not None and proposal.has_parameters and not two_axes
     if clicks.button(st, f"Accept the automatic resolution of {CASE}", type="primary", icon=":material/check:",
@@ -350,7 +352,7 @@ if action == "accept":
 elif action == "pooled":
     st.caption("Store the union of boundaries and axes with the pooled curve (teal on the chart) as gold.")
     if two_axes:
-        st.warning(plain(two_axes.removeprefix("Not stored: ")), icon=":material/rule:")
+        st.warning(plain(two_axes_said), icon=":material/rule:")
     note_key = _why("pooled", "Optional: why")
     if clicks.button(st, f"Accept the pooled resolution of {CASE}", type="primary", icon=":material/join:",
                      view=K_ASKED, key=f"{P}.do.pooled", disabled=pooled is None or bool(two_axes),
@@ -402,7 +404,7 @@ else:  # edit
                    "every boundary either annotator placed, a segmentation nobody drew — so this case opens "
                    "on Edit." + ("" if two_axes else " Accept stays available."))
     if two_axes:
-        st.caption(plain(f"{two_axes.removeprefix('Not stored: ')} So this case opens on Edit."))
+        st.caption(plain(f"{two_axes_said} So this case opens on Edit."))
 
     if EDIT not in st.session_state:
         st.session_state[EDIT] = LeadEdit.from_proposal(proposal, case.n_tokens)
