@@ -33,6 +33,19 @@ def numbered(singular: str, numbers: Sequence[int], plural: str | None = None) -
     return f"{noun} {', '.join(shown[:-1])} and {shown[-1]}"
 
 
+def signed(value: float, digits: int = 2) -> str:
+    """A number as a reader writes it: a minus sign (−, as the pages' ΔMSE and intervals) rather
+    than a hyphen, and never "−0.00" for a value that rounds to zero.
+
+    >>> signed(-0.31), signed(-1e-17), signed(0.456, 1)
+    ('−0.31', '0.00', '0.5')
+    """
+    text = f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = f"{0.0:.{digits}f}"
+    return text.replace("-", "−")
+
+
 def shown(value: object, limit: int = 40) -> str:
     """A value read from a user's file as a message shows it: text quoted (invisible characters
     escaped, as Python writes it), anything else as JSON writes it — ``true``, ``NaN``,

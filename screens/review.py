@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotation.wording import counted, time_spent
+from annotation.wording import counted, signed, time_spent
 from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
 from annotation.review.flag_reasons import FLAG_CODES, flag_label
 from annotation.review.gold_rules import several_axes_problem
@@ -150,7 +150,7 @@ next_id = later[0] if later else None
 def _params_line(xi, omega, alpha, rmse=None) -> str:  # type: ignore[no-untyped-def]
     if None in (xi, omega, alpha):
         return "no curve"
-    line = " · ".join(f"{PARAMETER_SYMBOLS[p]} **{v:.2f}**" for p, v in zip(PARAMETERS, (xi, omega, alpha)))
+    line = " · ".join(f"{PARAMETER_SYMBOLS[p]} **{signed(v)}**" for p, v in zip(PARAMETERS, (xi, omega, alpha)))
     return line + (f" · RMSE {rmse:.3f}" if rmse is not None else "")
 
 
@@ -334,11 +334,13 @@ def _why(action: str, optional: str, edit_now: LeadEdit | None = None) -> str:
 
 
 two_axes = several_axes_problem(proposal) if proposal is not None else None
+_said = (two_axes or "").removeprefix("Not stored: ")
+two_axes_said = _said[:1].upper() + _said[1:]  # a sentence of its own: "Tokens 5–6 carry two axes …"
 
 if action == "accept":
     st.caption("Store the proposed resolution above as gold.")
     if two_axes:
-        st.warning(plain(two_axes.removeprefix("Not stored: ")), icon=":material/rule:")
+        st.warning(plain(two_axes_said), icon=":material/rule:")
     note_key = _why("accept", "Optional: why")
     usable = proposal is not None and proposal.has_parameters and not two_axes
     if clicks.button(st, f"Accept the automatic resolution of {CASE}", type="primary", icon=":material/check:",
@@ -350,7 +352,7 @@ if action == "accept":
 elif action == "pooled":
     st.caption("Store the union of boundaries and axes with the pooled curve (teal on the chart) as gold.")
     if two_axes:
-        st.warning(plain(two_axes.removeprefix("Not stored: ")), icon=":material/rule:")
+        st.warning(plain(two_axes_said), icon=":material/rule:")
     note_key = _why("pooled", "Optional: why")
     if clicks.button(st, f"Accept the pooled resolution of {CASE}", type="primary", icon=":material/join:",
                      view=K_ASKED, key=f"{P}.do.pooled", disabled=pooled is None or bool(two_axes),
@@ -402,7 +404,7 @@ else:  # edit
                    "every boundary either annotator placed, a segmentation nobody drew — so this case opens "
                    "on Edit." + ("" if two_axes else " Accept stays available."))
     if two_axes:
-        st.caption(plain(f"{two_axes.removeprefix('Not stored: ')} So this case opens on Edit."))
+        st.caption(plain(f"{two_axes_said} So this case opens on Edit."))
 
     if EDIT not in st.session_state:
         st.session_state[EDIT] = LeadEdit.from_proposal(proposal, case.n_tokens)

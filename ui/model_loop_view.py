@@ -80,7 +80,7 @@ def model_job_summary(job: jobs.JobInfo) -> None:
     run = job.config.get("run_job_id")
     how, reason = calibration_words(job.result), withheld_because(job.result)
     if how:
-        st.caption(plain(how[0].upper() + how[1:] + "."))
+        st.caption(plain(sentence(how)))
     if reason:
         st.warning(plain(f"Not used: {reason}."), icon=":material/block:")
         return
@@ -92,6 +92,15 @@ def model_job_summary(job: jobs.JobInfo) -> None:
         st.caption(f"Gold audit with run {run}: {counted(int(job.result.get('n', 0)), 'gold sample')} cross-fitted "
                    f"in {job.config.get('folds')} folds ({job.config.get('members')} members). "
                    "The most suspicious are on the Review page, under *Model disagrees*.")
+
+
+def sentence(words: str) -> str:
+    """``words`` as a sentence of its own: a capital first letter and a full stop ("" stays "").
+
+    >>> sentence("cross-validated in 3 folds: beats the training mean curve")
+    'Cross-validated in 3 folds: beats the training mean curve.'
+    """
+    return f"{words[0].upper()}{words[1:]}." if words else ""
 
 
 def _half_gone_text(minutes: float) -> str:
@@ -114,14 +123,16 @@ def model_disagrees_panel(db, actor, project_id: int, *, next_pick_key: str,  # 
     if listed.withheld:
         with st.expander(f"Model disagrees · nothing listed (audit job {listed.job_id})", expanded=False):
             st.caption(plain(f"The latest audit lists nothing: {listed.withheld}. "
-                             + calibration_words(listed.kept)))
+                             + sentence(calibration_words(listed.kept))))
         return
     with st.expander(f"Model disagrees · {counted(len(listed.entries), 'gold sample')} of "
                      f"{listed.n_audited} audited (audit job {listed.job_id})", expanded=False):
         st.caption("Gold samples a model that never saw them (cross-fitted) finds strangest: a parameter far "
                    "from where its residuals usually lie, or a curve further from its own than it usually "
-                   "misses (W1 over its expected miss). Nothing is flagged or changed: open one to review it.")
-        st.caption(plain(calibration_words(listed.kept)))
+                   "misses (W1 over its expected miss, both in log-time units). The score is the larger of "
+                   "the two, each divided by its 95th percentile over the audited gold: above 1, stranger "
+                   "than 19 in 20 of them. Nothing is flagged or changed: open one to review it.")
+        st.caption(plain(sentence(calibration_words(listed.kept))))
         for e in listed.entries:
             with st.container(border=True):
                 left, right = st.columns([3, 2])

@@ -79,7 +79,9 @@ def leaderboard_notes(board: Leaderboard) -> list[str]:
                 undefined.setdefault(figure.undefined or "cannot be computed", set()).add(labels[name])
             elif figure.no_interval and not math.isfinite(figure.low):
                 no_interval.setdefault(figure.no_interval, set()).add(entry.kind)
-    notes = [f"— {', '.join(sorted(labels))}: undefined, {why}." for why, labels in undefined.items()]
+    # a figure the rule withholds ("needs ≥ 30 test samples") is not undefined: the data gave one
+    notes = [f"— {', '.join(sorted(labels))}: {'withheld' if why.startswith('needs ≥') else 'undefined'}, {why}."
+             for why, labels in undefined.items()]
     withheld = unranked_because(board)
     if board.entries and withheld and board.benchmark != TVCP:
         notes.insert(0, withheld[0].upper() + withheld[1:] + ".")

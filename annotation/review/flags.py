@@ -70,6 +70,7 @@ from annotation.workbench.protocol import AnnotationContent
 from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
 from annotation.timeaxis import DEFAULT_BASE
+from annotation.wording import numbered
 
 
 T = TypeVar("T")
@@ -166,7 +167,7 @@ def automatic_flags(
         hits.append(FlagHit(
             SEGMENTATION_MISMATCH,
             f"annotations {i + 1} and {j + 1} differ in {int(n_diff)} boundar"
-            f"{'y' if n_diff == 1 else 'ies'} (at token {', '.join(map(str, differing))})",
+            f"{'y' if n_diff == 1 else 'ies'} (before {numbered('token', [b + 1 for b in differing])})",
             n_diff, 0.0, (i, j),
         ))
 

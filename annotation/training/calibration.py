@@ -46,6 +46,7 @@ from scipy import stats
 from annotation.curves.distance import curve_distances
 from annotation.curves.half_gone import half_gone_x
 from annotation.timeaxis import DEFAULT_BASE, X_MAX, x_to_minutes
+from annotation.wording import signed
 
 from .references import Comparison, compare_mse
 
@@ -348,9 +349,9 @@ def calibration_words(kept: Mapping[str, Any] | None) -> str:
     if rho is None:
         tracks = "whether the expected miss tracks the error: — (too few samples)"
     elif rho >= TRACKS_ERROR:
-        tracks = f"the expected miss tracks the error (Spearman ρ {rho:.2f} ≥ {TRACKS_ERROR:g})"
+        tracks = f"the expected miss tracks the error (Spearman ρ {signed(rho)} ≥ {TRACKS_ERROR:g})"
     else:
-        tracks = f"the expected miss hardly tracks the error (Spearman ρ {rho:.2f} < {TRACKS_ERROR:g})"
+        tracks = f"the expected miss hardly tracks the error (Spearman ρ {signed(rho)} < {TRACKS_ERROR:g})"
     return f"{head}; {cover}; {tracks}"
 
 

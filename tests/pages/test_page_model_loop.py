@@ -77,6 +77,11 @@ def test_model_disagrees_opens_the_case_of_the_sample_it_names(db, lead, project
         "Open its review case", "Open its review case", "Open its open review case"]
     text = markdown_text(at)
     assert text.index(f"**1. {plain(e1)}**") < text.index(f"**2. {plain(e0)}**")  # most suspicious first
+    # the score is not W1 over the expected miss (W1 8 · expected miss 0.5 · score 9): the panel says
+    # what it is; the cross-validation reads as a sentence of its own
+    said = captions(at)
+    assert [c for c in said if "The score is the larger of the two, each divided by its 95th percentile" in c]
+    assert [c for c in said if c.startswith("Cross-validated in ") and c.endswith(".")]
     # a filter that leaves the case out of the queue is set back: the case named opens, no other
     at.selectbox(key="review.filter.reason").set_value("xi_deviation")
     at = run(at)
@@ -97,8 +102,9 @@ def test_an_audit_whose_model_does_not_beat_the_reference_lists_nothing_and_says
     at = _open(make_app, lead, "screens/review.py")
     assert [e.label for e in at.expander][0] == f"Model disagrees · nothing listed (audit job {job})"
     assert not [b for b in at.button if b.key and b.key.startswith("review.model.open.")]
-    assert [c for c in captions(at) if c.startswith("The latest audit lists nothing: its model is not told apart "
-                                                     "from the training mean curve")]
+    [said] = [c for c in captions(at) if c.startswith("The latest audit lists nothing: its model is not told apart "
+                                                       "from the training mean curve")]
+    assert ". Cross-validated in " in said and said.endswith(".")  # not ". cross-validated …" run on
     assert not at.exception
 
 

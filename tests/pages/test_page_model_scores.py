@@ -78,6 +78,8 @@ def test_a_lead_scores_a_file_and_sees_it_beside_the_baselines(make_app, db, lea
     assert "—" not in set(board[board["kind"] == "baseline"]["Mean W1"])
     captions = [c.value for c in at.caption]
     assert any("needs ≥ 30 test samples (n = 3)" in c for c in captions)   # R² and ρ withheld by the rule
+    assert any(shown(c).startswith("— R², Spearman ρ: withheld, needs ≥ 30 test samples (n = 3)") for c in captions)
+    assert not any("undefined, needs ≥" in shown(c) for c in captions)
     assert any("a bootstrap interval needs ≥ 10 test samples" in c for c in captions)
     assert any(shown(c).startswith("Not ranked: the test split has 3 samples; ranking models needs ≥ 30")
                for c in captions)

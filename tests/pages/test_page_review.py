@@ -199,7 +199,7 @@ def test_a_proposal_with_two_axes_on_a_segment_is_not_offered_for_accept(open_re
     opens on Edit, and Accept (and Accept pooled) cannot be clicked."""
     at = open_review()
     item = _item_id(at)
-    message = ("tokens 5–6 carry two axes (Main, Static); the gold keeps one axis per segment — choose one "
+    message = ("Tokens 5–6 carry two axes (Main, Static); the gold keeps one axis per segment — choose one "
                "(Edit) or take one version.")
     assert at.button_group(key="review.action").value == "edit"
     assert any(message + " So this case opens on Edit." in c.value.replace("\\", "") for c in at.caption)

@@ -127,6 +127,10 @@ def test_the_gate_says_why_and_the_summary_says_what_was_measured():
     words = calibration_words(kept)
     assert "cover 80.0 % of held-out samples (n = 45; NOT calibrated" in words
     assert "hardly tracks the error (Spearman ρ 0.10 < 0.3)" in words
+    # a negative ρ with the minus sign the ΔMSE beside it uses, not a hyphen
+    kept["calibration"]["spearman"] = -0.31
+    assert "(Spearman ρ −0.31 < 0.3)" in calibration_words(kept)
+    kept["calibration"]["spearman"] = 0.1
     kept["calibration"]["comparison"] = dict(tied, verdict="beats", low=-0.1, high=-0.02, difference=-0.06)
     assert withheld_because(kept) == ""
     assert calibration_words({"n": 3}) == "" and withheld_because(None).startswith("it was applied before")

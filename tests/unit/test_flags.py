@@ -147,7 +147,9 @@ def test_different_boundaries_are_a_mismatch():
     assert codes(hits) == ["segmentation_mismatch"]  # Pk is exactly 0.2: not above
     hit = hits[0]
     assert hit.value == 2.0 and hit.threshold == 0.0 and hit.annotators == (0, 1)
-    assert "5, 6" in hit.detail
+    # counted from 1, as the axes flag counts ("tokens 6–7 would carry two axes"): the segment
+    # starts at token index 5 in one and 6 in the other, before the 6th and 7th token
+    assert hit.detail == "annotations 1 and 2 differ in 2 boundaries (before tokens 6 and 7)"
 
 
 def test_plain_boundary_lists_need_n_tokens():
