@@ -13,6 +13,7 @@ from annotation.pairs.duration_classes import CLASS_LABELS
 from annotation.protocols import protocol_of
 from annotation.publishable import NEEDS
 from annotation.settings import HAND_OUT_ORDERS, PROTOCOL_NAMES, ProjectSettings
+from annotation.training.calibration import TRACKS_ERROR
 from ui.display import plain
 from ui.session import (
     PROJECT_KEY, current_project, get_database, require_actor, service_errors, show_pending_toast,
@@ -177,12 +178,13 @@ def segment_targets_input(column, sk: str, s: ProjectSettings) -> bool:  # type:
 
 #: what "most uncertain first" orders by, when it is in effect, and what it was measured to do
 UNCERTAIN_HELP = ("Most uncertain first: the largest calibrated uncertainty (expected miss) of the latest model "
-                  "applied on the Training page — only when that model beats the trivial reference under "
-                  "cross-validation; otherwise import order. What it was measured to do: on generated pools "
+                  "applied on the Training page (ties in import order) — only when that model beats the trivial "
+                  f"reference under cross-validation and its expected miss tracks its error there (Spearman ρ ≥ "
+                  f"{TRACKS_ERROR:g}); otherwise import order. What it was measured to do: on generated pools "
                   "(bench/active_order.py, 3 seeds, 1,500 annotations) it did not teach the model faster than "
-                  "random order (final mean W1 8.16 against 8.03) — the texts it hands out first are the ones "
-                  "a model misses most, which gets them double-annotated and reviewed early, not a better model "
-                  "sooner. Blindness, k, quotas, warm-up and gold checks are the same in every order.")
+                  "random order (the final model's mean W1 8.16 against 8.03 for random order) — the texts it "
+                  "hands out first are those a model misses most, which gets them double-annotated and reviewed "
+                  "early, not a better model sooner. Blindness, k, quotas, warm-up and gold checks are the same in every order.")
 
 #: the inputs of the settings a protocol has of its own (ProjectProtocol.own_settings)
 OWN_SETTING_INPUTS = {"change_factor": change_factor_input, "segment_targets": segment_targets_input}

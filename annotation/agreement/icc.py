@@ -211,6 +211,8 @@ def intraclass_correlation(table: np.ndarray, parameter: str = "", n_excluded: i
         [('ICC(1,1)', 0.8824), ('ICC(A,1)', 0.8889), ('ICC(C,1)', 1.0)]
         >>> intraclass_correlation(np.array([[1, 1], [2, 2]])).problem
         'not enough data: 2 usable sample(s) × 2 raters (at least 5 values needed)'
+        >>> intraclass_correlation(np.array([[0.5, 0.4], [0.5, 0.4], [0.4, 0.5]])).problem   # −1 would be printed
+        "no variation between samples: every sample's mean rating is the same"
     """
     table = np.asarray(table, dtype=float)
     n, k = table.shape
@@ -270,6 +272,11 @@ def _table_problem(table: np.ndarray) -> str:
         return "not enough data: fewer than 2 raters per sample"
     if np.ptp(table) == 0:
         return "not enough data: every rating has the same value (no variance)"
+    means = table.mean(axis=1)
+    if np.ptp(means) <= 1e-9 * max(1.0, float(np.abs(means).max())):
+        # the ICC is the share of variance that lies between samples: with none it is not a
+        # finding (it comes out as −1/(k − 1) whatever the raters do)
+        return "no variation between samples: every sample's mean rating is the same"
     return ""
 
 

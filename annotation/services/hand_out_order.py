@@ -49,11 +49,12 @@ def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, e
     """Open samples (fewer than ``k`` annotators, not the user's) by the latest applied model's
     calibrated uncertainty (its expected miss), largest first; None when the project has no
     applied model or its model does not earn its place (:func:`model_loop.withheld`: it does not
-    beat the trivial reference under cross-validation) — the caller falls back to import order,
+    beat the trivial reference under cross-validation, or its expected miss does not track its
+    error; ties keep import order) — the caller falls back to import order,
     as it does for samples the model did not predict. Sample ids only: the annotator sees which
     sample they get, never why."""
     job = model_loop.latest_job(s, project_id, PREDICT)
-    if job is None or model_loop.withheld(job):
+    if job is None or model_loop.withheld(job, ordering=True):
         return None
     stmt = (select(Sample.id).join(ModelPrediction, ModelPrediction.sample_id == Sample.id)
             .where(ModelPrediction.job_id == job.id, Sample.project_id == project_id, Sample.status == "active",

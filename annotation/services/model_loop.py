@@ -57,9 +57,10 @@ def _latest_prediction(s: Session, project_id: int, kind: str,
                                                          ModelPrediction.sample_id == sample_id))
 
 
-def withheld(job: Job) -> str:
-    """Why ``job``'s model may not be used ("": it may): module docstring."""
-    return withheld_because(job.result)
+def withheld(job: Job, *, ordering: bool = False) -> str:
+    """Why ``job``'s model may not be used ("": it may) — to hand out the most uncertain first
+    with ``ordering`` (its uncertainty must also track its error): module docstring."""
+    return withheld_because(job.result, ordering=ordering)
 
 
 @checks_numbers
@@ -71,7 +72,7 @@ def uncertain_order_withheld(db: Database, actor: Actor, project_id: int) -> str
         job = latest_job(s, project_id, PREDICT)
         if job is None:
             return "no model has been applied to this project yet (Training page: Predict every sample)"
-        reason = withheld(job)
+        reason = withheld(job, ordering=True)
         return f"the latest predictions (job {job.id}) are not used: {reason}" if reason else ""
 
 

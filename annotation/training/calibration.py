@@ -48,6 +48,8 @@ from annotation.curves.half_gone import half_gone_x
 from annotation.timeaxis import DEFAULT_BASE, X_MAX, x_to_minutes
 from annotation.wording import signed
 
+from annotation.agreement.intervals import wilson_interval
+
 from .references import Comparison, compare_mse
 
 #: the nominal coverage of the half-gone intervals
@@ -58,6 +60,8 @@ COVERAGE_TOLERANCE = 0.05
 MIN_MISS = 0.5
 #: fewest residuals a regression of the miss is fitted on; fewer: their median for every sample
 MIN_MISS_FIT = 40
+#: the Spearman ρ between expected miss and error from which the uncertainty is said to track it
+TRACKS_ERROR = 0.3
 
 
 class ExpectedMiss:
@@ -250,13 +254,17 @@ class Calibration:
         return self.comparison.verdict == "beats"
 
     @property
-    def calibrated(self) -> bool:
-        return math.isfinite(self.coverage) and abs(self.coverage - self.level) <= COVERAGE_TOLERANCE
+    def coverage_interval(self) -> tuple[float, float]:
+        """The Wilson 95 % interval of the held-out coverage (NaN ends without samples)."""
+        if not (self.n and math.isfinite(self.coverage)):
+            return (math.nan, math.nan)
+        return wilson_interval(round(self.coverage * self.n), self.n)
 
     def to_dict(self) -> dict[str, Any]:
         finite = lambda v: float(v) if math.isfinite(v) else None  # noqa: E731
         return {"comparison": self.comparison.to_dict(), "level": self.level, "quantile": finite(self.quantile),
-                "coverage": finite(self.coverage), "n": self.n, "spearman": finite(self.spearman)}
+                "coverage": finite(self.coverage), "coverage_interval": [finite(v) for v in self.coverage_interval],
+                "n": self.n, "spearman": finite(self.spearman)}
 
 
 def calibrate(gold: np.ndarray, predicted: np.ndarray, fold_of: np.ndarray, *, level: float = LEVEL,
@@ -282,9 +290,12 @@ def calibrate(gold: np.ndarray, predicted: np.ndarray, fold_of: np.ndarray, *, l
     return calibration, miss
 
 
-def withheld_because(kept: Mapping[str, Any] | None) -> str:
-    """Why the model of a job that applied a run may not order the queue or list "Model
-    disagrees" ("" when it may): what the job's result ``kept`` of its cross-validation says.
+def withheld_because(kept: Mapping[str, Any] | None, *, ordering: bool = False) -> str:
+    """Why the model of a job that applied a run may not list "Model disagrees" or, with
+    ``ordering``, hand out the most uncertain first ("" when it may): what the job's result
+    ``kept`` of its cross-validation says. Both need a model that beats the trivial reference;
+    ordering by the uncertainty also needs an expected miss that tracks the error (Spearman ρ
+    ≥ :data:`TRACKS_ERROR` on the cross-fitted samples), else the order would be noise.
 
     Examples:
         >>> beats = {"reference": "reference_mean", "difference": -0.4, "low": -0.5, "high": -0.3,
@@ -298,6 +309,9 @@ def withheld_because(kept: Mapping[str, Any] | None) -> str:
         'its model could not be cross-validated: 6 samples, and 5 folds need ≥ 10'
         >>> withheld_because({"n": 40})
         'it was applied before models were cross-validated against the trivial reference: apply the run again'
+        >>> noise = {"calibration": {"comparison": beats, "spearman": 0.1}, "cross_validated": 200, "folds": 5}
+        >>> withheld_because(noise), withheld_because(noise, ordering=True)
+        ('', 'its expected miss does not track the error (Spearman ρ 0.10 < 0.3 on 200 cross-fitted samples)')
     """
     kept = kept or {}
     if "cross_validated" not in kept:
@@ -310,14 +324,15 @@ def withheld_because(kept: Mapping[str, Any] | None) -> str:
                 f"folds need ≥ {2 * folds}")
     comparison = Comparison.from_dict(calibration.get("comparison") or {})
     if comparison.verdict == "beats":
+        rho = calibration.get("spearman")
+        if ordering and (rho is None or rho < TRACKS_ERROR):
+            said = "—" if rho is None else signed(rho)
+            return (f"its expected miss does not track the error (Spearman ρ {said} < {TRACKS_ERROR:g} on "
+                    f"{int(kept['cross_validated']):,} cross-fitted samples)")
         return ""
     if comparison.verdict == "undecided":
         return f"its model could not be compared with the training mean curve ({comparison.words()})"
     return f"its model is {comparison.words()[:-1]}, n = {comparison.n}) under cross-validation"
-
-
-#: the Spearman ρ between expected miss and error from which the uncertainty is said to track it
-TRACKS_ERROR = 0.3
 
 
 def calibration_words(kept: Mapping[str, Any] | None) -> str:
@@ -328,23 +343,30 @@ def calibration_words(kept: Mapping[str, Any] | None) -> str:
         >>> beats = {"reference": "reference_mean", "difference": -0.4, "low": -0.5, "high": -0.3,
         ...          "verdict": "beats", "n": 200}
         >>> calibration_words({"calibration": {"comparison": beats, "level": 0.9, "quantile": 1.8,
-        ...     "coverage": 0.885, "n": 200, "spearman": 0.36}, "cross_validated": 200, "folds": 5})
-        'cross-validated in 5 folds: beats the training mean curve (ΔMSE −0.400 [−0.500, −0.300], n = 200); 90 % intervals on the half-gone time cover 88.5 % of held-out samples (n = 200; calibrated within ±5 points); the expected miss tracks the error (Spearman ρ 0.36 ≥ 0.3)'
+        ...     "coverage": 0.885, "coverage_interval": [0.834, 0.922], "n": 200, "spearman": 0.36},
+        ...     "cross_validated": 200, "folds": 5})
+        'cross-validated in 5 folds: beats the training mean curve (ΔMSE −0.400 [−0.500, −0.300], n = 200); 90 % intervals on the half-gone time cover 88.5 % [83.4 %, 92.2 %] of held-out samples (n = 200; calibrated: within ±5 points); the expected miss tracks the error (Spearman ρ 0.36 ≥ 0.3)'
     """
     calibration = (kept or {}).get("calibration")
     if not calibration:
         return ""
     comparison = Comparison.from_dict(calibration.get("comparison") or {})
     level, coverage = float(calibration.get("level") or LEVEL), calibration.get("coverage")
+    low, high = (calibration.get("coverage_interval") or [None, None])[:2]
     head = f"cross-validated in {int(kept.get('folds') or 0)} folds: {comparison.words()[:-1]}, n = {comparison.n})"
     if coverage is None:
         cover = f"{level:.0%} intervals on the half-gone time: no held-out coverage".replace("%", " %")
     else:
-        within = abs(coverage - level) <= COVERAGE_TOLERANCE
-        cover = (f"{level:.0%} intervals on the half-gone time cover {coverage:.1%} of held-out samples "
-                 f"(n = {int(calibration.get('n') or 0):,}; "
-                 f"{'calibrated within' if within else 'NOT calibrated: off by more than'} "
-                 f"±{COVERAGE_TOLERANCE * 100:.0f} points)").replace("%", " %")
+        band = (level - COVERAGE_TOLERANCE, level + COVERAGE_TOLERANCE)
+        if abs(coverage - level) <= COVERAGE_TOLERANCE:
+            verdict = f"calibrated: within ±{COVERAGE_TOLERANCE * 100:.0f} points"
+        elif low is not None and high is not None and (high < band[0] or low > band[1]):
+            verdict = f"NOT calibrated: the interval lies outside ±{COVERAGE_TOLERANCE * 100:.0f} points"
+        else:
+            verdict = f"not told apart from ±{COVERAGE_TOLERANCE * 100:.0f} points on so few samples"
+        spread = "" if low is None or high is None else f" [{low:.1%}, {high:.1%}]"
+        cover = (f"{level:.0%} intervals on the half-gone time cover {coverage:.1%}{spread} of held-out samples "
+                 f"(n = {int(calibration.get('n') or 0):,}; {verdict})").replace("%", " %")
     rho = calibration.get("spearman")
     if rho is None:
         tracks = "whether the expected miss tracks the error: — (too few samples)"

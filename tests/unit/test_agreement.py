@@ -167,8 +167,10 @@ def test_icc_of_perfect_agreement_is_one_with_infinite_f():
 
 def test_icc_breakdown_needs_min_samples():
     samples = curve_samples([row[:2] for row in SHROUT_FLEISS])
-    assert IccMeasure().breakdown(samples[:4]) == {"icc_xi": None, "icc_omega": None, "icc_alpha": None}
-    figures = IccMeasure().breakdown(samples)
+    none = {"icc_xi": None, "icc_omega": None, "icc_alpha": None}
+    assert IccMeasure().breakdown(samples) == none              # 6 samples: the rule's 30 withholds it
+    assert IccMeasure(min_breakdown_samples=5).breakdown(samples[:4]) == none
+    figures = IccMeasure(min_breakdown_samples=5).breakdown(samples)
     assert figures["icc_xi"] == pytest.approx(IccMeasure().compute(samples)["xi"].headline)
 
 

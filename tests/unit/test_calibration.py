@@ -120,17 +120,22 @@ def test_the_gate_says_why_and_the_summary_says_what_was_measured():
     tied = {"reference": "reference_mean", "difference": 0.01, "low": -0.05, "high": 0.07, "verdict": "tied",
             "n": 45}
     kept = {"n": 45, "cross_validated": 45, "folds": 3,
-            "calibration": {"comparison": tied, "level": 0.9, "quantile": 2.0, "coverage": 0.8, "n": 45,
-                            "spearman": 0.1}}
+            "calibration": {"comparison": tied, "level": 0.9, "quantile": 2.0, "coverage": 0.8,
+                            "coverage_interval": [0.66, 0.89], "n": 45, "spearman": 0.1}}
     assert withheld_because(kept) == ("its model is not told apart from the training mean curve "
                                       "(ΔMSE 0.010 [−0.050, 0.070], n = 45) under cross-validation")
     words = calibration_words(kept)
-    assert "cover 80.0 % of held-out samples (n = 45; NOT calibrated" in words
+    # 80 % of 45: its interval reaches into 85–95 %, so too few samples to call it off
+    assert "cover 80.0 % [66.0 %, 89.0 %] of held-out samples (n = 45; not told apart from ±5 points" in words
+    kept["calibration"].update(n=400, coverage_interval=[0.758, 0.836])
+    assert "(n = 400; NOT calibrated: the interval lies outside ±5 points)" in calibration_words(kept)
     assert "hardly tracks the error (Spearman ρ 0.10 < 0.3)" in words
     # a negative ρ with the minus sign the ΔMSE beside it uses, not a hyphen
     kept["calibration"]["spearman"] = -0.31
     assert "(Spearman ρ −0.31 < 0.3)" in calibration_words(kept)
     kept["calibration"]["spearman"] = 0.1
     kept["calibration"]["comparison"] = dict(tied, verdict="beats", low=-0.1, high=-0.02, difference=-0.06)
-    assert withheld_because(kept) == ""
+    assert withheld_because(kept) == ""                 # it may list Model disagrees …
+    assert withheld_because(kept, ordering=True) == (   # … but not order the queue by a miss that is noise
+        "its expected miss does not track the error (Spearman ρ 0.10 < 0.3 on 45 cross-fitted samples)")
     assert calibration_words({"n": 3}) == "" and withheld_because(None).startswith("it was applied before")
