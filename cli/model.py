@@ -121,7 +121,7 @@ def cmd_predict(db: Database, args: argparse.Namespace) -> str:
 
     _actor, _pid, done = _apply(db, args, model_jobs.PREDICT)
     lines = [f"job {done.id}: {done.message}", calibration_words(done.result)]
-    reason = withheld_because(done.result)
+    reason = withheld_because(done.result, ordering=True)
     lines.append(f"not used to hand out the most uncertain first: {reason}" if reason
                  else "used to hand out the most uncertain first where the project asks for it")
     return "\n".join(line for line in lines if line)

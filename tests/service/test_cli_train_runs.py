@@ -39,7 +39,10 @@ def test_a_run_trained_from_the_command_line_is_predicted_and_audited(db, lead, 
     assert code == 0, err
     lines = out.splitlines()
     assert "Predicted" in lines[0] and lines[1].startswith("cross-validated in 5 folds: beats the training mean curve")
-    assert lines[2] == "used to hand out the most uncertain first where the project asks for it"
+    # 42 training samples: the model beats the mean curve, but its expected miss (fitted on about 34
+    # residuals per fold) is too coarse to track the error; the command says which, never silently
+    assert lines[2] == "used to hand out the most uncertain first where the project asks for it" or lines[2].startswith(
+        "not used to hand out the most uncertain first: its expected miss does not track the error (Spearman ρ ")
     last = trained.strip().splitlines()[-1]
     assert last.startswith("recorded as training job ") and "of project 'Gold'" in last
     [job] = [j for j in jobs.list_jobs(db, lead, pid) if j.kind == jobs.TRAINING]
