@@ -6,9 +6,10 @@
   :func:`open_disagreement_case`, which opens a normal review case for one of them — nothing is
   flagged, changed or decided automatically;
 * the gate both features pass (:func:`withheld`): a job's model is used only when it beats the
-  trivial reference under cross-validation
-  (:func:`annotation.training.calibration.withheld_because`); otherwise the list is empty, the
-  queue keeps its import order and the pages say why (:func:`uncertain_order_withheld`);
+  trivial reference under cross-validation, and orders the queue only when its expected miss
+  also tracks its error (:func:`annotation.training.calibration.withheld_because`); otherwise
+  the list is empty, the queue keeps its import order and the pages say why
+  (:func:`uncertain_order_withheld`);
 * the model's curve for a review case (:func:`model_curve`), which a lead may show when the
   project allows it (``show_model_curve``, off by default).
 
