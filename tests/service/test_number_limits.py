@@ -209,6 +209,7 @@ CALLS: dict[str, Callable[[World], dict[str, Any]]] = {
     "model_loop.disagreements": lambda w: dict(project_id=w.project_id, top=5),
     "model_loop.model_curve": lambda w: dict(sample_id=w.sample_id),
     "model_loop.open_disagreement_case": lambda w: dict(sample_id=w.sample_id),
+    "model_loop.uncertain_order_withheld": lambda w: dict(project_id=w.project_id),
     "model_scores.leaderboard": lambda w: dict(project_id=w.project_id, export_id=w.export_id),
     "model_scores.score_submission": lambda w: dict(project_id=w.project_id, export_id=w.export_id, data=b"",
                                                     file_name="p.jsonl", name="mine"),
