@@ -35,7 +35,7 @@ def baselines_report(results: TrainingResults, run_dir: Path) -> str:
               "metrics on the test split (z-scored targets, mean over location/scale/skewness; "
               "curve scores in log-time units); the references use no text: the training split's "
               "mean curve, and the mean curve of the training samples sharing each axis")
-    withheld = {c: metric_withheld(c, n_test) for c in METRIC_COLUMNS if metric_withheld(c, n_test)}
+    withheld = {c: why for c in METRIC_COLUMNS if (why := metric_withheld(c, n_test))}
     for column in withheld:
         table[column] = float("nan")
     lines = [header, table.to_string(float_format=lambda v: f"{v:.4f}", na_rep="—")]

@@ -109,8 +109,8 @@ def ranking_note(job: jobs.JobInfo) -> str | None:
 
 def undefined_note(jobs_shown: list[jobs.JobInfo]) -> str | None:
     """One line naming each metric shown as "—" and why, or None when every metric has a value."""
-    withheld = {c: metric_withheld(c, _n_test(j, r)) for j in jobs_shown for r in j.result.get("rows") or []
-                for c in METRIC_COLUMNS if metric_withheld(c, _n_test(j, r))}
+    withheld = {c: why for j in jobs_shown for r in j.result.get("rows") or []
+                for c in METRIC_COLUMNS if (why := metric_withheld(c, _n_test(j, r)))}
     missing = [c for c in METRIC_COLUMNS if c not in withheld
                and any(r.get(c) is None for j in jobs_shown for r in j.result.get("rows") or [])]
     if not missing and not withheld:

@@ -174,8 +174,8 @@ def open_disagreement_case(db: Database, actor: Actor, sample_id: int) -> int:
         job, p = _latest_prediction(s, smp.project_id, AUDIT, sample_id)
         if p is None:
             raise InvalidInput(f"{smp.external_id} is not in the latest audit.")
-        if withheld(job):
-            raise InvalidInput(f"The latest audit (job {job.id}) lists nothing: {withheld(job)}.")
+        if reason := withheld(job):
+            raise InvalidInput(f"The latest audit (job {job.id}) lists nothing: {reason}.")
         item = open_review(s, smp, [MODEL_DISAGREES], [{
             "code": MODEL_DISAGREES, "audit_job": job.id, "gold_w1": round(float(p.gold_w1 or 0.0), 3),
             "expected_miss": None if p.expected_miss is None else round(float(p.expected_miss), 3),

@@ -96,11 +96,9 @@ class ExpectedMiss:
 
     def predict(self, predicted: np.ndarray) -> np.ndarray:
         x = _features(predicted)
-        if self._model is None:
-            return np.full(len(x), self._constant)
         out = np.full(len(x), self._constant)
         finite = np.isfinite(x).all(axis=1)
-        if finite.any():
+        if self._model is not None and finite.any():
             out[finite] = self._model.predict(x[finite])
         return np.maximum(out, MIN_MISS)
 
@@ -133,11 +131,17 @@ def cross_fitted_miss(predicted: np.ndarray, gold: np.ndarray, fold_of: np.ndarr
     >>> cross_fitted_miss(pred, gold, np.array([0, 0, 1, 1])).round(3).tolist()   # the other fold's median
     [7.0, 7.0, 3.0, 3.0]
     """
-    p, folds = np.asarray(predicted, dtype=float), np.asarray(fold_of)
-    out = np.full(len(p), np.nan)
+    p = np.asarray(predicted, dtype=float)
+    return _out_of_fold_miss(p, curve_distances(np.asarray(gold, float), p)[0], fold_of, seed)
+
+
+def _out_of_fold_miss(predicted: np.ndarray, w1: np.ndarray, fold_of: np.ndarray, seed: int) -> np.ndarray:
+    """:func:`cross_fitted_miss` from each sample's W1 to its gold, computed once for all folds."""
+    folds = np.asarray(fold_of)
+    out = np.full(len(predicted), np.nan)
     for f in np.unique(folds):
         held = folds == f
-        out[held] = fit_expected_miss(p[~held], np.asarray(gold, float)[~held], seed=seed).predict(p[held])
+        out[held] = ExpectedMiss.fit(predicted[~held], w1[~held], seed=seed).predict(predicted[held])
     return out
 
 
@@ -249,11 +253,6 @@ class Calibration:
     spearman: float
 
     @property
-    def earns_its_place(self) -> bool:
-        """Whether the model beats the trivial reference under cross-validation."""
-        return self.comparison.verdict == "beats"
-
-    @property
     def coverage_interval(self) -> tuple[float, float]:
         """The Wilson 95 % interval of the held-out coverage (NaN ends without samples)."""
         if not (self.n and math.isfinite(self.coverage)):
@@ -275,18 +274,18 @@ def calibrate(gold: np.ndarray, predicted: np.ndarray, fold_of: np.ndarray, *, l
     >>> rng = np.random.default_rng(1)
     >>> gold = np.column_stack([rng.uniform(20, 120, 200), rng.uniform(5, 15, 200), rng.normal(0, 1, 200)])
     >>> cal, miss = calibrate(gold, gold + rng.normal(0, 1, (200, 3)) * [2.0, 1.0, 0.2], np.arange(200) % 5)
-    >>> cal.earns_its_place, abs(cal.coverage - 0.9) <= 0.05, miss.shape
-    (True, True, (200,))
+    >>> cal.comparison.verdict, abs(cal.coverage - 0.9) <= 0.05, miss.shape
+    ('beats', True, (200,))
     """
     g, p = np.asarray(gold, float), np.asarray(predicted, float)
-    miss = cross_fitted_miss(p, g, fold_of, seed=seed)
+    w1 = curve_distances(g, p)[0]
+    miss = _out_of_fold_miss(p, w1, fold_of, seed)
     scores = conformity_scores(g, p, miss)
     coverage, n = held_out_coverage(scores, fold_of, level)
-    w1 = curve_distances(g, p)[0]
     usable = np.isfinite(w1) & np.isfinite(miss)
     rho = float(stats.spearmanr(miss[usable], w1[usable]).statistic) if usable.sum() >= 3 else math.nan
     calibration = Calibration(cross_validated_comparison(g, p, fold_of, resamples=resamples), level,
-                              conformal_quantile(scores, level), coverage, n, rho if math.isfinite(rho) else math.nan)
+                              conformal_quantile(scores, level), coverage, n, rho)
     return calibration, miss
 
 
