@@ -22,6 +22,9 @@ The minimums (:data:`NEEDS`) and where they come from:
   0.01 — two fits of one curve moved along the axis differ by ~1e-5, so a σ the flag would write
   as 0.00 is fitting noise, not a spread — below, the project's fixed thresholds flag instead,
   and the flag says which rule fired (:mod:`annotation.review.deviation`).
+* **An annotator's calibration, information and weight** (Cooke's classical model): 10 seeds —
+  the classical model's studies use at least 10 seed items; with fewer, the chi-square test of
+  calibration cannot reject even a badly calibrated expert (:mod:`annotation.quality.expert_scores`).
 
 Examples:
     >>> icc = figure(NEEDS["icc"], 0.588, n=52, interval=(0.41, 0.73), spread=9.5)
@@ -185,6 +188,8 @@ _KOO_LI = "Koo & Li 2016: at least 30 heterogeneous samples for an ICC"
 _BOOTSTRAP = "a percentile bootstrap interval needs ≥ 10 samples (Efron & Tibshirani 1993)"
 
 #: What each figure the tool publishes needs (module docstring).
+_COOKE = ("Cooke 1991: a calibration score from fewer than 10 seed items cannot tell a statistically "
+          "accurate expert from an inaccurate one")
 NEEDS: Mapping[str, Needs] = {
     "icc": Needs("ICC(1,1)", 30, "samples with every curve", spread_of="the ratings", source=_KOO_LI),
     "krippendorff": Needs("Krippendorff's α", 30, "units", spread_of="the ratings", source=_KOO_LI),
@@ -195,6 +200,7 @@ NEEDS: Mapping[str, Needs] = {
     "change_kappa": Needs("Cohen's κ (change label)", 10, "samples with two change labels", source=_BOOTSTRAP),
     "test_metric": Needs("test metrics", 30, "test samples", spread_of="the targets",
                          source="ranking by interval needs ≥ 30 test samples"),
+    "seeds": Needs("calibration", 10, "seeds", source=_COOKE),
     "sigma": Needs("σ", 30, "submitted annotations", min_spread=0.01, spread_of="the parameter", interval=False,
                    source="an SD from 30 values is within ±13 % (its relative standard error)"),
 }
