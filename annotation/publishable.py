@@ -22,6 +22,10 @@ The minimums (:data:`NEEDS`) and where they come from:
   0.01 — two fits of one curve moved along the axis differ by ~1e-5, so a σ the flag would write
   as 0.00 is fitting noise, not a spread — below, the project's fixed thresholds flag instead,
   and the flag says which rule fired (:mod:`annotation.review.deviation`).
+* **Cooke's classical model** (calibration, information, weights, the decision maker's scores):
+  10 seed items. Cooke & Goossens (2008) build the TU Delft studies on ten or more seed variables;
+  with fewer, a chi-square p-value from 2N·I(s, p) rests on a handful of realisations and one
+  seed more or less moves the weights by orders of magnitude.
 
 Examples:
     >>> icc = figure(NEEDS["icc"], 0.588, n=52, interval=(0.41, 0.73), spread=9.5)
@@ -195,6 +199,8 @@ NEEDS: Mapping[str, Needs] = {
     "change_kappa": Needs("Cohen's κ (change label)", 10, "samples with two change labels", source=_BOOTSTRAP),
     "test_metric": Needs("test metrics", 30, "test samples", spread_of="the targets",
                          source="ranking by interval needs ≥ 30 test samples"),
+    "classical_model": Needs("calibration and weights (classical model)", 10, "seed items", interval=False,
+                             source="Cooke & Goossens 2008: the TU Delft studies use ≥ 10 seed variables"),
     "sigma": Needs("σ", 30, "submitted annotations", min_spread=0.01, spread_of="the parameter", interval=False,
                    source="an SD from 30 values is within ±13 % (its relative standard error)"),
 }
