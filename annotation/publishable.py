@@ -22,9 +22,11 @@ The minimums (:data:`NEEDS`) and where they come from:
   0.01 — two fits of one curve moved along the axis differ by ~1e-5, so a σ the flag would write
   as 0.00 is fitting noise, not a spread — below, the project's fixed thresholds flag instead,
   and the flag says which rule fired (:mod:`annotation.review.deviation`).
-* **An annotator's calibration, information and weight** (Cooke's classical model): 10 seeds —
-  the classical model's studies use at least 10 seed items; with fewer, the chi-square test of
-  calibration cannot reject even a badly calibrated expert (:mod:`annotation.quality.expert_scores`).
+* **Cooke's classical model** (calibration, information, weights, the decision maker's scores;
+  an annotator's as an expert): 10 seed items. Cooke & Goossens (2008) build the TU Delft studies
+  on ten or more seed variables; with fewer, a chi-square p-value from 2N·I(s, p) rests on a
+  handful of realisations, cannot reject even a badly calibrated expert, and one seed more or less
+  moves the weights by orders of magnitude (:mod:`annotation.quality.expert_scores`).
 
 Examples:
     >>> icc = figure(NEEDS["icc"], 0.588, n=52, interval=(0.41, 0.73), spread=9.5)
@@ -188,8 +190,7 @@ _KOO_LI = "Koo & Li 2016: at least 30 heterogeneous samples for an ICC"
 _BOOTSTRAP = "a percentile bootstrap interval needs ≥ 10 samples (Efron & Tibshirani 1993)"
 
 #: What each figure the tool publishes needs (module docstring).
-_COOKE = ("Cooke 1991: a calibration score from fewer than 10 seed items cannot tell a statistically "
-          "accurate expert from an inaccurate one")
+_COOKE = "Cooke & Goossens 2008: the TU Delft studies use ≥ 10 seed variables"
 NEEDS: Mapping[str, Needs] = {
     "icc": Needs("ICC(1,1)", 30, "samples with every curve", spread_of="the ratings", source=_KOO_LI),
     "krippendorff": Needs("Krippendorff's α", 30, "units", spread_of="the ratings", source=_KOO_LI),
@@ -201,6 +202,8 @@ NEEDS: Mapping[str, Needs] = {
     "test_metric": Needs("test metrics", 30, "test samples", spread_of="the targets",
                          source="ranking by interval needs ≥ 30 test samples"),
     "seeds": Needs("calibration", 10, "seeds", source=_COOKE),
+    "classical_model": Needs("calibration and weights (classical model)", 10, "seed items", interval=False,
+                             source=_COOKE),
     "sigma": Needs("σ", 30, "submitted annotations", min_spread=0.01, spread_of="the parameter", interval=False,
                    source="an SD from 30 values is within ±13 % (its relative standard error)"),
 }
