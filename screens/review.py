@@ -24,6 +24,7 @@ from annotation.review.gold_rules import several_axes_problem
 from annotation.review.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.review.sample_disagreement import can_be_taken, default_choice, sample_disagreement
+from annotation.review.weighted_gold import pooling_label
 from annotation.segmentation import segment_texts, spaces_after, token_texts
 from annotation.services import review
 from annotation.services.errors import ServiceError
@@ -265,7 +266,7 @@ with proposal_col:
                               segment_colors=[axis_color(a[0] if a else None) for a in proposal.segment_axes],
                               segment_labels=[multi_axis_label(a) for a in proposal.segment_axes],
                               key=f"{P}.proposal", disabled=True)
-    for label, res in (("Mean", proposal), (pooled_label, pooled)):
+    for label, res in ((pooling_label(proposal) if proposal else "", proposal), (pooled_label, pooled)):
         if res is not None and res.has_parameters:
             st.markdown(f"{label} · " + _params_line(res.xi, res.omega, res.alpha) + "  \n:gray["
                         + plain(curve_description(res.xi, res.omega, res.alpha)) + "]")

@@ -58,7 +58,7 @@ _PAIR_ANNOTATION_FEATURE_TYPES: Mapping[str, Mapping[str, Any]] = {
 }
 _PROVENANCE_TYPES: Mapping[str, str] = {"w1": "float64", "pk": "float64", "jaccard": "float64",
                                          "resolution": "string", "confidence": "int64",
-                                         "error_type": "string"}
+                                         "error_type": "string", "pooling": "string", "pool_weights": "string"}
 #: The ``provenance`` key after the public ones, in both kinds of record.
 _PROVENANCE_FEATURE = {"name": PROVENANCE_KEY,
                        "struct": [{"name": k, "dtype": _PROVENANCE_TYPES[k]} for k in PROVENANCE_KEYS]}
@@ -218,7 +218,11 @@ def dataset_card(manifest: ExportManifest) -> str:
         "Both kinds of record end with `provenance`: the sample's W1 (largest between two "
         f"annotators' curves, base {b:g}), Pk (largest) and Jaccard (lowest) between its annotations, "
         "the resolution of its gold (automatic, edited, taken or pooled) and the lead's confidence "
-        "(1–5) and error type (null where no lead decided). The annotation records are Chronocept's "
+        "(1–5) and error type (null where no lead decided), the rule that pooled the annotators' curves "
+        "into the gold curve (`pooling`: equal, calibration — Cooke's calibration × information on the "
+        "seeds — or model — the annotator model's bias-corrected, precision-weighted mean) and each "
+        "annotator's weight in it (`pool_weights`, JSON text: pseudonym → weight; null where no rule "
+        "pooled: a lead's edit or choice of one version). The annotation records are Chronocept's "
         "interchange format: `chronocept import annotations path/to/this/folder` imports them into "
         "another project holding these texts (values converted back to base 1.1).",
         "",

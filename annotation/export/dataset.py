@@ -43,7 +43,8 @@ class ExportError(ValueError):
 
 
 #: Keys of a record's ``provenance`` (after the public keys), in order.
-PROVENANCE_KEYS: tuple[str, ...] = ("w1", "pk", "jaccard", "resolution", "confidence", "error_type")
+PROVENANCE_KEYS: tuple[str, ...] = ("w1", "pk", "jaccard", "resolution", "confidence", "error_type", "pooling",
+                                    "pool_weights")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,11 @@ class Provenance:
     """Where a sample's gold came from: ``w1`` (largest W1 between two annotators' curves, base-1.1
     log-time units), ``pk`` (largest Pk between two segmentations), ``jaccard`` (lowest token-axis
     Jaccard of two annotations), ``resolution`` (automatic / edited / taken / pooled), and the
-    lead's ``confidence`` (1–5) and ``error_type`` — None where unknown or no lead decided."""
+    lead's ``confidence`` (1–5) and ``error_type`` — None where unknown or no lead decided; the rule
+    that pooled the annotators' curves (``pooling``: equal / calibration / model) and each
+    annotator's weight in it (``pool_weights``: JSON text, annotator pseudonym → weight) — None for
+    a gold no rule pooled (a lead's edit or choice of one version, gold from before the rule was
+    recorded)."""
 
     w1: float | None = None
     pk: float | None = None
@@ -59,6 +64,8 @@ class Provenance:
     resolution: str | None = None
     confidence: int | None = None
     error_type: str | None = None
+    pooling: str | None = None
+    pool_weights: str | None = None
 
     def to_json(self, factor: float = 1.0) -> dict[str, Any]:
         """The record's ``provenance`` (:data:`PROVENANCE_KEYS` order), W1 rewritten with the
@@ -77,6 +84,8 @@ class Provenance:
             "resolution": self.resolution,
             "confidence": self.confidence,
             "error_type": self.error_type or None,
+            "pooling": self.pooling or None,
+            "pool_weights": self.pool_weights or None,
         }
 
 

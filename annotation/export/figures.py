@@ -48,7 +48,7 @@ from annotation.export.dataset import BENCHMARK_CONFIGS, Provenance
 from annotation.timeaxis import DEFAULT_BASE
 
 #: One gold row as the provenance reads it: (external id, source, confidence, error type).
-GoldSource = tuple[str, str, "int | None", "str | None"]
+GoldSource = tuple[str, str, "int | None", "str | None", "str | None", "str | None"]
 
 
 @dataclass(frozen=True)
@@ -170,11 +170,11 @@ def sample_provenance(gold: Iterable[GoldSource], versions: Mapping[str, tuple[i
     mean_w1, mean_overlap = pairs.curve_means()
     curve_means = dict(zip(ids, zip(mean_w1.tolist(), mean_overlap.tolist())))
     out = {}
-    for external_id, source, confidence, error_type in gold:
+    for external_id, source, confidence, error_type, *pooled in gold:
         f = figures.get(external_id)
         out[external_id] = Provenance(
             f.w1 if f else None, f.pk if f else None, f.jaccard if f else None,
-            resolution_source(source), confidence, error_type or None)
+            resolution_source(source), confidence, error_type or None, *pooled)
     return out, curve_means
 
 

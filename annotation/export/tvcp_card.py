@@ -38,7 +38,8 @@ _TYPES: Mapping[str, str] = {
     "context_omega": "float64", "context_alpha": "float64", "_id": "string", "target_id": "string",
     "n_annotations": "int64", "reference_context_only_tv": "int64", "reference_combined_tv": "int64",
     "reference_change": "string", "curves_change": "string", "w1": "float64", "pk": "float64", "jaccard": "float64",
-    "resolution": "string", "confidence": "int64", "error_type": "string",
+    "resolution": "string", "confidence": "int64", "error_type": "string", "pooling": "string",
+    "pool_weights": "string",
 }
 
 

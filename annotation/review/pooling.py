@@ -162,5 +162,22 @@ def pool_versions_with_fit(versions: Sequence[AnnotatorVersion]) -> tuple[Resolu
     return replace(merged, xi=pooled.xi, omega=pooled.omega, alpha=pooled.alpha, method=POOLED), pooled
 
 
-__all__ = ["PooledCurve", "curve_masses64", "pool_curves", "pool_versions", "pool_versions_with_fit",
+def pooled_or_none(versions: Sequence[AnnotatorVersion]) -> tuple[Resolution | None, float | None]:
+    """The pooled resolution of ``versions`` and its fit's W1 to the pool (what Review shows
+    beside the proposal); (None, None) without a curve to pool or when the refit fails.
+
+    Examples:
+        >>> from annotation.segmentation import Segmentation
+        >>> a = AnnotatorVersion("A", Segmentation((0,), 4), ("main",), 40.0, 10.0, 0.0)
+        >>> pooled_or_none([a])[0].xi == 40.0, pooled_or_none([])
+        (True, (None, None))
+    """
+    try:
+        pooled, fit = pool_versions_with_fit(versions) if versions else (None, None)
+    except CurveFitError:
+        return None, None
+    return (pooled, fit.w1_to_pool) if pooled is not None and fit is not None else (None, None)
+
+
+__all__ = ["PooledCurve", "pooled_or_none", "curve_masses64", "pool_curves", "pool_versions", "pool_versions_with_fit",
            "pooled_masses"]

@@ -132,18 +132,18 @@ def _fingerprint(s: Session, project_id: int) -> tuple:
     return tuple(annotations), tuple(gold)
 
 
-def project_expert_figures(db: Database, project_id: int) -> ExpertOverview:
-    """The project's :class:`ExpertOverview` (no role check: for services that have checked)."""
-    with db.read() as s:
-        key = (str(db.engine.url), project_id, _fingerprint(s, project_id))
+def expert_figures_in(s: Session, project_id: int) -> ExpertOverview:
+    """The project's :class:`ExpertOverview`, read in ``s`` (no role check: for services that
+    have checked, and for settling's "by calibration" pooling); kept per process by what it is
+    computed from (:func:`_fingerprint`)."""
+    key = (str(s.get_bind().url), project_id, _fingerprint(s, project_id))
     with _LOCK:
         kept = _KEPT.get(key)
     if kept is not None:
         return kept
-    with db.read() as s:
-        rows = read_seed_rows(s, project_id)
-        names = dict(s.execute(select(User.id, User.username)
-                               .where(User.id.in_({r.annotator_id for r in rows} or {-1}))).all())
+    rows = read_seed_rows(s, project_id)
+    names = dict(s.execute(select(User.id, User.username)
+                           .where(User.id.in_({r.annotator_id for r in rows} or {-1}))).all())
     seeds = seeds_of(rows)
     made = ExpertOverview(names, score_annotators(seeds), len({x.item for x in seeds}),
                           len({x.item for x in seeds if x.kind == OUTCOME}))
@@ -154,6 +154,12 @@ def project_expert_figures(db: Database, project_id: int) -> ExpertOverview:
     return made
 
 
+def project_expert_figures(db: Database, project_id: int) -> ExpertOverview:
+    """:func:`expert_figures_in` in a read transaction of its own."""
+    with db.read() as s:
+        return expert_figures_in(s, project_id)
+
+
 @checks_numbers
 def expert_overview(db: Database, actor: Actor, project_id: int) -> ExpertOverview:
     """Lead: every annotator's calibration, information and weight on the project's seeds."""
@@ -162,5 +168,5 @@ def expert_overview(db: Database, actor: Actor, project_id: int) -> ExpertOvervi
     return project_expert_figures(db, project_id)
 
 
-__all__ = ["ExpertOverview", "SeedRow", "expert_overview", "project_expert_figures", "read_seed_rows",
-           "seeds_of", "PANEL"]
+__all__ = ["ExpertOverview", "SeedRow", "expert_figures_in", "expert_overview", "project_expert_figures",
+           "read_seed_rows", "seeds_of"]

@@ -40,6 +40,19 @@ PAIR_JSON = ("context_points",)
 PAIR_VALUES = ("context_xi", "context_omega", "context_alpha", "change")
 
 
+def pooled_weights(stored: str | None) -> str | None:
+    """A gold's stored pooling weights ({annotator id: weight} as JSON text) as the export writes
+    them: JSON text keyed by the annotators' pseudonyms; None for none.
+
+    >>> pooled_weights('{"3": 0.75, "12": 0.25}'), pooled_weights(None), pooled_weights("null")
+    ('{"ann03": 0.75, "ann12": 0.25}', None, None)
+    """
+    weights = json.loads(stored) if stored else None
+    if not weights:
+        return None
+    return json.dumps({pseudonym(int(k)): float(v) for k, v in weights.items()}, sort_keys=True)
+
+
 def pseudonym(user_id: int) -> str:
     """The stable pseudonym of an annotator in exports."""
     return f"ann{user_id:02d}"
@@ -102,7 +115,8 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
                cast(GoldAnnotation.boundaries, Text).label("boundaries_json"),
                cast(GoldAnnotation.segment_axes, Text).label("segment_axes_json"), GoldAnnotation.xi,
                GoldAnnotation.omega, GoldAnnotation.alpha, GoldAnnotation.source, GoldAnnotation.confidence,
-               GoldAnnotation.error_type)
+               GoldAnnotation.error_type, GoldAnnotation.pooling,
+               cast(GoldAnnotation.pool_weights, Text).label("pool_weights_json"))
         .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
         .where(*production(project_id))
         .order_by(Sample.id)).all()
@@ -133,7 +147,8 @@ def read_export_input(s: Session, project_id: int, *, only: set[str] | None = No
         boundaries=[tuple(d[0]) for d in decoded], segment_axes=[tuple(d[1]) for d in decoded],
         xi=[r.xi for r in rows], omega=[r.omega for r in rows], alpha=[r.alpha for r in rows],
         # the provenance covers every gold sample, whatever ``only`` keeps: a sample's figures are its own
-        gold=[(r.external_id, r.source, r.confidence, r.error_type) for r in gold],
+        gold=[(r.external_id, r.source, r.confidence, r.error_type, r.pooling or None,
+               pooled_weights(r.pool_weights_json)) for r in gold],
         agreement=agreement, exported=frozenset(r.external_id for r in kept),
         adjudication=read_adjudication(s, project_id) if agreement else None,
         **(_pair_figure_input(rows, change_factor, agreement) if pairs else {}))

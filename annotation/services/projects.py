@@ -40,10 +40,10 @@ import_text_file = text_imports.import_text_file
 import_pairs = pair_imports.import_pairs
 import_pair_file = pair_imports.import_pair_file
 
-#: settings whose change re-evaluates the automatic flags of settled samples
+#: settings whose change re-evaluates the automatic flags of settled samples (and re-pools their gold)
 
 FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "flag_xi_max", "flag_omega_max", "flag_alpha_max",
-                           "flag_w1_max", "annotators_per_sample"})
+                           "flag_w1_max", "annotators_per_sample", "gold_pooling"})
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,9 @@ from annotation.review.pair_figures import pair_figures
 from annotation.workbench.protocol import AnnotationContent
 from annotation.services import audit
 from annotation.services.authz import Actor, require_role
+from annotation.services.gold_weighting import weighting_in
 from annotation.services.lookup import project_settings
+from annotation.review.weighted_gold import GoldWeighting
 from annotation.services.rows import content_select, contents_of, gold_values
 from annotation.protocols import protocol_of
 from annotation.services.sample_pairs import PairFacts, pairs_of
@@ -171,7 +173,7 @@ def _recheck(smp: _Sample, item: tuple[int, list[str], list[dict[str, Any]]], pl
 
 
 def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: ParameterSpread,
-            recheck: bool) -> list[_Decision]:
+            recheck: bool, weighting: GoldWeighting | None = None) -> list[_Decision]:
     """Each sample's settling (pure), the figures of every pair (W1, Pk) computed at once."""
     samples = list(samples)
     pairs = pair_figures([(smp.n_tokens, [x.content for x in smp.subs]) for smp in samples])
@@ -180,7 +182,8 @@ def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: Param
         item = smp.item
         rechecked = recheck and item is not None and all(is_automatic_flag(r) for r in item[1])
         plan = plan_settle(smp, settings, smp.subs, None if smp.gold is None else smp.gold[1],
-                           item is not None and not rechecked, spread, known=curve, pair=smp.pair)
+                           item is not None and not rechecked, spread, known=curve, pair=smp.pair,
+                           weighting=weighting)
         if _unchanged_gold(smp, plan):
             plan = SettlePlan("settled")
         out.append(_recheck(smp, item, plan) if rechecked and item is not None else _Decision(smp, plan))
@@ -283,6 +286,7 @@ def _settle_part(url: str, project_id: int, ids: list[int], settings: ProjectSet
 def _settle_here(db: Database, project_id: int, ids: list[int], settings: ProjectSettings, recheck: bool,
                  progress: Callable[[int, int], None] | None) -> Counter[str]:
     spread = db.run_read(lambda s: spread_of_project(s, project_id))
+    weighting = db.run_read(lambda s: weighting_in(s, project_id, settings, fresh=True))
     pairs = protocol_of(settings).has_follow_up
     counts: Counter[str] = Counter()
     todo, total = ids, len(ids)
@@ -291,7 +295,7 @@ def _settle_here(db: Database, project_id: int, ids: list[int], settings: Projec
         for start in range(0, len(todo), CHUNK):
             chunk = todo[start:start + CHUNK]
             samples = db.run_read(lambda s: _read_chunk(s, chunk, pairs=pairs))
-            decisions = _decide(samples.values(), settings, spread, recheck)
+            decisions = _decide(samples.values(), settings, spread, recheck, weighting)
             done, changed = db.run_write(lambda s: _write(s, decisions))
             counts += done
             retry += changed

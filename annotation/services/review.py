@@ -33,8 +33,10 @@ from annotation.pairs.change import CHANGE_LABELS
 from annotation.review.gold_rules import change_override, override_problem, several_axes_problem
 from annotation.review.pair_settling import (ChangeChoice, PairGold, change_choice, decided_pair_gold,
                                              given_versions, pair_gold, pair_version)
-from annotation.review.pooling import pool_versions_with_fit
-from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair, take_version
+from annotation.review.pooling import pool_versions_with_fit, pooled_or_none
+from annotation.review.resolution import AnnotatorVersion, Resolution, take_version
+from annotation.review.weighted_gold import GoldWeighting, pooled_gold
+from annotation.services.gold_weighting import weighting_in
 from annotation.protocols import protocol_of
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
@@ -120,16 +122,18 @@ def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
         users = dict(s.execute(select(User.id, User.username)
                                .where(User.id.in_([a.annotator_id for a in anns]))).all())
         history = tuple(_history(s, smp.id))
+        weighting = weighting_in(s, smp.project_id, settings)
     factor = settings.change_factor
     contents = [annotation_content(a) for a in anns]
     versions = tuple(VersionView(a.id, users.get(a.annotator_id, "?"), c, a.submitted_at, a.seconds_spent,
                                  change_choice(c, factor) if facts is not None else None)
                      for a, c in zip(anns, contents))
     case = _Case(actor, smp.n_tokens, tuple((a.id, a.annotator_id, c) for a, c in zip(anns, contents)),
-                 "", None, None, facts is not None, protocol_of(settings).segmented(settings), factor)
+                 "", None, None, facts is not None, protocol_of(settings).segmented(settings), factor,
+                 weighting=weighting, sample_id=smp.id)
     usable = _versions(case)
-    proposal = resolve_pair(usable) if usable else None
-    pooled, pooled_w1 = _pooled(usable)
+    proposal = pooled_gold(usable, weighting, smp.id) if usable else None
+    pooled, pooled_w1 = pooled_or_none(usable)
     pair_proposal = pair_pooled = None
     if facts is not None:
         labelled = [(who, c) for _aid, who, c in case.annotations]
@@ -145,16 +149,6 @@ def _details_of(item: ReviewItem) -> tuple[dict, ...]:
     """The item's flag details, each reason once: items opened before settling listed each reason
     once could hold an annotator's flag twice."""
     return one_per_reason(item.details or (), lambda d: d.get("code", ""))
-
-
-def _pooled(usable: Sequence[AnnotatorVersion]) -> tuple[Resolution | None, float | None]:
-    """The pooled resolution of the complete versions and its fit's W1 to the pool; (None, None)
-    without a curve to pool."""
-    try:
-        pooled, fit = pool_versions_with_fit(usable) if usable else (None, None)
-    except CurveFitError:
-        return None, None
-    return (pooled, fit.w1_to_pool) if pooled is not None and fit is not None else (None, None)
 
 
 def _history(s: Session, sample_id: int) -> list[dict]:
@@ -197,6 +191,8 @@ class _Case:
     #: the lead's change label and second curve (None: from the annotations)
     change: str | None = None
     context: tuple[float, float, float] | None = None
+    weighting: GoldWeighting = GoldWeighting()  # the project's gold pooling rule, and the sample
+    sample_id: int | None = None
 
 
 def _open_case_rows(s: Session, actor: Actor, item_id: int, *,
@@ -253,7 +249,8 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
             raise InvalidInput("A change label and a curve given the follow-up belong to context pairs.")
         return (_Case(actor, smp.n_tokens, tuple((a.id, a.annotator_id, annotation_content(a)) for a in anns),
                       note, edit, annotation_id, is_pair, protocol_of(settings).segmented(settings),
-                      settings.change_factor, change or None, context),
+                      settings.change_factor, change or None, context,
+                      weighting_in(s, smp.project_id, settings), smp.id),
                 tuple((a.id, a.version) for a in anns))
 
     case, read_key = db.run_read(read)
@@ -303,11 +300,11 @@ def _usable(case: _Case) -> list[AnnotatorVersion]:
 
 
 def _accept_auto(case: _Case) -> _Gold:
-    return resolve_pair(_usable(case)), None
+    return pooled_gold(_usable(case), case.weighting, case.sample_id), None
 
 
 def _accept_pooled(case: _Case) -> _Gold:
-    pooled, _ = _pooled(_usable(case))
+    pooled, _ = pooled_or_none(_usable(case))
     if pooled is None:
         raise InvalidInput("No curve on the time axis to pool; edit the resolution instead.")
     return pooled, None

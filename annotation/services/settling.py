@@ -35,10 +35,12 @@ from annotation.review.pair_settling import PairGold, pair_flag_hits, pair_gold,
 from annotation.parameters import PARAMETERS
 from annotation.workbench.protocol import AnnotationContent
 from annotation.protocols import protocol_of
-from annotation.review.resolution import Resolution, resolve_pair
+from annotation.review.resolution import Resolution
+from annotation.review.weighted_gold import GoldWeighting, pooled_gold
 from annotation.review.gold_rules import axes_differ_hits
 from annotation.segmentation import SegmentationError
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
+from annotation.services.gold_weighting import weighting_in
 from annotation.services.rows import annotation_content, gold_values
 from annotation.services.sample_pairs import PairFacts, pairs_of
 from annotation.settings import ProjectSettings
@@ -279,7 +281,7 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
                 gold_source: str | None, item_open: bool, spread: ParameterSpread, *,
                 annotator_flags: bool = False,
                 known: Mapping[tuple[int, int], PairFigures] | None = None,
-                pair: PairFacts | None = None) -> SettlePlan:
+                pair: PairFacts | None = None, weighting: GoldWeighting | None = None) -> SettlePlan:
     """Decide how to settle a sample (pure: no session), from its submitted annotations in
     submit order, its gold's source (None: no gold), whether a review item is open and the
     project's parameter spread. ``annotator_flags``: the newest annotation carries an
@@ -287,7 +289,8 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
     ``known``: the pairs' figures when computed for many samples at once
     (:func:`annotation.review.pair_figures.pair_figures`). ``pair``: a context pair's facts — its
     gold then also holds the curve given the follow-up and the change label, and the pair's own
-    flags join (:mod:`annotation.review.pair_settling`).
+    flags join (:mod:`annotation.review.pair_settling`). ``weighting``: what the project's gold
+    pooling rule weighs with (:func:`annotation.services.gold_weighting.weighting_in`; None: equally).
     """
     raised = annotator_flag_hits([x.content for x in subs]) if annotator_flags else ()
     reasons, details = _hits_json(raised, subs)
@@ -305,7 +308,7 @@ def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted
             versions.append(pair_version(x.annotator_id, x.content, smp.n_tokens, segmented))
         except (SegmentationError, ValueError):
             continue  # an unfinished flagged annotation cannot take part in a merge
-    gold = resolve_pair(versions) if versions else None
+    gold = pooled_gold(versions, weighting or GoldWeighting(), smp.id) if versions else None
     # one axis per segment: where the annotators' axes differ on a segment a lead chooses
     hits += axes_differ_hits(versions, {x.annotator_id: (i, x.name) for i, x in enumerate(subs)})
     extra = None
@@ -357,7 +360,8 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
         return "incomplete"
     plan = plan_settle(smp, settings, submitted_of(state),
                        None if state.gold is None else state.gold.source, state.item is not None,
-                       _spread(s, smp.project_id, stats), pair=pair_facts(s, smp.id, settings))
+                       _spread(s, smp.project_id, stats), pair=pair_facts(s, smp.id, settings),
+                       weighting=weighting_in(s, smp.project_id, settings))
     return write_settle(s, smp, plan, state)
 
 
@@ -431,5 +435,6 @@ def prepare_submission(s: Session, smp: Sample, annotation_id: int, annotator_id
     subs.append(Submitted(annotation_id, annotator_id, content, username))
     plan = plan_settle(smp, settings, subs, None if state.gold is None else state.gold.source,
                        state.item is not None, _spread_with(s, smp.project_id, stats, content),
-                       annotator_flags=bool(content.flags), pair=pair_facts(s, smp.id, settings))
+                       annotator_flags=bool(content.flags), pair=pair_facts(s, smp.id, settings),
+                       weighting=weighting_in(s, smp.project_id, settings))
     return PreparedSettlement(smp, content, _state_key(state, annotation_id), plan)

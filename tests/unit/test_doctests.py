@@ -28,6 +28,8 @@ MODULES: tuple[str, ...] = (
     "annotation.curves.compare",
     "annotation.curves.distance",
     "annotation.curves.half_gone",
+    "annotation.quality.expert_scores",
+    "annotation.review.weighted_gold",
     "annotation.pairs.duration_classes",
     "annotation.pairs.change",
     "annotation.pairs.authoring",

@@ -561,5 +561,7 @@ def test_provenance_follows_the_public_keys_and_w1_follows_the_base():
     record, _ = benchmark_record(decided, base=math.e)
     assert record["provenance"] == {"w1": pytest.approx(12.0 * math.log(1.1)), "pk": 0.25,
                                     "jaccard": 0.5, "resolution": "pooled", "confidence": 2,
-                                    "error_type": "ambiguous_text"}
+                                    "error_type": "ambiguous_text", "pooling": None, "pool_weights": None}
+    weighted = Provenance(pooling="model", pool_weights='{"ann3": 0.7, "ann9": 0.3}').to_json()
+    assert (weighted["pooling"], weighted["pool_weights"]) == ("model", '{"ann3": 0.7, "ann9": 0.3}')
     assert Provenance(w1=float("nan")).to_json()["w1"] is None   # never NaN in JSON
