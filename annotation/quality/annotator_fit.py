@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
+from threadpoolctl import threadpool_limits
 
 #: The bias prior's variance is never below this (log-units²): the prior stays weak.
 BIAS_PRIOR_FLOOR: float = 1.0
@@ -156,9 +157,12 @@ def fit_arrays(a: np.ndarray, i: np.ndarray, c: np.ndarray, y: np.ndarray, n_ann
 
     start = np.concatenate([b0, np.full(n_annotators, math.log(pooled_var)),
                             np.full(n_items, 0.5 * math.sqrt(pooled_var)), [math.log(pooled_var)]])
-    result = optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
-                               options={"maxiter": max_iter, "ftol": _FTOL, "gtol": 1e-7,
-                                        "maxcor": 10})
+    # one BLAS thread: L-BFGS's small products gain nothing from more, and idle BLAS threads
+    # spinning beside the suite's workers made a 0.1 s fit take seconds
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
+                                   options={"maxiter": max_iter, "ftol": _FTOL, "gtol": 1e-7,
+                                            "maxcor": 10})
     z = result.x
     b, noise = z[:n_annotators], np.exp(0.5 * z[n_annotators:2 * n_annotators])
     d = np.abs(z[2 * n_annotators:-1])

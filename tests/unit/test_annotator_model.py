@@ -21,6 +21,7 @@ from annotation.quality.annotator_model import (
     corrected_curve,
     cross_fit,
     fit_annotator_model,
+    item_folds,
     model_weights,
     observations_from_curves,
     pool_by_model,
@@ -171,7 +172,7 @@ def test_an_annotator_with_three_items_is_shrunk_to_the_population_not_to_zero_n
 
 def test_cross_fitting_keeps_an_items_fold_out_of_the_figures_it_uses():
     truth, obs = simulate(3)
-    folds = cross_fit(obs, folds=5, seed=0).fold_of
+    folds = item_folds(obs, folds=5, seed=0)
     # annotator 0 is off by +40 only on fold 0's items
     planted = [(a, i, c + (40.0 if a == 0 and folds[i] == 0 else 0.0), w) for a, i, c, w in obs]
     cf = cross_fit(planted, folds=5, seed=0)

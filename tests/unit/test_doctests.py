@@ -33,6 +33,8 @@ MODULES: tuple[str, ...] = (
     "annotation.pairs.authoring",
     "annotation.quality.author_validation",
     "annotation.quality.annotator_stats",
+    "annotation.quality.annotator_fit",
+    "annotation.quality.annotator_model",
     "annotation.protocols",
     "annotation.review.pooling",
     "annotation.review.adjudication",
