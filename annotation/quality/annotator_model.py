@@ -126,7 +126,8 @@ def _codes(values: Sequence[Hashable]) -> tuple[np.ndarray, list[Hashable]]:
 
 def fit_annotator_model(obs: Sequence[Observation], *, prior_strength: float = 3.0,
                         max_iter: int = 2000) -> AnnotatorModel:
-    """Fit the model (module docstring) to ``obs``, (annotator, item, centre, width) tuples.
+    """Fit the model (module docstring) to ``obs``, (annotator, item, centre, width) tuples
+    (below: B is 4 later than A on three items, a bias of ±2 shrunk a little by the prior).
     ``prior_strength`` is the pseudo-count of the priors (items at the population's figures);
     ``max_iter`` bounds the optimiser. ValueError for no observations, a non-finite centre or a
     width that is not positive, an annotator twice on one item, or a negative prior strength.
@@ -136,7 +137,7 @@ def fit_annotator_model(obs: Sequence[Observation], *, prior_strength: float = 3
         ...        ("B", 2, 54.0, 8.0), ("A", 3, 30.0, 4.0), ("B", 3, 34.0, 8.0)]
         >>> m = fit_annotator_model(obs)
         >>> round(m.annotators["B"].bias, 2), round(m.items[2].centre, 2), m.annotators["B"].n_items
-        (2.0, 52.0, 3)
+        (1.88, 52.0, 3)
         >>> m.annotators["A"].confidence < 1 < m.annotators["B"].confidence   # A narrower
         True
     """
