@@ -22,6 +22,11 @@ The minimums (:data:`NEEDS`) and where they come from:
   0.01 — two fits of one curve moved along the axis differ by ~1e-5, so a σ the flag would write
   as 0.00 is fitting noise, not a spread — below, the project's fixed thresholds flag instead,
   and the flag says which rule fired (:mod:`annotation.review.deviation`).
+* **Cooke's classical model** (calibration, information, weights, the decision maker's scores;
+  an annotator's as an expert): 10 seed items. Cooke & Goossens (2008) build the TU Delft studies
+  on ten or more seed variables; with fewer, a chi-square p-value from 2N·I(s, p) rests on a
+  handful of realisations, cannot reject even a badly calibrated expert, and one seed more or less
+  moves the weights by orders of magnitude (:mod:`annotation.quality.expert_scores`).
 
 Examples:
     >>> icc = figure(NEEDS["icc"], 0.588, n=52, interval=(0.41, 0.73), spread=9.5)
@@ -185,6 +190,7 @@ _KOO_LI = "Koo & Li 2016: at least 30 heterogeneous samples for an ICC"
 _BOOTSTRAP = "a percentile bootstrap interval needs ≥ 10 samples (Efron & Tibshirani 1993)"
 
 #: What each figure the tool publishes needs (module docstring).
+_COOKE = "Cooke & Goossens 2008: the TU Delft studies use ≥ 10 seed variables"
 NEEDS: Mapping[str, Needs] = {
     "icc": Needs("ICC(1,1)", 30, "samples with every curve", spread_of="the ratings", source=_KOO_LI),
     "krippendorff": Needs("Krippendorff's α", 30, "units", spread_of="the ratings", source=_KOO_LI),
@@ -195,6 +201,9 @@ NEEDS: Mapping[str, Needs] = {
     "change_kappa": Needs("Cohen's κ (change label)", 10, "samples with two change labels", source=_BOOTSTRAP),
     "test_metric": Needs("test metrics", 30, "test samples", spread_of="the targets",
                          source="ranking by interval needs ≥ 30 test samples"),
+    "seeds": Needs("calibration", 10, "seeds", source=_COOKE),
+    "classical_model": Needs("calibration and weights (classical model)", 10, "seed items", interval=False,
+                             source=_COOKE),
     "sigma": Needs("σ", 30, "submitted annotations", min_spread=0.01, spread_of="the parameter", interval=False,
                    source="an SD from 30 values is within ±13 % (its relative standard error)"),
 }

@@ -27,6 +27,11 @@ PROTOCOL_NAMES: dict[str, str] = {"single": "single texts", "pairs": "context pa
 HAND_OUT_ORDERS: dict[str, str] = {"import": "in import order", "random": "at random",
                                    "uncertain": "most uncertain first (the latest applied model)"}
 
+#: How a sample's gold curve pools its annotators' curves, and how the settings form names them.
+GOLD_POOLINGS: dict[str, str] = {"equal": "equally (the mean of the curves)",
+                                 "calibration": "by calibration (Cooke's classical model)",
+                                 "model": "by the annotator model (bias, noise, confidence)"}
+
 
 class SettingsError(ValueError):
     """A settings value out of its allowed range (message is user-facing)."""
@@ -90,6 +95,17 @@ class ProjectSettings:
     # given axes before its curve (off: the pair goes straight to the curve)
     change_factor: float = 1.5
     segment_targets: bool = False
+    # how the automatic gold pools the annotators' curves: "equal" (the mean of ξ, ω, α),
+    # "calibration" (weights from each annotator's calibration × information on the seeds:
+    # Cooke's classical model) or "model" (the annotator model's bias-corrected, precision-weighted
+    # mean); a rule that cannot weigh a sample (too few seeds, an annotator the model does not
+    # know) pools it equally and the gold records so
+    gold_pooling: str = "equal"
+    # a third annotator where it pays: a complete sample that is flagged, or whose gold the
+    # annotator model leaves wider than third_annotator_sd_max (SD of its half-gone position,
+    # log-time units), is handed to one more annotator before it reaches a lead
+    third_annotator: bool = False
+    third_annotator_sd_max: float = 10.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.confirm_submit, bool):
@@ -100,6 +116,10 @@ class ProjectSettings:
             raise SettingsError("the segment-the-targets setting must be true or false")
         if self.protocol not in PROTOCOL_NAMES:
             raise SettingsError("the protocol must be one of: " + ", ".join(PROTOCOL_NAMES))
+        if not isinstance(self.third_annotator, bool):
+            raise SettingsError("the third-annotator setting must be true or false")
+        if self.gold_pooling not in GOLD_POOLINGS:
+            raise SettingsError("the gold pooling must be one of: " + ", ".join(GOLD_POOLINGS))
         if self.hand_out_order not in HAND_OUT_ORDERS:
             raise SettingsError("the hand-out order must be one of: " + ", ".join(HAND_OUT_ORDERS))
         checks = [
@@ -126,6 +146,8 @@ class ProjectSettings:
             (1 <= self.gold_check_window <= 1000, "the gold-check window must be between 1 and 1000"),
             (0 <= self.gold_check_min_pass <= 1, "the gold-check pass share must be between 0 and 1"),
             (1.05 <= self.change_factor <= 100, "the change threshold must be a time factor from ×1.05 to ×100"),
+            (0.5 <= self.third_annotator_sd_max <= 200,
+             "the third annotator's width threshold must be between 0.5 and 200 log-time units"),
         ]
         for ok, message in checks:
             if not ok:

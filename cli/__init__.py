@@ -32,6 +32,7 @@ from annotation.services.errors import FolderNotEmpty, ServiceError
 from db.backup import BackupError, BackupExists, backup_database
 from cli.acting import acting_user, named_project_id
 from cli.database import database_failure, open_database
+from cli.classical_model import add_command as add_classical_model_command
 from cli.imports import add_commands as add_import_commands
 from cli.model import add_commands as add_model_commands, record_training_run
 from cli.output import CliError, emit, parse_arguments, reader_gone
@@ -373,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a file written by chronocept backup (or an upgrade's backup)")
     p.set_defaults(func=cmd_restore, needs_db=False)
     add_model_commands(sub)
+    add_classical_model_command(sub)
     return parser
 
 
@@ -396,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return reader_gone()
     except (CliError, ServiceError, SchemaUpgradeError, DatabaseInUse, DatabaseMissing) as exc:
         print(f"chronocept: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_status if isinstance(exc, CliError) else 1
     except SQLAlchemyError as exc:  # an unreachable server, a refused login, a missing database
         print(f"chronocept: {database_failure(exc)}", file=sys.stderr)
         return 1

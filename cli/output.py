@@ -22,7 +22,15 @@ READER_GONE = 128 + signal.SIGPIPE
 
 
 class CliError(Exception):
-    """A failure reported as one line on stderr with exit status 1."""
+    """A failure reported as one line on stderr with exit status :attr:`exit_status` (1)."""
+
+    exit_status = 1
+
+
+class InputError(CliError):
+    """An input file that cannot be read or used (``classical-model``): one line, exit status 2."""
+
+    exit_status = 2
 
 
 def reader_gone() -> int:

@@ -136,6 +136,11 @@ class Sample(Base):
     #: own rows only (NULL: written otherwise). No foreign key: adding one rebuilds the table on
     #: SQLite, and a batch row is deleted only once its rows are.
     import_batch_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: a known outcome: minutes after the text at which its statement stopped holding (NULL:
+    #: unknown), imported with the text; a seed of the annotators' calibration
+    realised_minutes: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: annotators asked beyond the project's k (a flagged or uncertain sample's third annotator)
+    extra_annotators: Mapped[int] = mapped_column(SmallInteger, default=0, server_default="0")
 
 
 class SamplePair(Base):
@@ -344,6 +349,10 @@ class GoldAnnotation(Base):
     change: Mapped[str] = mapped_column(String(16), default="", server_default="")
     #: the label the gold curves give when a lead's change label overrides it ("" otherwise)
     curves_change: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    #: which rule pooled the annotators' curves ("equal", "calibration", "model"; "" for a lead's
+    #: or a warm-up gold) and each annotation's weight in it ({annotation id: weight}; NULL: none)
+    pooling: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    pool_weights: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class ReviewItem(Base):
@@ -371,38 +380,10 @@ class ReviewItem(Base):
     error_type: Mapped[str] = mapped_column(String(32), default="", server_default="")
 
 
-class ParameterStats(Base):
-    """Running count, sum and sum of squares of ξ, ω, α over a project's submitted annotations,
-    kept in step with every submit, so the 2σ flag needs no scan of the project."""
-
-    __tablename__ = "parameter_stats"
-
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
-    n: Mapped[int] = mapped_column(Integer, default=0)
-    sum_xi: Mapped[float] = mapped_column(Float, default=0.0)
-    sumsq_xi: Mapped[float] = mapped_column(Float, default=0.0)
-    sum_omega: Mapped[float] = mapped_column(Float, default=0.0)
-    sumsq_omega: Mapped[float] = mapped_column(Float, default=0.0)
-    sum_alpha: Mapped[float] = mapped_column(Float, default=0.0)
-    sumsq_alpha: Mapped[float] = mapped_column(Float, default=0.0)
-
-
-class ReviewDay(Base):
-    """Marks a calendar day whose daily review sample has been drawn (drawn once, reproducibly)."""
-
-    __tablename__ = "review_days"
-    __table_args__ = (UniqueConstraint("project_id", "day", name="uq_review_days_project_day"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
-    day: Mapped[str] = mapped_column(String(10))  # ISO date in the project's time zone
-    n_submitted: Mapped[int] = mapped_column(Integer, default=0)
-    n_sampled: Mapped[int] = mapped_column(Integer, default=0)
-    drawn_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-
 # The back office's tables (db/models_backoffice.py), importable from here like every model.
 from db.models_backoffice import (  # noqa: E402
+    ParameterStats,
+    ReviewDay,
     DUPLICATE_STATUSES,
     JOB_STATUSES,
     AuditEvent,

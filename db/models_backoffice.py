@@ -233,3 +233,33 @@ class AuditEvent(Base):
     entity: Mapped[str] = mapped_column(String(32))
     entity_id: Mapped[str] = mapped_column(String(64))
     detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class ParameterStats(Base):
+    """Running count, sum and sum of squares of ξ, ω, α over a project's submitted annotations,
+    kept in step with every submit, so the 2σ flag needs no scan of the project."""
+
+    __tablename__ = "parameter_stats"
+
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, default=0)
+    sum_xi: Mapped[float] = mapped_column(Float, default=0.0)
+    sumsq_xi: Mapped[float] = mapped_column(Float, default=0.0)
+    sum_omega: Mapped[float] = mapped_column(Float, default=0.0)
+    sumsq_omega: Mapped[float] = mapped_column(Float, default=0.0)
+    sum_alpha: Mapped[float] = mapped_column(Float, default=0.0)
+    sumsq_alpha: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class ReviewDay(Base):
+    """Marks a calendar day whose daily review sample has been drawn (drawn once, reproducibly)."""
+
+    __tablename__ = "review_days"
+    __table_args__ = (UniqueConstraint("project_id", "day", name="uq_review_days_project_day"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    day: Mapped[str] = mapped_column(String(10))  # ISO date in the project's time zone
+    n_submitted: Mapped[int] = mapped_column(Integer, default=0)
+    n_sampled: Mapped[int] = mapped_column(Integer, default=0)
+    drawn_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -2,7 +2,10 @@
 
 A file either parses completely or raises :class:`ImportFileError` naming the line and the
 problem; nothing is half-read. Records carry an optional id and benchmark; a missing benchmark is
-inferred (1 for a single sentence, 2 for a multi-sentence passage).
+inferred (1 for a single sentence, 2 for a multi-sentence passage). A record may also carry a
+known outcome, ``stopped_holding_minutes``: the minutes after the text at which its statement
+stopped holding (an office-holder who left on a known date) — a seed that scores the annotators'
+calibration against what happened (:mod:`annotation.quality.expert_seeds`).
 
 A file too large to be a project's texts is refused before it is parsed: first by its size in
 bytes (:func:`check_file_size`, which a caller can run before even reading the file), then by
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,6 +27,7 @@ from typing import Callable
 
 from annotation.corpus.json_lines import decode_json_line, numbered_json_lines
 from annotation.segmentation import tokenize
+from annotation.timeaxis import DEFAULT_BASE, X_MAX
 from annotation.wording import shown
 
 #: the largest file imported (also the app's upload limit, ``server.maxUploadSize``)
@@ -90,6 +95,7 @@ class TextRecord:
     benchmark: int
     external_id: str | None
     line: int
+    realised_minutes: float | None = None
 
 
 def infer_benchmark(text: str) -> int:
@@ -224,8 +230,8 @@ def parse_texts(data: bytes, filename: str, *, default_benchmark: int | None = N
     rows = {"jsonl": _rows_jsonl, "csv": _rows_csv, "txt": _rows_txt}[fmt](content)
     records: list[TextRecord] = []
     seen_ids: dict[str, int] = {}
-    for line, text, bench, ext_id in rows:
-        records.append(_record(line, text, bench, ext_id, default_benchmark))
+    for line, text, bench, ext_id, stopped in rows:
+        records.append(_record(line, text, bench, ext_id, default_benchmark, stopped))
         rid = records[-1].external_id
         if rid is not None:
             if rid in seen_ids:
@@ -237,7 +243,7 @@ def parse_texts(data: bytes, filename: str, *, default_benchmark: int | None = N
 
 
 def _record(line: int, text: object, bench: object, ext_id: object,
-            default_benchmark: int | None) -> TextRecord:
+            default_benchmark: int | None, stopped: object = None) -> TextRecord:
     text = clean_text(line, text)
     if bench in (None, ""):
         benchmark = default_benchmark or infer_benchmark(text)
@@ -248,7 +254,37 @@ def _record(line: int, text: object, bench: object, ext_id: object,
             benchmark = 0
         if benchmark not in (1, 2):
             raise ImportFileError(line, f"benchmark must be 1 or 2, not {shown(bench)}")
-    return TextRecord(text, benchmark, clean_id(line, ext_id), line)
+    return TextRecord(text, benchmark, clean_id(line, ext_id), line, realised_minutes(line, stopped))
+
+
+#: the latest known outcome: the time axis's end (1.1 ** 200 minutes, about 360 years)
+MAX_REALISED_MINUTES = DEFAULT_BASE ** X_MAX
+
+
+def realised_minutes(line: int, value: object) -> float | None:
+    """A record's ``stopped_holding_minutes``: None when absent or blank, else a number of
+    minutes from 1 (the axis's start) to :data:`MAX_REALISED_MINUTES`; :class:`ImportFileError`
+    on ``line`` otherwise.
+
+    Examples:
+        >>> realised_minutes(1, "1440"), realised_minutes(2, None), realised_minutes(3, 90)
+        (1440.0, None, 90.0)
+        >>> try:
+        ...     realised_minutes(4, "-3")
+        ... except ImportFileError as exc:
+        ...     print(exc)
+        line 4: stopped_holding_minutes must be a number of minutes from 1 to 1.9e+08, not '-3'
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        minutes = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        minutes = math.nan
+    if not (1.0 <= minutes <= MAX_REALISED_MINUTES):
+        raise ImportFileError(line, f"stopped_holding_minutes must be a number of minutes from 1 to "
+                                    f"{MAX_REALISED_MINUTES:.2g}, not {shown(value)}")
+    return minutes
 
 
 def clean_text(line: int, text: object, what: str = "text") -> str:
@@ -311,7 +347,7 @@ def clean_id(line: int, value: object, what: str = "id") -> str | None:
 def _rows_jsonl(content: str):  # type: ignore[no-untyped-def]
     for n, obj in json_objects(content):
         text = obj.get("text", obj.get("parent_text"))
-        yield n, text, obj.get("benchmark"), obj.get("id", obj.get("_id"))
+        yield n, text, obj.get("benchmark"), obj.get("id", obj.get("_id")), obj.get("stopped_holding_minutes")
 
 
 def json_objects(content: str):  # type: ignore[no-untyped-def]
@@ -336,7 +372,8 @@ def _check_text_header(fields: list[str]) -> None:
 
 def _rows_csv(content: str):  # type: ignore[no-untyped-def]
     for n, row in csv_rows(content, _check_text_header):
-        yield n, row.get("text", row.get("parent_text")), row.get("benchmark"), row.get("id")
+        yield (n, row.get("text", row.get("parent_text")), row.get("benchmark"), row.get("id"),
+               row.get("stopped_holding_minutes"))
 
 
 def csv_rows(content: str, check_header: Callable[[list[str]], None]):  # type: ignore[no-untyped-def]
@@ -398,4 +435,4 @@ def _csv_reason(error: str) -> str:
 def _rows_txt(content: str):  # type: ignore[no-untyped-def]
     for n, raw in enumerate(content.splitlines(), start=1):
         if raw.strip():
-            yield n, raw, None, None
+            yield n, raw, None, None, None

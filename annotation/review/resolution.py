@@ -92,7 +92,10 @@ class Resolution:
     log minutes (None without a curve). ``sources`` are the annotators whose versions were used,
     in input order; ``parameter_sources`` those whose parameters went into the mean. ``method`` is
     :data:`UNION_MEAN`, :data:`ONE_VERSION`, :data:`EDITED` or :data:`POOLED`. Axis sets are stored in canonical
-    form (distinct, AXES order) whatever order they are given in.
+    form (distinct, AXES order) whatever order they are given in. ``pooling`` names the rule that
+    combined the annotators' curves (a key of :data:`annotation.settings.GOLD_POOLINGS`; "" when
+    no rule did: one version, an edit) and ``weights`` each annotator's weight in it, in
+    ``parameter_sources`` order — the gold's provenance.
     """
 
     boundaries: tuple[int, ...]
@@ -104,6 +107,8 @@ class Resolution:
     n_tokens: int
     parameter_sources: tuple[int | str, ...] = ()
     method: str = UNION_MEAN
+    pooling: str = ""
+    weights: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         # Canonical form whatever the caller passed (e.g. the lead's edit): tuples, each axis
@@ -113,6 +118,10 @@ class Resolution:
         object.__setattr__(self, "segment_axes", canonical_segment_axes(self.segment_axes, seg.n_segments))
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "parameter_sources", tuple(self.parameter_sources))
+        object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
+        if self.weights and len(self.weights) != len(self.parameter_sources):
+            raise ValueError(f"{counted(len(self.weights), 'weight')} for "
+                             f"{counted(len(self.parameter_sources), 'curve')}")
         if self.method not in (UNION_MEAN, ONE_VERSION, EDITED, POOLED):
             raise ValueError(f"unknown resolution method {self.method!r}")
 
@@ -179,6 +188,8 @@ def resolve_pair(annotations: Sequence[AnnotatorVersion]) -> Resolution:
         n_tokens=n_tokens,
         parameter_sources=tuple(a.annotator for a in with_curve),
         method=UNION_MEAN,
+        pooling="equal" if with_curve else "",
+        weights=tuple(1.0 / len(with_curve) for _ in with_curve),
     )
 
 

@@ -90,7 +90,7 @@ def plan_rows(existing: dict[str, Any], records: Sequence[Any], n_tokens: Sequen
             ext_id = numbering.next(r.benchmark, lambda i: i in existing or i in named_ids)
         rows.append(dict(project_id=project_id, external_id=ext_id, benchmark=r.benchmark,
                          parent_text=r.text, n_tokens=n_tok, source=source, status="active",
-                         n_assigned=0, is_warmup=False, created_at=now))
+                         n_assigned=0, is_warmup=False, created_at=now, realised_minutes=r.realised_minutes))
         planned.append((r, ext_id))
         existing[ext_id] = key
         new_keys.add(key)

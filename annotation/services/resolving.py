@@ -132,7 +132,7 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
 #: The columns of a gold that settling writes from a resolution: equal ones are not written again.
 GOLD_COMPARED = ("boundaries", "segment_axes", "xi", "omega", "alpha", "source", "decided_by", "note",
                  "source_annotation_id", "confidence", "error_type", "context_xi", "context_omega",
-                 "context_alpha", "change")
+                 "context_alpha", "change", "pooling", "pool_weights")
 
 
 @dataclass(frozen=True)

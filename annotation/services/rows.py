@@ -223,7 +223,9 @@ def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided
             "context_xi": None if context is None else float(context[0]),
             "context_omega": None if context is None else float(context[1]),
             "context_alpha": None if context is None else float(context[2]), "change": change,
-            "curves_change": curves_change}
+            "curves_change": curves_change, "pooling": res.pooling,
+            "pool_weights": ({str(a): round(w, 6) for a, w in zip(res.parameter_sources, res.weights)}
+                             if res.weights else None)}
 
 
 __all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_content", "content_from_columns",

@@ -58,6 +58,7 @@ def _annotation(id_, sample_id, annotator_id, status, xi, omega, alpha, **extra)
 # After upgrading to revision R, these rows go into the tables R created (and may reference
 # rows seeded earlier). A new migration adds one entry here: {} when it creates no table.
 SEED_ROWS: dict[str, dict[str, list[dict]]] = {
+    "0017": {},  # columns only: a known outcome, extra annotators, the gold's pooling and weights
     "0016": {},  # a column only: a prediction's calibrated uncertainty (expected miss)
     "0015": {},  # a column only: the curves' label beside a lead's overriding change label
     "0014": {},  # columns only: the writer of an import and its samples, an export's heartbeat
@@ -417,6 +418,10 @@ def test_walk_from_first_revision_to_head_keeps_every_row(empty_url):
                    for r in head["annotations"])
         # 0015: no gold from before is recorded as a lead's override of its curves' change label
         assert all(r["curves_change"] == "" for r in head["gold_annotations"])
+        # 0017: the samples from before have no known outcome and no extra annotator; their gold
+        # records no pooling rule or weights
+        assert all(r["realised_minutes"] is None and r["extra_annotators"] == 0 for r in head["samples"])
+        assert all(r["pooling"] == "" and r["pool_weights"] is None for r in head["gold_annotations"])
         # 0014: the imports and exports from before have no writer or heartbeat recorded
         assert head["import_batches"] and all(r["host"] == "" and r["pid"] is None
                                               for r in head["import_batches"])

@@ -30,7 +30,7 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import String, Text, select
 
-from annotation.settings import NEWEST_GUIDELINES, ProjectSettings
+from annotation.settings import GOLD_POOLINGS, NEWEST_GUIDELINES, ProjectSettings
 from annotation.workbench.protocol import CHANGE_CHOICES
 from annotation.review.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SOURCES
 from annotation.corpus.duplicates import REPRESENTATIONS
@@ -130,6 +130,8 @@ MADE_BY_CODE: dict[str, MadeByCode] = {
     "gold_annotations.change": MadeByCode("a change label or none", lambda: CHANGE_CHOICES),
     "gold_annotations.curves_change": MadeByCode("the change label the gold curves give (read_change), "
                                                  "kept beside a lead's override, or none", lambda: CHANGE_CHOICES),
+    "gold_annotations.pooling": MadeByCode("the pooling rule's key (annotation.settings.GOLD_POOLINGS)",
+                                           lambda: GOLD_POOLINGS),
     "sample_pairs.reference_change": MadeByCode("a release's change label, checked on import",
                                                 lambda: CHANGE_CHOICES),
     "sample_pairs.intended_change": MadeByCode("the change an author picks from a list",
