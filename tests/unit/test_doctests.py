@@ -35,6 +35,8 @@ MODULES: tuple[str, ...] = (
     "annotation.pairs.authoring",
     "annotation.quality.author_validation",
     "annotation.quality.annotator_stats",
+    "annotation.quality.annotator_fit",
+    "annotation.quality.annotator_model",
     "annotation.quality.classical_model",
     "annotation.quality.classical_dm",
     "annotation.quality.classical_robustness",
