@@ -11,6 +11,7 @@ HTML-escaped (plotly reads its text as HTML), the caption goes through :func:`ui
 from __future__ import annotations
 
 import html
+import math
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -77,7 +78,8 @@ def _bounds(fig: Figure, floor: float = 0.0) -> tuple[float, float]:
 def expert_chart(overview: ExpertOverview) -> go.Figure | None:
     """Calibration (log x) against information (y), one point per annotator whose figures are
     shown, its size the weight share, its error bars the bootstrap intervals; a vertical line at
-    :data:`REJECTED_BELOW`. None when no annotator has enough seeds."""
+    :data:`REJECTED_BELOW`; a calibration under :data:`CALIBRATION_FLOOR` is drawn there and
+    labelled so. None when no annotator has enough seeds."""
     rows = [(name, f) for name, f in overview.rows() if f.calibration.shown and f.information.shown]
     if not rows:
         return None
@@ -88,20 +90,26 @@ def expert_chart(overview: ExpertOverview) -> go.Figure | None:
         y_minus, y_plus = _bounds(f.information)
         weight = float(f.weight.value) if f.weight.shown else 0.0  # type: ignore[arg-type]
         label = html.escape(name)
+        below = f.calibration.value < CALIBRATION_FLOOR  # type: ignore[operator]
         fig.add_trace(go.Scatter(
-            x=[x], y=[f.information.value], mode="markers+text", name=label, text=[label],
-            textposition="top center", showlegend=False,
+            x=[x], y=[f.information.value], mode="markers+text", name=label,
+            text=[label + (" (calibration < 1e-6)" if below else "")],
+            textposition="bottom right" if below else "bottom left", showlegend=False,
             marker=dict(size=SMALLEST + (LARGEST - SMALLEST) * weight, opacity=0.75,
                         color="#C0392B" if f.calibration.value < REJECTED_BELOW else "#2471A3"),  # type: ignore[operator]
             error_x=dict(type="data", symmetric=False, array=[x_plus], arrayminus=[x_minus], thickness=1),
             error_y=dict(type="data", symmetric=False, array=[y_plus], arrayminus=[y_minus], thickness=1),
             hovertemplate=(f"{label}<br>calibration {f.calibration.value:.3g}<br>information "
                            f"{f.information.value:.3g}<br>weight {weight:.2f}<br>{f.n_seeds} seeds<extra></extra>")))
-    fig.add_vline(x=REJECTED_BELOW, line_dash="dash", line_color="#7F8C8D",
-                  annotation_text="rejected below (5 %)", annotation_position="top left")
-    fig.update_xaxes(type="log", range=[-6.3, 0.15], title_text="calibration (log scale; 1 = realisations fall as the quantiles say)")
+    fig.add_vline(x=REJECTED_BELOW, line_dash="dash", line_color="#7F8C8D")
+    # on a log axis an annotation's x is log10 of the value (add_vline's own label misplaces it)
+    fig.add_annotation(x=math.log10(REJECTED_BELOW), xref="x", y=1.0, yref="paper", xanchor="right",
+                       yanchor="top", showarrow=False, text="rejected below (5 %) ", font=dict(color="#7F8C8D"))
+    ticks = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, REJECTED_BELOW, 0.2, 1.0]
+    fig.update_xaxes(type="log", range=[-6.4, 0.35], tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+                     title_text="calibration (log scale; 1 = realisations fall as the quantiles say)")
     fig.update_yaxes(title_text="information (higher = narrower curves)", rangemode="tozero")
-    fig.update_layout(height=380, margin=dict(l=10, r=10, t=30, b=10))
+    fig.update_layout(height=400, margin=dict(l=10, r=10, t=30, b=10))
     return fig
 
 
