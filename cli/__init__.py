@@ -66,7 +66,7 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
     from annotation.agreement.published import change_kappa_figure, headline_figures  # on use (LAZY)
     from annotation.quality.annotator_stats import pair_figures, pair_rules  # on use (LAZY)
-    from annotation.services import agreement  # on use (LAZY)
+    from annotation.services import agreement, experts  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
@@ -76,7 +76,8 @@ def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
         pairs = {"context_pairs": scope.pairs.to_json()} if scope.pairs is not None else {}
         return json.dumps({**report.to_json(include_samples=not args.summary),
                            "published": {name: fig.to_json() for name, fig in published.items()},
-                           "n_samples_with_one_annotation": scope.n_single, **pairs}, indent=2, default=str)
+                           "n_samples_with_one_annotation": scope.n_single, **pairs,
+                           "experts": experts.expert_overview(db, actor, pid).to_json()}, indent=2, default=str)
     lines = [f"{report.n_samples} samples with 2 or more annotations "
              f"({scope.n_single} with only one left out), before adjudication; 95% bootstrap intervals "
              "and n; a figure with too few samples is withheld (—) with its rule"]
@@ -291,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("agreement", help="inter-annotator agreement report")
     p.add_argument("--benchmark", type=int, choices=(1, 2))
-    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the full report as JSON (with each annotator's expert figures under \"experts\")")
     p.add_argument("--summary", action="store_true", help="with --json: leave out the per-sample rows")
     p.add_argument("--project", help="project name (needed when there are several)")
     p.add_argument("--user", help="act as this user (default: the first admin)")

@@ -6,7 +6,8 @@ Gold checks (``annotation.services.gold_checks``): annotators paused by the chec
 the top, each with a note and a *Lift the pause* button; the accuracy trend against gold (W1,
 Jaccard, Pk per check, the pass share over the window) closes the page. In a context-pairs
 project, the authors of follow-ups with their validation share
-(``annotation.quality.author_validation``) come before it."""
+(``annotation.quality.author_validation``) come before it. "Annotators as experts" ends it: each
+annotator's calibration, information and weight on the project's seeds (``ui.expert_view``)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from annotation.services import authoring, dashboard, gold_checks
 from annotation.services.errors import ServiceError
 from annotation.wording import counted, time_spent
 from ui.display import plain
+from ui.expert_view import expert_section
 from ui.gold_check_trend import trend_figure, trend_frame
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
@@ -122,6 +124,12 @@ def _author_validation() -> None:
                "than ten points. Pairs whose settled change differs from the intent are flagged for review.")
 
 
+def _closing_sections() -> None:
+    _author_validation()
+    _gold_check_trend(checks)
+    expert_section(db, actor, project.id)
+
+
 actor, db, project = lead_page("Annotators", flash_key=K_FLASH, pause_notice=False)
 K_CHART = "annotators.chart"  # the open chart tab
 CHART_TABS = ("Submitted per day", "Median time per sample, per day", "Flag rates",
@@ -158,8 +166,7 @@ with service_errors():
 
 if dash.summary.empty:
     st.info("No submissions and no drafts in this period.", icon=":material/event_busy:")
-    _author_validation()
-    _gold_check_trend(checks)
+    _closing_sections()
     st.stop()
 
 everyone = list(dash.summary["annotator"])
@@ -302,5 +309,4 @@ else:
 st.download_button("Download the per-annotator table (CSV)", safe_csv(pd.DataFrame(summary)),
                    file_name=f"annotators_{start}_{end}.csv", mime="text/csv", key="annotators.csv")
 
-_author_validation()
-_gold_check_trend(checks)
+_closing_sections()

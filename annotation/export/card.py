@@ -19,6 +19,7 @@ from annotation.export.dataset import (
     SPLIT_FILES,
 )
 from annotation.export.card_agreement import agreement_lines
+from annotation.export.card_experts import expert_section
 from annotation.export.manifest import ExportManifest
 from annotation.parameters import PARAMETER_SYMBOLS
 from annotation.export.records import ANNOTATION_KEYS, PAIR_ANNOTATION_KEYS, PROVENANCE_KEY, RECORD_KEYS, encode_json
@@ -110,7 +111,7 @@ def card_header(manifest: ExportManifest) -> dict[str, Any]:
 def dataset_card(manifest: ExportManifest) -> str:
     """The README.md of the export: YAML header (:func:`card_header`), then the project, counts
     per benchmark and split, axis distribution and parameter mean/SD per benchmark, the log base
-    and how to convert it, agreement figures (when given), licence, record schema, how to load."""
+    and how to convert it, agreement figures and the annotators as experts (when given), licence, record schema, how to load."""
     header = yaml.safe_dump(card_header(manifest), sort_keys=False, allow_unicode=True, width=1000)
     stats = {config: DatasetStatistics.from_json(manifest.statistics[config])
              for config in BENCHMARK_CONFIGS.values() if config in manifest.statistics}
@@ -189,6 +190,7 @@ def dataset_card(manifest: ExportManifest) -> str:
         out += agreement_lines(manifest.agreement, b)
     else:
         out.append("No agreement figures were given with this export.")
+    out += expert_section(manifest.agreement)
     out += [
         "",
         "## Licence",

@@ -25,6 +25,7 @@ from annotation.agreement.measure import json_ready
 from annotation.agreement.report import HEADLINE_NAMES, AgreementReport
 from annotation.agreement.published import headline_figures
 from annotation.agreement.verdict import MISSING
+from annotation.export.card_experts import EXPERTS
 from annotation.publishable import Figure
 from annotation.review.adjudication import decision_named
 from annotation.timeaxis import DEFAULT_BASE
@@ -157,7 +158,8 @@ def agreement_lines(figures: Mapping[str, Any], base: float, *, intro: str = INT
     :func:`published_card_figures`) — before adjudication, then over the settled gold with what
     was left out — as a heading and a list of figures with intervals and n, the adjudication
     outcome, then what the figures mean (``intro`` first, ``meaning`` last, ``{b}`` the log base);
-    any other entry as plain ``key: value`` lines. W1 is written in log ``base`` (the export's).
+    any other entry as plain ``key: value`` lines, but the annotators as experts (their own
+    section). W1 is written in log ``base`` (the export's).
 
     Examples:
         >>> figures = {"benchmark_1": {"n_samples": 40, "w1": 5.45, "alpha_xi": 0.9951,
@@ -178,6 +180,8 @@ def agreement_lines(figures: Mapping[str, Any], base: float, *, intro: str = INT
             lines += _config_lines(str(key), value, base)
         elif key == ADJUDICATION and isinstance(value, Mapping):
             lines += adjudication_lines(value)
+        elif key == EXPERTS:  # a section of its own (annotation.export.card_experts)
+            continue
         else:
             plain[key] = value
     if plain:

@@ -17,6 +17,7 @@ import yaml
 from annotation.corpus.splits import SPLITS
 from annotation.export.card import annotation_features
 from annotation.export.card_agreement import agreement_lines
+from annotation.export.card_experts import expert_section
 from annotation.export.dataset import ANNOTATIONS_CONFIG, SPLIT_FILES
 from annotation.export.manifest import ExportManifest
 from annotation.export.tvcp_agreement import PAIR_INTRO, PAIR_MEANING
@@ -163,6 +164,7 @@ def tvcp_card(manifest: ExportManifest) -> str:
     out += ["", "## Agreement", ""]
     out += (agreement_lines(manifest.agreement, b, intro=PAIR_INTRO, meaning=PAIR_MEANING) if manifest.agreement
             else ["No agreement figures were given with this export."])
+    out += expert_section(manifest.agreement)
     out += [
         "", "## Columns", "",
         "In this order: " + ", ".join(f"`{k}`" for k in TVCP_KEYS) + ".", "",

@@ -14,6 +14,7 @@ the transaction. Annotators are named by pseudonym (``ann`` + user id), never by
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +29,8 @@ from annotation.export.figures import FigureInput
 from annotation.review.flag_reasons import FLAG_CODES
 from annotation.corpus.interchange import interchange_record, pair_interchange_values
 from annotation.services.agreement import annotation_change
-from db.engine import decode_json_texts
+from annotation.services.experts import project_expert_figures
+from db.engine import Database, decode_json_texts
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair
 
 
@@ -56,6 +58,13 @@ def pooled_weights(stored: str | None) -> str | None:
 def pseudonym(user_id: int) -> str:
     """The stable pseudonym of an annotator in exports."""
     return f"ann{user_id:02d}"
+
+
+def expert_figures_by_pseudonym(db: Database, project_id: int) -> dict[str, Any]:
+    """The project's annotators as experts (:func:`annotation.services.experts.project_expert_figures`;
+    the caller has checked the actor's role) as the card stores them: named by pseudonym."""
+    overview = project_expert_figures(db, project_id)
+    return dataclasses.replace(overview, names={uid: pseudonym(uid) for uid in overview.figures}).to_json()
 
 
 @dataclass(frozen=True)

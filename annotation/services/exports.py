@@ -53,11 +53,18 @@ from annotation import export as hf_export
 from annotation.corpus.dataset_stats import DatasetStatistics, dataset_statistics
 from annotation.export import figures as figures_module
 from annotation.leftovers import figures_folder_prefix
+from annotation.export.card_experts import EXPERTS
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import FolderNotEmpty, InvalidInput, NotFound
 from annotation.protocols import protocol_of
-from annotation.services.export_reads import count_gold, production, read_export_input, read_pair_gold
+from annotation.services.export_reads import (
+    count_gold,
+    expert_figures_by_pseudonym,
+    production,
+    read_export_input,
+    read_pair_gold,
+)
 from annotation.wording import counted
 from annotation.services import export_records
 from annotation.services.export_records import (
@@ -342,6 +349,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     # The figures (provenance and card: numpy over every pair of curves and segmentations) are
     # computed beside the formatting of the records (pure Python), which takes them last.
     figure_input = dataclasses.replace(read.figures, base=export_settings.base)
+    # the annotators as experts: beside the agreement figures (their own card section), by pseudonym
+    experts = expert_figures_by_pseudonym(db, project_id) if include_agreement else None
     with ThreadPoolExecutor(max_workers=1) as worker:
         computing = worker.submit(figures.compute, figure_input)
         try:
@@ -353,7 +362,8 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
             try:
                 meta = hf_export.ExportMeta(export_id, project_name, user.username, created_at)
                 with export_records.heartbeat(db, export_id):  # the row says its writer lives
-                    agreement = (lambda: computing.result().agreement) if include_agreement else None
+                    agreement = ((lambda: {**(computing.result().agreement or {}), EXPERTS: experts})
+                                 if include_agreement else None)
                     if pairs_export:
                         manifest = hf_export.export_tvcp_dataset(
                             target, samples, export_settings, meta=meta, change_factor=settings.change_factor,

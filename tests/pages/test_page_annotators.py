@@ -26,6 +26,7 @@ from page_helpers import (
     titles,
 )
 from annotation.quality.annotator_stats import pair_rules
+from gold_data import expert_project
 from ui.session import ACTOR_KEY
 
 PAGE_PATH = str(Path(APP_PATH).parent / "screens/annotators.py")
@@ -188,3 +189,45 @@ def test_agreement_figures_with_their_n_over_enough_shared_samples(open_page, ma
     at.session_state["annotators.chart"] = "Agreement with each partner (Jaccard)"
     run(at)
     assert '"type":"heatmap"' in at.get("plotly_chart")[0].proto.spec.replace(" ", "")
+
+
+# --- annotators as experts ---------------------------------------------------------------------
+
+
+def _experts(at):
+    for frame in at.dataframe:
+        if "seeds (outcomes)" in frame.value.columns:
+            return frame.value
+    return None
+
+
+def _expert_caption(at) -> str:
+    return next(shown(c.value) for c in at.caption if shown(c.value).startswith(("Realisation:", "No seed items")))
+
+
+def test_experts_without_seeds_say_how_to_get_them(open_page, seeded):
+    at = open_page()
+    assert "Annotators as experts" in [h.value for h in at.subheader]
+    assert _experts(at) is None
+    caption = _expert_caption(at)
+    assert caption.startswith("No seed items yet") and "warm-up set" in caption
+    assert "stopped_holding_minutes" in caption and "gold checks" in caption
+
+
+def test_experts_on_seeds_show_figures_or_the_rule(open_page, db, lead):
+    expert_project(db, lead)
+    at = open_page()
+    assert not at.exception and "Annotators as experts" in [h.value for h in at.subheader]
+    table = _experts(at)
+    assert list(table["annotator"]) == ["ann_centred", "ann_late", "ann_new"]
+    assert list(table["seeds (outcomes)"]) == ["12 (12)", "12 (12)", "5 (5)"]
+    centred, late, new = (table.iloc[i] for i in range(3))
+    assert not centred["calibration"].startswith("—") and "[" in centred["calibration"]
+    assert float(centred["calibration"].split()[0]) > 0.05 > float(late["calibration"].split()[0])
+    assert set(new[["calibration", "information", "weight"]]) == {"— needs ≥ 10 seeds (n = 5)"}
+    caption = _expert_caption(at)
+    assert ("the gold's half-gone time — calibration against the panel, not against what happened; "
+            "12 seed items, 12 with a known outcome") in caption
+    assert "Calibration:" in caption and "Information:" in caption and "needs ≥ 10 seeds" in caption
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if "rejected below" in c.proto.spec)
+    assert '"type":"log"' in spec.replace(" ", "") and "ann_centred" in spec and "ann_new" not in spec

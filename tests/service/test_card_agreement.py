@@ -16,7 +16,9 @@ import pytest
 
 from annotation.agreement.report import HEADLINE_NAMES
 from annotation.corpus.text_import import TextRecord
-from annotation.services import agreement, annotation_import, exports, projects, resolving
+from annotation.services import agreement, annotation_import, experts, exports, projects, resolving
+from annotation.services.export_reads import pseudonym
+from gold_data import expert_project
 from service_helpers import run_cli
 
 N_SAMPLES = 40
@@ -104,3 +106,39 @@ def test_the_card_headline_is_the_agreement_before_adjudication(db, lead, tmp_pa
     document = json.loads((tmp_path / "out" / "agreement.json").read_text(encoding="utf-8"))
     assert document["figures"] == card and document["export_id"] == rec.id and document["log_base"] == 1.1
     assert document["rules"]["icc_xi"]["min_n"] == 30 and document["rules"]["w1"]["min_n"] == 10
+
+
+def test_the_card_scores_the_annotators_as_experts_by_pseudonym(db, lead, tmp_path):
+    pid = expert_project(db, lead, {"ann_centred": 12, "ann_late": 12, "ann_new": 5})
+    # two texts without an outcome that ann_centred and ann_late agree on: the export's gold
+    projects.import_texts(db, lead, pid, [TextRecord(f"The gallery on street {i} is closed this week.", 1,
+                                                     f"G-{i}", i + 1) for i in range(2)])
+    lines = [json.dumps({"sample_id": f"G-{i}", "annotator": who, "boundaries": [0], "segment_axes": ["main"],
+                         "xi": 50.0, "omega": 8.0, "alpha": 0.5, "submitted_at": "2026-11-02T10:00:00Z"})
+             for i in range(2) for who in ("ann_centred", "ann_late")]
+    annotation_import.import_annotations(db, lead, pid, "\n".join(lines).encode(), "gold.jsonl")
+    exports.export_dataset(db, lead, pid, tmp_path / "out", seed=3)
+    ids = {name: f.annotator for name, f in experts.expert_overview(db, lead, pid).rows()}
+    names = {name: pseudonym(uid) for name, uid in ids.items()}
+
+    document = json.loads((tmp_path / "out" / "agreement.json").read_text(encoding="utf-8"))
+    found = document["figures"]["experts"]
+    assert (found["seed_items"], found["outcome_items"]) == (12, 12)
+    by_name = {a["annotator"]: a for a in found["annotators"]}
+    assert set(by_name) == {names["ann_centred"], names["ann_late"], names["ann_new"]}
+    centred, late, new = (by_name[names[n]] for n in ("ann_centred", "ann_late", "ann_new"))
+    assert centred["calibration"]["value"] > 0.05 > late["calibration"]["value"] and centred["n_seeds"] == 12
+    assert new["calibration"]["value"] is None and new["calibration"]["withheld"] == "needs ≥ 10 seeds"
+    card = json.loads((tmp_path / "out" / "export.json").read_text(encoding="utf-8"))["agreement"]
+    assert card["experts"] == found
+
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Annotators as experts", 1)[1].split("\n## ", 1)[0]
+    assert "the gold's half-gone time (calibration against the panel, not against what happened)" in section
+    assert "at least 10 seeds" in section
+    assert "12 seed items (12 with a known outcome). 2 of 3 annotators with seeds are scored; median calibration" in section
+    assert "1 rejected at the 5 % level." in section
+    assert f"- `{names['ann_new']}` — 5 seeds (5 with a known outcome): — needs ≥ 10 seeds (n = 5)" in section
+    assert f"- `{names['ann_centred']}` — 12 seeds (12 with a known outcome): calibration " in section
+    assert "ann_centred" not in readme and "ann_late" not in readme  # pseudonyms only
+    assert "experts:" not in readme.split("## Annotators as experts")[0]  # not repeated as plain lines

@@ -214,6 +214,7 @@ def test_agreement_json_from_the_command_line(db_url, tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["n_samples"] == n
+    assert report["experts"]["seed_items"] == 0 and report["experts"]["annotators"] == []  # no seeds here
     assert report["headline"]["jaccard"] == 1.0 and report["headline"]["pk"] == 0.0
     assert report["headline"]["icc_xi"] > 0.99
     # curve distance, Krippendorff's alpha and the bootstrap intervals (issue 12): k = 3, so each
@@ -233,6 +234,37 @@ def test_agreement_json_from_the_command_line(db_url, tmp_path):
     # six samples cannot support an ICC: withheld with its rule and n (issue 33), the JSON says so too
     assert "ICC(1,1) xi                    — needs ≥ 30 samples with every curve (n = 6)" in text.stdout
     assert report["published"]["icc_xi"]["value"] is None and report["published"]["icc_xi"]["n"] == 6
+
+
+def test_agreement_json_has_each_annotator_as_an_expert(db_url, tmp_path):
+    import json
+    import math
+
+    assert run(db_url, "create-user", "boss", "--role", "admin", stdin="long-enough-pw\n").returncode == 0
+    n = 12
+    texts = tmp_path / "texts.jsonl"  # each with a known outcome: every annotation is a seed
+    texts.write_text("".join(json.dumps({"id": f"S-{i}", "text": f"Shop {i} is closed today.",
+                                         "stopped_holding_minutes": 1.1 ** (30 + 7 * i)}) + "\n" for i in range(n)))
+    assert run(db_url, "import", "texts", str(texts), "--project", "P").returncode == 0
+    misses = (-10.0, -6.0, -3.0, -1.0, 0.5, 2.0, 3.5, 6.0, -2.0, 1.0, 8.0, 14.0)
+    records = [{"sample_id": f"S-{i}", "annotator": who, "boundaries": [0], "segment_axes": ["main"],
+                "xi": 30 + 7 * i - misses[i] - 11.7741, "omega": 10.0, "alpha": 0.0,
+                "submitted_at": "2026-11-20T10:00:00Z"}
+               for who, count in (("a1", n), ("a2", 4)) for i in range(count)]
+    path = tmp_path / "ann.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert run(db_url, "import", "annotations", str(path)).returncode == 0
+    done = run(db_url, "agreement", "--json", "--summary")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)["experts"]
+    assert (found["seed_items"], found["outcome_items"]) == (n, n)
+    a1, a2 = found["annotators"]
+    assert (a1["annotator"], a1["n_seeds"], a1["n_outcomes"]) == ("a1", n, n)
+    assert a1["calibration"]["value"] > 0.05 and a1["calibration"]["n"] == n
+    low, high = a1["calibration"]["interval"]
+    assert low <= a1["calibration"]["value"] <= high and math.isclose(a1["weight"]["value"], 1.0)
+    assert a2["annotator"] == "a2" and a2["n_seeds"] == 4 and a2["calibration"]["value"] is None
+    assert a2["calibration"]["withheld"] == "needs ≥ 10 seeds" and a2["calibration"]["needs"]["min_n"] == 10
 
 
 def test_dedup_and_export_from_the_command_line(tmp_path):

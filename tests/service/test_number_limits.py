@@ -176,6 +176,7 @@ CALLS: dict[str, Callable[[World], dict[str, Any]]] = {
     "authoring.validation_by_author": lambda w: dict(project_id=w.pairs_id),
     "consistency.consistency_pairs": lambda w: dict(project_id=w.project_id, limit=10),
     "dashboard.annotator_dashboard": lambda w: dict(project_id=w.project_id),
+    "experts.expert_overview": lambda w: dict(project_id=w.project_id),
     "duplicates.decide": lambda w: dict(project_id=w.project_id, mark_ids=[w.mark_id], decision="release"),
     "duplicates.duplicate_counts": lambda w: dict(project_id=w.project_id),
     "duplicates.last_run": lambda w: dict(project_id=w.project_id),
