@@ -156,8 +156,11 @@ def pool_size(db: Database, actor: Actor, project_id: int) -> int:
     a third annotator's slot included)."""
     with db.read() as s:
         require_role(s, actor, "annotator")
-        k = project_settings(s, project_id).annotators_per_sample
-        wanted = k + Sample.extra_annotators
+        settings = project_settings(s, project_id)
+        k = settings.annotators_per_sample
+        # the extra slots are open (and counted) only with the setting on, as the hand-out offers
+        # them; without it the count stays one range of ix_samples_pool (n_assigned < k)
+        wanted = k + Sample.extra_annotators if settings.third_annotator else k
         total = int(s.scalar(
             select(func.coalesce(func.sum(wanted - Sample.n_assigned), 0))
             .where(Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned < wanted)

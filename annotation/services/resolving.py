@@ -191,7 +191,7 @@ def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: Param
         plan = plan_settle(smp, settings, smp.subs, None if smp.gold is None else smp.gold[1],
                            item is not None and not rechecked, spread, known=curve, pair=smp.pair,
                            release=recheck)
-        if _unchanged_gold(smp, plan):
+        if plan.extra is None and _unchanged_gold(smp, plan):
             plan = SettlePlan("settled")
         out.append(_recheck(smp, item, plan) if rechecked and item is not None else _Decision(smp, plan))
     return out
