@@ -122,8 +122,9 @@ def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     summary = resolving.resolve_project(db, actor, pid, recheck=args.recheck)
-    changed = (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review"
-               if summary.gold or summary.flagged else "nothing new to resolve")
+    more = f", {summary.more} handed to one more annotator" if summary.more else ""
+    changed = (f"{summary.gold} samples resolved into gold, {summary.flagged} flagged for review{more}"
+               if summary.gold or summary.flagged or summary.more else "nothing new to resolve")
     return (f"{changed}; {summary.settled} already in gold, {summary.pending} awaiting a lead, "
             f"{summary.incomplete} incomplete")
 

@@ -238,6 +238,17 @@ with st.form("projects.settings"):
     flag_alpha = x3.number_input("… when α differs by more than", 0.1, 40.0, float(s.flag_alpha_max), step=0.5,
                                  format="%.1f", key=f"{sk}.flag_alpha",
                                  help=thin + " Skew saturates: curves with α = 3 and α = 8 look alike.")
+    t1, t2 = st.columns(2)
+    third = t1.checkbox("Ask a third annotator before a lead", s.third_annotator, key=f"{sk}.third",
+                        help="A sample the automatic flags catch (or whose gold the annotator model leaves too "
+                             "wide) goes to one more annotator, once; it settles when two of the three agree, "
+                             "and only what the three still disagree on reaches Review. An annotator's own "
+                             "flag still goes to the lead at once.")
+    third_sd = t2.number_input("… or when the gold's half-gone time is less certain than (SD, log-time units)",
+                               0.5, 200.0, float(s.third_annotator_sd_max), step=0.5, format="%.1f",
+                               key=f"{sk}.third_sd",
+                               help="The annotator model's posterior SD of the gold's half-gone position; "
+                                    "10 units is about ×2.6 in time.")
     st.markdown("**Qualification against the warm-up gold**")
     q1, q2, q3, q4 = st.columns(4)
     icc_min = q1.number_input("ICC above", 0.0, 1.0, float(s.qualify_icc_min), step=0.01,
@@ -304,6 +315,7 @@ with st.form("projects.settings"):
                 gold_check_min_pass=float(gold_pass), consistency_similarity_min=float(similar),
                 hand_out_order=hand_out, show_model_curve=bool(show_model), protocol=protocol_choice,
                 gold_pooling=pooling,
+                third_annotator=bool(third), third_annotator_sd_max=float(third_sd),
                 **own_settings)
         toast_next_run(K_FLASH, f"Settings of {project.name} saved")
         st.rerun()

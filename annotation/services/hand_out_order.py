@@ -4,14 +4,15 @@ uncertain first. Called by :func:`annotation.services.queue.next_item` with no l
 half) and again inside its write when every candidate filled up meanwhile. Blindness, k, quotas,
 warm-up and gold checks are the queue's and unchanged by the order: each function returns only
 samples the user has not had (nor wrote, an authored follow-up), with fewer than k annotators, that are active (and not warm-up
-samples when ``exclude_warmup``).
+samples when ``exclude_warmup``) — or, with the ``third_annotator`` setting on (``more`` = 1), a
+sample settling handed to one more annotator (``extra_annotators``) whose extra slot is open.
 """
 
 from __future__ import annotations
 
 import random
 
-from sqlalchemy import and_, func, select, union_all
+from sqlalchemy import and_, func, select, true, union_all
 from sqlalchemy.orm import Session
 
 from annotation.services import model_loop
@@ -44,9 +45,15 @@ def _open_to(user_id: int):  # type: ignore[no-untyped-def]
     return and_(_had_by(user_id) == 0, wrote == 0)
 
 
+def _open_slot(k: int, more: int, n: int):  # type: ignore[no-untyped-def]
+    """The pool's condition for samples with ``n`` annotators: open when n < k, and for n ≥ k
+    (up to ``k + more``) only on a sample asked for more than n - k extra annotators."""
+    return true() if n < k else Sample.extra_annotators > n - k
+
+
 def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, exclude_warmup: bool,
-                         limit: int) -> list[int] | None:
-    """Open samples (fewer than ``k`` annotators, not the user's) by the latest applied model's
+                         limit: int, more: int = 0) -> list[int] | None:
+    """Open samples (fewer than ``k`` annotators — ``k + extra_annotators`` with ``more`` —, not the user's) by the latest applied model's
     calibrated uncertainty (its expected miss), largest first; None when the project has no
     applied model or its model does not earn its place (:func:`model_loop.withheld`: it does not
     beat the trivial reference under cross-validation, or its expected miss does not track its
@@ -58,7 +65,7 @@ def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, e
         return None
     stmt = (select(Sample.id).join(ModelPrediction, ModelPrediction.sample_id == Sample.id)
             .where(ModelPrediction.job_id == job.id, Sample.project_id == project_id, Sample.status == "active",
-                   Sample.n_assigned < k, _open_to(user_id))
+                   Sample.n_assigned < (k + Sample.extra_annotators if more else k), _open_to(user_id))
             .order_by(ModelPrediction.expected_miss.desc().nulls_last(), Sample.id).limit(limit))
     if exclude_warmup:
         stmt = stmt.where(Sample.is_warmup.is_(False))
@@ -66,11 +73,14 @@ def uncertain_candidates(s: Session, user_id: int, project_id: int, k: int, *, e
 
 
 def import_order_candidates(s: Session, user_id: int, project_id: int, k: int,
-                   exclude_warmup: bool = False) -> list[int]:
-    """Ids of the oldest active samples with fewer than k annotators that are not the user's.
+                   exclude_warmup: bool = False, more: int = 0) -> list[int]:
+    """Ids of the oldest active samples with fewer than k annotators that are not the user's
+    (with ``more``: or fewer than k + ``extra_annotators``).
 
     One range of ``ix_samples_pool`` (project_id, status, n_assigned, id) per ``n_assigned``
-    value 0 … k-1 is already in id order, so each branch stops after its first few rows; the
+    value 0 … k-1 is already in id order (the extra branch, n = k, reads the range of the
+    samples with k annotators for those asked for one more: it walks the project's complete
+    samples, so it runs only with the third annotator on), so each branch stops after its first few rows; the
     oldest of their union are the answer. A single ``n_assigned < k`` range is not in id order:
     SQLite sorted the whole open pool and PostgreSQL walked the primary key past every full
     sample, both growing with the project.
@@ -82,16 +92,16 @@ def import_order_candidates(s: Session, user_id: int, project_id: int, k: int,
     extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
     branches = [
         select(Sample.id).where(Sample.project_id == project_id, Sample.status == "active",
-                                Sample.n_assigned == n, mine, *extra)
+                                Sample.n_assigned == n, _open_slot(k, more, n), mine, *extra)
         .order_by(Sample.id).limit(_CANDIDATES).subquery()
-        for n in range(k)
+        for n in range(k + more)
     ]
     pool = union_all(*(select(b.c.id) for b in branches)).subquery()
     return list(s.scalars(select(pool.c.id).order_by(pool.c.id).limit(_CANDIDATES)))
 
 
 def random_candidates(s: Session, user_id: int, project_id: int, k: int,
-                       exclude_warmup: bool = False) -> list[int]:
+                       exclude_warmup: bool = False, more: int = 0) -> list[int]:
     """Open samples from a random place in the pool: per ``n_assigned`` value, the first open
     ids at or after a random pivot (wrapping round to the start), nearest the pivot first. Each
     branch is a range of ``ix_samples_pool``, as in :func:`import_order_candidates`; a new pivot is drawn
@@ -101,8 +111,9 @@ def random_candidates(s: Session, user_id: int, project_id: int, k: int,
     extra = [Sample.is_warmup.is_(False)] if exclude_warmup else []
     found: list[int] = []
     pivot = None
-    for n in range(k):
-        base = [Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned == n]
+    for n in range(k + more):
+        base = [Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned == n,
+                _open_slot(k, more, n)]
         if pivot is None:
             lo = s.scalar(select(Sample.id).where(*base).order_by(Sample.id).limit(1))
             hi = s.scalar(select(Sample.id).where(*base).order_by(Sample.id.desc()).limit(1))
@@ -121,15 +132,18 @@ def ordered_candidates(s: Session, user_id: int, project_id: int, settings: Proj
                         exclude_warmup: bool = False) -> list[int]:
     """The open samples to try, in the project's hand-out order (``settings.hand_out_order``):
     import order, a random place in the pool, or the latest applied model's most uncertain
-    first (then the samples it did not predict, in import order)."""
+    first (then the samples it did not predict, in import order). With the ``third_annotator``
+    setting on, samples asked for one more annotator are open too."""
     k = settings.annotators_per_sample
+    more = 1 if settings.third_annotator else 0
     if settings.hand_out_order == "random":
-        return random_candidates(s, user_id, project_id, k, exclude_warmup)
+        return random_candidates(s, user_id, project_id, k, exclude_warmup, more)
     if settings.hand_out_order == "uncertain":
         first = uncertain_candidates(s, user_id, project_id, k, exclude_warmup=exclude_warmup,
-                                     limit=_CANDIDATES) or []
+                                     limit=_CANDIDATES, more=more) or []
         if len(first) < _CANDIDATES:
             taken = set(first)
-            first += [i for i in import_order_candidates(s, user_id, project_id, k, exclude_warmup) if i not in taken]
+            first += [i for i in import_order_candidates(s, user_id, project_id, k, exclude_warmup, more)
+                      if i not in taken]
         return first[:_CANDIDATES]
-    return import_order_candidates(s, user_id, project_id, k, exclude_warmup)
+    return import_order_candidates(s, user_id, project_id, k, exclude_warmup, more)

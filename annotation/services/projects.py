@@ -40,10 +40,12 @@ import_text_file = text_imports.import_text_file
 import_pairs = pair_imports.import_pairs
 import_pair_file = pair_imports.import_pair_file
 
-#: settings whose change re-evaluates the automatic flags of settled samples (and re-pools their gold)
-
+#: settings whose change re-evaluates the automatic flags of settled samples (and re-pools their
+#: gold; the third annotator's too: turned on, a sample awaiting a lead for automatic flags alone
+#: goes to one more annotator; turned off, one still waiting for its third annotator settles from its k)
 FLAG_SETTINGS = frozenset({"flag_pk_max", "flag_sigma", "flag_xi_max", "flag_omega_max", "flag_alpha_max",
-                           "flag_w1_max", "annotators_per_sample", "gold_pooling"})
+                           "flag_w1_max", "annotators_per_sample", "gold_pooling", "third_annotator",
+                           "third_annotator_sd_max"})
 
 
 @dataclass(frozen=True)

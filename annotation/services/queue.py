@@ -6,8 +6,13 @@ module can return another person's annotation.
 Assignment is a pull queue (as Label Studio's and Potato's overlap settings): when an annotator
 asks for work they first get back any sample they have started and not submitted; otherwise the
 oldest active sample that has fewer than k annotators and is not theirs is handed to them. The
-hand-over is one conditional ``UPDATE samples SET n_assigned = n_assigned + 1 WHERE n_assigned < k``
-so two annotators racing for the last slot cannot both get it, on SQLite or PostgreSQL.
+hand-over is one conditional ``UPDATE samples SET n_assigned = n_assigned + 1 WHERE n_assigned <
+k + extra_annotators`` so two annotators racing for the last slot cannot both get it, on SQLite or
+PostgreSQL. ``extra_annotators`` is 1 for a sample that settling handed to one more annotator
+(the ``third_annotator`` setting: :mod:`annotation.services.settle_plan`), 0 otherwise; the
+third annotator is never one who was handed the sample before (their assignment stays, released
+or not) and sees nothing of the others' work, and the hand-out counts against their quota like
+any other.
 
 Warm-up (``annotation.services.admission``): in a project with a warm-up set, a user who is
 not admitted yet gets warm-up samples only (not subject to k), an admitted one never gets them;
@@ -147,19 +152,24 @@ def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
 
 @checks_numbers
 def pool_size(db: Database, actor: Actor, project_id: int) -> int:
-    """How many more annotations the project's pool still needs (open slots over active samples)."""
+    """How many more annotations the project's pool still needs (open slots over active samples,
+    a third annotator's slot included)."""
     with db.read() as s:
         require_role(s, actor, "annotator")
-        k = project_settings(s, project_id).annotators_per_sample
+        settings = project_settings(s, project_id)
+        k = settings.annotators_per_sample
+        # the extra slots are open (and counted) only with the setting on, as the hand-out offers
+        # them; without it the count stays one range of ix_samples_pool (n_assigned < k)
+        wanted = k + Sample.extra_annotators if settings.third_annotator else k
         total = int(s.scalar(
-            select(func.coalesce(func.sum(k - Sample.n_assigned), 0))
-            .where(Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned < k)
+            select(func.coalesce(func.sum(wanted - Sample.n_assigned), 0))
+            .where(Sample.project_id == project_id, Sample.status == "active", Sample.n_assigned < wanted)
         ) or 0)
         # warm-up samples are not production slots (indexed: ix_samples_warmup)
         warmup = int(s.scalar(
-            select(func.coalesce(func.sum(k - Sample.n_assigned), 0))
+            select(func.coalesce(func.sum(wanted - Sample.n_assigned), 0))
             .where(Sample.project_id == project_id, Sample.is_warmup == true(),
-                   Sample.status == "active", Sample.n_assigned < k)
+                   Sample.status == "active", Sample.n_assigned < wanted)
         ) or 0)
         return total - warmup
 
@@ -306,7 +316,7 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
         while candidates:
             for sample_id in candidates:
                 smp = s.execute(
-                    update(Sample).where(Sample.id == sample_id, Sample.n_assigned < k)
+                    update(Sample).where(Sample.id == sample_id, Sample.n_assigned < k + Sample.extra_annotators)
                     .values(n_assigned=Sample.n_assigned + 1).returning(Sample),
                     execution_options={"synchronize_session": False, "populate_existing": True},
                 ).scalar()

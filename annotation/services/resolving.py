@@ -38,7 +38,8 @@ from annotation.review.weighted_gold import GoldWeighting
 from annotation.services.rows import content_select, contents_of, gold_values
 from annotation.protocols import protocol_of
 from annotation.services.sample_pairs import PairFacts, pairs_of
-from annotation.services.settling import SettlePlan, Submitted, pair_columns, plan_settle, spread_of_project
+from annotation.services.settle_plan import SettlePlan, Submitted, plan_settle
+from annotation.services.settling import pair_columns, spread_of_project
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database, make_engine
@@ -60,7 +61,8 @@ MAX_PASSES = 5
 @dataclass(frozen=True)
 class SettleSummary:
     """What a resolve changed, by sample: ``gold`` stored or changed, ``flagged`` sent to review
-    (or its automatic flags replaced by a recheck); and what it left as it was: ``pending``
+    (or its automatic flags replaced by a recheck), ``more`` handed to one more annotator (the
+    ``third_annotator`` setting); and what it left as it was: ``pending``
     awaiting a lead, ``incomplete``, and ``settled`` — gold already as it would be stored. So a
     second run that finds nothing new reports no gold and no flag."""
 
@@ -69,12 +71,14 @@ class SettleSummary:
     pending: int
     incomplete: int
     settled: int = 0
+    more: int = 0
 
 
 @dataclass
 class _Sample:
     """One sample of a chunk as read: the fields settling looks at, its submitted annotations,
-    gold (id, source) and open review item (id, reasons, details)."""
+    gold (id, source) and open review item (id, reasons, details); ``n_assigned`` and
+    ``extra_annotators`` (a third annotator asked) follow the other fields."""
 
     id: int
     n_tokens: int
@@ -85,10 +89,13 @@ class _Sample:
     item: tuple[int, list[str], list[dict[str, Any]]] | None
     pair: PairFacts | None = None  # a context pair's facts (read for a pairs project only)
     stored_gold: dict[str, Any] | None = None  # the gold's columns of GOLD_COMPARED (with contents)
+    n_assigned: int = 0
+    extra_annotators: int = 0
 
     def key(self) -> tuple[Any, ...]:
         return (self.status, tuple(x.id for x in self.subs), self.gold,
-                None if self.item is None else self.item[0])
+                None if self.item is None else self.item[0], self.extra_annotators,
+                self.n_assigned if self.extra_annotators else None)  # a waiting sample's extra slot
 
 
 def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
@@ -96,8 +103,10 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
     """The samples ``ids`` with their submitted annotations (in submit order), gold and open
     item (and with ``pairs`` their pair facts). Without ``contents`` only what identifies their
     state is read (for the write's check)."""
-    samples = {sid: _Sample(sid, n, status, bool(warm), [], None, None) for sid, n, status, warm in s.execute(
-        select(Sample.id, Sample.n_tokens, Sample.status, Sample.is_warmup).where(id_in(Sample.id, ids, s)))}
+    samples = {sid: _Sample(sid, n, status, bool(warm), [], None, None, n_assigned=assigned, extra_annotators=more)
+               for sid, n, status, warm, assigned, more in s.execute(
+                   select(Sample.id, Sample.n_tokens, Sample.status, Sample.is_warmup, Sample.n_assigned,
+                          Sample.extra_annotators).where(id_in(Sample.id, ids, s)))}
     if contents:
         rows = s.execute(
             select(Annotation.id, Annotation.sample_id, Annotation.annotator_id, User.username,
@@ -183,8 +192,8 @@ def _decide(samples: Iterable[_Sample], settings: ProjectSettings, spread: Param
         rechecked = recheck and item is not None and all(is_automatic_flag(r) for r in item[1])
         plan = plan_settle(smp, settings, smp.subs, None if smp.gold is None else smp.gold[1],
                            item is not None and not rechecked, spread, known=curve, pair=smp.pair,
-                           weighting=weighting)
-        if _unchanged_gold(smp, plan):
+                           release=recheck, weighting=weighting)
+        if plan.extra is None and _unchanged_gold(smp, plan):
             plan = SettlePlan("settled")
         out.append(_recheck(smp, item, plan) if rechecked and item is not None else _Decision(smp, plan))
     return out
@@ -239,6 +248,11 @@ def _write(s: Session, decisions: Sequence[_Decision]) -> tuple[Counter[str], li
         s.execute(insert(golds), new_gold)
     if renewed_gold:
         s.execute(update(golds).where(golds.c.id == bindparam("gold_id")), renewed_gold)
+    extras = [{"sample_id": d.sample.id, "extra": d.plan.extra} for d in todo if d.plan.extra is not None]
+    if extras:  # a third annotator asked (1), or a waiting sample's extra slot given up (0)
+        samples = Sample.__table__
+        s.execute(update(samples).where(samples.c.id == bindparam("sample_id"))
+                  .values(extra_annotators=bindparam("extra")), extras)
     return Counter(d.plan.result for d in todo), changed
 
 
@@ -308,14 +322,18 @@ def _settle_here(db: Database, project_id: int, ids: list[int], settings: Projec
     return counts
 
 
-def complete_samples(db: Database, project_id: int, k: int) -> list[int]:
+def complete_samples(db: Database, project_id: int, k: int, *, waiting: bool = False) -> list[int]:
     """The ids of the project's active production samples with at least ``k`` submitted
-    annotations, oldest first."""
+    annotations — ``k`` + ``extra_annotators`` for a sample handed to more annotators — oldest
+    first; with ``waiting`` also those still waiting for their extra annotators (a recheck may
+    settle them from their k: :mod:`annotation.services.settle_plan`)."""
+    wanted = k if waiting else k + Sample.extra_annotators
     return db.run_read(lambda s: list(s.scalars(
         select(Sample.id).join(Annotation, Annotation.sample_id == Sample.id)
         .where(Sample.project_id == project_id, Sample.status == "active",
                Sample.is_warmup.is_(False), Annotation.status == "submitted")
-        .group_by(Sample.id).having(func.count(Annotation.id) >= k).order_by(Sample.id))))
+        .group_by(Sample.id, Sample.extra_annotators).having(func.count(Annotation.id) >= wanted)
+        .order_by(Sample.id))))
 
 
 @checks_numbers
@@ -325,9 +343,9 @@ def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: boo
     ones open review items. With ``recheck`` (after thresholds changed) open items that hold only
     automatic flags are re-evaluated, and automatic gold is checked against the new thresholds."""
     settings = db.run_read(lambda s: (require_role(s, actor, "lead"), project_settings(s, project_id))[1])
-    ids = complete_samples(db, project_id, settings.annotators_per_sample)
+    ids = complete_samples(db, project_id, settings.annotators_per_sample, waiting=recheck)
     counts = settle_samples(db, project_id, ids, settings, recheck=recheck, progress=progress)
-    summary = {k: counts.get(k, 0) for k in ("gold", "flagged", "pending", "incomplete", "settled")}
+    summary = {k: counts.get(k, 0) for k in ("gold", "flagged", "pending", "incomplete", "settled", "more")}
     with db.write() as s:
         audit.record(s, actor.user_id, "resolve_project", "project", project_id, recheck=recheck, **summary)
     return SettleSummary(**summary)

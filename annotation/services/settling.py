@@ -8,7 +8,11 @@ submitted.
 * When a sample has its k-th submitted annotation its flags are computed (``annotation.review.flags``):
   flagged samples open a review item, unflagged ones are resolved automatically into gold
   (``annotation.review.resolution``); a context pair's gold also holds its curve given the
-  follow-up and its change label, and its own flags join (``annotation.review.pair_settling``). At a submit this is decided before the write
+  follow-up and its change label, and its own flags join (``annotation.review.pair_settling``).
+  With the ``third_annotator`` setting on, a flagged (or too uncertain) sample goes to one more
+  annotator first, and settles with k + 1 when a pair of them agrees
+  (:mod:`annotation.services.settle_plan`, :mod:`annotation.review.third_annotator`). At a submit
+  this is decided before the write
   (:func:`prepare_submission`: read the sample, :func:`plan_settle`) and written in the submit's
   transaction once the sample is verified unchanged (:class:`PreparedSettlement`), so no flag
   or resolution is computed while the write lock is held.
@@ -22,27 +26,23 @@ The lead's side — the review queue and the decisions on its items — is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from sqlalchemy import and_, func, select, update
 from sqlalchemy.orm import Session
 
 from annotation.curves import ALPHA_BOUNDS, OMEGA_BOUNDS, XI_BOUNDS, parameter_bounds_problem
 from annotation.review.deviation import ParameterSpread, spread_from_sums, sums_are_finite
-from annotation.review.flags import FlagHit, annotator_flag_hits, flags_for_sample, one_per_reason
-from annotation.review.pair_figures import PairFigures
-from annotation.review.pair_settling import PairGold, pair_flag_hits, pair_gold, pair_version
+from annotation.review.pair_settling import PairGold
 from annotation.parameters import PARAMETERS
 from annotation.workbench.protocol import AnnotationContent
 from annotation.protocols import protocol_of
 from annotation.review.resolution import Resolution
-from annotation.review.weighted_gold import GoldWeighting, pooled_gold
-from annotation.review.gold_rules import axes_differ_hits
-from annotation.segmentation import SegmentationError
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
 from annotation.services.gold_weighting import weighting_in
 from annotation.services.rows import annotation_content, gold_values
 from annotation.services.sample_pairs import PairFacts, pairs_of
+from annotation.services.settle_plan import SettlePlan, Submitted, plan_settle
 from annotation.settings import ProjectSettings
 from db.models import Annotation, GoldAnnotation, ParameterStats, ReviewItem, Sample, User, utcnow
 
@@ -238,96 +238,10 @@ def pair_facts(s: Session, sample_id: int, settings: ProjectSettings) -> PairFac
     return pairs_of(s, [sample_id]).get(sample_id)
 
 
-@dataclass(frozen=True)
-class Submitted:
-    """One submitted annotation of a sample as settling reads it: its id, annotator, content
-    and the annotator's username (for the flags' wording)."""
-
-    id: int
-    annotator_id: int
-    content: AnnotationContent
-    name: str
-
-
 def submitted_of(state: SampleState) -> list[Submitted]:
     """The state's annotations as :class:`Submitted` values (submit order)."""
     return [Submitted(a.id, a.annotator_id, annotation_content(a), name)
             for a, name in zip(state.annotations, state.names)]
-
-
-@dataclass(frozen=True)
-class SettlePlan:
-    """What settling one sample writes, decided (:func:`plan_settle`) from a state read before
-    the write: the review reasons (and their details) to open or add, automatic gold to drop
-    (new thresholds flag it) or to store, and the outcome ("incomplete", "pending", "flagged",
-    "gold"; a resolve of many samples also says "settled" for gold it finds already stored)."""
-
-    result: str
-    reasons: tuple[str, ...] = ()
-    details: tuple[dict[str, Any], ...] = ()
-    drop_gold: bool = False
-    gold: Resolution | None = None
-    pair: PairGold | None = None
-
-
-def _hits_json(hits: Sequence[FlagHit], subs: Sequence[Submitted]) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...]]:
-    return (tuple(h.code for h in hits),
-            tuple({"code": h.code, "detail": h.detail, "value": h.value, "threshold": h.threshold,
-                   "annotation_ids": [subs[i].id for i in h.annotators if i < len(subs)]}
-                  for h in hits))
-
-
-def plan_settle(smp: Sample, settings: ProjectSettings, subs: Sequence[Submitted],
-                gold_source: str | None, item_open: bool, spread: ParameterSpread, *,
-                annotator_flags: bool = False,
-                known: Mapping[tuple[int, int], PairFigures] | None = None,
-                pair: PairFacts | None = None, weighting: GoldWeighting | None = None) -> SettlePlan:
-    """Decide how to settle a sample (pure: no session), from its submitted annotations in
-    submit order, its gold's source (None: no gold), whether a review item is open and the
-    project's parameter spread. ``annotator_flags``: the newest annotation carries an
-    annotator's flag, which goes to the lead at once (whether or not the sample is complete).
-    ``known``: the pairs' figures when computed for many samples at once
-    (:func:`annotation.review.pair_figures.pair_figures`). ``pair``: a context pair's facts — its
-    gold then also holds the curve given the follow-up and the change label, and the pair's own
-    flags join (:mod:`annotation.review.pair_settling`). ``weighting``: what the project's gold
-    pooling rule weighs with (:func:`annotation.services.gold_weighting.weighting_in`; None: equally).
-    """
-    raised = annotator_flag_hits([x.content for x in subs]) if annotator_flags else ()
-    reasons, details = _hits_json(raised, subs)
-    item_open = item_open or annotator_flags
-    if (smp.is_warmup or len(subs) < settings.annotators_per_sample or smp.status != "active"):
-        return SettlePlan("incomplete", reasons, details)
-    if gold_source is not None and gold_source != "auto":
-        return SettlePlan("pending", reasons, details)  # a lead decided it
-    hits = flags_for_sample([x.content for x in subs], smp.n_tokens, spread, settings,
-                            [x.name for x in subs], known=known)
-    segmented = protocol_of(settings).segmented(settings) or pair is None
-    versions = []
-    for x in subs:
-        try:
-            versions.append(pair_version(x.annotator_id, x.content, smp.n_tokens, segmented))
-        except (SegmentationError, ValueError):
-            continue  # an unfinished flagged annotation cannot take part in a merge
-    gold = pooled_gold(versions, weighting or GoldWeighting(), smp.id) if versions else None
-    # one axis per segment: where the annotators' axes differ on a segment a lead chooses
-    hits += axes_differ_hits(versions, {x.annotator_id: (i, x.name) for i, x in enumerate(subs)})
-    extra = None
-    if pair is not None:
-        extra = pair_gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold,
-                          settings.change_factor)
-        hits += pair_flag_hits([x.content for x in subs], spread, settings, [x.name for x in subs],
-                               intended_change=pair.intended_change, settled=extra.change)
-    # the complete sample's flags include the annotators' own, raised above: one of each reason
-    reasons, details = _hits_json(one_per_reason((*raised, *hits), lambda h: h.code), subs)
-    if item_open:
-        # already waiting for a lead (an annotator's flag, the daily sample): add what the
-        # complete sample shows, so the lead sees every reason in one place
-        return SettlePlan("pending", reasons, details)
-    if hits:  # new thresholds flag what was auto-resolved before
-        return SettlePlan("flagged", reasons, details, drop_gold=gold_source is not None)
-    if gold is None:
-        return SettlePlan("pending", reasons, details)  # nothing complete to merge: left as it is
-    return SettlePlan("gold", gold=gold, pair=extra)
 
 
 def write_settle(s: Session, smp: Sample, plan: SettlePlan, state: SampleState) -> str:
@@ -340,16 +254,21 @@ def write_settle(s: Session, smp: Sample, plan: SettlePlan, state: SampleState) 
         state.item = open_review(s, smp, plan.reasons, plan.details, state.item)
     if plan.gold is not None:
         store_gold(s, smp, plan.gold, "auto", None, gold=state.gold, pair=plan.pair)
+    if plan.extra is not None:  # one more annotator asked (1), or the extra slot given up (0)
+        s.execute(update(Sample).where(Sample.id == smp.id).values(extra_annotators=plan.extra),
+                  execution_options={"synchronize_session": False})
     return plan.result
 
 
 def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
-           stats: ParameterStats | None = None, state: SampleState | None = None) -> str:
+           stats: ParameterStats | None = None, state: SampleState | None = None,
+           gold_sd: float | None = None) -> str:
     """Flag or auto-resolve a sample with at least k submitted annotations, in the caller's
     transaction (:func:`plan_settle` then :func:`write_settle`).
 
     Returns "incomplete", "pending" (an item is already open or a lead decided it),
-    "flagged" or "gold". ``stats`` (current running sums) and ``state`` (the sample's
+    "flagged", "gold" or "more" (handed to one more annotator; ``gold_sd`` as
+    :func:`plan_settle` takes it). ``stats`` (current running sums) and ``state`` (the sample's
     :func:`sample_state`, freshly read) save a caller that has just read them the round trips.
     """
     if smp.is_warmup:  # scored against the lead's gold (services.admission), never settled
@@ -361,7 +280,7 @@ def settle(s: Session, smp: Sample, settings: ProjectSettings, *,
     plan = plan_settle(smp, settings, submitted_of(state),
                        None if state.gold is None else state.gold.source, state.item is not None,
                        _spread(s, smp.project_id, stats), pair=pair_facts(s, smp.id, settings),
-                       weighting=weighting_in(s, smp.project_id, settings))
+                       gold_sd=gold_sd, weighting=weighting_in(s, smp.project_id, settings))
     return write_settle(s, smp, plan, state)
 
 
@@ -426,15 +345,16 @@ class PreparedSettlement:
 
 def prepare_submission(s: Session, smp: Sample, annotation_id: int, annotator_id: int,
                        username: str, content: AnnotationContent, settings: ProjectSettings,
-                       stats: ParameterStats | None) -> PreparedSettlement:
+                       stats: ParameterStats | None, *, gold_sd: float | None = None) -> PreparedSettlement:
     """Read the sample (in a read transaction) and decide what its settling will write once
     ``content`` is submitted as the annotation ``annotation_id``: an annotator's flag goes to
-    the lead at once; a sample now complete is flagged or resolved into gold."""
+    the lead at once; a sample now complete is flagged or resolved into gold, or handed to one
+    more annotator (``gold_sd``: as :func:`plan_settle` takes it)."""
     state = sample_state(s, smp.id)
     subs = [x for x in submitted_of(state) if x.id != annotation_id]
     subs.append(Submitted(annotation_id, annotator_id, content, username))
     plan = plan_settle(smp, settings, subs, None if state.gold is None else state.gold.source,
                        state.item is not None, _spread_with(s, smp.project_id, stats, content),
                        annotator_flags=bool(content.flags), pair=pair_facts(s, smp.id, settings),
-                       weighting=weighting_in(s, smp.project_id, settings))
+                       gold_sd=gold_sd, weighting=weighting_in(s, smp.project_id, settings))
     return PreparedSettlement(smp, content, _state_key(state, annotation_id), plan)

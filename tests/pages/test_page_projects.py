@@ -188,6 +188,22 @@ def test_confirm_before_submit_is_off_by_default_and_can_be_turned_on(open_proje
     assert projects.get_project(db, lead, p.id).settings.confirm_submit is False
 
 
+def test_the_third_annotator_and_its_width_threshold_are_saved(open_projects, db, lead):
+    p = projects.create_project(db, lead, "Pilot")
+    at = open_projects()
+    box = at.checkbox(key=_setting(at, "third"))
+    assert box.label == "Ask a third annotator before a lead" and box.value is False
+    assert at.number_input(key=_setting(at, "third_sd")).value == 10.0
+    box.check()
+    at.number_input(key=_setting(at, "third_sd")).set_value(7.5)
+    at.button(key=_setting(at, "save")).click()
+    run(at)
+    assert not errors(at)
+    s = projects.get_project(db, lead, p.id).settings
+    assert (s.third_annotator, s.third_annotator_sd_max) == (True, 7.5)
+    assert at.checkbox(key=_setting(at, "third")).value is True
+
+
 def test_import_preview_and_import(open_projects, db, lead):
     p = projects.create_project(db, lead, "Pilot")
     lines = [

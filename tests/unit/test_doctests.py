@@ -88,6 +88,7 @@ MODULES: tuple[str, ...] = (
     "annotation.review.pair_settling",
     "annotation.review.deviation",
     "annotation.review.gold_rules",
+    "annotation.review.third_annotator",
     "annotation.services.rows",
     "annotation.training.scoring",
     "annotation.training.submissions",
