@@ -57,7 +57,7 @@ _KNOWN = frozenset(_OURS) | frozenset(TVCP_COLUMNS)
 EXPORT_ID = "_id"
 EXPORT_ONLY_FIELDS = ("xi", "omega", "alpha", "context_xi", "context_omega", "context_alpha", "n_annotations",
                       "reference_context_only_tv", "reference_combined_tv", "reference_change", "curves_change",
-                      "w1", "pk", "jaccard", "resolution", "confidence", "error_type")
+                      "w1", "pk", "jaccard", "resolution", "confidence", "error_type", "pooling", "pool_weights")
 _EXPORTED = _KNOWN | {EXPORT_ID} | frozenset(EXPORT_ONLY_FIELDS)
 
 

@@ -98,7 +98,7 @@ def _judge(smp: Any, settings: ProjectSettings, subs: Sequence[Submitted], sprea
         except (SegmentationError, ValueError):
             versions.append(None)  # an unfinished flagged annotation cannot take part in a merge
     usable = [v for v in versions if v is not None]
-    gold = pooled_gold(usable, weighting, smp.id) if usable else None
+    gold = pooled_gold(usable, weighting, getattr(smp, "id", None)) if usable else None
     # one axis per segment: where the annotators' axes differ on a segment a lead chooses
     hits += axes_differ_hits(usable, {x.annotator_id: (i, x.name) for i, x in enumerate(subs)})
     extra = None
@@ -129,7 +129,7 @@ def _settle_by_pair(smp: Any, settings: ProjectSettings, subs: Sequence[Submitte
     if best is None:
         return None
     gold = gold_of_pair([v for v in versions if v is not None], best,
-                        lambda vs: pooled_gold(vs, weighting, smp.id))
+                        lambda vs: pooled_gold(vs, weighting, getattr(smp, "id", None)))
     extra = None
     if pair is not None:
         extra = pair_gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold,
@@ -171,7 +171,7 @@ def plan_settle(smp: Any, settings: ProjectSettings, subs: Sequence[Submitted],
         return SettlePlan("pending", reasons, details)  # a lead decided it
     judged = _judge(smp, settings, subs, spread, known, pair, weighting)
     if gold_sd is None and settings.third_annotator:
-        gold_sd = model_gold_sd([v for v in judged.versions if v is not None], weighting, smp.id)
+        gold_sd = model_gold_sd([v for v in judged.versions if v is not None], weighting, getattr(smp, "id", None))
     hits = judged.hits
     # the complete sample's flags include the annotators' own, raised above: one of each reason
     reasons, details = _hits_json(one_per_reason((*raised, *hits), lambda h: h.code), subs)
