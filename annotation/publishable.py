@@ -107,13 +107,26 @@ class Figure:
         """
         if self.value is None:
             return f"{MISSING} {self.withheld} (n = {self.n:,})"
-        text = f"{self.value:.{digits}f}{unit}"
+        return f"{self.value_text(f'.{digits}f', unit)} (n = {self.n:,})"
+
+    def value_text(self, fmt: str, unit: str = "") -> str:
+        """A shown figure's value and interval in the format ``fmt`` (without its n: a table whose
+        column says what n is); the same as :meth:`text` for a withheld one.
+
+        >>> Figure(NEEDS["seeds"], 0.4123, 12, (0.0021, 0.9)).value_text(".3g")
+        '0.412 [0.0021, 0.9]'
+        >>> Figure(NEEDS["annotator_model"], 1.234, 40).value_text("+.1f")    # no interval reported
+        '+1.2'
+        """
+        if self.value is None:
+            return self.text()
+        text = f"{self.value:{fmt}}{unit}"
         if self.interval is not None:
             low, high = self.interval
-            text += f" [{low:.{digits}f}, {high:.{digits}f}]"
+            text += f" [{low:{fmt}}, {high:{fmt}}]"
         elif self.needs.interval:
             text += " (no interval)"
-        return f"{text} (n = {self.n:,})"
+        return text
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON: ``value``, ``n``, ``interval`` ([low, high] or None), ``withheld`` and the
@@ -204,6 +217,8 @@ NEEDS: Mapping[str, Needs] = {
     "seeds": Needs("calibration", 10, "seeds", source=_COOKE),
     "classical_model": Needs("calibration and weights (classical model)", 10, "seed items", interval=False,
                              source=_COOKE),
+    "annotator_model": Needs("annotator model", 10, "annotated items", interval=False,
+                             source="an annotator's noise from fewer than 10 items is mostly the prior"),
     "sigma": Needs("σ", 30, "submitted annotations", min_spread=0.01, spread_of="the parameter", interval=False,
                    source="an SD from 30 values is within ±13 % (its relative standard error)"),
 }

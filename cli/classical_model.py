@@ -64,9 +64,27 @@ def run_classical_model(args: argparse.Namespace) -> dict:
         result = classical_model(study.assessments, study.realisations, levels, weights=weights,
                                  alpha=args.alpha, **run)
         equal = classical_model(study.assessments, study.realisations, levels, weights="equal", **run)
+        doc = _document(study, levels, result, equal)
+        if getattr(args, "robustness", False):
+            doc["robustness"] = _robustness(study, levels, weights, args.alpha, run)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    return _document(study, levels, result, equal)
+    return doc
+
+
+def _robustness(study, levels, weights, alpha, run) -> dict:  # type: ignore[no-untyped-def]
+    """The decision maker with one seed item, then one expert, left out at a time (the same
+    options), each row named by the item or expert it dropped."""
+    from annotation.quality.classical_robustness import robustness  # on use (LAZY)
+
+    out = {}
+    for drop, names in (("items", study.item_ids), ("experts", study.expert_ids)):
+        rows = robustness(study.assessments, study.realisations, levels, drop=drop, weights=weights,
+                          alpha=alpha, **run)
+        out[drop] = [{"dropped": names[r.dropped], "dm_calibration": r.dm_calibration,
+                      "dm_information_seed": r.dm_information_seed, "dm_information_all": r.dm_information_all,
+                      "relative_information_all": r.relative_information_all} for r in rows]
+    return out
 
 
 def _document(study, levels, result, equal) -> dict:  # type: ignore[no-untyped-def]
@@ -117,6 +135,11 @@ def cmd_classical_model(_db: None, args: argparse.Namespace) -> str:
         d = doc[key]
         lines.append(f"  {label:<16} calibration {_cell(d['calibration'], ok)}, information seeds "
                      f"{d['information_seed']:.4f}, all {d['information_all']:.4f}")
+    for drop, rows in doc.get("robustness", {}).items():
+        lines.append(f"robustness, one {drop[:-1]} left out: the DM's calibration, information (seeds), "
+                     "and its relative information to the full DM (all items)")
+        lines += [f"  {str(r['dropped']):<16} {_cell(r['dm_calibration'], ok):>12} {r['dm_information_seed']:>8.4f} "
+                  f"{r['relative_information_all']:>8.4f}" for r in rows]
     return "\n".join(lines)
 
 
@@ -132,5 +155,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help="global (performance) weights, the default, or equal weights")
     p.add_argument("--alpha", type=float, help="significance level of the global weights "
                                                "(default: optimised for the decision maker)")
+    p.add_argument("--robustness", action="store_true",
+                   help="also rerun the model with each seed item, then each expert, left out")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_classical_model, needs_db=False)

@@ -29,7 +29,7 @@ from annotation.services import authoring, dashboard, gold_checks
 from annotation.services.errors import ServiceError
 from annotation.wording import counted, time_spent
 from ui.display import plain
-from ui.expert_view import expert_section
+from ui.expert_view import expert_section, model_section
 from ui.gold_check_trend import trend_figure, trend_frame
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table
@@ -128,6 +128,7 @@ def _closing_sections() -> None:
     _author_validation()
     _gold_check_trend(checks)
     expert_section(db, actor, project.id)
+    model_section(db, actor, project.id)
 
 
 actor, db, project = lead_page("Annotators", flash_key=K_FLASH, pause_notice=False)

@@ -18,9 +18,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from annotation.publishable import NEEDS, Figure
-from annotation.services import experts
+from annotation.services import experts, gold_weighting
 from annotation.services.authz import Actor
 from annotation.services.experts import ExpertOverview
+from annotation.services.gold_weighting import MIN_MODEL_ANNOTATIONS, ModelOverview
 from annotation.wording import counted
 from db.engine import Database
 from ui.display import plain
@@ -45,15 +46,7 @@ def figure_cell(fig: Figure, fmt: str = ".3g") -> str:
         >>> figure_cell(Figure(NEEDS["seeds"], None, 5, None, "needs ≥ 10 seeds"))
         '— needs ≥ 10 seeds (n = 5)'
     """
-    if not fig.shown:
-        return fig.text()
-    text = f"{fig.value:{fmt}}"
-    if fig.interval is not None:
-        low, high = fig.interval
-        text += f" [{low:{fmt}}, {high:{fmt}}]"
-    else:
-        text += " (no interval)"
-    return text
+    return fig.value_text(fmt)
 
 
 def expert_table(overview: ExpertOverview) -> pd.DataFrame:
@@ -151,5 +144,39 @@ def expert_section(db: Database, actor: Actor, project_id: int) -> None:
     st.caption(plain(expert_caption(overview)))
 
 
+def model_table(overview: ModelOverview) -> pd.DataFrame:
+    """The annotator model's table: annotator, items, bias, noise, width ratio ("—" and the rule
+    for an annotator with too few items)."""
+    return pd.DataFrame([(r.annotator, f"{r.n_items:,}", figure_cell(r.bias, "+.1f"), figure_cell(r.noise, ".1f"),
+                          figure_cell(r.confidence, ".2f")) for r in overview.rows],
+                        columns=["annotator", "items", "bias (log-time units)", "noise", "width ratio κ"])
+
+
+def model_caption(overview: ModelOverview) -> str:
+    """What the annotator model's figures mean, on what they rest, or why there are none."""
+    if not overview.fitted:
+        return (f"The annotator model is fitted once the project has {MIN_MODEL_ANNOTATIONS} submitted "
+                f"production annotations with a curve ({overview.n_annotations} so far).")
+    return (f"Fitted on {counted(overview.n_annotations, 'production annotation')} of "
+            f"{counted(overview.n_items, 'item')}. Bias: how much later (+) or earlier (−) than the "
+            "consensus an annotator's half-gone time sits, in log-time units (+7 ≈ twice as late). Noise: the "
+            "spread of their half-gone times around the consensus once the bias is removed. Width ratio κ: "
+            "their curves' 5–95 % gone width against the consensus (under 1: narrower, over-confident; over 1: "
+            "wider). "
+            f"{counted(overview.n_difficult, 'item')} show more spread than their annotators explain "
+            "(difficulty above 1). The gold pooled by the annotator model uses these figures cross-fitted: "
+            f"each sample's from a fit without it. Each figure {NEEDS['annotator_model'].rule}.")
+
+
+def model_section(db: Database, actor: Actor, project_id: int) -> None:
+    """Draw the annotator model's table and caption for the project."""
+    st.subheader("The annotator model")
+    with service_errors():
+        overview = gold_weighting.annotator_model_overview(db, actor, project_id)
+        if overview.rows:
+            show_table(model_table(overview), hide_index=True, width="stretch", key="annotators.model")
+        st.caption(plain(model_caption(overview)))
+
+
 __all__ = ["CALIBRATION_FLOOR", "REJECTED_BELOW", "expert_caption", "expert_chart", "expert_section",
-           "expert_table", "figure_cell"]
+           "expert_table", "figure_cell", "model_caption", "model_section", "model_table"]

@@ -20,16 +20,21 @@ All of it is computed in the caller's read transaction, never under the write lo
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from annotation.publishable import NEEDS, Figure, figure
 from annotation.quality.annotator_model import CrossFitted, cross_fit, observations_from_curves
 from annotation.quality.expert_scores import calibration_weights
 from annotation.review.weighted_gold import CALIBRATION, EQUAL, MODEL, POOLING_PRIOR_STRENGTH, GoldWeighting
+from annotation.services.authz import Actor, require_role
 from annotation.services.experts import expert_figures_in
+from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
-from db.models import Annotation, Sample
+from db.engine import Database
+from db.models import Annotation, Sample, User
 
 #: a kept model fit is refitted once the submitted annotations grew by this share …
 REFIT_SHARE = 0.05
@@ -80,4 +85,49 @@ def weighting_in(s: Session, project_id: int, settings: ProjectSettings, *, fres
     return GoldWeighting(settings.gold_pooling if settings.gold_pooling == MODEL else EQUAL, {}, model)
 
 
-__all__ = ["MIN_MODEL_ANNOTATIONS", "REFIT_MIN", "REFIT_SHARE", "project_model", "weighting_in"]
+@dataclass(frozen=True)
+class ModelRow:
+    """One annotator in the annotator model (the fit on every production annotation): bias
+    (log-time units; + late), noise, width ratio (κ < 1: narrower than the consensus) — each a
+    :class:`~annotation.publishable.Figure` over the annotator's items."""
+
+    annotator: str
+    n_items: int
+    bias: Figure
+    noise: Figure
+    confidence: Figure
+
+
+@dataclass(frozen=True)
+class ModelOverview:
+    """The project's annotator model for the Annotators page: ``rows`` by username, how many
+    production annotations it was fitted on (``n_annotations``; None: too few to fit, under
+    :data:`MIN_MODEL_ANNOTATIONS`), the items and the share with a difficulty above 1."""
+
+    rows: tuple[ModelRow, ...]
+    n_annotations: int
+    n_items: int
+    n_difficult: int
+    fitted: bool
+
+
+@checks_numbers
+def annotator_model_overview(db: Database, actor: Actor, project_id: int) -> ModelOverview:
+    """Lead: each annotator's bias, noise and width ratio, and the items' difficulty, from the
+    project's annotator model (fitted on every submitted production annotation with a curve)."""
+    with db.read() as s:
+        require_role(s, actor, "lead")
+        model = project_model(s, project_id)
+        n = len(_production_curves(s, project_id))
+        names = dict(s.execute(select(User.id, User.username)).all()) if model is not None else {}
+    if model is None:
+        return ModelOverview((), n, 0, 0, False)
+    needs = NEEDS["annotator_model"]
+    rows = tuple(sorted((ModelRow(names.get(a, f"user {a}"), e.n_items,
+                                  *(figure(needs, v, n=e.n_items) for v in (e.bias, e.noise, e.confidence)))
+                         for a, e in model.annotators.items()), key=lambda r: r.annotator.lower()))
+    return ModelOverview(rows, n, len(model.items), sum(e.difficulty > 1.0 for e in model.items.values()), True)
+
+
+__all__ = ["MIN_MODEL_ANNOTATIONS", "REFIT_MIN", "REFIT_SHARE", "ModelOverview", "ModelRow",
+           "annotator_model_overview", "project_model", "weighting_in"]

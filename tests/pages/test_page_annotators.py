@@ -26,7 +26,7 @@ from page_helpers import (
     titles,
 )
 from annotation.quality.annotator_stats import pair_rules
-from gold_data import expert_project
+from gold_data import expert_project, gold_project
 from ui.session import ACTOR_KEY
 
 PAGE_PATH = str(Path(APP_PATH).parent / "screens/annotators.py")
@@ -231,3 +231,26 @@ def test_experts_on_seeds_show_figures_or_the_rule(open_page, db, lead):
     assert "Calibration:" in caption and "Information:" in caption and "needs ≥ 10 seeds" in caption
     spec = next(c.proto.spec for c in at.get("plotly_chart") if "rejected below" in c.proto.spec)
     assert '"type":"log"' in spec.replace(" ", "") and "ann_centred" in spec and "ann_new" not in spec
+
+
+def _model_caption(at):
+    return next((shown(c.value) for c in at.caption
+                 if shown(c.value).startswith(("The annotator model is fitted once", "Fitted on"))), None)
+
+
+def test_the_annotator_model_waits_for_enough_annotations(open_page, seeded):
+    at = open_page()
+    assert "The annotator model" in [h.value for h in at.subheader]
+    assert _model_caption(at) == ("The annotator model is fitted once the project has 40 submitted production "
+                                  "annotations with a curve (6 so far).")
+
+
+def test_the_annotator_model_shows_each_annotators_bias_noise_and_width(open_page, db, lead):
+    gold_project(db, lead, n=40)
+    at = open_page()
+    table = next(f.value for f in at.dataframe if "width ratio κ" in f.value.columns)
+    assert list(table["annotator"]) == ["ann_x", "ann_y"] and list(table["items"]) == ["40", "40"]
+    # the two annotated every text alike: no bias, the consensus width
+    assert set(table["bias (log-time units)"]) <= {"+0.0", "-0.0"} and set(table["width ratio κ"]) == {"1.00"}
+    caption = _model_caption(at)
+    assert caption.startswith("Fitted on 80 production annotations of 40 items.") and "cross-fitted" in caption

@@ -177,6 +177,7 @@ CALLS: dict[str, Callable[[World], dict[str, Any]]] = {
     "consistency.consistency_pairs": lambda w: dict(project_id=w.project_id, limit=10),
     "dashboard.annotator_dashboard": lambda w: dict(project_id=w.project_id),
     "experts.expert_overview": lambda w: dict(project_id=w.project_id),
+    "gold_weighting.annotator_model_overview": lambda w: dict(project_id=w.project_id),
     "duplicates.decide": lambda w: dict(project_id=w.project_id, mark_ids=[w.mark_id], decision="release"),
     "duplicates.duplicate_counts": lambda w: dict(project_id=w.project_id),
     "duplicates.last_run": lambda w: dict(project_id=w.project_id),

@@ -192,3 +192,21 @@ def test_cli_text_and_bad_files(capsys, tmp_path):
     assert main(["classical-model", str(DATA / "tobacco.dtt"), str(few)]) == 0
     out = capsys.readouterr().out
     assert "needs ≥ 10 seed items" in out and "—" in out
+
+
+def test_cli_robustness_leaves_out_each_seed_and_each_expert(capsys):
+    assert main(["classical-model", str(DATA / "tobacco.dtt"), str(DATA / "tobacco.rls"), "--json",
+                 "--robustness"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc["robustness"]
+    assert [r["dropped"] for r in rows["items"]] == doc["seed_items"]
+    assert [r["dropped"] for r in rows["experts"]] == [e["id"] for e in doc["experts"]]
+    # an expert with no weight changes nothing; the one the DM rests on changes it
+    full = doc["decision_maker"]["calibration"]
+    for expert, row in zip(doc["experts"], rows["experts"]):
+        if expert["weight"] == 0:
+            assert abs(row["dm_calibration"] - full) < 1e-12 and row["relative_information_all"] < 0.05
+        else:
+            assert row["relative_information_all"] > 0.5
+    assert main(["classical-model", str(DATA / "tobacco.dtt"), str(DATA / "tobacco.rls"), "--robustness"]) == 0
+    assert "one expert left out" in capsys.readouterr().out
