@@ -58,13 +58,19 @@ def run_classical_model(args: argparse.Namespace) -> dict:
             raise InputError(f"{args.dtt}: expert {study.expert_ids[e]!r} gave no value for item "
                              f"{study.item_ids[i]!r}; the model needs every expert's quantiles on every item")
         weights = args.weights
+        user = getattr(args, "user_weights", None)
+        if user is not None:
+            if len(user) != len(study.expert_ids):
+                raise InputError(f"--user-weights gives {len(user)} weights for {len(study.expert_ids)} experts "
+                                 f"({', '.join(map(str, study.expert_ids))})")
+            weights = user
         if args.alpha is not None and weights != "global":
             raise InputError("--alpha applies to global weights only")
         run = dict(background=list(study.backgrounds))
         result = classical_model(study.assessments, study.realisations, levels, weights=weights,
                                  alpha=args.alpha, **run)
         equal = classical_model(study.assessments, study.realisations, levels, weights="equal", **run)
-        doc = _document(study, levels, result, equal)
+        doc = _document(study, levels, result, equal, user is not None)
         if getattr(args, "robustness", False):
             doc["robustness"] = _robustness(study, levels, weights, args.alpha, run)
     except ValueError as exc:
@@ -87,7 +93,7 @@ def _robustness(study, levels, weights, alpha, run) -> dict:  # type: ignore[no-
     return out
 
 
-def _document(study, levels, result, equal) -> dict:  # type: ignore[no-untyped-def]
+def _document(study, levels, result, equal, result_is_user: bool = False) -> dict:  # type: ignore[no-untyped-def]
     from annotation.publishable import NEEDS, figure  # on use (LAZY)
 
     shown = figure(NEEDS["classical_model"], 1.0, n=result.n_seeds)
@@ -105,7 +111,7 @@ def _document(study, levels, result, equal) -> dict:  # type: ignore[no-untyped-
         "alpha": result.alpha,
         "decision_maker": dm(result),
         "equal_weight_dm": dm(equal),
-        "weights": "global" if result.alpha is not None else "equal",
+        "weights": "global" if result.alpha is not None else "user" if result_is_user else "equal",
         "levels": list(levels),
         "n_seeds": result.n_seeds,
         "seed_items": [item for item, seed in zip(study.item_ids, result.seeds) if seed],
@@ -130,7 +136,7 @@ def cmd_classical_model(_db: None, args: argparse.Namespace) -> str:
         lines.append(f"  {e['id']:<12} {_cell(e['calibration'], ok):>12} {e['information_seed']:>11.4f} "
                      f"{e['information_all']:>9.4f} {_cell(e['weight'], ok, 3):>8}")
     alpha = doc["alpha"]
-    lines.append(f"significance level α: {_cell(alpha, ok) if alpha is not None else 'n/a (equal weights)'}")
+    lines.append(f"significance level α: {_cell(alpha, ok) if alpha is not None else 'n/a (' + doc['weights'] + ' weights)'}")
     for label, key in (("decision maker", "decision_maker"), ("equal-weight DM", "equal_weight_dm")):
         d = doc[key]
         lines.append(f"  {label:<16} calibration {_cell(d['calibration'], ok)}, information seeds "
@@ -153,6 +159,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help="the quantile levels in percent (default: the .dtt header's, else 5 50 95)")
     p.add_argument("--weights", choices=("global", "equal"), default="global",
                    help="global (performance) weights, the default, or equal weights")
+    p.add_argument("--user-weights", nargs="+", type=float, metavar="W",
+                   help="the decision maker with your weights, one per expert in the .dtt's order "
+                        "(normalised; the equal-weight DM stays beside it)")
     p.add_argument("--alpha", type=float, help="significance level of the global weights "
                                                "(default: optimised for the decision maker)")
     p.add_argument("--robustness", action="store_true",

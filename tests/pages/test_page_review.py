@@ -645,3 +645,26 @@ def test_a_long_queue_is_shown_a_page_at_a_time(open_review, three_distances, mo
     at.button(key="review.page.earlier").click()
     run(at)
     assert f"### Sample {plain(three_distances[0])}" in markdown_text(at)
+
+
+def test_the_proposal_is_named_by_the_projects_pooling_rule(open_review, db, lead, pair):
+    """With the gold pooled by the annotator model, the proposal says so and gives the weights."""
+    import json
+
+    from annotation.services import annotation_import
+
+    p = projects.create_project(db, lead, "Pooled review")
+    projects.import_texts(db, lead, p.id, text_records(23))
+    lines = [json.dumps({"sample_id": f"S-{i:03d}", "annotator": who, "boundaries": [0],
+                         "segment_axes": ["main"], "xi": 40.0 + i, "omega": 8.0, "alpha": 0.0,
+                         "submitted_at": "2026-11-02T10:00:00Z"})
+             for i in range(1, 23) for who in ("ann_a", "ann_b")]
+    annotation_import.import_annotations(db, lead, p.id, "\n".join(lines).encode(), "a.jsonl")
+    projects.update_settings(db, lead, p.id, gold_pooling="model")
+    a, b = pair
+    annotate(db, a, p.id, **SPLIT_A)
+    annotate(db, b, p.id, **SPLIT_B)
+    at = open_review()
+    text = markdown_text(at)
+    assert "Weighted by the annotator model (weights 0.50 / 0.50) ·" in text, text
+    assert "Mean ·" not in text

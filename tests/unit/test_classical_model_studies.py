@@ -210,3 +210,17 @@ def test_cli_robustness_leaves_out_each_seed_and_each_expert(capsys):
             assert row["relative_information_all"] > 0.5
     assert main(["classical-model", str(DATA / "tobacco.dtt"), str(DATA / "tobacco.rls"), "--robustness"]) == 0
     assert "one expert left out" in capsys.readouterr().out
+
+
+def test_cli_user_weights_make_the_decision_maker(capsys):
+    args = ["classical-model", str(DATA / "tobacco.dtt"), str(DATA / "tobacco.rls"), "--json"]
+    assert main([*args, "--user-weights", "0", "0", "0", "0", "0", "0", "1"]) == 0
+    user = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    chosen = json.loads(capsys.readouterr().out)   # the optimised DM rests on Ex7 alone
+    assert user["weights"] == "user" and user["alpha"] is None
+    assert [e["weight"] for e in user["experts"]] == [0, 0, 0, 0, 0, 0, 1]
+    for item, row in chosen["decision_maker"]["quantiles"].items():
+        assert user["decision_maker"]["quantiles"][item] == pytest.approx(row)
+    assert main([*args, "--user-weights", "1", "2"]) == 2
+    assert "2 weights for 7 experts" in capsys.readouterr().err
