@@ -27,7 +27,7 @@ from annotation.services import (
     qualification,
     queue,
     review,
-    settling,
+    settle_plan,
     submission,
     warmup_set,
     workbench_events,
@@ -81,7 +81,7 @@ COMPUTATIONS = [
     (event_log, "replay"),
     (editing, "fit_curve"), (editing, "fit_scale_for"),
     (submission, "fit_curve"), (submission, "fit_scale_for"),
-    (settling, "flags_for_sample"), (settling, "resolve_pair"), (settling, "annotator_flag_hits"),
+    (settle_plan, "flags_for_sample"), (settle_plan, "resolve_pair"), (settle_plan, "annotator_flag_hits"),
     (admission, "qualification_figures"),
     (gold_checks, "score_check"),
     (review, "resolve_pair"), (review, "pool_versions_with_fit"),
@@ -136,7 +136,7 @@ def test_settling_submits_compute_flags_and_gold_before_their_write(db, make_use
         workbench_writes.submit(db, user, item.annotation_id, item.version, flagged)
     assert len(gold_rows(db)) == 1
     for name in ("flags_for_sample", "resolve_pair", "annotator_flag_hits"):
-        assert watch.calls[f"annotation.services.settling.{name}"] >= 1, name
+        assert watch.calls[f"annotation.services.settle_plan.{name}"] >= 1, name
     assert watch.calls["annotation.services.submission.fit_curve"] >= 4
     assert watch.under_lock == []
 
