@@ -28,6 +28,8 @@ from annotation.services import (
     queue,
     review,
     settle_plan,
+    experts,
+    gold_weighting,
     submission,
     warmup_set,
     workbench_events,
@@ -81,10 +83,11 @@ COMPUTATIONS = [
     (event_log, "replay"),
     (editing, "fit_curve"), (editing, "fit_scale_for"),
     (submission, "fit_curve"), (submission, "fit_scale_for"),
-    (settle_plan, "flags_for_sample"), (settle_plan, "resolve_pair"), (settle_plan, "annotator_flag_hits"),
+    (settle_plan, "flags_for_sample"), (settle_plan, "pooled_gold"), (settle_plan, "annotator_flag_hits"),
+    (gold_weighting, "cross_fit"), (experts, "score_annotators"),
     (admission, "qualification_figures"),
     (gold_checks, "score_check"),
-    (review, "resolve_pair"), (review, "pool_versions_with_fit"),
+    (review, "pooled_gold"), (review, "pooled_or_none"), (review, "pool_versions_with_fit"),
 ]
 
 
@@ -122,6 +125,31 @@ def test_a_batch_of_500_moves_is_replayed_and_fitted_before_its_write(db, make_u
     assert watch.under_lock == []
 
 
+@pytest.mark.parametrize("pooling", ["model", "calibration"])
+def test_a_weighted_gold_is_weighed_before_the_write(db, lead, make_user, make_project, watch, pooling):
+    """The pooling rule's computations — the annotator model's fit, the annotators' Cooke scores —
+    run in the submit's read, never while its write holds the lock."""
+    import json
+
+    from annotation.services import annotation_import
+
+    pid = make_project(24, gold_pooling=pooling)
+    lines = [json.dumps({"sample_id": f"S-{i:03d}", "annotator": who, "boundaries": [0],
+                         "segment_axes": ["main"], "xi": 40.0 + i, "omega": 8.0, "alpha": 0.0,
+                         "submitted_at": "2026-11-02T10:00:00Z"})
+             for i in range(2, 24) for who in ("imp_a", "imp_b")]
+    annotation_import.import_annotations(db, lead, pid, "\n".join(lines).encode(), "a.jsonl")
+    a, b = make_user("ann_a"), make_user("ann_b")
+    close = tuple((x + 1.0, y) for x, y in GOOD_POINTS)
+    for user, content in ((a, complete_content()), (b, complete_content(points=close))):
+        item = queue.next_item(db, user, pid)
+        workbench_writes.submit(db, user, item.annotation_id, item.version, content)
+    computed = ("annotation.services.gold_weighting.cross_fit" if pooling == "model"
+                else "annotation.services.experts.score_annotators")
+    assert watch.calls[computed] >= 1
+    assert watch.under_lock == []
+
+
 def test_settling_submits_compute_flags_and_gold_before_their_write(db, make_user, make_project, watch):
     pid = make_project(3)
     a, b = make_user("ann_a"), make_user("ann_b")
@@ -135,7 +163,7 @@ def test_settling_submits_compute_flags_and_gold_before_their_write(db, make_use
         item = queue.next_item(db, user, pid)
         workbench_writes.submit(db, user, item.annotation_id, item.version, flagged)
     assert len(gold_rows(db)) == 1
-    for name in ("flags_for_sample", "resolve_pair", "annotator_flag_hits"):
+    for name in ("flags_for_sample", "pooled_gold", "annotator_flag_hits"):
         assert watch.calls[f"annotation.services.settle_plan.{name}"] >= 1, name
     assert watch.calls["annotation.services.submission.fit_curve"] >= 4
     assert watch.under_lock == []
@@ -221,8 +249,8 @@ def test_a_leads_decision_computes_its_gold_before_its_write(db, lead, make_user
     assert len(items) == 2
     for item_id, decision in zip(items, ("accept_auto", "accept_pooled")):
         assert review.decide(db, lead, item_id, decision, confidence=4, error_type="annotator_error") == decision
-    assert watch.calls["annotation.services.review.resolve_pair"] >= 1
-    assert watch.calls["annotation.services.review.pool_versions_with_fit"] >= 1
+    assert watch.calls["annotation.services.review.pooled_gold"] >= 1
+    assert watch.calls["annotation.services.review.pooled_or_none"] >= 1
     assert watch.under_lock == []
     assert len(gold_rows(db)) == 2
 
@@ -240,14 +268,14 @@ def test_a_decision_whose_annotations_change_while_it_computes_stores_nothing(db
         item = queue.next_item(db, user, pid)
         workbench_writes.submit(db, user, item.annotation_id, item.version, content)
     [row] = review.review_queue(db, lead, pid)
-    real = review.resolve_pair
+    real = review.pooled_gold
 
-    def meanwhile(versions):  # another write lands while the lead's merge is computed
+    def meanwhile(versions, *args):  # another write lands while the lead's merge is computed
         with db.write() as s:
             s.execute(update(Annotation).values(version=Annotation.version + 1))
-        return real(versions)
+        return real(versions, *args)
 
-    monkeypatch.setattr(review, "resolve_pair", meanwhile)
+    monkeypatch.setattr(review, "pooled_gold", meanwhile)
     with pytest.raises(StaleVersion, match="annotations changed while you decided"):
         review.decide(db, lead, row.item_id, "accept_auto", confidence=3, error_type="annotator_error")
     assert gold_rows(db) == []
