@@ -116,6 +116,8 @@ class Sample(Base):
         UniqueConstraint("project_id", "external_id", name="uq_samples_project_external"),
         CheckConstraint("benchmark in (1, 2)", name="ck_samples_benchmark"),
         Index("ix_samples_pool", "project_id", "status", "n_assigned", "id"),
+        # the third annotator's hand-out: the few complete samples asked for one more
+        Index("ix_samples_extra", "project_id", "status", "n_assigned", "extra_annotators"),
         # the queue asks on every call whether the project has warm-up samples
         Index("ix_samples_warmup", "project_id", "is_warmup"),
         Index("ix_samples_import_batch", "import_batch_id", "status", "id"),  # its hidden rows, by id
