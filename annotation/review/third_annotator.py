@@ -102,9 +102,9 @@ def agreeing_pair(n: int, hits_of: Callable[[int, int], Sequence[FlagHit]],
 
 
 def pool_curve(versions: Sequence[AnnotatorVersion]) -> Resolution:
-    """The gold's curve pooled over all of a sample's annotations — the one place the rule is
-    chosen; for now equal weights, the mean of ξ, ω and α
-    (:func:`annotation.review.resolution.resolve_pair`, pooling ``"equal"``). Only its curve
+    """The default pool of :func:`gold_of_pair`: equal weights, the mean of ξ, ω and α
+    (:func:`annotation.review.resolution.resolve_pair`, pooling ``"equal"``). Settling passes the
+    project's rule instead (:func:`annotation.review.weighted_gold.pooled_gold`). Only its curve
     fields are read (``xi``, ``omega``, ``alpha``, ``parameter_sources``, ``pooling``,
     ``weights``).
 

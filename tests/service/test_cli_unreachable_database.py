@@ -87,8 +87,8 @@ def test_every_command_says_in_one_line_that_the_database_cannot_be_reached(tmp_
         "audit": ["audit"],
     }
     # train and score read an export folder and need no database (train only records its run in
-    # one that holds its export, and says so when it cannot)
-    assert set(invocations) | {"train", "score"} == _commands()
+    # one that holds its export, and says so when it cannot); classical-model reads EXCALIBUR files
+    assert set(invocations) | {"train", "score", "classical-model"} == _commands()
     env = {**os.environ, ENV_VAR: UNREACHABLE}
     # one process runs every command in turn (each through cli.main, as `python -m cli` does):
     # a process per command spent a minute of the suite importing the same modules 16 times
