@@ -30,8 +30,7 @@ from typing import Any
 from annotation.quality.annotator_model import (
     AnnotatorEffect,
     CrossFitted,
-    corrected_curve,
-    model_weights,
+    pool_by_model,
     posterior_sd,
 )
 from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair
@@ -110,9 +109,9 @@ def pooled_gold(versions: Sequence[AnnotatorVersion], weighting: GoldWeighting, 
         if weighting.model is None:
             return base
         effects, difficulty = _effects(weighting.model, item)
-        shares = model_weights(effects, [a for a, _ in curves], difficulty)
-        corrected = [(a, corrected_curve(c, effects.get(a))) for a, c in curves]
-        return _weighted(base, corrected, [shares[a] for a, _ in curves], MODEL)
+        (xi, omega, alpha), shares = pool_by_model([(a, *c) for a, c in curves], effects, difficulty)
+        return replace(base, xi=xi, omega=omega, alpha=alpha, pooling=MODEL,
+                       weights=tuple(shares[a] for a, _ in curves), parameter_sources=tuple(a for a, _ in curves))
     raise ValueError(f"unknown pooling rule {weighting.rule!r}")
 
 

@@ -56,13 +56,19 @@ def _production_curves(s: Session, project_id: int) -> list[tuple[int, int, floa
         .order_by(Annotation.id)).all()]
 
 
+def _count_production_curves(s: Session, project_id: int) -> int:
+    """How many rows :func:`_production_curves` would read, counted by the database."""
+    return s.scalar(select(func.count()).select_from(Annotation).join(Sample, Sample.id == Annotation.sample_id)
+                    .where(Sample.project_id == project_id, Sample.is_warmup.is_(False),
+                           Annotation.status == "submitted", Annotation.xi.is_not(None),
+                           Annotation.omega.is_not(None), Annotation.alpha.is_not(None))) or 0
+
+
 def project_model(s: Session, project_id: int, *, fresh: bool = False) -> CrossFitted | None:
     """The project's cross-fitted annotator model (module docstring), None under
     :data:`MIN_MODEL_ANNOTATIONS` annotations."""
     key = (str(s.get_bind().url), project_id)
-    n = s.scalar(select(func.count()).select_from(Annotation).join(Sample, Sample.id == Annotation.sample_id)
-                 .where(Sample.project_id == project_id, Sample.is_warmup.is_(False),
-                        Annotation.status == "submitted", Annotation.xi.is_not(None))) or 0
+    n = _count_production_curves(s, project_id)
     with _LOCK:
         kept = _MODELS.get(key)
     if kept is not None and not fresh and n < max(kept[0] * (1 + REFIT_SHARE), kept[0] + REFIT_MIN):
@@ -118,8 +124,9 @@ def annotator_model_overview(db: Database, actor: Actor, project_id: int) -> Mod
     with db.read() as s:
         require_role(s, actor, "lead")
         model = project_model(s, project_id)
-        n = len(_production_curves(s, project_id))
-        names = dict(s.execute(select(User.id, User.username)).all()) if model is not None else {}
+        n = _count_production_curves(s, project_id)
+        names = (dict(s.execute(select(User.id, User.username).where(User.id.in_(list(model.annotators)))).all())
+                 if model is not None else {})
     if model is None:
         return ModelOverview((), n, 0, 0, False)
     needs = NEEDS["annotator_model"]
