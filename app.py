@@ -4,7 +4,7 @@ import streamlit as st
 
 st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
 
-from annotation.services import accounts  # noqa: E402
+from annotation.services.accounts import accounts  # noqa: E402
 from ui.display import plain  # noqa: E402
 from db.config import ConfigError, config  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402

@@ -16,7 +16,8 @@ from annotation.agreement.measure import Measure
 from annotation.agreement.pair_agreement import pair_measures
 from annotation.agreement.report import DEFAULT_MEASURES
 from annotation.settings import PROTOCOL_NAMES, ProjectSettings
-from annotation.workbench.protocol import PAIR_STEPS, STEPS, AnnotationContent, submission_problems
+from annotation.workbench.protocol import PAIR_STEPS, STEPS, submission_problems
+from annotation.content import AnnotationContent
 
 
 @dataclass(frozen=True)

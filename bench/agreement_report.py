@@ -134,7 +134,7 @@ def _page_load(db_path: Path, lead) -> float:  # type: ignore[no-untyped-def]
     from streamlit.testing.v1 import AppTest
     from streamlit.testing.v1 import app_test as app_test_module
 
-    from annotation.services import sessions
+    from annotation.services.accounts import sessions
     from db.engine import Database
     from ui.session import ACTOR_KEY, SESSION_TOKEN_KEY, get_database
 
@@ -171,14 +171,16 @@ def _page_load(db_path: Path, lead) -> float:  # type: ignore[no-untyped-def]
 
 def _through_the_service(samples: list[RatedSample], repeat: int, page: bool) -> tuple[float, float | None]:
     """Store the samples in a fresh SQLite database (Core bulk inserts) and time
-    ``annotation.services.agreement.project_agreement`` — what the page and the CLI run — and,
+    ``annotation.services.quality.agreement.project_agreement`` — what the page and the CLI run — and,
     with ``page``, the Agreement page (:func:`_page_load`)."""
     import tempfile
     from pathlib import Path
 
     from sqlalchemy import insert, select
 
-    from annotation.services import accounts, agreement, projects
+    from annotation.services.accounts import accounts
+    from annotation.services.quality import agreement
+    from annotation.services.projects import projects
     from db.engine import Database
     from db.models import Annotation, Sample, User
 

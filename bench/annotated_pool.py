@@ -21,7 +21,8 @@ from sqlalchemy import insert, select, text
 from annotation.axes import AXIS_NAMES
 from annotation.curves import CurveFitError, fit_curve
 from annotation.segmentation import _TOKEN_RE  # the tokenizer's own pattern
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
 from annotation.services.authz import Actor
 from annotation.settings import ProjectSettings
 from db.engine import Database

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from annotated_pool import build  # noqa: E402
 from ui_latency import PROBE_JS, BenchError, Figures, js, load_line, measure, percentile  # noqa: E402
 
-from annotation.services import resolving  # noqa: E402
+from annotation.services.review import resolving  # noqa: E402
 from db.engine import Database  # noqa: E402
 from tests.browser import app_server  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402

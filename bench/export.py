@@ -39,7 +39,7 @@ from annotation.export import (  # noqa: E402
     export_hf_dataset,
     zip_export,
 )
-from annotation.workbench.protocol import AnnotationContent  # noqa: E402
+from annotation.content import AnnotationContent
 from annotation.segmentation import tokenize  # noqa: E402
 
 TARGET_TOTAL_S = 15.0

@@ -2,7 +2,7 @@
 
 Loads a database with ``--samples`` gold samples and about two submitted annotations each
 (``bench/annotated_pool.py``, plus one gold row per sample), then times
-:func:`annotation.services.exports.export_dataset` end to end — database read, splits,
+:func:`annotation.services.export.exports.export_dataset` end to end — database read, splits,
 formatting, card, atomic write, record — without and with the agreement figures on the card.
 
     python bench/export_service.py [--samples 100000] [--backend sqlite|postgres|both]
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import create_engine, insert, select, text  # noqa: E402
 
-from annotation.services import exports  # noqa: E402
+from annotation.services.export import exports  # noqa: E402
 from annotated_pool import build  # noqa: E402  (bench/annotated_pool.py, beside this script)
 from db.engine import Database  # noqa: E402
 from db.models import Annotation, GoldAnnotation, Sample  # noqa: E402

@@ -2,7 +2,7 @@
 
 A fresh SQLite file gets a project with ``--pool`` texts and ``--annotators`` annotators. First
 the annotators work alone for ``--baseline`` seconds; then the same annotators work while
-``projects.import_texts`` adds ``--texts`` new texts (written in batches of
+``text_imports.import_texts`` adds ``--texts`` new texts (written in batches of
 ``IMPORT_BATCH_ROWS`` rows per short transaction, published at the end). Each annotator thread
 loops ``next_item`` → ``save_draft`` → ``submit``. Printed for both phases: submissions per 40 s,
 ``next_item`` p50/p95/max, failed calls (any exception: "database is locked", a pool time-out, Busy),
@@ -30,8 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import event  # noqa: E402
 
-from annotation.workbench.protocol import AnnotationContent  # noqa: E402
-from annotation.services import accounts, projects, queue, text_imports, workbench_events  # noqa: E402
+from annotation.content import AnnotationContent
+from annotation.services.accounts import accounts  # noqa: E402
+from annotation.services.projects import projects
+from annotation.services.workbench import queue, workbench_events
+from annotation.services.corpus import text_imports
 from annotation.workbench.edit_script import edits_between  # noqa: E402
 from annotation.corpus.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
@@ -109,7 +112,7 @@ def main() -> int:
         admin = accounts.create_first_admin(db, "admin", PASSWORD, "Admin")
         pid = projects.create_project(db, admin, "Bench").id
         projects.update_settings(db, admin, pid, daily_quota=10000)
-        projects.import_texts(db, admin, pid, texts(args.pool, "P"))
+        text_imports.import_texts(db, admin, pid, texts(args.pool, "P"))
         actors = []
         for i in range(args.annotators):
             accounts.create_user(db, admin, f"ann{i:02d}", PASSWORD, "annotator")
@@ -134,7 +137,7 @@ def main() -> int:
 
         def do_import():
             t0 = time.perf_counter()
-            summary = projects.import_texts(db, admin, pid, big, source="bench")
+            summary = text_imports.import_texts(db, admin, pid, big, source="bench")
             return summary.added, time.perf_counter() - t0
 
         during = phase(db, actors, pid, during=do_import)

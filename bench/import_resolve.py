@@ -4,11 +4,11 @@ command runs, with the longest time the write lock was held.
 
 * ``resolve``: a project of 120k texts with 222k submitted annotations bulk-loaded by
   ``bench/annotated_pool.py`` (102k samples with two annotations, none settled), then
-  :func:`annotation.services.resolving.resolve_project` — every complete sample flagged or
+  :func:`annotation.services.review.resolving.resolve_project` — every complete sample flagged or
   resolved into gold. Target: ≤ 60 s.
 * ``import``: a project of 100k texts, then an interchange file of 200k records (two annotators'
   versions of every text) carrying ξ, ω, α, imported by
-  :func:`annotation.services.annotation_import.import_annotations` (parsed, validated and
+  :func:`annotation.services.corpus.annotation_import.import_annotations` (parsed, validated and
   staged before it publishes; settled afterwards). Target: ≤ 60 s.
 * ``points``: the same file with points only (each record needs a curve fit, spread over the
   cores): the figure is printed; no target.
@@ -44,9 +44,10 @@ from sqlalchemy import create_engine, event, insert, text  # noqa: E402
 
 from annotated_pool import CHUNK, _fitted_templates, _segmentation, _text, build  # noqa: E402
 from annotation.segmentation import _TOKEN_RE  # noqa: E402
-from annotation.services import (  # noqa: E402
-    accounts, annotation_import, projects, resolving, staged_annotations,
-)
+from annotation.services.accounts import accounts
+from annotation.services.corpus import annotation_import, staged_annotations
+from annotation.services.projects import projects
+from annotation.services.review import resolving
 from db.engine import Database  # noqa: E402
 from db.models import Sample  # noqa: E402
 

@@ -28,7 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import delete, func, insert, select  # noqa: E402
 
 from import_resolve import DEFAULT_PG_ADMIN_URL, LockClock, WriterProbe, fresh_url, report  # noqa: E402
-from annotation.services import accounts, job_reporter, jobs, projects  # noqa: E402
+from annotation.services.accounts import accounts  # noqa: E402
+from annotation.services.jobs import job_reporter, jobs
+from annotation.services.projects import projects
 from db.engine import Database  # noqa: E402
 from db.models import Job, ModelPrediction, Sample, utcnow  # noqa: E402
 

@@ -2,9 +2,9 @@
 samples and 200k annotations in the database).
 
 For each backend, a fresh database is created and migrated (:meth:`Database.connect`), one admin
-and ``--annotators`` annotators are created through :mod:`annotation.services.accounts`, and one
+and ``--annotators`` annotators are created through :mod:`annotation.services.accounts.accounts`, and one
 project (k = 2, daily quota 10000, the largest allowed, so it never interferes) through
-:mod:`annotation.services.projects`. Then, as setup that is not timed per call, the pool is
+:mod:`annotation.services.projects.projects`. Then, as setup that is not timed per call, the pool is
 bulk-loaded by ``bench/annotated_pool.py`` (Core ``executemany`` in chunks), laid out the way
 the pull queue leaves it (oldest samples are full first):
 
@@ -55,8 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from annotation.workbench.protocol import AnnotationContent  # noqa: E402
-from annotation.services import queue, workbench_events  # noqa: E402
+from annotation.content import AnnotationContent
+from annotation.services.workbench import queue, workbench_events  # noqa: E402
 from annotation.workbench.edit_script import edits_between  # noqa: E402
 from db.engine import Database  # noqa: E402
 from annotated_pool import Setup, build  # noqa: E402  (bench/annotated_pool.py, beside this script)

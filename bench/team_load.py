@@ -122,7 +122,7 @@ def _think(rng: random.Random, plan: Plan) -> None:
 
 def annotator(plan: Plan, actor, index: int) -> Result:
     """One annotator's process: sample after sample until the time is up (module docstring)."""
-    from annotation.services import queue, workbench_events
+    from annotation.services.workbench import queue, workbench_events
     from annotation.services.errors import failure_message
     from db.engine import Database, make_engine
 
@@ -182,7 +182,7 @@ def warm_up(db, actor, plan: Plan) -> None:
     """One sample of a project of its own, annotated before the clock starts and not counted:
     an app server's process has its imports done and its statements compiled long before a
     team's day, so the first call of a fresh process is not what an annotator waits for."""
-    from annotation.services import queue, workbench_events
+    from annotation.services.workbench import queue, workbench_events
 
     item = queue.next_item(db, actor, plan.warmup_project_id)
     if item is not None:
@@ -195,7 +195,7 @@ def warm_up(db, actor, plan: Plan) -> None:
 
 def batch_sender(plan: Plan, actor, index: int) -> Result:
     """The annotator who sends 500-event batches (module docstring)."""
-    from annotation.services import queue, workbench_events
+    from annotation.services.workbench import queue, workbench_events
     from annotation.services.errors import failure_message
     from db.engine import Database, make_engine
 
@@ -262,7 +262,9 @@ def make_database(backend: str, pg_admin: str) -> tuple[str, callable]:
 
 
 def populate(url: str, n_annotators: int, n_texts: int) -> tuple[list, object, int, int, int]:
-    from annotation.services import accounts, projects
+    from annotation.services.accounts import accounts
+    from annotation.services.projects import projects
+    from annotation.services.corpus import text_imports
     from annotation.corpus.text_import import TextRecord
     from db.engine import Database
 
@@ -277,16 +279,16 @@ def populate(url: str, n_annotators: int, n_texts: int) -> tuple[list, object, i
         actors.append(accounts.authenticate(db, name, f"{name}-password"))
     p = projects.create_project(db, lead, "Team day")
     projects.update_settings(db, lead, p.id, annotators_per_sample=K, daily_quota=10000)
-    projects.import_texts(db, lead, p.id, [
+    text_imports.import_texts(db, lead, p.id, [
         TextRecord(f"Text {i}: the bakery on street {i} is closed for renovation until next week.",
                    1, f"T-{i:05d}", i + 1) for i in range(n_texts)])
     long_p = projects.create_project(db, lead, "Long texts")
     projects.update_settings(db, lead, long_p.id, daily_quota=10000)
     long_text = " ".join("abcdefghij"[i % 10] for i in range(LONG_TOKENS))  # within 5,000 characters
-    projects.import_texts(db, lead, long_p.id, [TextRecord(long_text, 2, f"L-{i}", i + 1) for i in range(3)])
+    text_imports.import_texts(db, lead, long_p.id, [TextRecord(long_text, 2, f"L-{i}", i + 1) for i in range(3)])
     warm = projects.create_project(db, lead, "Warm-up of the processes")
     projects.update_settings(db, lead, warm.id, annotators_per_sample=1, daily_quota=10000)
-    projects.import_texts(db, lead, warm.id, [
+    text_imports.import_texts(db, lead, warm.id, [
         TextRecord(f"Warm-up text {i}: the ferry leaves at noon tomorrow.", 1, f"W-{i:03d}", i + 1)
         for i in range(n_annotators + 1)])
     db.dispose()

@@ -65,8 +65,12 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from annotation.workbench.protocol import AnnotationContent  # noqa: E402
-from annotation.services import accounts, projects, queue, workbench_events  # noqa: E402
+from annotation.content import AnnotationContent
+from annotation.services.accounts import accounts  # noqa: E402
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.corpus import demo_projects
+from annotation.services.workbench import queue, workbench_events
 from annotation.workbench.edit_script import edits_between  # noqa: E402
 from annotation.corpus.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402
@@ -139,9 +143,9 @@ def seed_database(url: str) -> tuple[int, int]:
     try:
         admin = accounts.create_first_admin(db, "admin", "admin-password")
         accounts.create_user(db, admin, USER, PASSWORD, "annotator")
-        demo = projects.load_demo_project(db, admin).id
+        demo = demo_projects.load_demo_project(db, admin).id
         long = projects.create_project(db, admin, "Long texts")
-        projects.import_texts(db, admin, long.id, [TextRecord(LONG_TEXT, 1, f"L-{i}", i + 1) for i in range(2)])
+        text_imports.import_texts(db, admin, long.id, [TextRecord(LONG_TEXT, 1, f"L-{i}", i + 1) for i in range(2)])
         return demo, long.id
     finally:
         db.dispose()

@@ -8,7 +8,8 @@ drawn). Each edit waits for its acknowledgement before the next, as the single-t
 from __future__ import annotations
 
 from annotation.corpus.pair_import import PairRecord
-from annotation.services import accounts, pair_imports
+from annotation.services.accounts import accounts
+from annotation.services.corpus import pair_imports
 from db.engine import Database
 
 #: The target's curve (x in log-time units, y validity), and the points the second curve (its

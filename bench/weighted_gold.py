@@ -19,7 +19,7 @@ is the true curve's half-gone point plus N(0, 2²) (a lead's careful gold is not
 calibration (Cooke's calibration × information on the seeds: the tool's
 :func:`annotation.quality.expert_scores.score_annotators`) and by the annotator model (the tool's
 cross-fitted :func:`annotation.quality.annotator_model.cross_fit` on the production annotations,
-:func:`annotation.review.weighted_gold.pooled_gold`). Printed: mean W1 (log-time units) from the
+:func:`annotation.quality.weighted_gold.pooled_gold`). Printed: mean W1 (log-time units) from the
 gold to the true curve with a bootstrap 95 % interval over items, and each weighted rule's change
 against equal weights with a paired bootstrap interval. Targets: when quality varies a weighted
 rule lowers the W1 by ≥ 15 %; when all are equal it is no more than 2 % worse.
@@ -27,7 +27,7 @@ rule lowers the W1 by ≥ 15 %; when all are equal it is no more than 2 % worse.
 **A third annotator** (the equal rule, the project's default flag thresholds): fixed k = 2
 (every flagged item goes to a lead), k = 3 everywhere and the adaptive rule (a flagged pair, or
 one the model leaves wider than the setting's SD, gets one more annotator; three settle when some
-pair of them raises no flag, :mod:`annotation.review.third_annotator`). A lead case's gold is
+pair of them raises no flag, :mod:`annotation.quality.third_annotator`). A lead case's gold is
 the pooled proposal of its annotators — a lead adjudicates between versions and does not know the
 truth — so "gold error" compares what the annotations can give. Printed: lead cases, annotations
 spent and gold W1 with intervals. Target: the adaptive rule sends ≥ 40 % fewer cases to a lead
@@ -62,7 +62,7 @@ from annotation.quality.expert_scores import (  # noqa: E402
 from annotation.review.deviation import parameter_spread  # noqa: E402
 from annotation.review.flags import automatic_flags  # noqa: E402
 from annotation.review.resolution import AnnotatorVersion  # noqa: E402
-from annotation.review.weighted_gold import (  # noqa: E402
+from annotation.quality.weighted_gold import (  # noqa: E402
     CALIBRATION,
     EQUAL,
     MODEL,

@@ -26,7 +26,7 @@ from typing import Sequence
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from annotation.services.authz import ROLES
 from annotation.services.errors import FolderNotEmpty, ServiceError
 from db.backup import BackupError, BackupExists, backup_database
@@ -66,7 +66,7 @@ def cmd_create_user(db: Database, args: argparse.Namespace) -> str:
 def cmd_agreement(db: Database, args: argparse.Namespace) -> str:
     from annotation.agreement.published import change_kappa_figure, headline_figures  # on use (LAZY)
     from annotation.quality.annotator_stats import pair_figures, pair_rules  # on use (LAZY)
-    from annotation.services import agreement, experts  # on use (LAZY)
+    from annotation.services.quality import agreement, experts  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     scope = agreement.project_agreement(db, actor, pid, benchmark=args.benchmark)
@@ -118,7 +118,7 @@ PAIR_LABELS: dict[str, str] = {"jaccard": "Jaccard", "kappa": "kappa", "pk": "Pk
 
 def cmd_resolve(db: Database, args: argparse.Namespace) -> str:
     """What this run changed, then what it left as it was (a run that finds nothing new says so)."""
-    from annotation.services import resolving  # on use (LAZY)
+    from annotation.services.review import resolving  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     summary = resolving.resolve_project(db, actor, pid, recheck=args.recheck)
@@ -156,7 +156,7 @@ class ProgressBar:
 
 
 def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import duplicates  # on use (LAZY)
+    from annotation.services.corpus import duplicates  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     summary = duplicates.run_dedup(db, actor, pid, threshold=args.threshold,
@@ -168,7 +168,7 @@ def cmd_dedup(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_export(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import exports  # on use (LAZY)
+    from annotation.services.export import exports  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     try:
@@ -193,7 +193,7 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
 def cmd_exports(db: Database, args: argparse.Namespace) -> str:
     """The project's exports, newest first: id, when, status (a replaced one names its
     replacement), samples, folder."""
-    from annotation.services import exports  # on use (LAZY)
+    from annotation.services.export import exports  # on use (LAZY)
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
     records = exports.list_exports(db, actor, pid)
@@ -226,7 +226,8 @@ def cmd_train(db: Database | None, args: argparse.Namespace) -> str:
 def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
     # on use (LAZY). A job of any kind may come: jobs runs training, and model_jobs registers the
     # runners of predict and audit with it as it is imported
-    from annotation.services import jobs, model_jobs
+    from annotation.services.jobs import jobs
+    from annotation.services.model import model_jobs
     del model_jobs  # imported for what it registers
     status = jobs.run_job(db, args.job_id)
     if status != "succeeded":
@@ -235,12 +236,12 @@ def cmd_run_job(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_demo(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import projects  # on use (LAZY)
+    from annotation.services.corpus import demo_projects
     actor = acting_user(db, args.user)
-    info = projects.load_demo_project(db, actor)
+    info = demo_projects.load_demo_project(db, actor)
     done = f"{info.name}: {info.n_samples} texts"
     if args.pairs:
-        pairs = projects.load_demo_pairs_project(db, actor)
+        pairs = demo_projects.load_demo_pairs_project(db, actor)
         done += f"; {pairs.name}: {pairs.n_samples} pairs"
     return done
 

@@ -3,7 +3,7 @@ the audit log names a real person) and ``--project`` (left out while there is on
 
 from __future__ import annotations
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from annotation.services.authz import Actor
 from cli.output import CliError
 from db.engine import Database
@@ -21,7 +21,7 @@ def acting_user(db: Database, username: str | None) -> Actor:
 def named_project_id(db: Database, actor: Actor, name: str | None) -> int:
     """The project named, or the only one. Never creates one: ``import texts`` and ``import
     pairs`` create their project inside their own all-or-nothing import (:mod:`cli.imports`)."""
-    from annotation.services import projects  # on use (LAZY, see cli/__init__.py)
+    from annotation.services.projects import projects  # on use (LAZY, see cli/__init__.py)
     all_projects = projects.list_projects(db, actor)
     if name:
         for p in all_projects:
@@ -36,7 +36,7 @@ def named_project_id(db: Database, actor: Actor, name: str | None) -> int:
 
 def new_project_name(db: Database, actor: Actor, name: str | None) -> str:
     """The project an import may create: the one named, or "Default project" when none exists."""
-    from annotation.services import projects  # on use (LAZY, see cli/__init__.py)
+    from annotation.services.projects import projects  # on use (LAZY, see cli/__init__.py)
     if name:
         return name
     if not projects.list_projects(db, actor):

@@ -35,7 +35,7 @@ def _target(db: Database, args: argparse.Namespace):  # type: ignore[no-untyped-
     creating a project of that name is cleaned up first, so that project is either gone
     (created anew here) or finished (imported into); a dead import into any other project is
     left to the next import into that project."""
-    from annotation.services import text_imports  # on use (LAZY)
+    from annotation.services.corpus import text_imports  # on use (LAZY)
 
     actor = acting_user(db, args.user)
     try:
@@ -51,7 +51,7 @@ def _target(db: Database, args: argparse.Namespace):  # type: ignore[no-untyped-
 
 
 def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import text_imports  # on use (LAZY)
+    from annotation.services.corpus import text_imports  # on use (LAZY)
     path = _file(args)
     text_imports.check_text_file_size(path.name, path.stat().st_size)  # before reading it
     actor, pid, new_project = _target(db, args)
@@ -62,7 +62,7 @@ def cmd_import_texts(db: Database, args: argparse.Namespace) -> str:
 
 
 def cmd_import_pairs(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import pair_imports, text_imports  # on use (LAZY)
+    from annotation.services.corpus import pair_imports, text_imports  # on use (LAZY)
     from annotation.wording import counted
     path = _file(args)
     text_imports.check_text_file_size(path.name, path.stat().st_size)  # before reading it
@@ -98,7 +98,7 @@ def _annotation_file(args: argparse.Namespace) -> tuple[bytes, str]:
 
 
 def cmd_import_annotations(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import annotation_import  # on use (LAZY)
+    from annotation.services.corpus import annotation_import  # on use (LAZY)
 
     data, source = _annotation_file(args)
     actor = acting_user(db, args.user)

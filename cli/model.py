@@ -32,7 +32,7 @@ from db.engine import Database, database_url
 def _run_job_id(db: Database, actor, project_id: int, run_dir: str) -> int:  # type: ignore[no-untyped-def]
     """The training job of this project whose run folder is ``run_dir``; else the reason, naming
     what is missing."""
-    from annotation.services import jobs
+    from annotation.services.jobs import jobs
     from annotation.training.results import RunFolderError, load_run
 
     wanted = Path(run_dir).resolve()
@@ -58,7 +58,8 @@ def record_training_run(args: argparse.Namespace, export_dir: Path, run_dir: Pat
     from sqlalchemy.exc import SQLAlchemyError
 
     from annotation.export import MANIFEST_FILE
-    from annotation.services import accounts, model_jobs
+    from annotation.services.accounts import accounts
+    from annotation.services.model import model_jobs
     from annotation.services.errors import ServiceError
     from annotation.training.predictions import MAX_PREDICTIONS, stored_result
     from db.presence import DatabaseInUse
@@ -100,7 +101,8 @@ def record_training_run(args: argparse.Namespace, export_dir: Path, run_dir: Pat
 
 
 def _apply(db: Database, args: argparse.Namespace, kind: str) -> tuple[Any, int, Any]:
-    from annotation.services import jobs, model_jobs
+    from annotation.services.jobs import jobs
+    from annotation.services.model import model_jobs
 
     actor = acting_user(db, args.user)
     pid = named_project_id(db, actor, args.project)
@@ -115,7 +117,7 @@ def _apply(db: Database, args: argparse.Namespace, kind: str) -> tuple[Any, int,
 
 
 def cmd_predict(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import model_jobs
+    from annotation.services.model import model_jobs
 
     from annotation.training.calibration import calibration_words, withheld_because
 
@@ -132,7 +134,7 @@ def _number(value: float | None, digits: int = 2) -> float | None:
 
 
 def cmd_audit(db: Database, args: argparse.Namespace) -> str:
-    from annotation.services import model_jobs, model_loop
+    from annotation.services.model import model_jobs, model_loop
 
     if args.run:
         actor, pid, _done = _apply(db, args, model_jobs.AUDIT)
@@ -170,7 +172,7 @@ def _cell(value: float | None) -> str:
 
 def cmd_jobs(db: Database, args: argparse.Namespace) -> str:
     """One line per job: id, kind, when, status (with the reason of a failure), progress."""
-    from annotation.services import jobs
+    from annotation.services.jobs import jobs
 
     actor = acting_user(db, args.user)
     listed = jobs.list_jobs(db, actor, named_project_id(db, actor, args.project))
@@ -184,7 +186,7 @@ def cmd_jobs(db: Database, args: argparse.Namespace) -> str:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """The commands' parsers."""
-    from annotation.services.model_jobs import DEFAULT_FOLDS, DEFAULT_MEMBERS
+    from annotation.services.model.model_jobs import DEFAULT_FOLDS, DEFAULT_MEMBERS
 
     p = sub.add_parser("predict", help="apply a finished training run: predict every sample with an ensemble")
     p.add_argument("run", metavar="RUN_DIR", help="the training run's folder (its job's run folder)")

@@ -315,7 +315,7 @@ class Annotation(PairCurveColumns, Base):
     #: applied once only, even after a reconnect or a server restart
     event_client: Mapped[str] = mapped_column(String(64), default="", server_default="")
     event_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    #: a gold check (``annotation.services.gold_checks``): handed to an admitted annotator from
+    #: a gold check (``annotation.services.quality.gold_checks``): handed to an admitted annotator from
     #: the warm-up set like production work, scored against gold, never counted, flagged,
     #: settled, exported or in agreement (``annotation.quality.gold_checks`` has the rules)
     is_gold_check: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

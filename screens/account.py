@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from annotation.services import accounts, preferences
+from annotation.services.accounts import accounts, preferences
 from ui.display import plain
 from ui.preferences import layout_toggle
 from ui.session import get_database, require_actor, service_errors, sign_in

@@ -25,7 +25,7 @@ from annotation.agreement.intervals import DEFAULT_SEED, default_resamples
 from annotation.agreement.krippendorff_alpha import ALPHA_LABELS
 from annotation.axes import axis_by_name
 from annotation.parameters import PARAMETER_LABELS, PARAMETER_SYMBOLS, PARAMETERS
-from annotation.services import agreement
+from annotation.services.quality import agreement
 from ui.display import plain
 from ui.session import lead_page, service_errors
 from ui.agreement_charts import SCATTER_POINTS, pairs_figure

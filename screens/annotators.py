@@ -2,7 +2,7 @@
 partners and drafts in progress, the figures that show fatigue or drift (definitions in
 ``annotation.quality.annotator_stats``). Filters: a date range and an annotator subset.
 
-Gold checks (``annotation.services.gold_checks``): annotators paused by the checks are listed at
+Gold checks (``annotation.services.quality.gold_checks``): annotators paused by the checks are listed at
 the top, each with a note and a *Lift the pause* button; the accuracy trend against gold (W1,
 Jaccard, Pk per check, the pass share over the window) closes the page. In a context-pairs
 project, the authors of follow-ups with their validation share
@@ -25,7 +25,8 @@ from annotation.publishable import NEEDS
 from annotation.protocols import protocol_of
 from annotation.quality.annotator_stats import PAIR_FIGURES, pair_rules
 from annotation.quality.author_validation import MIN_SETTLED_PAIRS
-from annotation.services import authoring, dashboard, gold_checks
+from annotation.services.corpus import authoring
+from annotation.services.quality import dashboard, gold_checks
 from annotation.services.errors import ServiceError
 from annotation.wording import counted, time_spent
 from ui.display import plain

@@ -11,14 +11,14 @@ words, live; a curve that does not say what the author intends is warned about, 
 The target shown stays pinned (``authoring.target``) until it is saved, so a target handed to
 someone else meanwhile does not swap the texts being typed. Saving is the Save button's
 callback, bound to the target it was drawn for: a stale tab's click is refused in one line
-(:func:`annotation.services.authoring.save_follow_ups`). Keys are ``authoring.*``.
+(:func:`annotation.services.corpus.authoring.save_follow_ups`). Keys are ``authoring.*``.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation.corpus.text_import import MAX_TEXT_CHARS
+from annotation.text_limits import MAX_TEXT_CHARS
 from annotation.pairs.authoring import (
     INTENT_VERBS,
     Curve,
@@ -28,7 +28,7 @@ from annotation.pairs.authoring import (
     read_intent,
 )
 from annotation.protocols import protocol_of
-from annotation.services import authoring
+from annotation.services.corpus import authoring
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import parse_duration
 from annotation.wording import counted

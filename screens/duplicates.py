@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 import streamlit as st
 
 from annotation.corpus.embeddings import load_sbert
-from annotation.services import consistency, duplicates
+from annotation.services.quality import consistency
+from annotation.services.corpus import duplicates
 from annotation.wording import counted
 from ui import clicks
 from ui.display import axis_label, plain

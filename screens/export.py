@@ -11,7 +11,7 @@ import streamlit as st
 from annotation.protocols import protocol_of
 from annotation.wording import counted
 from annotation.export_folder import FOLDER_NAME_RULE, default_folder_name, is_folder_name, repeat_folder_name
-from annotation.services import export_downloads, exports
+from annotation.services.export import export_downloads, exports
 from ui.display import plain
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.tables import show_table

@@ -4,7 +4,7 @@ At the top, my agreement with the gold per week (mean W1, Jaccard, Pk against th
 thresholds); below, one page of samples (``feedback.PAGE_SIZE``) as a table, and the chosen one
 in full: my curve and the gold curve on one chart with the distance in words, my segmentation
 above the gold's with the boundaries and axes that differ, and the lead's note as written.
-Everything comes from ``annotation.services.feedback``, which reads only my own annotations and
+Everything comes from ``annotation.services.quality.feedback``, which reads only my own annotations and
 the gold (never the other annotator's version). Only the page number and the chosen row live in
 ``st.session_state`` (``feedback.*``).
 """
@@ -19,7 +19,8 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from annotation.agreement.verdict import JACCARD_RULE, PK_RULE, W1_RULE, Rule, judge
-from annotation.services import feedback, queue
+from annotation.services.quality import feedback
+from annotation.services.workbench import queue
 from annotation.segmentation import spaces_after, token_texts, tokenize
 from annotation.timeaxis import DEFAULT_BASE
 from ui.components import token_boundary_editor

@@ -5,7 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from annotation.wording import counted
-from annotation.services import model_loop, projects
+from annotation.services.model import model_loop
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.corpus import pair_imports
+from annotation.services.corpus import demo_projects
 from annotation.corpus.pair_import import TVCP_COLUMNS, PairRecord, parse_pairs
 from annotation.corpus.text_import import MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, parse_texts
 from annotation.pairs.change import MAX_CHANGE_FACTOR, MIN_CHANGE_FACTOR, factor_text
@@ -60,14 +64,14 @@ with right:
     st.caption("50 short texts written for trying the workbench (benchmark 1 and 2).")
     if st.button("Load the demo project", key="projects.demo"):
         with service_errors():
-            demo = projects.load_demo_project(db, actor)
+            demo = demo_projects.load_demo_project(db, actor)
         st.session_state[PROJECT_KEY] = demo.id
         toast_next_run(K_FLASH, f"{demo.name}: {counted(demo.n_samples, 'text')}")
         st.rerun()
     st.caption("10 everyday statements with three follow-ups each, for trying context pairs.")
     if st.button("Load the demo pairs project", key="projects.demo_pairs"):
         with service_errors():
-            demo = projects.load_demo_pairs_project(db, actor)
+            demo = demo_projects.load_demo_pairs_project(db, actor)
         st.session_state[PROJECT_KEY] = demo.id
         toast_next_run(K_FLASH, f"{demo.name}: {counted(demo.n_samples, 'pair')}")
         st.rerun()
@@ -108,7 +112,7 @@ def import_texts_section() -> None:
     if st.button(f"Import {counted(len(records), 'text')} into {plain(project.name)}", type="primary",
                  key=f"projects.import.{project.id}"):
         with service_errors():
-            summary = projects.import_texts(db, actor, project.id, records, source=upload.name)
+            summary = text_imports.import_texts(db, actor, project.id, records, source=upload.name)
         st.success(f"Imported {counted(summary.added, 'text')} into {plain(project.name)} "
                    f"({summary.benchmark_counts[1]} benchmark 1, "
                    f"{summary.benchmark_counts[2]} benchmark 2); "
@@ -145,9 +149,9 @@ def import_pairs_section() -> None:
     st.markdown(f"**Preview** — {counted(len(records), 'pair')}")
     show_table(pd.DataFrame([_pair_row(r) for r in records[:200]]), hide_index=True, width="stretch", height=240)
     if st.button(f"Import {counted(len(records), 'pair')} into {plain(project.name)}", type="primary",
-                 key=f"projects.import_pairs.{project.id}"):
+                 key=f"pair_imports.import_pairs.{project.id}"):
         with service_errors():
-            summary = projects.import_pairs(db, actor, project.id, records, source=upload.name)
+            summary = pair_imports.import_pairs(db, actor, project.id, records, source=upload.name)
         st.success(f"Imported {counted(summary.added, 'pair')} of {counted(summary.targets, 'target')} into "
                    f"{plain(project.name)}; {summary.already_present} were already in the project.")
 

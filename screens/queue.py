@@ -4,10 +4,11 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.review.flag_reasons import flag_label
+from annotation.flag_reasons import flag_label
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.quality.qualification import CURVE_BY_ICC
-from annotation.services import gold_checks, qualification, queue
+from annotation.services.quality import gold_checks, qualification
+from annotation.services.workbench import queue
 from annotation.wording import counted
 from ui.display import plain
 from ui.session import current_project, get_database, require_actor, service_errors

@@ -19,14 +19,14 @@ import streamlit as st
 
 from annotation.wording import counted, signed, time_spent
 from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
-from annotation.review.flag_reasons import FLAG_CODES, flag_label
+from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.review.gold_rules import several_axes_problem
 from annotation.review.lead_edit import LeadEdit
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.review.sample_disagreement import can_be_taken, default_choice, sample_disagreement
-from annotation.review.weighted_gold import pooling_label
+from annotation.quality.weighted_gold import pooling_label
 from annotation.segmentation import segment_texts, spaces_after, token_texts
-from annotation.services import review
+from annotation.services.review import review
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas, token_boundary_editor

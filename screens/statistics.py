@@ -13,7 +13,7 @@ import streamlit as st
 from annotation.wording import counted
 from annotation.axes import AXES
 from annotation.corpus.dataset_stats import TARGET_KEYS
-from annotation.services import exports
+from annotation.services.export import exports
 from annotation.corpus.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE, convert_base, tick_positions
 from ui.display import curve_polyline, plain

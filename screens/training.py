@@ -11,7 +11,8 @@ from plotly.subplots import make_subplots
 import streamlit as st
 
 from annotation.wording import counted
-from annotation.services import exports, jobs
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
 from annotation.training import (
     ABLATIONS,
     BASELINE_MODELS,
@@ -23,7 +24,7 @@ from annotation.training import (
     TARGET_KEYS,
     UNDEFINED_REASONS,
 )
-from annotation.services.model_jobs import MODEL_KINDS
+from annotation.services.model.model_jobs import MODEL_KINDS
 from annotation.training.results import metric_withheld
 from annotation.training.references import (
     BEATS, MIN_COMPARE_SAMPLES, REFERENCE_LABELS, TIED, UNDECIDED, WORSE, Comparison, ranked)

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from annotation.services.authz import ROLES
 from ui.display import plain
 from ui.session import get_database, require_actor, service_errors, show_pending_toast, toast_next_run

@@ -7,7 +7,7 @@ sample, edited with the workbench's widgets (boundaries by clicking between word
 segment, the curve by placing points or typing ξ, ω, α).
 
 The rules themselves (who does the warm-up, when the rule admits) are in
-``annotation.services.admission``. Session state holds only the lead's unsaved gold edit and
+``annotation.services.quality.admission``. Session state holds only the lead's unsaved gold edit and
 widget values, under ``warmup.*``.
 """
 
@@ -26,7 +26,8 @@ from annotation.review.lead_edit import LeadEdit
 from annotation.quality.qualification import CURVE_BY_ICC, ICC_MIN_SAMPLES
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.publishable import NEEDS, figure
-from annotation.services import qualification, warmup_set
+from annotation.services.quality import qualification
+from annotation.services.review import warmup_set
 from annotation.services.errors import ServiceError
 from annotation.timeaxis import X_MAX, tick_positions
 from ui.components import curve_canvas

@@ -5,7 +5,7 @@ Why it is built this way: every edit used to be a Streamlit rerun, and clicks th
 a rerun was in flight were lost. Now the surface applies each edit locally at once and sends the
 server its ordered queue of not-yet-acknowledged edits; :func:`_on_events` (the component's
 trigger callback, run before the script body) replays them through
-:func:`annotation.services.workbench_events.apply_events` — one transaction, version-checked,
+:func:`annotation.services.workbench.workbench_events.apply_events` — one transaction, version-checked,
 idempotent by sequence number — and keeps the outcome. The surface is then drawn from what is stored
 (:func:`ui.workbench_view.build_view`), so what the annotator sees after the server answers is
 exactly what is stored.
@@ -31,7 +31,10 @@ import streamlit as st
 from annotation.curves import CurveFitError, compare_distributions
 from annotation.protocols import protocol_of
 from annotation.wording import counted
-from annotation.services import gold_checks, preferences, projects, queue, workbench_events
+from annotation.services.quality import gold_checks
+from annotation.services.accounts import preferences
+from annotation.services.projects import projects
+from annotation.services.workbench import queue, workbench_events
 from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion, failure_message
 from ui.components.annotation_surface import annotation_surface
 from ui.display import plain

@@ -27,7 +27,7 @@ def pairs_project(db, lead, *, targets: int = 3, settled: int | None = None, nam
     """A pairs project with ``targets`` targets (keys ``T-0``, ``T-1`` …), each with one imported
     follow-up sample (external id ``P-<i>``); the first ``settled`` targets (all by default) have
     gold (:data:`SETTLED`), decided an hour apart in target order."""
-    from annotation.services import projects
+    from annotation.services.projects import projects
     from db.models import GoldAnnotation, Sample, SamplePair
 
     p = projects.create_project(db, lead, name)

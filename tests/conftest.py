@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from annotation.services.authz import Actor
 from db import config as app_config
 from db.engine import Database

@@ -17,7 +17,10 @@ def gold_project(db, lead, n: int = 40, name: str = "Gold", *, learnable: bool =
     import json
 
     from annotation.axes import AXIS_NAMES
-    from annotation.services import annotation_import, projects, resolving
+    from annotation.services.corpus import annotation_import
+    from annotation.services.projects import projects
+    from annotation.services.corpus import text_imports
+    from annotation.services.review import resolving
 
     p = projects.create_project(db, lead, name)
     units = list(UNIT_XI)
@@ -25,7 +28,7 @@ def gold_project(db, lead, n: int = 40, name: str = "Gold", *, learnable: bool =
             else "On day {i} the team will finish the report and then everybody rests.")
     records = [TextRecord(text.format(i=i, unit=units[i % len(units)]), 2 if i % 3 == 0 else 1, f"G-{i:03d}", i + 1)
                for i in range(n)]
-    projects.import_texts(db, lead, p.id, records)
+    text_imports.import_texts(db, lead, p.id, records)
     lines = []
     for i in range(n):
         for who in ("ann_x", "ann_y"):
@@ -65,11 +68,12 @@ def expert_project(db, lead, seeds: dict[str, int] | None = None, *, n: int = 12
     import json
     import math
 
-    from annotation.services import annotation_import, projects
+    from annotation.services.corpus import annotation_import, text_imports
+    from annotation.services.projects import projects
 
     seeds = seeds if seeds is not None else {"ann_centred": n, "ann_late": n, "ann_new": 5}
     p = projects.create_project(db, lead, name)
-    projects.import_texts(db, lead, p.id, [
+    text_imports.import_texts(db, lead, p.id, [
         TextRecord(f"Text {i}: the bridge on road {i} is closed while they repair it.", 1, f"E-{i:03d}", i + 1,
                    seed_minutes(i)) for i in range(n)])
     lines = []

@@ -9,9 +9,10 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import select
 
 from annotation.corpus.pair_import import PairRecord
-from annotation.services import pair_imports, projects
+from annotation.services.corpus import pair_imports
+from annotation.services.projects import projects
 from annotation.services.rows import content_values
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from db.models import Annotation, Sample, SamplePair
 
 #: A target alone (about 4 hours: "2–6 hours") and what follow-ups do to it, ξ on the base-1.1 axis.

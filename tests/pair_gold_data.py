@@ -10,7 +10,8 @@ from datetime import datetime, timezone
 
 from annotation.pairs.change import CHANGE_LABELS
 from annotation.segmentation import tokenize
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
 from db.models import Annotation, GoldAnnotation, Sample, SamplePair
 
 #: How far (base-1.1 log minutes) the curve given the follow-up moves for each change label: ×3

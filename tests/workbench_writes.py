@@ -1,6 +1,6 @@
 """The annotator's writes for tests, through the one write path the workbench uses: a content
 becomes the surface's numbered edits (:func:`annotation.workbench.edit_script.edits_between`) applied by
-:func:`annotation.services.workbench_events.apply_events` — so what the tests check is what
+:func:`annotation.services.workbench.workbench_events.apply_events` — so what the tests check is what
 annotators run.
 
 ``save_draft`` and ``submit`` keep the shape of the service calls they replace: from the
@@ -13,9 +13,9 @@ from __future__ import annotations
 import uuid
 
 from annotation.workbench.edit_script import edits_between
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import queue, workbench_events
-from annotation.services.queue import WorkItem
+from annotation.content import AnnotationContent
+from annotation.services.workbench import queue, workbench_events
+from annotation.services.workbench.queue import WorkItem
 
 
 def apply(db, actor, annotation_id: int, expected_version: int, content: AnnotationContent, *,

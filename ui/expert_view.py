@@ -1,6 +1,6 @@
 """The Annotators page's "Annotators as experts" section: each annotator's calibration,
 information and weight on the project's seeds (Cooke's classical model,
-:mod:`annotation.services.experts`) as a chart — calibration on a log scale against information,
+:mod:`annotation.services.quality.experts`) as a chart — calibration on a log scale against information,
 one point per shown annotator sized by weight, bootstrap intervals as error bars, the 5 %
 rejection line — and a table, with what the realisation is and what the scores mean.
 
@@ -18,10 +18,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from annotation.publishable import NEEDS, Figure
-from annotation.services import experts, gold_weighting
+from annotation.services.quality import experts, gold_weighting
 from annotation.services.authz import Actor
-from annotation.services.experts import ExpertOverview
-from annotation.services.gold_weighting import MIN_MODEL_ANNOTATIONS, ModelOverview
+from annotation.services.quality.experts import ExpertOverview
+from annotation.services.quality.gold_weighting import MIN_MODEL_ANNOTATIONS, ModelOverview
 from annotation.wording import counted
 from db.engine import Database
 from ui.display import plain

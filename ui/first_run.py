@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.corpus import demo_projects
 from annotation.services.errors import ServiceError
 from ui.display import plain
 from ui.session import get_database, sign_in
@@ -42,9 +43,9 @@ def first_run_form() -> None:
             try:
                 actor = accounts.create_first_admin(db, username, password, display_name)
                 if demo:
-                    projects.load_demo_project(db, actor)
+                    demo_projects.load_demo_project(db, actor)
                 if demo_pairs:
-                    projects.load_demo_pairs_project(db, actor)
+                    demo_projects.load_demo_pairs_project(db, actor)
                 sign_in(actor)  # a session and its cookie, as after any sign-in
             except ServiceError as exc:
                 st.error(plain(exc))

@@ -12,9 +12,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from annotation.review.flag_reasons import flag_label
+from annotation.flag_reasons import flag_label
 from annotation.quality.gold_checks import CheckThresholds, window_share
-from annotation.services.gold_checks import CheckRow
+from annotation.services.quality.gold_checks import CheckRow
 
 COLUMNS = ("scored_at", "annotator", "sample", "w1", "jaccard", "pk", "passed", "flags", "note",
            "window_share")

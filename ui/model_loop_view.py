@@ -15,7 +15,8 @@ import math
 
 import streamlit as st
 
-from annotation.services import jobs, model_jobs, model_loop
+from annotation.services.jobs import jobs
+from annotation.services.model import model_jobs, model_loop
 from annotation.training.calibration import LEVEL, calibration_words, withheld_because
 from annotation.timeaxis import X_MAX, humanize_x, minutes_to_x, tick_positions
 from annotation.wording import counted

@@ -1,6 +1,6 @@
 """The Training page's "Score predictions" part: a lead uploads a model's predictions for an
 export's test split, and the export's leaderboard shows them beside the baselines of its
-training runs (:mod:`annotation.services.model_scores`). Names and file names are user text:
+training runs (:mod:`annotation.services.model.model_scores`). Names and file names are user text:
 table cells and :func:`ui.display.plain` show them literally."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Callable, Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from annotation.services import model_scores
+from annotation.services.model import model_scores
 from annotation.services.errors import ServiceError
-from annotation.services.export_records import ExportRecord
-from annotation.services.model_scores import Leaderboard
+from annotation.services.export.export_records import ExportRecord
+from annotation.services.model.model_scores import Leaderboard
 from annotation.training.change_scoring import CHANGE_METRIC_LABELS, CHANGE_METRICS, MIN_INTERVAL_TARGETS, TVCP
 from annotation.training.scoring import MIN_INTERVAL_SAMPLES, SCORE_LABELS, SCORE_METRICS, figure_text
 from annotation.training.references import ranking_withheld

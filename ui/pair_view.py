@@ -14,7 +14,7 @@ from typing import Any
 
 from annotation.pairs.change import CHANGE_LABELS, factor_text, read_change
 from annotation.settings import ProjectSettings
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 
 def change_reading(content: AnnotationContent, settings: ProjectSettings) -> dict[str, Any] | None:

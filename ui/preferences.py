@@ -1,6 +1,6 @@
 """The single-screen layout switch, shared by the workbench and the Account page.
 
-The choice is a per-user preference in the database (:mod:`annotation.services.preferences`),
+The choice is a per-user preference in the database (:mod:`annotation.services.accounts.preferences`),
 so it follows the annotator to every browser; the toggle is only its view.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation.services import preferences
+from annotation.services.accounts import preferences
 from annotation.services.authz import Actor
 from annotation.services.errors import ServiceError
 from db.engine import Database

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from annotation.services.review import ReviewRow
+from annotation.services.review.review import ReviewRow
 from ui.display import plain
 from ui.tables import show_table
 

@@ -3,7 +3,7 @@
 Only identities live in ``st.session_state`` (who is signed in, which project is open); all work
 lives in the database, so several app servers can share one PostgreSQL database.
 
-Signing in starts a server-side session (:mod:`annotation.services.sessions`) whose token the
+Signing in starts a server-side session (:mod:`annotation.services.accounts.sessions`) whose token the
 browser keeps in the ``chronocept_session`` cookie (:mod:`ui.components.session_cookie` writes
 it). A reload or a new tab is a new Streamlit session with empty state: :func:`signed_in_actor`
 finds the token in the cookie the browser sent when the tab connected and resumes the session.
@@ -23,7 +23,10 @@ from typing import Iterator
 import streamlit as st
 
 from annotation.leftovers import remove_abandoned_figure_folders
-from annotation.services import gold_checks, preferences, projects, sessions, text_imports
+from annotation.services.quality import gold_checks
+from annotation.services.accounts import preferences, sessions
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.services.authz import Actor
 from annotation.services.errors import AuthenticationFailed, ServiceError
 from db.engine import Database, is_transient

@@ -4,14 +4,14 @@ A signed-out visitor who opens a deep link (``/review``, ``/workbench?annotation
 form under that very URL (``ui.navigation`` registers a hidden stand-in per page), so that the
 run after a successful sign-in opens the page asked for, query string and all, and Streamlit never
 shows its "Page not found" dialog. Failed attempts are throttled by the service, per client
-address and username (see :mod:`annotation.services.accounts`).
+address and username (see :mod:`annotation.services.accounts.accounts`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from annotation.services.errors import ServiceError
 from ui.display import plain
 from ui.session import client_address, get_database, pop_sign_out_reason, sign_in, sync_cookie

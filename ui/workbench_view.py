@@ -1,6 +1,6 @@
 """What the annotation surface draws, built from what is stored — no Streamlit here.
 
-The workbench screen keeps the stored :class:`~annotation.services.queue.WorkItem` (as the last
+The workbench screen keeps the stored :class:`~annotation.services.workbench.queue.WorkItem` (as the last
 event batch left it) and a few facts about the session (client id, last acknowledged seq,
 notices); :func:`build_view` turns them into the JSON ``view`` of the annotation surface
 component (CONTRACT.md, "Python API of the component"). Keeping it pure means the page tests
@@ -30,15 +30,16 @@ from annotation.curves import (
     residual_message,
 )
 from annotation.workbench.elicitation import curve_feedback
-from annotation.review.flag_reasons import ANNOTATOR_FLAGS
+from annotation.flag_reasons import ANNOTATOR_FLAGS
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.protocols import SINGLE_TEXTS, ProjectProtocol, protocol_of
 from annotation.settings import ProjectSettings
-from annotation.workbench.protocol import (CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT_STEP, NO_CURVE, NOTE_MAX_CHARS,
-                                           PAIR_STEPS, AnnotationContent)
+from annotation.workbench.protocol import CONTEXT_STEP, NO_CURVE, PAIR_STEPS
+from annotation.content import CHANGE_CHOICES, CONFIRM_DERIVED, AnnotationContent
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.segmentation import spaces_after, token_texts
-from annotation.services.queue import WorkItem
-from annotation.services.submission import pair_hand_tuned_misses
+from annotation.services.workbench.queue import WorkItem
+from annotation.services.workbench.submission import pair_hand_tuned_misses
 from annotation.timeaxis import DURATION_UNITS, X_MAX, tick_positions
 from ui.display import curve_polyline
 from ui.pair_view import pair_panel
@@ -244,7 +245,7 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "problems": problems,
         "notices": [n.to_json() for n in facts.notices],
         # the annotator's own sample number, never the external id (a gold check's would tell
-        # it apart: annotation.services.queue.sample_numbers); the surface only shows it
+        # it apart: annotation.services.workbench.queue.sample_numbers); the surface only shows it
         "sample": {"number": facts.sample_number, "benchmark": item.benchmark,
                    "project": facts.project_name, "guidelines_version": item.guidelines_version,
                    "returned_note": item.returned_note, "is_warmup": item.is_warmup},

@@ -47,7 +47,7 @@ from annotation.corpus.json_lines import decode_json_line, numbered_json_lines
 from annotation.pairs.change import CHANGE_LABELS, read_change
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
-from annotation.workbench.protocol import AnnotationContent, ContentError
+from annotation.content import AnnotationContent, ContentError
 from annotation.segmentation import SegmentationError
 from annotation.usernames import UsernameError, check_username, username_skeleton
 from annotation.wording import shown

@@ -27,6 +27,7 @@ from typing import Callable
 
 from annotation.corpus.json_lines import decode_json_line, numbered_json_lines
 from annotation.segmentation import tokenize
+from annotation.text_limits import MAX_TEXT_CHARS
 from annotation.timeaxis import DEFAULT_BASE, X_MAX
 from annotation.wording import shown
 
@@ -35,7 +36,6 @@ MAX_IMPORT_BYTES = 20 * 1024 * 1024
 #: the most lines a file may have: a project holds up to 100k texts (SPEC §1); twice that leaves
 #: room for blank lines and CSV fields that span lines
 MAX_IMPORT_LINES = 200_000
-MAX_TEXT_CHARS = 5000
 MAX_ID_CHARS = 64
 FORMATS = ("jsonl", "csv", "txt")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+[\"'(\[]?[A-Z0-9]")

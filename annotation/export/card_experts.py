@@ -3,7 +3,7 @@ Cooke's classical model on the project's seeds (:mod:`annotation.quality.expert_
 
 The export stores the figures beside the agreement figures, under :data:`EXPERTS` in
 ``export.json``'s ``agreement`` and in ``agreement.json``'s ``figures``, as
-:meth:`annotation.services.experts.ExpertOverview.to_json` writes them (``seed_items``,
+:meth:`annotation.services.quality.experts.ExpertOverview.to_json` writes them (``seed_items``,
 ``outcome_items``, ``realisation`` and one entry per annotator: ``annotator`` — here the
 pseudonym —, ``n_seeds``, ``n_outcomes`` and ``calibration``, ``information``, ``weight``, each
 :meth:`annotation.publishable.Figure.to_json`). :func:`expert_lines` writes them for a reader:

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from annotation.parameters import PARAMETERS
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.corpus.splits import DEFAULT_RATIOS, SPLITS, check_ratios, stratified_split
 from annotation.timeaxis import DEFAULT_BASE, convert_base
 from annotation.wording import counted

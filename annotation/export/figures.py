@@ -249,7 +249,7 @@ def _serve(given: str, out: str) -> None:
     the agreement modules, while the caller still reads the database), read the pickled
     :class:`FigureInput` from ``GIVEN`` and write the pickled :class:`ExportFigures` to ``OUT``
     (how the service computes a large export's figures in a second process:
-    :mod:`annotation.services.exports`).
+    :mod:`annotation.services.export.exports`).
 
     Both files lie in a folder of their own, which the caller removes; when the caller is gone
     (stdin closed without a line, or a new parent process by the end) this process removes it."""

@@ -19,7 +19,7 @@ from annotation.export.dataset import (
     base_factor,
 )
 from annotation.corpus.interchange import PAIR_FIELDS, PROVENANCE_FIELD, parse_submitted_at, to_interchange
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.segmentation import token_offsets
 from annotation.corpus.splits import SPLITS
 from annotation.timeaxis import DEFAULT_BASE

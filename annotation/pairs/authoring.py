@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable, Sequence
 
-from annotation.corpus.text_import import MAX_TEXT_CHARS
+from annotation.text_limits import MAX_TEXT_CHARS
 from annotation.curves import fit_curve, parameter_bounds_problem
 from annotation.pairs.change import CHANGE_LABELS, ChangeReading, read_change
 from annotation.segmentation import tokenize

@@ -26,7 +26,7 @@ import numpy as np
 
 from annotation.agreement.segment_agreement import pk_both_ways_many
 from annotation.curves.distance import curve_distances
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 #: The lead's confidence in a decision: 1 (a guess) … 5 (certain).
 CONFIDENCE_LEVELS: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -62,7 +62,7 @@ class Decision:
 
 
 #: The lead's decisions, in the Review page's order. Adding a decision is adding an entry here and
-#: its handler in :mod:`annotation.services.review` (a test checks the two agree).
+#: its handler in :mod:`annotation.services.review.review` (a test checks the two agree).
 DECISIONS: tuple[Decision, ...] = (
     Decision("accept_auto", "accept", "Accept", "Accepted the automatic resolution",
              "accepted the automatic resolution", "accepted", "automatic"),

@@ -34,7 +34,7 @@ import numpy as np
 from annotation.parameters import PARAMETERS
 from annotation.publishable import NEEDS, figure
 from annotation.wording import counted
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 #: Differences below this (log minutes, or α units) are fitting noise, never a disagreement:
 #: two annotators' fits of the same curve can differ by ~1e-8 on another CPU, and the spread of

@@ -1,6 +1,6 @@
 """Sample flags: why a sample goes to a lead (SPEC section 5) — the rules and their hits.
 
-Two kinds of flag share one vocabulary, :mod:`annotation.review.flag_reasons` (codes, labels, which
+Two kinds of flag share one vocabulary, :mod:`annotation.flag_reasons` (codes, labels, which
 need a note):
 
 * **annotator flags** (SPEC section 3) — the reasons an annotator can give instead of finishing a
@@ -49,7 +49,7 @@ import numpy as np
 
 from annotation.agreement import pk_both_ways
 from annotation.curves.distance import curve_distances
-from annotation.review.flag_reasons import (
+from annotation.flag_reasons import (
     ANNOTATOR_FLAG_CODES,
     CURVE_DISTANCE,
     DEVIATION_CODES,
@@ -66,7 +66,7 @@ from annotation.review.deviation import (
 )
 from annotation.review.pair_figures import PairFigures, parameters_of, usable_segmentations
 from annotation.parameters import PARAMETER_SYMBOLS
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
 from annotation.timeaxis import DEFAULT_BASE
@@ -139,7 +139,7 @@ def automatic_flags(
     Every pair of annotations is compared; a rule fires when any pair breaches it (strictly
     above its threshold) and yields one :class:`FlagHit` describing the worst pair (the first
     such pair in index order on ties). Hits come in
-    :data:`~annotation.review.flag_reasons.AUTOMATIC_FLAG_CODES` order. Fewer than two usable
+    :data:`~annotation.flag_reasons.AUTOMATIC_FLAG_CODES` order. Fewer than two usable
     annotations for a rule means that rule cannot fire.
     """
     if len(boundaries_list) != len(params_list):
@@ -258,7 +258,7 @@ def _name(names: Sequence[str] | None, i: int) -> str:
 
 def annotator_flag_hits(annotations: Sequence[AnnotationContent]) -> tuple[FlagHit, ...]:
     """The annotators' own flags on a sample, one hit per reason (in
-    :data:`~annotation.review.flag_reasons.ANNOTATOR_FLAG_CODES` order, unknown codes after them),
+    :data:`~annotation.flag_reasons.ANNOTATOR_FLAG_CODES` order, unknown codes after them),
     naming who raised it; ``detail`` carries their notes."""
     raisers: dict[str, list[int]] = {}
     for i, a in enumerate(annotations):

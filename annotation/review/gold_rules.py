@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from annotation.axes import AXIS_NAMES, axis_by_name
 from annotation.pairs.change import read_change
-from annotation.review.flag_reasons import AXES_DIFFER
+from annotation.flag_reasons import AXES_DIFFER
 from annotation.review.flags import FlagHit
 from annotation.review.resolution import AnnotatorVersion, Resolution
 

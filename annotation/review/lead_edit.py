@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from annotation.workbench.editing import edit_points
 from annotation.parameters import PARAMETERS
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.review.resolution import EDITED, Resolution, canonical_segment_axes
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
 

@@ -2,7 +2,7 @@
 shift of their curves, Pk of their segmentations — and those figures for many samples at once.
 
 Settling one sample at a submit lets :mod:`annotation.review.flags` measure its one pair; settling a
-chunk of a thousand samples (``annotation.services.resolving``) measures all their pairs here
+chunk of a thousand samples (``annotation.services.review.resolving``) measures all their pairs here
 in one vectorised pass first, which is most of the work saved.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from annotation.agreement.segment_agreement import pk_both_ways_many
 from annotation.curves.distance import curve_distances
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError
 
 ParameterTriple = tuple[float, float, float]

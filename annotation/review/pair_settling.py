@@ -12,7 +12,7 @@ segments its targets, one unlabelled segment otherwise, and the curve) plus
   (:func:`annotation.pairs.change.read_change` against the project's time factor). The settled
   label is the one most annotators gave; on a tie, the label the settled curves give.
 
-The pair's flags (codes in :mod:`annotation.review.flag_reasons`), beside the single-text ones:
+The pair's flags (codes in :mod:`annotation.flag_reasons`), beside the single-text ones:
 
 * ``change_disagreement`` — the annotators' effective labels are not all the same;
 * ``change_overridden`` — an annotator chose a label other than the one their curves give (an
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from annotation.pairs.change import CHANGE_LABELS, read_change
-from annotation.review.flag_reasons import (
+from annotation.flag_reasons import (
     CHANGE_DISAGREEMENT,
     CHANGE_OVERRIDDEN,
     GIVEN_CODES,
@@ -49,7 +49,7 @@ from annotation.review.pair_figures import parameters_of
 from annotation.review.resolution import AnnotatorVersion, Resolution, resolve_pair
 from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 Curve = tuple[float, float, float]
 

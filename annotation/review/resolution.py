@@ -31,7 +31,7 @@ from annotation.segmentation import Segmentation
 from annotation.wording import counted
 
 if TYPE_CHECKING:
-    from annotation.workbench.protocol import AnnotationContent
+    from annotation.content import AnnotationContent
 
 #: :attr:`Resolution.method` of a merge of several versions and of one annotator's version.
 UNION_MEAN = "union_mean"

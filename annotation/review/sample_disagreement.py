@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Hashable, Mapping
 
 from annotation.parameters import PARAMETERS
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.review.resolution import Resolution
 from annotation.segmentation import Segmentation, SegmentationError
 

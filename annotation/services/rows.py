@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 from sqlalchemy import Text, cast
 
 from annotation.review.resolution import EDITED, Resolution
-from annotation.workbench.protocol import CONTEXT_FIELDS, AnnotationContent
+from annotation.content import CONTEXT_FIELDS, AnnotationContent
 from db.engine import decode_json_texts
 
 #: The annotation columns that hold an annotator's work (``annotations`` and ``staged_annotations``).

@@ -1,7 +1,7 @@
 """The workbench edits that turn one draft into another, as the annotation surface sends them.
 
 The annotator's work reaches the database one way only, as numbered edits replayed by
-:func:`annotation.workbench.event_log.replay` (``annotation.services.workbench_events.apply_events``).
+:func:`annotation.workbench.event_log.replay` (``annotation.services.workbench.workbench_events.apply_events``).
 Scripts that hold a finished annotation rather than a person's clicks — the benchmarks, the
 tests, a migration from another tool's drafts — send the edits :func:`edits_between` writes, so
 they go through the same path, with the same rules, as a person's work.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 
 def edits_between(old: AnnotationContent, new: AnnotationContent, *, step: int | None = None,

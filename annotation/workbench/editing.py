@@ -1,7 +1,7 @@
 """The workbench's edits as pure functions: content in, content out.
 
 The annotator's edits arrive as the annotation surface's event log; the server replays it
-(:mod:`annotation.workbench.event_log`, through :func:`annotation.services.workbench_events.apply_events`)
+(:mod:`annotation.workbench.event_log`, through :func:`annotation.services.workbench.workbench_events.apply_events`)
 by calling these, and so do the lead's editors (Review, the gold editor) for their boxes and
 chart. Every rule of an edit (carry axes over a changed segmentation, refit on every point
 change, keep hand-tuned parameters apart from fitted ones) lives here and is unit-tested
@@ -30,8 +30,9 @@ from annotation.curves import (
     residual_message,
 )
 from annotation.workbench.elicitation import points_from_durations
-from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.workbench.protocol import STEPS, AnnotationContent
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.workbench.protocol import STEPS
+from annotation.content import AnnotationContent
 from annotation.segmentation import Segmentation, SegmentationError, remap_segment_axes
 from annotation.timeaxis import X_MAX
 

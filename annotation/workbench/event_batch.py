@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from annotation.workbench.protocol import NOTE_MAX_CHARS
+from annotation.text_limits import NOTE_MAX_CHARS
 
 #: At most this many events in one batch: a component re-sends its unacknowledged queue, which
 #: stays short while the server answers; a longer one is a client fault, not an annotator's work.

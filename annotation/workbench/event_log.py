@@ -26,7 +26,7 @@ The protocol:
   applied (acknowledged, so the queue moves on) and comes back as a :class:`Refusal` whose message
   the component shows without blocking the annotator.
 * ``submit`` is an event in the same stream, so it is applied after every edit before it; the
-  caller (``annotation.services.workbench_events.apply_events``) performs it. Every later event
+  caller (``annotation.services.workbench.workbench_events.apply_events``) performs it. Every later event
   in the same batch is refused, as the sample is then immutable.
 * What the project's protocol allows comes as :class:`EditRules`: the steps an annotator may go
   to, and whether a sample is a context pair. A pair's curve edits (``point``, ``params``,
@@ -48,8 +48,9 @@ from annotation.workbench import editing
 from annotation.axes import AXIS_NAMES, is_axis_name
 from annotation.workbench.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
-from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.workbench.protocol import CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT_STEP, STEPS, AnnotationContent
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.workbench.protocol import CONTEXT_STEP, STEPS
+from annotation.content import CHANGE_CHOICES, CONFIRM_DERIVED, AnnotationContent
 from annotation.workbench import event_batch
 from annotation.workbench.event_batch import EditEvent, whole as _whole
 from annotation.workbench.working_draft import WorkingDraft

@@ -29,7 +29,7 @@ from bisect import bisect_left
 from dataclasses import replace
 
 from annotation.workbench import editing
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.segmentation import Segmentation
 
 

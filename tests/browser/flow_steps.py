@@ -18,7 +18,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from playwright.sync_api import expect
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.corpus import demo_projects
 from db.engine import Database
 
 
@@ -156,7 +157,7 @@ def demo_team(url: str, annotators: tuple[str, ...] = ("ann1", "ann2")):
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
     lead = accounts.authenticate(db, "lead1", "lead1-password")
-    project = projects.load_demo_project(db, lead)
+    project = demo_projects.load_demo_project(db, lead)
     users = {}
     for name in annotators:
         accounts.create_user(db, admin, name, f"{name}-password", "annotator")

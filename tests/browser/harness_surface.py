@@ -5,7 +5,7 @@ It holds one sample's content in session state and applies the surface's event b
 minimal reducer written here on :mod:`annotation.workbench.editing` (seq dedupe, stop at a gap, refusals
 acknowledged, submit after everything before it, a folded run of point moves ``"first": m``
 applied when the next number lies in m … seq) — the real one is
-``annotation.workbench.event_log`` / ``annotation.services.workbench_events.apply_events``. After a
+``annotation.workbench.event_log`` / ``annotation.services.workbench.workbench_events.apply_events``. After a
 successful submit it loads the "next sample" (new annotation id and client), as the screen does.
 
 Query parameters configure a page: ``confirm=1`` (confirm dialog on), ``layout=single``,
@@ -40,8 +40,9 @@ from annotation.curves import (  # noqa: E402
     half_validity_range,
     proportional_curve,
 )
-from annotation.workbench.protocol import AnnotationContent, submission_problems  # noqa: E402
-from annotation.services.submission import hand_tuned_misses  # noqa: E402
+from annotation.workbench.protocol import submission_problems
+from annotation.content import AnnotationContent
+from annotation.services.workbench.submission import hand_tuned_misses  # noqa: E402
 from annotation.segmentation import spaces_after, token_texts  # noqa: E402
 from annotation.timeaxis import humanize_x, minutes_to_x, tick_positions  # noqa: E402
 from ui.components.annotation_surface import annotation_surface  # noqa: E402

@@ -20,8 +20,9 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import queue, review
+from annotation.content import AnnotationContent
+from annotation.services.workbench import queue
+from annotation.services.review import review
 from tests.browser.flow_steps import (
     BECAUSE, FAR_POINTS, LEEDS, POINTS, demo_team, sign_in, wait_for_idle, wait_until, whole_page_shot,
 )

@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts, annotation_import, projects, review
+from annotation.services.accounts import accounts
+from annotation.services.corpus import annotation_import
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import review
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, whole_page_shot
@@ -33,7 +37,7 @@ def seeded(tmp_path):
     accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
     lead = accounts.authenticate(db, "lead1", "lead1-password")
     p = projects.create_project(db, lead, "Agreement project")
-    projects.import_texts(db, lead, p.id, [TextRecord(f"Shop {i} on the high street is closed for repairs today.",
+    text_imports.import_texts(db, lead, p.id, [TextRecord(f"Shop {i} on the high street is closed for repairs today.",
                                                       1, f"S-{i:02d}", i + 1) for i in range(N_TEXTS)])
     records = []
     for i in range(N_TEXTS):

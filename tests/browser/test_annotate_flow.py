@@ -20,7 +20,8 @@ from sqlalchemy import select
 from annotation.settings import NEWEST_GUIDELINES
 from annotation.curves import fit_curve
 from annotation.segmentation import token_texts
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.corpus import demo_projects
 from db.engine import Database
 from db.models import Annotation, Sample
 from tests.browser.flow_steps import address, sign_in, wait_for_idle
@@ -41,7 +42,7 @@ def seeded(tmp_path):
     db = Database.connect(url)
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     accounts.create_user(db, admin, "ann1", "ann1-password", "annotator")
-    project = projects.load_demo_project(db, admin)
+    project = demo_projects.load_demo_project(db, admin)
     yield url, db, project
     db.dispose()
 

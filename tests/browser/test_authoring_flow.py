@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from authoring_data import pairs_project, target_text
 from db.engine import Database
 from db.models import SamplePair

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in, wait_until, whole_page_shot
 from db.models import NearDuplicate, Sample

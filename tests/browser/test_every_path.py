@@ -15,7 +15,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.corpus import demo_projects
 from db.engine import Database
 from tests.browser.flow_steps import sign_in, wait_for_idle
 from ui.navigation import PAGES
@@ -36,7 +37,7 @@ def app(tmp_path_factory, run_streamlit_module):
     for username, role in ROLES.items():
         if username != "admin":
             accounts.create_user(db, admin, username, f"{username}-password", role)
-    projects.load_demo_project(db, admin)
+    demo_projects.load_demo_project(db, admin)
     base = run_streamlit_module("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
     yield base
     db.dispose()

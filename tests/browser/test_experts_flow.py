@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, whole_page_shot
 from tests.gold_data import expert_project

@@ -12,7 +12,10 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.corpus.text_import import TextRecord
-from annotation.services import accounts, duplicates, projects
+from annotation.services.accounts import accounts
+from annotation.services.corpus import duplicates
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, wait_until
 from tests.browser.gates import held_calls
@@ -47,7 +50,7 @@ def two_pairs(tmp_path):
     accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
     lead = accounts.authenticate(db, "lead1", "lead1-password")
     project = projects.create_project(db, lead, "Dedup")
-    projects.import_texts(db, lead, project.id, [TextRecord(t, 1, f"T-{n}", n + 1) for n, t in enumerate(TEXTS)])
+    text_imports.import_texts(db, lead, project.id, [TextRecord(t, 1, f"T-{n}", n + 1) for n, t in enumerate(TEXTS)])
     duplicates.run_dedup(db, lead, project.id, model=UnrelatedVectors())
     yield url, db, lead, project.id
     db.dispose()
@@ -58,7 +61,7 @@ def test_a_card_clicked_while_the_page_redraws_is_said_to_do_nothing(page, run_s
     first, second = duplicates.list_pairs(db, lead, project_id)
     gate = tmp_path / "pair_page.gate"
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url, "CHRONOCEPT_TEST_GATES":
-                                        f"annotation.services.duplicates:pair_page={gate}"},
+                                        f"annotation.services.corpus.duplicates:pair_page={gate}"},
                          preload="tests.browser.gates")
     page.set_viewport_size({"width": 1400, "height": 1000})
     sign_in(page, base, "lead1", "lead1-password")

@@ -50,9 +50,13 @@ from playwright.sync_api import Error as PlaywrightError, TimeoutError as Playwr
 from annotation.workbench import editing
 from annotation.axes import AXIS_NAMES
 from annotation.curves import MAX_POINTS, MIN_POINTS
-from annotation.workbench.protocol import AnnotationContent, submission_problems
+from annotation.workbench.protocol import submission_problems
+from annotation.content import AnnotationContent
 from annotation.corpus.text_import import TextRecord
-from annotation.services import accounts, projects, queue
+from annotation.services.accounts import accounts
+from annotation.services.corpus import text_imports
+from annotation.services.corpus import demo_projects
+from annotation.services.workbench import queue
 from db.engine import Database
 from tests.browser.flow_steps import open_annotate, sign_in, wait_until
 
@@ -533,9 +537,9 @@ def fast_app(tmp_path_factory, run_streamlit_module):
     db = Database.connect(url)
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     accounts.create_user(db, admin, USER, PASSWORD, "annotator")
-    demo = projects.load_demo_project(db, admin)
+    demo = demo_projects.load_demo_project(db, admin)
     # a few texts beyond the demo's 50, so the last submit still has a next sample to show
-    projects.import_texts(db, admin, demo.id, [
+    text_imports.import_texts(db, admin, demo.id, [
         TextRecord(f"Spare text number {i}: the ferry leaves at noon on weekdays.", 1, f"FAST-{i}", i)
         for i in range(1, 6)], source="test_fast_input")
     actor = accounts.authenticate(db, USER, PASSWORD)

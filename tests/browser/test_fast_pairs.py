@@ -19,7 +19,8 @@ import random
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from annotation.services import accounts, queue
+from annotation.services.accounts import accounts
+from annotation.services.workbench import queue
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from tests.pair_data import pairs_from_texts

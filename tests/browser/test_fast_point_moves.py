@@ -19,7 +19,9 @@ import random
 
 import pytest
 
-from annotation.services import accounts, projects, queue
+from annotation.services.accounts import accounts
+from annotation.services.corpus import demo_projects
+from annotation.services.workbench import queue
 from db.engine import Database
 from tests.browser.flow_steps import open_annotate, read_state, sign_in, wait_until
 from tests.browser.test_annotation_surface import (
@@ -246,7 +248,7 @@ def moves_app(tmp_path_factory, run_streamlit_module):
     db = Database.connect(url)
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     accounts.create_user(db, admin, USER, PASSWORD, "annotator")
-    projects.load_demo_project(db, admin)
+    demo_projects.load_demo_project(db, admin)
     actor = accounts.authenticate(db, USER, PASSWORD)
     base = run_streamlit_module("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
     yield base, db, actor

@@ -21,7 +21,11 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
-from annotation.services import accounts, feedback, projects, queue, review
+from annotation.services.accounts import accounts
+from annotation.services.quality import feedback
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
+from annotation.services.review import review
 from db.models import AuditEvent, ReviewItem
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, wait_until
 from tests.browser.gates import held_calls
@@ -132,7 +136,7 @@ def test_a_decision_clicked_while_the_next_case_opens_is_said_to_do_nothing(page
     url, db, lead, rows = three_flagged
     gate = tmp_path / "open_case.gate"
     base = run_streamlit("app.py", env={"CHRONOCEPT_DATABASE_URL": url, "CHRONOCEPT_TEST_GATES":
-                                        f"annotation.services.review:open_case={gate}"},
+                                        f"annotation.services.review.review:open_case={gate}"},
                          preload="tests.browser.gates")
     open_review(page, base)
     expect(page.get_by_role("heading", name="Sample B1-0001")).to_be_visible(timeout=30_000)

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import queue, review
+from annotation.content import AnnotationContent
+from annotation.services.workbench import queue
+from annotation.services.review import review
 import workbench_writes
 from tests.browser.flow_steps import (
     BECAUSE, FAR_POINTS, LEEDS, POINTS, demo_team, open_page, sign_in, wait_for_idle,

@@ -26,7 +26,10 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from annotation.services import accounts, projects, warmup_set
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import warmup_set
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from db.models import GoldAnnotation, Sample
@@ -47,7 +50,7 @@ def seeded(tmp_path):
     accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
     lead = accounts.authenticate(db, "lead1", "lead1-password")
     p = projects.create_project(db, lead, "Pilot")
-    projects.import_texts(db, lead, p.id, [TextRecord(f"The shop on street {i} is closed this week.", 1,
+    text_imports.import_texts(db, lead, p.id, [TextRecord(f"The shop on street {i} is closed this week.", 1,
                                                       f"S-{i:03d}", i + 1) for i in range(3)])
     warmup_set.mark_warmup(db, lead, p.id, ["S-000"])
     yield url, db

@@ -15,8 +15,11 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import accounts, projects, queue
+from annotation.content import AnnotationContent
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from tests.browser.flow_steps import sign_in
@@ -41,7 +44,7 @@ def hostile_case(tmp_path):
     accounts.create_user(db, admin, "lead1", "lead1-password", "lead", "Lead **One** :red[x]")
     lead = accounts.authenticate(db, "lead1", "lead1-password")
     project = projects.create_project(db, lead, "Hostile **project** $$p$$")
-    projects.import_texts(db, lead, project.id, [TextRecord(TEXT, 1, EXT_ID, 1)])
+    text_imports.import_texts(db, lead, project.id, [TextRecord(TEXT, 1, EXT_ID, 1)])
     for name, flags, note in (("ann1", (), ""), ("ann2", ("other",), NOTE)):
         accounts.create_user(db, admin, name, f"{name}-password", "annotator")
         user = accounts.authenticate(db, name, f"{name}-password")

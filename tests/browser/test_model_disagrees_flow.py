@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from db.engine import Database
 from db.models import Job, ModelPrediction, ReviewItem, Sample, utcnow
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle, whole_page_shot

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts, exports, jobs
+from annotation.services.accounts import accounts
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
 from db import config as app_config
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle

@@ -18,7 +18,9 @@ from playwright.sync_api import expect
 from sqlalchemy import func, select
 
 from annotation.wording import counted
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import demo_projects
 from db.engine import Database
 from db.models import Sample
 from tests.browser.flow_steps import open_page, sign_in, wait_for_idle
@@ -42,7 +44,7 @@ def seeded(tmp_path):
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     accounts.create_user(db, admin, "lead1", "lead1-password", "lead")
     lead = accounts.authenticate(db, "lead1", "lead1-password")
-    ids = {p.name: p.id for p in (projects.load_demo_project(db, lead),
+    ids = {p.name: p.id for p in (demo_projects.load_demo_project(db, lead),
                                   projects.create_project(db, lead, "Pilot 2"),
                                   projects.create_project(db, lead, "Pilot 3"))}
     yield url, db, ids

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 
-from annotation.services import review
+from annotation.services.review import review
 from tests.browser.flow_steps import wait_for_idle
 from tests.browser.test_adjudication_flow import open_review, seed
 

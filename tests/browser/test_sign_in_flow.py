@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts, projects, queue
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import demo_projects
+from annotation.services.workbench import queue
 from db.engine import Database
 from tests.browser.flow_steps import address, open_page, sign_in, wait_for_idle, wait_until
 
@@ -40,7 +43,7 @@ def app(tmp_path_factory, run_streamlit_module):
     admin = accounts.create_first_admin(db, "admin", "admin-password")
     for username, role in USERS.items():
         accounts.create_user(db, admin, username, f"{username}-password", role)
-    projects.load_demo_project(db, admin)
+    demo_projects.load_demo_project(db, admin)
     base = run_streamlit_module("app.py", env={"CHRONOCEPT_DATABASE_URL": url})
     yield base, db
     db.dispose()

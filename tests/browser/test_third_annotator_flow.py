@@ -15,8 +15,10 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 import workbench_writes
-from annotation.services import projects, queue, review
-from annotation.workbench.protocol import AnnotationContent
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
+from annotation.services.review import review
+from annotation.content import AnnotationContent
 from db.models import Annotation, Sample
 from tests.browser.flow_steps import (
     BECAUSE, FAR_POINTS, POINTS, demo_team, open_annotate, sign_in, wait_for_idle, wait_until,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation.services import accounts, exports
+from annotation.services.accounts import accounts
+from annotation.services.export import exports
 from db.engine import Database
 from tests.browser.flow_steps import open_page, sign_in
 from tests.gold_data import gold_project

@@ -27,7 +27,9 @@ import sqlalchemy as sa
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.settings import ProjectSettings
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
@@ -119,7 +121,7 @@ def _team(url: str):
     project = projects.create_project(db, lead, "Two servers",
                                       settings=ProjectSettings(annotators_per_sample=K))
     records = [TextRecord(text, 1, f"T{n:02d}", n) for n, text in enumerate(TEXTS, start=1)]
-    projects.import_texts(db, lead, project.id, records, source="two-servers")
+    text_imports.import_texts(db, lead, project.id, records, source="two-servers")
     return db, project.id
 
 

@@ -20,7 +20,11 @@ from sqlalchemy import select
 
 from annotation.corpus.duplicates import pack_embedding
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
-from annotation.services import accounts, projects, qualification, queue, warmup_set
+from annotation.services.accounts import accounts
+from annotation.services.corpus import text_imports
+from annotation.services.quality import qualification
+from annotation.services.workbench import queue
+from annotation.services.review import warmup_set
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from db.models import ReviewItem, Sample, TextEmbedding
@@ -47,7 +51,7 @@ def seeded(tmp_path):
     lead = accounts.authenticate(db, "lead1", "lead1-password")
     ann = accounts.authenticate(db, "ann", "ann-password")
     pid = gold_project(db, lead, N_GOLD, "Gold")
-    projects.import_texts(db, lead, pid, [TextRecord(f"Warm-up text {i}: the shop on street {i} is closed "
+    text_imports.import_texts(db, lead, pid, [TextRecord(f"Warm-up text {i}: the shop on street {i} is closed "
                                                      "this week.", 1, ext, 100 + i)
                                           for i, ext in enumerate(WARMUP)])
     rng = np.random.default_rng(3)

@@ -37,7 +37,8 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
-from annotation.services import accounts, projects, sessions
+from annotation.services.accounts import accounts, sessions
+from annotation.services.corpus import demo_projects
 from annotation.services.authz import Actor
 from db.engine import Database
 from ui.session import ACTOR_KEY, SESSION_TOKEN_KEY, get_database
@@ -121,7 +122,7 @@ def ann(make_user) -> Actor:
 @pytest.fixture
 def demo(db, admin):  # type: ignore[no-untyped-def]
     """The demo project (its 50 sample texts), made by the admin."""
-    return projects.load_demo_project(db, admin)
+    return demo_projects.load_demo_project(db, admin)
 
 
 @pytest.fixture

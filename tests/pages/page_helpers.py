@@ -8,8 +8,8 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from annotation.workbench import editing
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import queue
+from annotation.content import AnnotationContent
+from annotation.services.workbench import queue
 from annotation.corpus.text_import import TextRecord
 from ui.display import WORD_JOINER
 import workbench_writes

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from annotation.guidelines import current_guidelines
-from annotation.services import accounts, preferences
+from annotation.services.accounts import accounts, preferences
 from annotation.services.errors import AuthenticationFailed
 from page_helpers import PASSWORD
 from page_helpers import errors, run, successes, titles

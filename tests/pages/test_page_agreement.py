@@ -9,7 +9,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from annotation.services import annotation_import, projects
+from annotation.services.corpus import annotation_import
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.corpus.text_import import TextRecord
 from page_helpers import run, shown, titles
 from ui import table_download
@@ -25,7 +27,7 @@ def seeded(db, admin):
     """A project with 32 texts (30 of benchmark 1, 2 of benchmark 2), each annotated by two
     (imported) annotators who mostly agree."""
     p = projects.create_project(db, admin, "Agreement project")
-    projects.import_texts(db, admin, p.id, [TextRecord(f"Shop {i} is closed for repairs today.",
+    text_imports.import_texts(db, admin, p.id, [TextRecord(f"Shop {i} is closed for repairs today.",
                                                        1 if i < N_FIRST else 2, f"S-{i}", i + 1) for i in range(N)])
     records = []
     start = date(2026, 11, 1)
@@ -159,7 +161,7 @@ def test_every_headline_figure_shows_its_interval_and_the_curves_and_alpha_figur
 
 
 def test_review_outcomes_show_wilson_intervals(db, make_app, admin, seeded):
-    from annotation.services import review
+    from annotation.services.review import review
     items = review.review_queue(db, admin, seeded.id)
     at = open_tab(open_page(make_app, admin), "Review outcomes")
     assert any("No review item has been closed" in c.value for c in at.caption)

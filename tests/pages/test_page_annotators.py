@@ -9,7 +9,9 @@ import pytest
 from sqlalchemy import update
 from streamlit.testing.v1 import AppTest
 
-from annotation.services import projects, queue
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue
 from db.models import Annotation
 from page_helpers import (
     APP_PATH,
@@ -35,7 +37,7 @@ PAGE_PATH = str(Path(APP_PATH).parent / "screens/annotators.py")
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Dashboard project")
-    projects.import_texts(db, lead, p.id, text_records(4))
+    text_imports.import_texts(db, lead, p.id, text_records(4))
     return p
 
 
@@ -171,7 +173,7 @@ def spread_points(i: int, j: int = 0) -> tuple[tuple[float, float], ...]:
 def many(db, lead, pair, project):
     """ann_a and ann_b share 32 samples today (one boundary disagreement): enough for every
     agreement figure (the ICC needs 30 shared samples)."""
-    projects.import_texts(db, lead, project.id, text_records(36)[4:])
+    text_imports.import_texts(db, lead, project.id, text_records(36)[4:])
     a, b = pair
     for i in range(32):
         annotate(db, a, project.id, **SPLIT_A, points=spread_points(i))

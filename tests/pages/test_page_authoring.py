@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation.services import authoring, projects
+from annotation.services.corpus import authoring
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from authoring_data import pairs_project, settle, target_text, three_drafts
 from db.models import SamplePair
 from page_helpers import errors, infos, run, text_records, titles, toasts
@@ -39,7 +41,7 @@ def _target_id(db, key: str = "T-0") -> int:
 
 def test_a_single_texts_project_says_so_in_one_line(db, lead, ann, make_app):
     p = projects.create_project(db, lead, "Plain texts")
-    projects.import_texts(db, lead, p.id, text_records(2))
+    text_imports.import_texts(db, lead, p.id, text_records(2))
     at = _open(make_app, ann)
     assert titles(at) == ["Write follow-ups"]
     assert infos(at) == ["Writing follow-ups belongs to context-pairs projects; Plain texts has single texts."]
@@ -152,7 +154,7 @@ def test_annotators_page_shows_each_authors_validation_share(authored, lead, mak
 
 def test_annotators_page_of_a_single_texts_project_has_no_authors(db, lead, make_app):
     p = projects.create_project(db, lead, "Plain texts")
-    projects.import_texts(db, lead, p.id, text_records(2))
+    text_imports.import_texts(db, lead, p.id, text_records(2))
     at = _open(make_app, lead, "screens/annotators.py")
     assert "Authors of follow-ups" not in [h.value for h in at.subheader]
     assert not any("validation share" in f.value.columns for f in at.dataframe)

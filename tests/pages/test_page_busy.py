@@ -9,7 +9,9 @@ import sqlite3
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from annotation.services import projects, queue, sessions
+from annotation.services.corpus import demo_projects
+from annotation.services.workbench import queue
+from annotation.services.accounts import sessions
 from annotation.services.errors import Busy
 from db.engine import BUSY_MESSAGE
 from page_helpers import errors, titles
@@ -28,7 +30,7 @@ def _busy(*_args, **_kwargs):
 def test_queue_page_shows_the_busy_message(make_app, make_user, admin, db, monkeypatch, failure):
     """A service that stays busy through its retries, or a raw lock error that escapes a page,
     is the busy message on the page — never a traceback or the driver's text."""
-    projects.load_demo_project(db, admin)
+    demo_projects.load_demo_project(db, admin)
     ann = make_user("ann")
     monkeypatch.setattr(queue, "queue_status", failure)
     at = make_app(ann)

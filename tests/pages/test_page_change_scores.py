@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from annotation.services import exports
+from annotation.services.export import exports
 from pair_gold_data import pair_gold_project
 from page_helpers import errors, metric_values, run, shown
 

@@ -10,7 +10,8 @@ from sqlalchemy import select
 
 from annotation.corpus.duplicates import pack_embedding
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
-from annotation.services import projects
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.corpus.text_import import TextRecord
 from db.models import GoldAnnotation, ReviewItem, Sample, TextEmbedding
 from page_helpers import infos, markdown_text, run, shown
@@ -32,7 +33,7 @@ TEXTS = {
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Consistency project")
-    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1)
+    text_imports.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1)
                                            for n, (i, (t, *_)) in enumerate(TEXTS.items())])
     with db.write() as s:
         ids = dict(s.execute(select(Sample.external_id, Sample.id).where(Sample.project_id == p.id)).all())

@@ -12,7 +12,9 @@ import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
-from annotation.services import duplicates, projects
+from annotation.services.corpus import duplicates
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.corpus.text_import import TextRecord
 from db import config as app_config
 from db.models import DatasetExport, NearDuplicate, Sample
@@ -31,7 +33,7 @@ TEXTS = [
 @pytest.fixture
 def texts_project(db, lead):
     p = projects.create_project(db, lead, "Texts")
-    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)])
+    text_imports.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)])
     return p.id
 
 
@@ -98,7 +100,7 @@ def test_a_stale_tab_does_not_override_a_decision_taken_elsewhere(make_app, db, 
 
 def test_a_search_that_found_nothing_says_so_with_its_threshold(make_app, db, lead):
     p = projects.create_project(db, lead, "Distinct texts")
-    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)
+    text_imports.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)
                                            if i != "T-2"])
     duplicates.run_dedup(db, lead, p.id, threshold=0.9)
     at = open_page(make_app, lead, "screens/duplicates.py")
@@ -114,7 +116,7 @@ def test_a_click_on_a_card_after_the_page_changed_is_said_to_do_nothing(make_app
     and the lead is told so; nothing else changes."""
     p = projects.create_project(db, lead, "Two pairs")
     texts = [*TEXTS, ("T-4", "Heavy rain flooded several streets in the harbour district overnight!")]
-    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(texts)])
+    text_imports.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(texts)])
     duplicates.run_dedup(db, lead, p.id)
     at = open_page(make_app, lead, "screens/duplicates.py")
     first, second = duplicates.list_pairs(db, lead, p.id)
@@ -187,7 +189,7 @@ def test_export_then_repeat_then_statistics(make_app, db, lead, exports_dir):
 
 
 def test_a_replaced_export_says_so_and_can_still_be_repeated(make_app, db, lead, exports_dir):
-    from annotation.services import exports
+    from annotation.services.export import exports
 
     pid = gold_project(db, lead, n=6)
     first = exports.export_dataset(db, lead, pid, exports_dir / "release", seed=1)

@@ -14,7 +14,7 @@ from sqlalchemy import update
 from streamlit.runtime.media_file_manager import MediaFileManager
 
 from annotation.corpus.csv_safety import FORMULA_TRIGGERS
-from annotation.services import exports
+from annotation.services.export import exports
 from db import config as app_config
 from db.models import Sample, SamplePair
 from page_helpers import run

@@ -7,7 +7,10 @@ import re
 
 import pytest
 
-from annotation.services import feedback, projects, review
+from annotation.services.quality import feedback
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import review
 from annotation.corpus.text_import import TextRecord
 from page_helpers import (
     SPLIT_A,
@@ -33,7 +36,7 @@ def settled(db, lead, pair):
     ann_b's version with a note (Markdown in it, to be shown literally)."""
     a, b = pair
     p = projects.create_project(db, lead, "Feedback project")
-    projects.import_texts(db, lead, p.id, [
+    text_imports.import_texts(db, lead, p.id, [
         TextRecord(f"Sample number {i} says the shop on street {i} is closed this week.", 1, f"S-{i:03d}", i + 1)
         for i in range(3)])
     annotate(db, a, p.id, **SPLIT_A)
@@ -113,7 +116,7 @@ def test_a_long_history_comes_in_pages(db, make_app, lead, pair):
     a, b = pair
     p = projects.create_project(db, lead, "Busy project")
     n = feedback.PAGE_SIZE + 2
-    projects.import_texts(db, lead, p.id, [
+    text_imports.import_texts(db, lead, p.id, [
         TextRecord(f"Text {i} says the shop on street {i} is closed this week.", 1, f"T-{i:03d}", i + 1)
         for i in range(n)])
     for _ in range(n):

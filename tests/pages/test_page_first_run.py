@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.corpus import demo_projects
 from db.models import Project, Sample, User
 from page_helpers import errors, nav_titles, run, titles
 from ui.session import ACTOR_KEY
@@ -72,8 +73,8 @@ def test_success_creates_admin_and_demo_project_and_signs_in(make_app, db):
     assert accounts.authenticate(db, "boss", "long-password").user_id == actor.user_id
     with db.read() as s:
         assert s.scalar(select(User.role).where(User.username == "boss")) == "admin"
-        assert list(s.scalars(select(Project.name))) == [projects.DEMO_PROJECT_NAME]
-    assert _count(db, Sample) == len(projects.demo_records())
+        assert list(s.scalars(select(Project.name))) == [demo_projects.DEMO_PROJECT_NAME]
+    assert _count(db, Sample) == len(demo_projects.demo_records())
     # The same run already lands on the queue (st.rerun after sign-in) …
     assert titles(at) == ["My queue"]
     assert "Welcome" not in nav_titles(at)
@@ -107,9 +108,9 @@ def test_the_demo_pairs_project_is_offered_beside_the_demo(make_app, db):
     assert titles(at) == ["My queue"]
     with db.read() as s:
         made = dict(s.execute(select(Project.name, Project.settings)).all())
-    assert set(made) == {projects.DEMO_PROJECT_NAME, projects.DEMO_PAIRS_PROJECT_NAME}
-    assert made[projects.DEMO_PAIRS_PROJECT_NAME]["protocol"] == "pairs"
-    assert _count(db, Sample) == len(projects.demo_records()) + len(projects.demo_pair_records())
+    assert set(made) == {demo_projects.DEMO_PROJECT_NAME, demo_projects.DEMO_PAIRS_PROJECT_NAME}
+    assert made[demo_projects.DEMO_PAIRS_PROJECT_NAME]["protocol"] == "pairs"
+    assert _count(db, Sample) == len(demo_projects.demo_records()) + len(demo_projects.demo_pair_records())
 
 
 def test_the_demo_pairs_project_alone(make_app, db):
@@ -117,4 +118,4 @@ def test_the_demo_pairs_project_alone(make_app, db):
     at.checkbox(key="first_run.demo_pairs").check()
     _fill(at, demo=False)
     with db.read() as s:
-        assert list(s.scalars(select(Project.name))) == [projects.DEMO_PAIRS_PROJECT_NAME]
+        assert list(s.scalars(select(Project.name))) == [demo_projects.DEMO_PAIRS_PROJECT_NAME]

@@ -7,8 +7,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import gold_checks, projects, qualification, queue, warmup_set
+from annotation.content import AnnotationContent
+from annotation.services.quality import gold_checks, qualification
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue
+from annotation.services.review import warmup_set
 from db.models import Annotation, GoldCheckPause, Sample
 from page_helpers import (
     complete_content,
@@ -31,7 +35,7 @@ FAR = AnnotationContent(boundaries=(0,), segment_axes=("main",),
 def _checked_project(db, lead, **settings):
     p = projects.create_project(db, lead, "Checked project")
     projects.update_settings(db, lead, p.id, gold_check_share=0.5, **settings)
-    projects.import_texts(db, lead, p.id, text_records(12))
+    text_imports.import_texts(db, lead, p.id, text_records(12))
     warm = [f"S-{i:03d}" for i in range(8, 12)]
     warmup_set.mark_warmup(db, lead, p.id, warm)
     with db.read() as s:
@@ -192,7 +196,7 @@ def test_every_other_back_office_page_tells_the_lead_who_is_paused(db, make_app,
 
 
 def test_the_lead_sees_a_flagged_check_with_its_flag_and_note_unjudged(db, make_app, lead, make_user):
-    from annotation.review.flag_reasons import flag_label
+    from annotation.flag_reasons import flag_label
 
     p = _checked_project(db, lead)
     ann = make_user("ann")

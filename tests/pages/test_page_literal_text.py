@@ -18,7 +18,10 @@ import re
 import pytest
 
 from annotation.segmentation import Segmentation, segment_texts, token_texts
-from annotation.services import accounts, projects, review
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import review
 from annotation.services.authz import Actor
 from annotation.settings import ProjectSettings
 from annotation.corpus.text_import import TextRecord
@@ -52,7 +55,7 @@ def hostile(db):
     a = accounts.authenticate(db, "-ann", PASSWORD)
     b = accounts.authenticate(db, "ann_b", PASSWORD)
     p = projects.create_project(db, admin, PROJECT, f"About {HOSTILE}", ProjectSettings(review_rate=0.0))
-    projects.import_texts(db, admin, p.id, [TextRecord(text, 1, ext, i + 1) for i, (ext, text) in enumerate(TEXTS)])
+    text_imports.import_texts(db, admin, p.id, [TextRecord(text, 1, ext, i + 1) for i, (ext, text) in enumerate(TEXTS)])
     annotate(db, a, p.id, **SPLIT_A)
     annotate(db, b, p.id, **SPLIT_A, flags=("other",), note=NOTE)
     annotate(db, a, p.id, **SPLIT_A)
@@ -197,7 +200,7 @@ def test_review_names_the_next_and_previous_cases_literally_in_their_tooltips(ma
         ann.append(accounts.authenticate(db, name, PASSWORD))
     p = projects.create_project(db, admin, "Tooltips", "", ProjectSettings(review_rate=0.0))
     ids = ("[next](http://x)", "**prev**:red[x]$$y$$", "<b>third</b>")
-    projects.import_texts(db, admin, p.id, [TextRecord(f"Text {i} says the shop is closed this week.", 1, ext, i + 1)
+    text_imports.import_texts(db, admin, p.id, [TextRecord(f"Text {i} says the shop is closed this week.", 1, ext, i + 1)
                                             for i, ext in enumerate(ids)])
     for _ in ids:  # every sample flagged by its second annotator: three open cases
         annotate(db, ann[0], p.id, **SPLIT_A)

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from page_helpers import APP_PATH, PASSWORD, TIMEOUT
 from db.models import LoginAttempt
 from page_helpers import errors, markdown_text, nav_titles, run, titles

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from annotation.services import projects
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from db.models import GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
 from ui.display import plain
 from model_results import kept
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Loop project")
-    projects.import_texts(db, lead, p.id, text_records(4))
+    text_imports.import_texts(db, lead, p.id, text_records(4))
     return p
 
 
@@ -204,7 +205,7 @@ def test_applying_a_run_launches_the_job_and_shows_it(db, lead, project, make_ap
     """Training: a finished run's Predict every sample launches its job, and the page shows the
     launched job below the run's controls — the Run box stays on the run, so Audit the gold is
     still there (it used to switch to the predict job and hide it)."""
-    from annotation.services import jobs
+    from annotation.services.jobs import jobs
 
     monkeypatch.setattr(jobs, "_start_worker", lambda db, job_id, launcher: None)  # queued only
     ids = [sid for sid, _ in _ids(db, project.id)]

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from annotation.services import exports, jobs
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
 from annotation.training.submissions import MAX_PREDICTION_BYTES
 from db import config as app_config
 from gold_data import gold_project

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.services import resolving
+from annotation.services.review import resolving
 from page_helpers import run, shown
 from pair_data import pair_content, pairs_project, sample_id_of, write_submitted
 

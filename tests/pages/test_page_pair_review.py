@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.services import resolving, review
+from annotation.services.review import resolving, review
 from page_helpers import markdown_text, run, toasts
 from pair_data import pair_content, pairs_project, sample_id_of, write_submitted
 

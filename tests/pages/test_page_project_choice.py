@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from annotation.services import preferences, projects, queue
+from annotation.services.accounts import preferences
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue
 from db.models import Sample
 from page_helpers import run, shown, successes, text_records
 from ui.session import PROJECT_KEY
@@ -124,7 +127,7 @@ def test_moving_to_another_page_keeps_the_project(make_app, db, lead, demo, pilo
 
 def test_the_project_and_the_workbench_parameter_coexist(make_app, db, admin, ann, demo):
     other = projects.create_project(db, admin, "Second")
-    projects.import_texts(db, admin, other.id, text_records(2))
+    text_imports.import_texts(db, admin, other.id, text_records(2))
     there = queue.next_item(db, ann, other.id)
     at = make_app(ann)
     at.query_params.update(project=str(demo.id), annotation=str(there.annotation_id))

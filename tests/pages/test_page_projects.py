@@ -7,7 +7,9 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import demo_projects
 from annotation.settings import ProjectSettings
 from db.models import Project, Sample
 from page_helpers import PASSWORD, errors, nav_titles, run, shown, successes, titles, toasts
@@ -92,16 +94,16 @@ def test_load_demo_project(open_projects, db):
     at = open_projects()
     at.button(key="projects.demo").click()
     run(at)
-    assert _project_names(db) == [projects.DEMO_PROJECT_NAME]
+    assert _project_names(db) == [demo_projects.DEMO_PROJECT_NAME]
     pid = at.session_state[PROJECT_KEY]
-    assert _n_samples(db, pid) == len(projects.demo_records())
+    assert _n_samples(db, pid) == len(demo_projects.demo_records())
     table = at.dataframe[0].value
-    assert list(table["texts"]) == [len(projects.demo_records())]
+    assert list(table["texts"]) == [len(demo_projects.demo_records())]
     # loading it again adds nothing
     at.button(key="projects.demo").click()
     run(at)
-    assert _project_names(db) == [projects.DEMO_PROJECT_NAME]
-    assert _n_samples(db, pid) == len(projects.demo_records())
+    assert _project_names(db) == [demo_projects.DEMO_PROJECT_NAME]
+    assert _n_samples(db, pid) == len(demo_projects.demo_records())
 
 
 def test_settings_reject_an_invalid_time_zone(open_projects, db, lead):

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from annotation.services import projects
+from annotation.services.projects import projects
+from annotation.services.corpus import pair_imports
+from annotation.services.corpus import demo_projects
 from annotation.settings import ProjectSettings
 from db.models import Project, Sample, SamplePair
 from page_helpers import errors, run, successes, toasts
@@ -83,7 +85,7 @@ def test_upload_pairs_preview_with_references_then_import(open_projects, db, lea
     assert list(preview["reference given"]) == ["9 (3–7 days)", "0 (no time-sensitive information)"]
     assert list(preview["reference change"]) == ["increased", "decreased"]
     assert _count(db, Sample) == 0  # a preview imports nothing
-    button = at.button(key=f"projects.import_pairs.{p.id}")
+    button = at.button(key=f"pair_imports.import_pairs.{p.id}")
     assert button.label == "Import 2 pairs into TVCP"
     button.click()
     run(at)
@@ -114,7 +116,7 @@ def test_pair_settings_are_saved_and_the_protocol_is_fixed_once_there_are_sample
     assert not errors(at) and toasts(at) == ["Settings of TVCP saved"]
     settings = projects.get_project(db, lead, p.id).settings
     assert (settings.protocol, settings.change_factor, settings.segment_targets) == ("pairs", 2.0, True)
-    projects.import_pair_file(db, lead, p.id, TVCP, "tvcp.csv")
+    pair_imports.import_pair_file(db, lead, p.id, TVCP, "tvcp.csv")
     at = open_projects()
     assert at.selectbox(key=_setting(at, "protocol")).disabled is True
 
@@ -134,8 +136,8 @@ def test_load_the_demo_pairs_project(open_projects, db):
     at = open_projects()
     at.button(key="projects.demo_pairs").click()
     run(at)
-    n = len(projects.demo_pair_records())
-    assert toasts(at) == [f"{projects.DEMO_PAIRS_PROJECT_NAME}: {n} pairs"]
+    n = len(demo_projects.demo_pair_records())
+    assert toasts(at) == [f"{demo_projects.DEMO_PAIRS_PROJECT_NAME}: {n} pairs"]
     table = at.dataframe[0].value
-    assert list(table["project"]) == [projects.DEMO_PAIRS_PROJECT_NAME]
+    assert list(table["project"]) == [demo_projects.DEMO_PAIRS_PROJECT_NAME]
     assert list(table["protocol"]) == ["context pairs"] and list(table["texts"]) == [n]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from annotation.services import accounts, projects, queue
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
 import workbench_writes
 from page_helpers import (
     complete_content,

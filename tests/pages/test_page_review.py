@@ -15,8 +15,11 @@ from sqlalchemy import select, update
 from streamlit.testing.v1 import AppTest
 
 from annotation.curves import describe_curve
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import projects, queue, review
+from annotation.content import AnnotationContent
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue
+from annotation.services.review import review
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample
 from page_helpers import GOOD_POINTS, SPLIT_A, SPLIT_B, reported_states, run_with_gone_widgets
 from page_helpers import annotate, complete_content, errors, markdown_text, run, text_records, titles, toasts
@@ -33,7 +36,7 @@ TIMEOUT = 30
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Review project")
-    projects.import_texts(db, lead, p.id, text_records(3))
+    text_imports.import_texts(db, lead, p.id, text_records(3))
     return p
 
 
@@ -651,10 +654,10 @@ def test_the_proposal_is_named_by_the_projects_pooling_rule(open_review, db, lea
     """With the gold pooled by the annotator model, the proposal says so and gives the weights."""
     import json
 
-    from annotation.services import annotation_import
+    from annotation.services.corpus import annotation_import
 
     p = projects.create_project(db, lead, "Pooled review")
-    projects.import_texts(db, lead, p.id, text_records(23))
+    text_imports.import_texts(db, lead, p.id, text_records(23))
     lines = [json.dumps({"sample_id": f"S-{i:03d}", "annotator": who, "boundaries": [0],
                          "segment_axes": ["main"], "xi": 40.0 + i, "omega": 8.0, "alpha": 0.0,
                          "submitted_at": "2026-11-02T10:00:00Z"})

@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 from streamlit.testing.v1 import AppTest
 
 import ui.session
-from annotation.services import accounts, sessions
+from annotation.services.accounts import accounts, sessions
 from db import config as app_config
 from db.models import UserSession, utcnow
 from page_helpers import (APP_PATH, PASSWORD, TIMEOUT, infos, nav_titles, registered_url_paths, run, shown,

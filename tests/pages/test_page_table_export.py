@@ -19,7 +19,12 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from annotation.services import accounts, exports, projects, qualification, review, warmup_set
+from annotation.services.accounts import accounts
+from annotation.services.export import exports
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.quality import qualification
+from annotation.services.review import review, warmup_set
 from db import config as app_config
 from gold_data import gold_project
 from page_helpers import PASSWORD, REPO_ROOT, SPLIT_A, SPLIT_B, annotate, run, text_records
@@ -69,7 +74,7 @@ def _feedback(db, admin, lead):
         accounts.create_user(db, admin, name, PASSWORD, "annotator")
     a, b = (accounts.authenticate(db, name, PASSWORD) for name in ("ann_a", "ann_b"))
     p = projects.create_project(db, lead, "Feedback project")
-    projects.import_texts(db, lead, p.id, text_records(2))
+    text_imports.import_texts(db, lead, p.id, text_records(2))
     annotate(db, a, p.id, **SPLIT_A)
     annotate(db, b, p.id, **SPLIT_B)  # other boundaries: flagged, so a lead decides
     row = review.review_queue(db, lead, p.id)[0]
@@ -84,7 +89,7 @@ def _warmup(db, admin, lead):
     accounts.create_user(db, admin, "ann", PASSWORD, "annotator")
     ann = accounts.authenticate(db, "ann", PASSWORD)
     p = projects.create_project(db, lead, "Warm-up project")
-    projects.import_texts(db, lead, p.id, text_records(3))
+    text_imports.import_texts(db, lead, p.id, text_records(3))
     warmup_set.mark_warmup(db, lead, p.id, ["S-000"])
     qualification.admit(db, lead, p.id, ann.user_id, FORMULA)
     return lead, "screens/warmup.py", "note"

@@ -7,7 +7,8 @@ import socket
 import pytest
 
 import annotation.training as training
-from annotation.services import exports, jobs
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
 from db import config as app_config
 from db.models import Job, utcnow
 from gold_data import gold_project
@@ -112,7 +113,7 @@ def test_two_finished_runs_side_by_side(make_app, db, lead, exported):
 
 
 def test_a_pairs_project_is_not_offered_training_on_its_tvcp_export(make_app, db, lead, tmp_path):
-    from annotation.services import exports
+    from annotation.services.export import exports
     from pair_gold_data import pair_gold_project
 
     pid = pair_gold_project(db, lead, n_targets=20)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from db import config as app_config
 from db.engine import make_engine, upgrade_schema
 from page_helpers import PASSWORD, run

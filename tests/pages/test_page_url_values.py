@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from annotation.services import projects
+from annotation.services.corpus import demo_projects
 from page_helpers import SPLIT_A, SPLIT_B, annotate, markdown_values, run, shown
 from ui.navigation import PAGES
 from ui.session import PROJECT_KEY
@@ -151,7 +151,7 @@ def test_the_query_parameters_are_found_in_the_code():
 def open_case(db, admin, pair):
     """The demo project with one open review case (ann_a and ann_b split B1-0001 differently), so
     Review gets as far as its deep link."""
-    project = projects.load_demo_project(db, admin)
+    project = demo_projects.load_demo_project(db, admin)
     a, b = pair
     annotate(db, a, project.id, **SPLIT_A)
     annotate(db, b, project.id, **SPLIT_B)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from annotation.services.errors import AuthenticationFailed
 from page_helpers import PASSWORD
 from db.models import User

@@ -14,7 +14,11 @@ import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 
-from annotation.services import projects, qualification, queue, warmup_set
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.quality import qualification
+from annotation.services.workbench import queue
+from annotation.services.review import warmup_set
 from db.models import GoldAnnotation, Qualification, Sample
 from page_helpers import (
     APP_PATH,
@@ -43,7 +47,7 @@ GOLD = dict(boundaries=(0, 4), segment_axes=("static", "main"), xi=30.0, omega=8
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Warm-up project")
-    projects.import_texts(db, lead, p.id, text_records(6))
+    text_imports.import_texts(db, lead, p.id, text_records(6))
     return p
 
 

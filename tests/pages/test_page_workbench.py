@@ -12,8 +12,12 @@ import pytest
 from sqlalchemy import select
 
 from annotation.settings import NEWEST_GUIDELINES
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import preferences, projects, queue, warmup_set, workbench_events
+from annotation.content import AnnotationContent
+from annotation.services.accounts import preferences
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue, workbench_events
+from annotation.services.review import warmup_set
 from annotation.services.errors import Busy
 from db.engine import BUSY_MESSAGE
 from db.models import Annotation, Sample
@@ -305,7 +309,7 @@ def test_the_submit_that_fills_the_quota_hands_out_nothing_and_says_so_once(make
 
 def test_nothing_left_after_the_last_submit(make_app, db, admin, ann):
     p = projects.create_project(db, admin, "Tiny")
-    projects.import_texts(db, admin, p.id, text_records(1))
+    text_imports.import_texts(db, admin, p.id, text_records(1))
     item = queue.next_item(db, ann, p.id)
     workbench_writes.save_draft(db, ann, item.annotation_id, item.version, complete_content(), step=2)
     at = run(make_app(ann))
@@ -349,7 +353,7 @@ def test_opening_annotate_hands_out_nothing_until_asked(make_app, db, ann, demo)
 
 def test_a_lead_opening_annotate_gets_no_warmup_sample(make_app, db, lead, demo):
     warm = [r.external_id for r in text_records(2)]
-    projects.import_texts(db, lead, demo.id, text_records(2))
+    text_imports.import_texts(db, lead, demo.id, text_records(2))
     warmup_set.mark_warmup(db, lead, demo.id, warm)
     with db.read() as s:
         ids = list(s.scalars(select(Sample.id).where(Sample.external_id.in_(warm))))
@@ -503,7 +507,7 @@ def test_a_url_naming_someone_elses_annotation_opens_the_next_sample(open_workbe
 def test_a_url_naming_an_annotation_of_another_project_switches_the_project(make_app, db, admin,
                                                                            ann, demo):
     other = projects.create_project(db, admin, "Second")
-    projects.import_texts(db, admin, other.id, text_records(2))
+    text_imports.import_texts(db, admin, other.id, text_records(2))
     there = queue.next_item(db, ann, other.id)
     at = make_app(ann)
     at.switch_page("screens/workbench.py")

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from annotation.services import projects
+from annotation.services.projects import projects
 from db.models import Annotation
 from pair_data import pairs_from_texts
 from page_helpers import ask_for_work, run, text_records

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from argon2 import PasswordHasher
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from service_helpers import text_records
 
 
@@ -44,7 +46,7 @@ def make_project(db, lead):
         if settings:
             projects.update_settings(db, lead, p.id, **settings)
         if n:
-            projects.import_texts(db, lead, p.id, text_records(n))
+            text_imports.import_texts(db, lead, p.id, text_records(n))
         return p.id
 
     return _make

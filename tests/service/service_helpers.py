@@ -10,8 +10,8 @@ from sqlalchemy import event, func, select
 
 import cli
 
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import queue
+from annotation.content import AnnotationContent
+from annotation.services.workbench import queue
 from annotation.corpus.text_import import TextRecord
 from db.engine import ENV_VAR
 from db.models import GoldAnnotation, ReviewItem
@@ -95,7 +95,7 @@ def backup_replaced_only_with_overwrite(db, target) -> tuple[tuple[int, str, str
     """``chronocept backup TARGET`` on ``db`` writes it; after a new user joins, a second backup
     to the same file is refused in one line and leaves it as it was; returns what ``backup
     TARGET --overwrite`` then gives (exit status, stdout, stderr) and the first backup's bytes."""
-    from annotation.services import accounts
+    from annotation.services.accounts import accounts
 
     assert run_cli(db, "backup", str(target)) == (0, f"backup written to {target}\n", "")
     first = target.read_bytes()

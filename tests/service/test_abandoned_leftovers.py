@@ -60,7 +60,7 @@ def _age(path: Path, seconds: float) -> None:
 # --- the figures folder of a killed export ----------------------------------------------------
 
 FIGURES_STEP = textwrap.dedent("""
-    from annotation.services import exports
+    from annotation.services.export import exports
     runner = exports.FiguresProcess()   # the figures step's first act: its folder and its process
     print(runner._folder, flush=True)
     import time; time.sleep(600)

@@ -8,7 +8,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from annotation.services import accounts, projects, queue
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
 from annotation.services.authz import Actor
 from annotation.services.errors import (
     AuthenticationFailed,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.services import projects, review
+from annotation.services.projects import projects
+from annotation.services.review import review
 from annotation.services.errors import InvalidInput, StaleVersion
 from db.models import ReviewItem
 from service_helpers import GOOD_POINTS, annotate, gold_rows, open_items
@@ -129,7 +130,7 @@ def test_automatic_gold_carries_no_lead_confidence(db, pair, make_project, lead)
 
 def test_the_export_carries_each_samples_provenance(db, pair, make_project, lead, tmp_path, monkeypatch):
     from annotation.export import RECORD_KEYS, read_export
-    from annotation.services import exports
+    from annotation.services.export import exports
 
     pid = make_project(2)
     a, b = pair

@@ -9,7 +9,10 @@ import math
 import pytest
 
 from annotation.agreement import HEADLINE_NAMES
-from annotation.services import agreement, annotation_import, projects
+from annotation.services.quality import agreement
+from annotation.services.corpus import annotation_import
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.services.errors import PermissionDenied
 from service_helpers import text_records
 
@@ -19,7 +22,7 @@ def shifted(db, lead):
     """A project with 8 texts, each annotated by ann_a and ann_b with the same curve shaped
     alike; ann_b's sits 2 log-time units later on S-000…S-005 and 20 later on S-006, S-007."""
     p = projects.create_project(db, lead, "Agreement service")
-    projects.import_texts(db, lead, p.id, text_records(8))
+    text_imports.import_texts(db, lead, p.id, text_records(8))
     records = []
     for i in range(8):
         shift = 20.0 if i >= 6 else 2.0
@@ -75,7 +78,7 @@ def test_a_report_is_computed_once_for_the_same_data_and_again_when_it_changes(d
     projects.update_settings(db, lead, shifted.id, flag_w1_max=1.5)  # a setting the report reads
     again = agreement.project_agreement(db, lead, shifted.id)
     assert again is not first and again.report.curve.share_above == 1.0
-    projects.import_texts(db, lead, shifted.id, text_records(9)[8:])  # S-008, and its two versions
+    text_imports.import_texts(db, lead, shifted.id, text_records(9)[8:])  # S-008, and its two versions
     records = [{"sample_id": "S-008", "annotator": who, "boundaries": [0, 3], "segment_axes": ["static", "main"],
                 "xi": 50.0, "omega": 9.0, "alpha": 0.0, "submitted_at": "2026-11-20T10:00:00Z"}
                for who in ("ann_a", "ann_b")]
@@ -91,7 +94,7 @@ def test_annotators_cannot_read_agreement(db, make_user, shifted):
 
 def test_review_outcomes_count_each_decision_with_a_wilson_interval(db, lead, shifted):
     from annotation.agreement import wilson_interval
-    from annotation.services import review
+    from annotation.services.review import review
     from annotation.services.errors import InvalidInput
 
     outcomes = {o.outcome: o for o in agreement.review_outcomes(db, lead, shifted.id)}

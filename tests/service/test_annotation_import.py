@@ -8,7 +8,9 @@ import pytest
 from sqlalchemy import func, select
 
 from annotation.segmentation import tokenize
-from annotation.services import annotation_import, projects
+from annotation.services.corpus import annotation_import
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.services.errors import InvalidInput, PermissionDenied
 from annotation.corpus.text_import import TextRecord
 from db.models import Annotation, Assignment, GoldAnnotation, ParameterStats, ReviewItem, Sample, User
@@ -19,7 +21,7 @@ TEXT = "The bakery on Elm Street is closed for renovation this week, the owner s
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Imported")
-    projects.import_texts(db, lead, p.id, [TextRecord(TEXT, 1, "B1-00042", 1),
+    text_imports.import_texts(db, lead, p.id, [TextRecord(TEXT, 1, "B1-00042", 1),
                                            TextRecord("Trains run every hour.", 1, "B1-00043", 2)])
     return p
 
@@ -107,7 +109,7 @@ def curve(annotator: str, sample: str, xi: float, **over) -> dict:
 @pytest.fixture
 def spread(db, lead, project):
     """Three single annotations spreading ξ over 40–80, so σ(ξ) ≈ 20 (no sample complete)."""
-    projects.import_texts(db, lead, project.id, SHOPS)
+    text_imports.import_texts(db, lead, project.id, SHOPS)
     annotation_import.import_annotations(db, lead, project.id, payload(
         curve("ann03", "S-1", 40.0), curve("ann03", "S-2", 60.0), curve("ann03", "S-3", 80.0)))
     return project
@@ -147,7 +149,7 @@ def test_parameters_outside_the_fit_are_refused_and_review_is_unharmed(db, lead,
 
 def test_sums_poisoned_before_the_fix_are_rebuilt_and_an_extreme_value_is_described(db, lead, spread):
     from annotation.curves import CurveFitError, describe_curve
-    from annotation.services import settling
+    from annotation.services.review import settling
 
     with db.write() as s:  # what an unchecked import of ξ = ω = α = 1e308 left behind
         a = s.scalar(select(Annotation).join(Sample, Sample.id == Annotation.sample_id)
@@ -167,7 +169,7 @@ def test_sums_poisoned_before_the_fix_are_rebuilt_and_an_extreme_value_is_descri
 
 
 def test_flagged_records_need_a_partition_of_their_text_and_agreement_works_after(db, lead, project):
-    from annotation.services import agreement
+    from annotation.services.quality import agreement
 
     before = counts(db)
     bad = record("ann07", boundaries=[0, 999, 5000], flags=["multiple_peaks"], points=[])
@@ -206,7 +208,7 @@ def test_surrounding_spaces_are_removed_as_create_user_does(db, lead, project):
 
 
 def test_create_user_refuses_a_look_alike_of_an_existing_account(db, admin, lead):
-    from annotation.services import accounts
+    from annotation.services.accounts import accounts
 
     for name in ("Lead1", "leadl"):
         with pytest.raises(InvalidInput, match="looks like the existing account 'lead1'"):

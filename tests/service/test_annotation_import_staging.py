@@ -12,9 +12,11 @@ import pytest
 from sqlalchemy import func, select
 
 from annotation.corpus.interchange import InterchangeError
-from annotation.services import annotation_import, projects, queue, staged_annotations, text_imports
+from annotation.services.corpus import annotation_import, staged_annotations, text_imports
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
 from annotation.services.errors import InvalidInput
-from annotation.services.import_batches import ROLLED_BACK_MEANWHILE
+from annotation.services.corpus.import_batches import ROLLED_BACK_MEANWHILE
 from annotation.corpus.text_import import TextRecord
 from db.engine import Database
 from db.models import Annotation, Assignment, GoldAnnotation, ImportBatch, ReviewItem, Sample, StagedAnnotation
@@ -26,7 +28,7 @@ N_TEXTS = 30
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Imported")
-    projects.import_texts(db, lead, p.id, [TextRecord(f"Shop {i} on Elm Street is closed this week.", 1,
+    text_imports.import_texts(db, lead, p.id, [TextRecord(f"Shop {i} on Elm Street is closed this week.", 1,
                                                       f"S-{i:03d}", i + 1) for i in range(N_TEXTS)])
     return p
 

@@ -14,8 +14,11 @@ from sqlalchemy import select
 from annotation.axes import AXIS_NAMES
 from annotation.corpus.pair_import import PairRecord
 from annotation.corpus.text_import import TextRecord
-from annotation.services import annotation_import, pair_imports, projects, resolving
-from annotation.services.export_reads import pseudonym
+from annotation.services.corpus import annotation_import, pair_imports
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import resolving
+from annotation.services.export.export_reads import pseudonym
 from annotation.services.rows import content_select, content_values, contents_of
 from db.models import Annotation, GoldAnnotation, Project, Sample, SamplePair, User
 from service_helpers import run_cli
@@ -77,7 +80,7 @@ def _settle(db, project_id: int, **curves) -> None:
 
 
 def _lead(db):
-    from annotation.services import accounts
+    from annotation.services.accounts import accounts
     return accounts.actor_for_script(db, "lead1")
 
 
@@ -88,7 +91,7 @@ def _record(sample: str, who: str, at: int, **fields) -> str:
 
 def test_an_exported_single_texts_project_imports_into_a_new_one_unchanged(db, lead, tmp_path):
     a = projects.create_project(db, lead, "A").id
-    projects.import_texts(db, lead, a, [
+    text_imports.import_texts(db, lead, a, [
         TextRecord(f"Team {i} meets on Friday. The report is due next week and everyone rests after."
                    if i % 3 == 0 else f"The bakery on street {i} is closed for renovation this week.",
                    2 if i % 3 == 0 else 1, f"RT-{i:03d}", i + 1) for i in range(12)])
@@ -186,7 +189,7 @@ def test_a_split_file_of_an_export_in_another_base_is_refused_and_its_folder_imp
     """Its values are in the export's base; the import reads base 1.1, so only the folder, whose
     manifest names the base, is taken."""
     pid = projects.create_project(db, lead, "A").id
-    projects.import_texts(db, lead, pid, [TextRecord("The bakery on Elm Street is closed for renovation this week.",
+    text_imports.import_texts(db, lead, pid, [TextRecord("The bakery on Elm Street is closed for renovation this week.",
                                                      1, "RT-000", 1)])
     lines = [_record("RT-000", who, k, boundaries=[0, 3], segment_axes=["main", "static"], points=POINTS)
              for k, who in enumerate(ANNOTATORS[:2])]

@@ -1,4 +1,4 @@
-"""Authoring follow-ups (annotation.services.authoring) on SQLite and PostgreSQL: the task
+"""Authoring follow-ups (annotation.services.corpus.authoring) on SQLite and PostgreSQL: the task
 handed out, the three pair samples a save writes, the refusals that write nothing, a double
 submit, the hand-out that never gives an author their own pairs, and the validation share."""
 
@@ -12,9 +12,10 @@ from sqlalchemy import select
 
 from annotation.pairs.authoring import FollowUpDraft
 from annotation.quality.author_validation import MIN_SETTLED_PAIRS
-from annotation.services import authoring, queue
+from annotation.services.corpus import authoring
+from annotation.services.workbench import queue
 from annotation.services.errors import InvalidInput, PermissionDenied, ServiceError
-from annotation.services.sample_pairs import follow_ups_of, pairs_of
+from annotation.services.review.sample_pairs import follow_ups_of, pairs_of
 from authoring_data import SETTLED, pairs_project, settle, target_text, three_drafts
 from db.models import Annotation, AuditEvent, Sample, SamplePair
 from service_helpers import count
@@ -173,7 +174,7 @@ def _predict_widest_first(db, pid: int, widest: list[int]) -> None:
 
 @pytest.mark.parametrize("order", ["random", "uncertain"])
 def test_no_hand_out_order_gives_an_author_their_own_pairs(db, lead, author, make_user, order):
-    from annotation.services import projects
+    from annotation.services.projects import projects
     pid = pairs_project(db, lead, targets=1, k=2)
     projects.update_settings(db, lead, pid, hand_out_order=order)
     ids = authoring.save_follow_ups(db, author, pid, "T-0", three_drafts())

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select
 
 import cli
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from db import durable
 from db.config import BACKUP_DIR_ENV
 from db.engine import ENV_VAR, Database

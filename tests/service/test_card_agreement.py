@@ -16,8 +16,13 @@ import pytest
 
 from annotation.agreement.report import HEADLINE_NAMES
 from annotation.corpus.text_import import TextRecord
-from annotation.services import agreement, annotation_import, experts, exports, projects, resolving
-from annotation.services.export_reads import pseudonym
+from annotation.services.quality import agreement, experts
+from annotation.services.corpus import annotation_import
+from annotation.services.export import exports
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import resolving
+from annotation.services.export.export_reads import pseudonym
 from gold_data import expert_project
 from service_helpers import run_cli
 
@@ -34,7 +39,7 @@ def disputed_project(db, lead) -> int:
     they wait for a lead and get no gold), and on every fourth the second segment's axis differs
     (they wait too)."""
     p = projects.create_project(db, lead, "Disputes")
-    projects.import_texts(db, lead, p.id, [
+    text_imports.import_texts(db, lead, p.id, [
         TextRecord(f"On day {i} the team will finish the report and then everybody rests.", 1, f"D-{i:03d}", i + 1)
         for i in range(N_SAMPLES)])
     lines = []
@@ -111,7 +116,7 @@ def test_the_card_headline_is_the_agreement_before_adjudication(db, lead, tmp_pa
 def test_the_card_scores_the_annotators_as_experts_by_pseudonym(db, lead, tmp_path):
     pid = expert_project(db, lead, {"ann_centred": 12, "ann_late": 12, "ann_new": 5})
     # two texts without an outcome that ann_centred and ann_late agree on: the export's gold
-    projects.import_texts(db, lead, pid, [TextRecord(f"The gallery on street {i} is closed this week.", 1,
+    text_imports.import_texts(db, lead, pid, [TextRecord(f"The gallery on street {i} is closed this week.", 1,
                                                      f"G-{i}", i + 1) for i in range(2)])
     lines = [json.dumps({"sample_id": f"G-{i}", "annotator": who, "boundaries": [0], "segment_axes": ["main"],
                          "xi": 50.0, "omega": 8.0, "alpha": 0.5, "submitted_at": "2026-11-02T10:00:00Z"})

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from annotation.services import exports, model_scores
+from annotation.services.export import exports
+from annotation.services.model import model_scores
 from annotation.services.errors import InvalidInput
 from annotation.training.change_scoring import NO_INTERVAL_FEW_TARGETS
 from db.models import AuditEvent
@@ -127,7 +128,7 @@ def test_the_command_line_exports_a_pairs_project(db, lead, tmp_path):
 
 
 def test_training_refuses_a_tvcp_export_in_one_line(db, lead, export):
-    from annotation.services import jobs
+    from annotation.services.jobs import jobs
 
     pid, export_id, _ = export
     before = count(db, AuditEvent)

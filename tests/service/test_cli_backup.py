@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import cli
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from db.engine import ENV_VAR
 from kill_points import killed_after_event
 from service_helpers import backup_replaced_only_with_overwrite

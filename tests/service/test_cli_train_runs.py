@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from annotation.services import jobs, model_loop
+from annotation.services.jobs import jobs
+from annotation.services.model import model_loop
 from db import config as app_config
 from db.models import Job, ModelPrediction, Sample
 from gold_data import gold_project

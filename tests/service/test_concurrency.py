@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import func, select, update
 
-from annotation.services import queue
+from annotation.services.workbench import queue
 from annotation.services.errors import AlreadySubmitted, StaleVersion
 from db.models import Annotation, Assignment, AuditEvent, Sample
 from service_helpers import complete_content, count
@@ -337,19 +337,20 @@ def test_sqlite_lock_held_past_the_busy_timeout_is_retried(tmp_path):
     (not failed with "database is locked"); held past every retry it is Busy, nothing written."""
     import sqlite3
 
-    from annotation.services import projects
+    from annotation.services.projects import projects
+    from annotation.services.corpus import text_imports
     from annotation.services.errors import Busy
     from db.engine import Database, RetryPolicy, make_engine
     from service_helpers import text_records
 
     path = tmp_path / "locked.db"
     seed = Database.connect(f"sqlite:///{path}")
-    from annotation.services import accounts
+    from annotation.services.accounts import accounts
     admin = accounts.create_first_admin(seed, "admin", "pw-123456789", "Admin")
     accounts.create_user(seed, admin, "ann", "pw-123456789", "annotator")
     ann = accounts.authenticate(seed, "ann", "pw-123456789")
     pid = projects.create_project(seed, admin, "P").id
-    projects.import_texts(seed, admin, pid, text_records(3))
+    text_imports.import_texts(seed, admin, pid, text_records(3))
     seed.dispose()
 
     db = Database(make_engine(f"sqlite:///{path}", busy_timeout_s=0.05),

@@ -10,7 +10,8 @@ from sqlalchemy import select, update
 
 from annotation.corpus.duplicates import pack_embedding
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
-from annotation.services import consistency, projects
+from annotation.services.quality import consistency
+from annotation.services.projects import projects
 from annotation.services.errors import InvalidInput, PermissionDenied
 from db.models import GoldAnnotation, ReviewItem, Sample, TextEmbedding
 

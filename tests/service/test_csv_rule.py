@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select, update
 
 from annotation.corpus.csv_safety import FORMULA_TRIGGERS
-from annotation.services import export_downloads, exports
+from annotation.services.export import export_downloads, exports
 from annotation.services.errors import InvalidInput
 from db.models import Sample, SamplePair
 from pair_gold_data import pair_gold_project

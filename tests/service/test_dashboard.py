@@ -9,7 +9,9 @@ from datetime import date, datetime, timezone
 import pytest
 from sqlalchemy import select, update
 
-from annotation.services import dashboard, queue, warmup_set
+from annotation.services.quality import dashboard
+from annotation.services.workbench import queue
+from annotation.services.review import warmup_set
 from annotation.services.errors import InvalidInput, PermissionDenied
 from db.models import Annotation, Sample
 from service_helpers import annotate
@@ -120,7 +122,7 @@ def test_agreement_with_partners_over_enough_shared_samples(db, lead, make_user,
     assert verdicts["icc"].text == "— needs ≥ 30 samples with every curve (n = 12)"
     assert row.verdict == "— ICC"
 
-    from annotation.services import projects
+    from annotation.services.projects import projects
     projects.update_settings(db, lead, pid, qualify_jaccard_min=0.99)
     assert _row(dashboard.annotator_dashboard(db, lead, pid).summary, "ann_a").verdict == "✗ Jaccard · — ICC"
 
@@ -165,7 +167,7 @@ def test_agreement_is_judged_against_the_project_thresholds(db, lead, seeded):
     """Each annotator's agreement with partners is read against ``qualify_*`` by the same
     verdict function as the Agreement page and the warm-up board."""
     from annotation.agreement import verdicts_summary
-    from annotation.services import projects
+    from annotation.services.projects import projects
 
     dash = dashboard.annotator_dashboard(db, lead, seeded)
     a = _row(dash.summary, "ann_a")
@@ -185,7 +187,7 @@ def test_agreement_is_judged_against_the_project_thresholds(db, lead, seeded):
 def test_the_dashboard_is_kept_while_its_data_is_unchanged(db, lead, seeded, make_user):
     """The Annotators page asks on every run: the same data gives the kept dashboard; a submit,
     a warm-up marking or a settings change gives a new one."""
-    from annotation.services import projects
+    from annotation.services.projects import projects
 
     first = dashboard.annotator_dashboard(db, lead, seeded)
     assert dashboard.annotator_dashboard(db, lead, seeded) is first

@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from annotation.services import duplicates, projects, warmup_set
+from annotation.services.corpus import duplicates
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.corpus.text_import import TextRecord
 from db.models import AuditEvent, NearDuplicate, Sample, TextEmbedding
@@ -58,7 +61,7 @@ def encoder():
 @pytest.fixture
 def project(db, lead):
     p = projects.create_project(db, lead, "Dedup")
-    projects.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)])
+    text_imports.import_texts(db, lead, p.id, [TextRecord(t, 1, i, n + 1) for n, (i, t) in enumerate(TEXTS)])
     return p.id
 
 
@@ -98,7 +101,7 @@ def test_the_last_run_is_read_back_with_its_threshold(db, lead, project, encoder
     duplicates.run_dedup(db, lead, project, model=encoder)
     duplicates.run_dedup(db, lead, project, model=encoder, threshold=0.95)
     other = projects.create_project(db, lead, "Other")
-    projects.import_texts(db, lead, other.id, [TextRecord("One text alone.", 1, "O-1", 1)])
+    text_imports.import_texts(db, lead, other.id, [TextRecord("One text alone.", 1, "O-1", 1)])
     duplicates.run_dedup(db, lead, other.id, model=encoder, threshold=0.5)
     last = duplicates.last_run(db, lead, project)
     assert (last.n_texts, last.threshold) == (6, 0.95) and last.at.tzinfo is not None
@@ -130,7 +133,7 @@ def test_rerun_keeps_decisions_and_embeds_only_new_texts(db, lead, project, enco
     duplicates.decide(db, lead, project, [pairs["T-4"].id], "release")
     assert count(db, TextEmbedding) == 6
     # a third copy of T-0 and a copy of the released T-4 arrive
-    projects.import_texts(db, lead, project, [
+    text_imports.import_texts(db, lead, project, [
         TextRecord("The council approved the new budget for the city library on Monday?", 1, "T-6", 1),
         TextRecord("Heavy rain flooded several streets in the harbour district last night!", 1, "T-7", 2),
     ])

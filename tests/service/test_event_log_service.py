@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import update
 
 from annotation.workbench.event_log import ALREADY_SUBMITTED
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import projects, queue, workbench_events
+from annotation.content import AnnotationContent
+from annotation.services.projects import projects
+from annotation.services.workbench import queue, workbench_events
 from annotation.services.errors import (
     AlreadySubmitted,
     InvalidInput,

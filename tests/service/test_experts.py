@@ -13,7 +13,11 @@ import pytest
 from sqlalchemy import select
 
 from annotation.quality.expert_scores import OUTCOME, PANEL, realisation_of_gold
-from annotation.services import annotation_import, experts, projects, queue, text_imports, warmup_set
+from annotation.services.corpus import annotation_import, text_imports
+from annotation.services.quality import experts
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
+from annotation.services.review import warmup_set
 from annotation.services.errors import InvalidInput, PermissionDenied
 from db.base import Base
 from db.models import Sample
@@ -48,7 +52,7 @@ def warm(db, lead):
     records[0] = dataclasses.replace(records[0], realised_minutes=1440.0)
     records[13] = dataclasses.replace(records[13], realised_minutes=60.0)
     pid = projects.create_project(db, lead, "Warm").id
-    projects.import_texts(db, lead, pid, records)
+    text_imports.import_texts(db, lead, pid, records)
     ids = [f"S-{i:03d}" for i in range(N_WARM)]
     warmup_set.mark_warmup(db, lead, pid, ids)
     for i, ext in enumerate(ids):

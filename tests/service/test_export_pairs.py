@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 
 from annotation import export as hf_export
 from annotation.pairs.duration_classes import class_of_curve
-from annotation.services import export_downloads, exports
+from annotation.services.export import export_downloads, exports
 from annotation.services.errors import InvalidInput
 from db.models import DatasetExport, GoldAnnotation, Sample
 from pair_gold_data import SHIFT, pair_gold_project, pair_id

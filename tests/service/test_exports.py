@@ -18,7 +18,8 @@ from sqlalchemy import select
 from annotation import export as hf_export
 from annotation.export import writer as export_writer
 from annotation.export.figures import FigureInput
-from annotation.services import export_downloads, exports, resolving
+from annotation.services.export import export_downloads, exports
+from annotation.services.review import resolving
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import AuditEvent, DatasetExport, GoldAnnotation, Sample
 from gold_data import gold_project
@@ -364,11 +365,13 @@ def shifted_project(db, lead, n: int = 12) -> int:
     """``n`` benchmark-1 texts whose second annotator drew the first one's curve 4–8 log-time
     units later (W1 = the shift) with the same segments; ω and α the same everywhere (their
     ICC has no variance)."""
-    from annotation.services import annotation_import, projects
+    from annotation.services.corpus import annotation_import
+    from annotation.services.projects import projects
+    from annotation.services.corpus import text_imports
     from annotation.corpus.text_import import TextRecord
 
     p = projects.create_project(db, lead, "Shifted")
-    projects.import_texts(db, lead, p.id, [
+    text_imports.import_texts(db, lead, p.id, [
         TextRecord(f"On day {i} the team will finish the report and then everybody rests.", 1,
                    f"S-{i:03d}", i + 1) for i in range(n)])
     lines = [json.dumps({"sample_id": f"S-{i:03d}", "annotator": who, "boundaries": [0, 5],
@@ -566,7 +569,7 @@ def test_an_export_of_another_server_is_failed_once_its_heartbeat_is_stale(db, l
     import socket
     from datetime import timedelta
 
-    from annotation.services import export_records
+    from annotation.services.export import export_records
     from db.models import utcnow
 
     far = {"host": socket.gethostname() + "-far", "pid": 1}
@@ -582,7 +585,7 @@ def test_an_export_of_another_server_is_failed_once_its_heartbeat_is_stale(db, l
 
 def test_a_writing_export_moves_its_heartbeat(db, lead, gold, tmp_path, monkeypatch):
     """While its files are written, the row's heartbeat moves on its own (a thread)."""
-    from annotation.services import export_records
+    from annotation.services.export import export_records
 
     monkeypatch.setattr(export_records, "HEARTBEAT_EVERY_S", 0.01)
     beats, original = [], export_writer.write_json_lines

@@ -9,7 +9,10 @@ import pytest
 from sqlalchemy import select
 
 from annotation.review.lead_edit import LeadEdit
-from annotation.services import accounts, feedback, qualification, queue, review, warmup_set
+from annotation.services.accounts import accounts
+from annotation.services.quality import feedback, qualification
+from annotation.services.workbench import queue
+from annotation.services.review import review, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import Annotation, Sample
 from service_helpers import GOOD_POINTS, annotate, complete_content

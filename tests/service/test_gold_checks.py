@@ -13,16 +13,10 @@ from sqlalchemy import func, select
 
 from annotation.curves.distance import curve_distance
 from annotation.quality.gold_checks import handout_seed, is_check_handout
-from annotation.services import (
-    agreement,
-    exports,
-    gold_checks,
-    qualification,
-    queue,
-    resolving,
-    settling,
-    warmup_set,
-)
+from annotation.services.quality import agreement, gold_checks, qualification
+from annotation.services.export import exports
+from annotation.services.workbench import queue
+from annotation.services.review import resolving, settling, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied, StaleVersion
 from db.models import (
     Annotation,
@@ -271,7 +265,7 @@ def test_checks_pass_when_close_to_gold(db, lead, make_user, checked_project):
 
 
 def test_a_check_submitted_through_the_workbench_events_is_scored_like_any_submit(db, lead, make_user, checked_project):
-    from annotation.services import workbench_events
+    from annotation.services.workbench import workbench_events
 
     pid, _ = checked_project(10, 4, gold_check_share=0.5)
     ann = admitted(db, lead, make_user, pid, "ann")
@@ -294,7 +288,7 @@ def test_a_check_submitted_through_the_workbench_events_is_scored_like_any_submi
 
 
 def test_the_dashboard_counts_checks_apart_from_production(db, lead, make_user, checked_project):
-    from annotation.services import dashboard
+    from annotation.services.quality import dashboard
 
     pid, _ = checked_project(12, 4, gold_check_share=0.5)
     ann1, ann2 = (admitted(db, lead, make_user, pid, n) for n in ("ann1", "ann2"))

@@ -16,7 +16,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event, select, update
 
-from annotation.services import projects, queue, text_imports
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
+from annotation.services.corpus import text_imports
 from annotation.services.errors import InvalidInput
 from annotation.corpus.text_import import TextRecord
 from db.models import Base, ImportBatch, Sample, utcnow
@@ -122,7 +124,7 @@ def test_large_import_runs_beside_annotators_in_short_transactions(db, make_user
     for w in workers:
         w.start()
     try:
-        summary = projects.import_texts(db, lead, pid, big_records(n_texts), source="big.txt")
+        summary = text_imports.import_texts(db, lead, pid, big_records(n_texts), source="big.txt")
     finally:
         done.set()
         for w in workers:
@@ -170,7 +172,7 @@ def test_a_failure_in_the_middle_batch_leaves_the_database_exactly_as_before(
     before = snapshot(db)
     _fail_on_call(monkeypatch, "_write_hidden_batch", 3)  # of 5 batches
     with pytest.raises(RuntimeError, match="injected"):
-        projects.import_texts(db, lead, pid, big_records(250))
+        text_imports.import_texts(db, lead, pid, big_records(250))
     assert snapshot(db) == before
 
 
@@ -179,7 +181,7 @@ def test_a_refused_large_import_writes_nothing(db, make_project, lead, small_bat
     before = snapshot(db)
     records = big_records(200) + [TextRecord("A different text under an existing id.", 1, "S-003", 201)]
     with pytest.raises(InvalidInput, match="line 201"):
-        projects.import_texts(db, lead, pid, records)
+        text_imports.import_texts(db, lead, pid, records)
     assert snapshot(db) == before
 
 
@@ -191,7 +193,7 @@ def test_an_import_whose_process_died_stays_hidden_and_the_next_import_cleans_it
     monkeypatch.setattr(text_imports, "discard_import", lambda *a, **k: None)
     _fail_on_call(monkeypatch, "_write_hidden_batch", 3)
     with pytest.raises(RuntimeError):
-        projects.import_texts(db, lead, pid, big_records(200))
+        text_imports.import_texts(db, lead, pid, big_records(200))
     monkeypatch.undo()
     monkeypatch.setattr(text_imports, "IMPORT_BATCH_ROWS", 50)
     monkeypatch.setattr(text_imports, "IMPORT_PAUSE_S", 0.0)
@@ -208,14 +210,14 @@ def test_an_import_whose_process_died_stays_hidden_and_the_next_import_cleans_it
 
     # while its heartbeat is fresh it may still be running: another import waits its turn
     with pytest.raises(InvalidInput, match="still being written"):
-        projects.import_texts(db, lead, pid, big_records(60, prefix="M"))
+        text_imports.import_texts(db, lead, pid, big_records(60, prefix="M"))
     with pytest.raises(InvalidInput, match="still being written"):
-        projects.import_texts(db, lead, pid, text_records(2, prefix="T"))
+        text_imports.import_texts(db, lead, pid, text_records(2, prefix="T"))
 
     # once the heartbeat is stale, the next import removes it and goes ahead
     with db.write() as s:
         s.execute(update(ImportBatch).values(heartbeat_at=utcnow() - timedelta(hours=1)))
-    summary = projects.import_texts(db, lead, pid, big_records(60, prefix="M"))
+    summary = text_imports.import_texts(db, lead, pid, big_records(60, prefix="M"))
     assert summary.added == 60
     assert count(db, Sample, Sample.status == "importing") == 0
     assert count(db, Sample, Sample.project_id == pid) == 4 + 60
@@ -226,7 +228,7 @@ def test_an_import_that_died_after_its_commit_point_is_finished_not_lost(
         db, make_project, lead, small_batches, monkeypatch):
     pid = make_project(4)
     monkeypatch.setattr(text_imports, "_publish_import", lambda *a, **k: None)  # dies right after
-    summary = projects.import_texts(db, lead, pid, big_records(120))
+    summary = text_imports.import_texts(db, lead, pid, big_records(120))
     monkeypatch.undo()
     monkeypatch.setattr(text_imports, "IMPORT_BATCH_ROWS", 50)
     assert summary.added == 120

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from annotation.corpus.text_import import TextRecord
-from annotation.services import projects, text_imports
+from annotation.services.corpus import text_imports
 from annotation.services.errors import InvalidInput
 from db.engine import Database
 from db.models import ImportBatch, Sample
@@ -58,12 +58,12 @@ def _dead_import(db, lead, pid: int, monkeypatch, *, past_commit_point: bool) ->
     with monkeypatch.context() as dying:
         if past_commit_point:
             dying.setattr(text_imports, "_publish_import", lambda *a, **k: None)
-            projects.import_texts(db, lead, pid, _records("X"))
+            text_imports.import_texts(db, lead, pid, _records("X"))
         else:
             dying.setattr(text_imports, "discard_import", lambda *a, **k: None)
             _after_hidden_batch(dying, 2, lambda: (_ for _ in ()).throw(Killed()))
             with pytest.raises(Killed):
-                projects.import_texts(db, lead, pid, _records("X"))
+                text_imports.import_texts(db, lead, pid, _records("X"))
     return _open_batch(db, pid)
 
 
@@ -88,7 +88,7 @@ def test_a_late_rollback_of_a_dead_import_leaves_the_next_imports_rows_alone(
     text_imports.discard_import(db, x, pid)  # B rolls X back
     _after_hidden_batch(monkeypatch, 2, lambda: text_imports.discard_import(other_process, x, pid))  # C, late
 
-    summary = projects.import_texts(db, lead, pid, _records("Y"))  # B's import, batch Y
+    summary = text_imports.import_texts(db, lead, pid, _records("Y"))  # B's import, batch Y
 
     assert summary.added == 120
     assert _visible(db, pid) == 4 + 120  # all of Y: C deleted none of its hidden rows
@@ -109,7 +109,7 @@ def test_a_late_publishing_of_a_dead_import_shows_nothing_of_the_next_import(
         seen.append(_visible(db, pid))
 
     _after_hidden_batch(monkeypatch, 2, late_publishing)
-    summary = projects.import_texts(db, lead, pid, _records("Y"))
+    summary = text_imports.import_texts(db, lead, pid, _records("Y"))
 
     assert seen == [4 + 120]  # Y's rows stayed hidden until Y's own commit point
     assert summary.added == 120 and _visible(db, pid) == 4 + 240
@@ -127,7 +127,7 @@ def test_an_import_rolled_back_under_it_says_so_and_leaves_nothing(db, lead, mak
     _after_hidden_batch(monkeypatch, 2, taken_for_dead)
 
     with pytest.raises(InvalidInput) as refused:
-        projects.import_texts(db, lead, pid, _records("Y"))
+        text_imports.import_texts(db, lead, pid, _records("Y"))
 
     assert str(refused.value) == text_imports.ROLLED_BACK_MEANWHILE
     assert count(db, Sample, Sample.project_id == pid) == 4
@@ -149,7 +149,7 @@ def test_an_import_whose_rows_a_killed_recovery_half_deleted_is_not_published(
 
     _after_hidden_batch(monkeypatch, 3, half_rollback)
     with pytest.raises(InvalidInput) as refused:
-        projects.import_texts(db, lead, pid, _records("Y"))
+        text_imports.import_texts(db, lead, pid, _records("Y"))
 
     assert str(refused.value) == text_imports.ROLLED_BACK_MEANWHILE
     assert count(db, Sample, Sample.project_id == pid) == 4

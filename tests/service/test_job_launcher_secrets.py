@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from annotation.services import exports, jobs
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
 from annotation.services.errors import InvalidInput
 from db import config as app_config
 from db.models import Job

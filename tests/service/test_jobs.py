@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import select
 
 import annotation.training as training
-from annotation.services import exports, job_reporter, jobs
+from annotation.services.export import exports
+from annotation.services.jobs import job_reporter, jobs
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.training import TARGET_KEYS
 from db import config as app_config

@@ -21,7 +21,8 @@ from sqlalchemy import func, select, update
 
 from annotation import leftovers
 from annotation.corpus.text_import import TextRecord
-from annotation.services import projects, text_imports
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from annotation.services.errors import InvalidInput, NotFound
 from db.models import ImportBatch, Project, Sample, SamplePair, utcnow
 from gone_processes import pid_of_no_process
@@ -112,7 +113,7 @@ def test_a_writer_on_another_host_is_judged_by_its_heartbeat_alone(db, admin):
                           pid=gone, heartbeat_at=utcnow()))
     assert text_imports.recover_interrupted_imports(db) == 0
     with pytest.raises(InvalidInput, match="still being written"):
-        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+        text_imports.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
 
     with db.write() as s:  # this host, the same dead process, a fresh heartbeat: dead
         s.execute(update(ImportBatch).values(host=leftovers.pid_scope()))
@@ -121,7 +122,7 @@ def test_a_writer_on_another_host_is_judged_by_its_heartbeat_alone(db, admin):
     with db.write() as s:  # the other host again, silent for longer than an import ever is
         s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", host="app-server-2",
                           pid=os.getpid(), heartbeat_at=utcnow() - timedelta(seconds=text_imports.STALE_IMPORT_S + 1)))
-    assert projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
+    assert text_imports.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
 
 
 def test_an_import_into_a_project_whose_creating_import_died_finds_it_gone(db, admin):
@@ -132,7 +133,7 @@ def test_an_import_into_a_project_whose_creating_import_died_finds_it_gone(db, a
         s.add(ImportBatch(project_id=pid, open_project_id=pid, status="running", creates_project=True,
                           host=leftovers.pid_scope(), pid=pid_of_no_process(), heartbeat_at=utcnow()))
     with pytest.raises(NotFound):
-        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+        text_imports.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
     with db.read() as s:
         assert s.scalar(select(func.count()).select_from(Project)) == 0
 
@@ -150,7 +151,7 @@ def test_a_writer_in_another_pid_namespace_under_this_host_name_is_judged_by_its
 
     assert text_imports.recover_interrupted_imports(db) == 0
     with pytest.raises(InvalidInput, match="still being written"):
-        projects.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
+        text_imports.import_texts(db, admin, pid, [TextRecord("The pier is closed today.", 1, None, 1)])
 
 
 def test_an_import_leaves_another_projects_dead_import_to_that_projects_next_import(db, admin, tmp_path):
@@ -168,7 +169,7 @@ def test_an_import_leaves_another_projects_dead_import_to_that_projects_next_imp
 
     with db.read() as s:
         assert s.scalar(select(ImportBatch.open_project_id).where(ImportBatch.status == "running")) == a
-    assert projects.import_texts(db, admin, a, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
+    assert text_imports.import_texts(db, admin, a, [TextRecord("The pier is closed today.", 1, None, 1)]).added == 1
 
 
 def test_an_import_naming_the_project_a_dead_import_was_creating_past_its_commit_point_fills_it(

@@ -20,7 +20,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event, func, insert, select, update
 
-from annotation.services import hand_out_order, job_reporter, jobs, model_jobs, model_loop
+from annotation.services.workbench import hand_out_order
+from annotation.services.jobs import job_reporter, jobs
+from annotation.services.model import model_jobs, model_loop
 from db.engine import Database, make_engine
 from db.models import DatasetExport, Job, ModelPrediction, Sample, utcnow
 from model_results import kept

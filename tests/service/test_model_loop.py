@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select, update
 
-from annotation.review.flag_reasons import MODEL_DISAGREES
-from annotation.services import model_jobs, model_loop, projects, queue
-from annotation.services import hand_out_order
+from annotation.flag_reasons import MODEL_DISAGREES
+from annotation.services.model import model_jobs, model_loop
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
+from annotation.services.workbench import hand_out_order
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import DatasetExport, GoldAnnotation, Job, ModelPrediction, ReviewItem, Sample, utcnow
 from annotation.wording import signed
@@ -275,7 +277,8 @@ QUICK = {"models": ["mean", "linear"], "encoder": "hashing", "ablations": ["none
 
 
 def _trained(db, lead, tmp_path, monkeypatch, *, n: int, learnable: bool) -> tuple[int, int]:
-    from annotation.services import exports, jobs
+    from annotation.services.export import exports
+    from annotation.services.jobs import jobs
     from db import config as app_config
     from gold_data import gold_project
 
@@ -302,7 +305,7 @@ def learnt(db, lead, tmp_path, monkeypatch):
 
 
 def _apply(db, lead, pid: int, run_id: int, kind: str):
-    from annotation.services import jobs
+    from annotation.services.jobs import jobs
 
     job = model_jobs.launch_model_job(db, lead, pid, run_id, kind, members=3, folds=3, start=False)
     assert jobs.run_job(db, job.id) == "succeeded", jobs.get_job(db, lead, job.id).log
@@ -352,7 +355,7 @@ def test_a_model_that_learnt_nothing_neither_lists_nor_orders(db, lead, trained)
 def test_a_run_whose_models_vanished_fails_the_job_with_the_reason(db, lead, trained):
     import shutil
 
-    from annotation.services import jobs
+    from annotation.services.jobs import jobs
 
     pid, run_id = trained
     job = model_jobs.launch_model_job(db, lead, pid, run_id, model_jobs.PREDICT, members=2, start=False)

@@ -10,7 +10,9 @@ import shutil
 import pytest
 from sqlalchemy import select
 
-from annotation.services import exports, jobs, model_scores
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
+from annotation.services.model import model_scores
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from annotation.training.scoring import NO_INTERVAL_FEW, Figure
 from db import config as app_config

@@ -33,15 +33,13 @@ import annotation.services
 from annotation.corpus.pair_import import PairRecord
 from annotation.corpus.text_import import TextRecord
 from annotation.pairs.authoring import FollowUpDraft
-from annotation.services import (
-    accounts,
-    authoring,
-    jobs,
-    model_jobs,
-    projects,
-    queue,
-    workbench_events,
-)
+from annotation.services.accounts import accounts
+from annotation.services.corpus import authoring
+from annotation.services.jobs import jobs
+from annotation.services.model import model_jobs
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue, workbench_events
 from annotation.services.authz import Actor
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.number_limits import EDIT_NUMBER, PARAMETERS, Ids, int_range
@@ -125,7 +123,7 @@ class World:
 def _world(db, folder: Path) -> World:
     admin = accounts.create_first_admin(db, "admin", PASSWORD)
     pid = gold_project(db, admin, n=6)
-    projects.import_texts(db, admin, pid, [TextRecord("On Monday the shop opens again after the works.", 1,
+    text_imports.import_texts(db, admin, pid, [TextRecord("On Monday the shop opens again after the works.", 1,
                                                       "fresh", 1)])
     user = accounts.create_user(db, admin, "ann", PASSWORD, "annotator")
     item = queue.next_item(db, admin, pid)
@@ -325,7 +323,7 @@ def test_an_edit_numbered_beyond_the_column_is_refused(db, field, value):
     column that stores the last one applied."""
     admin = accounts.create_first_admin(db, "admin", PASSWORD)
     pid = projects.create_project(db, admin, "P").id
-    projects.import_texts(db, admin, pid, [TextRecord("On Monday the shop opens again after the works.", 1,
+    text_imports.import_texts(db, admin, pid, [TextRecord("On Monday the shop opens again after the works.", 1,
                                                       None, 1)])
     item = queue.next_item(db, admin, pid)
     event = {"seq": value, "kind": "step", "step": 1, **({"first": value} if field == "first" else {})}

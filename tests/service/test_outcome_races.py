@@ -12,9 +12,11 @@ import pytest
 from sqlalchemy import func, insert, select
 
 from annotation.export import ExportManifest
-from annotation.services import export_records, exports, jobs, model_loop
+from annotation.services.export import export_records, exports
+from annotation.services.jobs import jobs
+from annotation.services.model import model_loop
 from annotation.services.errors import InvalidInput
-from annotation.services.job_reporter import JobReporter, finish_job
+from annotation.services.jobs.job_reporter import JobReporter, finish_job
 from db.models import AuditEvent, DatasetExport, Job, ModelPrediction, Sample, utcnow
 from write_races import before_the_write_locks, second_handle
 

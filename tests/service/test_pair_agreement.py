@@ -10,7 +10,8 @@ import krippendorff
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.services import agreement, resolving
+from annotation.services.quality import agreement
+from annotation.services.review import resolving
 from pair_data import pair_content, pairs_project, sample_id_of, write_submitted
 
 #: (ann's second ξ, bob's second ξ) per pair, the first curves all at ξ = 45 + i; 52 is

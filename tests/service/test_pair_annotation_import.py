@@ -11,7 +11,10 @@ from sqlalchemy import select
 
 from annotation.corpus.interchange import pair_interchange_fields, to_interchange
 from annotation.corpus.pair_import import PairRecord
-from annotation.services import annotation_import, projects
+from annotation.services.corpus import annotation_import
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.corpus import pair_imports
 from annotation.services.errors import InvalidInput
 from annotation.services.rows import annotation_content
 from annotation.settings import ProjectSettings
@@ -32,7 +35,7 @@ def _everything(db) -> dict[str, list[str]]:
 @pytest.fixture
 def pairs_project(db, lead) -> int:
     pid = projects.create_project(db, lead, "Pairs", settings=ProjectSettings(protocol="pairs")).id
-    projects.import_pairs(db, lead, pid, [PairRecord(TARGET, "They moved it to next Friday.", "P1", "T1", 1),
+    pair_imports.import_pairs(db, lead, pid, [PairRecord(TARGET, "They moved it to next Friday.", "P1", "T1", 1),
                                           PairRecord(TARGET, "It was cancelled.", "P2", "T1", 2)])
     return pid
 
@@ -106,7 +109,7 @@ def test_a_flagged_pair_annotation_needs_no_curve(db, lead, pairs_project):
 
 def test_a_single_texts_project_refuses_the_fields_of_a_pair(db, lead):
     pid = projects.create_project(db, lead, "Texts").id
-    projects.import_texts(db, lead, pid, text_records(1))
+    text_imports.import_texts(db, lead, pid, text_records(1))
     before = _everything(db)
     single = {"sample_id": "S-000", "annotator": "ann1", "boundaries": [0], "segment_axes": ["main"],
               **ALONE, "submitted_at": "2026-11-20T10:31:00Z"}

@@ -14,7 +14,9 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from annotation.agreement.pair_agreement import change_result
-from annotation.services import agreement, exports, resolving
+from annotation.services.quality import agreement
+from annotation.services.export import exports
+from annotation.services.review import resolving
 from pair_data import pair_content, pairs_project, sample_id_of, write_submitted
 from pair_gold_data import SHIFT
 

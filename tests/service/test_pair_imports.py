@@ -12,9 +12,12 @@ from sqlalchemy import select
 
 from annotation.corpus.pair_import import PairRecord, generated_target_key
 from annotation.segmentation import tokenize
-from annotation.services import projects, text_imports
+from annotation.services.projects import projects
+from annotation.services.corpus import demo_projects
+from annotation.services.corpus import text_imports
 from annotation.services.errors import InvalidInput, PermissionDenied
-from annotation.services.sample_pairs import follow_ups_of, pairs_of
+from annotation.services.review.sample_pairs import follow_ups_of, pairs_of
+from annotation.services.corpus import pair_imports
 from annotation.settings import ProjectSettings
 from db.models import AuditEvent, Base, ImportBatch, Project, Sample, SamplePair
 from service_helpers import complete_content, count, text_records
@@ -47,7 +50,7 @@ def _rows(db, pid: int) -> list[tuple]:
 
 def test_a_tvcp_file_imports_pairs_with_their_references(db, lead):
     pid = _pairs_project(db, lead)
-    summary = projects.import_pair_file(db, lead, pid, TVCP.encode(), "tvcp.csv")
+    summary = pair_imports.import_pair_file(db, lead, pid, TVCP.encode(), "tvcp.csv")
     assert (summary.added, summary.already_present, summary.targets) == (3, 0, 2)
     rows = _rows(db, pid)
     target = "Job interview tomorrow; wish me luck."
@@ -65,7 +68,7 @@ def test_a_tvcp_file_imports_pairs_with_their_references(db, lead):
     assert shown[ids[0]] == "They just moved it to next Friday."  # the annotators' view: the text only
     assert audit == "import_pairs"
     # the same file again adds nothing
-    again = projects.import_pair_file(db, lead, pid, TVCP.encode(), "tvcp.csv")
+    again = pair_imports.import_pair_file(db, lead, pid, TVCP.encode(), "tvcp.csv")
     assert (again.added, again.already_present) == (0, 3)
 
 
@@ -75,7 +78,7 @@ def test_ids_and_target_ids_of_our_own_format(db, lead):
              {"id": "p2", "target": "Gym class at six tonight.", "follow_up": "The coach is ill all month."},
              {"target": "The café is closed.", "follow_up": "It reopens in an hour."}]
     data = "\n".join(json.dumps(line) for line in lines).encode()
-    summary = projects.import_pair_file(db, lead, pid, data, "pairs.jsonl")
+    summary = pair_imports.import_pair_file(db, lead, pid, data, "pairs.jsonl")
     assert (summary.added, summary.targets) == (3, 2)
     rows = _rows(db, pid)
     assert [(r[0], r[4]) for r in rows] == [("p1", "gym"), ("p2", "gym"),  # joins the key given on line 1
@@ -83,12 +86,12 @@ def test_ids_and_target_ids_of_our_own_format(db, lead):
     assert [r[6:] for r in rows] == [(None, None, "")] * 3
     # a later file's follow-up of a known target joins its key; a target_id naming another target is refused
     more = json.dumps({"target": "Gym class at six tonight.", "follow_up": "It moved to seven."}).encode()
-    projects.import_pair_file(db, lead, pid, more, "more.jsonl")
+    pair_imports.import_pair_file(db, lead, pid, more, "more.jsonl")
     assert _rows(db, pid)[-1][4] == "gym"
     before = _everything(db)
     clash = json.dumps({"target_id": "gym", "target": "Swimming at five.", "follow_up": "Pool closed."}).encode()
     with pytest.raises(InvalidInput) as refused:
-        projects.import_pair_file(db, lead, pid, clash, "clash.jsonl")
+        pair_imports.import_pair_file(db, lead, pid, clash, "clash.jsonl")
     assert str(refused.value) == ("line 1: target_id 'gym' already names a different target in this project. "
                                   "Nothing was imported.")
     assert _everything(db) == before
@@ -96,18 +99,18 @@ def test_ids_and_target_ids_of_our_own_format(db, lead):
 
 def test_a_bad_line_refuses_the_whole_file_and_changes_nothing(db, lead):
     pid = _pairs_project(db, lead)
-    projects.import_pair_file(db, lead, pid, TVCP.encode(), "tvcp.csv")
+    pair_imports.import_pair_file(db, lead, pid, TVCP.encode(), "tvcp.csv")
     before = _everything(db)
     bad = TVCP + "Rain today.,It stopped.,12,3,neutral\n"
     with pytest.raises(InvalidInput) as refused:
-        projects.import_pair_file(db, lead, pid, bad.encode(), "bad.csv")
+        pair_imports.import_pair_file(db, lead, pid, bad.encode(), "bad.csv")
     assert str(refused.value) == ("bad.csv: line 5: context_only_tv must be a class index from 0 to 11, "
                                   "not '12'. Nothing was imported.")
     assert _everything(db) == before
     # an id already used by a different pair
     taken = json.dumps({"id": "B1-00001", "target": "Rain today.", "follow_up": "It stopped."}).encode()
     with pytest.raises(InvalidInput, match="line 1: id 'B1-00001' is already used by a different pair"):
-        projects.import_pair_file(db, lead, pid, taken, "taken.jsonl")
+        pair_imports.import_pair_file(db, lead, pid, taken, "taken.jsonl")
     assert _everything(db) == before
 
 
@@ -116,22 +119,22 @@ def test_pairs_and_texts_go_only_into_a_project_of_their_protocol(db, lead):
     pairs = _pairs_project(db, lead)
     before = _everything(db)
     with pytest.raises(InvalidInput) as refused:
-        projects.import_pair_file(db, lead, texts, TVCP.encode(), "tvcp.csv")
+        pair_imports.import_pair_file(db, lead, texts, TVCP.encode(), "tvcp.csv")
     assert str(refused.value) == "'Texts' is a single texts project: it takes texts, not pairs. Nothing was imported."
     with pytest.raises(InvalidInput) as refused:
-        projects.import_texts(db, lead, pairs, text_records(2))
+        text_imports.import_texts(db, lead, pairs, text_records(2))
     assert str(refused.value) == ("'Pairs' is a context pairs project: it takes pairs, not texts. "
                                   "Nothing was imported.")
     assert _everything(db) == before
 
 
 def test_a_new_project_named_by_the_import_is_a_pairs_project(db, lead):
-    summary = projects.import_pair_file(db, lead, None, TVCP.encode(), "tvcp.csv", new_project="TVCP sample")
+    summary = pair_imports.import_pair_file(db, lead, None, TVCP.encode(), "tvcp.csv", new_project="TVCP sample")
     info = projects.get_project(db, lead, summary.project_id)
     assert (info.name, info.settings.protocol, info.n_samples) == ("TVCP sample", "pairs", 3)
     before = _everything(db)
     with pytest.raises(InvalidInput, match="bad.csv: line 2: the follow-up is missing or empty"):
-        projects.import_pair_file(db, lead, None, b"target,follow_up\nRain today.,\n", "bad.csv",
+        pair_imports.import_pair_file(db, lead, None, b"target,follow_up\nRain today.,\n", "bad.csv",
                                   new_project="Never made")
     assert _everything(db) == before  # no empty project left behind
 
@@ -142,7 +145,7 @@ def test_a_large_import_writes_pairs_in_hidden_batches(db, lead, monkeypatch):
     pid = _pairs_project(db, lead)
     records = [PairRecord(f"Target number {i // 3} is valid for a while.", f"Follow-up {i} changes it.",
                           None, None, i + 1) for i in range(10)]
-    summary = projects.import_pairs(db, lead, pid, records, source="big.jsonl")
+    summary = pair_imports.import_pairs(db, lead, pid, records, source="big.jsonl")
     assert (summary.added, summary.targets) == (10, 4)
     rows = _rows(db, pid)
     assert len(rows) == 10 and len({r[4] for r in rows}) == 4
@@ -167,7 +170,7 @@ def test_a_failed_large_import_leaves_no_pair_behind(db, lead, monkeypatch):
     monkeypatch.setattr(text_imports, "_write_hidden_batch", failing)
     records = [PairRecord(f"Target {i} holds.", f"Follow-up {i}.", None, None, i + 1) for i in range(10)]
     with pytest.raises(RuntimeError, match="injected"):
-        projects.import_pairs(db, lead, pid, records)
+        pair_imports.import_pairs(db, lead, pid, records)
     assert _everything(db) == before
 
 
@@ -175,7 +178,7 @@ def test_records_made_by_a_script_are_held_to_the_files_limits(db, lead):
     pid = _pairs_project(db, lead)
     before = _everything(db)
     with pytest.raises(InvalidInput) as refused:
-        projects.import_pairs(db, lead, pid, [PairRecord("Rain today.", "x" * 5001, None, None, 7)])
+        pair_imports.import_pairs(db, lead, pid, [PairRecord("Rain today.", "x" * 5001, None, None, 7)])
     assert str(refused.value) == ("line 7: The follow-up is 1–5000 characters (yours has 5001). "
                                   "Nothing was imported.")
     assert _everything(db) == before
@@ -185,7 +188,7 @@ def test_the_protocol_is_fixed_once_the_project_has_samples(db, lead):
     pid = projects.create_project(db, lead, "Pilot").id
     assert projects.update_settings(db, lead, pid, protocol="pairs", change_factor=2.0).protocol == "pairs"
     assert projects.update_settings(db, lead, pid, protocol="single").protocol == "single"
-    projects.import_texts(db, lead, pid, text_records(2))
+    text_imports.import_texts(db, lead, pid, text_records(2))
     with pytest.raises(InvalidInput) as refused:
         projects.update_settings(db, lead, pid, protocol="pairs")
     assert str(refused.value) == ("The protocol of 'Pilot' cannot change: it already has 2 samples (create a new "
@@ -203,17 +206,17 @@ def test_existing_projects_stay_single_texts(db, lead):
         project.settings = {k: v for k, v in project.settings.items()
                             if k not in ("protocol", "change_factor", "segment_targets")}
     assert projects.get_project(db, lead, pid).settings.protocol == "single"
-    projects.import_texts(db, lead, pid, text_records(1))
+    text_imports.import_texts(db, lead, pid, text_records(1))
 
 
 def test_the_demo_pairs_project(db, lead):
-    info = projects.load_demo_pairs_project(db, lead)
-    n = len(projects.demo_pair_records())
-    assert (info.name, info.settings.protocol, info.n_samples) == (projects.DEMO_PAIRS_PROJECT_NAME, "pairs", n)
+    info = demo_projects.load_demo_pairs_project(db, lead)
+    n = len(demo_projects.demo_pair_records())
+    assert (info.name, info.settings.protocol, info.n_samples) == (demo_projects.DEMO_PAIRS_PROJECT_NAME, "pairs", n)
     rows = _rows(db, info.id)
     assert len({r[4] for r in rows}) == n // 3
     assert sorted({r[8] for r in rows}) == ["decreased", "increased", "neutral"]
-    assert projects.load_demo_pairs_project(db, lead).n_samples == n  # loading it again adds nothing
+    assert demo_projects.load_demo_pairs_project(db, lead).n_samples == n  # loading it again adds nothing
 
 
 def test_only_a_lead_imports_pairs(db, lead, make_user):
@@ -221,12 +224,13 @@ def test_only_a_lead_imports_pairs(db, lead, make_user):
     annotator = make_user("ann1")
     before = _everything(db)
     with pytest.raises(PermissionDenied):
-        projects.import_pair_file(db, annotator, pid, TVCP.encode(), "tvcp.csv")
+        pair_imports.import_pair_file(db, annotator, pid, TVCP.encode(), "tvcp.csv")
     assert _everything(db) == before
 
 
 def test_a_new_pairs_project_hands_out_at_random_so_a_targets_follow_ups_do_not_come_in_a_row(db, lead, make_user):
-    from annotation.services import pair_imports, queue
+    from annotation.services.corpus import pair_imports
+    from annotation.services.workbench import queue
 
     records = [PairRecord(f"Target {t}: the ferry to the island is cancelled today.", f"Follow-up {t}-{c}.",
                           f"T{t}-{c}", f"T{t}", 3 * t + c + 1) for t in range(10) for c in range(3)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.review.lead_edit import LeadEdit
-from annotation.services import resolving, review
+from annotation.services.review import resolving, review
 from annotation.services.errors import InvalidInput
 from pair_data import ALONE, pair_content, pairs_project, sample_id_of, write_submitted
 from service_helpers import gold_rows, open_items
@@ -113,10 +113,11 @@ def test_a_bad_choice_is_refused_in_one_line_and_stores_nothing(db, lead, case_o
 
 def test_a_single_text_takes_no_change_label(db, lead, make_user):
     from service_helpers import annotate
-    from annotation.services import projects
+    from annotation.services.projects import projects
+    from annotation.services.corpus import text_imports
     p = projects.create_project(db, lead, "Texts")
     from service_helpers import text_records
-    projects.import_texts(db, lead, p.id, text_records(1))
+    text_imports.import_texts(db, lead, p.id, text_records(1))
     ann, bob = make_user("ann", "annotator"), make_user("bob", "annotator")
     annotate(db, ann, p.id, flags=("other",), note="unclear")
     annotate(db, bob, p.id)

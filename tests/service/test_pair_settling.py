@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from annotation.services import resolving, settling
+from annotation.services.review import resolving, settling
 from annotation.services.lookup import project_settings
 from db.models import Annotation, Sample
 from pair_data import LATER, SAME, SOONER, pair_content, pairs_project, sample_id_of, write_submitted

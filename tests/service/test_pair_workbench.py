@@ -10,10 +10,10 @@ import dataclasses
 
 import pytest
 
-from annotation.services import queue, workbench_events
-from annotation.services.queue import WorkItem
+from annotation.services.workbench import queue, workbench_events
+from annotation.services.workbench.queue import WorkItem
 from db.models import Annotation
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from pair_data import pairs_from_texts
 from service_helpers import GOOD_POINTS, text_records
 import workbench_writes

@@ -12,8 +12,12 @@ import pandas as pd
 import pytest
 from sqlalchemy import select
 
-from annotation.services import agreement, exports, model_scores, pair_imports, queue, workbench_events
-from annotation.services.sample_pairs import pairs_of
+from annotation.services.quality import agreement
+from annotation.services.export import exports
+from annotation.services.model import model_scores
+from annotation.services.corpus import pair_imports
+from annotation.services.workbench import queue, workbench_events
+from annotation.services.review.sample_pairs import pairs_of
 from db.models import GoldAnnotation, ReviewItem
 from service_helpers import GOOD_POINTS, count
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select, update
 
-from annotation.services import accounts, preferences
+from annotation.services.accounts import accounts, preferences
 from annotation.services.errors import InvalidInput, PermissionDenied
-from annotation.services.preferences import Preferences
+from annotation.services.accounts.preferences import Preferences
 from db.models import User
 
 

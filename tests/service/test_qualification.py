@@ -8,7 +8,10 @@ import segeval
 from sqlalchemy import select
 
 from annotation.quality.qualification import Thresholds
-from annotation.services import agreement, projects, qualification, queue, resolving, review, warmup_set
+from annotation.services.quality import agreement, qualification
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
+from annotation.services.review import resolving, review, warmup_set
 from annotation.services.errors import InvalidInput, NotFound, PermissionDenied
 from db.models import (
     Annotation,

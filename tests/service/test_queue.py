@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import select, update
 
 from annotation.curves import fit_curve
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services import projects, queue, submission, workbench_events
+from annotation.content import AnnotationContent
+from annotation.services.projects import projects
+from annotation.services.workbench import queue, submission, workbench_events
 from annotation.services.errors import (
     AlreadySubmitted,
     InvalidInput,

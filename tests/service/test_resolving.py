@@ -1,4 +1,4 @@
-"""Settling many samples at once (annotation.services.resolving): the same outcome as settling
+"""Settling many samples at once (annotation.services.review.resolving): the same outcome as settling
 each sample on its own, in short write transactions of a few statements each, and a sample that
 changes while its chunk is decided is never written from the stale reading."""
 
@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import select
 
 import workbench_writes
-from annotation.services import queue, resolving, settling
+from annotation.services.workbench import queue
+from annotation.services.review import resolving, settling
 from annotation.services.lookup import project_settings
 from db.engine import Database
 from db.models import GoldAnnotation, Project, ReviewItem, Sample

@@ -26,7 +26,9 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.pool import NullPool
 
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from db import presence
 from db.engine import ENV_VAR, Database
 from db.models import Sample, User
@@ -69,7 +71,7 @@ def populate(db: Database, n_users: int = 3, n_texts: int = 5) -> None:
     lead = accounts.create_user(db, admin, "lead", "password-123", "lead")
     actor = accounts.authenticate(db, lead.username, "password-123")
     project = projects.create_project(db, actor, "Restored project")
-    projects.import_texts(db, actor, project.id, text_records(n_texts))
+    text_imports.import_texts(db, actor, project.id, text_records(n_texts))
 
 
 # --- SQLite after a crash ------------------------------------------------------------------------

@@ -38,7 +38,9 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 import cli
-from annotation.services import accounts, projects
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
 from db import config as app_config, presence, restore as restore_module, sqlite_replace
 from db.backup import backup_database
 from db.engine import ENV_VAR, Database, make_engine
@@ -60,7 +62,7 @@ def _populated(url: str, extra_users: int) -> None:
         accounts.create_user(db, admin, "lead", "password-123", "lead")
         lead = accounts.actor_for_script(db, "lead")
         project = projects.create_project(db, lead, "Restored project")
-        projects.import_texts(db, lead, project.id, text_records(4))
+        text_imports.import_texts(db, lead, project.id, text_records(4))
         for i in range(extra_users):
             accounts.create_user(db, admin, f"user{i}", "password-123", "annotator")
     finally:

@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import select
 
 from annotation.review.lead_edit import LeadEdit
-from annotation.services import queue, resolving, review
+from annotation.services.workbench import queue
+from annotation.services.review import resolving, review
 from annotation.services.errors import InvalidInput, PermissionDenied, StaleVersion
 from db.models import Annotation, ReviewDay, ReviewItem, Sample
 from service_helpers import annotate, complete_content, count, gold_rows, open_items
@@ -259,7 +260,7 @@ def test_daily_review_sample_is_drawn_once_for_finished_days(db, make_user, make
 
 
 def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair, make_project, lead):
-    from annotation.services import projects
+    from annotation.services.projects import projects
 
     pid = make_project(2)
     a, b = pair
@@ -274,7 +275,7 @@ def test_resolve_project_settles_imported_work_and_rechecks_thresholds(db, pair,
 
 
 def test_tighter_thresholds_flag_auto_gold_and_looser_ones_release_it(db, pair, make_project, lead):
-    from annotation.services import projects
+    from annotation.services.projects import projects
 
     pid = make_project(1)
     a, b = pair

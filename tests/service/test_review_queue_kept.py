@@ -1,4 +1,4 @@
-"""What the review queue keeps per process (annotation.services.review_queue): each open sample's
+"""What the review queue keeps per process (annotation.services.review.review_queue): each open sample's
 W1 and Pk, and whether a day is left to draw — kept only while what they were computed from is
 unchanged (SQLite + PostgreSQL)."""
 
@@ -12,7 +12,10 @@ import pytest
 from sqlalchemy import select
 
 from annotation.review.review_sampling import daily_review_sample
-from annotation.services import accounts, projects, review, review_queue
+from annotation.services.accounts import accounts
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import review, review_queue
 from db.engine import Database
 from db.models import Annotation, ReviewDay, ReviewItem, utcnow
 from service_helpers import annotate, count, text_records
@@ -49,7 +52,7 @@ def _one_case(db, second: dict):  # type: ignore[no-untyped-def]
         accounts.create_user(db, admin, name, f"{name}-password", role)
         made[name] = accounts.authenticate(db, name, f"{name}-password")
     pid = projects.create_project(db, made["lead1"], "P").id
-    projects.import_texts(db, made["lead1"], pid, text_records(1))
+    text_imports.import_texts(db, made["lead1"], pid, text_records(1))
     annotate(db, made["ann_a"], pid, **SPLIT_A)
     annotate(db, made["ann_b"], pid, **second)
     [row] = review.review_queue(db, made["lead1"], pid)

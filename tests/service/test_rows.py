@@ -11,8 +11,9 @@ from pathlib import Path
 from sqlalchemy import select, update
 
 from annotation.review.resolution import Resolution
-from annotation.services import queue, rows
-from annotation.workbench.protocol import AnnotationContent
+from annotation.services.workbench import queue
+from annotation.services import rows
+from annotation.content import AnnotationContent
 from db.models import Annotation, GoldAnnotation, Sample
 
 ROOT = Path(__file__).resolve().parents[2]

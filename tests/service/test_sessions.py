@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from annotation.services import accounts, sessions
+from annotation.services.accounts import accounts, sessions
 from annotation.services.errors import AuthenticationFailed
 from db import config as app_config
 from db.models import User, UserSession, utcnow

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from annotation.services import accounts
+from annotation.services.accounts import accounts
 from annotation.services.errors import AuthenticationFailed, RateLimited
 from db.models import LoginAttempt
 from service_helpers import count

@@ -31,29 +31,26 @@ from argon2 import PasswordHasher
 from sqlalchemy import String, Text, select
 
 from annotation.settings import GOLD_POOLINGS, NEWEST_GUIDELINES, ProjectSettings
-from annotation.workbench.protocol import CHANGE_CHOICES
+from annotation.content import CHANGE_CHOICES
 from annotation.review.adjudication import DECISIONS, ERROR_TYPES, RESOLUTION_SOURCES
 from annotation.corpus.duplicates import REPRESENTATIONS
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
 from annotation.export.dataset import LICENCE_MAX_CHARS
 from annotation.leftovers import pid_scope
-from annotation.services import (
-    accounts,
-    annotation_import,
-    audit,
-    exports,
-    jobs,
-    projects,
-    queue,
-    sessions,
-    text_imports,
-    warmup_set,
-    workbench_events,
-)
+from annotation.services.accounts import accounts, sessions
+from annotation.services.corpus import annotation_import, text_imports
+from annotation.services import audit
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
+from annotation.services.projects import projects
+from annotation.services.corpus import pair_imports
+from annotation.services.workbench import queue, workbench_events
+from annotation.services.review import warmup_set
 from annotation.services.errors import AuthenticationFailed, InvalidInput, failure_message
 from annotation.services.text_limits import width
 from annotation.corpus.pair_import import PairRecord
-from annotation.corpus.text_import import MAX_ID_CHARS, MAX_TEXT_CHARS, TextRecord
+from annotation.corpus.text_import import MAX_ID_CHARS, TextRecord
+from annotation.text_limits import MAX_TEXT_CHARS
 from annotation.usernames import USERNAME_MAX_CHARS
 from db.models import (
     DUPLICATE_STATUSES,
@@ -205,7 +202,7 @@ def _lead_and_project(db, n_texts: int = 1):
     admin = _admin(db)
     pid = projects.create_project(db, admin, "P").id
     if n_texts:
-        projects.import_texts(db, admin, pid, [TextRecord(TEXT, 1, f"S-{i}", i + 1) for i in range(n_texts)])
+        text_imports.import_texts(db, admin, pid, [TextRecord(TEXT, 1, f"S-{i}", i + 1) for i in range(n_texts)])
     return admin, pid
 
 
@@ -225,7 +222,7 @@ def _batched_import(db, ctx, value: str) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(text_imports, "IMPORT_BATCH_ROWS", 1)
         mp.setattr(text_imports, "IMPORT_PAUSE_S", 0.0)
-        projects.import_texts(db, admin, pid, [TextRecord(f"{TEXT} {i}", 1, None, i + 1) for i in range(2)],
+        text_imports.import_texts(db, admin, pid, [TextRecord(f"{TEXT} {i}", 1, None, i + 1) for i in range(2)],
                               source=value)
 
 
@@ -259,26 +256,26 @@ TYPED: tuple[Typed, ...] = (
           lambda db, admin, v: projects.create_project(db, admin, v),
           lambda db, _: _values(db, Project.name)),
     Typed("projects.name", "import_texts_new_project", "project name", _admin,
-          lambda db, admin, v: projects.import_texts(db, admin, None, [TextRecord(TEXT, 1, None, 1)],
+          lambda db, admin, v: text_imports.import_texts(db, admin, None, [TextRecord(TEXT, 1, None, 1)],
                                                      new_project=v),
           lambda db, _: _values(db, Project.name)),
     Typed("samples.external_id", "import_text_file", "id", lambda db: _lead_and_project(db, 0),
-          lambda db, ctx, v: projects.import_text_file(
+          lambda db, ctx, v: text_imports.import_text_file(
               db, ctx[0], ctx[1], json.dumps({"id": v, "text": TEXT}).encode(), "t.jsonl"),
           lambda db, _: _values(db, Sample.external_id), char="i"),
     Typed("samples.external_id", "import_texts", "id", lambda db: _lead_and_project(db, 0),
-          lambda db, ctx, v: projects.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, v, 1)]),
+          lambda db, ctx, v: text_imports.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, v, 1)]),
           lambda db, _: _values(db, Sample.external_id)),
     Typed("sample_pairs.target_key", "import_pairs", "target id", _pairs_project,
-          lambda db, ctx, v: projects.import_pairs(db, ctx[0], ctx[1], [PairRecord(TEXT, "It was moved.", None, v, 1)]),
+          lambda db, ctx, v: pair_imports.import_pairs(db, ctx[0], ctx[1], [PairRecord(TEXT, "It was moved.", None, v, 1)]),
           lambda db, _: _values(db, SamplePair.target_key), char="t"),
     Typed("sample_pairs.target_key", "import_pair_file", "target_id", _pairs_project,
-          lambda db, ctx, v: projects.import_pair_file(
+          lambda db, ctx, v: pair_imports.import_pair_file(
               db, ctx[0], ctx[1], json.dumps({"target_id": v, "target": TEXT, "follow_up": "It was moved."}).encode(),
               "p.jsonl"),
           lambda db, _: _values(db, SamplePair.target_key), char="t"),
     Typed("samples.source", "import_texts", "file name", lambda db: _lead_and_project(db, 0),
-          lambda db, ctx, v: projects.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, None, 1)],
+          lambda db, ctx, v: text_imports.import_texts(db, ctx[0], ctx[1], [TextRecord(TEXT, 1, None, 1)],
                                                    source=v),
           lambda db, _: _values(db, Sample.source)),
     Typed("import_batches.source", "batched import_texts", "file name", lambda db: _lead_and_project(db, 0),
@@ -413,15 +410,15 @@ def test_a_pairs_texts_are_limited_like_a_parent_text(db, what):
     fields = {"target": TEXT, "follow_up": "It was moved to Friday."}
     before = _everything(db)
     with pytest.raises(InvalidInput) as refused:
-        projects.import_pair_file(db, admin, pid, json.dumps({**fields, what: "x" * (MAX_TEXT_CHARS + 1)}).encode(),
+        pair_imports.import_pair_file(db, admin, pid, json.dumps({**fields, what: "x" * (MAX_TEXT_CHARS + 1)}).encode(),
                                   "p.jsonl")
     shown = what.replace("_", "-")
     assert str(refused.value) == f"p.jsonl: line 1: the {shown} is longer than {MAX_TEXT_CHARS} characters. " \
                                  "Nothing was imported."
     with pytest.raises(InvalidInput, match=f"line 1: The {shown} is 1–{MAX_TEXT_CHARS} characters"):
-        projects.import_pairs(db, admin, pid, [PairRecord(**{**fields, what: "x" * (MAX_TEXT_CHARS + 1)},
+        pair_imports.import_pairs(db, admin, pid, [PairRecord(**{**fields, what: "x" * (MAX_TEXT_CHARS + 1)},
                                                           external_id=None, target_id=None, line=1)])
     assert _everything(db) == before
-    projects.import_pair_file(db, admin, pid, json.dumps({**fields, what: "é" * MAX_TEXT_CHARS}).encode(), "p.jsonl")
+    pair_imports.import_pair_file(db, admin, pid, json.dumps({**fields, what: "é" * MAX_TEXT_CHARS}).encode(), "p.jsonl")
     column = Sample.parent_text if what == "target" else SamplePair.follow_up
     assert "é" * MAX_TEXT_CHARS in _values(db, column)

@@ -11,7 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import select
 
-from annotation.services import gold_checks, projects, queue, resolving, settling
+from annotation.services.quality import gold_checks
+from annotation.services.projects import projects
+from annotation.services.workbench import queue
+from annotation.services.review import resolving, settling
 from annotation.services.lookup import project_settings
 from db.models import Annotation, Assignment, Sample
 from service_helpers import GOOD_POINTS, annotate, gold_rows, open_items

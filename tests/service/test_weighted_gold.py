@@ -9,8 +9,11 @@ import numpy as np
 from sqlalchemy import select
 
 from annotation.corpus.text_import import TextRecord
-from annotation.services import annotation_import, projects, resolving
-from annotation.services.export_reads import pseudonym, read_export_input
+from annotation.services.corpus import annotation_import
+from annotation.services.projects import projects
+from annotation.services.corpus import text_imports
+from annotation.services.review import resolving
+from annotation.services.export.export_reads import pseudonym, read_export_input
 from db.models import GoldAnnotation, Sample, User
 
 N = 60
@@ -22,7 +25,7 @@ def _project(db, lead, **settings) -> int:
     p = projects.create_project(db, lead, f"Weighted {settings}")
     if settings:
         projects.update_settings(db, lead, p.id, **settings)
-    projects.import_texts(db, lead, p.id, [TextRecord(f"On day {i} the shop opens late and closes early.", 1,
+    text_imports.import_texts(db, lead, p.id, [TextRecord(f"On day {i} the shop opens late and closes early.", 1,
                                                       f"W-{i:03d}", i + 1) for i in range(N)])
     rng = np.random.default_rng(_RNG_SEED)
     people = {"steady": (0.0, 1.0), "late": (10.0, 1.0), "wild": (0.0, 6.0)}

@@ -20,20 +20,10 @@ from sqlalchemy import event, select
 import workbench_writes
 from annotation.workbench import editing, event_log
 from annotation.corpus.text_import import TextRecord
-from annotation.services import (
-    admission,
-    gold_checks,
-    projects,
-    qualification,
-    queue,
-    review,
-    settle_plan,
-    experts,
-    gold_weighting,
-    submission,
-    warmup_set,
-    workbench_events,
-)
+from annotation.services.quality import admission, gold_checks, qualification, experts, gold_weighting
+from annotation.services.corpus import text_imports
+from annotation.services.workbench import queue, submission, workbench_events
+from annotation.services.review import review, settle_plan, warmup_set
 from db.models import Sample
 from service_helpers import GOOD_POINTS, complete_content, gold_rows
 
@@ -131,7 +121,7 @@ def test_a_weighted_gold_is_weighed_before_the_write(db, lead, make_user, make_p
     run in the submit's read, never while its write holds the lock."""
     import json
 
-    from annotation.services import annotation_import
+    from annotation.services.corpus import annotation_import
 
     pid = make_project(24, gold_pooling=pooling)
     lines = [json.dumps({"sample_id": f"S-{i:03d}", "annotator": who, "boundaries": [0],
@@ -144,8 +134,8 @@ def test_a_weighted_gold_is_weighed_before_the_write(db, lead, make_user, make_p
     for user, content in ((a, complete_content()), (b, complete_content(points=close))):
         item = queue.next_item(db, user, pid)
         workbench_writes.submit(db, user, item.annotation_id, item.version, content)
-    computed = ("annotation.services.gold_weighting.cross_fit" if pooling == "model"
-                else "annotation.services.experts.score_annotators")
+    computed = ("annotation.services.quality.gold_weighting.cross_fit" if pooling == "model"
+                else "annotation.services.quality.experts.score_annotators")
     assert watch.calls[computed] >= 1
     assert watch.under_lock == []
 
@@ -164,8 +154,8 @@ def test_settling_submits_compute_flags_and_gold_before_their_write(db, make_use
         workbench_writes.submit(db, user, item.annotation_id, item.version, flagged)
     assert len(gold_rows(db)) == 1
     for name in ("flags_for_sample", "pooled_gold", "annotator_flag_hits"):
-        assert watch.calls[f"annotation.services.settle_plan.{name}"] >= 1, name
-    assert watch.calls["annotation.services.submission.fit_curve"] >= 4
+        assert watch.calls[f"annotation.services.review.settle_plan.{name}"] >= 1, name
+    assert watch.calls["annotation.services.workbench.submission.fit_curve"] >= 4
     assert watch.under_lock == []
 
 
@@ -185,8 +175,8 @@ def test_warm_up_and_gold_check_submits_score_before_their_write(db, lead, make_
     for _ in range(2):
         item = queue.next_item(db, veteran, pid)
         workbench_writes.submit(db, veteran, item.annotation_id, item.version, complete_content(**SPLIT))
-    assert watch.calls["annotation.services.admission.qualification_figures"] >= 1
-    assert watch.calls["annotation.services.gold_checks.score_check"] >= 1
+    assert watch.calls["annotation.services.quality.admission.qualification_figures"] >= 1
+    assert watch.calls["annotation.services.quality.gold_checks.score_check"] >= 1
     assert watch.under_lock == []
 
 
@@ -196,7 +186,7 @@ def test_the_write_of_a_batch_is_one_statement(db, lead, make_user, make_project
     ran inside the write, after a SELECT … FOR UPDATE)."""
     pid = make_project(0)
     long_text = " ".join(f"w{i}" for i in range(2500))
-    projects.import_texts(db, lead, pid, [TextRecord(long_text, 2, "LONG-1", 1)])
+    text_imports.import_texts(db, lead, pid, [TextRecord(long_text, 2, "LONG-1", 1)])
     ann = make_user("ann")
     item = queue.next_item(db, ann, pid)
     n = item.n_tokens
@@ -249,8 +239,8 @@ def test_a_leads_decision_computes_its_gold_before_its_write(db, lead, make_user
     assert len(items) == 2
     for item_id, decision in zip(items, ("accept_auto", "accept_pooled")):
         assert review.decide(db, lead, item_id, decision, confidence=4, error_type="annotator_error") == decision
-    assert watch.calls["annotation.services.review.pooled_gold"] >= 1
-    assert watch.calls["annotation.services.review.pooled_or_none"] >= 1
+    assert watch.calls["annotation.services.review.review.pooled_gold"] >= 1
+    assert watch.calls["annotation.services.review.review.pooled_or_none"] >= 1
     assert watch.under_lock == []
     assert len(gold_rows(db)) == 2
 

@@ -12,7 +12,8 @@ import time
 import pytest
 
 from annotation import leftovers
-from annotation.services import exports, jobs
+from annotation.services.export import exports
+from annotation.services.jobs import jobs
 from db import backup, processes
 from db.models import DatasetExport, Job, utcnow
 

@@ -19,7 +19,7 @@ from annotation.review.adjudication import (
 from annotation.agreement import label_set_jaccard, pk_both_ways
 from annotation.agreement.ratings import Rating
 from annotation.curves.distance import curve_distance
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.segmentation import Segmentation
 
 
@@ -128,7 +128,7 @@ def test_curve_means_are_what_the_agreement_report_computes_and_can_stand_in_for
 def test_one_table_names_every_decision_everywhere():
     """The service, the Review page, the history, Feedback and the export read one table."""
     from annotation.review.adjudication import DECISIONS, RESOLUTION_SOURCES, decision_named
-    from annotation.services import review
+    from annotation.services.review import review
 
     names = [d.name for d in DECISIONS]
     assert names == ["accept_auto", "accept_pooled", "take_version", "edit", "send_back", "discard"]

@@ -127,9 +127,9 @@ def test_no_author_no_rows_and_zero_matching():
 #: Everything an annotator's screen is built from: none may read a pair's intent or its
 #: reference labels (sample_pairs.follow_ups_of is their one read of a pair).
 ANNOTATOR_FACING = ("screens/queue.py", "screens/workbench.py", "screens/feedback.py",
-                    "ui/workbench_view.py", "annotation/services/queue.py",
-                    "annotation/services/workbench_events.py", "annotation/services/submission.py",
-                    "annotation/services/feedback.py")
+                    "ui/workbench_view.py", "annotation/services/workbench/queue.py",
+                    "annotation/services/workbench/workbench_events.py", "annotation/services/workbench/submission.py",
+                    "annotation/services/quality/feedback.py")
 
 
 @pytest.mark.parametrize("path", ANNOTATOR_FACING)

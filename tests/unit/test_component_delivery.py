@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from annotation.services.workbench_events import CLIENT_MAX_CHARS
+from annotation.services.workbench.workbench_events import CLIENT_MAX_CHARS
 from annotation.workbench.event_log import MAX_EVENTS as EVENT_LOG_MAX_EVENTS
 from ui.components import events
 from ui.components.events import (

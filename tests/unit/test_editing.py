@@ -6,7 +6,7 @@ import pytest
 
 from annotation.workbench import editing
 from annotation.curves import fit_curve
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 N_TOKENS = 10
 

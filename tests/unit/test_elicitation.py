@@ -16,7 +16,7 @@ from annotation.workbench.elicitation import (
     curve_feedback,
     points_from_durations,
 )
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.timeaxis import (
     MINUTES_PER_DAY,
     MINUTES_PER_HOUR,

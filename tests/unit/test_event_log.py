@@ -22,7 +22,8 @@ from annotation.workbench.event_log import (
     parse_events,
     replay,
 )
-from annotation.workbench.protocol import NOTE_MAX_CHARS, AnnotationContent
+from annotation.content import AnnotationContent
+from annotation.text_limits import NOTE_MAX_CHARS
 
 N_TOKENS = 10
 POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))

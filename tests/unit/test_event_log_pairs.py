@@ -12,7 +12,8 @@ from annotation.protocols import CONTEXT_PAIRS, SINGLE_TEXTS
 from annotation.settings import ProjectSettings
 from annotation.workbench import editing
 from annotation.workbench.event_log import EditEvent, EditRules, parse_events, replay
-from annotation.workbench.protocol import AnnotationContent, submission_problems
+from annotation.workbench.protocol import submission_problems
+from annotation.content import AnnotationContent
 
 PAIRS = ProjectSettings(protocol="pairs")
 RULES = EditRules(CONTEXT_PAIRS.open_steps(PAIRS), pair=True)

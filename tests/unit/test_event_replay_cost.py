@@ -16,7 +16,7 @@ from annotation import segmentation
 from annotation.axes import is_axis_name
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
 from annotation.workbench.event_log import EditEvent, EventError, parse_events, replay
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 N_TOKENS = 12
 POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41))

@@ -36,7 +36,7 @@ from annotation.export import (
 from annotation.export import writer as export_writer
 from annotation.export.records import encode_json
 from annotation.corpus.interchange import to_interchange
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.segmentation import Segmentation, segment_texts, token_offsets, token_spans, tokenize
 from annotation.corpus.splits import SPLITS
 

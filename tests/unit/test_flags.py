@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from annotation.review.flag_reasons import (
+from annotation.flag_reasons import (
     ANNOTATOR_FLAG_CODES,
     ANNOTATOR_FLAGS,
     AUTOMATIC_FLAG_CODES,
@@ -20,7 +20,7 @@ from annotation.review.flag_reasons import (
 )
 from annotation.review.deviation import ParameterSpread, parameter_spread, spread_of_annotations
 from annotation.review.flags import FlagHit, automatic_flags, flags_for_sample, one_per_reason
-from annotation.workbench.protocol import AnnotationContent, ContentError
+from annotation.content import AnnotationContent, ContentError
 from annotation.segmentation import Segmentation
 from annotation.settings import ProjectSettings
 
@@ -430,7 +430,7 @@ def test_flags_for_sample_skips_an_unfinished_flagged_annotation():
 
 def test_an_unfinished_flagged_annotation_is_not_compared_as_a_segmentation():
     from annotation.review.flags import ParameterSpread, flags_for_sample
-    from annotation.workbench.protocol import AnnotationContent
+    from annotation.content import AnnotationContent
 
     finished = AnnotationContent(boundaries=(0, 4), segment_axes=("main", "static"))
     unfinished = AnnotationContent(flags=("other",), note="garbled text")  # default (0,), (None,)

@@ -290,8 +290,8 @@ def test_the_domain_has_no_import_cycle():
     ("annotation/leftovers.py", "from db import processes\n", 1, "domain", "db"),
     ("db/models.py", "from annotation.axes import AXIS_NAMES\n", 1, "db", "annotation"),
     ("db/migrations/versions/0009_new.py", "import ui.session\n", 1, "db", "ui"),
-    ("annotation/services/queue.py", "import streamlit as st\n", 1, "services", "streamlit"),
-    ("annotation/services/review.py", "from screens import review\n", 1, "services", "screens"),
+    ("annotation/services/workbench/queue.py", "import streamlit as st\n", 1, "services", "streamlit"),
+    ("annotation/services/review/review.py", "from screens import review\n", 1, "services", "screens"),
     ("screens/users.py", "import pandas as pd\nfrom db.models import ROLES\n", 2, "screens", "db"),
 ])
 def test_the_checker_reports_a_forbidden_import(path, source, line, layer, prefix):
@@ -303,7 +303,7 @@ def test_the_checker_reports_a_forbidden_import(path, source, line, layer, prefi
 
 @pytest.mark.parametrize("path, source", [
     ("annotation/timeaxis.py", "import streamlit_extras\nimport dbm\nfrom annotation.axes import AXES\n"),
-    ("annotation/services/queue.py", "from db.models import Sample\nfrom annotation import protocol\n"),
+    ("annotation/services/workbench/queue.py", "from db.models import Sample\nfrom annotation import protocol\n"),
     ("screens/queue.py", "import streamlit as st\nfrom annotation.services import queue\n"
                          "from ui.session import get_database\n"),
     ("ui/session.py", "from db.engine import Database\n"),

@@ -10,7 +10,8 @@ import pytest
 from annotation.corpus import pair_import
 from annotation.corpus.pair_import import PairRecord, generated_target_key, parse_pairs
 from annotation.export.tvcp import TVCP_KEYS, PairGold, csv_text, encode_record, tvcp_record
-from annotation.corpus.text_import import MAX_ID_CHARS, MAX_IMPORT_BYTES, MAX_TEXT_CHARS, ImportFileError
+from annotation.corpus.text_import import MAX_ID_CHARS, MAX_IMPORT_BYTES, ImportFileError
+from annotation.text_limits import MAX_TEXT_CHARS
 
 HEADER = "context,follow_up,context_only_tv,combined_tv,change\n"
 

@@ -18,7 +18,7 @@ from annotation.review.pair_settling import (
     settled_change,
 )
 from annotation.settings import ProjectSettings
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 ALONE = dict(xi=45.0, omega=10.0, alpha=0.0)
 NO_SPREAD = ParameterSpread(None, None, None)

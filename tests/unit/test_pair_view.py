@@ -10,10 +10,10 @@ import json
 from datetime import datetime, timezone
 
 from annotation.pairs.change import read_change
-from annotation.services.queue import WorkItem
+from annotation.services.workbench.queue import WorkItem
 from annotation.settings import ProjectSettings
 from annotation.workbench import editing
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from ui.pair_view import change_reading
 from ui.workbench_view import SessionFacts, build_view
 

@@ -8,15 +8,10 @@ import math
 
 import pytest
 
-from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
-from annotation.workbench.protocol import (
-    MAX_POINTS,
-    MIN_POINTS,
-    NOTE_MAX_CHARS,
-    AnnotationContent,
-    ContentError,
-    submission_problems,
-)
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.workbench.protocol import MAX_POINTS, MIN_POINTS, submission_problems
+from annotation.content import AnnotationContent, ContentError
+from annotation.text_limits import NOTE_MAX_CHARS
 
 POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41), (14.9, 0.19), (34.9, 0.2))
 N_TOKENS = 10

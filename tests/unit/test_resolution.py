@@ -7,7 +7,7 @@ import random
 import pytest
 
 from annotation.axes import AXIS_NAMES
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.review.resolution import (
     EDITED,
     ONE_VERSION,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 from annotation.review.sample_disagreement import can_be_taken, sample_disagreement
 
 CURVE = dict(xi=40.0, omega=10.0, alpha=0.0)

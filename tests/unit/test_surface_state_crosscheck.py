@@ -46,13 +46,14 @@ import pytest
 
 from annotation.axes import AXIS_NAMES
 from annotation.curves import MAX_POINTS
-from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
 from annotation.timeaxis import X_MAX
 from annotation.workbench import editing
 from annotation.protocols import CONTEXT_PAIRS, SINGLE_TEXTS, ProjectProtocol
 from annotation.settings import ProjectSettings
 from annotation.workbench.event_log import EditRules, Replay, parse_events, replay
-from annotation.workbench.protocol import CHANGE_CHOICES, PAIR_STEPS, STEPS, AnnotationContent
+from annotation.workbench.protocol import PAIR_STEPS, STEPS
+from annotation.content import CHANGE_CHOICES, AnnotationContent
 from ui.workbench_view import surface_rules
 
 ROOT = Path(__file__).resolve().parents[2]

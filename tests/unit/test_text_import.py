@@ -9,18 +9,8 @@ import time
 import pytest
 
 from annotation.corpus import text_import
-from annotation.corpus.text_import import (
-    MAX_ID_CHARS,
-    MAX_IMPORT_BYTES,
-    MAX_IMPORT_LINES,
-    MAX_TEXT_CHARS,
-    ImportFileError,
-    TextRecord,
-    count_lines,
-    detect_format,
-    infer_benchmark,
-    parse_texts,
-)
+from annotation.corpus.text_import import MAX_ID_CHARS, MAX_IMPORT_BYTES, MAX_IMPORT_LINES, ImportFileError, TextRecord, count_lines, detect_format, infer_benchmark, parse_texts
+from annotation.text_limits import MAX_TEXT_CHARS
 
 
 def jsonl(*rows) -> bytes:

@@ -1,5 +1,5 @@
-"""The third annotator's rule (annotation.review.third_annotator) and its place in settling
-(annotation.services.settle_plan.plan_settle, pure): when one more annotator is asked, which pair
+"""The third annotator's rule (annotation.quality.third_annotator) and its place in settling
+(annotation.services.review.settle_plan.plan_settle, pure): when one more annotator is asked, which pair
 settles k + 1 annotations, what the gold holds, and what still reaches a lead."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 from annotation.review.deviation import ParameterSpread
 from annotation.review.flags import FlagHit, flags_for_sample
 from annotation.review.resolution import AnnotatorVersion
-from annotation.review.third_annotator import agreeing_pair, ask_another, gold_of_pair, pool_curve
+from annotation.quality.third_annotator import agreeing_pair, ask_another, gold_of_pair, pool_curve
 from annotation.segmentation import Segmentation
-from annotation.services.settle_plan import Submitted, plan_settle
+from annotation.services.review.settle_plan import Submitted, plan_settle
 from annotation.settings import ProjectSettings
-from annotation.workbench.protocol import AnnotationContent
+from annotation.content import AnnotationContent
 
 ON = ProjectSettings(third_annotator=True)
 NO_SPREAD = ParameterSpread(None, None, None)

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 import pytest
 
 from annotation.workbench import editing
-from annotation.workbench.protocol import AnnotationContent
-from annotation.services.queue import WorkItem
+from annotation.content import AnnotationContent
+from annotation.services.workbench.queue import WorkItem
 from ui.workbench_view import Notice, SessionFacts, build_view, fit_panel
 
 TEXT = "The shop is closed today because of a flood."
@@ -145,9 +145,10 @@ def test_two_peaks_read_the_same_in_the_panel_and_in_what_stops_a_submit():
 def test_the_view_carries_the_names_and_limits_the_surface_edits_with():
     # the browser keeps no copy of them: the fit's bounds, the units, the note's length...
     from annotation.curves import ALPHA_BOUNDS, MAX_POINTS, OMEGA_BOUNDS, XI_BOUNDS
-    from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
+    from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
     from annotation.timeaxis import MINUTES_PER_YEAR, X_MAX
-    from annotation.workbench.protocol import NOTE_MAX_CHARS, STEPS
+    from annotation.workbench.protocol import STEPS
+    from annotation.text_limits import NOTE_MAX_CHARS
 
     v = build_view(_item(), SessionFacts(client="c0ffee"))
     assert v["steps"] == list(STEPS) and v["x_max"] == X_MAX and v["max_points"] == MAX_POINTS

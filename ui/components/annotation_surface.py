@@ -10,7 +10,7 @@ When every click was a Streamlit rerun, clicks and keys that arrived while a rer
 raced with it and were lost. The surface therefore owns the annotation while it is
 being made: segmentation, axes, points, hand-tuned parameters, step and flag are edited locally
 and drawn at once, and every edit is sent to the server as one ordered, idempotent **event log**.
-The server (``annotation.services.workbench_events.apply_events``) replays the log through
+The server (``annotation.services.workbench.workbench_events.apply_events``) replays the log through
 ``annotation.workbench.editing`` and answers with a new ``view``; what the surface draws after an answer is
 exactly what is stored.
 

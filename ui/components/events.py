@@ -64,7 +64,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from annotation.services.workbench_events import CLIENT_MAX_CHARS
+from annotation.services.workbench.workbench_events import CLIENT_MAX_CHARS
 from annotation.workbench.event_log import MAX_EVENTS as EVENT_LOG_MAX_EVENTS
 from ui.components.sources import component_source
 
