@@ -176,8 +176,9 @@ def test_no_anchoring_an_annotator_sees_no_model_anywhere(db, lead, ann, project
 def test_no_annotator_code_path_reads_a_model():
     """The annotator's screens and the workbench's view and services never import the model's."""
     annotator_side = [ROOT / "screens" / f"{n}.py" for n in ("queue", "workbench", "feedback", "guidelines", "account")]
-    annotator_side += [ROOT / "ui" / "workbench_view.py", ROOT / "annotation" / "services" / "workbench_events.py",
-                       ROOT / "annotation" / "services" / "submission.py", ROOT / "annotation" / "services" / "feedback.py"]
+    annotator_side += [ROOT / "ui" / "workbench_view.py", ROOT / "annotation" / "services" / "workbench" / "workbench_events.py",
+                       ROOT / "annotation" / "services" / "workbench" / "submission.py",
+                       ROOT / "annotation" / "services" / "quality" / "feedback.py"]
     for path in annotator_side:
         text = path.read_text(encoding="utf-8")
         assert "model_loop" not in text and "model_jobs" not in text and "ModelPrediction" not in text, path.name

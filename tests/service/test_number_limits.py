@@ -72,12 +72,14 @@ OWN_CHECKS = {"members": "model_jobs: the ensemble's bounds", "folds": "model_jo
 
 def _entry_points() -> dict[str, Callable[..., Any]]:
     found = {}
-    for info in pkgutil.iter_modules(annotation.services.__path__):
-        module = importlib.import_module(f"annotation.services.{info.name}")
+    for info in pkgutil.walk_packages(annotation.services.__path__, "annotation.services."):
+        if info.ispkg:
+            continue
+        module = importlib.import_module(info.name)
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ != module.__name__ or name.startswith("_"):
                 continue
-            key = f"{info.name}.{name}"
+            key = f"{info.name.rpartition('.')[2]}.{name}"
             if list(inspect.signature(function).parameters)[:2] == ["db", "actor"] or key in WITHOUT_ACTOR:
                 found[key] = function
     return found

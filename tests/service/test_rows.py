@@ -85,7 +85,7 @@ HAND_MAPPING = (
 
 def test_no_service_maps_rows_by_hand():
     found = []
-    for path in sorted((ROOT / "annotation" / "services").glob("*.py")):
+    for path in sorted((ROOT / "annotation" / "services").rglob("*.py")):
         if path.name == "rows.py":
             continue
         text = path.read_text(encoding="utf-8")
@@ -94,5 +94,5 @@ def test_no_service_maps_rows_by_hand():
 
 
 def test_export_rows_are_read_by_name():
-    text = (ROOT / "annotation" / "services" / "export_reads.py").read_text(encoding="utf-8")
+    text = (ROOT / "annotation" / "services" / "export" / "export_reads.py").read_text(encoding="utf-8")
     assert not re.findall(r"\br\[\d+\]", text)
