@@ -41,26 +41,29 @@ def _demo_project_id(db: Database, actor: Actor, name: str) -> int | None:
         return s.scalar(select(Project.id).where(Project.name == name))
 
 
+def _demo_project(db: Database, actor: Actor, name: str, description: str,
+                  settings: ProjectSettings | None = None) -> int:
+    """The id of the demo project called ``name``, created with ``description`` when missing."""
+    project_id = _demo_project_id(db, actor, name)
+    if project_id is None:
+        project_id = create_project(db, actor, name, description, settings).id
+    return project_id
+
+
 def load_demo_project(db: Database, actor: Actor) -> ProjectInfo:
     """Lead: create (or top up) the demo project with the bundled texts."""
-    project_id = _demo_project_id(db, actor, DEMO_PROJECT_NAME)
-    if project_id is None:
-        project_id = create_project(
-            db, actor, DEMO_PROJECT_NAME,
-            "Short texts written for trying Chronocept Studio: benchmark 1 sentences and "
-            "benchmark 2 passages.").id
+    project_id = _demo_project(db, actor, DEMO_PROJECT_NAME,
+                               "Short texts written for trying Chronocept Studio: benchmark 1 sentences and "
+                               "benchmark 2 passages.")
     import_texts(db, actor, project_id, demo_records(), source="demo")
     return get_project(db, actor, project_id)
 
 
 def load_demo_pairs_project(db: Database, actor: Actor) -> ProjectInfo:
     """Lead: create (or top up) the demo context-pairs project with the bundled pairs."""
-    project_id = _demo_project_id(db, actor, DEMO_PAIRS_PROJECT_NAME)
-    if project_id is None:
-        project_id = create_project(
-            db, actor, DEMO_PAIRS_PROJECT_NAME,
-            "Everyday statements, each with three follow-ups, for trying the context-pairs protocol: "
-            "the curve of a statement alone, then given a follow-up.",
-            ProjectSettings(protocol="pairs")).id
+    project_id = _demo_project(db, actor, DEMO_PAIRS_PROJECT_NAME,
+                               "Everyday statements, each with three follow-ups, for trying the context-pairs "
+                               "protocol: the curve of a statement alone, then given a follow-up.",
+                               ProjectSettings(protocol="pairs"))
     import_pairs(db, actor, project_id, demo_pair_records(), source="demo")
     return get_project(db, actor, project_id)
