@@ -150,7 +150,7 @@ function createSurfaceText(ctx) {
     const axes = content.segment_axes.map((a) => (a ? axisOf(a) : null));
     const { tints, kept } = assignTints(tintOf, content.boundaries, axes.map(Boolean), ctx.cfg().n);
     tintOf = kept;
-    return axes.map((axis, j) => (axis ? safeColor(axis.color, "#4C78A8") : NEUTRAL_TINTS[tints[j]]));
+    return axes.map((axis, j) => (axis ? safeColor(axis.color, "#888") : NEUTRAL_TINTS[tints[j]]));
   }
 
   // ---------- listeners
