@@ -15,7 +15,7 @@
  *
  * Put in front of this module at import (ui/components/sources.py): instance_cleanup.js,
  * delivery.js (the numbered queue, its sending and re-sending: every component's protocol),
- * dom_helpers.js, curve_points.js, point_drag.js, text_gaps.js, edit_queue.js (how an edit joins
+ * dom_helpers.js, curve_points.js, point_drag.js, chart_grid.js, text_gaps.js, edit_queue.js (how an edit joins
  * the queue), surface_state.js (what an edit changes: the view's and content's types are there
  * too), segment_tints.js, text_paragraphs.js, surface_config.js and the parts. */
 

@@ -1,7 +1,7 @@
 """The annotation surface: the whole in-progress annotation of one sample, in the browser
 (Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
 after the shared ``instance_cleanup.js``, ``delivery.js``, ``dom_helpers.js``, ``curve_points.js``,
-``point_drag.js`` and ``text_gaps.js``, its own pure ``edit_queue.js``, ``surface_state.js``,
+``point_drag.js``, ``chart_grid.js`` and ``text_gaps.js``, its own pure ``edit_queue.js``, ``surface_state.js``,
 ``segment_tints.js`` and ``text_paragraphs.js``, and its parts ``surface_config.js``,
 ``surface_text.js``, ``surface_axes.js``, ``surface_chart.js``, ``surface_pair.js``,
 ``surface_submit.js`` and ``surface_footer.js`` (``ui.components.sources.SURFACE_PARTS_JS``); no

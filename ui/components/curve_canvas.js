@@ -2,7 +2,7 @@
 /* The validity chart on which the annotator places, drags and removes the curve's points (see
    curve_canvas.py for the events and the DOM). One instance per parentElement, kept in INSTANCES;
    its edits reach Python through delivery.js (put in front of this module with
-   instance_cleanup.js and curve_points.js). */
+   instance_cleanup.js, dom_helpers.js, curve_points.js, point_drag.js and chart_grid.js). */
 
 /**
  * One edit of the points, numbered by delivery.js.
@@ -43,10 +43,9 @@
 /** @type {WeakMap<HTMLElement, ChartInstance>} */
 const INSTANCES = new WeakMap();
 const MARGIN = { left: 58, right: 18, top: 16, bottom: 62 };
-const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 let clipCounter = 0;
 
-// h, el: dom_helpers.js; the pointer, the keys and the drawn points: point_drag.js
+// h, el: dom_helpers.js; the pointer, the keys and the drawn points: point_drag.js; the grid: chart_grid.js
 // finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
 
 /**
@@ -160,31 +159,9 @@ function createInstance(parentElement) {
     const clip = el("clipPath", { id: clipId }, defs);
     el("rect", { x: g.left, y: g.top - 2, width: g.w, height: g.h + 4 }, clip);
 
-    // grid and axes
-    const grid = el("g", { class: "cc-grid" }, backdrop);
-    const labels = el("g", {}, backdrop);
-    for (const yv of Y_GRID) {
-      const y = g.sy(yv);
-      el("line", { x1: g.left, x2: g.left + g.w, y1: y, y2: y, class: yv === 0 ? "cc-axis" : "" }, grid);
-      const t = el("text", { x: g.left - 8, y: y + 4, "text-anchor": "end", class: "cc-tick" }, labels);
-      t.textContent = Math.round(yv * 100) + "%";
-    }
-    // Labels that would overlap their left neighbour drop to a second row ("12 h" / "1 day");
-    // only when both rows are taken (very narrow charts) is a label left out.
-    const lastRight = [-Infinity, -Infinity];
-    const ticks = Array.isArray(d.ticks) ? d.ticks : [];
-    for (const tick of ticks) {
-      if (!Array.isArray(tick) || !finite(tick[0]) || tick[0] < 0 || tick[0] > xMax) continue;
-      const x = g.sx(tick[0]);
-      el("line", { x1: x, x2: x, y1: g.top, y2: g.top + g.h, class: tick[0] === 0 ? "cc-axis" : "" }, grid);
-      const text = String(tick[1] ?? "");
-      const halfW = text.length * 3.4 + 4;
-      const row = x - halfW >= lastRight[0] ? 0 : (x - halfW >= lastRight[1] ? 1 : -1);
-      if (row < 0) continue;
-      const t = el("text", { x, y: g.top + g.h + 18 + row * 14, "text-anchor": "middle", class: "cc-tick" }, labels);
-      t.textContent = text;
-      lastRight[row] = x + halfW;
-    }
+    // grid and axes (chart_grid.js)
+    const labels = drawChartGrid(backdrop, g, d.ticks, xMax, { gridClass: "cc-grid", axisClass: "cc-axis", tickClass: "cc-tick",
+      yLabelGap: 8, charHalf: 3.4, rowOffset: 18, rowStep: 14 });
     const yTitle = el("text", { class: "cc-title", "text-anchor": "middle",
       transform: `translate(${14} ${g.top + g.h / 2}) rotate(-90)` }, labels);
     yTitle.textContent = "validity";

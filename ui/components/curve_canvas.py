@@ -1,7 +1,7 @@
 """Curve canvas: the log-time validity chart on which the annotator places, drags and removes
 the curve's points (Streamlit custom component v2; its code is ``curve_canvas.js`` / ``.css``
 beside this file, after the shared ``instance_cleanup.js``, ``delivery.js``, ``dom_helpers.js``,
-``curve_points.js`` and ``point_drag.js``; SVG, no build step, no libraries).
+``curve_points.js``, ``point_drag.js`` and ``chart_grid.js``; SVG, no build step, no libraries).
 
 Python stays the source of truth: the page passes the points and the fitted curve; the chart
 reports each edit as one event dict, which the page applies with

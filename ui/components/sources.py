@@ -37,9 +37,12 @@ CURVE_POINTS_JS = component_source("curve_points.js")
 #: drawn, shared by the curve canvas and the annotation surface (after ``CURVE_POINTS_JS`` and
 #: ``DOM_HELPERS_JS``).
 POINT_DRAG_JS = component_source("point_drag.js")
+#: The grid a validity chart draws its points on (the validity lines, the time ticks), shared by
+#: the curve canvas and the annotation surface.
+CHART_GRID_JS = component_source("chart_grid.js")
 #: A chart's point editing as a component puts it in front of its own module: the DOM helpers,
-#: the point rules and the pointer.
-CHART_POINTS_JS = "\n".join((DOM_HELPERS_JS, CURVE_POINTS_JS, POINT_DRAG_JS))
+#: the point rules, the pointer and the grid.
+CHART_POINTS_JS = "\n".join((DOM_HELPERS_JS, CURVE_POINTS_JS, POINT_DRAG_JS, CHART_GRID_JS))
 #: The keys that move between the gaps of a text, shared by the token boundary editor and the
 #: annotation surface.
 TEXT_GAPS_JS = component_source("text_gaps.js")

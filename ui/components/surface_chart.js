@@ -4,13 +4,13 @@
    words, the parameters, the residuals, the feedback) and the two tools beside it: fine-tuning
    the parameters and entering two durations instead of points. Made by createSurfaceChart(ctx)
    (annotation_surface.js; the context's type is in surface_config.js); put in front of the
-   surface's module at import (ui/components/sources.py), after dom_helpers.js, curve_points.js
-   and point_drag.js (the pointer and the keys on the points, shared with the curve canvas).
+   surface's module at import (ui/components/sources.py), after dom_helpers.js, curve_points.js,
+   point_drag.js (the pointer and the keys on the points) and chart_grid.js (the grid), both
+   shared with the curve canvas.
    The checks of what is typed and the hint's words are pure and unit-tested with `node --test`
    (tests/js/surface_chart.test.js). All text is set with textContent. */
 
 const CHART_MARGIN = { left: 50, right: 14, top: 12, bottom: 46 };
-const CHART_Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 let chartClipCounter = 0;
 
 /**
@@ -216,24 +216,8 @@ function createSurfaceChart(ctx) {
     backdrop.replaceChildren();
     const clip = el("clipPath", { id: clipId }, el("defs", {}, backdrop));
     el("rect", { x: g.left, y: g.top - 2, width: g.w, height: g.h + 4 }, clip);
-    const grid = el("g", { class: "as-grid" }, backdrop), labels = el("g", {}, backdrop);
-    for (const yv of CHART_Y_GRID) {
-      const y = g.sy(yv);
-      el("line", { x1: g.left, x2: g.left + g.w, y1: y, y2: y, class: yv === 0 ? "axis" : "" }, grid);
-      el("text", { x: g.left - 7, y: y + 4, "text-anchor": "end", class: "as-tick" }, labels).textContent = Math.round(yv * 100) + "%";
-    }
-    const lastRight = [-Infinity, -Infinity];
-    for (const tick of Array.isArray(v.ticks) ? v.ticks : []) {
-      if (!Array.isArray(tick) || !finite(tick[0]) || tick[0] < 0 || tick[0] > c.xMax) continue;
-      const x = g.sx(tick[0]);
-      el("line", { x1: x, x2: x, y1: g.top, y2: g.top + g.h, class: tick[0] === 0 ? "axis" : "" }, grid);
-      const text = String(tick[1] ?? "");
-      const half = text.length * 3.3 + 4;
-      const row = x - half >= lastRight[0] ? 0 : (x - half >= lastRight[1] ? 1 : -1);
-      if (row < 0) continue;
-      el("text", { x, y: g.top + g.h + 16 + row * 13, "text-anchor": "middle", class: "as-tick" }, labels).textContent = text;
-      lastRight[row] = x + half;
-    }
+    const labels = drawChartGrid(backdrop, g, v.ticks, c.xMax, { gridClass: "as-grid", axisClass: "axis", tickClass: "as-tick",
+      yLabelGap: 7, charHalf: 3.3, rowOffset: 16, rowStep: 13 });
     el("text", { class: "as-axis-title", "text-anchor": "middle", transform: `translate(12 ${g.top + g.h / 2}) rotate(-90)` }, labels).textContent = "validity";
     el("text", { class: "as-axis-title", "text-anchor": "end", x: g.left + g.w, y: g.top + g.h + 42 }, labels).textContent = "time since publication (log scale) →";
     if (context) {  // the target's own curve, drawn faintly behind the one given the follow-up
