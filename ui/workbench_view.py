@@ -34,8 +34,9 @@ from annotation.flag_reasons import ANNOTATOR_FLAGS
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.protocols import SINGLE_TEXTS, ProjectProtocol, protocol_of
 from annotation.settings import ProjectSettings
+from annotation.workbench.event_log import FIT_KINDS, KINDS
 from annotation.workbench.protocol import CONTEXT_STEP, NO_CURVE, PAIR_STEPS
-from annotation.content import CHANGE_CHOICES, CONFIRM_DERIVED, AnnotationContent
+from annotation.content import CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT_FIELDS, AnnotationContent
 from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.workbench.queue import WorkItem
@@ -48,6 +49,12 @@ from ui.pair_view import pair_panel
 NOTICE_LEVELS: tuple[str, ...] = ("error", "warning", "info", "success")
 #: The two layouts of the surface: one step at a time, or all three on one screen.
 LAYOUTS: tuple[str, ...] = ("steps", "single")
+#: The step that shows each part of the surface (the order of protocol.STEPS: a step number is
+#: stored as 0 segmentation, 1 axes, 2 curve; a pair's second curve is its ``context_step``).
+PART_STEPS: dict[str, int] = {"segments": 0, "axes": 1, "curve": 2}
+#: The units "Enter durations instead" offers first: the peak in days, half gone in weeks
+#: (``DURATION_UNITS`` names).
+DURATION_DEFAULTS: dict[str, str] = {"peak": "days", "half_gone": "weeks"}
 
 
 @dataclass(frozen=True)
@@ -162,8 +169,10 @@ def surface_rules(protocol: ProjectProtocol = SINGLE_TEXTS,
     protocol's steps (the first one an annotator may go to, whether the text is segmented,
     whether a sample is a context pair with a second curve and a change label), the axes and
     flags to choose from, the chart's range and number of points, the fit's bounds on the
-    hand-tuned parameters, the units of "Enter durations instead" and the note's length. Every
-    view carries them, so the browser holds no copy (tests/browser's harness sends the same)."""
+    hand-tuned parameters, the units of "Enter durations instead" (and the two it offers
+    first) and the note's length, which step shows which part, the kinds that edit a curve and
+    a pair's second curve's fields, and the notices' levels. Every view carries them, so the
+    browser holds no copy (tests/browser's harness sends the same)."""
     settings = settings or ProjectSettings()
     bounds = dict(zip(PARAMETERS, (XI_BOUNDS, OMEGA_BOUNDS, ALPHA_BOUNDS)))
     pair = protocol.has_follow_up
@@ -188,6 +197,13 @@ def surface_rules(protocol: ProjectProtocol = SINGLE_TEXTS,
                         "min": bounds[name][0], "max": bounds[name][1]} for name in PARAMETERS],
         "time_units": [{"name": name, "minutes": minutes} for name, minutes in DURATION_UNITS],
         "note_max_chars": NOTE_MAX_CHARS,
+        "part_steps": dict(PART_STEPS),
+        # the kinds that edit a curve (a pair's second one with "curve": "context"), and the
+        # second curve's fields beside the first's: the browser's replay swaps them as the server
+        "curve_edits": [kind for kind in KINDS if kind in FIT_KINDS],
+        "context_fields": [[first, second] for first, second in CONTEXT_FIELDS.items()],
+        "duration_defaults": dict(DURATION_DEFAULTS),
+        "notice_levels": list(NOTICE_LEVELS),
     }
 
 

@@ -3,7 +3,9 @@
    browser gets it: not as a module of its own but as top-level declarations that
    ui/components/sources.py puts in front of a component's ES module (strict mode, as a module
    is). Evaluated in this realm (new Function, not vm), so its objects compare equal to the
-   test's with assert.deepStrictEqual. */
+   test's with assert.deepStrictEqual. A component's own module (token_boundaries.js,
+   session_cookie.js) loads the same way: its `export default` is read as a declaration of
+   `defaultExport`, so its other top-level declarations can be tested. */
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
@@ -21,7 +23,8 @@ const COMPONENTS = path.resolve(__dirname, "..", "..", "ui", "components");
  */
 function loadSource(file, names) {
   const files = Array.isArray(file) ? file : [file];
-  const source = files.map((f) => fs.readFileSync(path.join(COMPONENTS, f), "utf8")).join("\n");
+  const source = files.map((f) => fs.readFileSync(path.join(COMPONENTS, f), "utf8")).join("\n")
+    .replace(/^export default /m, "const defaultExport = ");
   // eslint-disable-next-line no-new-func
   return new Function(`"use strict";\n${source}\nreturn { ${names.join(", ")} };`)();
 }

@@ -19,7 +19,7 @@ const { loadSource } = require("./load_source.js");
  * @property {typeof globalThis.unflaggedSubmitProblems} unflaggedSubmitProblems
  */
 const { surfaceRulesOf, replaySurfaceEvents, unflaggedSubmitProblems } = /** @type {ReplayApi} */ (
-  loadSource(["curve_points.js", "surface_state.js"], ["surfaceRulesOf", "replaySurfaceEvents", "unflaggedSubmitProblems"]));
+  loadSource(["curve_points.js", "surface_view.js", "surface_state.js"], ["surfaceRulesOf", "replaySurfaceEvents", "unflaggedSubmitProblems"]));
 
 /** @typedef {{ view: Partial<SurfaceView>, events: SurfaceEditData[] }} ReplayCase */
 

@@ -17,7 +17,7 @@ const { loadSource } = require("./load_source.js");
  * @property {typeof globalThis.unflaggedSubmitProblems} unflaggedSubmitProblems
  */
 const { readSurfaceContent, surfaceRulesOf, toggleSurfaceBoundary, applySurfaceEvent, replaySurfaceEvents, unflaggedSubmitProblems } =
-  /** @type {SurfaceStateApi} */ (loadSource(["curve_points.js", "surface_state.js"],
+  /** @type {SurfaceStateApi} */ (loadSource(["curve_points.js", "surface_view.js", "surface_state.js"],
     ["readSurfaceContent", "surfaceRulesOf", "toggleSurfaceBoundary", "applySurfaceEvent", "replaySurfaceEvents",
       "unflaggedSubmitProblems"]));
 
@@ -36,6 +36,10 @@ const VIEW = {
     { name: "alpha", symbol: "α", min: -2, max: 2 }],
   time_units: [{ name: "minutes", minutes: 1 }, { name: "hours", minutes: 60 }],
   note_max_chars: 50,
+  curve_edits: ["point", "params", "refit", "place"],
+  // the server's list holds the curve's scale too, which the surface does not keep
+  context_fields: [["points", "context_points"], ["xi", "context_xi"], ["omega", "context_omega"], ["alpha", "context_alpha"],
+    ["scale", "context_scale"], ["rmse", "context_rmse"], ["params_source", "context_params_source"]],
 };
 const RULES = surfaceRulesOf(VIEW);
 
@@ -60,9 +64,14 @@ test("the rules come from the view; a view without them knows none", () => {
   assert.deepEqual(RULES.flagCodes, ["no_main_timeline", "other"]);
   assert.deepEqual(RULES.parameters[1], { name: "omega", symbol: "ω", min: 0.5, max: 20 });
   assert.deepEqual(RULES.timeUnits, [{ name: "minutes", minutes: 1 }, { name: "hours", minutes: 60 }]);
+  assert.deepEqual(RULES.curveEdits, ["point", "params", "refit", "place"]);
+  assert.deepEqual(RULES.contextFields[0], ["points", "context_points"]);
   const none = surfaceRulesOf({});
   assert.deepEqual([none.n, none.maxPoints, none.minPoints, none.noteMaxChars], [0, 0, 0, 0]);
   assert.deepEqual([none.steps, none.axisNames, none.flagCodes, none.parameters, none.timeUnits], [[], [], [], [], []]);
+  assert.deepEqual([none.curveEdits, none.contextFields], [[], []]);
+  const malformed = surfaceRulesOf(/** @type {any} */ ({ context_fields: [["points"], ["xi", 1], "alpha", ["omega", "context_omega"]] }));
+  assert.deepEqual(malformed.contextFields, [["omega", "context_omega"]]);
   assert.equal(none.xMax, 1);  // any positive width: the chart's arithmetic stays finite
   const odd = surfaceRulesOf({ ...VIEW, time_units: [{ name: "days", minutes: 0 }, null, { name: "weeks", minutes: 10080 }] });
   assert.deepEqual(odd.timeUnits, [{ name: "weeks", minutes: 10080 }]);
@@ -237,6 +246,18 @@ test("a pair's rules come from the view; a single text's view has none of them",
   assert.deepEqual([PAIR.firstStep, PAIR.segmented, PAIR.pair, PAIR.contextStep], [2, false, true, 3]);
   assert.deepEqual([PAIR.changeOptions, PAIR.changeConfirm], [["derived", "decreased", "neutral", "increased"], "derived"]);
   assert.deepEqual([RULES.firstStep, RULES.segmented, RULES.pair, RULES.contextStep, RULES.changeOptions], [0, true, false, -1, []]);
+});
+
+test("the second curve's fields and the curve edits are the view's", () => {
+  // only the fields the content holds are swapped (the view's scale is the server's alone)
+  const s = afterPair({ points: [[10, 0.5]], xi: 1, context_points: [[40, 0.5]] }, 3,
+    [{ kind: "point", action: "add", x: 60, y: 0.3, curve: "context" }]);
+  assert.deepEqual([s.content.points, s.content.context_points, s.content.xi], [[[10, 0.5]], [[40, 0.5], [60, 0.3]], 1]);
+  assert.equal("scale" in s.content || "context_scale" in s.content, false);
+  // a view that names no curve edits knows of no edit of the second curve: it is applied to the first
+  const noCurveKinds = surfaceRulesOf({ ...PAIR_VIEW, curve_edits: [] });
+  const first = applySurfaceEvent(at({ points: [[10, 0.5]] }, 3), { kind: "point", action: "add", x: 1, y: 1, curve: "context" }, noCurveKinds);
+  assert.deepEqual(first.content.points, [[10, 0.5], [1, 1]]);
 });
 
 test("a step to the follow-up copies the first curve while the second has no points, once", () => {

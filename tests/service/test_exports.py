@@ -529,7 +529,7 @@ def test_a_killed_export_process_is_recovered(db, lead, gold, tmp_path):
     script = (
         "import sys, time\n"
         "from annotation.export import writer as export_writer\n"
-        "from annotation.services import exports\n"
+        "from annotation.services.export import exports\n"
         "from annotation.services.authz import Actor\n"
         "from db.engine import Database\n"
         "original = export_writer.write_json_lines\n"

@@ -182,7 +182,8 @@ def test_a_job_outlives_the_app_process_that_launched_it(db, lead, export, tmp_p
     script = (
         "import os, sys\n"
         "from db.engine import Database\n"
-        "from annotation.services import accounts, jobs\n"
+        "from annotation.services.accounts import accounts\n"
+        "from annotation.services.jobs import jobs\n"
         f"db = Database.connect({url!r})\n"
         "lead = accounts.actor_for_script(db, 'lead1')\n"
         f"job = jobs.launch_training(db, lead, {pid}, {export_id}, {QUICK!r})\n"

@@ -161,3 +161,22 @@ def test_the_view_carries_the_names_and_limits_the_surface_edits_with():
     assert list(units) == ["minutes", "hours", "days", "weeks", "months", "years"]
     assert units["years"] == MINUTES_PER_YEAR and units["days"] == 1440
     assert v["note_max_chars"] == NOTE_MAX_CHARS
+
+
+def test_the_view_carries_the_vocabularies_the_surface_once_copied():
+    # the surface's JS holds no copy of them (tests/unit/test_js_vocabulary.py scans for one)
+    from annotation.timeaxis import DURATION_UNITS
+    from annotation.workbench.event_log import FIT_KINDS, KINDS
+    from annotation.content import CONTEXT_FIELDS
+    from annotation.workbench.protocol import STEPS
+    from ui.workbench_view import NOTICE_LEVELS, PART_STEPS
+
+    v = build_view(_item(), SessionFacts(client="c0ffee"))
+    assert v["curve_edits"] == [k for k in KINDS if k in FIT_KINDS] and set(v["curve_edits"]) == FIT_KINDS
+    assert v["context_fields"] == [list(pair) for pair in CONTEXT_FIELDS.items()]
+    assert v["notice_levels"] == list(NOTICE_LEVELS)
+    units = [name for name, _ in DURATION_UNITS]
+    assert v["duration_defaults"]["peak"] in units and v["duration_defaults"]["half_gone"] in units
+    # which step shows which part: the steps' names say the same
+    assert v["part_steps"] == PART_STEPS
+    assert [STEPS[PART_STEPS[p]] for p in ("segments", "axes", "curve")] == ["Segmentation", "Axis labels", "Validity curve"]

@@ -1,8 +1,11 @@
 """The annotation surface: the whole in-progress annotation of one sample, in the browser
 (Streamlit custom component v2; its code is ``annotation_surface.js`` / ``.css`` beside this file,
-after the shared ``instance_cleanup.js``, ``delivery.js``, ``curve_points.js`` and ``text_gaps.js``
-and its own pure ``edit_queue.js``, ``surface_state.js``, ``segment_tints.js`` and
-``text_paragraphs.js``; no build step, no libraries).
+after the shared ``instance_cleanup.js``, ``delivery.js``, ``dom_helpers.js``, ``curve_points.js``,
+``point_drag.js``, ``chart_grid.js`` and ``text_gaps.js``, its own pure ``edit_queue.js``, ``surface_state.js``,
+``segment_tints.js`` and ``text_paragraphs.js``, and its parts ``surface_config.js``,
+``surface_text.js``, ``surface_axes.js``, ``surface_chart.js``, ``surface_pair.js``,
+``surface_submit.js`` and ``surface_footer.js`` (``ui.components.sources.SURFACE_PARTS_JS``); no
+build step, no libraries).
 
 Why one component
 -----------------
@@ -94,12 +97,13 @@ import streamlit as st
 # the queue arrives on the "events" trigger, read as the chart and text components read theirs,
 # in the shape and within the limits every component's batch is checked against
 from ui.components.events import DELIVERY_JS, checked_batch, trigger_payload, whole_number
-from ui.components.sources import (CURVE_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS,
-                                   SURFACE_STATE_JS, TEXT_GAPS_JS, TEXT_PARAGRAPHS_JS,
-                                   component_source)
+from ui.components.sources import (CHART_POINTS_JS, EDIT_QUEUE_JS, SEGMENT_TINTS_JS,
+                                   SURFACE_PARTS_JS, SURFACE_STATE_JS, TEXT_GAPS_JS,
+                                   TEXT_PARAGRAPHS_JS, component_source)
 
-_JS = (DELIVERY_JS + CURVE_POINTS_JS + TEXT_GAPS_JS + EDIT_QUEUE_JS + SURFACE_STATE_JS
-       + SEGMENT_TINTS_JS + TEXT_PARAGRAPHS_JS + component_source("annotation_surface.js"))
+_JS = "\n".join((DELIVERY_JS, CHART_POINTS_JS, TEXT_GAPS_JS, EDIT_QUEUE_JS, SURFACE_STATE_JS,
+                 SEGMENT_TINTS_JS, TEXT_PARAGRAPHS_JS, SURFACE_PARTS_JS,
+                 component_source("annotation_surface.js")))
 _CSS = component_source("annotation_surface.css")
 
 _COMPONENT = st.components.v2.component(

@@ -2,7 +2,7 @@
 /* The validity chart on which the annotator places, drags and removes the curve's points (see
    curve_canvas.py for the events and the DOM). One instance per parentElement, kept in INSTANCES;
    its edits reach Python through delivery.js (put in front of this module with
-   instance_cleanup.js and curve_points.js). */
+   instance_cleanup.js, dom_helpers.js, curve_points.js, point_drag.js and chart_grid.js). */
 
 /**
  * One edit of the points, numbered by delivery.js.
@@ -26,16 +26,6 @@
  * @property {string} [curve_label]
  */
 /**
- * Where the plot area lies in the SVG, and data → pixel.
- * @typedef {{ left: number, top: number, w: number, h: number, sx: (x: number) => number,
- *   sy: (y: number) => number }} ChartGeometry
- */
-/**
- * A point being dragged.
- * @typedef {{ index: number, pointerId: number, x0: number, y0: number, moved: boolean,
- *   circle: SVGElement, pos: number[] | null }} ChartDrag
- */
-/**
  * One mounted chart.
  * @typedef {object} ChartInstance
  * @property {HTMLDivElement} root
@@ -44,42 +34,18 @@
  * @property {Record<string, unknown>} data the data of the latest call (a ChartData)
  * @property {number} generation
  * @property {number} width the width drawn last
- * @property {ChartDrag | null} drag
- * @property {boolean} needsRender a render put off until the drag ends
  * @property {ChartGeometry | null} geom
- * @property {number | null} focusIndex the point to keep focused across renders
  * @property {Delivery<ChartEdit>} delivery
- * @property {SVGRectElement} plotRect
- * @property {SVGGElement} cross
- * @property {SVGLineElement} crossV
- * @property {SVGLineElement} crossH
- * @property {SVGRectElement} crossBox
- * @property {SVGTextElement} crossText
  * @property {() => void} render
  * @property {() => void} destroy
  */
 
 /** @type {WeakMap<HTMLElement, ChartInstance>} */
 const INSTANCES = new WeakMap();
-const SVG = "http://www.w3.org/2000/svg";
 const MARGIN = { left: 58, right: 18, top: 16, bottom: 62 };
-const Y_GRID = [0, 0.25, 0.5, 0.75, 1];
 let clipCounter = 0;
 
-/**
- * A new SVG element `name` with `attrs`, appended to `parent` when given.
- * @template {keyof SVGElementTagNameMap} K
- * @param {K} name
- * @param {Record<string, string | number | boolean>} [attrs]
- * @param {Element} [parent]
- * @returns {SVGElementTagNameMap[K]}
- */
-function el(name, attrs, parent) {
-  const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
-  if (parent) parent.appendChild(node);
-  return node;
-}
+// h, el: dom_helpers.js; the pointer, the keys and the drawn points: point_drag.js; the grid: chart_grid.js
 // finite, round2, clamp, applyPointAction and the other point helpers: curve_points.js
 
 /**
@@ -87,15 +53,10 @@ function el(name, attrs, parent) {
  * @returns {ChartInstance}
  */
 function createInstance(parentElement) {
-  const root = document.createElement("div");
-  root.className = "cc-root";
-  root.setAttribute("data-testid", "curve-canvas");
+  const root = h("div", { class: "cc-root", "data-testid": "curve-canvas" });
   const svg = el("svg", { role: "group" });
   root.appendChild(svg);
-  const hint = document.createElement("div");
-  hint.className = "cc-hint";
-  hint.setAttribute("data-testid", "curve-hint");
-  hint.setAttribute("aria-live", "polite");
+  const hint = h("div", { class: "cc-hint", "data-testid": "curve-hint", "aria-live": "polite" });
   root.appendChild(hint);
   parentElement.appendChild(root);
 
@@ -109,39 +70,27 @@ function createInstance(parentElement) {
     class: "cc-plot", "data-testid": "curve-plot", "pointer-events": "all",
     "data-x-min": 0, "data-y-min": 0, "data-y-max": 1,
   }, svg);
-  const cross = el("g", { class: "cc-cross", visibility: "hidden", "pointer-events": "none" }, svg);
+  const crossParts = makeCrosshair(svg, "cc-cross");
   const pointLayer = el("g", { class: "cc-points" }, svg);
 
   /** @type {ChartInstance} */
   const inst = {
-    root, svg, hint, data: {}, generation: 0, width: 0, drag: null, needsRender: false, geom: null,
-    focusIndex: null,
+    root, svg, hint, data: {}, generation: 0, width: 0, geom: null,
     /** @type {Delivery<ChartEdit>} */
     delivery: createDelivery(),  // delivery.js
-    plotRect: plot, cross,
-    crossV: el("line", {}, cross),
-    crossH: el("line", {}, cross),
-    crossBox: el("rect", { rx: 5 }, cross),
-    crossText: el("text", {}, cross),
     render: () => {},
     destroy: () => {},
   };
   /** The data of the latest call, as curve_canvas.py sends it. */
   const chartData = () => /** @type {ChartData} */ (inst.data);
-  /**
-   * Send an edit (delivery.js) and draw it at once.
-   * @param {Omit<ChartEdit, "seq">} edit
-   */
-  function push(edit) {
-    inst.delivery.push(edit);
-    inst.render();
-  }
 
+  // the range and the number of points are Python's (curve_canvas.py always sends them); data
+  // without them draws an empty chart on which nothing can be placed
   const cfg = () => {
     const d = chartData();
     return {
-      xMax: finite(d.x_max) && d.x_max > 0 ? d.x_max : 200,
-      maxPoints: Number.isInteger(d.max_points) && d.max_points > 0 ? d.max_points : 5,
+      xMax: finite(d.x_max) && d.x_max > 0 ? d.x_max : 1,
+      maxPoints: Number.isInteger(d.max_points) && d.max_points > 0 ? d.max_points : 0,
       disabled: !!d.disabled,
     };
   };
@@ -158,141 +107,20 @@ function createInstance(parentElement) {
     if (!disabled) for (const a of inst.delivery.pending()) pts = applyPointAction(pts, a, xMax, maxPoints);
     return pts;
   }
-  /**
-   * Client (page) coordinates -> data coordinates, through the plot rect's real box.
-   * @param {number} clientX
-   * @param {number} clientY
-   * @returns {number[]}
-   */
-  function toData(clientX, clientY) { return plotPosition(inst.plotRect, cfg().xMax, clientX, clientY); }
-  /**
-   * The index of the point `target` is in, or null.
-   * @param {EventTarget | null} target
-   * @returns {number | null}
-   */
-  function pointIndex(target) { return pointIndexIn(svg, target); }
-  /** The element focused inside the component's shadow root (or document). */
-  const activeElement = () => /** @type {Document | ShadowRoot} */ (root.getRootNode()).activeElement;
 
-  // ---------- interactions ----------
-  /** @param {MouseEvent} e */
-  function onPlotClick(e) {
-    const { maxPoints, disabled } = cfg();
-    if (disabled || e.button !== 0 || e.detail > 1) return;  // 2nd click of a double-click
-    if (currentPoints().length >= maxPoints) { flashHint(); return; }
-    const [x, y] = toData(e.clientX, e.clientY);
-    push({ action: "add", x, y });
-  }
-  /** @param {PointerEvent} e */
-  function onPointerDown(e) {
-    const i = pointIndex(e.target);
-    if (i === null && e.target === inst.plotRect) {
-      e.preventDefault();  // no focus ring on the chart, no text selection; click still fires
-      const active = activeElement();
-      if (active && pointIndex(active) !== null) /** @type {HTMLElement | SVGElement} */ (active).blur();
-      return;
-    }
-    if (i === null || cfg().disabled || e.button !== 0) return;
-    e.preventDefault();
-    const circle = /** @type {SVGElement} */ (/** @type {Element} */ (e.target).closest("[data-point]"));
-    circle.focus({ preventScroll: true });
-    try { circle.setPointerCapture(e.pointerId); } catch (_) { /* synthetic events */ }
-    inst.drag = { index: i, pointerId: e.pointerId, x0: e.clientX, y0: e.clientY, moved: false, circle, pos: null };
-  }
-  /** @param {PointerEvent} e */
-  function onPointerMove(e) {
-    const drag = inst.drag;
-    if (drag && e.pointerId === drag.pointerId) {
-      if (!drag.moved && Math.hypot(e.clientX - drag.x0, e.clientY - drag.y0) < 3) return;
-      drag.moved = true;
-      drag.circle.classList.add("dragging");
-      drag.pos = toData(e.clientX, e.clientY);
-      placePoint(drag.index, drag.pos);
-      showCross(drag.pos);
-      return;
-    }
-    if (e.target === inst.plotRect) showCross(toData(e.clientX, e.clientY));
-  }
-  /**
-   * @param {PointerEvent} e
-   * @param {boolean} commit whether the drag's last position is sent (not on a cancel)
-   */
-  function endDrag(e, commit) {
-    const drag = inst.drag;
-    if (!drag || e.pointerId !== drag.pointerId) return;
-    inst.drag = null;
-    try { drag.circle.releasePointerCapture(e.pointerId); } catch (_) { /* already released */ }
-    drag.circle.classList.remove("dragging");
-    hideCross();
-    if (commit && drag.moved && drag.pos) {
-      inst.focusIndex = drag.index;
-      push({ action: "move", index: drag.index, x: drag.pos[0], y: drag.pos[1] });
-    } else if (inst.needsRender || drag.moved) {
-      inst.render();
-    }
-  }
-  const onPointerUp = (/** @type {PointerEvent} */ e) => endDrag(e, true);
-  const onPointerCancel = (/** @type {PointerEvent} */ e) => endDrag(e, false);
-  function onPointerLeave() { if (!inst.drag) hideCross(); }
-  /**
-   * @param {number} i
-   * @param {boolean} [keepFocus] keyboard: focus moves on to the next point
-   */
-  function remove(i, keepFocus) {
-    if (cfg().disabled) return;
-    inst.focusIndex = keepFocus ? i : null;
-    push({ action: "remove", index: i });
-  }
-  /** @param {MouseEvent} e */
-  function onDblClick(e) {
-    const i = pointIndex(e.target);
-    if (i !== null) { e.preventDefault(); remove(i); }
-  }
-  /** @param {MouseEvent} e */
-  function onContextMenu(e) {
-    const i = pointIndex(e.target);
-    if (i !== null) { e.preventDefault(); remove(i); }
-  }
-  /** @param {KeyboardEvent} e */
-  function onKeyDown(e) {
-    const i = pointIndex(e.target);
-    if (i === null || cfg().disabled || e.altKey || e.ctrlKey || e.metaKey) return;
-    const pts = currentPoints();
-    if (i >= pts.length) return;
-    const big = e.shiftKey;
-    let [x, y] = pts[i];
-    if (e.key === "ArrowLeft") x -= big ? 5 : 1;
-    else if (e.key === "ArrowRight") x += big ? 5 : 1;
-    else if (e.key === "ArrowUp") y += big ? 0.1 : 0.02;
-    else if (e.key === "ArrowDown") y -= big ? 0.1 : 0.02;
-    else if (e.key === "Delete" || e.key === "Backspace") {
-      e.preventDefault(); e.stopPropagation(); remove(i, true); return;
-    } else return;
-    e.preventDefault();
-    e.stopPropagation();
-    const { xMax } = cfg();
-    inst.focusIndex = i;
-    push({ action: "move", index: i, x: round2(clamp(x, 0, xMax)), y: round2(clamp(y, 0, 1)) });
-  }
-  /** @param {FocusEvent} e */
-  function onFocusIn(e) { const i = pointIndex(e.target); if (i !== null) inst.focusIndex = i; }
-  /** @param {FocusEvent} e */
-  function onFocusOut(e) {
-    const to = e.relatedTarget;
-    if (!to || pointIndex(to) === null) inst.focusIndex = null;
-  }
-
-  plot.addEventListener("click", onPlotClick);
-  svg.addEventListener("pointerdown", onPointerDown);
-  svg.addEventListener("pointermove", onPointerMove);
-  svg.addEventListener("pointerup", onPointerUp);
-  svg.addEventListener("pointercancel", onPointerCancel);
-  svg.addEventListener("pointerleave", onPointerLeave);
-  svg.addEventListener("dblclick", onDblClick);
-  svg.addEventListener("contextmenu", onContextMenu);
-  svg.addEventListener("keydown", onKeyDown);
-  svg.addEventListener("focusin", onFocusIn);
-  svg.addEventListener("focusout", onFocusOut);
+  // the pointer and the keys on the points (point_drag.js): each edit is sent and drawn at once
+  const editing = attachPointEditing({
+    svg, plot, cross: crossParts,
+    geometry: () => inst.geom,
+    xMax: () => cfg().xMax,
+    points: currentPoints,
+    maxPoints: () => cfg().maxPoints,
+    locked: () => cfg().disabled,
+    crossWhileLocked: true,
+    onFull: () => hint.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450 }),
+    edit: (edit) => { inst.delivery.push(edit); inst.render(); },
+    redraw: () => inst.render(),
+  });
 
   const resize = new ResizeObserver(() => {
     const w = Math.floor(root.clientWidth);
@@ -300,22 +128,8 @@ function createInstance(parentElement) {
   });
   resize.observe(root);
 
-  // ---------- drawing ----------
-  /**
-   * @param {number} i
-   * @param {number[]} pos
-   */
-  function placePoint(i, pos) { placePointAt(svg, inst.geom, i, pos); }
-  /** @param {number[]} pos */
-  function showCross(pos) { showCrosshair(inst, inst.geom, pos); }  // inst holds cross, crossV, ...
-  function hideCross() { if (inst.cross) inst.cross.setAttribute("visibility", "hidden"); }
-  function flashHint() {
-    hint.animate([{ opacity: 0.35 }, { opacity: 1 }], { duration: 450 });
-  }
-
   inst.render = () => {
-    if (inst.drag) { inst.needsRender = true; return; }
-    inst.needsRender = false;
+    if (editing.holdRender()) return;  // drawn when the drag ends
     const d = chartData();
     const { xMax, maxPoints, disabled } = cfg();
     const height = Number.isInteger(d.height) && d.height > 120 ? d.height : 380;
@@ -345,31 +159,9 @@ function createInstance(parentElement) {
     const clip = el("clipPath", { id: clipId }, defs);
     el("rect", { x: g.left, y: g.top - 2, width: g.w, height: g.h + 4 }, clip);
 
-    // grid and axes
-    const grid = el("g", { class: "cc-grid" }, backdrop);
-    const labels = el("g", {}, backdrop);
-    for (const yv of Y_GRID) {
-      const y = g.sy(yv);
-      el("line", { x1: g.left, x2: g.left + g.w, y1: y, y2: y, class: yv === 0 ? "cc-axis" : "" }, grid);
-      const t = el("text", { x: g.left - 8, y: y + 4, "text-anchor": "end", class: "cc-tick" }, labels);
-      t.textContent = Math.round(yv * 100) + "%";
-    }
-    // Labels that would overlap their left neighbour drop to a second row ("12 h" / "1 day");
-    // only when both rows are taken (very narrow charts) is a label left out.
-    const lastRight = [-Infinity, -Infinity];
-    const ticks = Array.isArray(d.ticks) ? d.ticks : [];
-    for (const tick of ticks) {
-      if (!Array.isArray(tick) || !finite(tick[0]) || tick[0] < 0 || tick[0] > xMax) continue;
-      const x = g.sx(tick[0]);
-      el("line", { x1: x, x2: x, y1: g.top, y2: g.top + g.h, class: tick[0] === 0 ? "cc-axis" : "" }, grid);
-      const text = String(tick[1] ?? "");
-      const halfW = text.length * 3.4 + 4;
-      const row = x - halfW >= lastRight[0] ? 0 : (x - halfW >= lastRight[1] ? 1 : -1);
-      if (row < 0) continue;
-      const t = el("text", { x, y: g.top + g.h + 18 + row * 14, "text-anchor": "middle", class: "cc-tick" }, labels);
-      t.textContent = text;
-      lastRight[row] = x + halfW;
-    }
+    // grid and axes (chart_grid.js)
+    const labels = drawChartGrid(backdrop, g, d.ticks, xMax, { gridClass: "cc-grid", axisClass: "cc-axis", tickClass: "cc-tick",
+      yLabelGap: 8, charHalf: 3.4, rowOffset: 18, rowStep: 14 });
     const yTitle = el("text", { class: "cc-title", "text-anchor": "middle",
       transform: `translate(${14} ${g.top + g.h / 2}) rotate(-90)` }, labels);
     yTitle.textContent = "validity";
@@ -431,44 +223,10 @@ function createInstance(parentElement) {
       bg.setAttribute("width", String(maxW + 50)); bg.setAttribute("height", String(rows.length * 18 + 6));
     }
 
-    // the click target: exactly the plot area
-    for (const [k, v] of Object.entries({ x: g.left, y: g.top, width: g.w, height: g.h, "data-x-max": xMax })) {
-      plot.setAttribute(k, String(v));
-    }
-    inst.crossV.setAttribute("y1", String(g.top)); inst.crossV.setAttribute("y2", String(g.top + g.h));
-    inst.crossH.setAttribute("x1", String(g.left)); inst.crossH.setAttribute("x2", String(g.left + g.w));
+    placePlot(plot, crossParts, g, xMax);  // the click target: exactly the plot area
 
-    // points, numbered: reuse circle i for point i
-    const wantFocus = inst.focusIndex;  // removing a focused circle may fire focusout
-    while (pointLayer.children.length > 2 * pts.length) pointLayer.lastChild.remove();
-    inst.focusIndex = wantFocus;
-    pts.forEach((p, i) => {
-      let c = pointLayer.children[2 * i];
-      let num = pointLayer.children[2 * i + 1];
-      if (!c) {
-        c = el("circle", { r: 8, class: "cc-point", "data-point": i }, pointLayer);
-        num = el("text", { dy: "0.35em", "text-anchor": "middle", class: "cc-num", "data-point-label": i }, pointLayer);
-        num.textContent = String(i + 1);
-      }
-      c.setAttribute("cx", String(g.sx(p[0]))); c.setAttribute("cy", String(g.sy(p[1])));
-      num.setAttribute("x", String(g.sx(p[0]))); num.setAttribute("y", String(g.sy(p[1])));
-      if (disabled) {
-        for (const a of ["tabindex", "role", "aria-label"]) c.removeAttribute(a);
-      } else {
-        c.setAttribute("tabindex", "0");
-        c.setAttribute("role", "button");
-        c.setAttribute("aria-label", `Point ${i + 1}: ${Math.round(p[1] * 100)}% validity. Arrow keys move it, Delete removes it.`);
-      }
-    });
-    // the focused point was the last one and was removed: focus the new last one
-    if (inst.focusIndex !== null && !disabled) {
-      const active = activeElement();
-      if (!active || pointIndex(active) === null) {
-        const last = pts.length
-          ? /** @type {SVGElement} */ (pointLayer.children[2 * Math.min(inst.focusIndex, pts.length - 1)]) : null;
-        if (last) last.focus({ preventScroll: true }); else inst.focusIndex = null;
-      }
-    }
+    // points, numbered: circle i for point i
+    editing.drawPoints(pointLayer, pts, g, disabled, "cc");
 
     // hint line
     hint.classList.toggle("full", full && !disabled);
@@ -478,13 +236,7 @@ function createInstance(parentElement) {
   };
 
   inst.destroy = () => {
-    plot.removeEventListener("click", onPlotClick);
-    /** @type {[string, EventListener][]} */
-    const listeners = [["pointerdown", onPointerDown], ["pointermove", onPointerMove],
-      ["pointerup", onPointerUp], ["pointercancel", onPointerCancel], ["pointerleave", onPointerLeave],
-      ["dblclick", onDblClick], ["contextmenu", onContextMenu], ["keydown", onKeyDown],
-      ["focusin", onFocusIn], ["focusout", onFocusOut]];
-    for (const [name, fn] of listeners) svg.removeEventListener(name, fn);
+    editing.detach();
     resize.disconnect();
     inst.delivery.dispose();
     root.remove();

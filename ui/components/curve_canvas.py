@@ -1,7 +1,7 @@
 """Curve canvas: the log-time validity chart on which the annotator places, drags and removes
 the curve's points (Streamlit custom component v2; its code is ``curve_canvas.js`` / ``.css``
-beside this file, after the shared ``instance_cleanup.js``, ``delivery.js`` and
-``curve_points.js``; SVG, no build step, no libraries).
+beside this file, after the shared ``instance_cleanup.js``, ``delivery.js``, ``dom_helpers.js``,
+``curve_points.js``, ``point_drag.js`` and ``chart_grid.js``; SVG, no build step, no libraries).
 
 Python stays the source of truth: the page passes the points and the fitted curve; the chart
 reports each edit as one event dict, which the page applies with
@@ -40,6 +40,8 @@ from typing import Any
 
 import streamlit as st
 
+from annotation.curves import MAX_POINTS
+from annotation.timeaxis import X_MAX
 from annotation.workbench.curve_points import ACTIONS
 from ui.components.events import (
     DELIVERY_JS,
@@ -48,14 +50,14 @@ from ui.components.events import (
     first_new_event,
     make_callback,
 )
-from ui.components.sources import CURVE_POINTS_JS, component_source
+from ui.components.sources import CHART_POINTS_JS, component_source
 from ui.components.token_boundaries import css_color
 
 #: Most vertices sent for one curve; denser curves are thinned evenly (the chart is < 2000 px).
 MAX_CURVE_VERTICES = 1200
 
 _CSS = component_source("curve_canvas.css")
-_JS = DELIVERY_JS + CURVE_POINTS_JS + component_source("curve_canvas.js")
+_JS = DELIVERY_JS + CHART_POINTS_JS + component_source("curve_canvas.js")
 
 _COMPONENT = st.components.v2.component(
     "chronocept_curve_canvas", css=_CSS, js=_JS, isolate_styles=True
@@ -100,8 +102,8 @@ def curve_canvas(
     curve: list[tuple[float, float]] | None = None,
     extra_curves: list[dict] | None = None,
     ticks: list[tuple[float, str]],
-    x_max: float = 200.0,
-    max_points: int = 5,
+    x_max: float = X_MAX,
+    max_points: int = MAX_POINTS,
     key: str,
     height: int = 380,
     disabled: bool = False,

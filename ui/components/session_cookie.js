@@ -2,12 +2,13 @@
 /* Writes or clears the sign-in cookie (see session_cookie.py); draws nothing. */
 
 /**
- * The value of cookie `name` on this page, or null.
+ * The value of cookie `name` in `cookies` (as document.cookie reads: "a=1; b=2"), or null.
+ * @param {string} cookies
  * @param {string} name
  * @returns {string | null}
  */
-function readCookie(name) {
-  for (const part of document.cookie.split(";")) {
+function cookieValue(cookies, name) {
+  for (const part of cookies.split(";")) {
     const eq = part.indexOf("=");
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
@@ -24,7 +25,7 @@ export default function (component) {
   const value = String(d.value || "");
   if (!/^[A-Za-z0-9_]+$/.test(name) || !/^[A-Za-z0-9_-]+$/.test(value)) return;
   const attributes = "; Path=/; SameSite=Strict" + (location.protocol === "https:" ? "; Secure" : "");
-  const current = readCookie(name);
+  const current = cookieValue(document.cookie, name);
   let state;
   if (d.action === "set") {
     const maxAge = Math.max(1, Math.floor(Number(d.max_age) || 0));
