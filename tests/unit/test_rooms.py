@@ -13,7 +13,6 @@ rooms has no cycle; neither has the graph of modules of the domain, the services
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 
 from test_layers import REPO_ROOT, import_cycles, imports_of, module_name, project_sources
 

@@ -27,7 +27,8 @@ from sqlalchemy.orm import Session
 from annotation.review.adjudication import SampleFigures, sample_figures
 from annotation.flag_reasons import MODEL_DISAGREES
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.model.model_jobs import AUDIT, PREDICT
 from annotation.services.rows import annotation_content
@@ -69,7 +70,7 @@ def uncertain_order_withheld(db: Database, actor: Actor, project_id: int) -> str
     """Lead: why "most uncertain first" cannot use the latest applied model ("" when it can), in
     words the Projects page shows under the choice."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         job = latest_job(s, project_id, PREDICT)
         if job is None:
             return "no model has been applied to this project yet (Training page: Predict every sample)"
@@ -123,7 +124,7 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise InvalidInput(f"The list shows from 1 to {MAX_TOP} samples.")
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         job = latest_job(s, project_id, AUDIT)
         if job is None:
             return None
@@ -167,7 +168,7 @@ def open_disagreement_case(db: Database, actor: Actor, sample_id: int) -> int:
     with the gold"; returns the review item's id for Review to open. Nothing else changes: the
     gold stays until the lead decides the case."""
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         smp = s.get(Sample, sample_id)
         if smp is None or smp.status != "active":
             raise NotFound("That sample is not in the project any more.")
@@ -201,7 +202,7 @@ def model_curve(db: Database, actor: Actor, sample_id: int) -> ModelCurve | None
     """Lead: the latest applied model's prediction for the sample, or None (no applied model,
     or the sample came after it)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         smp = s.get(Sample, sample_id)
         if smp is None:
             raise NotFound("No such sample.")

@@ -31,7 +31,8 @@ from annotation.protocols import protocol_of
 from annotation.review.pair_settling import change_choice
 from annotation.content import AnnotationContent
 from annotation.project_day import local_day
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
@@ -180,7 +181,7 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
     skips the bootstrap for callers that read only the pair breakdowns)."""
     _check_filters(benchmark, start, end)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         key = (str(db.engine.url), project_id, benchmark, start, end, tuple(annotators), intervals,
                _fingerprint(s, project_id))
     with _CACHE_LOCK:
@@ -238,7 +239,7 @@ def _fingerprint(s, project_id: int) -> tuple:  # type: ignore[no-untyped-def]
 def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
     """Lead: usernames with at least one submitted annotation in the project (filter options)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         return tuple(s.scalars(
             select(User.username).join(Annotation, Annotation.annotator_id == User.id)
             .join(Sample, Sample.id == Annotation.sample_id)
@@ -279,7 +280,7 @@ def review_outcomes(db: Database, actor: Actor, project_id: int, *, benchmark: i
     0 where none ended so."""
     _check_filters(benchmark, start, end)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         settings = project_settings(s, project_id)
         stmt = (select(ReviewItem.decision, ReviewItem.closed_at)
                 .join(Sample, Sample.id == ReviewItem.sample_id)

@@ -22,7 +22,8 @@ from annotation.corpus.consistency import axes_used, find_inconsistent_pairs
 from annotation.curves.distance import CurveDistance
 from annotation.corpus.duplicates import unpack_embeddings
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
@@ -110,7 +111,7 @@ def consistency_pairs(db: Database, actor: Actor, project_id: int, *, order: str
         raise InvalidInput("Ask for at least one pair.")
     limit = int(limit)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         settings = project_settings(s, project_id)
         rows = s.execute(
             select(Sample.id, GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha,

@@ -40,7 +40,8 @@ from annotation.parameters import PARAMETERS
 from annotation.project_day import day_start, local_day
 from annotation.quality.qualification import FIGURE_RULES, Thresholds
 from annotation.services.quality import agreement
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
@@ -79,7 +80,7 @@ def annotator_dashboard(db: Database, actor: Actor, project_id: int, *, start: d
     if start and end and start > end:
         raise InvalidInput("The start date is after the end date.")
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         key = (str(db.engine.url), project_id, start, end, _fingerprint(s, project_id))
     with _LOCK:
         kept = _KEPT.get(key)

@@ -38,7 +38,8 @@ from annotation.quality.expert_scores import (
     realisation_of_minutes,
     score_annotators,
 )
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.number_limits import checks_numbers
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Sample, User
@@ -164,7 +165,7 @@ def project_expert_figures(db: Database, project_id: int) -> ExpertOverview:
 def expert_overview(db: Database, actor: Actor, project_id: int) -> ExpertOverview:
     """Lead: every annotator's calibration, information and weight on the project's seeds."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
     return project_expert_figures(db, project_id)
 
 

@@ -57,7 +57,8 @@ from annotation.quality.gold_checks import (
 )
 from annotation.review.resolution import Resolution
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.content import AnnotationContent
 from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
@@ -282,7 +283,7 @@ class GoldCheckOverview:
 def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldCheckOverview:
     """Lead: every scored check of the project, each annotator's window and the open pauses."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         settings = project_settings(s, project_id)
         thresholds = CheckThresholds.of(settings)
         checks = tuple(CheckRow(g.user_id, name, ext, g.scored_at, g.w1, g.jaccard, g.pk, g.passed,
@@ -318,7 +319,7 @@ def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str,
     """Lead: the usernames of the project's annotators paused by gold checks now (the notice
     every back-office page shows, so the lead is told wherever they are)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         return tuple(s.scalars(
             select(User.username).join(GoldCheckPause, GoldCheckPause.user_id == User.id)
             .where(GoldCheckPause.project_id == project_id, GoldCheckPause.lifted_at.is_(None))
@@ -330,7 +331,7 @@ def lift_pause(db: Database, actor: Actor, pause_id: int, note: str) -> None:
     """Lead: lift a pause, saying why. The annotator's window restarts after the lift."""
     note = (note or "").strip()
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.PAUSE_LIFT)
         pause = s.scalar(select(GoldCheckPause).where(GoldCheckPause.id == pause_id).with_for_update())
         if pause is None:
             raise NotFound("No such pause.")

@@ -35,7 +35,8 @@ from annotation.flag_reasons import flag_label
 from annotation.project_day import day_start, local_day
 from annotation.content import AnnotationContent
 from annotation.review.review_sampling import daily_review_sample
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.rows import content_from_columns
@@ -118,7 +119,7 @@ def draw_pending_days(db: Database, actor: Actor, project_id: int) -> int:
     only when the day fingerprint changed since this process last drew); returns items opened."""
     where = (str(db.engine.url), project_id)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.REVIEW)
         settings = project_settings(s, project_id)
         seen = _days_fingerprint(s, project_id, settings)
     with _LOCK:
