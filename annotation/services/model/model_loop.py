@@ -31,7 +31,7 @@ from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.model.model_jobs import AUDIT, PREDICT
-from annotation.services.rows import annotation_content
+from annotation.services.rows import annotation_content, curve_of
 from annotation.services.review.settling import open_review
 from annotation.services.number_limits import checks_numbers
 from annotation.training.calibration import withheld_because
@@ -154,9 +154,9 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
             p = r[0]
             changed = r.xi is None or (r.decided_at is not None and audited_at is not None
                                        and r.decided_at > audited_at)
-            gold = (r.xi, r.omega, r.alpha) if r.xi is not None else (float("nan"),) * 3
+            gold = curve_of(r) or (float("nan"),) * 3
             entries.append(Disagreement(
-                rank, p.sample_id, r.external_id, r.parent_text, gold, (p.xi, p.omega, p.alpha), p.gold_w1 or 0.0,
+                rank, p.sample_id, r.external_id, r.parent_text, gold, curve_of(p), p.gold_w1 or 0.0,
                 p.expected_miss, p.score or 0.0, p.half_gone_minutes, (p.half_gone_low, p.half_gone_high), fig,
                 items.get(p.sample_id), changed))
         return AuditList(job.id, job.finished_at, n, tuple(entries), "", kept)

@@ -14,28 +14,26 @@ against them (:class:`annotation.agreement.pair_agreement.ContextPairAgreement`)
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
-from typing import Any, Sequence
 
 from sqlalchemy import Text, cast, func, select
 
-from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report, wilson_interval
+from annotation.agreement import AgreementReport, RatedSample, agreement_report, wilson_interval
 from annotation.agreement.change_agreement import change_kappa_interval
 from annotation.agreement.pair_agreement import CURVE_MEASURES, ContextPairAgreement
 from annotation.agreement.reference_agreement import ReferenceRow, reference_agreement
 from annotation.protocols import protocol_of
-from annotation.review.pair_settling import change_choice
-from annotation.content import AnnotationContent
 from annotation.project_day import local_day
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
+# annotation_change: the pairs export's card reads the change label from here too, as the page
+from annotation.services.rows import annotation_change, json_lists, rating_of, reference_row
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair, User
@@ -87,17 +85,9 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         # through the connection: plain rows of columns, without the ORM's per-row loading step
         # (a third of this function's time over 200k annotations)
         rows = s.connection().execute(stmt).all()
-    # the two JSON columns: each distinct text decoded once (a project has far fewer distinct
-    # segmentations and axis lists than annotations), as tuples the ratings share
-    decoded: dict[str, tuple] = {}
-
-    def parse(text: str) -> tuple:
-        value = decoded.get(text)
-        if value is None:
-            value = decoded[text] = tuple(json.loads(text))
-        return value
-
-    segmentations = [(parse(r.boundaries_json), parse(r.segment_axes_json)) for r in rows]
+    # the two JSON columns: each distinct text decoded once, as tuples the ratings share
+    parsed = json_lists([*(r.boundaries_json for r in rows), *(r.segment_axes_json for r in rows)])
+    segmentations = [(parsed[r.boundaries_json], parsed[r.segment_axes_json]) for r in rows]
     everyone = tuple(sorted({r.username for r in rows}))
     wanted = set(annotators) if annotators else None
     grouped: dict[int, list] = {}
@@ -114,27 +104,15 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         if (start and day < start) or (end and day > end):
             continue
         first = group[0][0]
-        alone = rated_sample(first.external_id, first.benchmark, first.n_tokens, [
-            (r.username, r.submitted_at, bounds, axes, r.xi, r.omega, r.alpha) for r, bounds, axes in group])
+        alone = RatedSample(first.external_id, first.benchmark, first.n_tokens, tuple(
+            rating_of(r, boundaries=bounds, segment_axes=axes,
+                      change=annotation_change(r, settings.change_factor) if pairs else None)
+            for r, bounds, axes in group))
         if pairs:
-            alone = RatedSample(alone.sample_id, alone.benchmark, alone.n_tokens, tuple(
-                replace(rating, change=annotation_change(r, settings.change_factor))
-                for rating, (r, _, _) in zip(alone.ratings, group)))
-            given.append(rated_sample(first.external_id, first.benchmark, first.n_tokens, [
-                (r.username, r.submitted_at, bounds, axes, r.context_xi, r.context_omega, r.context_alpha)
-                for r, bounds, axes in group]))
+            given.append(RatedSample(first.external_id, first.benchmark, first.n_tokens, tuple(
+                rating_of(r, boundaries=bounds, segment_axes=axes, given=True) for r, bounds, axes in group)))
         samples.append(alone)
     return samples, single, everyone, settings, given
-
-
-def annotation_change(row: Any, factor: float) -> str | None:
-    """The change label a stored pair annotation gives (its override, else the derived one from
-    its two curves against the project's time ``factor``): what the change measure rates, here
-    and in the pairs export's card. ``row`` has the annotation's columns by name."""
-    choice = change_choice(AnnotationContent(xi=row.xi, omega=row.omega, alpha=row.alpha, context_xi=row.context_xi,
-                                             context_omega=row.context_omega, context_alpha=row.context_alpha,
-                                             change=row.change or ""), factor)
-    return None if choice is None else choice.label
 
 
 def _reference_rows(db: Database, project_id: int, benchmark: int | None) -> list[ReferenceRow]:
@@ -150,18 +128,7 @@ def _reference_rows(db: Database, project_id: int, benchmark: int | None) -> lis
         if benchmark is not None:
             stmt = stmt.where(Sample.benchmark == benchmark)
         rows = s.execute(stmt).all()
-    return [ReferenceRow(r.change or "", None if r.xi is None else (r.xi, r.omega, r.alpha),
-                         None if r.context_xi is None else (r.context_xi, r.context_omega, r.context_alpha),
-                         r.reference_change or "", r.reference_alone, r.reference_given) for r in rows]
-
-
-def rated_sample(external_id: str, benchmark: int, n_tokens: int,
-                 ratings: Sequence[tuple[str, Any, Sequence[int], Sequence[str | None], Any, Any, Any]]) -> RatedSample:
-    """A sample's ratings for the agreement measures, from stored values: each rating is
-    (annotator, submitted_at, boundaries, segment_axes, xi, omega, alpha), in submission order."""
-    return RatedSample(external_id, benchmark, n_tokens, tuple(
-        Rating(who, when, tuple(bounds), tuple(axes), xi, omega, alpha)
-        for who, when, bounds, axes, xi, omega, alpha in ratings))
+    return [reference_row(r) for r in rows]
 
 
 def _check_filters(benchmark: int | None, start: date | None, end: date | None) -> None:

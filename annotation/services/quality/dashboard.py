@@ -14,7 +14,6 @@ rule use (:func:`annotation.agreement.judge`); a withheld figure is judged "—"
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections import OrderedDict
@@ -42,6 +41,7 @@ from annotation.quality.qualification import FIGURE_RULES, Thresholds
 from annotation.services.quality import agreement
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
+from annotation.services.rows import json_lists
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
@@ -152,16 +152,14 @@ def _dashboard(db: Database, actor: Actor, project_id: int, start: date | None,
             select(Annotation.sample_id).join(Sample, Sample.id == Annotation.sample_id)
             .where(Sample.project_id == project_id, Annotation.status == "submitted")
             .group_by(Annotation.sample_id).having(func.count() >= settings.annotators_per_sample)))
-        reasons_of: dict[str, bool] = {}
-        flagged: set[int] = set()
-        for sid, raw in s.connection().execute(
-                select(ReviewItem.sample_id, cast(ReviewItem.reasons, Text))
-                .join(Sample, Sample.id == ReviewItem.sample_id).where(Sample.project_id == project_id)):
-            if sid in production:
-                if raw not in reasons_of:  # a few distinct lists of reasons
-                    reasons_of[raw] = any(is_automatic_flag(r) for r in json.loads(raw or "null") or ())
-                if reasons_of[raw]:
-                    flagged.add(sid)
+        items = [(sid, raw) for sid, raw in s.connection().execute(
+            select(ReviewItem.sample_id, cast(ReviewItem.reasons, Text))
+            .join(Sample, Sample.id == ReviewItem.sample_id).where(Sample.project_id == project_id))
+            if sid in production]
+        # a few distinct lists of reasons: each read once
+        automatic = {raw: any(is_automatic_flag(r) for r in reasons)
+                     for raw, reasons in json_lists(raw for _, raw in items).items()}
+        flagged = {sid for sid, raw in items if automatic[raw]}
     scope = agreement.project_agreement(db, actor, project_id, start=start, end=end, intervals=False)
     pairs = scope.report.pairs
     thresholds = Thresholds.of(settings)

@@ -62,7 +62,7 @@ from annotation.services.policy import Policy, authorize
 from annotation.content import AnnotationContent
 from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
-from annotation.services.rows import stored_gold
+from annotation.services.rows import annotation_content, stored_gold
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -194,9 +194,10 @@ def record_check_submission(s: Session, a: Annotation, smp: Sample, settings: Pr
 
 def _has_work(a: Annotation) -> bool:
     """Whether a draft holds anything the annotator typed (or a lead's send-back)."""
-    return bool(a.step or a.points or a.flags or (a.note or "").strip() or a.returned_note
-                or a.xi is not None or any(b for b in (a.boundaries or ()))
-                or any(x is not None for x in (a.segment_axes or ())))
+    work = annotation_content(a)
+    return bool(a.step or a.returned_note or work.points or work.flags or work.note.strip()
+                or work.xi is not None or any(work.boundaries)
+                or any(x is not None for x in work.segment_axes))
 
 
 def release_empty_drafts(s: Session, project_id: int, user_id: int) -> tuple[int, int]:
@@ -286,14 +287,16 @@ def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldChec
         authorize(s, actor, Policy.QUALITY_READ)
         settings = project_settings(s, project_id)
         thresholds = CheckThresholds.of(settings)
-        checks = tuple(CheckRow(g.user_id, name, ext, g.scored_at, g.w1, g.jaccard, g.pk, g.passed,
-                                tuple(flags or ()), note or "")
+        checks = tuple(CheckRow(user_id=g.user_id, annotator=name, external_id=ext, scored_at=g.scored_at,
+                                w1=g.w1, jaccard=g.jaccard, pk=g.pk, passed=g.passed,
+                                flags=tuple(flags or ()), note=note or "")
                        for g, name, ext, flags, note in s.execute(
             select(GoldCheck, User.username, Sample.external_id, Annotation.flags, Annotation.note)
             .join(User, User.id == GoldCheck.user_id).join(Sample, Sample.id == GoldCheck.sample_id)
             .join(Annotation, Annotation.id == GoldCheck.annotation_id)
             .where(GoldCheck.project_id == project_id).order_by(GoldCheck.scored_at, GoldCheck.id)))
-        pauses = {p.user_id: PauseRow(p.id, p.user_id, name, p.paused_at, dict(p.figures or {}))
+        pauses = {p.user_id: PauseRow(pause_id=p.id, user_id=p.user_id, annotator=name, paused_at=p.paused_at,
+                                      figures=dict(p.figures or {}))
                   for p, name in s.execute(
             select(GoldCheckPause, User.username).join(User, User.id == GoldCheckPause.user_id)
             .where(GoldCheckPause.project_id == project_id, GoldCheckPause.lifted_at.is_(None))

@@ -20,7 +20,6 @@ and a project can have tens of thousands of open items, so two things are kept p
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
-from annotation.services.rows import content_from_columns
+from annotation.services.rows import content_from_columns, json_lists
 from annotation.services.review.settling import open_review
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
@@ -267,9 +266,7 @@ def _read_queue(db: Database, s: Session, project_id: int) -> tuple[ReviewRow, .
         keys.setdefault(sid, []).append((aid, *stamp))
     figures = _figures(db, s, {row.sample_id: row.n_tokens for row in items},
                        {row.sample_id: tuple(keys.get(row.sample_id, ())) for row in items})
-    decoded: dict[str, tuple[str, ...]] = {}  # the reasons as stored: a few distinct lists
-    for raw in {row.reasons for row in items}:
-        decoded[raw] = tuple(json.loads(raw))
+    decoded = json_lists(row.reasons for row in items)  # the reasons as stored: a few distinct lists
     return tuple(ReviewRow(item_id, sid, external_id, bench, decoded[reasons], tuple(sorted(names.get(sid, ()))),
                            opened_at, figures[sid].w1, figures[sid].pk)
                  for item_id, reasons, opened_at, sid, external_id, bench, _ in items)
