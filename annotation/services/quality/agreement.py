@@ -14,8 +14,6 @@ against them (:class:`annotation.agreement.pair_agreement.ContextPairAgreement`)
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
 
@@ -32,6 +30,7 @@ from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
+from annotation.services.process_cache import ProcessCache
 # annotation_change: the pairs export's card reads the change label from here too, as the page
 from annotation.services.rows import annotation_change, json_lists, rating_of, reference_row
 from annotation.settings import ProjectSettings
@@ -149,13 +148,14 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
     _check_filters(benchmark, start, end)
     with db.read() as s:
         authorize(s, actor, Policy.QUALITY_READ)
-        key = (str(db.engine.url), project_id, benchmark, start, end, tuple(annotators), intervals,
-               _fingerprint(s, project_id))
-    with _CACHE_LOCK:
-        cached = _CACHE.get(key)
-        if cached is not None:
-            _CACHE.move_to_end(key)
-            return cached
+        key = (str(db.engine.url), project_id, benchmark, start, end, tuple(annotators), intervals)
+        version = _fingerprint(s, project_id)
+    return _KEPT.get_or_make(key, lambda: _agreement_scope(db, project_id, benchmark, start, end, annotators,
+                                                           intervals), version=version)
+
+
+def _agreement_scope(db: Database, project_id: int, benchmark: int | None, start: date | None, end: date | None,
+                     annotators: tuple[str, ...], intervals: bool) -> AgreementScope:
     samples, single, everyone, settings, given = _rated_samples(db, project_id, benchmark, start, end,
                                                                 tuple(annotators))
     protocol = protocol_of(settings)
@@ -170,20 +170,13 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
                              resamples=resamples),
             reference_agreement(references) if references else None,
             change_kappa_interval(samples, resamples=resamples))
-    scope = AgreementScope(report, single, everyone, tuple(samples), pairs)
-    with _CACHE_LOCK:
-        _CACHE[key] = scope
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return scope
+    return AgreementScope(report, single, everyone, tuple(samples), pairs)
 
 
 #: The last reports of this process, by what they were computed from: the Agreement page asks
 #: on every run (a tab, a filter, a rerun) and a report takes 0.5 s at 200 samples, seconds at
 #: 100k; the same data and filters give the same report (its bootstrap is seeded).
-_CACHE: OrderedDict[tuple, AgreementScope] = OrderedDict()
-_CACHE_SIZE = 8
-_CACHE_LOCK = threading.Lock()
+_KEPT: ProcessCache[AgreementScope] = ProcessCache(8)
 
 
 def _fingerprint(s, project_id: int) -> tuple:  # type: ignore[no-untyped-def]
