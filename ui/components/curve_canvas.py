@@ -40,6 +40,8 @@ from typing import Any
 
 import streamlit as st
 
+from annotation.curves.limits import MAX_POINTS
+from annotation.timeaxis import X_MAX
 from annotation.workbench.curve_points import ACTIONS
 from ui.components.events import (
     DELIVERY_JS,
@@ -100,8 +102,8 @@ def curve_canvas(
     curve: list[tuple[float, float]] | None = None,
     extra_curves: list[dict] | None = None,
     ticks: list[tuple[float, str]],
-    x_max: float = 200.0,
-    max_points: int = 5,
+    x_max: float = X_MAX,
+    max_points: int = MAX_POINTS,
     key: str,
     height: int = 380,
     disabled: bool = False,
