@@ -7,7 +7,7 @@ st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglas
 from annotation.services.accounts import accounts  # noqa: E402
 from annotation.services.policy import Policy, allows  # noqa: E402
 from ui.display import plain  # noqa: E402
-from db.config import ConfigError, config  # noqa: E402
+from db.config import ConfigError, config, models_offline  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.presence import DatabaseInUse  # noqa: E402
 from db.sqlite_replace import DatabaseMissing  # noqa: E402
@@ -19,6 +19,8 @@ from ui.session import (  # noqa: E402
 )
 
 UPGRADE_NOTICE_KEY = "app.upgrade_notice_dismissed"
+
+models_offline()  # De-duplication loads the bundled SBERT model: never a download
 
 
 def _open_database():  # type: ignore[no-untyped-def]

@@ -59,6 +59,8 @@ from annotation.review.resolution import Resolution
 from annotation.services import audit
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.content import AnnotationContent
 from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
@@ -332,7 +334,7 @@ def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str,
 @checks_numbers
 def lift_pause(db: Database, actor: Actor, pause_id: int, note: str) -> None:
     """Lead: lift a pause, saying why. The annotator's window restarts after the lift."""
-    note = (note or "").strip()
+    note = check_chars((note or "").strip(), NOTE_MAX_CHARS, "note")
     with db.write() as s:
         authorize(s, actor, Policy.PAUSE_LIFT)
         pause = s.scalar(select(GoldCheckPause).where(GoldCheckPause.id == pause_id).with_for_update())

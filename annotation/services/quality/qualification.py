@@ -31,6 +31,8 @@ from annotation.services.quality.admission import (
 )
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.number_limits import checks_numbers
@@ -176,7 +178,7 @@ def qualification_board(db: Database, actor: Actor, project_id: int) -> Qualific
 
 
 def _decide(db: Database, actor: Actor, project_id: int, user_id: int, note: str, admit: bool) -> str:
-    note = (note or "").strip()
+    note = check_chars((note or "").strip(), NOTE_MAX_CHARS, "note")
     if not note:
         raise InvalidInput("Say why in the note: it is kept with the decision.")
     with db.write() as s:

@@ -42,6 +42,8 @@ from annotation.segmentation import SegmentationError
 from annotation.services import audit
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.services.errors import InvalidInput, NotFound, StaleVersion
 from annotation.services.review import review_queue as _queue
 from annotation.services.review.review_queue import reason_label
@@ -237,7 +239,7 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
     problem = decision_record_problem(confidence, error_type)
     if problem:
         raise InvalidInput(problem)
-    note = (note or "").strip()
+    note = check_chars((note or "").strip(), NOTE_MAX_CHARS, "note")
     if chosen.needs == "note" and not note:
         raise InvalidInput("Say why in the note: the annotators and the history show it.")
     _check_pair_choice(change, context)

@@ -27,6 +27,8 @@ from annotation.services.review import settling
 from annotation.services.quality.admission import recheck_all
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import SHORT_NOTE_MAX_CHARS
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import StoredGold, stored_gold
@@ -231,6 +233,7 @@ def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit |
     Every segment needs at least one axis and the curve must be valid (ω > 0). The figures of
     everyone who annotated the sample are re-checked against the new gold.
     """
+    check_chars((note or "").strip(), SHORT_NOTE_MAX_CHARS, "note")
     with db.write() as s:
         authorize(s, actor, Policy.WARMUP_SET)
         smp = s.get(Sample, sample_id)
