@@ -301,9 +301,8 @@ def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # typ
 
 
 def _note(action: str, placeholder: str) -> str:
-    key = f"{P}.note.{action}"
-    st.text_area("Note — the sample's annotators read it on their Feedback page (name no one)", key=key,
-                 max_chars=NOTE_MAX_CHARS, height=68, placeholder=placeholder)
+    st.text_area("Note — the sample's annotators read it on their Feedback page (name no one)",
+                 key=(key := f"{P}.note.{action}"), max_chars=NOTE_MAX_CHARS, height=68, placeholder=placeholder)
     return key
 
 
