@@ -5,8 +5,9 @@ import streamlit as st
 st.set_page_config(page_title="Chronocept Studio", page_icon=":material/hourglass_top:", layout="wide")
 
 from annotation.services.accounts import accounts  # noqa: E402
+from annotation.services.policy import Policy, allows  # noqa: E402
 from ui.display import plain  # noqa: E402
-from db.config import ConfigError, config  # noqa: E402
+from db.config import ConfigError, config, models_offline  # noqa: E402
 from db.engine import BUSY_MESSAGE, is_transient  # noqa: E402
 from db.presence import DatabaseInUse  # noqa: E402
 from db.sqlite_replace import DatabaseMissing  # noqa: E402
@@ -18,6 +19,8 @@ from ui.session import (  # noqa: E402
 )
 
 UPGRADE_NOTICE_KEY = "app.upgrade_notice_dismissed"
+
+models_offline()  # De-duplication loads the bundled SBERT model: never a download
 
 
 def _open_database():  # type: ignore[no-untyped-def]
@@ -75,7 +78,7 @@ def _navigation() -> st.navigation:
     with st.sidebar:
         st.markdown(f"**{plain(actor.display_name or actor.username)}** · {actor.role}")
         project_picker(actor)
-        if actor.has_role("admin"):
+        if allows(actor, Policy.UPGRADE_NOTICE):
             _upgrade_notice()
         if st.button("Sign out", icon=":material/logout:", key="auth.sign_out"):
             sign_out(revoke=True)  # the session ends in the database: the cookie is worthless

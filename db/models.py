@@ -213,11 +213,25 @@ class ImportBatch(Base):
     pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
-class PairCurveColumns:
-    """The columns of an annotator's work that only a context pair fills: the curve of the
-    target given the follow-up (empty for single texts) and the change label the annotator chose
-    instead of the derived one ("": the derived). Shared by ``annotations`` and
-    ``staged_annotations``."""
+class WorkColumns:
+    """The columns of an annotator's work (``annotation.services.rows.CONTENT_COLUMNS``): the
+    segmentation, the points and the curve fitted to them, the flags and the note, and what only
+    a context pair fills: the curve of the target given the follow-up (empty for single texts)
+    and the change label the annotator chose instead of the derived one ("": the derived).
+    Shared by ``annotations`` and ``staged_annotations``, so an import stages what it publishes.
+    (The database's column order is the migrations'; the models' order does not matter.)"""
+
+    boundaries: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    segment_axes: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    points: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    xi: Mapped[float | None] = mapped_column(Float, nullable=True)
+    omega: Mapped[float | None] = mapped_column(Float, nullable=True)
+    alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
+    scale: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
+    params_source: Mapped[str] = mapped_column(String(16), default="fit")
+    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    note: Mapped[str] = mapped_column(Text, default="")
 
     context_points: Mapped[list[Any]] = mapped_column(JSON, default=list, server_default="[]")
     context_xi: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -229,7 +243,7 @@ class PairCurveColumns:
     change: Mapped[str] = mapped_column(String(16), default="", server_default="")
 
 
-class StagedAnnotation(PairCurveColumns, Base):
+class StagedAnnotation(WorkColumns, Base):
     """An annotation of an unfinished annotation import, hidden from every reader until the
     import publishes it (copied into ``annotations`` in short transactions, then deleted here).
     Its annotator is named, not referenced: accounts the import creates exist only from its
@@ -242,17 +256,6 @@ class StagedAnnotation(PairCurveColumns, Base):
     batch_id: Mapped[int] = mapped_column(ForeignKey("import_batches.id", ondelete="CASCADE"))
     sample_id: Mapped[int] = mapped_column(ForeignKey("samples.id", ondelete="CASCADE"))
     annotator: Mapped[str] = mapped_column(String(64))
-    boundaries: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    segment_axes: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    points: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    xi: Mapped[float | None] = mapped_column(Float, nullable=True)
-    omega: Mapped[float | None] = mapped_column(Float, nullable=True)
-    alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
-    scale: Mapped[float | None] = mapped_column(Float, nullable=True)
-    rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
-    params_source: Mapped[str] = mapped_column(String(16), default="fit")
-    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    note: Mapped[str] = mapped_column(Text, default="")
     submitted_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
@@ -272,7 +275,7 @@ class Assignment(Base):
     assigned_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class Annotation(PairCurveColumns, Base):
+class Annotation(WorkColumns, Base):
     """One annotator's annotation of one sample: a draft until submitted, then immutable for
     the annotator. ``version`` increases on every write (optimistic concurrency)."""
 
@@ -292,17 +295,6 @@ class Annotation(PairCurveColumns, Base):
     status: Mapped[str] = mapped_column(String(16), default="draft")
     version: Mapped[int] = mapped_column(Integer, default=1)
     step: Mapped[int] = mapped_column(SmallInteger, default=0)
-    boundaries: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    segment_axes: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    points: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    xi: Mapped[float | None] = mapped_column(Float, nullable=True)
-    omega: Mapped[float | None] = mapped_column(Float, nullable=True)
-    alpha: Mapped[float | None] = mapped_column(Float, nullable=True)
-    scale: Mapped[float | None] = mapped_column(Float, nullable=True)
-    rmse: Mapped[float | None] = mapped_column(Float, nullable=True)
-    params_source: Mapped[str] = mapped_column(String(16), default="fit")
-    flags: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    note: Mapped[str] = mapped_column(Text, default="")
     guidelines_version: Mapped[str] = mapped_column(String(32), default="")
     seconds_spent: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

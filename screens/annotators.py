@@ -18,6 +18,7 @@ import plotly.express as px
 import streamlit as st
 
 from annotation.agreement import shown_threshold
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.corpus.csv_safety import safe_csv
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
 from annotation.project_day import local_today
@@ -149,7 +150,7 @@ for pause in checks.pauses:
                    f"{f.get('window', '—')} gold checks passed ({_pct(f.get('share'))}; the target is "
                    f"{_pct(f.get('min_pass'))}). They see that a lead will be in touch."
                    + _drafts_text(f), icon=":material/pause_circle:")
-        st.text_input("Why the pause is lifted (kept with the record)", max_chars=2000,
+        st.text_input("Why the pause is lifted (kept with the record)", max_chars=NOTE_MAX_CHARS,
                       key=f"annotators.lift_note.{pause.pause_id}")
         st.button("Lift the pause", icon=":material/play_circle:", key=f"annotators.lift.{pause.pause_id}",
                   on_click=_lift, args=(pause.pause_id, pause.annotator))

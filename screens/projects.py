@@ -7,6 +7,7 @@ import streamlit as st
 from annotation.wording import counted
 from annotation.services.model import model_loop
 from annotation.services.projects import projects
+from annotation.services.policy import Policy
 from annotation.services.corpus import text_imports
 from annotation.services.corpus import pair_imports
 from annotation.services.corpus import demo_projects
@@ -25,7 +26,7 @@ from ui.session import (
 )
 from ui.tables import show_table
 
-actor = require_actor("lead")
+actor = require_actor(Policy.PROJECT_MANAGE)
 db = get_database()
 st.title("Projects & texts")
 #: a confirmation left for the run after st.rerun (a toast drawn just before it is lost)

@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.wording import counted, signed, time_spent
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.review.adjudication import CONFIDENCE_LEVELS, DECISIONS, ERROR_TYPES
 from annotation.flag_reasons import FLAG_CODES, flag_label
 from annotation.review.gold_rules import several_axes_problem
@@ -300,9 +301,8 @@ def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # typ
 
 
 def _note(action: str, placeholder: str) -> str:
-    key = f"{P}.note.{action}"
-    st.text_area("Note — the sample's annotators read it on their Feedback page (name no one)", key=key,
-                 max_chars=2000, height=68, placeholder=placeholder)
+    st.text_area("Note — the sample's annotators read it on their Feedback page (name no one)",
+                 key=(key := f"{P}.note.{action}"), max_chars=NOTE_MAX_CHARS, height=68, placeholder=placeholder)
     return key
 
 

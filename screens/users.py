@@ -5,11 +5,12 @@ import streamlit as st
 
 from annotation.services.accounts import accounts
 from annotation.services.authz import ROLES
+from annotation.services.policy import Policy
 from ui.display import plain
 from ui.session import get_database, require_actor, service_errors, show_pending_toast, toast_next_run
 from ui.tables import show_table
 
-actor = require_actor("admin")
+actor = require_actor(Policy.USERS_MANAGE)
 db = get_database()
 st.title("Users")
 K_FLASH = "users.flash"  # a confirmation for the run after st.rerun (a toast just before it is lost)

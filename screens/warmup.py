@@ -22,6 +22,7 @@ import streamlit as st
 
 from annotation.agreement import shown_threshold
 from annotation.curves import MAX_POINTS
+from annotation.text_limits import NOTE_MAX_CHARS, SHORT_NOTE_MAX_CHARS
 from annotation.review.lead_edit import LeadEdit
 from annotation.quality.qualification import CURVE_BY_ICC, ICC_MIN_SAMPLES
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
@@ -142,7 +143,7 @@ with people_tab:
         note_round = st.session_state.get(K_NOTE_ROUND, 0)
         note_key = f"warmup.note.{row.user_id}.{note_round}"
         if row.admitted and row.standing != qualification.IMPLICIT:
-            st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
+            st.text_area("Note (required)", key=note_key, max_chars=NOTE_MAX_CHARS, height=80,
                          placeholder="Why this person goes back to warm-up")
             # each decision button names the person and is keyed by them: a click drawn for
             # the person shown before the Annotator box changed decides nothing
@@ -156,7 +157,7 @@ with people_tab:
                     st.session_state[K_NOTE_ROUND] = note_round + 1
                     _done(f"{row.username} is back in warm-up.")
         elif not row.admitted:
-            st.text_area("Note (required)", key=note_key, max_chars=2000, height=80,
+            st.text_area("Note (required)", key=note_key, max_chars=NOTE_MAX_CHARS, height=80,
                          placeholder="Why you admit this person whatever the figures")
             if st.button(f"Admit {row.username} to production", type="primary", icon=":material/how_to_reg:",
                          key=f"warmup.admit.{row.user_id}"):
@@ -319,7 +320,7 @@ with gold_tab:
         with params_col:
             parameter_inputs(G, G, slot=SLOT)
         note_key = f"{G}.note"
-        st.text_input("Note", key=note_key, max_chars=500, placeholder="Optional: why this gold")
+        st.text_input("Note", key=note_key, max_chars=SHORT_NOTE_MAX_CHARS, placeholder="Optional: why this gold")
         with st.container(horizontal=True):
             # the button names the sample it stores the gold of, and is keyed by it: a click drawn
             # for another sample (the box just changed) does nothing

@@ -35,6 +35,7 @@ from annotation.services.quality import gold_checks
 from annotation.services.accounts import preferences
 from annotation.services.projects import projects
 from annotation.services.workbench import queue, workbench_events
+from annotation.services.policy import Policy, allows
 from annotation.services.errors import AlreadySubmitted, ServiceError, StaleVersion, failure_message
 from ui.components.annotation_surface import annotation_surface
 from ui.display import plain
@@ -282,7 +283,7 @@ def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
     head, quota_col, guide_col, layout_col = st.columns([4, 1.6, 1.5, 2.2], vertical_alignment="center")
     head.markdown(f"### Sample #{_sample_number(item)}")
     # leads and admins see the external id too (they see the warm-up set anyway)
-    lead_id = f"{plain(item.external_id)} · " if actor.role in ("lead", "admin") else ""
+    lead_id = f"{plain(item.external_id)} · " if allows(actor, Policy.SEE_EXTERNAL_IDS) else ""
     head.caption(f"{lead_id}Benchmark {item.benchmark} · {plain(project.name)} · guidelines "
                  f"v{plain(item.guidelines_version)}")
     if status is not None:

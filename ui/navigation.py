@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from annotation.services.authz import Actor
+from annotation.services.policy import Action, Policy, allows
 from ui.first_run import first_run_form
 from ui.session import PAGE_NOTICE_KEY
 from ui.sign_in import sign_in_form
@@ -33,37 +34,42 @@ from ui.sign_in import sign_in_form
 
 @dataclass(frozen=True)
 class PageSpec:
-    """One page: its script, menu entry, URL path, the least role that may open it and the
-    sidebar section it is listed under."""
+    """One page: its script, menu entry, URL path, the action (of the services' policy) whose
+    role may open it and the sidebar section it is listed under."""
 
     script: str
     title: str
     icon: str
     url_path: str
-    role: str
+    action: Action
     section: str
     default: bool = False
+
+    @property
+    def role(self) -> str:
+        """The least role that may open the page: its action's."""
+        return self.action.role
 
 
 ANNOTATION, BACK_OFFICE, ACCOUNT = "Annotation", "Back office", "Account"
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("screens/queue.py", "My queue", ":material/list_alt:", "queue", "annotator", ANNOTATION, default=True),
-    PageSpec("screens/workbench.py", "Annotate", ":material/edit_note:", "workbench", "annotator", ANNOTATION),
-    PageSpec("screens/authoring.py", "Write follow-ups", ":material/edit_square:", "authoring", "annotator", ANNOTATION),
-    PageSpec("screens/feedback.py", "Feedback", ":material/reviews:", "feedback", "annotator", ANNOTATION),
-    PageSpec("screens/guidelines.py", "Guidelines", ":material/menu_book:", "guidelines", "annotator", ANNOTATION),
-    PageSpec("screens/projects.py", "Projects & texts", ":material/folder_open:", "projects", "lead", BACK_OFFICE),
-    PageSpec("screens/duplicates.py", "De-duplication", ":material/content_copy:", "duplicates", "lead", BACK_OFFICE),
-    PageSpec("screens/review.py", "Review", ":material/rate_review:", "review", "lead", BACK_OFFICE),
-    PageSpec("screens/agreement.py", "Agreement", ":material/insights:", "agreement", "lead", BACK_OFFICE),
-    PageSpec("screens/warmup.py", "Warm-up & qualification", ":material/school:", "warmup", "lead", BACK_OFFICE),
-    PageSpec("screens/annotators.py", "Annotators", ":material/groups:", "annotators", "lead", BACK_OFFICE),
-    PageSpec("screens/export.py", "Export dataset", ":material/ios_share:", "export", "lead", BACK_OFFICE),
-    PageSpec("screens/statistics.py", "Dataset statistics", ":material/bar_chart:", "statistics", "lead", BACK_OFFICE),
-    PageSpec("screens/training.py", "Baseline training", ":material/model_training:", "training", "lead", BACK_OFFICE),
-    PageSpec("screens/users.py", "Users", ":material/admin_panel_settings:", "users", "admin", ACCOUNT),
-    PageSpec("screens/account.py", "My account", ":material/person:", "account", "annotator", ACCOUNT),
+    PageSpec("screens/queue.py", "My queue", ":material/list_alt:", "queue", Policy.ANNOTATE, ANNOTATION, default=True),
+    PageSpec("screens/workbench.py", "Annotate", ":material/edit_note:", "workbench", Policy.ANNOTATE, ANNOTATION),
+    PageSpec("screens/authoring.py", "Write follow-ups", ":material/edit_square:", "authoring", Policy.FOLLOW_UPS_WRITE, ANNOTATION),
+    PageSpec("screens/feedback.py", "Feedback", ":material/reviews:", "feedback", Policy.OWN_FEEDBACK, ANNOTATION),
+    PageSpec("screens/guidelines.py", "Guidelines", ":material/menu_book:", "guidelines", Policy.ANNOTATE, ANNOTATION),
+    PageSpec("screens/projects.py", "Projects & texts", ":material/folder_open:", "projects", Policy.PROJECT_MANAGE, BACK_OFFICE),
+    PageSpec("screens/duplicates.py", "De-duplication", ":material/content_copy:", "duplicates", Policy.DUPLICATES, BACK_OFFICE),
+    PageSpec("screens/review.py", "Review", ":material/rate_review:", "review", Policy.REVIEW, BACK_OFFICE),
+    PageSpec("screens/agreement.py", "Agreement", ":material/insights:", "agreement", Policy.QUALITY_READ, BACK_OFFICE),
+    PageSpec("screens/warmup.py", "Warm-up & qualification", ":material/school:", "warmup", Policy.WARMUP_SET, BACK_OFFICE),
+    PageSpec("screens/annotators.py", "Annotators", ":material/groups:", "annotators", Policy.QUALITY_READ, BACK_OFFICE),
+    PageSpec("screens/export.py", "Export dataset", ":material/ios_share:", "export", Policy.EXPORT, BACK_OFFICE),
+    PageSpec("screens/statistics.py", "Dataset statistics", ":material/bar_chart:", "statistics", Policy.EXPORT, BACK_OFFICE),
+    PageSpec("screens/training.py", "Baseline training", ":material/model_training:", "training", Policy.JOBS_RUN, BACK_OFFICE),
+    PageSpec("screens/users.py", "Users", ":material/admin_panel_settings:", "users", Policy.USERS_MANAGE, ACCOUNT),
+    PageSpec("screens/account.py", "My account", ":material/person:", "account", Policy.OWN_ACCOUNT, ACCOUNT),
 )
 
 _DEFAULT = next(spec for spec in PAGES if spec.default)
@@ -119,7 +125,7 @@ def _home(default: st.Page) -> Callable[[], None]:
 def signed_in_navigation(actor: Actor) -> st.navigation:
     """The pages ``actor``'s role allows, by section, a hidden refusal under every other page's
     path, and the hidden page at ``/`` that opens the default page (module docstring)."""
-    allowed = [spec for spec in PAGES if actor.has_role(spec.role)]
+    allowed = [spec for spec in PAGES if allows(actor, spec.action)]
     real = {spec.url_path: st.Page(spec.script, title=spec.title, icon=spec.icon, url_path=spec.url_path)
             for spec in allowed}
     default = next(real[spec.url_path] for spec in allowed if spec.default)

@@ -28,6 +28,7 @@ from annotation.services.accounts import preferences, sessions
 from annotation.services.projects import projects
 from annotation.services.corpus import text_imports
 from annotation.services.authz import Actor
+from annotation.services.policy import Action, Policy, allows
 from annotation.services.errors import AuthenticationFailed, ServiceError
 from db.engine import Database, is_transient
 from db.models import utcnow
@@ -195,8 +196,9 @@ def client_address() -> str | None:
     return address if isinstance(address, str) and address else None
 
 
-def require_actor(role: str = "annotator") -> Actor:
-    """The signed-in actor, or stop the page with a message if they lack ``role``."""
+def require_actor(action: Action = Policy.ANNOTATE) -> Actor:
+    """The signed-in actor, or stop the page with a message if their role may not take
+    ``action`` (the services' policy)."""
     actor = current_actor()
     if actor is None:
         # Only reachable when Streamlit runs a page file without app.py (the first request a
@@ -204,8 +206,8 @@ def require_actor(role: str = "annotator") -> Actor:
         st.warning("Please sign in.")
         st.markdown("[Go to the sign-in page](/)")
         st.stop()
-    if not actor.has_role(role):
-        st.error(f"This page needs the {role} role.")
+    if not allows(actor, action):
+        st.error(f"This page needs the {action.role} role.")
         st.stop()
     return actor
 
@@ -334,7 +336,7 @@ def lead_page(title: str, *, flash_key: str | None = None,
     """The common head of a back-office page: the lead (or stop), the database, the title, the
     chosen project (or a message and stop), a pending confirmation toast, and (unless the page
     lists them itself) who is paused by gold checks."""
-    actor = require_actor("lead")
+    actor = require_actor(Policy.BACK_OFFICE)
     db = get_database()
     project = current_project(actor)
     st.title(title)

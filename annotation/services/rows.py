@@ -13,12 +13,16 @@ Nothing here opens a session or a transaction: these are pure translations.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Sequence
 
 from sqlalchemy import Text, cast
 
+from annotation.agreement.ratings import Rating
+from annotation.agreement.reference_agreement import ReferenceRow
+from annotation.review.pair_settling import change_choice
 from annotation.review.resolution import EDITED, Resolution
 from annotation.content import CONTEXT_FIELDS, AnnotationContent
 from db.engine import decode_json_texts
@@ -228,5 +232,89 @@ def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided
                              if res.weights else None)}
 
 
-__all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_content", "content_from_columns",
-           "content_select", "content_values", "contents_of", "gold_values", "stored_gold"]
+def json_lists(texts: Iterable[str | None]) -> dict[str | None, tuple]:
+    """Each distinct JSON list text decoded once, as a tuple (a NULL column or ``null`` reads as
+    the empty tuple): a project holds far fewer distinct segmentations, axis lists or reasons
+    than rows, so the decoded tuples are shared.
+
+    >>> json_lists(['[0, 3]', None, '["static", null]', '[0, 3]'])
+    {'[0, 3]': (0, 3), None: (), '["static", null]': ('static', None)}
+    """
+    decoded: dict[str | None, tuple] = {}
+    for text in texts:
+        if text not in decoded:
+            decoded[text] = tuple(json.loads(text or "null") or ())
+    return decoded
+
+
+def curve_of(row: Any, *, given: bool = False) -> tuple[float, float, float] | None:
+    """The curve (ξ, ω, α) a row stores by column name (``given``: the context pair's curve given
+    the follow-up, its ``context_*`` columns), or None when it has none (a NULL ξ).
+
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(xi=40.0, omega=8.0, alpha=0.5, context_xi=None, context_omega=None, context_alpha=None)
+    >>> curve_of(row), curve_of(row, given=True)
+    ((40.0, 8.0, 0.5), None)
+    """
+    prefix = "context_" if given else ""
+    xi = getattr(row, f"{prefix}xi")
+    return None if xi is None else (xi, getattr(row, f"{prefix}omega"), getattr(row, f"{prefix}alpha"))
+
+
+def rating_of(row: Any, *, boundaries: Sequence[int], segment_axes: Sequence[str | None],
+              given: bool = False, change: str | None = None) -> Rating:
+    """A submitted annotation as an agreement rating: the row's annotator (``username``),
+    ``submitted_at`` and curve (``given``: the curve given the follow-up), the segmentation
+    already decoded (:func:`json_lists`) and, for a context pair, the change label it gives.
+
+    >>> from datetime import datetime
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(username="ann", submitted_at=datetime(2026, 1, 1), xi=40.0, omega=8.0, alpha=0.5)
+    >>> r = rating_of(row, boundaries=(0,), segment_axes=("static",))
+    >>> (r.annotator, r.boundaries, r.segment_axes, r.xi, r.change)
+    ('ann', (0,), ('static',), 40.0, None)
+    """
+    prefix = "context_" if given else ""
+    return Rating(annotator=row.username, submitted_at=row.submitted_at, boundaries=tuple(boundaries),
+                  segment_axes=tuple(segment_axes), xi=getattr(row, f"{prefix}xi"),
+                  omega=getattr(row, f"{prefix}omega"), alpha=getattr(row, f"{prefix}alpha"), change=change)
+
+
+def annotation_change(row: Any, factor: float) -> str | None:
+    """The change label a stored pair annotation gives (its override, else the one its two
+    curves give against the project's time ``factor``; None without both curves): what the
+    change measure rates, in the agreement report and the pairs export's card. ``row`` has the
+    annotation's curve and change columns by name.
+
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(xi=45.0, omega=10.0, alpha=0.0, context_xi=60.0, context_omega=10.0,
+    ...                       context_alpha=0.0, change=None)
+    >>> annotation_change(row, 1.5), annotation_change(SimpleNamespace(**{**vars(row), "context_xi": None}), 1.5)
+    ('increased', None)
+    """
+    # the curves and the label only: what the label is read from
+    choice = change_choice(content_from_columns(
+        boundaries=None, segment_axes=None, xi=row.xi, omega=row.omega, alpha=row.alpha,
+        context_xi=row.context_xi, context_omega=row.context_omega, context_alpha=row.context_alpha,
+        change=row.change), factor)
+    return None if choice is None else choice.label
+
+
+def reference_row(row: Any) -> ReferenceRow:
+    """A pair's gold (the columns of ``gold_annotations``, NULL where none yet) beside the
+    reference labels of its ``sample_pairs`` row.
+
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(change=None, xi=None, omega=None, alpha=None, context_xi=None, context_omega=None,
+    ...                       context_alpha=None, reference_change="longer", reference_alone=2, reference_given=None)
+    >>> reference_row(row)
+    ReferenceRow(gold_change='', gold_alone=None, gold_given=None, reference_change='longer', reference_alone=2, reference_given=None)
+    """
+    return ReferenceRow(gold_change=row.change or "", gold_alone=curve_of(row), gold_given=curve_of(row, given=True),
+                        reference_change=row.reference_change or "", reference_alone=row.reference_alone,
+                        reference_given=row.reference_given)
+
+
+__all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_change", "annotation_content",
+           "content_from_columns", "content_select", "content_values", "contents_of", "curve_of", "gold_values",
+           "json_lists", "rating_of", "reference_row", "stored_gold"]

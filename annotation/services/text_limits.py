@@ -45,7 +45,13 @@ def check_length(value: str, column: Any, field: str) -> str:
     """``value`` when it fits ``column``; otherwise :class:`InvalidInput` naming ``field`` as the
     user knows it ("guidelines version") and the limit. Call it before the write: nothing is
     changed."""
-    limit = width(column)
+    return check_chars(value, width(column), field)
+
+
+def check_chars(value: str, limit: int, field: str) -> str:
+    """``value`` when it has at most ``limit`` characters; otherwise :class:`InvalidInput` naming
+    ``field`` and the limit. For a rule of :mod:`annotation.text_limits` (a note stored in a Text
+    column, which would take any length), the same number the page caps its input with."""
     if len(value) > limit:
         raise InvalidInput(f"The {field} can be at most {limit} characters (yours has {len(value)}).")
     return value

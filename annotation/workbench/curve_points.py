@@ -22,6 +22,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from annotation.curves.limits import MAX_POINTS
+from annotation.timeaxis import X_MAX
+
 Point = tuple[float, float]
 
 #: Event actions understood by :func:`apply_point_event`.
@@ -51,7 +54,7 @@ def _valid_index(value: Any, length: int) -> int | None:
     return value
 
 
-def clamp_point(x: float, y: float, *, x_max: float = 200.0) -> Point:
+def clamp_point(x: float, y: float, *, x_max: float = X_MAX) -> Point:
     """Clamp a point into the chart's range ``[0, x_max] x [0, 1]`` and round to 2 decimals
     (the chart's resolution: one pixel is coarser than 0.01 on either axis)."""
     return (round(min(max(x, 0.0), x_max), 2), round(min(max(y, 0.0), 1.0), 2))
@@ -61,8 +64,8 @@ def apply_point_event(
     points: Sequence[Sequence[float]],
     event: Mapping[str, Any] | None,
     *,
-    x_max: float = 200.0,
-    max_points: int = 5,
+    x_max: float = X_MAX,
+    max_points: int = MAX_POINTS,
 ) -> list[Point]:
     """Apply one chart event to the annotation points and return the new list.
 

@@ -40,8 +40,8 @@ def submission_problems(content: AnnotationContent, n_tokens: int, *,
     >>> done = AnnotationContent(points=((10, 1), (20, 0.5), (30, 0.1)), xi=10.0, omega=9.0, alpha=1.0)
     >>> submission_problems(done, 3, segmented=False)
     []
-    >>> submission_problems(done, 3, segmented=False, pair=True)
-    ['Given the follow-up: place 3 to 5 points (now 0).']
+    >>> submission_problems(done, 3, segmented=False, pair=True)  # no second curve, no change chosen
+    ['Given the follow-up: place 3 to 5 points (now 0).', 'Given the follow-up: confirm the change the curves give, or choose another.']
     >>> submission_problems(done.with_context_copied(), 3, segmented=False, pair=True)
     ['Given the follow-up: confirm the change the curves give, or choose another.']
     >>> from dataclasses import replace

@@ -85,7 +85,7 @@ HAND_MAPPING = (
 
 def test_no_service_maps_rows_by_hand():
     found = []
-    for path in sorted((ROOT / "annotation" / "services").rglob("*.py")):
+    for path in sorted((ROOT / "annotation" / "services").rglob("*.py")):  # the rooms too
         if path.name == "rows.py":
             continue
         text = path.read_text(encoding="utf-8")
@@ -96,3 +96,13 @@ def test_no_service_maps_rows_by_hand():
 def test_export_rows_are_read_by_name():
     text = (ROOT / "annotation" / "services" / "export" / "export_reads.py").read_text(encoding="utf-8")
     assert not re.findall(r"\br\[\d+\]", text)
+
+
+def test_the_rooms_decode_no_json_column_and_build_no_rating_themselves():
+    found = []
+    for room in ("quality", "review", "model", "workbench", "accounts", "jobs", "projects"):
+        for path in sorted((ROOT / "annotation" / "services" / room).glob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            found += [f"{room}/{path.name}: {m.group(0)}"
+                      for m in re.finditer(r"json\.loads\(|\bRating\(|\bReferenceRow\(", text)]
+    assert not found, f"decode and build through annotation.services.rows: {found}"

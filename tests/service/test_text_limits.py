@@ -69,6 +69,12 @@ from db.models import (
     User,
     UserSession,
 )
+from annotation.flag_reasons import MODEL_DISAGREES
+from annotation.services.quality import gold_checks, qualification
+from annotation.services.review import review
+from annotation.services.review.settling import open_review
+from annotation.text_limits import NOTE_MAX_CHARS, SHORT_NOTE_MAX_CHARS
+from db.models import GoldAnnotation, GoldCheckPause, Qualification, ReviewItem
 from gold_data import gold_project
 
 PASSWORD = "long-enough-password"
@@ -422,3 +428,65 @@ def test_a_pairs_texts_are_limited_like_a_parent_text(db, what):
     pair_imports.import_pair_file(db, admin, pid, json.dumps({**fields, what: "é" * MAX_TEXT_CHARS}).encode(), "p.jsonl")
     column = Sample.parent_text if what == "target" else SamplePair.follow_up
     assert "é" * MAX_TEXT_CHARS in _values(db, column)
+
+
+# --- the notes of annotation/text_limits: the pages cap them, the services refuse longer ones --------
+
+def _open_item(db, pid: int) -> int:
+    with db.write() as s:
+        smp = s.scalar(select(Sample).where(Sample.project_id == pid).order_by(Sample.id))
+        return open_review(s, smp, [MODEL_DISAGREES], [{"code": MODEL_DISAGREES}]).id
+
+
+def test_a_review_note_over_the_limit_is_refused_and_the_item_stays_open(db, lead, make_project):
+    pid = make_project(1)
+    item_id = _open_item(db, pid)
+    with pytest.raises(InvalidInput, match=f"^The note can be at most {NOTE_MAX_CHARS} characters "
+                                           f"\\(yours has {NOTE_MAX_CHARS + 1}\\)\\.$"):
+        review.decide(db, lead, item_id, "discard", confidence=3, error_type=next(iter(ERROR_TYPES)),
+                      note="é" * (NOTE_MAX_CHARS + 1))
+    with db.read() as s:
+        assert s.get(ReviewItem, item_id).status == "open"
+    assert review.decide(db, lead, item_id, "discard", confidence=3, error_type=next(iter(ERROR_TYPES)),
+                         note="é" * NOTE_MAX_CHARS) == "discard"
+
+
+def test_a_qualification_note_over_the_limit_is_refused(db, lead, make_user, make_project):
+    pid, ann = make_project(1), make_user("ann1")
+    with pytest.raises(InvalidInput, match=f"^The note can be at most {NOTE_MAX_CHARS} characters"):
+        qualification.admit(db, lead, pid, ann.user_id, "x" * (NOTE_MAX_CHARS + 1))
+    with db.read() as s:
+        assert s.scalar(select(Qualification).where(Qualification.user_id == ann.user_id)) is None
+    qualification.admit(db, lead, pid, ann.user_id, "x" * NOTE_MAX_CHARS)
+
+
+def test_a_warmup_gold_note_over_the_short_limit_is_refused(db, lead, make_project):
+    pid = make_project(1)
+    sid = _first_sample(db, pid)
+    with db.read() as s:
+        warmup_set.mark_warmup(db, lead, pid, [s.get(Sample, sid).external_id])
+    gold = dict(boundaries=[0], segment_axes=["main"], xi=40.0, omega=8.0, alpha=0.5)
+    with pytest.raises(InvalidInput, match=f"^The note can be at most {SHORT_NOTE_MAX_CHARS} characters"):
+        warmup_set.set_warmup_gold(db, lead, sid, note="x" * (SHORT_NOTE_MAX_CHARS + 1), **gold)
+    assert _values(db, GoldAnnotation.note) == []
+    warmup_set.set_warmup_gold(db, lead, sid, note="x" * SHORT_NOTE_MAX_CHARS, **gold)
+    assert _values(db, GoldAnnotation.note) == ["x" * SHORT_NOTE_MAX_CHARS]
+
+
+def test_a_pause_lift_note_over_the_limit_is_refused_and_the_pause_stays(db, lead, make_user, make_project):
+    pid, ann = make_project(1), make_user("ann1")
+    with db.write() as s:
+        pause = GoldCheckPause(project_id=pid, user_id=ann.user_id, figures={})
+        s.add(pause)
+        s.flush()
+        pause_id = pause.id
+    with pytest.raises(InvalidInput, match=f"^The note can be at most {NOTE_MAX_CHARS} characters"):
+        gold_checks.lift_pause(db, lead, pause_id, "x" * (NOTE_MAX_CHARS + 1))
+    assert _values(db, GoldCheckPause.lifted_at) == [None]
+    gold_checks.lift_pause(db, lead, pause_id, "x" * NOTE_MAX_CHARS)
+    assert _values(db, GoldCheckPause.lift_note) == ["x" * NOTE_MAX_CHARS]
+
+
+def _first_sample(db, pid: int) -> int:
+    with db.read() as s:
+        return s.scalar(select(Sample.id).where(Sample.project_id == pid).order_by(Sample.id))

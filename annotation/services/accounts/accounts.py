@@ -46,7 +46,8 @@ from sqlalchemy.orm import Session
 from annotation import sign_in_throttle as throttle
 from annotation.services import audit
 from annotation.services.accounts import sessions
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import (
     AuthenticationFailed,
     InvalidInput,
@@ -254,7 +255,7 @@ def _create_user(db: Database, actor: Actor | None, username: str, password: str
     try:
         with db.write() as s:
             if actor is not None:
-                require_role(s, actor, "admin")
+                authorize(s, actor, Policy.USERS_MANAGE)
             user = _add_user(s, username, password_hash, role, display_name)
             audit.record(s, actor.user_id if actor else None,
                          "create_user" if actor else "create_user_cli", "user", user.id,
@@ -279,14 +280,14 @@ def create_user_from_cli(db: Database, username: str, password: str, role: str,
 def list_users(db: Database, actor: Actor) -> list[UserInfo]:
     """Admin: every account, by username."""
     with db.read() as s:
-        require_role(s, actor, "admin")
+        authorize(s, actor, Policy.USERS_MANAGE)
         return [_info(u) for u in s.scalars(select(User).order_by(User.username))]
 
 
 def list_annotators(db: Database, actor: Actor) -> list[UserInfo]:
     """Lead: active accounts that annotate (every role may annotate)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.ANNOTATORS_LIST)
         return [_info(u) for u in s.scalars(select(User).where(User.is_active.is_(True))
                                             .order_by(User.username))]
 
@@ -309,7 +310,7 @@ def set_role(db: Database, actor: Actor, user_id: int, role: str) -> UserInfo:
     signs the user's browsers out (they sign in again with the lesser role)."""
     _check_role(role)
     with db.write() as s:
-        require_role(s, actor, "admin")
+        authorize(s, actor, Policy.USERS_MANAGE)
         user = _target(s, user_id)
         if user.role == "admin" and role != "admin" and user.is_active and _active_admins(s) <= 1:
             raise InvalidInput("This is the last active administrator; make someone else admin first.")
@@ -325,7 +326,7 @@ def set_active(db: Database, actor: Actor, user_id: int, active: bool) -> UserIn
     """Admin: deactivate (or reactivate) an account. Their work stays; they cannot sign in, and
     a deactivation signs out every browser they are signed in on."""
     with db.write() as s:
-        require_role(s, actor, "admin")
+        authorize(s, actor, Policy.USERS_MANAGE)
         user = _target(s, user_id)
         if not active and user.role == "admin" and user.is_active and _active_admins(s) <= 1:
             raise InvalidInput("This is the last active administrator and cannot be deactivated.")
@@ -342,10 +343,10 @@ def reset_password(db: Database, actor: Actor, user_id: int, new_password: str) 
     they are signed in on is signed out (its session revoked)."""
     _check_password(new_password)
     with db.read() as s:
-        require_role(s, actor, "admin")
+        authorize(s, actor, Policy.USERS_MANAGE)
     password_hash = hash_password(new_password)  # outside any transaction
     with db.write() as s:
-        require_role(s, actor, "admin")
+        authorize(s, actor, Policy.USERS_MANAGE)
         user = _target(s, user_id)
         user.password_hash = password_hash
         user.password_changed_at = utcnow()
@@ -360,13 +361,13 @@ def change_own_password(db: Database, actor: Actor, old_password: str, new_passw
     (:func:`sessions.start_session`), which the app does so that the changer stays signed in."""
     _check_password(new_password)
     with db.read() as s:
-        stored_hash = require_role(s, actor, "annotator").password_hash
+        stored_hash = authorize(s, actor, Policy.OWN_ACCOUNT).password_hash
     # Argon2 with no transaction open
     if not _verify(stored_hash, old_password or ""):
         raise AuthenticationFailed("The current password is wrong.")
     password_hash = hash_password(new_password)
     with db.write() as s:
-        user = require_role(s, actor, "annotator")
+        user = authorize(s, actor, Policy.OWN_ACCOUNT)
         if user.password_hash != stored_hash:
             raise AuthenticationFailed("Your password was changed meanwhile; sign in again.")
         user.password_hash = password_hash

@@ -23,7 +23,8 @@ from typing import Any, Mapping
 
 from sqlalchemy.orm import Session
 
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from db.engine import Database
 from db.models import User
@@ -82,7 +83,7 @@ _NAMES = frozenset(f.name for f in fields(Preferences))
 def get_preferences(db: Database, actor: Actor) -> Preferences:
     """The acting user's preferences (defaults for anything never chosen)."""
     with db.read() as s:
-        user = require_role(s, actor, "annotator")  # any active user: the lowest role
+        user = authorize(s, actor, Policy.OWN_ACCOUNT)  # any active user: the lowest role
         return Preferences.from_stored(user.preferences)
 
 
@@ -99,7 +100,7 @@ def set_preferences(db: Database, actor: Actor, **changes: Any) -> Preferences:
     def attempt(s: Session) -> Preferences:
         # locked on PostgreSQL so two tabs changing different preferences cannot lose one
         s.get(User, actor.user_id, with_for_update=True)  # the row lock is held until the commit
-        user = require_role(s, actor, "annotator")
+        user = authorize(s, actor, Policy.OWN_ACCOUNT)
         new = Preferences(**{**Preferences.from_stored(user.preferences).to_dict(), **changes})
         user.preferences = new.to_dict()  # a new object: SQLAlchemy sees the JSON change
         return new

@@ -46,7 +46,8 @@ from annotation.services import audit
 from annotation.services.review import resolving
 from annotation.services.corpus import staged_annotations, text_imports
 from annotation.services.accounts.accounts import hash_password
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import content_select, content_values, contents_of
@@ -131,7 +132,7 @@ class _Project:
 
 def _read_project(db: Database, actor: Actor, project_id: int) -> _Project:
     def read(s):  # type: ignore[no-untyped-def]
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.CORPUS_IMPORT)
         project_row(s, project_id)
         samples = {ext: (sid, n) for sid, ext, n in s.execute(
             select(Sample.id, Sample.external_id, Sample.n_tokens)

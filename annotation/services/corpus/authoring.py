@@ -37,7 +37,8 @@ from annotation.protocols import protocol_of
 from annotation.quality.author_validation import AuthoredPair, AuthorValidation, author_validation
 from annotation.segmentation import tokenize
 from annotation.services import audit
-from annotation.services.authz import Actor, check_role, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize, authorize_user
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.text_limits import require_fit
@@ -114,7 +115,7 @@ def authoring_task(db: Database, actor: Actor, project_id: int,
     settled and not written for by them yet, else — without a key — the settled target they have
     not written for with the fewest authored follow-ups; None when there is none."""
     def read(s: Session) -> AuthoringTask | None:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.FOLLOW_UPS_WRITE)
         settings = _pairs_settings(s, project_id)
         settled = settled_curves(_target_golds(s, project_id, target_key))
         mine = _written_by(s, project_id, actor.user_id, target_key)
@@ -149,7 +150,7 @@ def save_follow_ups(db: Database, actor: Actor, project_id: int, target_key: str
         raise InvalidInput(problem)
 
     def read(s: Session) -> tuple[TargetGold, str, int]:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.FOLLOW_UPS_WRITE)
         _pairs_settings(s, project_id)
         gold = settled_curves(_target_golds(s, project_id, target_key)).get(target_key)
         if gold is None:
@@ -168,7 +169,7 @@ def save_follow_ups(db: Database, actor: Actor, project_id: int, target_key: str
         user_row = select(User).where(User.id == actor.user_id)
         if s.bind.dialect.name == "postgresql":
             user_row = user_row.with_for_update()  # one author's saves one at a time
-        check_role(s.execute(user_row).scalar(), "annotator")
+        authorize_user(s.execute(user_row).scalar(), Policy.FOLLOW_UPS_WRITE)
         if _written_by(s, project_id, actor.user_id, target_key):
             raise InvalidInput(ALREADY_WRITTEN)
         if s.get(Sample, gold.sample_id) is None:
@@ -202,7 +203,7 @@ def validation_by_author(db: Database, actor: Actor, project_id: int) -> list[Au
     """Per author, their authored pairs, those settled, and those whose settled change equals
     the intent (leads only; empty for a project without authored pairs)."""
     def read(s: Session) -> list[AuthoredPair]:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.FOLLOW_UPS_VALIDATE)
         project_settings(s, project_id)
         rows = s.execute(
             select(User.username, SamplePair.intended_change, GoldAnnotation.change)

@@ -9,7 +9,8 @@ from sqlalchemy import select
 
 from annotation.corpus.pair_import import PairRecord, parse_pairs
 from annotation.corpus.text_import import TextRecord, parse_texts
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.corpus.pair_imports import import_pairs
 from annotation.services.corpus.text_imports import import_texts
 from annotation.services.projects.projects import ProjectInfo, create_project, get_project
@@ -37,7 +38,7 @@ def demo_pair_records() -> list[PairRecord]:
 
 def _demo_project_id(db: Database, actor: Actor, name: str) -> int | None:
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.PROJECT_MANAGE)
         return s.scalar(select(Project.id).where(Project.name == name))
 
 

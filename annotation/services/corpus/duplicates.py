@@ -28,7 +28,8 @@ from annotation.corpus.duplicates import (
 )
 from annotation.corpus.embeddings import SBERT_MODEL_NAME, embed_texts
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
@@ -112,7 +113,7 @@ def run_dedup(db: Database, actor: Actor, project_id: int, *, progress: Progress
     started = time.perf_counter()
     report = progress or (lambda fraction, message: None)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.DUPLICATES)
         settings = project_settings(s, project_id)
         limit = settings.dedup_threshold if threshold is None else float(threshold)
         if not 0 < limit <= 1:
@@ -187,7 +188,7 @@ def _store_marks(db: Database, actor: Actor, project_id: int, ids: Sequence[int]
     """Replace the project's pending marks by ``found``; decided marks are never touched (a
     decision taken while the run was computing wins over the run)."""
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.DUPLICATES)
         existing = {m.sample_id: m for m in s.scalars(
             select(NearDuplicate).where(NearDuplicate.project_id == project_id))}
         wanted = {}
@@ -218,7 +219,7 @@ def _store_marks(db: Database, actor: Actor, project_id: int, ids: Sequence[int]
 def duplicate_counts(db: Database, actor: Actor, project_id: int) -> DuplicateCounts:
     """How many marks are pending, confirmed and released."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.DUPLICATES)
         got = dict(s.execute(
             select(NearDuplicate.status, func.count())
             .where(NearDuplicate.project_id == project_id).group_by(NearDuplicate.status)).all())
@@ -240,7 +241,7 @@ def last_run(db: Database, actor: Actor, project_id: int) -> DedupRun | None:
     """Lead: the project's last de-duplication run (the app's or ``chronocept dedup``), None
     before the first."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.DUPLICATES)
         event = s.scalar(select(AuditEvent).where(
             AuditEvent.entity == "project", AuditEvent.entity_id == str(project_id),
             AuditEvent.action == "run_dedup").order_by(AuditEvent.id.desc()).limit(1))
@@ -282,7 +283,7 @@ def list_pairs(db: Database, actor: Actor, project_id: int, *, status: str | Non
          .outerjoin(who, who.id == NearDuplicate.decided_by))
     q = _where(q, project_id, status, min_score)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.DUPLICATES)
         rows = s.execute(q.order_by(earlier.is_warmup.desc(), _SCORE.desc(), NearDuplicate.id)
                          .limit(max(0, limit)).offset(max(0, offset))).all()
     return [
@@ -311,7 +312,7 @@ def pair_page(db: Database, actor: Actor, project_id: int, *, status: str | None
     if page_size < 1:
         raise InvalidInput("A page holds at least one mark.")
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.DUPLICATES)
         total = s.scalar(_where(select(func.count(NearDuplicate.id)), project_id, status, 0.0)) or 0
     n_pages = max(1, (total + page_size - 1) // page_size)
     page = min(max(1, int(page)), n_pages)
@@ -330,7 +331,7 @@ def decide(db: Database, actor: Actor, project_id: int, mark_ids: Sequence[int],
     target = {"confirm": "confirmed", "release": "released", "undo": "pending"}[decision]
     changed = 0
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.DUPLICATES)
         marks = list(s.scalars(select(NearDuplicate).where(
             NearDuplicate.project_id == project_id, NearDuplicate.id.in_(list(mark_ids)))))
         if len(marks) != len(set(mark_ids)):

@@ -36,7 +36,8 @@ from annotation.segmentation import tokenize
 from annotation.services import audit
 from annotation.services.review import resolving
 from annotation.services.corpus import staged_annotations
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.corpus.import_batches import (
     IMPORTING, PUBLISHED, PUBLISHING, ROLLED_BACK_MEANWHILE, RUNNING, STALE_IMPORT_S, count_hidden,
@@ -156,14 +157,14 @@ def _import_texts(db: Database, actor: Actor, project_id: int | None, records: S
                   source: str, new_project: str | None, kind: ImportKind = TEXTS) -> ImportSummary:
     if new_project is None:
         with db.read() as s:
-            require_role(s, actor, "lead")
+            authorize(s, actor, Policy.CORPUS_IMPORT)
             project_row(s, project_id)
     n_tokens = [len(tokenize(r.text)) for r in records]
     if len(records) > IMPORT_BATCH_ROWS:
         return _import_in_batches(db, actor, project_id, records, n_tokens, source, new_project, kind)
     for _attempt in range(2):
         with db.write() as s:
-            require_role(s, actor, "lead")
+            authorize(s, actor, Policy.CORPUS_IMPORT)
             if new_project is not None:
                 project_id = add_project(s, actor, new_project, settings=kind.new_settings).id
             open_batch = s.scalar(select(ImportBatch.id).where(ImportBatch.open_project_id == project_id))
@@ -250,7 +251,7 @@ def claim_import(db: Database, actor: Actor, project_id: int | None, source: str
     for _attempt in range(2):
         try:
             with db.write() as s:
-                require_role(s, actor, "lead")
+                authorize(s, actor, Policy.CORPUS_IMPORT)
                 if new_project is not None:
                     project_id = add_project(s, actor, new_project, settings=settings).id
                 now = utcnow()

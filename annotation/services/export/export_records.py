@@ -43,7 +43,8 @@ from sqlalchemy import select, update
 from annotation import export as hf_export
 from annotation.leftovers import WORKER_GONE
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.number_limits import checks_numbers
 from db.engine import Database
@@ -200,7 +201,7 @@ def start_record(db: Database, actor: Actor, project_id: int, target: Path,
     """The export's row, status ``writing``, made before the folder so its manifest carries the
     id: (id, created at). Re-checks the actor's role."""
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.EXPORT)
         now = utcnow()
         row = DatasetExport(project_id=project_id, created_by=actor.user_id, path=str(target),
                             created_at=now, heartbeat_at=now,
@@ -297,7 +298,7 @@ def fail_record(db: Database, export_id: int, exc: BaseException) -> None:
 def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportRecord]:
     """Lead: the project's exports, newest first (those whose writer died marked failed first)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.EXPORT)
     recover_interrupted_exports(db, project_id)
     with db.read() as s:
         rows = s.execute(select(DatasetExport, User.username)
@@ -311,7 +312,7 @@ def list_exports(db: Database, actor: Actor, project_id: int) -> list[ExportReco
 def get_export(db: Database, actor: Actor, export_id: int) -> ExportRecord:
     """Lead: one export (marked failed first if its writer died)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.EXPORT)
         row = s.get(DatasetExport, export_id)
         if row is None:
             raise NotFound(f"There is no export {export_id}.")

@@ -55,7 +55,8 @@ from annotation.export import figures as figures_module
 from annotation.leftovers import figures_folder_prefix
 from annotation.export.card_experts import EXPERTS
 from annotation.export.figures import ExportFigures, FigureInput, export_figures
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import FolderNotEmpty, InvalidInput, NotFound
 from annotation.protocols import protocol_of
 from annotation.services.export.export_reads import (
@@ -123,10 +124,10 @@ def export_readiness(db: Database, actor: Actor, project_id: int) -> ExportReadi
     marks awaiting a decision and open review items — shown before exporting. Recovers the
     project's interrupted exports first (:func:`recover_interrupted_exports`)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.EXPORT)
     recover_interrupted_exports(db, project_id)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.EXPORT)
         in_production = production(project_id)
         gold = dict(s.execute(
             select(Sample.benchmark, func.count()).join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
@@ -292,7 +293,7 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     report = progress or (lambda fraction, message: None)
     report(0.0, "Reading the gold values…")
     with db.read() as s:
-        user = require_role(s, actor, "lead")
+        user = authorize(s, actor, Policy.EXPORT)
         project = project_row(s, project_id)
         settings = ProjectSettings.from_dict(project.settings)
         assignment = None

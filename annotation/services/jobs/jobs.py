@@ -40,7 +40,8 @@ from sqlalchemy import select, update
 from annotation.services import audit
 from annotation.services.jobs import job_liveness
 from annotation.services.jobs.job_reporter import JobReporter, finish_job, run_reported, sweep_discarded_rows
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.number_limits import checks_numbers
 from annotation.training.predictions import (
@@ -151,7 +152,7 @@ def launch_training(db: Database, actor: Actor, project_id: int, export_id: int,
     if launcher:
         check_launcher(launcher)
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.JOBS_RUN)
         export = s.get(DatasetExport, export_id)
         if export is None or export.project_id != project_id:
             raise NotFound(f"There is no export {export_id} in this project.")
@@ -291,7 +292,7 @@ def _detect_dead(db: Database, project_id: int | None = None) -> None:
 def list_jobs(db: Database, actor: Actor, project_id: int) -> list[JobInfo]:
     """Lead: the project's jobs, newest first (dead workers are detected on the way)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.JOBS_RUN)
     _detect_dead(db, project_id)
     with db.read() as s:
         rows = s.execute(select(Job, User.username).outerjoin(User, User.id == Job.created_by)
@@ -302,7 +303,7 @@ def list_jobs(db: Database, actor: Actor, project_id: int) -> list[JobInfo]:
 @checks_numbers
 def get_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.JOBS_RUN)
         job = s.get(Job, job_id)
         if job is None:
             raise NotFound(f"There is no job {job_id}.")
@@ -320,7 +321,7 @@ def cancel_job(db: Database, actor: Actor, job_id: int) -> JobInfo:
     next check (between epochs, grid points and models). Cancelling a finished job changes
     nothing."""
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.JOBS_RUN)
         # locked as read (PostgreSQL): a worker claiming it meanwhile waits, rather than start a
         # job read as queued and marked cancelled here
         job = s.get(Job, job_id, with_for_update=True)

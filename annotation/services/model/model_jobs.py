@@ -49,7 +49,8 @@ from sqlalchemy import func, insert, select
 from annotation.curves.distance import curve_distances
 from annotation.services import audit
 from annotation.services.jobs import jobs
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export.export_reads import production
 from annotation.services.jobs.job_reporter import JobReporter, run_reported
@@ -110,10 +111,10 @@ def launch_model_job(db: Database, actor: Actor, project_id: int, run_job_id: in
     if launcher:
         jobs.check_launcher(launcher)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.JOBS_RUN)
         check_run(s, project_id, run_job_id)  # the disk looked at with no lock held
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.JOBS_RUN)
         run, export = check_run(s, project_id, run_job_id, files=False)
         if kind == AUDIT:
             n_gold = s.scalar(select(func.count()).select_from(GoldAnnotation)
@@ -156,7 +157,7 @@ def record_training_run(db: Database, actor: Actor, export_id: int, export_creat
         raise InvalidInput(f"The run folder {run_dir} holds no models.")
     finished = utcnow()
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.JOBS_RUN)
         export = s.get(DatasetExport, export_id)
         if export is None or _utc_second(export.created_at) != export_created_at:
             raise NotFound(f"This database holds no export {export_id} made at {export_created_at}.")

@@ -27,10 +27,11 @@ from sqlalchemy.orm import Session
 from annotation.review.adjudication import SampleFigures, sample_figures
 from annotation.flag_reasons import MODEL_DISAGREES
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.model.model_jobs import AUDIT, PREDICT
-from annotation.services.rows import annotation_content
+from annotation.services.rows import annotation_content, curve_of
 from annotation.services.review.settling import open_review
 from annotation.services.number_limits import checks_numbers
 from annotation.training.calibration import withheld_because
@@ -69,7 +70,7 @@ def uncertain_order_withheld(db: Database, actor: Actor, project_id: int) -> str
     """Lead: why "most uncertain first" cannot use the latest applied model ("" when it can), in
     words the Projects page shows under the choice."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         job = latest_job(s, project_id, PREDICT)
         if job is None:
             return "no model has been applied to this project yet (Training page: Predict every sample)"
@@ -123,7 +124,7 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise InvalidInput(f"The list shows from 1 to {MAX_TOP} samples.")
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         job = latest_job(s, project_id, AUDIT)
         if job is None:
             return None
@@ -153,9 +154,9 @@ def disagreements(db: Database, actor: Actor, project_id: int, *, top: int = 20)
             p = r[0]
             changed = r.xi is None or (r.decided_at is not None and audited_at is not None
                                        and r.decided_at > audited_at)
-            gold = (r.xi, r.omega, r.alpha) if r.xi is not None else (float("nan"),) * 3
+            gold = curve_of(r) or (float("nan"),) * 3
             entries.append(Disagreement(
-                rank, p.sample_id, r.external_id, r.parent_text, gold, (p.xi, p.omega, p.alpha), p.gold_w1 or 0.0,
+                rank, p.sample_id, r.external_id, r.parent_text, gold, curve_of(p), p.gold_w1 or 0.0,
                 p.expected_miss, p.score or 0.0, p.half_gone_minutes, (p.half_gone_low, p.half_gone_high), fig,
                 items.get(p.sample_id), changed))
         return AuditList(job.id, job.finished_at, n, tuple(entries), "", kept)
@@ -167,7 +168,7 @@ def open_disagreement_case(db: Database, actor: Actor, sample_id: int) -> int:
     with the gold"; returns the review item's id for Review to open. Nothing else changes: the
     gold stays until the lead decides the case."""
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         smp = s.get(Sample, sample_id)
         if smp is None or smp.status != "active":
             raise NotFound("That sample is not in the project any more.")
@@ -201,7 +202,7 @@ def model_curve(db: Database, actor: Actor, sample_id: int) -> ModelCurve | None
     """Lead: the latest applied model's prediction for the sample, or None (no applied model,
     or the sample came after it)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.MODEL_LOOP)
         smp = s.get(Sample, sample_id)
         if smp is None:
             raise NotFound("No such sample.")

@@ -26,7 +26,8 @@ from typing import Any, Mapping
 from sqlalchemy import select
 
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.export.export_records import REPLACED, get_export
 from annotation.services.number_limits import checks_numbers
@@ -128,7 +129,7 @@ def score_submission(db: Database, actor: Actor, project_id: int, export_id: int
     path: Path | None = None
     try:
         with db.write() as s:
-            require_role(s, actor, "lead")
+            authorize(s, actor, Policy.MODEL_LOOP)
             path = write_submission(folder, record)
             audit.record(s, actor.user_id, "score_predictions", "export", export_id,
                          benchmark=benchmark, kept=path.name, sha256=scored.sha256)

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 from annotation.protocols import protocol_of
 from annotation.services import audit
 from annotation.services.review import resolving
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_row
 from annotation.services.text_limits import check_length, width
@@ -62,7 +63,7 @@ def list_projects(db: Database, actor: Actor) -> list[ProjectInfo]:
     and goes with it if the import is rolled back (:mod:`annotation.services.corpus.text_imports`)."""
     being_created = exists().where(ImportBatch.open_project_id == Project.id, ImportBatch.creates_project.is_(True))
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.PROJECT_READ)
         counts = dict(s.execute(select(Sample.project_id, func.count()).where(Sample.status != IMPORTING)
                                 .group_by(Sample.project_id)).all())
         return [_info(p, counts.get(p.id, 0))
@@ -72,7 +73,7 @@ def list_projects(db: Database, actor: Actor) -> list[ProjectInfo]:
 @checks_numbers
 def get_project(db: Database, actor: Actor, project_id: int) -> ProjectInfo:
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.PROJECT_READ)
         p = project_row(s, project_id)
         n = s.scalar(select(func.count()).select_from(Sample)
                      .where(Sample.project_id == p.id, Sample.status != IMPORTING)) or 0
@@ -115,7 +116,7 @@ def create_project(db: Database, actor: Actor, name: str, description: str = "",
         _check_settings_text(settings)
     try:
         with db.write() as s:
-            require_role(s, actor, "lead")
+            authorize(s, actor, Policy.PROJECT_MANAGE)
             return _info(add_project(s, actor, name, description, settings), 0)
     except IntegrityError:
         raise InvalidInput(f"A project called {name!r} already exists.") from None
@@ -135,7 +136,7 @@ def _check_protocol_free(s: Session, p: Project) -> None:
 def update_settings(db: Database, actor: Actor, project_id: int, **changes: Any) -> ProjectSettings:
     """Lead: change some settings; invalid values raise :class:`InvalidInput` and change nothing."""
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.PROJECT_MANAGE)
         p = project_row(s, project_id)
         unknown = sorted(set(changes) - set(ProjectSettings().to_dict()))
         if unknown:

@@ -14,27 +14,25 @@ against them (:class:`annotation.agreement.pair_agreement.ContextPairAgreement`)
 
 from __future__ import annotations
 
-import json
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
-from typing import Any, Sequence
 
 from sqlalchemy import Text, cast, func, select
 
-from annotation.agreement import AgreementReport, RatedSample, Rating, agreement_report, wilson_interval
+from annotation.agreement import AgreementReport, RatedSample, agreement_report, wilson_interval
 from annotation.agreement.change_agreement import change_kappa_interval
 from annotation.agreement.pair_agreement import CURVE_MEASURES, ContextPairAgreement
 from annotation.agreement.reference_agreement import ReferenceRow, reference_agreement
 from annotation.protocols import protocol_of
-from annotation.review.pair_settling import change_choice
-from annotation.content import AnnotationContent
 from annotation.project_day import local_day
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
+from annotation.services.process_cache import ProcessCache
+# annotation_change: the pairs export's card reads the change label from here too, as the page
+from annotation.services.rows import annotation_change, json_lists, rating_of, reference_row
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair, User
@@ -86,17 +84,9 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         # through the connection: plain rows of columns, without the ORM's per-row loading step
         # (a third of this function's time over 200k annotations)
         rows = s.connection().execute(stmt).all()
-    # the two JSON columns: each distinct text decoded once (a project has far fewer distinct
-    # segmentations and axis lists than annotations), as tuples the ratings share
-    decoded: dict[str, tuple] = {}
-
-    def parse(text: str) -> tuple:
-        value = decoded.get(text)
-        if value is None:
-            value = decoded[text] = tuple(json.loads(text))
-        return value
-
-    segmentations = [(parse(r.boundaries_json), parse(r.segment_axes_json)) for r in rows]
+    # the two JSON columns: each distinct text decoded once, as tuples the ratings share
+    parsed = json_lists([*(r.boundaries_json for r in rows), *(r.segment_axes_json for r in rows)])
+    segmentations = [(parsed[r.boundaries_json], parsed[r.segment_axes_json]) for r in rows]
     everyone = tuple(sorted({r.username for r in rows}))
     wanted = set(annotators) if annotators else None
     grouped: dict[int, list] = {}
@@ -113,27 +103,15 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
         if (start and day < start) or (end and day > end):
             continue
         first = group[0][0]
-        alone = rated_sample(first.external_id, first.benchmark, first.n_tokens, [
-            (r.username, r.submitted_at, bounds, axes, r.xi, r.omega, r.alpha) for r, bounds, axes in group])
+        alone = RatedSample(first.external_id, first.benchmark, first.n_tokens, tuple(
+            rating_of(r, boundaries=bounds, segment_axes=axes,
+                      change=annotation_change(r, settings.change_factor) if pairs else None)
+            for r, bounds, axes in group))
         if pairs:
-            alone = RatedSample(alone.sample_id, alone.benchmark, alone.n_tokens, tuple(
-                replace(rating, change=annotation_change(r, settings.change_factor))
-                for rating, (r, _, _) in zip(alone.ratings, group)))
-            given.append(rated_sample(first.external_id, first.benchmark, first.n_tokens, [
-                (r.username, r.submitted_at, bounds, axes, r.context_xi, r.context_omega, r.context_alpha)
-                for r, bounds, axes in group]))
+            given.append(RatedSample(first.external_id, first.benchmark, first.n_tokens, tuple(
+                rating_of(r, boundaries=bounds, segment_axes=axes, given=True) for r, bounds, axes in group)))
         samples.append(alone)
     return samples, single, everyone, settings, given
-
-
-def annotation_change(row: Any, factor: float) -> str | None:
-    """The change label a stored pair annotation gives (its override, else the derived one from
-    its two curves against the project's time ``factor``): what the change measure rates, here
-    and in the pairs export's card. ``row`` has the annotation's columns by name."""
-    choice = change_choice(AnnotationContent(xi=row.xi, omega=row.omega, alpha=row.alpha, context_xi=row.context_xi,
-                                             context_omega=row.context_omega, context_alpha=row.context_alpha,
-                                             change=row.change or ""), factor)
-    return None if choice is None else choice.label
 
 
 def _reference_rows(db: Database, project_id: int, benchmark: int | None) -> list[ReferenceRow]:
@@ -149,18 +127,7 @@ def _reference_rows(db: Database, project_id: int, benchmark: int | None) -> lis
         if benchmark is not None:
             stmt = stmt.where(Sample.benchmark == benchmark)
         rows = s.execute(stmt).all()
-    return [ReferenceRow(r.change or "", None if r.xi is None else (r.xi, r.omega, r.alpha),
-                         None if r.context_xi is None else (r.context_xi, r.context_omega, r.context_alpha),
-                         r.reference_change or "", r.reference_alone, r.reference_given) for r in rows]
-
-
-def rated_sample(external_id: str, benchmark: int, n_tokens: int,
-                 ratings: Sequence[tuple[str, Any, Sequence[int], Sequence[str | None], Any, Any, Any]]) -> RatedSample:
-    """A sample's ratings for the agreement measures, from stored values: each rating is
-    (annotator, submitted_at, boundaries, segment_axes, xi, omega, alpha), in submission order."""
-    return RatedSample(external_id, benchmark, n_tokens, tuple(
-        Rating(who, when, tuple(bounds), tuple(axes), xi, omega, alpha)
-        for who, when, bounds, axes, xi, omega, alpha in ratings))
+    return [reference_row(r) for r in rows]
 
 
 def _check_filters(benchmark: int | None, start: date | None, end: date | None) -> None:
@@ -180,14 +147,15 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
     skips the bootstrap for callers that read only the pair breakdowns)."""
     _check_filters(benchmark, start, end)
     with db.read() as s:
-        require_role(s, actor, "lead")
-        key = (str(db.engine.url), project_id, benchmark, start, end, tuple(annotators), intervals,
-               _fingerprint(s, project_id))
-    with _CACHE_LOCK:
-        cached = _CACHE.get(key)
-        if cached is not None:
-            _CACHE.move_to_end(key)
-            return cached
+        authorize(s, actor, Policy.QUALITY_READ)
+        key = (str(db.engine.url), project_id, benchmark, start, end, tuple(annotators), intervals)
+        version = _fingerprint(s, project_id)
+    return _KEPT.get_or_make(key, lambda: _agreement_scope(db, project_id, benchmark, start, end, annotators,
+                                                           intervals), version=version)
+
+
+def _agreement_scope(db: Database, project_id: int, benchmark: int | None, start: date | None, end: date | None,
+                     annotators: tuple[str, ...], intervals: bool) -> AgreementScope:
     samples, single, everyone, settings, given = _rated_samples(db, project_id, benchmark, start, end,
                                                                 tuple(annotators))
     protocol = protocol_of(settings)
@@ -202,20 +170,13 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
                              resamples=resamples),
             reference_agreement(references) if references else None,
             change_kappa_interval(samples, resamples=resamples))
-    scope = AgreementScope(report, single, everyone, tuple(samples), pairs)
-    with _CACHE_LOCK:
-        _CACHE[key] = scope
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return scope
+    return AgreementScope(report, single, everyone, tuple(samples), pairs)
 
 
 #: The last reports of this process, by what they were computed from: the Agreement page asks
 #: on every run (a tab, a filter, a rerun) and a report takes 0.5 s at 200 samples, seconds at
 #: 100k; the same data and filters give the same report (its bootstrap is seeded).
-_CACHE: OrderedDict[tuple, AgreementScope] = OrderedDict()
-_CACHE_SIZE = 8
-_CACHE_LOCK = threading.Lock()
+_KEPT: ProcessCache[AgreementScope] = ProcessCache(8)
 
 
 def _fingerprint(s, project_id: int) -> tuple:  # type: ignore[no-untyped-def]
@@ -238,7 +199,7 @@ def _fingerprint(s, project_id: int) -> tuple:  # type: ignore[no-untyped-def]
 def annotators_with_work(db: Database, actor: Actor, project_id: int) -> tuple[str, ...]:
     """Lead: usernames with at least one submitted annotation in the project (filter options)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         return tuple(s.scalars(
             select(User.username).join(Annotation, Annotation.annotator_id == User.id)
             .join(Sample, Sample.id == Annotation.sample_id)
@@ -279,7 +240,7 @@ def review_outcomes(db: Database, actor: Actor, project_id: int, *, benchmark: i
     0 where none ended so."""
     _check_filters(benchmark, start, end)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         settings = project_settings(s, project_id)
         stmt = (select(ReviewItem.decision, ReviewItem.closed_at)
                 .join(Sample, Sample.id == ReviewItem.sample_id)

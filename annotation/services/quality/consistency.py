@@ -22,7 +22,9 @@ from annotation.corpus.consistency import axes_used, find_inconsistent_pairs
 from annotation.curves.distance import CurveDistance
 from annotation.corpus.duplicates import unpack_embeddings
 from annotation.corpus.embeddings import SBERT_MODEL_NAME
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
+from annotation.services.rows import curve_of
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
 from annotation.services.number_limits import checks_numbers
@@ -110,7 +112,7 @@ def consistency_pairs(db: Database, actor: Actor, project_id: int, *, order: str
         raise InvalidInput("Ask for at least one pair.")
     limit = int(limit)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         settings = project_settings(s, project_id)
         rows = s.execute(
             select(Sample.id, GoldAnnotation.xi, GoldAnnotation.omega, GoldAnnotation.alpha,
@@ -131,7 +133,7 @@ def consistency_pairs(db: Database, actor: Actor, project_id: int, *, order: str
         return ConsistencyReport((), len(with_vector), n_without, settings.consistency_similarity_min,
                                  settings.flag_w1_max, limit, False)
     vectors = unpack_embeddings([r.vector for r in with_vector], with_vector[0].dim)
-    params = np.array([[r.xi, r.omega, r.alpha] for r in with_vector], dtype=float)
+    params = np.array([curve_of(r) for r in with_vector], dtype=float)
     axes = [axes_used(r.segment_axes or ()) for r in with_vector]
     found = find_inconsistent_pairs(vectors, params, axes, similarity_min=settings.consistency_similarity_min,
                                     w1_max=settings.flag_w1_max, limit=limit + 1)

@@ -19,8 +19,6 @@ reruns do not recompute them.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -38,8 +36,10 @@ from annotation.quality.expert_scores import (
     realisation_of_minutes,
     score_annotators,
 )
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.number_limits import checks_numbers
+from annotation.services.process_cache import ProcessCache
 from db.engine import Database
 from db.models import Annotation, GoldAnnotation, Sample, User
 
@@ -112,9 +112,7 @@ class ExpertOverview:
                 "annotators": [{**f.to_json(), "annotator": name} for name, f in self.rows()]}
 
 
-_KEPT: OrderedDict[tuple, ExpertOverview] = OrderedDict()
-_KEPT_SIZE = 8
-_LOCK = threading.Lock()
+_KEPT: ProcessCache[ExpertOverview] = ProcessCache(8)
 
 
 def _fingerprint(s: Session, project_id: int) -> tuple:
@@ -136,22 +134,15 @@ def expert_figures_in(s: Session, project_id: int) -> ExpertOverview:
     """The project's :class:`ExpertOverview`, read in ``s`` (no role check: for services that
     have checked, and for settling's "by calibration" pooling); kept per process by what it is
     computed from (:func:`_fingerprint`)."""
-    key = (str(s.get_bind().url), project_id, _fingerprint(s, project_id))
-    with _LOCK:
-        kept = _KEPT.get(key)
-    if kept is not None:
-        return kept
-    rows = read_seed_rows(s, project_id)
-    names = dict(s.execute(select(User.id, User.username)
-                           .where(User.id.in_({r.annotator_id for r in rows} or {-1}))).all())
-    seeds = seeds_of(rows)
-    made = ExpertOverview(names, score_annotators(seeds), len({x.item for x in seeds}),
-                          len({x.item for x in seeds if x.kind == OUTCOME}))
-    with _LOCK:
-        _KEPT[key] = made
-        while len(_KEPT) > _KEPT_SIZE:
-            _KEPT.popitem(last=False)
-    return made
+    def make() -> ExpertOverview:
+        rows = read_seed_rows(s, project_id)
+        names = dict(s.execute(select(User.id, User.username)
+                               .where(User.id.in_({r.annotator_id for r in rows} or {-1}))).all())
+        seeds = seeds_of(rows)
+        return ExpertOverview(names, score_annotators(seeds), len({x.item for x in seeds}),
+                              len({x.item for x in seeds if x.kind == OUTCOME}))
+
+    return _KEPT.get_or_make((str(s.get_bind().url), project_id), make, version=_fingerprint(s, project_id))
 
 
 def project_expert_figures(db: Database, project_id: int) -> ExpertOverview:
@@ -164,7 +155,7 @@ def project_expert_figures(db: Database, project_id: int) -> ExpertOverview:
 def expert_overview(db: Database, actor: Actor, project_id: int) -> ExpertOverview:
     """Lead: every annotator's calibration, information and weight on the project's seeds."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
     return project_expert_figures(db, project_id)
 
 

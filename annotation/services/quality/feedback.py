@@ -37,7 +37,8 @@ from annotation.quality.gold_feedback import (
     weekly_trend,
 )
 from annotation.segmentation import SegmentationError
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.rows import annotation_content, stored_gold
 from annotation.services.lookup import project_row, project_settings
@@ -196,7 +197,7 @@ def feedback_page(db: Database, actor: Actor, project_id: int, page: int = 1,
     if not isinstance(per_page, int) or not 1 <= per_page <= 200:
         raise InvalidInput("Show between 1 and 200 samples per page.")
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.OWN_FEEDBACK)
         project_row(s, project_id)
         total = s.scalar(_own_settled(actor, project_id, func.count())) or 0
         page = min(page, max(1, math.ceil(total / per_page)))
@@ -232,7 +233,7 @@ def feedback_trend(db: Database, actor: Actor, project_id: int) -> FeedbackTrend
     """Annotator: their mean W1, Jaccard and Pk against gold per ISO week of submission (oldest
     first) and overall, over all their settled production samples."""
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.OWN_FEEDBACK)
         settings = project_settings(s, project_id)
         rows = s.execute(_own_settled(
             actor, project_id, Annotation.submitted_at, Annotation.boundaries, Annotation.segment_axes,

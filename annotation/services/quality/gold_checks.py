@@ -57,11 +57,14 @@ from annotation.quality.gold_checks import (
 )
 from annotation.review.resolution import Resolution
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.content import AnnotationContent
 from annotation.services.errors import ChangedMeanwhile, InvalidInput, NotFound, StaleVersion
 from annotation.services.lookup import project_row, project_settings
-from annotation.services.rows import stored_gold
+from annotation.services.rows import annotation_content, stored_gold
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
 from db.engine import Database
@@ -193,9 +196,10 @@ def record_check_submission(s: Session, a: Annotation, smp: Sample, settings: Pr
 
 def _has_work(a: Annotation) -> bool:
     """Whether a draft holds anything the annotator typed (or a lead's send-back)."""
-    return bool(a.step or a.points or a.flags or (a.note or "").strip() or a.returned_note
-                or a.xi is not None or any(b for b in (a.boundaries or ()))
-                or any(x is not None for x in (a.segment_axes or ())))
+    work = annotation_content(a)
+    return bool(a.step or a.returned_note or work.points or work.flags or work.note.strip()
+                or work.xi is not None or any(work.boundaries)
+                or any(x is not None for x in work.segment_axes))
 
 
 def release_empty_drafts(s: Session, project_id: int, user_id: int) -> tuple[int, int]:
@@ -282,17 +286,19 @@ class GoldCheckOverview:
 def gold_check_overview(db: Database, actor: Actor, project_id: int) -> GoldCheckOverview:
     """Lead: every scored check of the project, each annotator's window and the open pauses."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         settings = project_settings(s, project_id)
         thresholds = CheckThresholds.of(settings)
-        checks = tuple(CheckRow(g.user_id, name, ext, g.scored_at, g.w1, g.jaccard, g.pk, g.passed,
-                                tuple(flags or ()), note or "")
+        checks = tuple(CheckRow(user_id=g.user_id, annotator=name, external_id=ext, scored_at=g.scored_at,
+                                w1=g.w1, jaccard=g.jaccard, pk=g.pk, passed=g.passed,
+                                flags=tuple(flags or ()), note=note or "")
                        for g, name, ext, flags, note in s.execute(
             select(GoldCheck, User.username, Sample.external_id, Annotation.flags, Annotation.note)
             .join(User, User.id == GoldCheck.user_id).join(Sample, Sample.id == GoldCheck.sample_id)
             .join(Annotation, Annotation.id == GoldCheck.annotation_id)
             .where(GoldCheck.project_id == project_id).order_by(GoldCheck.scored_at, GoldCheck.id)))
-        pauses = {p.user_id: PauseRow(p.id, p.user_id, name, p.paused_at, dict(p.figures or {}))
+        pauses = {p.user_id: PauseRow(pause_id=p.id, user_id=p.user_id, annotator=name, paused_at=p.paused_at,
+                                      figures=dict(p.figures or {}))
                   for p, name in s.execute(
             select(GoldCheckPause, User.username).join(User, User.id == GoldCheckPause.user_id)
             .where(GoldCheckPause.project_id == project_id, GoldCheckPause.lifted_at.is_(None))
@@ -318,7 +324,7 @@ def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str,
     """Lead: the usernames of the project's annotators paused by gold checks now (the notice
     every back-office page shows, so the lead is told wherever they are)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         return tuple(s.scalars(
             select(User.username).join(GoldCheckPause, GoldCheckPause.user_id == User.id)
             .where(GoldCheckPause.project_id == project_id, GoldCheckPause.lifted_at.is_(None))
@@ -328,9 +334,9 @@ def paused_annotators(db: Database, actor: Actor, project_id: int) -> tuple[str,
 @checks_numbers
 def lift_pause(db: Database, actor: Actor, pause_id: int, note: str) -> None:
     """Lead: lift a pause, saying why. The annotator's window restarts after the lift."""
-    note = (note or "").strip()
+    note = check_chars((note or "").strip(), NOTE_MAX_CHARS, "note")
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.PAUSE_LIFT)
         pause = s.scalar(select(GoldCheckPause).where(GoldCheckPause.id == pause_id).with_for_update())
         if pause is None:
             raise NotFound("No such pause.")

@@ -29,7 +29,8 @@ from annotation.publishable import NEEDS, Figure, figure
 from annotation.quality.annotator_model import CrossFitted, cross_fit, observations_from_curves
 from annotation.quality.expert_scores import calibration_weights
 from annotation.quality.weighted_gold import CALIBRATION, EQUAL, MODEL, POOLING_PRIOR_STRENGTH, GoldWeighting
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.quality.experts import expert_figures_in
 from annotation.services.number_limits import checks_numbers
 from annotation.settings import ProjectSettings
@@ -122,7 +123,7 @@ def annotator_model_overview(db: Database, actor: Actor, project_id: int) -> Mod
     """Lead: each annotator's bias, noise and width ratio, and the items' difficulty, from the
     project's annotator model (fitted on every submitted production annotation with a curve)."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALITY_READ)
         model = project_model(s, project_id)
         n = _count_production_curves(s, project_id)
         names = (dict(s.execute(select(User.id, User.username).where(User.id.in_(list(model.annotators)))).all())

@@ -29,7 +29,10 @@ from annotation.services.quality.admission import (
     store_figures,
     warmup_route,
 )
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.number_limits import checks_numbers
@@ -149,7 +152,7 @@ def qualification_board(db: Database, actor: Actor, project_id: int) -> Qualific
     """Lead: every active annotator, and anyone else with a qualification row, with live figures
     against gold, progress and standing."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALIFICATION_DECIDE)
         settings = project_settings(s, project_id)
         quals = {q.user_id: q for q in s.scalars(select(Qualification).where(Qualification.project_id == project_id))}
         users = list(s.scalars(select(User).where(
@@ -175,11 +178,11 @@ def qualification_board(db: Database, actor: Actor, project_id: int) -> Qualific
 
 
 def _decide(db: Database, actor: Actor, project_id: int, user_id: int, note: str, admit: bool) -> str:
-    note = (note or "").strip()
+    note = check_chars((note or "").strip(), NOTE_MAX_CHARS, "note")
     if not note:
         raise InvalidInput("Say why in the note: it is kept with the decision.")
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALIFICATION_DECIDE)
         project_row(s, project_id)
         target = s.get(User, user_id)
         if target is None:
@@ -215,7 +218,7 @@ def recheck(db: Database, actor: Actor, project_id: int) -> int:
     """Lead: refresh everyone's figures and apply the admission rule with the current thresholds
     (e.g. after changing them). Returns the number of qualification rows checked."""
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALIFICATION_DECIDE)
         n = recheck_all(s, project_id)
         audit.record(s, actor.user_id, "qualification_recheck", "project", project_id, rows=n)
         return n
@@ -225,7 +228,7 @@ def recheck(db: Database, actor: Actor, project_id: int) -> int:
 def decision_history(db: Database, actor: Actor, project_id: int, user_id: int) -> list[dict]:
     """Lead: the qualification decisions about one person in a project, oldest first."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.QUALIFICATION_DECIDE)
         row = s.scalar(select(Qualification).where(Qualification.project_id == project_id,
                                                    Qualification.user_id == user_id))
         if row is None:
@@ -267,7 +270,7 @@ class MyQualification:
 def my_qualification(db: Database, actor: Actor, project_id: int) -> MyQualification:
     """The acting user's warm-up progress and figures against gold (their own only)."""
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.OWN_FEEDBACK)
         settings = project_settings(s, project_id)
         route = warmup_route(s, project_id, actor.user_id)
         row = s.scalar(select(Qualification).where(Qualification.project_id == project_id,

@@ -31,7 +31,8 @@ from annotation.review.deviation import ParameterSpread
 from annotation.review.pair_figures import pair_figures
 from annotation.content import AnnotationContent
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.quality.gold_weighting import weighting_in
 from annotation.services.lookup import project_settings
 from annotation.quality.weighted_gold import GoldWeighting
@@ -342,7 +343,7 @@ def resolve_project(db: Database, actor: Actor, project_id: int, *, recheck: boo
     """Lead: settle every complete sample not settled yet — unflagged ones become gold, flagged
     ones open review items. With ``recheck`` (after thresholds changed) open items that hold only
     automatic flags are re-evaluated, and automatic gold is checked against the new thresholds."""
-    settings = db.run_read(lambda s: (require_role(s, actor, "lead"), project_settings(s, project_id))[1])
+    settings = db.run_read(lambda s: (authorize(s, actor, Policy.REVIEW), project_settings(s, project_id))[1])
     ids = complete_samples(db, project_id, settings.annotators_per_sample, waiting=recheck)
     counts = settle_samples(db, project_id, ids, settings, recheck=recheck, progress=progress)
     summary = {k: counts.get(k, 0) for k in ("gold", "flagged", "pending", "incomplete", "settled", "more")}

@@ -40,7 +40,10 @@ from annotation.services.quality.gold_weighting import weighting_in
 from annotation.protocols import protocol_of
 from annotation.segmentation import SegmentationError
 from annotation.services import audit
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.services.errors import InvalidInput, NotFound, StaleVersion
 from annotation.services.review import review_queue as _queue
 from annotation.services.review.review_queue import reason_label
@@ -111,7 +114,7 @@ def open_case(db: Database, actor: Actor, item_id: int) -> ReviewCase:
     context pair also the follow-up, each annotator's two curves and change label, the pair part
     of the proposals, and the imported reference labels and the author's intent."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.REVIEW)
         item = s.get(ReviewItem, item_id)
         if item is None:
             raise NotFound("No such review item.")
@@ -168,7 +171,7 @@ def _history(s: Session, sample_id: int) -> list[dict]:
 def sample_history(db: Database, actor: Actor, sample_id: int) -> list[dict]:
     """Lead: review openings and decisions of one sample, oldest first."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.REVIEW)
         return _history(s, sample_id)
 
 
@@ -199,7 +202,7 @@ def _open_case_rows(s: Session, actor: Actor, item_id: int, *,
                     lock: bool = False) -> tuple[ReviewItem, Sample, list[Annotation]]:
     """The open item (``lock``: FOR UPDATE), its sample and submitted annotations, for a lead;
     NotFound / StaleVersion when there is no such item or it was decided meanwhile."""
-    require_role(s, actor, "lead")
+    authorize(s, actor, Policy.REVIEW)
     item = s.get(ReviewItem, item_id, with_for_update=lock)
     if item is None:
         raise NotFound("No such review item.")
@@ -236,7 +239,7 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
     problem = decision_record_problem(confidence, error_type)
     if problem:
         raise InvalidInput(problem)
-    note = (note or "").strip()
+    note = check_chars((note or "").strip(), NOTE_MAX_CHARS, "note")
     if chosen.needs == "note" and not note:
         raise InvalidInput("Say why in the note: the annotators and the history show it.")
     _check_pair_choice(change, context)
@@ -436,7 +439,7 @@ def _send_back(s: Session, smp: Sample, anns: Sequence[Annotation], note: str) -
 def gold_of(db: Database, actor: Actor, sample_id: int) -> StoredGold | None:
     """Lead: the sample's gold values, if settled."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.REVIEW)
         g = s.scalar(select(GoldAnnotation).where(GoldAnnotation.sample_id == sample_id))
         if g is None:
             return None

@@ -20,9 +20,6 @@ and a project can have tens of thousands of open items, so two things are kept p
 
 from __future__ import annotations
 
-import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Iterable, Sequence
@@ -35,12 +32,14 @@ from annotation.flag_reasons import flag_label
 from annotation.project_day import day_start, local_day
 from annotation.content import AnnotationContent
 from annotation.review.review_sampling import daily_review_sample
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import InvalidInput
 from annotation.services.lookup import project_settings
-from annotation.services.rows import content_from_columns
+from annotation.services.rows import content_from_columns, json_lists
 from annotation.services.review.settling import open_review
 from annotation.services.number_limits import checks_numbers
+from annotation.services.process_cache import MISSING, ProcessCache
 from annotation.settings import ProjectSettings
 from db.engine import Database
 from db.models import Annotation, ReviewDay, ReviewItem, Sample, User, utcnow
@@ -108,8 +107,8 @@ def _days_fingerprint(s: Session, project_id: int, settings: ProjectSettings) ->
     return start_today, n, last, n_days
 
 
-_DAYS_SEEN: dict[tuple[str, int], tuple] = {}
-_LOCK = threading.Lock()
+#: by database and project, the day fingerprint this process last drew at (the value is unused)
+_DAYS_SEEN: ProcessCache[bool] = ProcessCache(256)
 
 
 @checks_numbers
@@ -118,19 +117,17 @@ def draw_pending_days(db: Database, actor: Actor, project_id: int) -> int:
     only when the day fingerprint changed since this process last drew); returns items opened."""
     where = (str(db.engine.url), project_id)
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.REVIEW)
         settings = project_settings(s, project_id)
         seen = _days_fingerprint(s, project_id, settings)
-    with _LOCK:
-        if _DAYS_SEEN.get(where) == seen:
-            return 0
+    if _DAYS_SEEN.get(where, version=seen) is not MISSING:
+        return 0
     with db.write() as s:
         settings = project_settings(s, project_id)
         touched = _draw_review_days(s, project_id, settings, local_day(utcnow(), settings))
         s.flush()
         after = _days_fingerprint(s, project_id, settings)
-    with _LOCK:
-        _DAYS_SEEN[where] = after
+    _DAYS_SEEN.put(where, True, version=after)
     return touched
 
 
@@ -151,7 +148,8 @@ class ReviewRow:
     pk: float | None = None
 
 
-_FIGURES: OrderedDict[tuple[str, int], tuple[tuple, SampleFigures]] = OrderedDict()
+#: each sample's figures, by database and sample, for the key of its annotations
+_FIGURES: ProcessCache[SampleFigures] = ProcessCache(FIGURE_CACHE_SIZE)
 
 
 def _figures(db: Database, s: Session, n_tokens: dict[int, int],
@@ -159,12 +157,7 @@ def _figures(db: Database, s: Session, n_tokens: dict[int, int],
     """Each sample's figures: from the process's cache where its annotation key is the cached
     one, else computed from the content of its annotations (read in chunks)."""
     url = str(db.engine.url)
-    found: dict[int, SampleFigures] = {}
-    with _LOCK:
-        for sid, key in keys.items():
-            cached = _FIGURES.get((url, sid))
-            if cached is not None and cached[0] == key:
-                found[sid] = cached[1]
+    found = {sid: fig for (_, sid), fig in _FIGURES.get_many({(url, sid): key for sid, key in keys.items()}).items()}
     missing = [sid for sid in keys if sid not in found]
     if not missing:
         return found
@@ -178,13 +171,8 @@ def _figures(db: Database, s: Session, n_tokens: dict[int, int],
                 boundaries=bounds, segment_axes=axes, xi=xi, omega=omega, alpha=alpha)))
     computed = sample_figures([(n_tokens[sid], [c for _, c in sorted(contents[sid], key=lambda p: p[0])])
                                for sid in missing])
-    with _LOCK:
-        for sid, fig in zip(missing, computed):
-            found[sid] = fig
-            _FIGURES[(url, sid)] = (keys[sid], fig)
-            _FIGURES.move_to_end((url, sid))
-        while len(_FIGURES) > FIGURE_CACHE_SIZE:
-            _FIGURES.popitem(last=False)
+    found.update(zip(missing, computed))
+    _FIGURES.put_many(((url, sid), keys[sid], fig) for sid, fig in zip(missing, computed))
     return found
 
 
@@ -204,16 +192,8 @@ def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | N
         raise InvalidInput(f"Unknown order {sort!r}; choose one of {', '.join(SORTS)}.")
     draw_pending_days(db, actor, project_id)
     with db.read() as s:
-        key = (str(db.engine.url), project_id, _queue_fingerprint(s, project_id))
-        with _LOCK:
-            kept = _QUEUES.get(key)
-        rows = kept if kept is not None else _read_queue(db, s, project_id)
-    if kept is None:
-        with _LOCK:
-            _QUEUES[key] = rows
-            while len(_QUEUES) > QUEUE_CACHE_SIZE:
-                _QUEUES.popitem(last=False)
-    rows = list(rows)
+        rows = list(_QUEUES.get_or_make((str(db.engine.url), project_id), lambda: _read_queue(db, s, project_id),
+                                        version=_queue_fingerprint(s, project_id)))
     if sort == "newest":
         rows.reverse()
     elif sort in ("w1", "pk"):  # stable: oldest first among equals and among those without
@@ -222,8 +202,8 @@ def review_queue(db: Database, actor: Actor, project_id: int, *, reason: str | N
 
 
 #: the last queues of this process (oldest first), by what they were read from
-_QUEUES: OrderedDict[tuple, tuple[ReviewRow, ...]] = OrderedDict()
 QUEUE_CACHE_SIZE = 8
+_QUEUES: ProcessCache[tuple[ReviewRow, ...]] = ProcessCache(QUEUE_CACHE_SIZE)
 
 
 def _queue_fingerprint(s: Session, project_id: int) -> tuple:
@@ -266,9 +246,7 @@ def _read_queue(db: Database, s: Session, project_id: int) -> tuple[ReviewRow, .
         keys.setdefault(sid, []).append((aid, *stamp))
     figures = _figures(db, s, {row.sample_id: row.n_tokens for row in items},
                        {row.sample_id: tuple(keys.get(row.sample_id, ())) for row in items})
-    decoded: dict[str, tuple[str, ...]] = {}  # the reasons as stored: a few distinct lists
-    for raw in {row.reasons for row in items}:
-        decoded[raw] = tuple(json.loads(raw))
+    decoded = json_lists(row.reasons for row in items)  # the reasons as stored: a few distinct lists
     return tuple(ReviewRow(item_id, sid, external_id, bench, decoded[reasons], tuple(sorted(names.get(sid, ()))),
                            opened_at, figures[sid].w1, figures[sid].pk)
                  for item_id, reasons, opened_at, sid, external_id, bench, _ in items)

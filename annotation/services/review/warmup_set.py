@@ -25,7 +25,10 @@ from annotation.review.resolution import EDITED, Resolution
 from annotation.services import audit
 from annotation.services.review import settling
 from annotation.services.quality.admission import recheck_all
-from annotation.services.authz import Actor, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize
+from annotation.services.text_limits import check_chars
+from annotation.text_limits import SHORT_NOTE_MAX_CHARS
 from annotation.services.errors import InvalidInput, NotFound
 from annotation.services.lookup import project_row, project_settings
 from annotation.services.rows import StoredGold, stored_gold
@@ -57,7 +60,7 @@ class WarmupSample:
 def warmup_samples(db: Database, actor: Actor, project_id: int) -> list[WarmupSample]:
     """Lead: the active samples marked warm-up, oldest first, with gold and progress counts."""
     with db.read() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.WARMUP_SET)
         project_row(s, project_id)
         rows = s.execute(
             select(Sample, GoldAnnotation, User.username)
@@ -127,7 +130,7 @@ def mark_warmup(db: Database, actor: Actor, project_id: int, external_ids: Seque
     gold (:func:`set_warmup_gold`).
     """
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.WARMUP_SET)
         project_row(s, project_id)
         return _mark(s, actor, project_id, _samples_by_external_id(s, project_id, external_ids), "ids")
 
@@ -141,7 +144,7 @@ def pick_warmup(db: Database, actor: Actor, project_id: int, n: int | None = Non
     ``seed`` makes the choice reproducible.
     """
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.WARMUP_SET)
         settings = project_settings(s, project_id)
         if n is None:
             marked = s.scalar(select(func.count()).select_from(Sample).where(
@@ -184,7 +187,7 @@ def unmark_warmup(db: Database, actor: Actor, project_id: int, external_ids: Seq
     re-checked.
     """
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.WARMUP_SET)
         project_row(s, project_id)
         samples = _samples_by_external_id(s, project_id, external_ids)
         not_warmup = [smp.external_id for smp in samples if not smp.is_warmup or smp.status != "active"]
@@ -230,8 +233,9 @@ def set_warmup_gold(db: Database, actor: Actor, sample_id: int, edit: LeadEdit |
     Every segment needs at least one axis and the curve must be valid (ω > 0). The figures of
     everyone who annotated the sample are re-checked against the new gold.
     """
+    check_chars((note or "").strip(), SHORT_NOTE_MAX_CHARS, "note")
     with db.write() as s:
-        require_role(s, actor, "lead")
+        authorize(s, actor, Policy.WARMUP_SET)
         smp = s.get(Sample, sample_id)
         if smp is None:
             raise NotFound("No such sample.")

@@ -43,7 +43,8 @@ from annotation.content import AnnotationContent
 from annotation.services.quality import admission, gold_checks
 from annotation.services import audit
 from annotation.services.workbench.hand_out_order import ordered_candidates
-from annotation.services.authz import Actor, check_role, require_role
+from annotation.services.authz import Actor
+from annotation.services.policy import Policy, authorize, authorize_user
 from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
 from annotation.services.rows import annotation_content
@@ -132,7 +133,7 @@ def _submitted_between(s: Session, user_id: int, project_id: int, start: datetim
 def queue_status(db: Database, actor: Actor, project_id: int) -> QueueStatus:
     """The annotator's counters for one project: today's submissions against the quota, etc."""
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.ANNOTATE)
         settings = project_settings(s, project_id)
         start, end = day_bounds(utcnow(), settings)
         today = _submitted_between(s, actor.user_id, project_id, start, end)
@@ -156,7 +157,7 @@ def pool_size(db: Database, actor: Actor, project_id: int) -> int:
     """How many more annotations the project's pool still needs (open slots over active samples,
     a third annotator's slot included)."""
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.ANNOTATE)
         settings = project_settings(s, project_id)
         k = settings.annotators_per_sample
         # the extra slots are open (and counted) only with the setting on, as the hand-out offers
@@ -243,7 +244,7 @@ class _Looked:
 def _look(s: Session, actor: Actor, project_id: int) -> WorkItem | _Looked | None:
     """The read half of :func:`next_item`: the annotator's open draft when there is one (then
     nothing is written at all), None when they get nothing (paused), else what to hand out."""
-    require_role(s, actor, "annotator")
+    authorize(s, actor, Policy.ANNOTATE)
     settings = project_settings(s, project_id)
     route = admission.warmup_route(s, project_id, actor.user_id)
     if route.in_warmup:
@@ -266,7 +267,7 @@ def open_draft_item(db: Database, actor: Actor, project_id: int) -> WorkItem | N
     """The draft :func:`next_item` would return first, or None — read only: opening Annotate
     shows it and assigns nothing; a sample is handed out only when the annotator asks."""
     def read(s: Session) -> WorkItem | None:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.ANNOTATE)
         route = admission.warmup_route(s, project_id, actor.user_id)
         if not route.in_warmup and gold_checks.is_paused(s, project_id, actor.user_id):
             return None
@@ -301,7 +302,7 @@ def next_item(db: Database, actor: Actor, project_id: int) -> WorkItem | None:
             # One person's requests one at a time, so two tabs asking at once get the
             # same draft rather than two samples (SQLite's BEGIN IMMEDIATE does this).
             user_row = user_row.with_for_update()
-        check_role(s.execute(user_row).scalar(), "annotator")
+        authorize_user(s.execute(user_row).scalar(), Policy.ANNOTATE)
         settings, route = looked.settings, looked.route
         if route.in_warmup:
             return _next_warmup(s, actor, project_id, settings, route)
@@ -399,7 +400,7 @@ def own_annotation(s: Session, actor: Actor, annotation_id: int, *,
 def open_item(db: Database, actor: Actor, annotation_id: int) -> WorkItem:
     """One of the actor's own annotations (draft or submitted)."""
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.ANNOTATE)
         return _work_item(s, *own_annotation(s, actor, annotation_id))
 
 
@@ -425,7 +426,7 @@ def sample_numbers(db: Database, actor: Actor, project_id: int,
     if not wanted:
         return {}
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.ANNOTATE)
         numbered = _numbered(actor, project_id)
         return {int(i): int(n) for i, n in s.execute(
             select(numbered.c.annotation_id, numbered.c.number)
@@ -436,7 +437,7 @@ def sample_numbers(db: Database, actor: Actor, project_id: int,
 def my_history(db: Database, actor: Actor, project_id: int, limit: int = 100) -> list[HistoryRow]:
     """The actor's own annotations in a project, most recently touched first."""
     with db.read() as s:
-        require_role(s, actor, "annotator")
+        authorize(s, actor, Policy.ANNOTATE)
         numbered = _numbered(actor, project_id)
         rows = s.execute(
             select(Annotation, numbered.c.number, Sample.external_id, Sample.benchmark)

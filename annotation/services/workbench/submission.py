@@ -46,7 +46,8 @@ from annotation.segmentation import Segmentation, SegmentationError
 from annotation.services.quality import admission, gold_checks
 from annotation.services import audit
 from annotation.services.review import settling
-from annotation.services.authz import ROLES, Actor, rank, require_role
+from annotation.services.authz import ROLES, Actor, rank
+from annotation.services.policy import Policy, authorize
 from annotation.services.errors import (
     AlreadySubmitted,
     ChangedMeanwhile,
@@ -88,7 +89,7 @@ class Draft:
 
 def read_draft(s: Session, actor: Actor, annotation_id: int) -> Draft:
     """The actor's annotation with its sample, project and user in one statement; the role is
-    checked as :func:`require_role` does. :class:`NotFound` for one that is not the actor's."""
+    checked as :func:`~annotation.services.policy.authorize` does. :class:`NotFound` for one that is not the actor's."""
     row = s.execute(
         select(Annotation, Sample, Project, User, SamplePair.follow_up)
         .join(Sample, Sample.id == Annotation.sample_id)
@@ -99,7 +100,7 @@ def read_draft(s: Session, actor: Actor, annotation_id: int) -> Draft:
     ).first()
     # the role check finds the user row read above in the session (no second query); without a
     # row, a user who lost the role hears that, not "not found"
-    require_role(s, actor, "annotator")
+    authorize(s, actor, Policy.ANNOTATE)
     if row is None:
         raise NotFound("That annotation does not exist or is not yours.")
     return Draft(row[0], row[1], row[2], row[3].username, row[4])
