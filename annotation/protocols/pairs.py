@@ -49,8 +49,8 @@ LAYOUT = ExportLayout(
     sizes_caption=("pairs (tvcp, JSON Lines and CSV): {train} train / {validation} validation / {test} test, "
                    "all follow-ups of a target in one split"),
     sizes_line="pairs (tvcp, a target's follow-ups in one split): {train}/{validation}/{test}",
-    no_statistics=("This export holds context pairs (tvcp): its card (README.md in the export folder) has "
-                   "the change labels and duration classes per split."),
+    no_statistics=("holds context pairs (tvcp): its card (README.md in the export folder) has the change "
+                   "labels and duration classes per split"),
     spreadsheet=True, trainable=False, scoring="change")
 
 CONTEXT_PAIRS = ProjectProtocol(

@@ -65,7 +65,8 @@ class ExportLayout:
     #: {test}: the layout's own configuration's); empty: per benchmark configuration
     sizes_caption: str = ""
     sizes_line: str = ""
-    #: what the Statistics page says instead of its statistics (empty: it computes them)
+    #: what an export of the layout "holds" instead of the Statistics page's statistics, which are
+    #: of curves over segmented texts (empty: they are computed)
     no_statistics: str = ""
     #: whether a CSV for spreadsheets can be downloaded, and whether the baselines train on it
     spreadsheet: bool = False

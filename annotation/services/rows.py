@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 
 from sqlalchemy import Text, cast
 
+from annotation.export.tvcp import PairGold
 from annotation.review.resolution import EDITED, Resolution
 from annotation.content import CONTEXT_FIELDS, AnnotationContent
 from db.engine import decode_json_texts
@@ -228,5 +229,18 @@ def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided
                              if res.weights else None)}
 
 
-__all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_content", "content_from_columns",
+def pair_gold_of(row: Any, n_annotations: int) -> PairGold:
+    """A context pair's exported gold from a row of its gold and ``sample_pairs`` columns (by
+    name: ``external_id``, ``parent_text``, the curves, ``change``, ``curves_change`` and the pair
+    facts, which are None for a gold sample without a pair row: :meth:`PairGold.problem` names it)."""
+    return PairGold(
+        external_id=row.external_id, target_key=row.target_key or "", context=row.parent_text,
+        follow_up=row.follow_up or "", xi=row.xi, omega=row.omega, alpha=row.alpha,
+        context_xi=row.context_xi, context_omega=row.context_omega, context_alpha=row.context_alpha,
+        change=row.change or "", n_annotations=n_annotations, reference_alone=row.reference_alone,
+        reference_given=row.reference_given, reference_change=row.reference_change or "",
+        curves_change=row.curves_change or "")
+
+
+__all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_content", "content_from_columns", "pair_gold_of",
            "content_select", "content_values", "contents_of", "gold_values", "stored_gold"]

@@ -29,7 +29,7 @@ from annotation.agreement.pair_agreement import CURVE_MEASURES, ContextPairAgree
 from annotation.agreement.reference_agreement import ReferenceRow, reference_agreement
 from annotation.protocols import protocol_of
 from annotation.review.pair_settling import change_choice
-from annotation.content import AnnotationContent
+from annotation.content import CONTEXT, AnnotationContent
 from annotation.project_day import local_day
 from annotation.services.authz import Actor, require_role
 from annotation.services.errors import InvalidInput
@@ -103,7 +103,7 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
     for r, (bounds, axes) in zip(rows, segmentations):
         if wanted is None or r.username in wanted:
             grouped.setdefault(r.id, []).append((r, bounds, axes))
-    pairs = protocol_of(settings).has_follow_up
+    pairs = protocol_of(settings).uses(CONTEXT)  # a second curve, and a change label
     samples, given, single = [], [], 0
     for group in grouped.values():
         if len(group) < 2:
@@ -195,7 +195,7 @@ def project_agreement(db: Database, actor: Actor, project_id: int, *, benchmark:
     report = agreement_report(samples, measures=protocol.agreement_measures(settings),
                               flag_w1_max=settings.flag_w1_max, resamples=resamples)
     pairs = None
-    if protocol.has_follow_up:
+    if protocol.uses(CONTEXT):
         references = _reference_rows(db, project_id, benchmark)
         pairs = ContextPairAgreement(
             agreement_report(given, measures=CURVE_MEASURES, breakdowns=False, flag_w1_max=settings.flag_w1_max,
