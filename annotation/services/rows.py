@@ -232,7 +232,15 @@ def gold_values(res: Resolution, *, source: str, decided_by: int | None, decided
 def pair_gold_of(row: Any, n_annotations: int) -> PairGold:
     """A context pair's exported gold from a row of its gold and ``sample_pairs`` columns (by
     name: ``external_id``, ``parent_text``, the curves, ``change``, ``curves_change`` and the pair
-    facts, which are None for a gold sample without a pair row: :meth:`PairGold.problem` names it)."""
+    facts, which are None for a gold sample without a pair row: :meth:`PairGold.problem` names it).
+
+    >>> from types import SimpleNamespace as Row
+    >>> row = Row(external_id="p1", parent_text="Meeting at 3.", xi=50.0, omega=10.0, alpha=0.0, context_xi=None,
+    ...           context_omega=None, context_alpha=None, change=None, curves_change=None, target_key=None,
+    ...           follow_up=None, reference_alone=None, reference_given=None, reference_change=None)
+    >>> pair_gold_of(row, 2).problem()
+    'p1: its gold has no curve of the target given the follow-up'
+    """
     return PairGold(
         external_id=row.external_id, target_key=row.target_key or "", context=row.parent_text,
         follow_up=row.follow_up or "", xi=row.xi, omega=row.omega, alpha=row.alpha,
