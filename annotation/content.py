@@ -32,6 +32,16 @@ CONTEXT_FIELDS: dict[str, str] = {
 CHANGE_LABELS: tuple[str, ...] = ("decreased", "neutral", "increased")
 #: The choice that confirms the label the curves give.
 CONFIRM_DERIVED = "derived"
+#: The parts of an annotation's content a protocol may use (``ProjectProtocol.content_parts``),
+#: by the fields each is stored in: what the workbench edits, review settles and an export carries.
+SEGMENTS, CURVE, CONTEXT, CHANGE = "segments", "curve", "context", "change"
+CONTENT_PARTS: dict[str, tuple[str, ...]] = {
+    SEGMENTS: ("boundaries", "segment_axes"),
+    CURVE: ("points", "xi", "omega", "alpha", "scale", "rmse", "params_source"),
+    CONTEXT: tuple(CONTEXT_FIELDS.values()),
+    CHANGE: ("change",),
+    "flags": ("flags", "note"),
+}
 #: What an annotator says of a pair's change at its last step: "" nothing yet (a submit asks for
 #: a choice, so no pair is labelled by the annotator's silence), "derived" the label the two
 #: curves give, confirmed, or a label of their own (an override when the curves give another).

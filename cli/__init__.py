@@ -179,11 +179,7 @@ def cmd_export(db: Database, args: argparse.Namespace) -> str:
     except FolderNotEmpty as exc:
         raise CliError(f"{exc.folder} already exists and is not empty; choose another folder, "
                        "or add --overwrite to replace it") from None
-    sizes = ", ".join(f"benchmark {b}: {c['train']}/{c['validation']}/{c['test']}"
-                      for b, c in record.split_sizes.items())
-    if record.is_pairs:   # a context-pairs project's tvcp configuration
-        c = record.pair_sizes
-        sizes = f"pairs (tvcp, a target's follow-ups in one split): {c['train']}/{c['validation']}/{c['test']}"
+    sizes = record.sizes_text(long=False)  # per benchmark, or the layout's own configuration's
     replaced = (f"; export {', '.join(map(str, record.replaces))} wrote that folder before and is now "
                 "marked replaced") if record.replaces else ""
     return (f"export {record.id} written to {record.path} (base {record.base:g}, seed {record.seed}); "

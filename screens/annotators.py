@@ -106,7 +106,7 @@ def _gold_check_trend(overview: gold_checks.GoldCheckOverview) -> None:
 def _author_validation() -> None:
     """Per author of follow-ups (a context-pairs project): how many of their settled pairs the
     blind annotators settled with the change the author intended."""
-    if not protocol_of(project.settings).has_follow_up:
+    if not protocol_of(project.settings).authored_samples:
         return
     st.subheader("Authors of follow-ups")
     with service_errors():

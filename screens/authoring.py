@@ -100,7 +100,7 @@ st.title("Write follow-ups")
 if project is None:
     st.info("There is no project yet. A lead creates one under **Projects & texts**.")
     st.stop()
-if not protocol_of(project.settings).has_follow_up:
+if not protocol_of(project.settings).authored_samples:
     st.info(plain(f"Writing follow-ups belongs to context-pairs projects; {project.name} has single texts."),
             icon=":material/info:")
     st.stop()

@@ -42,7 +42,7 @@ def zip_button(export: exports.ExportRecord, key: str) -> None:
         "Download the dataset (zip)", data=lambda: export_downloads.zip_of_export(db, actor, export.id),
         file_name=f"{Path(export.path).name}.zip", mime="application/zip", key=key,
         icon=":material/download:", on_click="ignore", disabled=why_not is not None, help=why_not or ZIP_HELP)
-    if export.is_pairs:
+    if export.layout.spreadsheet:
         st.download_button(
             "Pairs for a spreadsheet (CSV)", data=lambda: export_downloads.spreadsheet_of_export(db, actor, export.id),
             file_name=f"{Path(export.path).name}-for-spreadsheets.csv", mime="text/csv", key=f"{key}.spreadsheet",
@@ -125,12 +125,7 @@ last = next((e for e in past_exports if e.id == st.session_state.get(K_LAST)), N
 if last is not None and last.status == "complete":
     with st.container(border=True):
         st.success(f"Export {last.id} is ready: {plain(last.path)}")
-        sizes = " · ".join(f"benchmark {b}: {s['train']} train / {s['validation']} validation / {s['test']} test"
-                           for b, s in last.split_sizes.items())
-        if last.is_pairs:  # the tvcp configuration: JSON Lines for datasets and a CSV per split
-            p = last.pair_sizes
-            sizes = (f"pairs (tvcp, JSON Lines and CSV): {p.get('train', 0)} train / {p.get('validation', 0)} "
-                     f"validation / {p.get('test', 0)} test, all follow-ups of a target in one split")
+        sizes = last.sizes_text(long=True)  # per benchmark, or the layout's own configuration's
         st.caption(f"{sizes} · {counted(last.n_annotations, 'annotation')} · base {last.base:g} · seed {last.seed}")
         zip_button(last, f"export.zip.last.{last.id}")
 

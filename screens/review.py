@@ -37,7 +37,8 @@ from ui.segment_editor import multi_axis_label, parameter_inputs, segment_axes_e
 from ui.session import lead_page, service_errors, toast_next_run
 from ui.review_picker import K_ASKED, K_NEXT, case_controls, choose_case
 from ui.model_loop_view import model_curve_lines, model_disagrees_panel
-from ui import clicks, pair_review_view
+from ui import clicks
+from ui.protocols import views_of
 from ui.tables import show_table
 
 K_FLASH = "review.flash"          # toast to show on the next run
@@ -126,14 +127,14 @@ def _reasons_text(codes) -> str:  # type: ignore[no-untyped-def]
 head = case_controls(rows, pick, _reasons_text)
 with service_errors():
     case = review.open_case(db, actor, pick)
+views = views_of(project.settings)  # the protocol's part of the case (a pair's follow-up, its change)
 case_top(case.item_id, key="review.case_top")  # a new case opens at the top of the page
 row = by_id[pick]
 head.markdown(f"### Sample {plain(case.external_id)}")
 head.caption(" · ".join([f"Benchmark {case.benchmark}", counted(len(case.versions), "annotation"),
                          *([f"W1 {row.w1:.1f} (×{1.1 ** row.w1:.1f})"] if row.w1 is not None else []),
                          *([f"Pk {row.pk:.2f}"] if row.pk is not None else []),
-                         *([f"W1 given the follow-up {w:.1f} (×{1.1 ** w:.1f})"]
-                           if case.pair is not None and (w := pair_review_view.given_w1(case.versions)) is not None else []),
+                         *views.head_figures(case),
                          f"review opened {row.opened_at:%Y-%m-%d %H:%M} UTC"]))
 
 # --- the case -------------------------------------------------------------------------------
@@ -188,10 +189,7 @@ with figures_col:
         col.metric(f"|Δ{PARAMETER_SYMBOLS[name]}|", "—" if gap is None else f"{gap:.2f}",
                    help="Largest difference between two annotators' values.")
 
-if case.pair is not None:  # a context pair: the follow-up, the lead's facts, the two curves
-    pair_review_view.pair_texts(case)
-    pair_review_view.lead_facts(case)
-    pair_review_view.versions_table(versions)
+views.sample_facts(case, versions)  # a context pair: the follow-up, the lead's facts, the two curves
 
 # The annotations side by side
 columns = st.columns(len(versions)) if versions else []
@@ -255,9 +253,8 @@ with chart_col:
                      db, actor, case.sample_id, allowed=project.settings.show_model_curve, key=f"{P}.model_curve"),
                  ticks=tick_positions(), x_max=X_MAX,
                  key=f"{P}.chart", height=230, disabled=True, curve_label="mean resolution")
-    if case.pair is not None:
-        pair_review_view.given_chart(case, {v.annotation_id: palette[v.annotation_id][1] for v in versions},
-                                     key=f"{P}.given_chart")
+    views.second_chart(case, {v.annotation_id: palette[v.annotation_id][1] for v in versions},
+                       key=f"{P}.given_chart")
 with proposal_col:
     st.markdown("**Proposed resolution** · union of boundaries and axes")
     if proposal is None:
@@ -285,8 +282,7 @@ K_CONFIDENCE, K_ERROR, K_CHANGE = f"{P}.confidence", f"{P}.error_type", f"{P}.ch
 
 def _decide(decision: str, message: str, note_key: str, **extra) -> None:  # type: ignore[no-untyped-def]
     """One decision through the service; on success toast it and open the next item."""
-    if case.pair is not None and decision in ("accept_auto", "accept_pooled", "take_version", "edit"):
-        extra["change"] = st.session_state.get(K_CHANGE) or None  # the lead's label for the gold
+    extra.update(views.decision_values(case, decision, st.session_state.get(K_CHANGE)))
     try:
         review.decide(db, actor, case.item_id, decision, note=st.session_state.get(note_key, ""),
                       confidence=st.session_state.get(K_CONFIDENCE),
@@ -322,15 +318,13 @@ conf_col.segmented_control("Your confidence", CONFIDENCE_LEVELS, key=K_CONFIDENC
 error_col.segmented_control("Error type", list(ERROR_TYPES), format_func=ERROR_TYPES.__getitem__,
                             key=K_ERROR, help="Required with every decision: why the annotators "
                             "disagreed, or what you found.")
-if case.pair is not None:
-    pair_review_view.change_choice_box(case, K_CHANGE)
+views.decision_box(case, K_CHANGE)
 
 
 def _why(action: str, optional: str, edit_now: LeadEdit | None = None) -> str:
     """The note of ``action``, required (and said so) where the change label it would store is a
     lead override of the decision's gold curves."""
-    override = case.pair is not None and pair_review_view.override_prompt(
-        case, action, st.session_state.get(K_CHANGE), edit_now)
+    override = views.note_required(case, action, st.session_state.get(K_CHANGE), edit_now)
     return _note(action, "Required: why the change label overrides the curves" if override else optional)
 
 

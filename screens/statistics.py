@@ -39,10 +39,9 @@ picked = st.selectbox(
     format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {counted(e.n_samples, 'sample')}"
                                for e in past_exports if e.id == i))
 record = next(e for e in past_exports if e.id == picked)
-if record.is_pairs:  # the statistics below are of curves over segmented texts
-    st.info("This export holds context pairs (tvcp): its card (README.md in the export folder) has "
-            "the change labels and duration classes per split. Pairs per split: "
-            + " · ".join(f"{split} {n:,}" for split, n in record.pair_sizes.items()) + ".")
+if record.layout.no_statistics:  # the statistics below are of curves over segmented texts
+    st.info(f"This export {record.layout.no_statistics}. {record.layout.noun.capitalize()}s per split: "
+            + " · ".join(f"{split} {n:,}" for split, n in record.own_sizes.items()) + ".")
     st.stop()
 with st.spinner("Reading the export…"), service_errors():
     result = exports.export_statistics(db, actor, picked)

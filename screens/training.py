@@ -170,7 +170,7 @@ actor, db, project = lead_page("Baseline training", flash_key=K_FLASH)
 with service_errors():
     past_exports = [e for e in exports.list_exports(db, actor, project.id) if e.status == "complete"]
     # the baselines train on a single-texts export's benchmark configurations only
-    trainable = [e for e in past_exports if not e.is_pairs]
+    trainable = [e for e in past_exports if e.layout.trainable]
     all_jobs = jobs.list_jobs(db, actor, project.id)
 
 launcher = jobs.launcher_command()

@@ -29,7 +29,7 @@ import pandas as pd
 import streamlit as st
 
 from annotation.curves import CurveFitError, compare_distributions
-from annotation.protocols import protocol_of
+from ui.protocols import views_of
 from annotation.wording import counted
 from annotation.services.quality import gold_checks
 from annotation.services.accounts import preferences
@@ -290,10 +290,10 @@ def _header(item: queue.WorkItem, status: queue.QueueStatus | None) -> None:
         quota_col.metric("Submitted today", f"{status.submitted_today} / {status.daily_quota}")
     with guide_col.popover("Guidelines", icon=":material/menu_book:", width="stretch"):
         show_guidelines(item.guidelines_version, height=520)  # as on the Guidelines page
-    if protocol_of(project.settings).has_follow_up:
+    if views_of(project.settings).layout_caption:
         # a pair is shown step by step: the follow-up stays out of sight until the target's
         # own curve is drawn (one screen of every step would show it at once)
-        layout_col.caption("Context pairs: one step at a time")
+        layout_col.caption(views_of(project.settings).layout_caption)
     else:
         with layout_col:
             layout_toggle(db, actor, key="wb.layout_toggle", state_key=K_LAYOUT)

@@ -109,7 +109,7 @@ def score_predictions_part(db: Database, actor: Actor, project_id: int, complete
         "Export", [e.id for e in complete], key=K_EXPORT,
         format_func=lambda i: next(f"Export {e.id} · {e.created_at:%Y-%m-%d %H:%M} · {counted(e.n_samples, 'sample')}"
                                    for e in complete if e.id == i))
-    pairs = next(e for e in complete if e.id == export_id).is_pairs
+    pairs = next(e for e in complete if e.id == export_id).layout.scoring == "change"
     # a context-pairs export is scored on its change labels (its own key: the choices differ)
     benchmark: int | str = c2.selectbox("Benchmark", [TVCP], key=K_BENCHMARK + ".tvcp",
                                         format_func=lambda _: "change labels (tvcp)") if pairs else \

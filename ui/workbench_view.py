@@ -32,18 +32,18 @@ from annotation.curves import (
 from annotation.workbench.elicitation import curve_feedback
 from annotation.flag_reasons import ANNOTATOR_FLAGS
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.protocols import SINGLE_TEXTS, ProjectProtocol, protocol_of
+from annotation.protocols import PROTOCOLS, ProjectProtocol, protocol_of
 from annotation.settings import ProjectSettings
 from annotation.workbench.event_log import FIT_KINDS, KINDS
 from annotation.workbench.protocol import CONTEXT_STEP, NO_CURVE, PAIR_STEPS
-from annotation.content import CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT_FIELDS, AnnotationContent
+from annotation.content import CHANGE, CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT, CONTEXT_FIELDS, AnnotationContent
 from annotation.text_limits import NOTE_MAX_CHARS
 from annotation.segmentation import spaces_after, token_texts
 from annotation.services.workbench.queue import WorkItem
 from annotation.services.workbench.submission import pair_hand_tuned_misses
 from annotation.timeaxis import DURATION_UNITS, X_MAX, tick_positions
 from ui.display import curve_polyline
-from ui.pair_view import pair_panel
+from ui.protocols import views_of
 
 #: Levels a notice may have (the component styles them; anything else is a programming error).
 NOTICE_LEVELS: tuple[str, ...] = ("error", "warning", "info", "success")
@@ -163,7 +163,7 @@ def drawn_curve(content: AnnotationContent) -> list[list[float]]:
     return [[x, y] for x, y in line] if line else []
 
 
-def surface_rules(protocol: ProjectProtocol = SINGLE_TEXTS,
+def surface_rules(protocol: ProjectProtocol = PROTOCOLS["single"],
                   settings: ProjectSettings | None = None) -> dict[str, Any]:
     """The names and limits the surface edits with, as the domain defines them: the project's
     protocol's steps (the first one an annotator may go to, whether the text is segmented,
@@ -175,7 +175,7 @@ def surface_rules(protocol: ProjectProtocol = SINGLE_TEXTS,
     browser holds no copy (tests/browser's harness sends the same)."""
     settings = settings or ProjectSettings()
     bounds = dict(zip(PARAMETERS, (XI_BOUNDS, OMEGA_BOUNDS, ALPHA_BOUNDS)))
-    pair = protocol.has_follow_up
+    pair = protocol.uses(CONTEXT)  # a second curve, and a change label between the two
     return {
         "steps": list(protocol.steps),
         "first_step": protocol.first_step(settings),
@@ -183,8 +183,8 @@ def surface_rules(protocol: ProjectProtocol = SINGLE_TEXTS,
         "pair": pair,
         "context_step": CONTEXT_STEP if pair else None,
         # the choices an annotator makes (keys 0…3): confirm the derived label, or one of their own
-        "change_options": [c for c in CHANGE_CHOICES if c] if pair else [],
-        "change_confirm": CONFIRM_DERIVED if pair else "",
+        "change_options": [c for c in CHANGE_CHOICES if c] if protocol.uses(CHANGE) else [],
+        "change_confirm": CONFIRM_DERIVED if protocol.uses(CHANGE) else "",
         "axes": [{"name": a.name, "label": a.label, "color": a.color,
                   "key_question": a.key_question, "digit": str(i)}
                  for i, a in enumerate(AXES, start=1)],
@@ -217,7 +217,7 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
     sight until the target's own curve is drawn, which one screen of every step cannot do."""
     content, settings = item.content, facts.settings
     protocol = protocol_of(settings)
-    pair = protocol.has_follow_up
+    pair = protocol.uses(CONTEXT)
     read_only = facts.read_only or item.is_submitted
     on_context = pair and item.step == CONTEXT_STEP
     fit = fit_panel(content, None if on_context else facts.fit_message)
@@ -230,7 +230,7 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
     if pair:
         second = content.swapped_curves()
         pair_parts = {
-            "pair_panel": pair_panel(content, item.follow_up, settings),
+            "pair_panel": views_of(settings).sample_panel(content, item.follow_up, settings),
             "context_curve": drawn_curve(second),
             "context_fit": fit_panel(second, facts.fit_message if on_context else None),
             "context_feedback": feedback(second),
@@ -241,7 +241,7 @@ def build_view(item: WorkItem, facts: SessionFacts) -> dict[str, Any]:
         "version": item.version,
         "acked": facts.acked,
         "step": max(item.step, protocol.first_step(settings)),
-        "layout": "steps" if pair else facts.layout,
+        "layout": "steps" if views_of(settings).layout_caption else facts.layout,
         "confirm_submit": facts.confirm_submit,
         "read_only": read_only,
         # why the surface is read-only: its fixed line and its save status say so

@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.agreement.change_agreement import ChangeAgreementResult, ChangeLabelMeasure
-from annotation.agreement.curve_agreement import CurveAgreementMeasure
-from annotation.agreement.icc_measure import IccMeasure
-from annotation.agreement.krippendorff_alpha import KrippendorffCurveMeasure
+from annotation.agreement.catalogue import SEGMENTED_CURVE, measures_for
 from annotation.agreement.measure import Measure, json_ready
+from annotation.agreement.ratings import Consumes
 from annotation.agreement.reference_agreement import ReferenceFigure
-from annotation.agreement.report import DEFAULT_MEASURES, AgreementReport
+from annotation.agreement.report import AgreementReport
 
 #: The measures of one curve per rating: ICC, W1 and Krippendorff's α of ξ, ω, α.
-CURVE_MEASURES: tuple[Measure, ...] = (IccMeasure(), CurveAgreementMeasure(), KrippendorffCurveMeasure())
+CURVE_PARAMETERS: frozenset[Consumes] = frozenset({Consumes.CURVE_PARAMETERS})
+CURVE_MEASURES: tuple[Measure, ...] = measures_for(CURVE_PARAMETERS)
 
 
 def pair_measures(segmented: bool) -> tuple[Measure, ...]:
@@ -34,10 +34,10 @@ def pair_measures(segmented: bool) -> tuple[Measure, ...]:
     Examples:
         >>> [m.name for m in pair_measures(False)]
         ['icc', 'curve', 'krippendorff_curve', 'change']
-        >>> len(pair_measures(True)) == len(DEFAULT_MEASURES) + 1
-        True
+        >>> len(pair_measures(True))  # the seven of a segmented text, and the change label's
+        8
     """
-    return (*(DEFAULT_MEASURES if segmented else CURVE_MEASURES), ChangeLabelMeasure())
+    return measures_for({*(SEGMENTED_CURVE if segmented else CURVE_PARAMETERS), Consumes.CHANGE_LABEL})
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,12 +33,13 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from annotation.agreement.catalogue import SEGMENTED_CURVE, measures_for
 from annotation.agreement.curve_agreement import CurveAgreementMeasure, CurveAgreementResult
 from annotation.agreement.icc import IccResult
 from annotation.agreement.icc_measure import IccMeasure
 from annotation.agreement.intervals import DEFAULT_SEED, bootstrap_intervals
 from annotation.agreement.jaccard import JaccardMeasure, JaccardResult
-from annotation.agreement.kappa import KappaMeasure, KappaResult
+from annotation.agreement.kappa import KappaResult
 from annotation.agreement.krippendorff_alpha import (
     KrippendorffCurveMeasure,
     KrippendorffLabelsMeasure,
@@ -51,15 +52,7 @@ from annotation.agreement.segment_agreement import clear_cache as clear_segmenta
 from annotation.agreement.tables import Rows, SampleSet, concat_rows, sample_set, take_rows
 
 #: The measures a report runs unless told otherwise (their order is the per-sample column order).
-DEFAULT_MEASURES: tuple[Measure, ...] = (
-    JaccardMeasure(),
-    KappaMeasure(),
-    SegmentationMeasure(),
-    IccMeasure(),
-    CurveAgreementMeasure(),
-    KrippendorffCurveMeasure(),
-    KrippendorffLabelsMeasure(),
-)
+DEFAULT_MEASURES: tuple[Measure, ...] = measures_for(SEGMENTED_CURVE)
 #: The measures behind :attr:`AgreementReport.headline` (ICC, Jaccard, Pk, W1, Krippendorff's
 #: α) — what a dataset card states.
 HEADLINE_MEASURES: tuple[Measure, ...] = (

@@ -47,7 +47,7 @@ from annotation.corpus.json_lines import decode_json_line, numbered_json_lines
 from annotation.pairs.change import CHANGE_LABELS, read_change
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
-from annotation.content import AnnotationContent, ContentError
+from annotation.content import CONTEXT, AnnotationContent, ContentError
 from annotation.segmentation import SegmentationError
 from annotation.usernames import UsernameError, check_username, username_skeleton
 from annotation.wording import shown
@@ -136,7 +136,7 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
     if unknown:
         raise InterchangeError(line, f"unknown field {', '.join(unknown)}")
     pair_only = [k for k in PAIR_FIELDS if k in obj]
-    if pair_only and not protocol.has_follow_up:
+    if pair_only and not protocol.uses(CONTEXT):
         raise InterchangeError(line, f"{', '.join(pair_only)}: only a context-pairs project's annotations "
                                      "have a curve given the follow-up")
     try:
@@ -163,7 +163,7 @@ def read_record(obj: Mapping[str, Any], n_tokens: int, line: int = 0,
     except SegmentationError as exc:
         raise InterchangeError(line, f"Segmentation: {exc}.") from None
     content = _with_parameters(content, line)
-    if protocol.has_follow_up:  # the curve given the follow-up, by the same rules, named as such
+    if protocol.uses(CONTEXT):  # the curve given the follow-up, by the same rules, named as such
         content = _with_parameters(content.swapped_curves(), line, "context_").swapped_curves()
         content = _without_derived_change(content, settings.change_factor)
     problems = protocol.submission_problems(content, n_tokens, settings, points_required=False)

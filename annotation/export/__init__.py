@@ -328,6 +328,42 @@ def export_tvcp_dataset(
     return manifest
 
 
+def _write_benchmarks(out_dir: Path | str, samples: Iterable[Any], settings: ExportSettings, *,
+                      annotations: Iterable[Any] = (), change_factor: float = 1.0, **rest: Any) -> ExportManifest:
+    # a benchmark record holds no change label: the project's time factor is not written
+    return export_hf_dataset(out_dir, samples, annotations, settings, **rest)
+
+
+#: The writer of each export layout (``ExportLayout.config``, :mod:`annotation.protocols`).
+WRITERS: Mapping[str, Callable[..., ExportManifest]] = {"default": _write_benchmarks, TVCP_CONFIG: export_tvcp_dataset}
+
+
+def export_dataset(layout: str, out_dir: Path | str, samples: Iterable[Any], settings: ExportSettings, *,
+                   meta: ExportMeta | Mapping[str, Any], annotations: Iterable[Any] = (),
+                   change_factor: float = 1.0, splits: Mapping[str, str] | None = None, overwrite: bool = False,
+                   provenance: Mapping[str, Provenance] | Callable[[], Mapping[str, Provenance]] | None = None,
+                   agreement: Mapping[str, Any] | Callable[[], Mapping[str, Any] | None] | None = None,
+                   ) -> ExportManifest:
+    """Write the export folder ``out_dir`` in ``layout`` (a protocol's ``ExportLayout.config``:
+    ``"default"`` the benchmark configurations, :func:`export_hf_dataset`; ``"tvcp"`` the pairs',
+    :func:`export_tvcp_dataset`) and return its manifest; the arguments mean what they mean there
+    (``change_factor``: the project's time factor, for gold without a change label).
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "e"
+    >>> gold = [GoldSample(f"s{i}", 1, "Meeting at 3.", (0,), (("main",),), 45.0, 10.0, 0.0) for i in range(10)]
+    >>> m = export_dataset("default", out, gold, ExportSettings(seed=1), meta=ExportMeta(1, "P", "lea", "2026-11-29T10:00:00Z"))
+    >>> sum(m.counts["benchmark_1"].values())
+    10
+    """
+    try:
+        write = WRITERS[layout]
+    except KeyError:
+        raise ExportError(f"no export layout {layout!r}; the layouts are {', '.join(WRITERS)}") from None
+    return write(out_dir, samples, settings, meta=meta, annotations=annotations, change_factor=change_factor,
+                 splits=splits, overwrite=overwrite, provenance=provenance, agreement=agreement)
+
+
 __all__ = [
     "ABANDONED_AFTER_SECONDS", "ANNOTATIONS_CONFIG", "ANNOTATION_KEYS", "BENCHMARKS", "BENCHMARK_CONFIGS",
     "CARD_FILE", "CONFIGS", "DEFAULT_LICENCE", "DEFAULT_SEED", "ExportAnnotation", "ExportContents",
@@ -337,5 +373,5 @@ __all__ = [
     "read_export", "remove_abandoned_staging", "spreadsheet_csv", "write_json_lines", "writer_identity",
     "writer_is_alive",
     "zip_export", "CSV_FILES", "JSON_FILES", "PairGold", "TVCP_CONFIG", "TVCP_KEYS", "export_tvcp_dataset",
-    "tvcp_record",
+    "tvcp_record", "WRITERS", "export_dataset",
 ]

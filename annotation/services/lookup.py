@@ -8,9 +8,14 @@ from sqlalchemy.orm import Session
 from annotation.services.errors import NotFound
 from annotation.services.text_limits import clip, width
 from annotation.settings import ProjectSettings
-from db.models import Annotation, Project
+from db.models import Annotation, Project, Sample
 
 NO_SUCH_PROJECT = "No such project."
+
+
+def production(project_id: int) -> tuple:  # type: ignore[type-arg]
+    """The filter of a project's production samples (active, not warm-up): what an export writes."""
+    return (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
 
 
 def project_row(s: Session, project_id: int | None) -> Project:

@@ -23,6 +23,7 @@ from sqlalchemy import Text, cast
 from annotation.agreement.ratings import Rating
 from annotation.agreement.reference_agreement import ReferenceRow
 from annotation.review.pair_settling import change_choice
+from annotation.export.tvcp import PairGold
 from annotation.review.resolution import EDITED, Resolution
 from annotation.content import CONTEXT_FIELDS, AnnotationContent
 from db.engine import decode_json_texts
@@ -315,6 +316,25 @@ def reference_row(row: Any) -> ReferenceRow:
                         reference_given=row.reference_given)
 
 
-__all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_change", "annotation_content",
-           "content_from_columns", "content_select", "content_values", "contents_of", "curve_of", "gold_values",
-           "json_lists", "rating_of", "reference_row", "stored_gold"]
+def pair_gold_of(row: Any, n_annotations: int) -> PairGold:
+    """A context pair's exported gold from a row of its gold and ``sample_pairs`` columns (by
+    name: ``external_id``, ``parent_text``, the curves, ``change``, ``curves_change`` and the pair
+    facts, which are None for a gold sample without a pair row: :meth:`PairGold.problem` names it).
+
+    >>> from types import SimpleNamespace as Row
+    >>> row = Row(external_id="p1", parent_text="Meeting at 3.", xi=50.0, omega=10.0, alpha=0.0, context_xi=None,
+    ...           context_omega=None, context_alpha=None, change=None, curves_change=None, target_key=None,
+    ...           follow_up=None, reference_alone=None, reference_given=None, reference_change=None)
+    >>> pair_gold_of(row, 2).problem()
+    'p1: its gold has no curve of the target given the follow-up'
+    """
+    return PairGold(
+        external_id=row.external_id, target_key=row.target_key or "", context=row.parent_text,
+        follow_up=row.follow_up or "", xi=row.xi, omega=row.omega, alpha=row.alpha,
+        context_xi=row.context_xi, context_omega=row.context_omega, context_alpha=row.context_alpha,
+        change=row.change or "", n_annotations=n_annotations, reference_alone=row.reference_alone,
+        reference_given=row.reference_given, reference_change=row.reference_change or "",
+        curves_change=row.curves_change or "")
+
+
+__all__ = ["CONTENT_COLUMNS", "JSON_CONTENT_COLUMNS", "StoredGold", "annotation_change", "annotation_content", "content_from_columns", "content_select", "content_values", "contents_of", "curve_of", "gold_values", "json_lists", "pair_gold_of", "rating_of", "reference_row", "stored_gold"]

@@ -50,7 +50,7 @@ from annotation.workbench.curve_points import ACTIONS
 from annotation.curves import MAX_POINTS, parameter_bounds_problem
 from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
 from annotation.workbench.protocol import CONTEXT_STEP, STEPS
-from annotation.content import CHANGE_CHOICES, CONFIRM_DERIVED, AnnotationContent
+from annotation.content import CHANGE_CHOICES, CONFIRM_DERIVED, CONTEXT, AnnotationContent
 from annotation.workbench import event_batch
 from annotation.workbench.event_batch import EditEvent, whole as _whole
 from annotation.workbench.working_draft import WorkingDraft
@@ -61,6 +61,11 @@ KINDS: tuple[str, ...] = ("boundary", "reset_segments", "axis", "point", "params
                           "place", "step", "flag", "change", "submit")
 #: Kinds whose outcome is a (re)fitted curve, reported as ``fit_message``.
 FIT_KINDS: frozenset[str] = frozenset({"point", "params", "refit", "place"})
+#: Every edit event a workbench may send (a protocol accepts some: ``ProjectProtocol.event_kinds``),
+#: and those only a protocol with a change between two curves accepts.
+EVENT_KINDS: frozenset[str] = frozenset({*FIT_KINDS, "boundary", "reset_segments", "axis", "step", "flag",
+                                         "change", "submit"})
+PAIR_EVENT_KINDS: frozenset[str] = frozenset({"change"})
 # the batch's own names (annotation.workbench.event_batch), reached through this module
 MAX_EVENTS = event_batch.MAX_EVENTS
 EventError = event_batch.EventError
@@ -74,11 +79,17 @@ CONTEXT_CURVE = "context"
 @dataclass(frozen=True)
 class EditRules:
     """What the project's protocol allows (:class:`annotation.protocols.ProjectProtocol`): the
-    ``steps`` an annotator may go to, and whether a sample is a context ``pair`` (a second
-    curve, a change label)."""
+    ``steps`` an annotator may go to, the event ``kinds`` it accepts and the content ``parts``
+    its annotations use (:data:`annotation.content.CONTENT_PARTS`: a second curve, a change)."""
 
     steps: range = range(len(STEPS))
-    pair: bool = False
+    kinds: frozenset[str] = EVENT_KINDS - PAIR_EVENT_KINDS
+    parts: frozenset[str] = frozenset()
+
+    @property
+    def second_curve(self) -> bool:
+        """Whether a curve edit may name the curve given the follow-up."""
+        return CONTEXT in self.parts
 
 
 SINGLE_TEXT_RULES = EditRules()
@@ -204,9 +215,9 @@ def _apply(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -
         curve = event.data.get("curve")
         if curve is not None and curve != CONTEXT_CURVE:
             return _refused(step, f"unknown curve {curve!r}; a pair's second curve is {CONTEXT_CURVE!r}")
-        if curve is not None and not rules.pair:
+        if curve is not None and not rules.second_curve:
             return _refused(step, NO_FOLLOW_UPS)
-    elif event.kind == "change" and not rules.pair:
+    elif event.kind not in rules.kinds:  # an event of another protocol's workbench
         return _refused(step, NO_FOLLOW_UPS)
     try:
         return handler(draft, step, event, rules)
@@ -315,11 +326,11 @@ def _place(content: AnnotationContent, event: EditEvent) -> tuple[AnnotationCont
 def _step(draft: WorkingDraft, step: int, event: EditEvent, rules: EditRules) -> _Applied:
     value = _whole(event.data.get("step"))
     new = editing.set_step(event.data.get("step") if value is None else value, rules.steps)
-    if rules.pair and new == CONTEXT_STEP and not draft.points(context=True):
+    if rules.second_curve and new == CONTEXT_STEP and not draft.points(context=True):
         # the curve given the follow-up starts as a copy of the target's, for the annotator to
         # move; only while it has no points (parameters never stand without points here)
         draft.set_content(draft.content().with_context_copied())
-    elif rules.pair and new < CONTEXT_STEP and draft.content().change == CONFIRM_DERIVED:
+    elif rules.second_curve and new < CONTEXT_STEP and draft.content().change == CONFIRM_DERIVED:
         # back at the target alone, its curve may move and with it the derived label, out of
         # sight: a confirmation of "what the curves say" is asked for again at the last step
         draft.set_content(replace(draft.content(), change=""))
@@ -371,6 +382,7 @@ _HANDLERS: Mapping[str, Callable[[WorkingDraft, int, EditEvent, EditRules], _App
     "place": _on_content(_place, refuse_unchanged=True), "step": _step, "flag": _flag,
     "change": _change, "submit": _submit,
 }
+assert frozenset(_HANDLERS) == EVENT_KINDS, "every event kind has its handler"
 #: Kinds that neither read nor change the curve: a pending fit can wait past them.
 _DRAFT_KINDS: frozenset[str] = frozenset({"boundary", "reset_segments", "axis", "point", "step",
                                           "change"})

@@ -15,7 +15,7 @@ from annotation.quality.author_validation import MIN_SETTLED_PAIRS
 from annotation.services.corpus import authoring
 from annotation.services.workbench import queue
 from annotation.services.errors import InvalidInput, PermissionDenied, ServiceError
-from annotation.services.review.sample_pairs import follow_ups_of, pairs_of
+from annotation.services.protocols.sample_pairs import follow_ups_of, pairs_of
 from authoring_data import SETTLED, pairs_project, settle, target_text, three_drafts
 from db.models import Annotation, AuditEvent, Sample, SamplePair
 from service_helpers import count

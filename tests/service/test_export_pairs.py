@@ -34,8 +34,8 @@ def read_lines(path):
 def test_a_pairs_project_writes_the_tvcp_config_with_a_csv_per_split(db, lead, pairs, tmp_path):
     out = tmp_path / "ds"
     rec = exports.export_dataset(db, lead, pairs, out, seed=5)
-    assert rec.status == "complete" and rec.is_pairs and rec.n_samples == 60 and rec.n_annotations == 120
-    assert sum(rec.pair_sizes.values()) == 60 and rec.split_sizes == {}
+    assert rec.status == "complete" and rec.layout.spreadsheet and rec.n_samples == 60 and rec.n_annotations == 120
+    assert sum(rec.own_sizes.values()) == 60 and rec.split_sizes == {}
     # the protocol's configuration, the individual annotations and the card's agreement: no benchmark folders
     assert sorted(p.name for p in out.iterdir()) == ["README.md", "agreement.json", "annotations", "export.json",
                                                      "tvcp"]
@@ -82,7 +82,7 @@ def test_the_tvcp_config_loads_with_datasets(db, lead, pairs, tmp_path, monkeypa
     rec = exports.export_dataset(db, lead, pairs, tmp_path / "ds", seed=5, base=math.e)
     loaded = hf.load_dataset(str(tmp_path / "ds"), "tvcp", cache_dir=str(tmp_path / "hf"))
     assert {split: loaded[split].num_rows for split in loaded} == {
-        s: n for s, n in rec.pair_sizes.items() if n}
+        s: n for s, n in rec.own_sizes.items() if n}
     assert loaded["train"].column_names == list(hf_export.TVCP_KEYS)
     row = loaded["train"][0]
     assert row["change"] in ("decreased", "neutral", "increased") and isinstance(row["combined_tv"], int)
@@ -91,7 +91,7 @@ def test_the_tvcp_config_loads_with_datasets(db, lead, pairs, tmp_path, monkeypa
         xi = s.scalar(select(GoldAnnotation.xi).join(Sample).where(Sample.external_id == row["_id"]))
     assert row["xi"] == pytest.approx(xi * math.log(1.1))
     # the default config is the tvcp one
-    assert hf.load_dataset(str(tmp_path / "ds"), cache_dir=str(tmp_path / "hf"))["train"].num_rows == rec.pair_sizes["train"]
+    assert hf.load_dataset(str(tmp_path / "ds"), cache_dir=str(tmp_path / "hf"))["train"].num_rows == rec.own_sizes["train"]
     # the annotations config: both curves of every annotation, in the export's base
     annotations = hf.load_dataset(str(tmp_path / "ds"), "annotations", cache_dir=str(tmp_path / "hf"))
     assert sum(annotations[split].num_rows for split in annotations) == rec.n_annotations == 120
@@ -135,7 +135,7 @@ def test_gold_without_a_change_label_gets_the_derived_one(db, lead, tmp_path):
 def test_repeating_a_tvcp_export_gives_the_same_files(db, lead, pairs, tmp_path):
     first = exports.export_dataset(db, lead, pairs, tmp_path / "a", seed=3)
     again = exports.export_dataset(db, lead, pairs, tmp_path / "b", reproduce=first.id)
-    assert again.pair_sizes == first.pair_sizes
+    assert again.own_sizes == first.own_sizes
     for name in (*CSV.values(), *hf_export.SPLIT_FILES.values()):
         assert (tmp_path / "a" / "tvcp" / name).read_bytes() == (tmp_path / "b" / "tvcp" / name).read_bytes()
 
@@ -156,7 +156,7 @@ def test_a_single_texts_project_beside_it_exports_as_before(db, lead, pairs, tmp
 
     single = gold_project(db, lead, n=9, name="Single")
     rec = exports.export_dataset(db, lead, single, tmp_path / "single", seed=2)
-    assert not rec.is_pairs and sorted(p.name for p in (tmp_path / "single").iterdir()) == [
+    assert not rec.layout.spreadsheet and sorted(p.name for p in (tmp_path / "single").iterdir()) == [
         "README.md", "agreement.json", "annotations", "benchmark_1", "benchmark_2", "export.json"]
 
 

@@ -16,7 +16,7 @@ from annotation.services.projects import projects
 from annotation.services.corpus import demo_projects
 from annotation.services.corpus import text_imports
 from annotation.services.errors import InvalidInput, PermissionDenied
-from annotation.services.review.sample_pairs import follow_ups_of, pairs_of
+from annotation.services.protocols.sample_pairs import follow_ups_of, pairs_of
 from annotation.services.corpus import pair_imports
 from annotation.settings import ProjectSettings
 from db.models import AuditEvent, Base, ImportBatch, Project, Sample, SamplePair

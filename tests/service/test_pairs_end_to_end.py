@@ -17,7 +17,7 @@ from annotation.services.export import exports
 from annotation.services.model import model_scores
 from annotation.services.corpus import pair_imports
 from annotation.services.workbench import queue, workbench_events
-from annotation.services.review.sample_pairs import pairs_of
+from annotation.services.protocols.sample_pairs import pairs_of
 from db.models import GoldAnnotation, ReviewItem
 from service_helpers import GOOD_POINTS, count
 

@@ -16,7 +16,7 @@ from annotation.workbench.protocol import submission_problems
 from annotation.content import AnnotationContent
 
 PAIRS = ProjectSettings(protocol="pairs")
-RULES = EditRules(CONTEXT_PAIRS.open_steps(PAIRS), pair=True)
+RULES = CONTEXT_PAIRS.edit_rules(PAIRS)
 POINTS = ((27.6, 0.77), (21.6, 0.41), (31.6, 0.41))
 N_TOKENS = 6
 

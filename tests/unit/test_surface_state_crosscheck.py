@@ -51,7 +51,7 @@ from annotation.timeaxis import X_MAX
 from annotation.workbench import editing
 from annotation.protocols import CONTEXT_PAIRS, SINGLE_TEXTS, ProjectProtocol
 from annotation.settings import ProjectSettings
-from annotation.workbench.event_log import EditRules, Replay, parse_events, replay
+from annotation.workbench.event_log import Replay, parse_events, replay
 from annotation.workbench.protocol import PAIR_STEPS, STEPS
 from annotation.content import CHANGE_CHOICES, AnnotationContent
 from ui.workbench_view import surface_rules
@@ -216,7 +216,7 @@ def server_replay(content: AnnotationContent, step: int, n_tokens: int,
     """The batch as ``apply_events`` replays it when no submit can be made, with the rules of
     ``project`` (its protocol and settings); also the seqs it refused."""
     protocol, settings = project
-    rules = EditRules(protocol.open_steps(settings), protocol.has_follow_up)
+    rules = protocol.edit_rules(settings)
     events = parse_events(raw_events)
     r = replay(content, step, n_tokens, 0, events, stop_at_submit=True, rules=rules)
     refused = {x.seq for x in r.refused}

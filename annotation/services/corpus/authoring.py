@@ -7,7 +7,7 @@ the one with the fewest authored follow-ups first. Saving writes the three follo
 new pair samples of the project (a ``samples`` row whose ``parent_text`` is the target, and its
 ``sample_pairs`` row with the intent, the author and their curve), which the queue then hands
 to *other* annotators (:mod:`annotation.services.workbench.hand_out_order` never hands an author a pair
-they wrote; annotators' screens read :func:`annotation.services.review.sample_pairs.follow_ups_of`,
+they wrote; annotators' screens read :func:`annotation.services.protocols.sample_pairs.follow_ups_of`,
 never the intent).
 
 One authoring per author and target: a second save — a double click, another tab on the same
@@ -69,7 +69,7 @@ class AuthoringTask:
 
 def _pairs_settings(s: Session, project_id: int) -> ProjectSettings:
     settings = project_settings(s, project_id)
-    if not protocol_of(settings).has_follow_up:
+    if not protocol_of(settings).authored_samples:
         raise InvalidInput(NOT_PAIRS)
     return settings
 

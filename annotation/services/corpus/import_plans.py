@@ -115,7 +115,7 @@ def check_protocol(s: Session, project_id: int, kind: ImportKind) -> None:
     row = s.execute(select(Project.name, Project.settings).where(Project.id == project_id)
                     .with_for_update(read=True)).one()
     protocol = protocol_of(ProjectSettings.from_dict(row.settings))
-    if protocol.has_follow_up != kind.pairs:
+    if protocol.sample_noun != kind.noun:
         name = row.name
         raise InvalidInput(refusal(f"{name!r} is a {protocol.name} project: it takes {protocol.sample_noun}s, "
                                    f"not {kind.noun}s", NOTHING_IMPORTED))

@@ -25,7 +25,7 @@ def spreadsheet_of_export(db: Database, actor: Actor, export_id: int) -> str:
     """Lead: a context-pairs export's pairs as one CSV for a spreadsheet, every text cell
     neutralised (:func:`annotation.export.reader.spreadsheet_csv`)."""
     record = _downloadable(db, actor, export_id)
-    if not record.is_pairs:
+    if not record.layout.spreadsheet:
         raise InvalidInput(f"Export {export_id} holds single texts: its records are JSON Lines, with no CSV.")
     return hf_export.spreadsheet_csv(record.path)
 

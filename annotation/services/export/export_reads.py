@@ -23,15 +23,16 @@ from typing import Any
 from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session
 
-from annotation.export import GoldSample, PairGold
+from annotation.export import GoldSample
 from annotation.export.card_scopes import Adjudication
 from annotation.export.figures import FigureInput
 from annotation.flag_reasons import FLAG_CODES
 from annotation.corpus.interchange import interchange_record, pair_interchange_values
 from annotation.services.quality.agreement import annotation_change
+from annotation.services.lookup import production
 from annotation.services.quality.experts import project_expert_figures
 from db.engine import Database, decode_json_texts
-from db.models import Annotation, GoldAnnotation, ReviewItem, Sample, SamplePair
+from db.models import Annotation, GoldAnnotation, ReviewItem, Sample
 
 
 #: The JSON columns of an annotation an export record carries, read as text (decoded in one go).
@@ -97,11 +98,6 @@ class ExportInput:
             for record, (r, d, _) in zip(records, chosen):
                 record.update(pair_interchange_values(d[len(RECORD_JSON)], *(getattr(r, c) for c in PAIR_VALUES)))
         return records
-
-
-def production(project_id: int) -> tuple:  # type: ignore[type-arg]
-    """The filter of a project's production samples (active, not warm-up): what an export writes."""
-    return (Sample.project_id == project_id, Sample.status == "active", Sample.is_warmup.is_(False))
 
 
 def count_gold(s: Session, project_id: int) -> int:
@@ -198,26 +194,3 @@ def read_adjudication(s: Session, project_id: int) -> Adjudication:
             Sample.project_id == project_id, Sample.status == "discarded", Sample.is_warmup.is_(False),
             Sample.id.in_(doubly)).group_by(Sample.benchmark)).all())
     return Adjudication(flagged, open_review, decisions, {int(b): int(n) for b, n in discarded.items()})
-
-
-def read_pair_gold(s: Session, project_id: int, annotation_counts: dict[str, int], *,
-                   only: set[str] | None = None) -> list[PairGold]:
-    """The gold of a context-pairs project's production samples (only those in ``only`` when
-    given) with their pair facts, in one query; ``annotation_counts`` ({external id: submitted
-    annotations}) gives each its ``n_annotations``. A gold sample without a ``sample_pairs`` row
-    comes back with no target key and no follow-up (:meth:`PairGold.problem` names it)."""
-    rows = s.execute(
-        select(Sample.external_id, Sample.parent_text, GoldAnnotation.xi, GoldAnnotation.omega,
-               GoldAnnotation.alpha, GoldAnnotation.context_xi, GoldAnnotation.context_omega,
-               GoldAnnotation.context_alpha, GoldAnnotation.change, SamplePair.target_key,
-               SamplePair.follow_up, SamplePair.reference_alone, SamplePair.reference_given,
-               SamplePair.reference_change, GoldAnnotation.curves_change)
-        .join(GoldAnnotation, GoldAnnotation.sample_id == Sample.id)
-        .outerjoin(SamplePair, SamplePair.sample_id == Sample.id)
-        .where(*production(project_id))
-        .order_by(Sample.id)).all()
-    return [PairGold(r.external_id, r.target_key or "", r.parent_text, r.follow_up or "", r.xi, r.omega, r.alpha,
-                     r.context_xi, r.context_omega, r.context_alpha, r.change or "",
-                     annotation_counts.get(r.external_id, 0), r.reference_alone, r.reference_given,
-                     r.reference_change or "", curves_change=r.curves_change or "")
-            for r in rows if only is None or r.external_id in only]

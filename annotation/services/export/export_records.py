@@ -42,6 +42,7 @@ from sqlalchemy import select, update
 
 from annotation import export as hf_export
 from annotation.leftovers import WORKER_GONE
+from annotation.protocols import ExportLayout, PROTOCOLS, layout_of_export
 from annotation.services import audit
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
@@ -57,6 +58,10 @@ INTERRUPTED = "interrupted"
 #: (a beat is one short write; a live export never misses a dozen in a row)
 HEARTBEAT_EVERY_S = 5.0
 HEARTBEAT_STALE_S = 90.0
+
+
+#: the layout of an export written per benchmark configuration
+SINGLE_LAYOUT = PROTOCOLS["single"].export
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,11 @@ class ExportRecord:
     replaced_by: int | None = None
     #: the exports whose folder this one took (only on the record an export returns)
     replaces: tuple[int, ...] = ()
-    #: a context-pairs export's pairs per split ({"train": n, …}; empty for single texts)
-    pair_sizes: dict[str, int] = field(default_factory=dict)
+    #: the layout it was written in (annotation.protocols.layout_of_export)
+    layout: ExportLayout = SINGLE_LAYOUT
+    #: the samples per split of the layout's own configuration, for a layout written in one
+    #: (``{"train": n, …}``; empty for the benchmark configurations, :attr:`split_sizes`)
+    own_sizes: dict[str, int] = field(default_factory=dict)
 
     @property
     def folder_exists(self) -> bool:
@@ -108,12 +116,16 @@ class ExportRecord:
 
     @property
     def n_samples(self) -> int:
-        return sum(sum(sizes.values()) for sizes in self.split_sizes.values()) + sum(self.pair_sizes.values())
+        return sum(sum(sizes.values()) for sizes in self.split_sizes.values()) + sum(self.own_sizes.values())
 
-    @property
-    def is_pairs(self) -> bool:
-        """Whether it is a context-pairs project's ``tvcp`` export."""
-        return bool(self.pair_sizes)
+    def sizes_text(self, *, long: bool) -> str:
+        """Its split sizes in words: on the Export page (``long``) or a line of the CLI."""
+        if self.own_sizes:
+            return self.layout.said(self.layout.sizes_caption if long else self.layout.sizes_line, self.own_sizes)
+        if long:
+            return " · ".join(f"benchmark {b}: {s['train']} train / {s['validation']} validation / {s['test']} test"
+                              for b, s in self.split_sizes.items())
+        return ", ".join(f"benchmark {b}: {c['train']}/{c['validation']}/{c['test']}" for b, c in self.split_sizes.items())
 
 
 def record_of(row: DatasetExport, username: str | None, replaces: tuple[int, ...] = ()) -> ExportRecord:
@@ -121,11 +133,12 @@ def record_of(row: DatasetExport, username: str | None, replaces: tuple[int, ...
     sizes = {b: dict(counts.get(cfg, {})) for b, cfg in hf_export.BENCHMARK_CONFIGS.items()
              if sum(counts.get(cfg, {}).values())}
     n_annotations = sum(counts.get(hf_export.ANNOTATIONS_CONFIG, {}).values())
+    layout = layout_of_export(counts)
     settings = row.settings or {}
     return ExportRecord(row.id, row.project_id, row.path, row.base, row.seed, row.licence, row.status,
                         row.error, row.created_at, username or "—", sizes, n_annotations,
                         row.reproduces_id, settings.get("seconds"), settings.get("replaced_by"), replaces,
-                        dict(counts.get(hf_export.TVCP_CONFIG, {})))
+                        layout, layout.own_sizes(counts))
 
 
 def _is_interrupted(row: DatasetExport, now: datetime) -> bool:

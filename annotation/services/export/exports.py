@@ -8,11 +8,12 @@ The database row is made first (status ``writing``) so the folder's manifest car
 and is marked ``complete`` — with the split membership, so the export can be repeated exactly —
 or ``failed`` with the reason; an export written into an earlier one's folder marks that one
 ``replaced``, and a refused destination records nothing (:mod:`annotation.services.export.export_records`).
-Annotators are named by pseudonym (``ann`` + user id), never by user name. A context-pairs
-project (its protocol's ``export_configs``) writes the ``tvcp`` configuration instead — its pairs'
-gold with their follow-ups, split by target (:mod:`annotation.export.tvcp`), their annotations
-with both curves, and a card whose agreement is the pairs' (:mod:`annotation.export.tvcp_agreement`)
-— and refuses, before anything is recorded, gold that lacks the curve given the follow-up.
+Annotators are named by pseudonym (``ann`` + user id), never by user name. The project's
+protocol's export layout (:class:`annotation.protocols.protocol.ExportLayout`) is the one path:
+its reader's gold (:func:`annotation.services.protocols.services_of`), its checks — which refuse,
+before anything is recorded, e.g. a pair's gold that lacks the curve given the follow-up — and its
+writer (:func:`annotation.export.export_dataset`), whose card and configurations are the layout's
+(a context pair's: the ``tvcp`` configuration, :mod:`annotation.export.tvcp`).
 
 An export killed while writing (the server stopped, the process killed) leaves its row at
 ``writing`` and its hidden staging folder beside the target. :func:`recover_interrupted_exports`
@@ -58,13 +59,14 @@ from annotation.export.figures import ExportFigures, FigureInput, export_figures
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
 from annotation.services.errors import FolderNotEmpty, InvalidInput, NotFound
+from annotation.content import CONTEXT
 from annotation.protocols import protocol_of
+from annotation.services.protocols import services_of
 from annotation.services.export.export_reads import (
     count_gold,
     expert_figures_by_pseudonym,
     production,
     read_export_input,
-    read_pair_gold,
 )
 from annotation.wording import counted
 from annotation.services.export import export_records
@@ -310,16 +312,14 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                     assignment.update({i: split for i in ids})
         # a large export starts the figures' process now, so it starts up while the rows are read
         figures = stack.enter_context(_figures_runner(count_gold(s, project_id)))
-        # the protocol decides the layout: a pairs project writes its ``tvcp`` configuration, whose
-        # card's agreement is the pairs' (change label, both curves)
-        pairs_export = hf_export.TVCP_CONFIG in protocol_of(settings).export_configs
+        # the protocol's export layout decides the rest: its reader's gold, its checks, its writer
+        # (whose card's agreement is the layout's: a pair's covers the change label and both curves)
+        protocol = protocol_of(settings)
+        layout = protocol.export
         only = set(assignment) if assignment is not None else None
-        read = read_export_input(s, project_id, only=only, agreement=include_agreement, pairs=pairs_export,
-                                 change_factor=settings.change_factor)
-        samples: list[Any] = read.samples
-        if pairs_export:
-            counts = dict(zip(read.figures.sample_ids, read.figures.counts))
-            samples = read_pair_gold(s, project_id, counts, only=only)
+        read = read_export_input(s, project_id, only=only, agreement=include_agreement,
+                                 pairs=protocol.uses(CONTEXT), change_factor=settings.change_factor)
+        samples: list[Any] = services_of(settings).export_gold(s, project_id, read, only)
         if assignment is not None and len(samples) != len(assignment):
             lost = sorted(set(assignment) - {g.external_id for g in samples})
             raise InvalidInput(f"{len(lost)} samples of export {reproduce} no longer have gold "
@@ -328,9 +328,9 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
     if not samples:
         raise InvalidInput("No sample has gold values yet: resolve the double annotations "
                            "(Review page or `chronocept resolve`) before exporting.")
-    problems = [p for p in (g.problem() for g in samples) if p] if pairs_export else []
+    problems = layout.checks(samples)
     if problems:  # refused before the row is made: nothing is written or recorded
-        raise InvalidInput(f"{counted(len(problems), 'pair')} cannot be exported — {problems[0]}"
+        raise InvalidInput(f"{counted(len(problems), layout.noun)} cannot be exported — {problems[0]}"
                            + (" …" if len(problems) > 1 else "") + "; settle them again on the Review page.")
     try:
         export_settings = hf_export.ExportSettings(
@@ -365,16 +365,10 @@ def _export_dataset(db: Database, actor: Actor, project_id: int, out_dir: Path |
                 with export_records.heartbeat(db, export_id):  # the row says its writer lives
                     agreement = ((lambda: {**(computing.result().agreement or {}), EXPERTS: experts})
                                  if include_agreement else None)
-                    if pairs_export:
-                        manifest = hf_export.export_tvcp_dataset(
-                            target, samples, export_settings, meta=meta, change_factor=settings.change_factor,
-                            annotations=annotations, provenance=lambda: computing.result().provenance,
-                            agreement=agreement, splits=assignment, overwrite=overwrite)
-                    else:
-                        manifest = hf_export.export_hf_dataset(
-                            target, samples, annotations, export_settings, meta=meta, agreement=agreement,
-                            provenance=lambda: computing.result().provenance, splits=assignment,
-                            overwrite=overwrite)
+                    manifest = hf_export.export_dataset(
+                        layout.config, target, samples, export_settings, meta=meta, annotations=annotations,
+                        change_factor=settings.change_factor, agreement=agreement, splits=assignment,
+                        provenance=lambda: computing.result().provenance, overwrite=overwrite)
                 seconds = time.perf_counter() - started
                 record = finish_record(db, actor, user.username, export_id, manifest, seconds, len(samples),
                                        len(annotations))
@@ -419,9 +413,8 @@ def export_statistics(db: Database, actor: Actor, export_id: int) -> ExportStati
     if not record.folder_exists:
         raise NotFound(f"The folder of export {export_id} ({record.path}) is no longer on this server; "
                        "repeat the export to see its statistics.")
-    if record.is_pairs:  # these statistics are of curves over segmented texts
-        raise InvalidInput(f"Export {export_id} holds context pairs (tvcp): its card (README.md) has the "
-                           "change and duration-class counts per split.")
+    if record.layout.no_statistics:  # these statistics are of curves over segmented texts
+        raise InvalidInput(f"Export {export_id} {record.layout.no_statistics}.")
     try:
         # the benchmark configs only: the annotations (often 2× as many lines) are not shown
         contents = hf_export.read_export(record.path, configs=tuple(hf_export.BENCHMARK_CONFIGS.values()))

@@ -24,6 +24,7 @@ from annotation.agreement.change_agreement import change_kappa_interval
 from annotation.agreement.pair_agreement import CURVE_MEASURES, ContextPairAgreement
 from annotation.agreement.reference_agreement import ReferenceRow, reference_agreement
 from annotation.protocols import protocol_of
+from annotation.content import CONTEXT
 from annotation.project_day import local_day
 from annotation.services.authz import Actor
 from annotation.services.policy import Policy, authorize
@@ -93,7 +94,7 @@ def _rated_samples(db: Database, project_id: int, benchmark: int | None, start: 
     for r, (bounds, axes) in zip(rows, segmentations):
         if wanted is None or r.username in wanted:
             grouped.setdefault(r.id, []).append((r, bounds, axes))
-    pairs = protocol_of(settings).has_follow_up
+    pairs = protocol_of(settings).uses(CONTEXT)  # a second curve, and a change label
     samples, given, single = [], [], 0
     for group in grouped.values():
         if len(group) < 2:
@@ -163,7 +164,7 @@ def _agreement_scope(db: Database, project_id: int, benchmark: int | None, start
     report = agreement_report(samples, measures=protocol.agreement_measures(settings),
                               flag_w1_max=settings.flag_w1_max, resamples=resamples)
     pairs = None
-    if protocol.has_follow_up:
+    if protocol.uses(CONTEXT):
         references = _reference_rows(db, project_id, benchmark)
         pairs = ContextPairAgreement(
             agreement_report(given, measures=CURVE_MEASURES, breakdowns=False, flag_w1_max=settings.flag_w1_max,

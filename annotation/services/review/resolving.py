@@ -37,8 +37,8 @@ from annotation.services.quality.gold_weighting import weighting_in
 from annotation.services.lookup import project_settings
 from annotation.quality.weighted_gold import GoldWeighting
 from annotation.services.rows import content_select, contents_of, gold_values
-from annotation.protocols import protocol_of
-from annotation.services.review.sample_pairs import PairFacts, pairs_of
+from annotation.services.protocols import services_of
+from annotation.services.protocols.sample_pairs import PairFacts
 from annotation.services.review.settle_plan import SettlePlan, Submitted, plan_settle
 from annotation.services.review.settling import pair_columns, spread_of_project
 from annotation.services.number_limits import checks_numbers
@@ -100,7 +100,7 @@ class _Sample:
 
 
 def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
-                pairs: bool = False) -> dict[int, _Sample]:
+                facts: Callable[[Session, Sequence[int]], dict[int, PairFacts]] | None = None) -> dict[int, _Sample]:
     """The samples ``ids`` with their submitted annotations (in submit order), gold and open
     item (and with ``pairs`` their pair facts). Without ``contents`` only what identifies their
     state is read (for the write's check)."""
@@ -135,9 +135,9 @@ def _read_chunk(s: Session, ids: Sequence[int], *, contents: bool = True,
     for iid, sid, reasons, details in item_rows:
         if samples[sid].item is None:
             samples[sid].item = (iid, list(reasons or ()), list(details or ()))
-    if pairs:
-        for sid, facts in pairs_of(s, ids).items():
-            samples[sid].pair = facts
+    if facts is not None:
+        for sid, found in facts(s, ids).items():
+            samples[sid].pair = found
     return samples
 
 
@@ -302,14 +302,14 @@ def _settle_here(db: Database, project_id: int, ids: list[int], settings: Projec
                  progress: Callable[[int, int], None] | None) -> Counter[str]:
     spread = db.run_read(lambda s: spread_of_project(s, project_id))
     weighting = db.run_read(lambda s: weighting_in(s, project_id, settings, fresh=True))
-    pairs = protocol_of(settings).has_follow_up
+    facts = services_of(settings).facts  # a context pair's facts (none for single texts)
     counts: Counter[str] = Counter()
     todo, total = ids, len(ids)
     for _pass in range(MAX_PASSES):
         retry: list[int] = []
         for start in range(0, len(todo), CHUNK):
             chunk = todo[start:start + CHUNK]
-            samples = db.run_read(lambda s: _read_chunk(s, chunk, pairs=pairs))
+            samples = db.run_read(lambda s: _read_chunk(s, chunk, facts=facts))
             decisions = _decide(samples.values(), settings, spread, recheck, weighting)
             done, changed = db.run_write(lambda s: _write(s, decisions))
             counts += done

@@ -49,7 +49,7 @@ from annotation.services.review import review_queue as _queue
 from annotation.services.review.review_queue import reason_label
 from annotation.services.lookup import project_settings
 from annotation.services.rows import StoredGold, annotation_content, stored_gold
-from annotation.services.review.sample_pairs import PairFacts
+from annotation.services.protocols.sample_pairs import PairFacts
 from annotation.services.review.settling import (
     count_parameters,
     ensure_stats,
@@ -187,8 +187,9 @@ class _Case:
     note: str
     edit: LeadEdit | None
     annotation_id: int | None
-    #: a context pair: its gold also holds the second curve and the change label
-    pair: bool = False
+    #: whether its gold holds a part besides the target's (a context pair's: the second curve
+    #: and the change label), made by :func:`_pair_part`
+    own_part: bool = False
     segmented: bool = True
     change_factor: float = 1.5
     #: the lead's change label and second curve (None: from the annotations)
@@ -258,7 +259,7 @@ def decide(db: Database, actor: Actor, item_id: int, decision: str, *, confidenc
 
     case, read_key = db.run_read(read)
     outcome = _GOLD_HANDLERS[chosen.name](case) if chosen.gold_source is not None else None
-    pair = _pair_part(case, chosen.name, outcome) if outcome is not None and case.pair else None
+    pair = _pair_part(case, chosen.name, outcome) if outcome is not None and case.own_part else None
     if outcome is not None:
         pair = _obeying_gold_rules(case, outcome[0], pair)
     with db.write() as s:

@@ -26,12 +26,12 @@ from annotation.review.deviation import ParameterSpread
 from annotation.review.flags import FlagHit, annotator_flag_hits, flags_for_sample, one_per_reason
 from annotation.review.gold_rules import axes_differ_hits
 from annotation.review.pair_figures import PairFigures, pair_figures
-from annotation.review.pair_settling import PairGold, pair_flag_hits, pair_gold, pair_version
+from annotation.review.pair_settling import PairGold, pair_version
 from annotation.review.resolution import AnnotatorVersion, Resolution
 from annotation.quality.weighted_gold import GoldWeighting, gold_sd as model_gold_sd, pooled_gold
 from annotation.quality.third_annotator import agreeing_pair, ask_another, gold_of_pair
 from annotation.segmentation import SegmentationError
-from annotation.services.review.sample_pairs import PairFacts
+from annotation.services.protocols.sample_pairs import PairFacts
 from annotation.settings import ProjectSettings
 from annotation.content import AnnotationContent
 
@@ -102,11 +102,10 @@ def _judge(smp: Any, settings: ProjectSettings, subs: Sequence[Submitted], sprea
     # one axis per segment: where the annotators' axes differ on a segment a lead chooses
     hits += axes_differ_hits(usable, {x.annotator_id: (i, x.name) for i, x in enumerate(subs)})
     extra = None
-    if pair is not None:
-        extra = pair_gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold,
-                          settings.change_factor)
-        hits += pair_flag_hits([x.content for x in subs], spread, settings, [x.name for x in subs],
-                               intended_change=pair.intended_change, settled=extra.change)
+    rule = protocol_of(settings).settle_rule  # the protocol's part of the gold, and its own flags
+    if pair is not None and rule is not None:
+        extra = rule.gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold, settings)
+        hits += rule.hits([x.content for x in subs], spread, settings, [x.name for x in subs], pair, extra)
     return _Judged(hits, tuple(versions), gold, extra)
 
 
@@ -131,9 +130,9 @@ def _settle_by_pair(smp: Any, settings: ProjectSettings, subs: Sequence[Submitte
     gold = gold_of_pair([v for v in versions if v is not None], best,
                         lambda vs: pooled_gold(vs, weighting, getattr(smp, "id", None)))
     extra = None
-    if pair is not None:
-        extra = pair_gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold,
-                          settings.change_factor)
+    rule = protocol_of(settings).settle_rule
+    if pair is not None and rule is not None:
+        extra = rule.gold([(x.annotator_id, x.content) for x in subs], smp.n_tokens, gold, settings)
     return gold, extra
 
 

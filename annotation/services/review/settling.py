@@ -36,12 +36,12 @@ from annotation.review.deviation import ParameterSpread, spread_from_sums, sums_
 from annotation.review.pair_settling import PairGold
 from annotation.parameters import PARAMETERS
 from annotation.content import AnnotationContent
-from annotation.protocols import protocol_of
 from annotation.review.resolution import Resolution
 from annotation.services.errors import ChangedMeanwhile, InvalidInput
 from annotation.services.quality.gold_weighting import weighting_in
 from annotation.services.rows import annotation_content, gold_values
-from annotation.services.review.sample_pairs import PairFacts, pairs_of
+from annotation.services.protocols import services_of
+from annotation.services.protocols.sample_pairs import PairFacts
 from annotation.services.review.settle_plan import SettlePlan, Submitted, plan_settle
 from annotation.settings import ProjectSettings
 from db.models import Annotation, GoldAnnotation, ParameterStats, ReviewItem, Sample, User, utcnow
@@ -233,9 +233,7 @@ def pair_columns(pair: PairGold | None) -> dict[str, Any]:
 
 def pair_facts(s: Session, sample_id: int, settings: ProjectSettings) -> PairFacts | None:
     """The sample's pair facts when its project annotates context pairs (None otherwise)."""
-    if not protocol_of(settings).has_follow_up:
-        return None
-    return pairs_of(s, [sample_id]).get(sample_id)
+    return services_of(settings).facts(s, [sample_id]).get(sample_id)
 
 
 def submitted_of(state: SampleState) -> list[Submitted]:

@@ -48,7 +48,8 @@ from annotation.services.policy import Policy, authorize, authorize_user
 from annotation.services.errors import NotFound, StaleVersion
 from annotation.services.lookup import project_settings
 from annotation.services.rows import annotation_content
-from annotation.services.review.sample_pairs import follow_ups_of
+from annotation.services.protocols import services_of
+from annotation.services.protocols.sample_pairs import follow_ups_of
 from annotation.services.number_limits import checks_numbers
 from annotation.protocols import protocol_of
 from annotation.settings import ProjectSettings
@@ -179,7 +180,7 @@ def pool_size(db: Database, actor: Actor, project_id: int) -> int:
 def work_item(a: Annotation, smp: Sample, follow_up: str | None = None) -> WorkItem:
     """The workbench's data of one annotation and its sample (a gold check reads as production:
     nothing in it tells the two apart), with a pair's follow-up (``follow_up``, read by
-    :func:`annotation.services.review.sample_pairs.follow_ups_of`: the follow-up text alone)."""
+    :func:`annotation.services.protocols.sample_pairs.follow_ups_of`: the follow-up text alone)."""
     return WorkItem(a.id, a.version, a.status, a.step, annotation_content(a), a.seconds_spent,
                     a.guidelines_version, a.updated_at, a.submitted_at, smp.id, smp.project_id,
                     smp.external_id, smp.benchmark, smp.parent_text, smp.n_tokens,
@@ -190,9 +191,8 @@ def _work_item(s: Session, a: Annotation, smp: Sample,
                settings: ProjectSettings | None = None) -> WorkItem:
     """:func:`work_item` with the sample's follow-up read in ``s`` (one primary-key lookup,
     skipped when the project's ``settings`` are known and its samples have no follow-up)."""
-    if settings is not None and not protocol_of(settings).has_follow_up:
-        return work_item(a, smp)
-    return work_item(a, smp, follow_ups_of(s, [smp.id]).get(smp.id))
+    read = follow_ups_of if settings is None else services_of(settings).annotator_facts
+    return work_item(a, smp, read(s, [smp.id]).get(smp.id))
 
 
 def _open_draft(s: Session, user_id: int, project_id: int,

@@ -103,7 +103,7 @@ def _plan(db: Database, actor: Actor, draft: Draft, client: str, base_version: i
             "Another tab saved newer work on this sample (version "
             f"{a.version}; this tab has {base_version}). Load the newer version to go on from it."
         )
-    rules = event_log.EditRules(draft.protocol.open_steps(draft.settings), draft.protocol.has_follow_up)
+    rules = draft.protocol.edit_rules(draft.settings)
     r = event_log.replay(annotation_content(a), a.step, smp.n_tokens, start, events,
                          stop_at_submit=True, rules=rules)
     refused, fit_message = list(r.refused), r.fit_message
