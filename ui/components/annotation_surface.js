@@ -267,15 +267,16 @@ function createInstance(parentElement) {
     root.classList.toggle("submitting", inst.submittingSeq !== null);
     const context = onContext();
     root.setAttribute("data-curve", context ? "context" : "target");
+    const showRows = ctx.rowsShown(), showCurve = c.single || step === c.curveStep || context;
+    // every section shown or hidden before any part draws (and reads the layout)
+    axes.section.hidden = !showRows;
+    chart.section.hidden = !showCurve;
     // the follow-up is drawn only on the pair's last step: before it, nothing of it is on screen
-    for (const panel of panels) {
-      const shown = panel.shown();
-      panel.section.hidden = !shown;
-      if (shown) panel.render(); else panel.hide();
-    }
+    for (const panel of panels) panel.section.hidden = !panel.shown();
+    for (const panel of panels) if (panel.section.hidden) panel.hide(); else panel.render();
     text.render({ segments: c.single || step === c.segmentStep, compact: !c.single && step >= c.curveStep });
-    axes.render(ctx.rowsShown());
-    chart.render(c.single || step === c.curveStep || context);
+    axes.render(showRows);
+    chart.render(showCurve);
     footer.render(panels);
     submit.render(panels);
   }
