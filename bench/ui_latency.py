@@ -41,9 +41,7 @@ fast input: ``tests/browser/test_fast_input.py`` does that).
 
     python bench/ui_latency.py [--samples 15] [--signins 8] [--pairs 10] [--port 0]
 
-The load average is printed with the figures: on a busy machine
-(other test suites running) the figures are slower than an annotator's own machine would give.
-Exit status 0 (it is a benchmark; the targets are printed beside the figures).
+The load average is printed with the figures: on a busy machine the figures are slower. Exit status 0 (it is a benchmark; the targets are printed beside the figures).
 """
 
 from __future__ import annotations
@@ -65,12 +63,11 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from annotation.content import AnnotationContent
+from annotation.content import AnnotationContent  # noqa: E402
 from annotation.services.accounts import accounts  # noqa: E402
-from annotation.services.projects import projects
-from annotation.services.corpus import text_imports
-from annotation.services.corpus import demo_projects
-from annotation.services.workbench import queue, workbench_events
+from annotation.services.corpus import demo_projects, text_imports  # noqa: E402
+from annotation.services.projects import projects  # noqa: E402
+from annotation.services.workbench import queue, workbench_events  # noqa: E402
 from annotation.workbench.edit_script import edits_between  # noqa: E402
 from annotation.corpus.text_import import TextRecord  # noqa: E402
 from db.engine import Database  # noqa: E402

@@ -31,7 +31,7 @@ from annotation.axes import AXES, AXIS_NAMES
 from annotation.curves import ALPHA_BOUNDS, MAX_POINTS, MIN_POINTS, OMEGA_BOUNDS, XI_BOUNDS
 from annotation.pairs.change import CHANGE_LABELS
 from annotation.parameters import PARAMETER_SYMBOLS, PARAMETERS
-from annotation.review.flag_reasons import ANNOTATOR_FLAG_CODES
+from annotation.flag_reasons import ANNOTATOR_FLAG_CODES
 from annotation.timeaxis import DURATION_UNITS, TICKS, X_MAX
 from annotation.workbench.curve_points import ACTIONS
 from annotation.workbench.event_log import FIT_KINDS, KINDS, MAX_EVENTS

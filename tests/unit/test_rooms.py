@@ -91,6 +91,6 @@ def test_the_room_checker_finds_a_cycle_through_a_function_level_import():
         "annotation/services/projects/projects.py": "def demo():\n    from annotation.services.corpus import imports\n",
     }
     cycles = room_cycles(sources)
-    assert len(cycles) == 1 and "annotation.services.corpus" in cycles[0] and "annotation.services.projects.projects" in cycles[0]
+    assert len(cycles) == 1 and "annotation.services.corpus" in cycles[0] and "annotation.services.projects" in cycles[0]
     sources["annotation/services/projects/projects.py"] = "def demo():\n    return 1\n"
     assert room_cycles(sources) == []
