@@ -10,7 +10,9 @@
   ``run_streamlit_module`` is the same with servers shared by a test module, and
   :func:`streamlit_server` the context manager underneath. ``run_streamlit(APP, env,
   preload="tests.browser.gates")`` starts a server whose chosen functions a test can hold
-  (:mod:`tests.browser.gates`).
+  (:mod:`tests.browser.gates`). Servers are forked from one warm parent per test process
+  (:mod:`tests.browser.server_zygote`: the heavy libraries imported once), unless
+  ``CHRONOCEPT_TEST_FORK_SERVERS=0``, which starts each one afresh.
 * ``page`` — a fresh browser context and page per test (a new page is a new Streamlit session).
   With ``CHRONOCEPT_BROWSER_TRACES=DIR`` each failed test leaves a Playwright trace in DIR
   (``playwright show-trace DIR/NAME.zip``: every action, DOM snapshot and screenshot).
@@ -30,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import app_server
+from tests.browser.server_zygote import Zygote
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHRONOCEPT_CHROMIUM", "/usr/bin/chromium")
@@ -104,7 +107,7 @@ def page(chromium_browser, request) -> Iterator[object]:
 class StreamlitServer:
     """A running ``streamlit run`` subprocess: ``base_url`` and its log."""
 
-    def __init__(self, process: subprocess.Popen, base_url: str, log_path: Path) -> None:
+    def __init__(self, process: subprocess.Popen | app_server.ForkedServer, base_url: str, log_path: Path) -> None:
         self.process = process
         self.base_url = base_url
         self.log_path = log_path
@@ -116,19 +119,35 @@ class StreamlitServer:
             return ""
 
 
+@pytest.fixture(scope="session")
+def server_zygote() -> Iterator[Zygote | None]:
+    """The warm parent the test process's servers are forked from (None: start each afresh)."""
+    if os.environ.get("CHRONOCEPT_TEST_FORK_SERVERS", "1") == "0":
+        yield None
+        return
+    zygote = Zygote(REPO_ROOT, app_server.server_env())
+    try:
+        yield zygote
+    finally:
+        zygote.close()
+
+
 @contextmanager
 def streamlit_server(
-    app_path: str | os.PathLike[str], env: dict[str, str] | None = None, preload: str | None = None
+    app_path: str | os.PathLike[str], env: dict[str, str] | None = None, preload: str | None = None,
+    zygote: Zygote | None = None,
 ) -> Iterator[StreamlitServer]:
     """Start ``python -m streamlit run APP`` on a free port, wait until healthy, stop it after
-    (``preload``: a module the server imports first, :func:`app_server.start`)."""
+    (``preload``: a module the server imports first, :func:`app_server.start`; ``zygote``: fork
+    it from there)."""
     log_fd, log_name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
     os.close(log_fd)
     log_path = Path(log_name)
     try:
         try:
             process, base_url = app_server.start(Path(app_path), app_server.free_port(), log_path,
-                                                 env, timeout_s=SERVER_START_TIMEOUT_S, preload=preload)
+                                                 env, timeout_s=SERVER_START_TIMEOUT_S, preload=preload,
+                                                 zygote=zygote)
         except app_server.AppNotStarted as exc:
             pytest.fail(str(exc))
         try:
@@ -142,10 +161,11 @@ def streamlit_server(
 def _server_factory(request, stack: ExitStack) -> Callable[..., str]:
     failures_before = request.session.testsfailed
     servers: list[StreamlitServer] = []
+    zygote = request.getfixturevalue("server_zygote")
 
     def start(app_path: str | os.PathLike[str], env: dict[str, str] | None = None,
               preload: str | None = None) -> str:
-        server = stack.enter_context(streamlit_server(app_path, env, preload))
+        server = stack.enter_context(streamlit_server(app_path, env, preload, zygote))
         servers.append(server)
         return server.base_url
 
