@@ -269,10 +269,10 @@ def test_import_text_file_with_bad_line_names_it_and_writes_nothing(db, lead):
 def test_a_million_line_file_is_refused_in_a_line_at_once(db, lead):
     p = projects.create_project(db, lead, "P")
     data = b"".join(b"Shop %06d open\n" % i for i in range(1_000_000))  # 17 MB
-    started = time.perf_counter()
+    started = time.process_time()  # the work done: other processes on a busy machine do not lengthen it
     with pytest.raises(InvalidInput) as exc:
         projects.import_text_file(db, lead, p.id, data, "huge.txt")
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert str(exc.value) == ("huge.txt: the file has 1,000,000 lines; at most 200,000 are imported at once "
                               "(split it into several files). Nothing was imported.")
     assert count(db, Sample) == 0
