@@ -9,6 +9,15 @@ CHRONOCEPT_SKIP_POSTGRES=1 is set on a machine without one.
 from __future__ import annotations
 
 import os
+
+# One OpenMP / BLAS thread per test process, set before numpy, scipy or scikit-learn load their
+# thread pools: the suite already runs one process per core, and a pool of one thread per core
+# in each busy-waits at every barrier for threads the other processes hold the cores for (on 2
+# busy cores the calibration test's gradient boosting took 120 s of CPU, not 5). The servers
+# and workers the tests start inherit it. Set a variable beforehand to choose otherwise.
+for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
+
 import shutil
 import sqlite3
 import uuid

@@ -38,6 +38,12 @@ def harness_url(run_streamlit_module) -> str:
     return run_streamlit_module(HARNESS)
 
 
+@pytest.fixture
+def page(module_page):
+    """One page for the module: each test opens the harness anew (conftest.module_page)."""
+    return module_page
+
+
 def open_surface(page, url: str, query: str = "") -> None:
     page.goto(url + ("/?" + query if query else ""))
     page.locator(f"{SURFACE}[data-version]").wait_for(timeout=LOADED_TIMEOUT_MS)

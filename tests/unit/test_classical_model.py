@@ -218,9 +218,9 @@ def test_fifty_experts_five_hundred_items_is_fast():
     a = np.exp(centre + np.array([-1.5, 0.0, 1.5]) * rng.uniform(0.3, 1.5, size=(50, 1, 1)))
     x = np.exp(rng.normal(size=500) + np.arange(500) * 0.01)
     x[::5] = np.nan
-    start = time.perf_counter()
+    start = time.process_time()  # the work done: other processes on a busy machine do not lengthen it
     res = classical_model(a, x, LEVELS, background="log")
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert res.quantiles.shape == (500, 3) and res.n_seeds == 400
 
 
